@@ -1,0 +1,713 @@
+"""The Rulecraft model: frozen dataclasses for the whole language.
+
+Two layers live here. The *source* layer (Ruleset, Item, Entry, Attr, ...)
+mirrors what the designer wrote, one class per grammar rule. The *checked*
+layer (Resolver, Band, Track, ...) is what `check` builds from it after
+resolving names, reusable band sets and errata; every backend reads only the
+checked layer. No Lark or Jinja types appear in either.
+
+Every node carries a `span` for diagnostics; spans never take part in
+equality, so two rulesets that differ only in layout compare equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file: 1-based lines and columns, end exclusive."""
+
+    line: int = 0
+    column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+
+NOWHERE = Span()
+
+
+def _span() -> Span:
+    return field(default=NOWHERE, compare=False, repr=False)  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------ expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    value: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Boolean:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """`unknown`: a value the document does not give (reported as MISSING)."""
+
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """`2d6`, `d20`: a fixed number of dice of one size."""
+
+    count: int
+    sides: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """`(rating)d6`: as many dice as an expression says."""
+
+    count: Expr
+    sides: int
+    span: Span = _span()
+
+
+KeepMode = Literal["highest", "lowest"]
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """`3d6 keep highest 2`, `(rating)d6 highest`: read only some of the dice."""
+
+    dice: Dice | Pool
+    mode: KeepMode
+    count: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Neg:
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Logic:
+    op: Literal["and", "or"]
+    operands: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class IfElse:
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    function: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+Expr = Union[
+    Number, Text, Boolean, Unknown, Name, Dice, Pool, Kept, Binary, Neg, Not, Logic, Compare,
+    IfElse, Call,
+]
+DiceTerm = Union[Dice, Pool, Kept]
+
+# ------------------------------------------------------------------ conditions
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """Inclusive bounds; None is open-ended."""
+
+    low: int | None
+    high: int | None
+
+    def contains(self, value: int) -> bool:
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranges:
+    """`10+`, `7-9`, `6 or less`, `less than 6`, `4/5`, `1,2`: values of the roll.
+
+    `text` keeps the notation exactly as written, for the sheet.
+    """
+
+    parts: tuple[Interval, ...]
+    text: str
+    span: Span = _span()
+
+    def contains(self, value: int) -> bool:
+        return any(part.contains(value) for part in self.parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Natural:
+    """`natural 12`: the kept dice alone, before any modifier, show this total."""
+
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """`when count(6) >= 2`: any test over the roll and the inputs."""
+
+    test: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Otherwise:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class OptionKey:
+    """`light:` a row keyed by an option of a choice (or a list item's id)."""
+
+    name: str
+    span: Span = _span()
+
+
+Condition = Union[Ranges, Natural, When, Otherwise, OptionKey]
+
+# ------------------------------------------------------------------ types
+
+
+@dataclass(frozen=True, slots=True)
+class IntRange:
+    low: int
+    high: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    name: str
+    label: str
+    value: int | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    options: tuple[Option, ...]
+    span: Span = _span()
+
+    def option(self, name: str) -> Option | None:
+        for option in self.options:
+            if option.name == name:
+                return option
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType:
+    name: str
+    span: Span = _span()
+
+
+TypeSpec = Union[IntRange, Flag, Choice, NamedType]
+
+# ------------------------------------------------------------------ source layer
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """`[TOG-01, lines 7-17]`: inventory IDs and document lines."""
+
+    ids: tuple[str, ...]
+    lines: tuple[tuple[int, int], ...] = ()
+    span: Span = _span()
+
+    def text(self) -> str:
+        parts = list(self.ids)
+        for low, high in self.lines:
+            parts.append(f"line {low}" if low == high else f"lines {low}-{high}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class NotAvailable:
+    """`—` in a table cell: nothing there (a ragged or triangular table)."""
+
+    span: Span = _span()
+
+
+Cell = Union[str, int, NotAvailable]
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """`name: value`, or `name if test: value` (used when the test holds)."""
+
+    name: str
+    value: Expr | Block
+    when: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One `- key: id cells -> chain` line with its indented attributes."""
+
+    key: Condition | None
+    id: str | None
+    cells: tuple[Cell, ...]
+    chain: Expr | None
+    attrs: tuple[Attr, ...]
+    span: Span = _span()
+
+    def attr(self, name: str) -> Attr | None:
+        return next((a for a in self.attrs if a.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """`name:` followed by indented attributes and entries."""
+
+    attrs: tuple[Attr, ...]
+    entries: tuple[Entry, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    name: str
+    type: TypeSpec
+    default: int | str | bool | None
+    doc: str | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Let:
+    name: str
+    expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    by: Expr
+    entries: tuple[Entry, ...]
+    span: Span = _span()
+
+
+ItemKind = Literal[
+    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    kind: ItemKind
+    name: str
+    label: str | None
+    citation: Citation | None
+    inputs: tuple[Input, ...]
+    lets: tuple[Let, ...]
+    attrs: tuple[Attr, ...]
+    entries: tuple[Entry, ...]
+    columns: Columns | None
+    section: str | None
+    span: Span = _span()
+
+    def attr(self, name: str) -> Attr | None:
+        return next((a for a in self.attrs if a.name == name), None)
+
+    @property
+    def title(self) -> str:
+        return self.label if self.label is not None else self.name.replace("_", " ").capitalize()
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    citation: Citation | None
+    attrs: tuple[Attr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDef:
+    name: str
+    spec: TypeSpec
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """`consequence_clock[less than 6]`, `healing_clock.size`: a place in the model."""
+
+    item: str
+    member: str | None
+    selector: Condition | None
+    span: Span = _span()
+
+    def text(self) -> str:
+        out = self.item
+        if self.selector is not None:
+            out += f"[{condition_text(self.selector)}]"
+        if self.member is not None:
+            out += f".{self.member}"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FixMove:
+    path: Path
+    to: Condition
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class FixSet:
+    path: Path
+    to: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class FixDrop:
+    path: Path
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class FixAdd:
+    item: str
+    entries: tuple[Entry, ...]
+    span: Span = _span()
+
+
+Fix = Union[FixMove, FixSet, FixDrop, FixAdd]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolves:
+    codes: tuple[str, ...]
+    items: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Errata:
+    id: str
+    title: str
+    citation: Citation | None
+    attrs: tuple[Attr, ...]
+    resolves: tuple[Resolves, ...]
+    fixes: tuple[Fix, ...]
+    span: Span = _span()
+
+    def attr(self, name: str) -> Attr | None:
+        return next((a for a in self.attrs if a.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """One `.rules` file as written."""
+
+    id: str
+    path: str
+    title: str
+    attrs: tuple[Attr, ...]
+    sections: tuple[Section, ...]
+    types: tuple[TypeDef, ...]
+    items: tuple[Item, ...]
+    errata: tuple[Errata, ...]
+    span: Span = _span()
+
+    def attr(self, name: str) -> Attr | None:
+        return next((a for a in self.attrs if a.name == name), None)
+
+    def item(self, name: str) -> Item | None:
+        return next((i for i in self.items if i.name == name), None)
+
+
+# ------------------------------------------------------------------ printing
+
+
+def interval_text(interval: Interval) -> str:
+    low, high = interval.low, interval.high
+    if low is None and high is None:
+        return "any"
+    if low is None:
+        return f"{high} or less"
+    if high is None:
+        return f"{low}+"
+    if low == high:
+        return str(low)
+    return f"{low}-{high}"
+
+
+def condition_text(condition: Condition) -> str:
+    """The canonical printed form of a condition (ranges keep their own notation)."""
+    if isinstance(condition, Ranges):
+        return condition.text
+    if isinstance(condition, Natural):
+        return f"natural {condition.value}"
+    if isinstance(condition, When):
+        return f"when {expr_text(condition.test)}"
+    if isinstance(condition, Otherwise):
+        return "otherwise"
+    return condition.name
+
+
+_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "compare": 4, "+": 5, "-": 5, "*": 6, "×": 6, "/": 6, "%": 6}
+
+
+def expr_text(expr: Expr, parent: int = 0) -> str:
+    """The canonical printed form of an expression, parenthesised only where needed."""
+    if isinstance(expr, Number):
+        return str(expr.value)
+    if isinstance(expr, Text):
+        return '"' + expr.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(expr, Boolean):
+        return "yes" if expr.value else "no"
+    if isinstance(expr, Unknown):
+        return "unknown"
+    if isinstance(expr, Name):
+        return expr.name
+    if isinstance(expr, Dice):
+        return f"{expr.count if expr.count != 1 else ''}d{expr.sides}" if expr.count != 1 else f"d{expr.sides}"
+    if isinstance(expr, Pool):
+        return f"({expr_text(expr.count)})d{expr.sides}"
+    if isinstance(expr, Kept):
+        base = expr_text(expr.dice)
+        if expr.count == 1:
+            return f"{base} {expr.mode}"
+        return f"{base} keep {expr.mode} {expr.count}"
+    if isinstance(expr, Binary):
+        level = _PRECEDENCE[expr.op]
+        right_level = level + 1
+        out = f"{expr_text(expr.left, level)} {expr.op} {expr_text(expr.right, right_level)}"
+    elif isinstance(expr, Neg):
+        return f"-{expr_text(expr.operand, 7)}"
+    elif isinstance(expr, Not):
+        level = _PRECEDENCE["not"]
+        out = f"not {expr_text(expr.operand, level)}"
+    elif isinstance(expr, Logic):
+        level = _PRECEDENCE[expr.op]
+        out = f" {expr.op} ".join(expr_text(o, level + 1) for o in expr.operands)
+    elif isinstance(expr, Compare):
+        level = _PRECEDENCE["compare"]
+        out = f"{expr_text(expr.left, level + 1)} {expr.op} {expr_text(expr.right, level + 1)}"
+    elif isinstance(expr, IfElse):
+        level = 0
+        out = (
+            f"{expr_text(expr.then, 1)} if {expr_text(expr.condition, 1)} "
+            f"else {expr_text(expr.otherwise, 0)}"
+        )
+    else:
+        return f"{expr.function}({', '.join(expr_text(a) for a in expr.args)})"
+    return f"({out})" if level < parent else out
+
+
+# ------------------------------------------------------------------ checked layer
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """One outcome of a resolver: a band of a roll, a row of a table or lookup."""
+
+    id: str
+    label: str
+    text: str | None
+    condition: Condition
+    cells: tuple[Cell, ...]
+    chain: Expr | None
+    values: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+    @property
+    def key_text(self) -> str:
+        return condition_text(self.condition)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    id: str
+    label: str
+    condition: Condition
+    values: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRule:
+    """`roll: 3d6 keep highest 2 + dots if bonus_die`: dice used when `when` holds."""
+
+    expr: Expr
+    when: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedInput:
+    name: str
+    type: IntRange | Flag | Choice
+    default: int | str | bool | None
+    doc: str | None
+    span: Span = _span()
+
+
+ResolverKind = Literal["roll", "table", "lookup", "formula"]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolver:
+    """A roll, a random table, a lookup or a formula: inputs in, one outcome out.
+
+    Rolls and tables read dice (`dice`); lookups read `key`; formulas compute
+    `value`. The first band whose condition holds is the outcome, special
+    conditions (natural, when) tested before ranges.
+    """
+
+    kind: ResolverKind
+    name: str
+    label: str
+    citation: Citation | None
+    section: str | None
+    text: str | None
+    inputs: tuple[ResolvedInput, ...]
+    lets: tuple[Let, ...]
+    dice: tuple[DiceRule, ...]
+    zero_dice: Expr | None
+    zero_dice_without: tuple[str, ...]
+    key: Expr | None
+    value: Expr | None
+    bands: tuple[Band, ...]
+    bands_from: str | None
+    columns: tuple[Column, ...]
+    column_by: Expr | None
+    details: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ListEntry:
+    id: str | None
+    label: str | None
+    text: str | None
+    values: tuple[tuple[str, Expr], ...]
+    children: tuple[ListEntry, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A list, a procedure or a text-only rule: rendered, not executed."""
+
+    kind: Literal["list", "procedure", "rule"]
+    name: str
+    label: str
+    citation: Citation | None
+    section: str | None
+    text: str | None
+    entries: tuple[ListEntry, ...]
+    details: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    """A track or clock: boxes or segments with a size, filled and cleared in play."""
+
+    kind: Literal["track", "clock"]
+    name: str
+    label: str
+    citation: Citation | None
+    section: str | None
+    text: str | None
+    size: int | None
+    start: int
+    on_full: str | None
+    roll_over: bool
+    reset_on_full: bool
+    details: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+Definition = Union[Resolver, Document, Track]
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedErratum:
+    id: str
+    title: str
+    citation: Citation | None
+    text: str
+    resolves: tuple[Resolves, ...]
+    fixes: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedRuleset:
+    """What every backend reads: a ruleset with names resolved and errata applied."""
+
+    id: str
+    title: str
+    source_path: str
+    source_hash: str
+    meta: tuple[tuple[str, str], ...]
+    sections: tuple[Section, ...]
+    definitions: tuple[Definition, ...]
+    errata: tuple[AppliedErratum, ...]
+    types: tuple[tuple[str, IntRange | Flag | Choice], ...]
+
+    def get(self, name: str) -> Definition | None:
+        return next((d for d in self.definitions if d.name == name), None)
+
+    def resolvers(self) -> tuple[Resolver, ...]:
+        return tuple(d for d in self.definitions if isinstance(d, Resolver))

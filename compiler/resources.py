@@ -1,0 +1,39 @@
+"""Where the grammar and templates live: the one place that knows.
+
+In a checkout (or an editable install) they sit beside the package; a built
+wheel installs them under `<prefix>/share/rulecraft/` (see pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@cache
+def data_dir() -> Path:
+    candidates = [PACKAGE_DIR.parent, Path(sys.prefix) / "share" / "rulecraft"]
+    for candidate in candidates:
+        if (candidate / "grammar" / "rules.lark").is_file():
+            return candidate
+    raise FileNotFoundError("cannot find grammar/rules.lark beside the compiler package or in "
+                            f"{candidates[1]}; reinstall rulecraft")
+
+
+def grammar_path() -> Path:
+    return data_dir() / "grammar" / "rules.lark"
+
+
+def templates_dir() -> Path:
+    return data_dir() / "templates"
+
+
+def project_root() -> Path:
+    """The folder holding rulesets/ and output/: the current directory, else the checkout."""
+    here = Path.cwd()
+    if (here / "rulesets").is_dir():
+        return here
+    return PACKAGE_DIR.parent
