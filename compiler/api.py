@@ -1,0 +1,71 @@
+"""The pipeline in one place: find a ruleset, parse it, check it.
+
+Backends (odds, codegen, render) take the `CheckedRuleset` this returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import model as m
+from .check import check
+from .diagnostics import CompileError, Report
+from .resources import project_root
+from .syntax import parse
+
+
+@dataclass(frozen=True)
+class Loaded:
+    checked: m.CheckedRuleset
+    report: Report
+    source: str
+
+
+def ruleset_path(name_or_path: str) -> Path:
+    """An id from rulesets/ or a path to a .rules file."""
+    candidate = Path(name_or_path)
+    if candidate.suffix == ".rules" or candidate.is_file():
+        return candidate
+    return project_root() / "rulesets" / f"{name_or_path}.rules"
+
+
+def available() -> list[str]:
+    folder = project_root() / "rulesets"
+    return sorted(p.stem for p in folder.glob("*.rules")) if folder.is_dir() else []
+
+
+def load(name_or_path: str, report: Report | None = None) -> Loaded:
+    """Parse and check one ruleset. Raises CompileError if it has errors."""
+    path = ruleset_path(name_or_path)
+    report = report if report is not None else Report()
+    display = display_path(path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        names = ", ".join(available()) or "none"
+        report.error("NO-FILE", f"no ruleset `{name_or_path}` (rulesets available: {names})", display)
+        raise CompileError(report) from None
+    except UnicodeDecodeError as problem:
+        report.error("BAD-CHARACTER", f"this file is not UTF-8 text (byte {problem.start})", display)
+        raise CompileError(report) from None
+    except OSError as problem:
+        report.error("NO-FILE", f"cannot read {display}: {problem.strerror}", display)
+        raise CompileError(report) from None
+    report.sources[display] = source
+    try:
+        ruleset = parse(source, display, path.stem)
+    except CompileError as error:
+        report.diagnostics.extend(error.report.diagnostics)
+        raise CompileError(report) from None
+    checked = check(ruleset, source, report)
+    if report.has_errors:
+        raise CompileError(report)
+    return Loaded(checked, report, source)
+
+
+def display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

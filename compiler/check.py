@@ -1,0 +1,772 @@
+"""Check: source model -> checked model, collecting every diagnostic before failing.
+
+Passes, in order:
+1. lower: each item to a Resolver, Document or Track; names, types and
+   references resolved (errors: UNDEFINED, DUPLICATE, TYPE, NO-DICE, ...).
+2. analyze: design defects computed from exact odds, not syntax (warnings:
+   RANGE-GAP, RANGE-OVERLAP, UNREACHABLE, DIE-ROWS, DUP, COUNT, MISSING,
+   TRUNCATED, NO-SOURCE).
+3. errata: the as-published defects an errata entry `resolves` become notes
+   naming it; its fixes are applied and the result is lowered and analysed
+   again. What the fixed model still shows is reported as warnings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from . import model as m
+from .diagnostics import Diagnostic, Report
+from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, walk
+from .odds import PlanError, distribution, input_grid
+
+KNOWN_ATTRS: dict[str, set[str]] = {
+    "roll": {"roll", "zero_dice", "outcomes", "text", "steps", "label"},
+    "table": {"roll", "zero_dice", "outcomes", "text", "label"},
+    "lookup": {"key", "text", "label", "outcomes"},
+    "formula": {"value", "text", "label"},
+    "bands": {"text", "label"},
+}
+STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
+
+
+@dataclass(frozen=True, slots=True)
+class Defect:
+    code: str
+    item: str
+    message: str
+    span: m.Span
+    hint: str | None = None
+
+
+class Checker:
+    def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
+        self.broken = set()
+        self.ruleset = ruleset
+        self.report = report
+        self.path = ruleset.path
+
+    # ---------------------------------------------------------------- entry
+
+    def run(self, source_text: str) -> m.CheckedRuleset:
+        published = self.lower(self.ruleset.items, record=True)
+        defects = self.analyze(published, self.ruleset.items)
+        fixed_items = self.apply_errata()
+        if fixed_items is not self.ruleset.items:
+            fixed = self.lower(fixed_items, record=False)
+            remaining = self.analyze(fixed, fixed_items)
+        else:
+            fixed, remaining = published, defects
+        self.report_defects(defects, remaining)
+        return m.CheckedRuleset(
+            id=self.ruleset.id,
+            title=self.ruleset.title,
+            source_path=self.path,
+            source_hash=hashlib.sha256(source_text.encode("utf-8")).hexdigest(),
+            meta=tuple((a.name, _plain(a.value)) for a in self.ruleset.attrs),
+            sections=self.ruleset.sections,
+            definitions=fixed,
+            errata=tuple(self.applied_errata()),
+            types=tuple((t.name, self.resolve_type(t.spec, record=False)) for t in self.ruleset.types
+                        if not isinstance(self.resolve_type(t.spec, record=False), m.NamedType)),
+        )
+
+    # ---------------------------------------------------------------- diagnostics
+
+    def error(self, code: str, message: str, span: m.Span, hint: str | None = None,
+              item: str | None = None) -> None:
+        if item is not None:
+            self.broken.add(item)
+        if self._recording:
+            self.report.error(code, message, self.path, span, hint, item)
+
+    broken: set[str]
+
+    _recording = True
+
+    # ---------------------------------------------------------------- lowering
+
+    def lower(self, items: tuple[m.Item, ...], record: bool) -> tuple[m.Definition, ...]:
+        self._recording = record
+        self.items = {i.name: i for i in items}
+        self.definition_names = frozenset(self.items)
+        seen: dict[str, m.Item] = {}
+        for item in items:
+            if item.name in seen:
+                self.error("DUPLICATE", f"`{item.name}` is defined twice (first at line "
+                           f"{seen[item.name].span.line})", item.span, "give each definition its own name",
+                           item.name)
+            seen[item.name] = item
+        out: list[m.Definition] = []
+        for item in items:
+            if item.kind == "bands":
+                self.band_set(item)  # checked here, inlined where used
+                continue
+            lowered = self.lower_item(item)
+            if lowered is not None:
+                out.append(lowered)
+        self._recording = True
+        return tuple(out)
+
+    def lower_item(self, item: m.Item) -> m.Definition | None:
+        if item.kind in ("roll", "table", "lookup", "formula"):
+            return self.resolver(item)
+        if item.kind in ("list", "procedure", "rule"):
+            return self.document(item)
+        return self.track(item)
+
+    def resolve_type(self, spec: m.TypeSpec, record: bool = True) -> m.IntRange | m.Flag | m.Choice:
+        seen: set[str] = set()
+        while isinstance(spec, m.NamedType):
+            if spec.name in seen:
+                break
+            seen.add(spec.name)
+            found = next((t for t in self.ruleset.types if t.name == spec.name), None)
+            if found is None:
+                if record:
+                    names = [t.name for t in self.ruleset.types]
+                    self.error("UNDEFINED", f"no type named `{spec.name}`", spec.span, did_you_mean(spec.name, names))
+                return m.IntRange(0, 0, spec.span)
+            spec = found.spec
+        if isinstance(spec, m.NamedType):
+            return m.IntRange(0, 0, spec.span)
+        return spec
+
+    def choice_numbers(self, spec: m.Choice, declared: m.Input, item: m.Item) -> None:
+        numbered = [o for o in spec.options if o.value is not None]
+        if numbered and len(numbered) != len(spec.options):
+            missing = ", ".join(o.name for o in spec.options if o.value is None)
+            self.error("TYPE", f"some options of `{declared.name}` carry a number and some do not ({missing})",
+                       declared.span, "give every option a number, like `none (0)`", item.name)
+
+    def inputs(self, item: m.Item) -> tuple[m.ResolvedInput, ...]:
+        out: list[m.ResolvedInput] = []
+        names: set[str] = set()
+        for declared in item.inputs:
+            if declared.name in names:
+                self.error("DUPLICATE", f"input `{declared.name}` is declared twice", declared.span, item=item.name)
+            names.add(declared.name)
+            spec = self.resolve_type(declared.type)
+            default = declared.default
+            if isinstance(spec, m.IntRange):
+                if spec.low > spec.high:
+                    self.error("TYPE", f"the range {spec.low}..{spec.high} is empty", declared.span,
+                               "write the smaller number first", item.name)
+                if default is not None and (not isinstance(default, int) or isinstance(default, bool)
+                                            or not spec.low <= default <= spec.high):
+                    self.error("TYPE", f"default {default!r} is outside {spec.low}..{spec.high}",
+                               declared.span, item=item.name)
+            elif isinstance(spec, m.Choice):
+                self.choice_numbers(spec, declared, item)
+                if default is not None and spec.option(str(default)) is None:
+                    self.error("TYPE", f"default `{default}` is not one of the options", declared.span,
+                               did_you_mean(str(default), [o.name for o in spec.options]), item.name)
+                if len({o.name for o in spec.options}) != len(spec.options):
+                    self.error("DUPLICATE", "a choice lists the same option twice", declared.span,
+                               item=item.name)
+            elif isinstance(spec, m.Flag) and default is not None and not isinstance(default, bool):
+                self.error("TYPE", "a flag's default is yes or no", declared.span, item=item.name)
+            out.append(m.ResolvedInput(declared.name, spec, default, declared.doc, declared.span))
+        return tuple(out)
+
+    def resolver(self, item: m.Item) -> m.Resolver:
+        inputs = self.inputs(item)
+        known = KNOWN_ATTRS[item.kind]
+        dice_rules: list[m.DiceRule] = []
+        zero_dice = None
+        key = value = None
+        bands_from = None
+        band_entries = item.entries
+        citation = item.citation
+        details: list[tuple[str, m.Expr]] = []
+        text = None
+        label_attr = None
+        for attr in item.attrs:
+            if isinstance(attr.value, m.Block):
+                details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
+                continue
+            if attr.name == "roll" and item.kind in ("roll", "table"):
+                dice_rules.append(m.DiceRule(attr.value, attr.when, attr.span))
+                if not contains_dice(attr.value):
+                    self.error("TYPE", "`roll:` needs dice, like `2d6 + dots`", attr.span, item=item.name)
+            elif attr.name == "zero_dice" and item.kind in ("roll", "table"):
+                zero_dice = attr.value
+            elif attr.name == "key" and item.kind == "lookup":
+                key = attr.value
+            elif attr.name == "value" and item.kind == "formula":
+                value = attr.value
+            elif attr.name == "outcomes":
+                bands_from = attr.value.name if isinstance(attr.value, m.Name) else None
+                source = self.items.get(bands_from or "")
+                if source is None or source.kind != "bands":
+                    self.error("UNDEFINED", f"`outcomes:` names no `bands` definition ({_plain(attr.value)})",
+                               attr.span, did_you_mean(bands_from or "", [i.name for i in self.items.values()
+                                                                           if i.kind == "bands"]), item.name)
+                else:
+                    band_entries = source.entries + item.entries
+                    citation = _merge_citations(item.citation, source.citation)
+            elif attr.name == "text":
+                text = _plain(attr.value)
+            elif attr.name == "label":
+                label_attr = _plain(attr.value)
+            else:
+                if attr.name in ("roll", "key", "value", "zero_dice") and attr.name not in known:
+                    self.error("TYPE", f"a {item.kind} has no `{attr.name}:`", attr.span,
+                               _kind_hint(item.kind), item.name)
+                details.append((attr.name, attr.value))
+        if zero_dice is None:
+            header = self.ruleset.attr("zero_dice")
+            if header is not None and not isinstance(header.value, m.Block):
+                zero_dice = header.value
+        if item.kind in ("roll", "table") and not dice_rules:
+            self.error("NO-DICE", f"the {item.kind} `{item.name}` has no `roll:` line", item.span,
+                       "add the dice, like `roll: 2d6 + dots` (if the document gives none, write the "
+                       "likely dice and say so in an errata entry)", item.name)
+        if item.kind == "lookup" and key is None:
+            self.error("TYPE", f"the lookup `{item.name}` has no `key:` line", item.span,
+                       "say what the rows are keyed by, like `key: load`", item.name)
+        if item.kind == "formula" and value is None:
+            self.error("TYPE", f"the formula `{item.name}` has no `value:` line", item.span,
+                       "give its value, like `value: size * 2`", item.name)
+        columns: list[m.Column] = []
+        column_by = None
+        if item.columns is not None:
+            column_by = item.columns.by
+            for entry in item.columns.entries:
+                columns.append(self.column(entry, item))
+        bands = tuple(self.band(entry, item, len(columns)) for entry in band_entries)
+        self.unique_bands(bands, item)
+        resolver = m.Resolver(
+            kind=item.kind,  # type: ignore[arg-type]
+            name=item.name,
+            label=label_attr or item.title,
+            citation=citation,
+            section=item.section,
+            text=text,
+            inputs=inputs,
+            lets=item.lets,
+            dice=tuple(dice_rules),
+            zero_dice=zero_dice,
+            zero_dice_without=(),
+            key=key,
+            value=value,
+            bands=bands,
+            bands_from=bands_from,
+            columns=tuple(columns),
+            column_by=column_by,
+            details=tuple(details),
+            span=item.span,
+        )
+        self.check_names(resolver, item)
+        return resolver
+
+    def band_set(self, item: m.Item) -> None:
+        for entry in item.entries:
+            self.band(entry, item, 0)
+
+    def column(self, entry: m.Entry, item: m.Item) -> m.Column:
+        if entry.key is None:
+            self.error("TYPE", "a column needs a key, like `- 0-3: low \"Notoriety 0 - 3\"`", entry.span,
+                       item=item.name)
+        key = entry.key or m.Otherwise(entry.span)
+        label = next((c for c in entry.cells if isinstance(c, str)), None)
+        ident = entry.id or m.condition_text(key)
+        values = tuple((a.name, a.value) for a in entry.attrs if not isinstance(a.value, m.Block))
+        return m.Column(ident, label or ident, key, values, entry.span)
+
+    def band(self, entry: m.Entry, item: m.Item, columns: int) -> m.Band:
+        if entry.key is None:
+            self.error("TYPE", "a band or row needs a key before its colon, like `- 7-9: ...`", entry.span,
+                       "ranges look like `7-9`, `10+`, `6 or less`, `natural 12`", item.name)
+        key = entry.key or m.Otherwise(entry.span)
+        strings = [c for c in entry.cells if isinstance(c, str)]
+        values: list[tuple[str, m.Expr]] = []
+        label = None
+        text_override = None
+        for attr in entry.attrs:
+            if isinstance(attr.value, m.Block):
+                values.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
+            elif attr.name == "label":
+                label = _plain(attr.value)
+            elif attr.name == "text":
+                text_override = _plain(attr.value)
+            else:
+                values.append((attr.name, attr.value))
+        if columns:
+            if len(entry.cells) != columns:
+                self.error("TYPE", f"this row has {len(entry.cells)} cells but the table has {columns} "
+                           "columns", entry.span, "give one cell per column, `—` for an empty one", item.name)
+            text = text_override
+        else:
+            numbers = [c for c in entry.cells if isinstance(c, int)]
+            if numbers and not strings:
+                values.insert(0, ("value", m.Number(numbers[0], entry.span)))
+            if len(entry.cells) > 1:
+                self.error("TYPE", "this row has several cells but the table declares no `columns by`",
+                           entry.span, "add `columns by ...:` or put the text in one string", item.name)
+            text = text_override if text_override is not None else (strings[0] if strings else None)
+        ident = entry.id or m.condition_text(key)
+        if label is None:
+            label = entry.id.replace("_", " ").capitalize() if entry.id else m.condition_text(key)
+        return m.Band(ident, label, text, key, entry.cells, entry.chain, tuple(values), entry.span)
+
+    def unique_bands(self, bands: Iterable[m.Band], item: m.Item) -> None:
+        seen: set[str] = set()
+        for band in bands:
+            if band.id in seen and not isinstance(band.condition, m.Ranges):
+                self.error("DUPLICATE", f"two bands of `{item.name}` are both `{band.id}`", band.span,
+                           "give each band its own id", item.name)
+            seen.add(band.id)
+
+    def document(self, item: m.Item) -> m.Document:
+        text = None
+        details: list[tuple[str, m.Expr]] = []
+        for attr in item.attrs:
+            if attr.name == "text" and not isinstance(attr.value, m.Block):
+                text = _plain(attr.value)
+            elif not isinstance(attr.value, m.Block):
+                details.append((attr.name, attr.value))
+            else:
+                details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
+        entries = tuple(self.list_entry(e) for e in item.entries)
+        for declared in item.inputs:
+            self.error("TYPE", f"a {item.kind} takes no inputs", declared.span, _kind_hint(item.kind), item.name)
+        return m.Document(item.kind, item.name, item.title, item.citation, item.section, text, entries,  # type: ignore[arg-type]
+                          tuple(details), item.span)
+
+    def list_entry(self, entry: m.Entry) -> m.ListEntry:
+        strings = [c for c in entry.cells if isinstance(c, str)]
+        ident = entry.id
+        if entry.key is not None:
+            ident = m.condition_text(entry.key)
+        values: list[tuple[str, m.Expr]] = []
+        children: list[m.ListEntry] = []
+        label = None
+        for attr in entry.attrs:
+            if isinstance(attr.value, m.Block):
+                children.extend(self.list_entry(e) for e in attr.value.entries)
+            elif attr.name == "label":
+                label = _plain(attr.value)
+            else:
+                values.append((attr.name, attr.value))
+        if label is None and ident is not None:
+            label = ident.replace("_", " ").capitalize()
+        return m.ListEntry(ident, label, strings[0] if strings else None, tuple(values), tuple(children),
+                           entry.span)
+
+    def track(self, item: m.Item) -> m.Track:
+        size: int | None = None
+        start = 0
+        on_full = text = None
+        roll_over = reset = False
+        details: list[tuple[str, m.Expr]] = []
+        for attr in item.attrs:
+            value = attr.value
+            if attr.name == "size":
+                if isinstance(value, m.Number) and value.value > 0:
+                    size = value.value
+                elif not isinstance(value, (m.Unknown, m.Name)):
+                    self.error("TYPE", "a size is a whole number of boxes, or `unknown`", attr.span,
+                               item=item.name)
+                if isinstance(value, m.Name):
+                    details.append(("size_from", value))
+            elif attr.name == "start" and isinstance(value, m.Number):
+                start = value.value
+            elif attr.name == "on_full":
+                on_full = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
+            elif attr.name == "text":
+                text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
+            elif attr.name == "roll_over":
+                roll_over = isinstance(value, m.Boolean) and value.value
+            elif attr.name == "reset_on_full":
+                reset = isinstance(value, m.Boolean) and value.value
+            elif isinstance(value, m.Block):
+                details.append((attr.name, m.Text(_block_text(value), attr.span)))
+            else:
+                details.append((attr.name, value))
+        if size is not None and not 0 <= start <= size:
+            self.error("TYPE", f"start {start} does not fit a size of {size}", item.span, item=item.name)
+        return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
+                       on_full, roll_over, reset, tuple(details), item.span)
+
+    # ---------------------------------------------------------------- names
+
+    def check_names(self, resolver: m.Resolver, item: m.Item) -> None:
+        local = {i.name for i in resolver.inputs}
+        options = {o.name for i in resolver.inputs if isinstance(i.type, m.Choice) for o in i.type.options}
+        for _name, spec in ((t.name, self.resolve_type(t.spec, False)) for t in self.ruleset.types):
+            if isinstance(spec, m.Choice):
+                options |= {o.name for o in spec.options}
+        for let in resolver.lets:
+            self.names_in(let.expr, local, options, item, allow_roll=False)
+            local.add(let.name)
+        for rule in resolver.dice:
+            self.names_in(rule.expr, local, options, item, allow_roll=False)
+            if rule.when is not None:
+                self.names_in(rule.when, local, options, item, allow_roll=False)
+        for expr in (resolver.key, resolver.value, resolver.zero_dice, resolver.column_by):
+            if expr is not None:
+                self.names_in(expr, local, options, item, allow_roll=False)
+        for band in resolver.bands:
+            if isinstance(band.condition, m.When):
+                self.names_in(band.condition.test, local, options, item, allow_roll=True)
+            if band.chain is not None:
+                self.names_in(band.chain, local, options, item, allow_roll=False)
+            for _, value in band.values:
+                self.names_in(value, local, options, item, allow_roll=True)
+        for _, value in resolver.details:
+            self.names_in(value, local, options, item, allow_roll=False)
+
+    def names_in(self, expr: m.Expr, local: set[str], options: set[str], item: m.Item, allow_roll: bool) -> None:
+        for node in walk(expr):
+            if isinstance(node, m.Name):
+                name = node.name
+                if name in local or name in options or name in self.definition_names:
+                    continue
+                if allow_roll and name in ROLL_NAMES:
+                    continue
+                candidates = sorted(local | options | set(self.definition_names) |
+                                    (ROLL_NAMES if allow_roll else set()))
+                self.error("UNDEFINED", f"`{name}` is not an input, option or definition", node.span,
+                           did_you_mean(name, candidates) or "declare it with `input` or `let`", item.name)
+            elif isinstance(node, m.Call) and node.function not in FUNCTIONS:
+                self.error("UNDEFINED", f"there is no function `{node.function}`", node.span,
+                           did_you_mean(node.function, sorted(FUNCTIONS)), item.name)
+            elif isinstance(node, m.Call) and node.function == "count" and not allow_roll:
+                self.error("TYPE", "count(face) reads the rolled dice; use it in a band's `when`", node.span,
+                           item=item.name)
+            elif isinstance(node, (m.Dice, m.Pool)):
+                sides = node.sides
+                if sides < 1 or sides > 1000:
+                    self.error("TYPE", f"a die has 1 to 1000 sides, not {sides}", node.span, item=item.name)
+                if isinstance(node, m.Dice) and node.count > 1000:
+                    self.error("TYPE", f"{node.count} dice is more than the limit of 1000", node.span,
+                               item=item.name)
+
+    # ---------------------------------------------------------------- analysis
+
+    def analyze(self, definitions: tuple[m.Definition, ...], items: tuple[m.Item, ...]) -> list[Defect]:
+        defects: list[Defect] = []
+        names = frozenset(d.name for d in definitions)
+        by_name = {i.name: i for i in items}
+        for definition in definitions:
+            item = by_name.get(definition.name)
+            if definition.citation is None or not definition.citation.ids:
+                defects.append(Defect("NO-SOURCE", definition.name,
+                                      f"`{definition.name}` cites no inventory ID", definition.span,
+                                      "add a citation like [TOG-01, lines 7-17]"))
+            defects.extend(self.text_defects(definition))
+            if isinstance(definition, m.Resolver):
+                if definition.name not in self.broken:
+                    defects.extend(self.resolver_defects(definition, names))
+            elif isinstance(definition, m.Document):
+                defects.extend(self.document_defects(definition))
+            elif definition.size is None and not any(k == "size_from" for k, _ in definition.details):
+                defects.append(Defect("MISSING", definition.name,
+                                      f"the document gives no size for `{definition.name}`", definition.span,
+                                      "the generated class will ask for the size when it is created"))
+            if item is not None:
+                for attr in item.attrs:
+                    if isinstance(attr.value, m.Unknown) and attr.name != "size":
+                        defects.append(Defect("MISSING", definition.name,
+                                              f"`{definition.name}.{attr.name}` is unknown", attr.span))
+        return defects
+
+    def text_defects(self, definition: m.Definition) -> list[Defect]:
+        texts: list[tuple[str | None, m.Span]] = [(definition.text, definition.span)]
+        if isinstance(definition, m.Resolver):
+            for band in definition.bands:
+                cells = [c for c in band.cells if isinstance(c, str)]
+                texts += [(c, band.span) for c in cells]
+                if band.text is not None and band.text not in cells:
+                    texts.append((band.text, band.span))
+        elif isinstance(definition, m.Document):
+            texts += [(entry.text, entry.span) for entry in definition.entries]
+        out = []
+        for text, span in texts:
+            reason = truncation(text)
+            if reason:
+                out.append(Defect("TRUNCATED", definition.name, f"text stops mid-sentence ({reason}): "
+                                  f"\"{_clip(text or '')}\"", span,
+                                  "keep the text as published and say what is missing in an errata entry"))
+        return out
+
+    def document_defects(self, document: m.Document) -> list[Defect]:
+        out: list[Defect] = []
+        seen: dict[str, m.ListEntry] = {}
+        for entry in document.entries:
+            key = (entry.id or entry.text or "").strip().lower()
+            if key and key in seen:
+                out.append(Defect("DUP", document.name, f"`{document.name}` lists "
+                                  f"\"{entry.id or entry.text}\" more than once", entry.span))
+            seen.setdefault(key, entry)
+        declared = dict(document.details).get("count")
+        if isinstance(declared, m.Number) and declared.value != len(document.entries):
+            distinct = len(seen)
+            out.append(Defect("COUNT", document.name, f"the document says {declared.value} but lists "
+                              f"{len(document.entries)} ({distinct} distinct)", declared.span))
+        return out
+
+    def resolver_defects(self, resolver: m.Resolver, names: frozenset[str]) -> list[Defect]:
+        out: list[Defect] = []
+        if not resolver.bands:
+            return out
+        gaps: dict[int | str, set[str]] = {}
+        overlap_values: dict[tuple[str, ...], set[int | str]] = {}
+        reached: set[str] = set()
+        try:
+            grid = list(input_grid(resolver))
+        except PlanError as problem:
+            return [Defect("TOO-LARGE", resolver.name, str(problem), resolver.span)]
+        for inputs in grid:
+            try:
+                found = distribution(resolver, inputs, names)
+            except EvalError as problem:
+                self.error("EVAL", f"{resolver.name} with {_inputs_text(inputs)}: {problem}", problem.span,
+                           item=resolver.name)
+                return out
+            for value in found.unmatched:
+                gaps.setdefault(value, set()).add(_inputs_text(inputs))
+            for value, ids in found.overlaps.items():
+                overlap_values.setdefault(ids, set()).add(value)
+            reached |= {k for k, p in found.outcomes.items() if p > 0}
+        if gaps:
+            values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
+            out.append(Defect("RANGE-GAP", resolver.name,
+                              f"no band of `{resolver.name}` takes {_values_text(values)}",
+                              resolver.span, "add a band for those values, or widen a neighbour "
+                              "(`6 or less` instead of `less than 6`)"))
+        for ids, values in overlap_values.items():
+            out.append(Defect("RANGE-OVERLAP", resolver.name,
+                              f"bands {', '.join(repr(i) for i in ids)} of `{resolver.name}` both take "
+                              f"{_values_text(sorted(values, key=str))}; the first one wins", resolver.span,
+                              "make the ranges meet without sharing a value"))
+        for band in resolver.bands:
+            if band.id not in reached and not isinstance(band.condition, m.Otherwise):
+                out.append(Defect("UNREACHABLE", resolver.name,
+                                  f"band `{band.key_text}` of `{resolver.name}` can never come up", band.span,
+                                  "check its range against the dice and the inputs"))
+        if resolver.kind == "table" and resolver.dice:
+            out.extend(self.die_rows(resolver))
+        return out
+
+    def die_rows(self, resolver: m.Resolver) -> list[Defect]:
+        highs = [p.high for b in resolver.bands if isinstance(b.condition, m.Ranges) for p in b.condition.parts]
+        if not highs or any(h is None for h in highs):
+            return []
+        top = max(h for h in highs if h is not None)
+        rule = resolver.dice[0].expr
+        if isinstance(rule, m.Dice) and rule.count == 1 and rule.sides != top and top not in STANDARD_DICE:
+            return [Defect("DIE-ROWS", resolver.name, f"{top} rows fit no standard die", resolver.span)]
+        return []
+
+    # ---------------------------------------------------------------- errata
+
+    def apply_errata(self) -> tuple[m.Item, ...]:
+        items = list(self.ruleset.items)
+        changed = False
+        for erratum in self.ruleset.errata:
+            for fix in erratum.fixes:
+                name = fix.item if isinstance(fix, m.FixAdd) else fix.path.item
+                index = next((i for i, item in enumerate(items) if item.name == name), None)
+                if index is None:
+                    self.report.error("UNDEFINED", f"errata {erratum.id} fixes `{name}`, which is not defined",
+                                      self.path, fix.span, did_you_mean(name, [i.name for i in items]))
+                    continue
+                patched = self.apply_fix(items[index], fix, erratum)
+                if patched is not None:
+                    items[index] = patched
+                    changed = True
+        return tuple(items) if changed else self.ruleset.items
+
+    def apply_fix(self, item: m.Item, fix: m.Fix, erratum: m.Errata) -> m.Item | None:
+        if isinstance(fix, m.FixAdd):
+            return replace(item, entries=item.entries + fix.entries)
+        path = fix.path
+        if path.selector is None:
+            if isinstance(fix, m.FixSet) and path.member is not None:
+                attrs = [a for a in item.attrs if a.name != path.member]
+                attrs.append(m.Attr(path.member, fix.to, None, fix.span))
+                return replace(item, attrs=tuple(attrs))
+            self.report.error("TYPE", f"errata {erratum.id}: say which band, like `{path.item}[7-9]`",
+                              self.path, fix.span)
+            return None
+        index = find_entry(item.entries, path.selector)
+        if index is None:
+            keys = ", ".join(m.condition_text(e.key) for e in item.entries if e.key is not None)
+            self.report.error("UNDEFINED", f"errata {erratum.id}: `{path.item}` has no band "
+                              f"`{m.condition_text(path.selector)}`", self.path, fix.span,
+                              f"its bands are: {keys}" if keys else None)
+            return None
+        entries = list(item.entries)
+        entry = entries[index]
+        if isinstance(fix, m.FixMove):
+            entries[index] = replace(entry, key=fix.to)
+        elif isinstance(fix, m.FixDrop):
+            del entries[index]
+        elif path.member is None:
+            self.report.error("TYPE", f"errata {erratum.id}: say what to set, like `{path.text()}.text`",
+                              self.path, fix.span)
+            return None
+        elif path.member == "text" and isinstance(fix.to, m.Text):
+            cells = list(entry.cells) or [""]
+            cells[0] = fix.to.value
+            entries[index] = replace(entry, cells=tuple(cells))
+        else:
+            attrs = [a for a in entry.attrs if a.name != path.member]
+            attrs.append(m.Attr(path.member, fix.to, None, fix.span))
+            entries[index] = replace(entry, attrs=tuple(attrs))
+        return replace(item, entries=tuple(entries))
+
+    def applied_errata(self) -> Iterable[m.AppliedErratum]:
+        for erratum in self.ruleset.errata:
+            text_attr = erratum.attr("text")
+            text = _plain(text_attr.value) if text_attr is not None else ""
+            yield m.AppliedErratum(erratum.id, erratum.title, erratum.citation, text, erratum.resolves,
+                                   tuple(fix_text(f) for f in erratum.fixes), erratum.span)
+
+    def report_defects(self, published: list[Defect], remaining: list[Defect]) -> None:
+        claims: dict[tuple[str, str], m.Errata] = {}
+        for erratum in self.ruleset.errata:
+            for resolves in erratum.resolves:
+                for code in resolves.codes:
+                    for item in resolves.items:
+                        claims[(code, item)] = erratum
+        used: set[tuple[str, str]] = set()
+        remaining_keys = {(d.code, d.item, d.message) for d in remaining}
+        for defect in published:
+            erratum = claims.get((defect.code, defect.item))
+            if erratum is not None:
+                used.add((defect.code, defect.item))
+                self.report.add(Diagnostic("note", defect.code, defect.message, self.path, defect.span,
+                                           None, (f"resolved by errata {erratum.id} (line {erratum.span.line}): "
+                                                  f"{erratum.title}",), defect.item))
+        for defect in remaining:
+            if (defect.code, defect.item) in claims and (defect.code, defect.item, defect.message) in \
+                    {(d.code, d.item, d.message) for d in published}:
+                continue
+            self.report.warning(defect.code, defect.message, self.path, defect.span, defect.hint,
+                                item=defect.item)
+        del remaining_keys
+        for key, erratum in claims.items():
+            if key not in used:
+                self.report.warning("UNRESOLVED-ERRATA", f"errata {erratum.id} resolves {key[0]} in "
+                                    f"`{key[1]}`, but the check finds no such defect there", self.path,
+                                    erratum.span, "remove the claim, or check the item is written as published")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def find_entry(entries: tuple[m.Entry, ...], selector: m.Condition) -> int | None:
+    text = m.condition_text(selector)
+    for index, entry in enumerate(entries):
+        if entry.key is None:
+            if isinstance(selector, m.OptionKey) and entry.id == selector.name:
+                return index
+            continue
+        if entry.key == selector or m.condition_text(entry.key) == text:
+            return index
+        if isinstance(selector, m.OptionKey) and entry.id == selector.name:
+            return index
+    return None
+
+
+def fix_text(fix: m.Fix) -> str:
+    if isinstance(fix, m.FixMove):
+        return f"{fix.path.text()} → {m.condition_text(fix.to)}"
+    if isinstance(fix, m.FixSet):
+        return f"{fix.path.text()} = {m.expr_text(fix.to)}"
+    if isinstance(fix, m.FixDrop):
+        return f"{fix.path.text()} removed"
+    return f"{len(fix.entries)} row(s) added to {fix.item}"
+
+
+_OPEN_CLOSE = (("(", ")"), ("[", "]"))
+
+
+def truncation(text: str | None) -> str | None:
+    if not text:
+        return None
+    for opening, closing in _OPEN_CLOSE:
+        if text.count(opening) > text.count(closing):
+            return f"an unclosed `{opening}`"
+    if re.search(r"[,;]\s*$", text):
+        return f"it ends with `{text.rstrip()[-1]}`"
+    return None
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _plain(value: m.Expr | m.Block) -> str:
+    if isinstance(value, m.Text):
+        return value.value
+    if isinstance(value, m.Block):
+        return _block_text(value)
+    return m.expr_text(value)
+
+
+def _block_text(block: m.Block) -> str:
+    parts = [_plain(a.value) for a in block.attrs]
+    parts += [c for e in block.entries for c in e.cells if isinstance(c, str)]
+    return "\n".join(parts)
+
+
+def _merge_citations(first: m.Citation | None, second: m.Citation | None) -> m.Citation | None:
+    if first is None:
+        return second
+    if second is None:
+        return first
+    ids = tuple(dict.fromkeys(first.ids + second.ids))
+    lines = tuple(dict.fromkeys(first.lines + second.lines))
+    return m.Citation(ids, lines, first.span)
+
+
+def _kind_hint(kind: str) -> str:
+    return {
+        "roll": "a roll has `roll:` dice and bands",
+        "table": "a table has `roll:` dice and rows",
+        "lookup": "a lookup has `key:` and rows",
+        "formula": "a formula has inputs and `value:`",
+        "list": "a list has `- \"text\"` entries",
+        "procedure": "a procedure has `- \"step\"` entries",
+        "rule": "a rule has `text:`",
+    }.get(kind, "see docs/language.md")
+
+
+def _values_text(values: list[int | str]) -> str:
+    if any(isinstance(v, str) for v in values):
+        return ", ".join(f"`{v}`" for v in values)
+    if len(values) == 1:
+        return f"a result of {values[0]}"
+    runs: list[str] = []
+    start = prev = values[0]
+    for value in values[1:] + [None]:  # type: ignore[list-item]
+        if value is not None and value == prev + 1:
+            prev = value
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if value is not None:
+            start = prev = value
+    return "results " + ", ".join(runs)
+
+
+def _inputs_text(inputs: dict[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in inputs.items()) or "no inputs"
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def check(ruleset: m.Ruleset, source_text: str, report: Report) -> m.CheckedRuleset:
+    """Check a parsed ruleset; diagnostics go to `report` (the caller decides what errors mean)."""
+    report.sources.setdefault(ruleset.path, source_text)
+    return Checker(ruleset, report).run(source_text)

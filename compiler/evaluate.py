@@ -1,0 +1,219 @@
+"""Evaluate model expressions: the interpreter the odds stage and the checker share.
+
+Code generation compiles the same expressions to Python separately; tests
+check the two agree (interpreted odds == compiled odds == enumeration of the
+compiled resolver).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import model as m
+
+
+@dataclass(frozen=True, slots=True)
+class OptionValue:
+    """A choice's option as a value: compared by name, added by its number."""
+
+    name: str
+    number: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableRef:
+    """A definition named in an expression (a chain's target)."""
+
+    name: str
+
+
+Value = int | bool | str | OptionValue | TableRef | None
+
+
+class EvalError(Exception):
+    def __init__(self, message: str, span: m.Span) -> None:
+        super().__init__(message)
+        self.span = span
+
+
+@dataclass(frozen=True, slots=True)
+class RollFacts:
+    """What band conditions can read about a roll."""
+
+    total: int
+    natural: int | None
+    counts: Mapping[int, int]
+    zero_dice: bool
+    highest: int | None
+    lowest: int | None
+
+
+FUNCTIONS = {"min", "max", "clamp", "abs", "sign", "count"}
+ROLL_NAMES = {"total", "natural", "zero_dice", "highest", "lowest"}
+
+
+@dataclass
+class Scope:
+    """Names visible to an expression: inputs and lets, options, definitions."""
+
+    values: dict[str, Value]
+    options: Mapping[str, OptionValue]
+    definitions: frozenset[str]
+    facts: RollFacts | None = None
+
+    def lookup(self, name: str, span: m.Span) -> Value:
+        if name in self.values:
+            return self.values[name]
+        if self.facts is not None and name in ROLL_NAMES:
+            return getattr(self.facts, name)  # type: ignore[no-any-return]
+        if name in self.options:
+            return self.options[name]
+        if name in self.definitions:
+            return TableRef(name)
+        raise EvalError(f"`{name}` is not defined here", span)
+
+
+def as_number(value: Value, span: m.Span) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, OptionValue) and value.number is not None:
+        return value.number
+    raise EvalError(f"{describe(value)} is not a number", span)
+
+
+def describe(value: Value) -> str:
+    if isinstance(value, OptionValue):
+        return f"the option `{value.name}`"
+    if isinstance(value, TableRef):
+        return f"the definition `{value.name}`"
+    if value is None:
+        return "an unknown value"
+    return repr(value)
+
+
+def truthy(value: Value, span: m.Span) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value != 0
+    raise EvalError(f"{describe(value)} is not yes/no", span)
+
+
+def same(left: Value, right: Value) -> bool:
+    if isinstance(left, OptionValue) and isinstance(right, OptionValue):
+        return left.name == right.name
+    if isinstance(left, OptionValue) and isinstance(right, str):
+        return left.name == right
+    if isinstance(right, OptionValue) and isinstance(left, str):
+        return right.name == left
+    if isinstance(left, OptionValue) and isinstance(right, int) and not isinstance(right, bool):
+        return left.number == right
+    if isinstance(right, OptionValue) and isinstance(left, int) and not isinstance(left, bool):
+        return right.number == left
+    return left == right
+
+
+def evaluate(expr: m.Expr, scope: Scope, dice: Mapping[int, int] | None = None) -> Value:
+    """Evaluate `expr`. Dice terms take their values from `dice` (keyed by id of the term)."""
+    if isinstance(expr, m.Number):
+        return expr.value
+    if isinstance(expr, m.Text):
+        return expr.value
+    if isinstance(expr, m.Boolean):
+        return expr.value
+    if isinstance(expr, m.Unknown):
+        return None
+    if isinstance(expr, m.Name):
+        return scope.lookup(expr.name, expr.span)
+    if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
+        if dice is None or id(expr) not in dice:
+            raise EvalError("dice cannot be used here", expr.span)
+        return dice[id(expr)]
+    if isinstance(expr, m.Binary):
+        left = as_number(evaluate(expr.left, scope, dice), expr.left.span)
+        right = as_number(evaluate(expr.right, scope, dice), expr.right.span)
+        if expr.op == "+":
+            return left + right
+        if expr.op == "-":
+            return left - right
+        if expr.op == "*":
+            return left * right
+        if right == 0:
+            raise EvalError("division by zero", expr.span)
+        return left // right if expr.op == "/" else left % right
+    if isinstance(expr, m.Neg):
+        return -as_number(evaluate(expr.operand, scope, dice), expr.span)
+    if isinstance(expr, m.Not):
+        return not truthy(evaluate(expr.operand, scope, dice), expr.span)
+    if isinstance(expr, m.Logic):
+        if expr.op == "and":
+            return all(truthy(evaluate(o, scope, dice), o.span) for o in expr.operands)
+        return any(truthy(evaluate(o, scope, dice), o.span) for o in expr.operands)
+    if isinstance(expr, m.Compare):
+        left_value = evaluate(expr.left, scope, dice)
+        right_value = evaluate(expr.right, scope, dice)
+        if expr.op == "==":
+            return same(left_value, right_value)
+        if expr.op == "!=":
+            return not same(left_value, right_value)
+        left = as_number(left_value, expr.left.span)
+        right = as_number(right_value, expr.right.span)
+        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[expr.op]
+    if isinstance(expr, m.IfElse):
+        if truthy(evaluate(expr.condition, scope, dice), expr.condition.span):
+            return evaluate(expr.then, scope, dice)
+        return evaluate(expr.otherwise, scope, dice)
+    return call(expr, scope, dice)
+
+
+def call(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:
+    if expr.function == "count":
+        if scope.facts is None or len(expr.args) != 1:
+            raise EvalError("count(face) counts the rolled dice showing a face; use it in a band", expr.span)
+        face = as_number(evaluate(expr.args[0], scope, dice), expr.span)
+        return scope.facts.counts.get(face, 0)
+    args = [as_number(evaluate(a, scope, dice), a.span) for a in expr.args]
+    if expr.function == "min" and args:
+        return min(args)
+    if expr.function == "max" and args:
+        return max(args)
+    if expr.function == "clamp" and len(args) == 3:
+        return max(args[1], min(args[2], args[0]))
+    if expr.function == "abs" and len(args) == 1:
+        return abs(args[0])
+    if expr.function == "sign" and len(args) == 1:
+        return (args[0] > 0) - (args[0] < 0)
+    raise EvalError(f"`{expr.function}` takes different arguments (or is not a function)", expr.span)
+
+
+def contains_dice(expr: m.Expr) -> bool:
+    return any(isinstance(node, (m.Dice, m.Pool, m.Kept)) for node in walk(expr))
+
+
+def walk(expr: m.Expr) -> list[m.Expr]:
+    """Every node of an expression, outermost first."""
+    out: list[m.Expr] = []
+    stack: list[m.Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, m.Binary):
+            stack.extend((node.right, node.left))
+        elif isinstance(node, (m.Neg, m.Not)):
+            stack.append(node.operand)
+        elif isinstance(node, m.Logic):
+            stack.extend(reversed(node.operands))
+        elif isinstance(node, m.Compare):
+            stack.extend((node.right, node.left))
+        elif isinstance(node, m.IfElse):
+            stack.extend((node.otherwise, node.then, node.condition))
+        elif isinstance(node, m.Call):
+            stack.extend(reversed(node.args))
+        elif isinstance(node, m.Kept):
+            stack.append(node.dice)
+        elif isinstance(node, m.Pool):
+            stack.append(node.count)
+    return out

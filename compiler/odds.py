@@ -1,0 +1,321 @@
+"""Odds: exact distributions of every resolver, read from the checked model.
+
+For given inputs a resolver's dice expression becomes a *plan* (which dice
+terms are rolled, how many, how read); the plan's outcomes are enumerated as
+multisets (runtime.pool_outcomes) and each is classified into a band. The
+result is exact: `Fraction`s that sum to 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from . import model as m
+from .evaluate import EvalError, OptionValue, RollFacts, Scope, Value, as_number, evaluate, truthy
+from .runtime import pool_outcomes
+
+MAX_OUTCOMES = 2_000_000
+MAX_GRID = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPlan:
+    term: m.Expr
+    count: int
+    sides: int
+    mode: str
+    keep: int
+    notation: str
+    zero: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    expr: m.Expr
+    groups: tuple[GroupPlan, ...]
+
+    def outcome_count(self) -> int:
+        total = 1
+        for group in self.groups:
+            total *= group.sides ** group.count
+        return total
+
+
+@dataclass
+class Distribution:
+    """Exact odds of one resolver for one set of inputs."""
+
+    outcomes: dict[str, Fraction] = field(default_factory=dict)
+    totals: dict[int | str, Fraction] = field(default_factory=dict)
+    unmatched: dict[int | str, Fraction] = field(default_factory=dict)
+    overlaps: dict[int | str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class PlanError(EvalError):
+    pass
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def input_grid(resolver: m.Resolver, limit: int = MAX_GRID) -> Iterator[dict[str, object]]:
+    """Every combination of input values, in declaration order (empty grid: one empty dict)."""
+    axes: list[list[object]] = []
+    for item in resolver.inputs:
+        axes.append(input_values(item.type))
+    count = 1
+    for axis in axes:
+        count *= max(len(axis), 1)
+    if count > limit:
+        raise PlanError(f"{resolver.name} has {count:,} input combinations; the limit is {limit:,}",
+                        resolver.span)
+    for combo in itertools.product(*axes):
+        yield {item.name: value for item, value in zip(resolver.inputs, combo, strict=True)}
+
+
+def input_values(spec: m.IntRange | m.Flag | m.Choice) -> list[object]:
+    if isinstance(spec, m.IntRange):
+        return list(range(spec.low, spec.high + 1))
+    if isinstance(spec, m.Flag):
+        return [False, True]
+    return [option.name for option in spec.options]
+
+
+def defaults(resolver: m.Resolver) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for item in resolver.inputs:
+        if item.default is not None:
+            out[item.name] = item.default
+        elif isinstance(item.type, m.Flag):
+            out[item.name] = False
+    return out
+
+
+def make_scope(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> Scope:
+    """Inputs (already validated) and lets as a scope; choice inputs become OptionValues."""
+    values: dict[str, Value] = {}
+    options: dict[str, OptionValue] = {}
+    for item in resolver.inputs:
+        raw = inputs[item.name]
+        if isinstance(item.type, m.Choice):
+            for option in item.type.options:
+                options.setdefault(option.name, OptionValue(option.name, option.value))
+            chosen = item.type.option(str(raw))
+            values[item.name] = OptionValue(str(raw), chosen.value if chosen else None)
+        else:
+            values[item.name] = raw  # type: ignore[assignment]
+    scope = Scope(values, options, definitions)
+    for let in resolver.lets:
+        scope.values[let.name] = evaluate(let.expr, scope)
+    return scope
+
+
+# ---------------------------------------------------------------- plans
+
+
+def select_dice(resolver: m.Resolver, scope: Scope) -> m.Expr:
+    chosen = None
+    for rule in resolver.dice:
+        if rule.when is None:
+            if chosen is None:
+                chosen = rule.expr
+        elif truthy(evaluate(rule.when, scope), rule.when.span):
+            return rule.expr
+    if chosen is None:
+        raise PlanError(f"{resolver.name} has no dice for these inputs", resolver.span)
+    return chosen
+
+
+def make_plan(resolver: m.Resolver, scope: Scope) -> Plan:
+    expr = select_dice(resolver, scope)
+    groups: list[GroupPlan] = []
+    collect_groups(expr, scope, resolver, groups)
+    return Plan(expr, tuple(groups))
+
+
+def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[GroupPlan]) -> None:
+    if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
+        out.append(group_plan(expr, scope, resolver))
+        return
+    if isinstance(expr, m.IfElse):
+        branch = expr.then if truthy(evaluate(expr.condition, scope), expr.span) else expr.otherwise
+        collect_groups(branch, scope, resolver, out)
+        return
+    for child in children(expr):
+        collect_groups(child, scope, resolver, out)
+
+
+def children(expr: m.Expr) -> tuple[m.Expr, ...]:
+    if isinstance(expr, m.Binary):
+        return (expr.left, expr.right)
+    if isinstance(expr, (m.Neg, m.Not)):
+        return (expr.operand,)
+    if isinstance(expr, m.Logic):
+        return expr.operands
+    if isinstance(expr, m.Compare):
+        return (expr.left, expr.right)
+    if isinstance(expr, m.Call):
+        return expr.args
+    return ()
+
+
+def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolver) -> GroupPlan:
+    base = term.dice if isinstance(term, m.Kept) else term
+    mode = term.mode if isinstance(term, m.Kept) else "sum"
+    keep = term.count if isinstance(term, m.Kept) else 0
+    if isinstance(base, m.Pool):
+        count = as_number(evaluate(base.count, scope), base.count.span)
+    else:
+        count = base.count
+    if count <= 0 and isinstance(base, m.Pool):
+        if resolver.zero_dice is not None:
+            zero = resolver.zero_dice
+            if not isinstance(zero, (m.Dice, m.Kept)):
+                raise PlanError("zero_dice must be one dice term, like `2d6 lowest`", zero.span)
+            inner = group_plan(zero, scope, resolver)
+            return GroupPlan(term, inner.count, inner.sides, inner.mode, inner.keep, inner.notation, True)
+        if mode != "sum":
+            raise PlanError(f"a pool of {count} dice has no {mode} die, and no zero_dice rule says what "
+                            "to roll instead", term.span)
+        count = 0
+    if count > 1000:
+        raise PlanError(f"{count} dice is more than the limit of 1000", term.span)
+    sides = base.sides
+    if mode != "sum":
+        keep = min(keep, count)
+    notation = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    if mode != "sum":
+        notation += f" {mode}" if keep == 1 else f" keep {mode} {keep}"
+    return GroupPlan(term, count, sides, mode, keep, notation)
+
+
+# ---------------------------------------------------------------- bands
+
+
+def special(condition: m.Condition) -> bool:
+    return isinstance(condition, (m.Natural, m.When))
+
+
+def classify(resolver: m.Resolver, scope: Scope, value: Value) -> tuple[m.Band | None, tuple[m.Band, ...]]:
+    """The band `value` lands in, and every plain band that contains it (for overlap checks)."""
+    facts = scope.facts
+    for band in resolver.bands:
+        condition = band.condition
+        if isinstance(condition, m.Natural):
+            if facts is not None and facts.natural == condition.value:
+                return band, ()
+        elif isinstance(condition, m.When) and truthy(evaluate(condition.test, scope), condition.span):
+            return band, ()
+    matches = tuple(band for band in resolver.bands if plain_match(band.condition, value))
+    if matches:
+        return matches[0], matches
+    for band in resolver.bands:
+        if isinstance(band.condition, m.Otherwise):
+            return band, ()
+    return None, ()
+
+
+def plain_match(condition: m.Condition, value: Value) -> bool:
+    if isinstance(condition, m.Ranges):
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, OptionValue) and value.number is not None:
+                return condition.contains(value.number)
+            return False
+        return condition.contains(value)
+    if isinstance(condition, m.OptionKey):
+        if isinstance(value, OptionValue):
+            return value.name == condition.name
+        return value == condition.name
+    return False
+
+
+# ---------------------------------------------------------------- distributions
+
+
+def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> Distribution:
+    scope = make_scope(resolver, inputs, definitions)
+    result = Distribution()
+    if resolver.kind in ("lookup", "formula") or not resolver.dice:
+        source = resolver.key if resolver.key is not None else resolver.value
+        value = evaluate(source, scope) if source is not None else None
+        band, matches = classify(resolver, scope, value)
+        _record(result, band, matches, key_of(value), Fraction(1))
+        return result
+    plan = make_plan(resolver, scope)
+    if plan.outcome_count() > MAX_OUTCOMES and len(plan.groups) > 1:
+        raise PlanError(f"{resolver.name} has too many dice outcomes to enumerate exactly", resolver.span)
+    denominator = 1
+    for group in plan.groups:
+        denominator *= group.sides ** group.count
+    per_group = [list(pool_outcomes(g.count, g.sides, g.mode, g.keep)) for g in plan.groups]
+    for combination in itertools.product(*per_group):
+        weight = 1
+        dice: dict[int, int] = {}
+        counts: dict[int, int] = {}
+        rolled: list[int] = []
+        for group, (faces, kept, w) in zip(plan.groups, combination, strict=True):
+            weight *= w
+            dice[id(group.term)] = sum(kept)
+            rolled.extend(faces)
+        for face in rolled:
+            counts[face] = counts.get(face, 0) + 1
+        natural = sum(combination[0][1]) if len(plan.groups) == 1 else None
+        scope.facts = RollFacts(0, natural, counts, any(g.zero for g in plan.groups),
+                                max(rolled) if rolled else None, min(rolled) if rolled else None)
+        total = as_number(evaluate(plan.expr, scope, dice), plan.expr.span)
+        scope.facts = RollFacts(total, natural, counts, scope.facts.zero_dice, scope.facts.highest,
+                                scope.facts.lowest)
+        band, matches = classify(resolver, scope, total)
+        _record(result, band, matches, total, Fraction(weight, denominator))
+    scope.facts = None
+    return result
+
+
+def key_of(value: Value) -> int | str:
+    """A value as a key of a distribution: numbers stay numbers, options become their names."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return value
+    if isinstance(value, OptionValue):
+        return value.name
+    return str(value)
+
+
+def _record(result: Distribution, band: m.Band | None, matches: tuple[m.Band, ...], total: int | str,
+            probability: Fraction) -> None:
+    result.totals[total] = result.totals.get(total, Fraction(0)) + probability
+    if band is None:
+        result.unmatched[total] = result.unmatched.get(total, Fraction(0)) + probability
+    else:
+        result.outcomes[band.id] = result.outcomes.get(band.id, Fraction(0)) + probability
+    if len(matches) > 1:
+        result.overlaps[total] = tuple(b.id for b in matches)
+
+
+def odds(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> dict[str, Fraction]:
+    """Probability of each outcome id, in band order, zero-probability bands included."""
+    found = distribution(resolver, inputs, definitions)
+    return {band.id: found.outcomes.get(band.id, Fraction(0)) for band in resolver.bands}
+
+
+def odds_table(checked: m.CheckedRuleset, resolver: m.Resolver, axis: str | None = None) -> list[tuple[dict[str, object], dict[str, Fraction]]]:
+    """Odds for each value of one input (others at their defaults), for the sheets."""
+    base = defaults(resolver)
+    names = frozenset(d.name for d in checked.definitions)
+    rows: list[tuple[dict[str, object], dict[str, Fraction]]] = []
+    chosen = next((i for i in resolver.inputs if i.name == axis), None)
+    if chosen is None:
+        return [(base, odds(resolver, base, names))] if _complete(resolver, base) else []
+    for value in input_values(chosen.type):
+        inputs = dict(base, **{chosen.name: value})
+        if _complete(resolver, inputs):
+            rows.append((inputs, odds(resolver, inputs, names)))
+    return rows
+
+
+def _complete(resolver: m.Resolver, inputs: Mapping[str, object]) -> bool:
+    return all(i.name in inputs for i in resolver.inputs)

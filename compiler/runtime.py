@@ -1,0 +1,239 @@
+"""The resolver runtime: standard library only, copied verbatim into every generated module.
+
+Generated modules hold this tested code, then data literals and thin
+compiled functions (Lark's standalone pattern). The compiler's own odds
+stage uses the same dice combinatorics (`pool_outcomes`), so the exact
+fractions on the sheets and the generated `odds()` come from one tested
+implementation, while band selection is compiled separately and checked
+against it by the test-suite.
+"""
+
+###{runtime
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations_with_replacement
+from math import factorial
+
+MAX_DICE = 1000
+MAX_SIDES = 1000
+MAX_CHAIN = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The band or row a roll landed on."""
+
+    id: str
+    label: str
+    text: str | None
+    key: str = ""
+    column: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
+
+    name: str
+    inputs: Mapping[str, object]
+    dice: tuple[int, ...]
+    kept: tuple[int, ...]
+    total: int | None
+    outcome: Outcome | None
+    values: Mapping[str, object]
+    trace: str
+    chain: tuple[Result, ...] = ()
+    seed: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON shape of a roll (see the README)."""
+        return {
+            "name": self.name,
+            "inputs": dict(self.inputs),
+            "dice": list(self.dice) if self.dice or self.kept else None,
+            "kept": list(self.kept) if self.dice or self.kept else None,
+            "total": self.total,
+            "outcome": None if self.outcome is None else {
+                "id": self.outcome.id,
+                "label": self.outcome.label,
+                "text": self.outcome.text,
+                "column": self.outcome.column,
+            },
+            "values": {k: v for k, v in self.values.items()},
+            "chain": [link.as_dict() for link in self.chain],
+            "trace": self.trace,
+            "seed": self.seed,
+        }
+
+
+@dataclass(slots=True)
+class Group:
+    """One dice term of a roll, as rolled."""
+
+    notation: str
+    dice: tuple[int, ...]
+    kept: tuple[int, ...]
+    value: int
+
+
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
+    if count > MAX_DICE:
+        raise ValueError(f"{notation} would roll {count} dice; the limit is {MAX_DICE}")
+    randint = rng.randint
+    dice = tuple([randint(1, sides) for _ in range(count)])
+    if mode == "sum":
+        return Group(notation, dice, dice, sum(dice))
+    ordered = sorted(dice, reverse=(mode == "highest"))
+    kept = tuple(ordered[:keep])
+    return Group(notation, dice, kept, sum(kept))
+
+
+def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], int]]:
+    """Every distinct multiset of `count`dS with its number of orderings.
+
+    Yields (dice sorted ascending, kept dice, weight); the weights sum to
+    sides ** count. Enumerating multisets instead of sequences is what makes
+    exact odds of pools cheap (56 cases for 3d6 instead of 216).
+    """
+    if count > MAX_DICE:
+        raise ValueError(f"{count} dice is more than the limit of {MAX_DICE}")
+    total_orderings = factorial(count)
+    for combo in combinations_with_replacement(range(1, sides + 1), count):
+        weight = total_orderings
+        run = 1
+        for i in range(1, count + 1):
+            if i < count and combo[i] == combo[i - 1]:
+                run += 1
+            else:
+                weight //= factorial(run)
+                run = 1
+        if mode == "sum":
+            kept = combo
+        elif mode == "highest":
+            kept = combo[count - keep:] if keep else ()
+        else:
+            kept = combo[:keep]
+        yield combo, kept, weight
+
+
+def percent(probability: Fraction) -> float:
+    return round(float(probability) * 100, 3)
+
+
+def check_int(name: str, value: object, low: int | None, high: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be from {low} to {high}, not {value}")
+    return value
+
+
+def check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False (yes/no), not {value!r}")
+    return value
+
+
+def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {', '.join(options)}; not {value!r}")
+    return value
+
+
+def check_chain(depth: int, name: str) -> None:
+    if depth > MAX_CHAIN:
+        raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
+
+
+def floor_div(a: int, b: int) -> int:
+    if b == 0:
+        raise ValueError("division by zero in a formula")
+    return a // b
+
+
+def clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def sign(value: int) -> int:
+    return (value > 0) - (value < 0)
+
+
+def join_dice(values: tuple[int, ...]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def group_trace(group: Group) -> str:
+    if group.kept == group.dice:
+        return f"{group.notation}: {join_dice(group.dice)}"
+    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+
+
+# ---------------------------------------------------------------- state
+
+
+@dataclass
+class Track:
+    """Boxes marked and cleared in play; reports the document's on-full event.
+
+    `size` None means the document gives no length: pass it when you create
+    the track (`Stress(size=9)`).
+    """
+
+    size: int
+    marked: int = 0
+    label: str = "track"
+    on_full: str | None = None
+    roll_over: bool = False
+    reset_on_full: bool = False
+    events: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.size is None or self.size < 1:
+            raise ValueError(f"{self.label} needs a size of 1 or more (the document does not give one)")
+        if not 0 <= self.marked <= self.size:
+            raise ValueError(f"{self.label} has {self.size} boxes; cannot start with {self.marked} marked")
+
+    @property
+    def full(self) -> bool:
+        return self.marked >= self.size
+
+    def mark(self, count: int = 1) -> list[str]:
+        """Mark `count` boxes; returns what happened (fills, with the document's text)."""
+        if count < 0:
+            return self.clear(-count)
+        happened: list[str] = []
+        remaining = count
+        while remaining > 0:
+            room = self.size - self.marked
+            step = min(room, remaining)
+            self.marked += step
+            remaining -= step
+            if self.full:
+                happened.append(f"{self.label} is full" + (f": {self.on_full}" if self.on_full else ""))
+                if self.roll_over or self.reset_on_full:
+                    self.marked = 0
+                if not self.roll_over:
+                    break
+            if step == 0:
+                break
+        self.events.extend(happened)
+        return happened
+
+    def clear(self, count: int | None = None) -> list[str]:
+        """Clear `count` boxes (all when None)."""
+        self.marked = 0 if count is None else max(0, self.marked - count)
+        return []
+
+
+class Clock(Track):
+    """A progress clock: segments filled by ticks."""
+
+    def tick(self, segments: int = 1) -> list[str]:
+        return self.mark(segments)
+###}runtime
