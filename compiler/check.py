@@ -46,6 +46,7 @@ class Defect:
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
         self.broken = set()
+        self.analysed: dict[tuple[m.Resolver, frozenset[str]], list[Defect]] = {}
         self.ruleset = ruleset
         self.report = report
         self.path = ruleset.path
@@ -512,6 +513,12 @@ class Checker:
         return out
 
     def resolver_defects(self, resolver: m.Resolver, names: frozenset[str]) -> list[Defect]:
+        key = (resolver, names)
+        if key not in self.analysed:
+            self.analysed[key] = self.compute_resolver_defects(resolver, names)
+        return self.analysed[key]
+
+    def compute_resolver_defects(self, resolver: m.Resolver, names: frozenset[str]) -> list[Defect]:
         out: list[Defect] = []
         if not resolver.bands:
             return out
@@ -695,7 +702,7 @@ def truncation(text: str | None) -> str | None:
     for opening, closing in _OPEN_CLOSE:
         if text.count(opening) > text.count(closing):
             return f"an unclosed `{opening}`"
-    if re.search(r"[,;]\s*$", text):
+    if re.search(r",\s*$", text):
         return f"it ends with `{text.rstrip()[-1]}`"
     return None
 

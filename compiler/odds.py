@@ -251,6 +251,7 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     for group in plan.groups:
         denominator *= group.sides ** group.count
     per_group = [list(pool_outcomes(g.count, g.sides, g.mode, g.keep)) for g in plan.groups]
+    weights = Distribution()  # integer weights here; divided once at the end
     for combination in itertools.product(*per_group):
         weight = 1
         dice: dict[int, int] = {}
@@ -269,8 +270,12 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
         scope.facts = RollFacts(total, natural, counts, scope.facts.zero_dice, scope.facts.highest,
                                 scope.facts.lowest)
         band, matches = classify(resolver, scope, total)
-        _record(result, band, matches, total, Fraction(weight, denominator))
+        _record(weights, band, matches, total, weight)  # type: ignore[arg-type]
     scope.facts = None
+    result.outcomes = {k: Fraction(v, denominator) for k, v in weights.outcomes.items()}
+    result.totals = {k: Fraction(v, denominator) for k, v in weights.totals.items()}
+    result.unmatched = {k: Fraction(v, denominator) for k, v in weights.unmatched.items()}
+    result.overlaps = weights.overlaps
     return result
 
 
@@ -287,11 +292,11 @@ def key_of(value: Value) -> int | str:
 
 def _record(result: Distribution, band: m.Band | None, matches: tuple[m.Band, ...], total: int | str,
             probability: Fraction) -> None:
-    result.totals[total] = result.totals.get(total, Fraction(0)) + probability
+    result.totals[total] = result.totals.get(total, 0) + probability
     if band is None:
-        result.unmatched[total] = result.unmatched.get(total, Fraction(0)) + probability
+        result.unmatched[total] = result.unmatched.get(total, 0) + probability
     else:
-        result.outcomes[band.id] = result.outcomes.get(band.id, Fraction(0)) + probability
+        result.outcomes[band.id] = result.outcomes.get(band.id, 0) + probability
     if len(matches) > 1:
         result.overlaps[total] = tuple(b.id for b in matches)
 

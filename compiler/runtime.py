@@ -9,14 +9,13 @@ against it by the test-suite.
 """
 
 ###{runtime
-from __future__ import annotations
-
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, product
 from math import factorial
+from typing import Any
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
@@ -46,7 +45,7 @@ class Result:
     outcome: Outcome | None
     values: Mapping[str, object]
     trace: str
-    chain: tuple[Result, ...] = ()
+    chain: tuple["Result", ...] = ()
     seed: int | None = None
 
     def as_dict(self) -> dict[str, object]:
@@ -121,6 +120,107 @@ def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[tupl
         yield combo, kept, weight
 
 
+ZeroRule = tuple[int, int, str, int, str] | None
+
+
+class Rolling:
+    """A dice source that rolls: used by the resolvers."""
+
+    __slots__ = ("groups", "rng", "zero")
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.groups: list[Group] = []
+        self.zero = False
+
+    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+        if count <= 0 and zero is not None:
+            count, sides, mode, keep, notation = zero
+            self.zero = True
+        elif mode != "sum":
+            keep = min(keep, count)
+            if count <= 0:
+                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
+        if count < 0:
+            count = 0
+        group = roll_group(self.rng, count, sides, mode, keep, _notation(count, sides, mode, keep, notation))
+        self.groups.append(group)
+        return group.value
+
+
+class Planning:
+    """A dice source that records which dice a roll would use, without rolling."""
+
+    __slots__ = ("specs", "zero")
+
+    def __init__(self) -> None:
+        self.specs: list[tuple[int, int, str, int]] = []
+        self.zero = False
+
+    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+        if count <= 0 and zero is not None:
+            count, sides, mode, keep, _ = zero
+            self.zero = True
+        elif mode != "sum":
+            if count <= 0:
+                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
+            keep = min(keep, count)
+        self.specs.append((max(count, 0), sides, mode, keep))
+        return 0
+
+
+class Replaying:
+    """A dice source that hands back preset group values, in order: used by `odds()`."""
+
+    __slots__ = ("index", "values")
+
+    def __init__(self, values: tuple[int, ...]) -> None:
+        self.values = values
+        self.index = 0
+
+    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
+
+def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    if mode == "sum":
+        return base
+    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+
+
+def exact_odds(
+    specs: list[tuple[int, int, str, int]],
+    total_of: Callable[[tuple[int, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int, ...]], int],
+    ids: tuple[str, ...],
+) -> dict[str, Fraction]:
+    """Exact probability of each band, enumerating every group's multisets."""
+    denominator = 1
+    per_group = []
+    for count, sides, mode, keep in specs:
+        denominator *= sides ** count
+        per_group.append(list(pool_outcomes(count, sides, mode, keep)))
+    weights = [0] * (len(ids) + 1)
+    for combination in product(*per_group):
+        weight = 1
+        values: list[int] = []
+        faces: list[int] = []
+        for dice, kept, w in combination:
+            weight *= w
+            values.append(sum(kept))
+            faces.extend(dice)
+        natural = values[0] if len(values) == 1 else None
+        total = total_of(tuple(values))
+        weights[band_of(total, natural, tuple(faces))] += weight
+    out = {band: Fraction(weights[i], denominator) for i, band in enumerate(ids)}
+    if weights[-1]:
+        out["none"] = Fraction(weights[-1], denominator)
+    return out
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -172,6 +272,40 @@ def group_trace(group: Group) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+
+
+def describe(
+    label: str,
+    groups: list[Group],
+    total: object,
+    outcome: Outcome | None,
+    extra: list[Group],
+    values: Mapping[str, object],
+) -> str:
+    """A trace a player understands: what was rolled, kept, totalled, and what it means."""
+    parts: list[str] = []
+    if groups:
+        rolled = " and ".join(group_trace(g) for g in groups)
+        text = f"{label}: rolled {rolled}"
+        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
+            diff = total - groups[0].value
+            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+        elif len(groups) > 1:
+            text += f" → total {total}"
+        parts.append(text)
+    else:
+        parts.append(f"{label}: {total}" if total is not None else label)
+    if outcome is None:
+        parts.append("no band takes this result")
+    else:
+        meaning = outcome.label if outcome.label != outcome.key else ""
+        if outcome.text:
+            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+        where = f" ({outcome.column})" if outcome.column else ""
+        parts.append(f"{outcome.key}{where}: {meaning}")
+    for group in extra:
+        parts.append(f"then {group_trace(group)}")
+    return " → ".join(parts)
 
 
 # ---------------------------------------------------------------- state

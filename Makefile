@@ -1,0 +1,29 @@
+# Rulecraft: `make build` builds every ruleset into output/, `make test` runs the tests.
+# Both create .venv and install the project on first use; nothing else is needed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: build test lint check clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+build: $(STAMP)
+	$(BIN)/rulecraft build
+
+test: $(STAMP)
+	$(BIN)/ruff check compiler tests
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+check: $(STAMP)
+	$(BIN)/rulecraft check
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

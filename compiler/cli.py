@@ -1,0 +1,349 @@
+"""The `rulecraft` command: build, check, roll, odds, list.
+
+Every user mistake ends as one clear message and exit status 1; no
+traceback reaches a user. `roll` and `odds` go through the compiled
+resolver module, so the command line shows exactly what an importer gets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import types
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import CompileError, Report
+
+FORMATS = ("python", "html", "pdf", "json", "yaml")
+EXTENSIONS = {"python": "py", "html": "html", "pdf": "pdf", "json": "json", "yaml": "yaml"}
+
+
+class UsageError(Exception):
+    """A bad command-line value: printed as one line, exit 1."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except UsageError as problem:
+        print(f"rulecraft: {problem}", file=sys.stderr)
+        return 1
+    except CompileError as error:
+        print(error.report.format_text(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rulecraft", description="Compile rules written in the Rulecraft "
+                                     "language into resolvers, exact odds, sheets and data.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="build rulesets into output/<format>/<id>.<ext>")
+    build.add_argument("paths", nargs="*", help="rulesets (ids or .rules files); default: all of rulesets/")
+    build.add_argument("-o", "--output", default=None, help="output folder (default: output/)")
+    build.add_argument("--format", default=",".join(FORMATS), help=f"comma-separated: {', '.join(FORMATS)}")
+    build.set_defaults(run=cmd_build)
+
+    check = sub.add_parser("check", help="report errors and design defects")
+    check.add_argument("paths", nargs="*")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(run=cmd_check)
+
+    roll = sub.add_parser("roll", help="roll a roll or table through its compiled resolver")
+    roll.add_argument("ruleset")
+    roll.add_argument("name")
+    roll.add_argument("inputs", nargs="*", help="key=value")
+    roll.add_argument("--seed", type=int, default=None)
+    roll.add_argument("--json", action="store_true")
+    roll.set_defaults(run=cmd_roll)
+
+    odds = sub.add_parser("odds", help="exact probability of each outcome")
+    odds.add_argument("ruleset")
+    odds.add_argument("name")
+    odds.add_argument("inputs", nargs="*", help="key=value")
+    odds.add_argument("--json", action="store_true")
+    odds.set_defaults(run=cmd_odds)
+
+    listing = sub.add_parser("list", help="every definition with its kind, inputs and sources")
+    listing.add_argument("ruleset")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=cmd_list)
+    return parser
+
+
+# ---------------------------------------------------------------- build
+
+
+def targets(paths: Sequence[str]) -> list[str]:
+    from .api import available
+
+    if paths:
+        return list(paths)
+    found = available()
+    if not found:
+        raise UsageError("no rulesets found (looked for rulesets/*.rules)")
+    return found
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from .api import load
+    from .codegen import generate
+    from .render import export_data, to_html, to_json, to_yaml
+    from .resources import project_root
+
+    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise UsageError(f"unknown format {unknown[0]!r}; formats are: {', '.join(FORMATS)}")
+    out_dir = Path(args.output) if args.output else project_root() / "output"
+    report = Report()
+    planned: dict[Path, str | bytes] = {}
+    html_for_pdf: list[tuple[Path, str]] = []
+    failed = False
+    for target in targets(args.paths):
+        try:
+            loaded = load(target, report)
+        except CompileError:
+            failed = True
+            continue
+        rid = loaded.checked.id
+        data = export_data(loaded.checked)
+        if "python" in formats:
+            planned[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)
+        if "json" in formats:
+            planned[out_dir / "json" / f"{rid}.json"] = to_json(data)
+        if "yaml" in formats:
+            planned[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
+        if "html" in formats or "pdf" in formats:
+            html = to_html(data)
+            if "html" in formats:
+                planned[out_dir / "html" / f"{rid}.html"] = html
+            if "pdf" in formats:
+                html_for_pdf.append((out_dir / "pdf" / f"{rid}.pdf", html))
+    if failed:
+        print(report.format_text(), file=sys.stderr)
+        print("build failed: nothing was written", file=sys.stderr)
+        return 1
+    if "json" in formats:
+        from .render import JSON_SCHEMA
+
+        planned[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
+    for path, html in render_pdfs(html_for_pdf):
+        planned[path] = html
+    for path, content in planned.items():
+        write_atomic(path, content)
+    warnings = sum(1 for d in report.diagnostics if d.severity == "warning")
+    print(f"built {len(planned)} files in {display(out_dir)}"
+          + (f" ({warnings} warnings; run `rulecraft check` to see them)" if warnings else ""))
+    return 0
+
+
+def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
+    """PDFs in parallel on the machine's cores (WeasyPrint is single-threaded)."""
+    from .render import to_pdf
+
+    if len(jobs) <= 1 or (os.cpu_count() or 1) <= 1:
+        return [(path, to_pdf(html)) for path, html in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        pdfs = list(pool.map(to_pdf, [html for _, html in jobs]))
+    return [(path, pdf) for (path, _), pdf in zip(jobs, pdfs, strict=True)]
+
+
+def write_atomic(path: Path, content: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) + "/"
+    except ValueError:
+        return str(path) + "/"
+
+
+# ---------------------------------------------------------------- check
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .api import load
+
+    report = Report()
+    for target in targets(args.paths):
+        try:
+            load(target, report)
+        except CompileError:
+            continue
+    if args.format == "json":
+        print(report.format_json())
+    else:
+        text = report.format_text()
+        print(text if text else "no problems found")
+    return 1 if report.has_errors else 0
+
+
+# ---------------------------------------------------------------- roll, odds, list
+
+
+def compiled(ruleset: str) -> types.ModuleType:
+    """The ruleset's resolver module, compiled from source now (never stale)."""
+    from .api import load
+    from .codegen import generate
+
+    loaded = load(ruleset)
+    source = generate(loaded.checked)
+    module = types.ModuleType(f"rulecraft_{loaded.checked.id}")
+    module.__file__ = f"<{loaded.checked.id}>"
+    sys.modules[module.__name__] = module
+    exec(compile(source, f"output/python/{loaded.checked.id}.py", "exec"), module.__dict__)  # noqa: S102
+    return module
+
+
+def parse_inputs(module: types.ModuleType, name: str, pairs: Sequence[str]) -> dict[str, object]:
+    if name not in module.INPUTS:
+        names = ", ".join(module.INPUTS) or "none"
+        raise UsageError(f"{module.RULESET} has no roll or table named {name!r}; there are: {names}")
+    specs = {spec[0]: spec for spec in module.INPUTS[name]}
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise UsageError(f"write inputs as key=value, not {pair!r}")
+        if key not in specs:
+            allowed = ", ".join(specs) or "none"
+            raise UsageError(f"{name} has no input {key!r}; its inputs are: {allowed}")
+        _, kind, low, high, choices, _ = specs[key]
+        if kind == "int":
+            try:
+                value: object = int(raw)
+            except ValueError:
+                raise UsageError(f"{key} must be a whole number from {low} to {high}, not {raw!r}") from None
+            if not low <= value <= high:  # type: ignore[operator]
+                raise UsageError(f"{key} must be from {low} to {high}, not {raw}")
+        elif kind == "flag":
+            lowered = raw.lower()
+            if lowered not in ("yes", "no", "true", "false", "1", "0"):
+                raise UsageError(f"{key} is yes or no, not {raw!r}")
+            value = lowered in ("yes", "true", "1")
+        else:
+            if raw not in choices:
+                raise UsageError(f"{key} must be one of {', '.join(choices)}; not {raw!r}")
+            value = raw
+        out[key] = value
+    return out
+
+
+def cmd_roll(args: argparse.Namespace) -> int:
+    module = compiled(args.ruleset)
+    inputs = parse_inputs(module, args.name, args.inputs)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    try:
+        result = module.RESOLVERS[args.name](**inputs, rng=random.Random(seed))
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    if args.json:
+        payload = result.as_dict()
+        payload = {"ruleset": module.RULESET, **payload, "seed": seed}
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        print(result.trace)
+        print(f"(seed {seed}: `rulecraft roll {module.RULESET} {args.name} "
+              f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}` repeats this roll)")
+    return 0
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    module = compiled(args.ruleset)
+    inputs = parse_inputs(module, args.name, args.inputs)
+    try:
+        probabilities: dict[str, Fraction] = module.odds(args.name, **inputs)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
+    labels = outcome_labels(module, args.name)
+    outcomes = [
+        {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
+         "percent": round(float(p) * 100, 3)}
+        for key, p in probabilities.items()
+    ]
+    if args.json:
+        print(json.dumps({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs,
+                          "outcomes": outcomes}, indent=2, ensure_ascii=False))
+        return 0
+    shown = ", ".join(f"{k}={v}" for k, v in full_inputs.items())
+    print(f"{args.name}" + (f" ({shown})" if shown else ""))
+    width = max((len(o["label"]) for o in outcomes), default=0)
+    for outcome in outcomes:
+        bar = "█" * round(outcome["percent"] / 2.5)
+        print(f"  {outcome['label']:<{width}}  {outcome['probability']:>9}  {outcome['percent']:7.3f}%  {bar}")
+    return 0
+
+
+def outcome_labels(module: types.ModuleType, name: str) -> dict[str, str]:
+    table = getattr(module, f"_OUT_{name}", ())
+    labels: dict[str, str] = {}
+    for row in table:
+        outcome = row[0]
+        labels[outcome.id] = outcome.key if outcome.label == outcome.key else f"{outcome.key}: {outcome.label}"
+    return labels
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .api import load
+    from .render import input_data
+
+    loaded = load(args.ruleset)
+    checked = loaded.checked
+    items: list[dict[str, Any]] = []
+    from . import model as m
+
+    for definition in checked.definitions:
+        inputs = [
+            {k: v for k, v in input_data(i).items() if k in ("name", "type", "min", "max", "choices", "default")}
+            for i in definition.inputs
+        ] if isinstance(definition, m.Resolver) else []
+        items.append({"name": definition.name, "kind": definition.kind, "label": definition.label,
+                      "sources": list(definition.citation.ids) if definition.citation else [],
+                      "inputs": inputs})
+    if args.json:
+        print(json.dumps({"ruleset": checked.id, "title": checked.title, "items": items}, indent=2,
+                         ensure_ascii=False))
+        return 0
+    print(f"{checked.title} ({checked.id}): {len(items)} definitions")
+    for item in items:
+        inputs = " ".join(describe_input(i) for i in item["inputs"])
+        print(f"  {item['kind']:<9} {item['name']:<28} {', '.join(item['sources']):<20} {inputs}")
+    return 0
+
+
+def describe_input(spec: dict[str, Any]) -> str:
+    if spec["type"] == "int":
+        text = f"{spec['name']}={spec['min']}..{spec['max']}"
+    elif spec["type"] == "flag":
+        text = f"{spec['name']}=yes/no"
+    else:
+        text = f"{spec['name']}={'|'.join(spec['choices'])}"
+    return text

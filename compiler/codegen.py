@@ -1,0 +1,623 @@
+"""Codegen: checked model -> a standalone Python module (stdlib only).
+
+The module is the runtime (runtime.py, copied verbatim) followed by data
+literals and compiled functions. Every value reaches the source through
+`repr()`, every model name is prefixed (`v_` inputs, `r_` roll facts), and
+the result is passed to `compile()` before anyone sees it, as Jinja does.
+
+Per resolver NAME the module has:
+  _total_NAME(d, v...)   the dice expression, against a dice source
+                         (runtime.Rolling rolls, Planning records, Replaying replays)
+  _band_NAME(...)        which band a roll lands in (-1: none)
+  _run_NAME(...)         a full resolution, with trace and chains
+  NAME(*, inputs, rng)   the public resolver, validating its inputs
+  _odds_NAME(...)        exact odds, enumerating the same compiled expression
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import __version__
+from . import model as m
+
+RUNTIME_PATH = Path(__file__).with_name("runtime.py")
+RESERVED = set(dir(builtins)) | {"random", "Result", "Outcome", "Track", "Clock", "Group", "odds", "RESOLVERS",
+                                 "INPUTS", "DOCUMENTS", "TRACKS", "RULESET", "TITLE", "SOURCE_SHA256",
+                                 "Fraction", "Mapping", "Iterator", "Callable", "dataclass", "field",
+                                 "product", "factorial", "annotations"}
+
+
+def runtime_source() -> str:
+    text = RUNTIME_PATH.read_text(encoding="utf-8")
+    start = text.index("###{runtime\n") + len("###{runtime\n")
+    end = text.index("###}runtime")
+    return text[start:end]
+
+
+def reserved_name(name: str) -> bool:
+    """Names a definition may not take: Python keywords, builtins and the runtime's own names."""
+    return keyword.iskeyword(name) or name in RESERVED or name.startswith("_")
+
+
+def class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_") if part) or "Track"
+
+
+class Writer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def line(self, text: str = "") -> None:
+        self.lines.append(("    " * self.depth + text) if text else "")
+
+    @contextmanager
+    def indent(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+class ExprCompiler:
+    """Model expressions -> Python expressions, for one resolver."""
+
+    def __init__(self, resolver: m.Resolver, checked: m.CheckedRuleset) -> None:
+        self.resolver = resolver
+        self.choices: dict[str, m.Choice] = {i.name: i.type for i in resolver.inputs
+                                            if isinstance(i.type, m.Choice)}
+        self.locals = {i.name for i in resolver.inputs} | {let.name for let in resolver.lets}
+        self.option_numbers: dict[str, int | None] = {}
+        for choice in self.choices.values():
+            for option in choice.options:
+                self.option_numbers.setdefault(option.name, option.value)
+        for _, spec in checked.types:
+            if isinstance(spec, m.Choice):
+                for option in spec.options:
+                    self.option_numbers.setdefault(option.name, option.value)
+        self.definitions = {d.name for d in checked.definitions}
+        self.zero = resolver.zero_dice
+
+    def is_choice(self, expr: m.Expr) -> bool:
+        if isinstance(expr, m.Name):
+            return expr.name in self.choices or (expr.name not in self.locals and expr.name in self.option_numbers)
+        return isinstance(expr, m.Text)
+
+    def number(self, expr: m.Expr) -> str:
+        """An expression used as a number: choices by their option's number, flags as 0/1."""
+        if isinstance(expr, m.Name) and expr.name in self.choices:
+            return f"_N_{self.resolver.name}_{expr.name}[v_{expr.name}]"
+        if isinstance(expr, m.Name) and expr.name not in self.locals and expr.name in self.option_numbers:
+            return repr(self.option_numbers[expr.name] or 0)
+        return self.expr(expr)
+
+    def expr(self, expr: m.Expr) -> str:
+        if isinstance(expr, m.Number):
+            return repr(expr.value)
+        if isinstance(expr, m.Text):
+            return repr(expr.value)
+        if isinstance(expr, m.Boolean):
+            return repr(expr.value)
+        if isinstance(expr, m.Unknown):
+            return "None"
+        if isinstance(expr, m.Name):
+            name = expr.name
+            if name in self.locals:
+                return f"v_{name}"
+            if name in ("total", "natural", "zero_dice", "highest", "lowest"):
+                return {"total": "r_total", "natural": "r_natural", "zero_dice": "r_zero",
+                        "highest": "max(r_dice)", "lowest": "min(r_dice)"}[name]
+            if name in self.option_numbers or name in self.definitions:
+                return repr(name)
+            raise ValueError(f"unresolved name {name!r} reached codegen")
+        if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
+            return self.dice_term(expr)
+        if isinstance(expr, m.Binary):
+            left, right = self.number(expr.left), self.number(expr.right)
+            if expr.op == "/":
+                return f"floor_div({left}, {right})"
+            if expr.op == "%":
+                return f"({left} % {right})"
+            return f"({left} {expr.op} {right})"
+        if isinstance(expr, m.Neg):
+            return f"(-{self.number(expr.operand)})"
+        if isinstance(expr, m.Not):
+            return f"(not {self.expr(expr.operand)})"
+        if isinstance(expr, m.Logic):
+            return "bool(" + f" {expr.op} ".join(self.expr(o) for o in expr.operands) + ")"
+        if isinstance(expr, m.Compare):
+            if expr.op in ("==", "!=") and (self.is_choice(expr.left) or self.is_choice(expr.right)) and \
+                    not isinstance(expr.left, m.Number) and not isinstance(expr.right, m.Number):
+                return f"({self.expr(expr.left)} {expr.op} {self.expr(expr.right)})"
+            return f"({self.number(expr.left)} {expr.op} {self.number(expr.right)})"
+        if isinstance(expr, m.IfElse):
+            return f"({self.expr(expr.then)} if {self.expr(expr.condition)} else {self.expr(expr.otherwise)})"
+        return self.call(expr)
+
+    def call(self, expr: m.Call) -> str:
+        args = [self.number(a) for a in expr.args]
+        if expr.function == "count":
+            return f"r_dice.count({args[0]})"
+        if expr.function == "clamp":
+            return f"clamp({', '.join(args)})"
+        if expr.function == "sign":
+            return f"sign({args[0]})"
+        return f"{expr.function}({', '.join(args)})"
+
+    def dice_term(self, term: m.Dice | m.Pool | m.Kept) -> str:
+        base = term.dice if isinstance(term, m.Kept) else term
+        mode = term.mode if isinstance(term, m.Kept) else "sum"
+        keep = term.count if isinstance(term, m.Kept) else 0
+        count = self.number(base.count) if isinstance(base, m.Pool) else repr(base.count)
+        zero = "None"
+        if isinstance(base, m.Pool) and isinstance(self.zero, (m.Dice, m.Kept)):
+            zbase = self.zero.dice if isinstance(self.zero, m.Kept) else self.zero
+            if isinstance(zbase, m.Dice):
+                zmode = self.zero.mode if isinstance(self.zero, m.Kept) else "sum"
+                zkeep = self.zero.count if isinstance(self.zero, m.Kept) else 0
+                zero = repr((zbase.count, zbase.sides, zmode, zkeep, m.expr_text(self.zero)))
+        return f"d.term({count}, {base.sides}, {mode!r}, {keep}, {m.expr_text(term)!r}, {zero})"
+
+
+def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -> str:
+    if isinstance(condition, m.Natural):
+        return f"r_natural == {condition.value}"
+    if isinstance(condition, m.When):
+        return compiler.expr(condition.test)
+    if isinstance(condition, m.Otherwise):
+        return "True"
+    if isinstance(condition, m.OptionKey):
+        return f"{value} == {condition.name!r}"
+    tests = []
+    for part in condition.parts:
+        if part.low is not None and part.high is not None:
+            tests.append(f"{part.low} <= {value} <= {part.high}" if part.low != part.high
+                         else f"{value} == {part.low}")
+        elif part.low is not None:
+            tests.append(f"{value} >= {part.low}")
+        elif part.high is not None:
+            tests.append(f"{value} <= {part.high}")
+        else:
+            tests.append("True")
+    return " or ".join(tests)
+
+
+def ordered_bands(resolver: m.Resolver) -> list[tuple[int, m.Band]]:
+    """Bands in test order: special conditions first, then ranges and options, then otherwise."""
+    indexed = list(enumerate(resolver.bands))
+    special = [(i, b) for i, b in indexed if isinstance(b.condition, (m.Natural, m.When))]
+    plain = [(i, b) for i, b in indexed if isinstance(b.condition, (m.Ranges, m.OptionKey))]
+    rest = [(i, b) for i, b in indexed if isinstance(b.condition, m.Otherwise)]
+    return special + plain + rest
+
+
+class ModuleWriter:
+    def __init__(self, checked: m.CheckedRuleset) -> None:
+        self.checked = checked
+        self.w = Writer()
+
+    def module(self) -> str:
+        w = self.w
+        checked = self.checked
+        header = (
+            f"{checked.title or checked.id}: resolvers generated by Rulecraft {__version__}.\n\n"
+            f"Generated from {checked.source_path} (sha256 {checked.source_hash}).\n"
+            "Do not edit: change the ruleset and run `rulecraft build`.\n\n"
+            "Every roll and table is a function with keyword-only inputs and an optional\n"
+            "`rng: random.Random`; results are frozen dataclasses (see Result). `odds(name,\n"
+            "**inputs)` gives exact probabilities. Standard library only."
+        )
+        w.line(repr(header))
+        w.lines.extend(runtime_source().rstrip("\n").split("\n"))
+        w.line()
+        w.line(f"RULESET = {checked.id!r}")
+        w.line(f"TITLE = {checked.title!r}")
+        w.line(f"SOURCE_SHA256 = {checked.source_hash!r}")
+        resolvers = checked.resolvers()
+        for resolver in resolvers:
+            w.line()
+            w.line()
+            self.resolver(resolver)
+        for definition in checked.definitions:
+            if isinstance(definition, m.Track):
+                w.line()
+                w.line()
+                self.track(definition)
+        w.line()
+        w.line()
+        self.catalog(resolvers)
+        return w.text()
+
+    # ---------------------------------------------------------------- resolvers
+
+    def params(self, resolver: m.Resolver) -> str:
+        return ", ".join(f"v_{i.name}: {py_type(i.type)}" for i in resolver.inputs)
+
+    def args(self, resolver: m.Resolver) -> str:
+        return ", ".join(f"v_{i.name}" for i in resolver.inputs)
+
+    def resolver(self, resolver: m.Resolver) -> None:
+        w = self.w
+        name = resolver.name
+        compiler = ExprCompiler(resolver, self.checked)
+        for item in resolver.inputs:
+            if isinstance(item.type, m.Choice) and any(o.value is not None for o in item.type.options):
+                numbers = {o.name: o.value or 0 for o in item.type.options}
+                w.line(f"_N_{name}_{item.name}: dict[str, int] = {numbers!r}")
+        columns = resolver.columns or (None,)
+        rows = []
+        for band in resolver.bands:
+            cells = []
+            for index, column in enumerate(columns):
+                text = band.text
+                if column is not None:
+                    cell = band.cells[index] if index < len(band.cells) else None
+                    text = cell if isinstance(cell, str) else (str(cell) if isinstance(cell, int) else None)
+                cells.append(f"Outcome({band.id!r}, {band.label!r}, {text!r}, {band.key_text!r}, "
+                             f"{(column.label if column else None)!r})")
+            rows.append("(" + ", ".join(cells) + ",)")
+        w.line(f"_OUT_{name}: tuple[tuple[Outcome, ...], ...] = (")
+        with w.indent():
+            for row in rows:
+                w.line(row + ",")
+        w.line(")")
+        w.line(f"_IDS_{name}: tuple[str, ...] = {tuple(b.id for b in resolver.bands)!r}")
+        w.line()
+        self.lets_fn(resolver, compiler)
+        if resolver.dice:
+            self.total_fn(resolver, compiler)
+        self.band_fn(resolver, compiler)
+        self.column_fn(resolver, compiler)
+        self.values_fn(resolver, compiler)
+        self.run_fn(resolver, compiler)
+        self.public_fn(resolver)
+        self.odds_fn(resolver, compiler)
+
+    def lets_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        if not resolver.lets:
+            return
+        w = self.w
+        inputs = [i for i in resolver.inputs]
+        w.line(f"def _lets_{resolver.name}({self.params(resolver)}) -> tuple[object, ...]:")
+        with w.indent():
+            for let in resolver.lets:
+                w.line(f"v_{let.name} = {compiler.expr(let.expr)}")
+            names = ", ".join(f"v_{let.name}" for let in resolver.lets)
+            w.line(f"return ({names},)")
+        del inputs
+        w.line()
+        w.line()
+
+    def full_params(self, resolver: m.Resolver) -> str:
+        lets = ", ".join(f"v_{let.name}: {let_type(let)}" for let in resolver.lets)
+        return ", ".join(p for p in (self.params(resolver), lets) if p)
+
+    def full_args(self, resolver: m.Resolver) -> str:
+        lets = ", ".join(f"v_{let.name}" for let in resolver.lets)
+        return ", ".join(p for p in (self.args(resolver), lets) if p)
+
+    def total_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        w = self.w
+        params = self.full_params(resolver)
+        w.line(f"def _total_{resolver.name}(d: Rolling | Planning | Replaying"
+               + (f", {params}" if params else "") + ") -> int:")
+        with w.indent():
+            rules = [r for r in resolver.dice if r.when is not None]
+            plain = next((r for r in resolver.dice if r.when is None), None)
+            for rule in rules:
+                assert rule.when is not None
+                w.line(f"if {compiler.expr(rule.when)}:")
+                with w.indent():
+                    w.line(f"return int({compiler.number(rule.expr)})")
+            if plain is not None:
+                w.line(f"return int({compiler.number(plain.expr)})")
+            else:
+                w.line(f"raise ValueError({resolver.name + ' has no dice for these inputs'!r})")
+        w.line()
+        w.line()
+
+    def band_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        w = self.w
+        params = self.full_params(resolver)
+        w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], "
+               f"r_zero: bool" + (f", {params}" if params else "") + ") -> int:")
+        with w.indent():
+            for index, band in ordered_bands(resolver):
+                w.line(f"if {condition_code(band.condition, 'r_total', compiler)}:")
+                with w.indent():
+                    w.line(f"return {index}")
+            w.line("return -1")
+        w.line()
+        w.line()
+
+    def column_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        if resolver.column_by is None:
+            return
+        w = self.w
+        w.line(f"def _column_{resolver.name}({self.full_params(resolver)}) -> int:")
+        with w.indent():
+            w.line(f"r_total = {compiler.expr(resolver.column_by)}")
+            for index, column in enumerate(resolver.columns):
+                w.line(f"if {condition_code(column.condition, 'r_total', compiler)}:")
+                with w.indent():
+                    w.line(f"return {index}")
+            w.line(f"raise ValueError(f\"no column of {resolver.label} takes {{r_total}}\")")
+        w.line()
+        w.line()
+
+    def values_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        w = self.w
+        params = self.full_params(resolver)
+        w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, "
+               f"r_dice: tuple[int, ...], r_zero: bool" + (f", {params}" if params else "")
+               + ") -> dict[str, object]:")
+        with w.indent():
+            w.line("values: dict[str, object] = {}")
+            for name, expr in resolver.details if resolver.kind == "formula" else ():
+                w.line(f"values[{name!r}] = {compiler.expr(expr)}")
+            for index, band in enumerate(resolver.bands):
+                if not band.values and band.chain is None:
+                    continue
+                w.line(f"if b == {index}:")
+                with w.indent():
+                    for name, expr in band.values:
+                        w.line(f"values[{name!r}] = {compiler.expr(expr)}")
+                    if band.chain is not None:
+                        w.line(f"values['next'] = {compiler.expr(band.chain)}")
+            for index, column in enumerate(resolver.columns):
+                if column.values:
+                    w.line(f"if c == {index}:")
+                    with w.indent():
+                        for name, expr in column.values:
+                            w.line(f"values[{name!r}] = {compiler.expr(expr)}")
+            w.line("return values")
+        w.line()
+        w.line()
+
+    def run_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        w = self.w
+        name = resolver.name
+        params = self.params(resolver)
+        w.line(f"def _run_{name}(rng: random.Random, depth: int"
+               + (f", {params}" if params else "") + ") -> Result:")
+        with w.indent():
+            if resolver.lets:
+                names = ", ".join(f"v_{let.name}" for let in resolver.lets)
+                w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
+            fargs = self.full_args(resolver)
+            tail = f", {fargs}" if fargs else ""
+            w.line("d = Rolling(rng)")
+            if resolver.dice:
+                w.line(f"r_total: object = _total_{name}(d{tail})")
+            elif resolver.key is not None:
+                w.line(f"r_total = {compiler.expr(resolver.key)}")
+            elif resolver.value is not None:
+                w.line(f"r_total = {compiler.expr(resolver.value)}")
+            else:
+                w.line("r_total = None")
+            w.line("r_dice = tuple(f for g in d.groups for f in g.dice)")
+            w.line("r_kept = tuple(f for g in d.groups for f in g.kept)")
+            w.line("r_natural = d.groups[0].value if len(d.groups) == 1 else None")
+            w.line(f"b = _band_{name}(r_total, r_natural, r_dice, d.zero{tail})")
+            w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
+            w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")
+            w.line("extra = Rolling(rng)")
+            w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, d.zero{tail})")
+            inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
+            w.line(f"inputs: dict[str, object] = {{{inputs}}}")
+            w.line(f"trace = describe({resolver.label!r}, d.groups, r_total, outcome, extra.groups, values)")
+            w.line("chain: tuple[Result, ...] = ()")
+            if any(b.chain is not None for b in resolver.bands):
+                w.line("target = values.get('next')")
+                w.line("if isinstance(target, str) and target in _RUNNERS:")
+                with w.indent():
+                    w.line(f"check_chain(depth + 1, {name!r})")
+                    w.line("link = _RUNNERS[target](rng, depth + 1, inputs)")
+                    w.line("chain = (link,) + link.chain")
+                    w.line("trace += '; then ' + link.trace")
+                    w.line("link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
+                           "link.values, link.trace, (), link.seed)")
+                    w.line("chain = (link,) + chain[1:]")
+            total = "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None"
+            w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain)")
+        w.line()
+        w.line()
+        w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:")
+        with w.indent():
+            args = []
+            for item in resolver.inputs:
+                default = item.default if item.default is not None else (False if isinstance(item.type, m.Flag)
+                                                                         else None)
+                args.append(f"{validator(item, f'given.get({item.name!r}, {default!r})')}")
+            w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
+        w.line()
+        w.line()
+
+    def public_fn(self, resolver: m.Resolver) -> None:
+        w = self.w
+        name = resolver.name
+        params = []
+        for item in resolver.inputs:
+            default = item.default
+            if default is None and isinstance(item.type, m.Flag):
+                default = False
+            params.append(f"{item.name}: {py_type(item.type)}" + (f" = {default!r}" if default is not None else ""))
+        params.append("rng: random.Random | None = None")
+        w.line(f"def {name}(*, {', '.join(params)}) -> Result:")
+        with w.indent():
+            w.line(repr(docstring(resolver)))
+            args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
+            w.line(f"return _run_{name}(rng if rng is not None else random.Random(), 0{args})")
+        w.line()
+        w.line()
+
+    def odds_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        w = self.w
+        name = resolver.name
+        params = self.params(resolver)
+        w.line(f"def _odds_{name}(given: Mapping[str, object]) -> dict[str, Fraction]:")
+        with w.indent():
+            for item in resolver.inputs:
+                default = item.default if item.default is not None else (False if isinstance(item.type, m.Flag)
+                                                                         else None)
+                w.line(f"v_{item.name} = {validator(item, f'given.get({item.name!r}, {default!r})')}")
+            if resolver.lets:
+                names = ", ".join(f"v_{let.name}" for let in resolver.lets)
+                w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
+            fargs = self.full_args(resolver)
+            tail = f", {fargs}" if fargs else ""
+            if resolver.dice:
+                w.line("plan = Planning()")
+                w.line(f"_total_{name}(plan{tail})")
+                w.line("return exact_odds(")
+                with w.indent():
+                    w.line("plan.specs,")
+                    w.line(f"lambda g: _total_{name}(Replaying(g){tail}),")
+                    w.line(f"lambda t, n, f: _band_{name}(t, n, f, plan.zero{tail}),")
+                    w.line(f"_IDS_{name},")
+                w.line(")")
+            else:
+                source = resolver.key if resolver.key is not None else resolver.value
+                w.line(f"r_total = {compiler.expr(source) if source is not None else 'None'}")
+                w.line(f"b = _band_{name}(r_total, None, (), False{tail})")
+                w.line(f"if not _IDS_{name}:")
+                with w.indent():
+                    w.line("return {str(r_total): Fraction(1)}")
+                w.line(f"return {{band: Fraction(int(i == b)) for i, band in enumerate(_IDS_{name})}} | "
+                       "({'none': Fraction(1)} if b < 0 else {})")
+        del params
+        w.line()
+        w.line()
+
+    # ---------------------------------------------------------------- tracks
+
+    def track(self, track: m.Track) -> None:
+        w = self.w
+        base = "Clock" if track.kind == "clock" else "Track"
+        w.line(f"class {class_name(track.name)}({base}):")
+        with w.indent():
+            w.line(repr(docstring(track)))
+            w.line()
+            size = f"size: int = {track.size}" if track.size is not None else "size: int"
+            w.line(f"def __init__(self, {size}, marked: int = {track.start}) -> None:")
+            with w.indent():
+                w.line(f"super().__init__(size=size, marked=marked, label={track.label!r}, "
+                       f"on_full={track.on_full!r}, roll_over={track.roll_over!r}, "
+                       f"reset_on_full={track.reset_on_full!r})")
+
+    # ---------------------------------------------------------------- catalog
+
+    def catalog(self, resolvers: tuple[m.Resolver, ...]) -> None:
+        w = self.w
+        w.line("_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {")
+        with w.indent():
+            for resolver in resolvers:
+                w.line(f"{resolver.name!r}: _chain_{resolver.name},")
+        w.line("}")
+        w.line("RESOLVERS: dict[str, Callable[..., Result]] = {")
+        with w.indent():
+            for resolver in resolvers:
+                w.line(f"{resolver.name!r}: {resolver.name},")
+        w.line("}")
+        w.line("_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {")
+        with w.indent():
+            for resolver in resolvers:
+                w.line(f"{resolver.name!r}: _odds_{resolver.name},")
+        w.line("}")
+        w.line("INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {")
+        with w.indent():
+            for resolver in resolvers:
+                specs = tuple(input_spec(i) for i in resolver.inputs)
+                w.line(f"{resolver.name!r}: {specs!r},")
+        w.line("}")
+        documents = [d for d in self.checked.definitions if isinstance(d, m.Document)]
+        w.line("DOCUMENTS: dict[str, tuple[tuple[str | None, str | None], ...]] = {")
+        with w.indent():
+            for document in documents:
+                entries = tuple((e.id, e.text) for e in document.entries)
+                w.line(f"{document.name!r}: {entries!r},")
+        w.line("}")
+        tracks = [d for d in self.checked.definitions if isinstance(d, m.Track)]
+        w.line("TRACKS: dict[str, type[Track]] = {")
+        with w.indent():
+            for track in tracks:
+                w.line(f"{track.name!r}: {class_name(track.name)},")
+        w.line("}")
+        w.line()
+        w.line()
+        w.line("def odds(name: str, **inputs: object) -> dict[str, Fraction]:")
+        with w.indent():
+            w.line('"""Exact probability of each outcome of roll or table `name` for these inputs."""')
+            w.line("if name not in _ODDS:")
+            with w.indent():
+                w.line("raise ValueError(f\"no roll or table named {name!r}; there are: {', '.join(_ODDS)}\")")
+            w.line("allowed = tuple(spec[0] for spec in INPUTS[name])")
+            w.line("for key in inputs:")
+            with w.indent():
+                w.line("if key not in allowed:")
+                with w.indent():
+                    w.line("raise ValueError(f\"{name} has no input {key!r}; its inputs are: "
+                           "{', '.join(allowed) or 'none'}\")")
+            w.line("return _ODDS[name](inputs)")
+
+
+def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:
+    if isinstance(spec, m.IntRange):
+        return "int"
+    if isinstance(spec, m.Flag):
+        return "bool"
+    return "str"
+
+
+def let_type(let: m.Let) -> str:
+    return "Any"
+
+
+def validator(item: m.ResolvedInput, value: str) -> str:
+    spec = item.type
+    if isinstance(spec, m.IntRange):
+        return f"check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
+    if isinstance(spec, m.Flag):
+        return f"check_flag({item.name!r}, {value})"
+    options = tuple(o.name for o in spec.options)
+    return f"check_choice({item.name!r}, {value}, {options!r})"
+
+
+def input_spec(item: m.ResolvedInput) -> tuple[str, str, int | None, int | None, tuple[str, ...], object]:
+    spec = item.type
+    if isinstance(spec, m.IntRange):
+        return (item.name, "int", spec.low, spec.high, (), item.default)
+    if isinstance(spec, m.Flag):
+        return (item.name, "flag", None, None, (), item.default if item.default is not None else False)
+    return (item.name, "choice", None, None, tuple(o.name for o in spec.options), item.default)
+
+
+def docstring(definition: m.Resolver | m.Track) -> str:
+    parts = [definition.label + (f" [{definition.citation.text()}]" if definition.citation else "")]
+    if definition.text:
+        parts.append(definition.text)
+    if isinstance(definition, m.Resolver):
+        for band in definition.bands:
+            line = f"{band.key_text}: {band.label}"
+            if band.text:
+                line += f" -- {band.text}"
+            parts.append(line)
+    elif definition.on_full:
+        parts.append(f"When full: {definition.on_full}")
+    return "\n\n".join(parts[:2]) + ("\n\n" + "\n".join(parts[2:]) if len(parts) > 2 else "")
+
+
+def generate(checked: m.CheckedRuleset) -> str:
+    """The module's source. Compiled here once, so a codegen bug fails the build, not the user."""
+    source = ModuleWriter(checked).module()
+    compile(source, f"output/python/{checked.id}.py", "exec")
+    return source

@@ -1,0 +1,284 @@
+"""Render: checked model -> JSON/YAML export, HTML sheet (Jinja), PDF (WeasyPrint, lazily).
+
+All three read one `export_data` dictionary, so the sheet, the export and
+the resolvers cannot disagree about a band or a number. Rule text reaches
+HTML only through Jinja's autoescape; `**bold**` is the one markup honoured,
+applied after escaping.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from . import __version__
+from . import model as m
+from .evaluate import EvalError
+from .odds import defaults, odds, odds_table
+from .resources import templates_dir
+
+SCHEMA_VERSION = 1
+PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")
+
+
+def fraction_text(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+
+
+def expr_value(expr: m.Expr) -> Any:
+    if isinstance(expr, (m.Number, m.Text, m.Boolean)):
+        return expr.value
+    if isinstance(expr, m.Unknown):
+        return None
+    return {"expr": m.expr_text(expr)}
+
+
+def input_data(item: m.ResolvedInput) -> dict[str, Any]:
+    spec = item.type
+    if isinstance(spec, m.IntRange):
+        return {"name": item.name, "type": "int", "min": spec.low, "max": spec.high, "choices": None,
+                "default": item.default, "doc": item.doc}
+    if isinstance(spec, m.Flag):
+        return {"name": item.name, "type": "flag", "min": None, "max": None, "choices": None,
+                "default": item.default if item.default is not None else False, "doc": item.doc}
+    return {"name": item.name, "type": "choice", "min": None, "max": None,
+            "choices": [o.name for o in spec.options],
+            "choice_labels": {o.name: o.label for o in spec.options},
+            "default": item.default, "doc": item.doc}
+
+
+def citation_data(citation: m.Citation | None) -> dict[str, Any]:
+    if citation is None:
+        return {"ids": [], "lines": [], "text": ""}
+    return {"ids": list(citation.ids), "lines": [list(pair) for pair in citation.lines], "text": citation.text()}
+
+
+def band_data(band: m.Band, columns: tuple[m.Column, ...]) -> dict[str, Any]:
+    cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
+    return {
+        "id": band.id,
+        "key": band.key_text,
+        "label": band.label,
+        "text": band.text,
+        "cells": cells if columns else None,
+        "values": {name: expr_value(expr) for name, expr in band.values},
+        "next": m.expr_text(band.chain) if band.chain is not None else None,
+    }
+
+
+def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any] | None:
+    """Exact odds for the sheet: one row per value of the first numeric input (others at defaults)."""
+    if not resolver.dice or not resolver.bands:
+        return None
+    axis = next((i.name for i in resolver.inputs if isinstance(i.type, m.IntRange)), None)
+    if axis is None:
+        axis = next((i.name for i in resolver.inputs if isinstance(i.type, (m.Flag, m.Choice))), None)
+    try:
+        table = odds_table(checked, resolver, axis)
+    except EvalError:
+        return None
+    if not table:
+        return None
+    rows = []
+    for inputs, probabilities in table:
+        rows.append({
+            "inputs": {k: v for k, v in inputs.items()},
+            "label": f"{axis} {inputs[axis]}" if axis else "",
+            "value": inputs[axis] if axis else None,
+            "outcomes": [
+                {"id": band_id, "probability": fraction_text(p), "percent": round(float(p) * 100, 3)}
+                for band_id, p in probabilities.items()
+            ],
+        })
+    fixed = {k: v for k, v in defaults(resolver).items() if k != axis}
+    return {"axis": axis, "fixed": fixed, "rows": rows}
+
+
+def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict[str, Any]:
+    base = {
+        "name": definition.name,
+        "kind": definition.kind,
+        "label": definition.label,
+        "section": definition.section,
+        "sources": citation_data(definition.citation),
+        "text": definition.text,
+    }
+    if isinstance(definition, m.Resolver):
+        base.update({
+            "inputs": [input_data(i) for i in definition.inputs],
+            "dice": [{"when": m.expr_text(r.when) if r.when is not None else None, "roll": m.expr_text(r.expr)}
+                     for r in definition.dice],
+            "zero_dice": m.expr_text(definition.zero_dice) if definition.zero_dice is not None else None,
+            "key": m.expr_text(definition.key) if definition.key is not None else None,
+            "value": m.expr_text(definition.value) if definition.value is not None else None,
+            "lets": [{"name": let.name, "expr": m.expr_text(let.expr)} for let in definition.lets],
+            "bands_from": definition.bands_from,
+            "columns": [{"id": c.id, "key": m.condition_text(c.condition), "label": c.label,
+                         "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],
+            "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
+            "bands": [band_data(b, definition.columns) for b in definition.bands],
+            "details": {n: expr_value(e) for n, e in definition.details},
+            "odds": odds_data(checked, definition),
+        })
+    elif isinstance(definition, m.Document):
+        base.update({
+            "entries": [entry_data(e) for e in definition.entries],
+            "details": {n: expr_value(e) for n, e in definition.details},
+        })
+    else:
+        base.update({
+            "size": definition.size,
+            "start": definition.start,
+            "on_full": definition.on_full,
+            "roll_over": definition.roll_over,
+            "reset_on_full": definition.reset_on_full,
+            "details": {n: expr_value(e) for n, e in definition.details},
+        })
+    return base
+
+
+def entry_data(entry: m.ListEntry) -> dict[str, Any]:
+    return {"id": entry.id, "label": entry.label, "text": entry.text,
+            "values": {n: expr_value(e) for n, e in entry.values},
+            "children": [entry_data(c) for c in entry.children]}
+
+
+def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
+    """The checked model as plain data: the JSON and YAML export, and what the templates read."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generator": f"rulecraft {__version__}",
+        "ruleset": checked.id,
+        "title": checked.title,
+        "source": {"path": checked.source_path, "sha256": checked.source_hash},
+        "meta": dict(checked.meta),
+        "sections": [{"title": s.title, "sources": citation_data(s.citation)} for s in checked.sections],
+        "definitions": [definition_data(checked, d) for d in checked.definitions],
+        "errata": [
+            {"id": e.id, "title": e.title, "sources": citation_data(e.citation), "text": e.text,
+             "resolves": [{"codes": list(r.codes), "items": list(r.items)} for r in e.resolves],
+             "fixes": list(e.fixes)}
+            for e in checked.errata
+        ],
+    }
+
+
+def to_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_yaml(data: dict[str, Any]) -> str:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.allow_unicode = True
+    yaml.width = 100
+    stream = io.StringIO()
+    yaml.dump(data, stream)
+    return stream.getvalue()
+
+
+JSON_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Rulecraft ruleset export",
+    "type": "object",
+    "required": ["schema_version", "ruleset", "title", "definitions", "errata"],
+    "properties": {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "ruleset": {"type": "string"},
+        "title": {"type": "string"},
+        "definitions": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "kind", "label", "sources"],
+                "properties": {
+                    "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                    "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule",
+                                      "track", "clock"]},
+                    "label": {"type": "string"},
+                    "sources": {"type": "object", "required": ["ids"],
+                                "properties": {"ids": {"type": "array", "items": {"type": "string"}}}},
+                    "bands": {"type": "array", "items": {"type": "object", "required": ["id", "key", "label"]}},
+                },
+            },
+        },
+        "errata": {"type": "array", "items": {"type": "object", "required": ["id", "title", "text"]}},
+    },
+}
+
+
+# ---------------------------------------------------------------- HTML
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+
+
+def rich(text: object) -> Markup:
+    """Escape rule text, then honour the documents' **bold**. Nothing else is markup."""
+    if text is None:
+        return Markup("")
+    escaped = str(escape(str(text)))
+    escaped = _BOLD.sub(lambda match: f"<strong>{match.group(1)}</strong>", escaped)
+    return Markup(escaped.replace("\n", "<br>"))
+
+
+def environment(extra_templates: Path | None = None) -> Any:
+    from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+    loaders = []
+    if extra_templates is not None:
+        loaders.append(FileSystemLoader(str(extra_templates)))
+    loaders.append(FileSystemLoader(str(templates_dir())))
+    env = Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(default=True,
+                      default_for_string=True), undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=True)
+    env.filters["rich"] = rich
+    env.globals["palette"] = PALETTE
+    env.globals["cos"] = math.cos
+    env.globals["sin"] = math.sin
+    return env
+
+
+def to_html(data: dict[str, Any], extra_templates: Path | None = None) -> str:
+    env = environment(extra_templates)
+    css = env.loader.get_source(env, "sheet.css")[0]
+    sections: list[dict[str, Any]] = []
+    by_title: dict[str | None, dict[str, Any]] = {}
+    for definition in data["definitions"]:
+        key = definition["section"]
+        if key not in by_title:
+            section = next((s for s in data["sections"] if s["title"] == key), {"title": key or data["title"],
+                                                                                  "sources": {"text": ""}})
+            by_title[key] = {"title": section["title"], "sources": section["sources"], "definitions": []}
+            sections.append(by_title[key])
+        by_title[key]["definitions"].append(definition)
+    errata_by_item: dict[str, list[str]] = {}
+    for erratum in data["errata"]:
+        items = {i for r in erratum["resolves"] for i in r["items"]}
+        items |= {fix.split("[")[0].split(".")[0].split(" ")[0] for fix in erratum["fixes"]}
+        for item in items:
+            errata_by_item.setdefault(item, []).append(erratum["id"])
+    template = env.get_template("sheet.html.j2")
+    return template.render(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item)  # type: ignore[no-any-return]
+
+
+def to_pdf(html: str, base_url: str | None = None) -> bytes:
+    """PDF bytes from the sheet's HTML (WeasyPrint is imported only here)."""
+    from weasyprint import HTML
+
+    document = HTML(string=html, base_url=base_url)
+    pdf: bytes = document.write_pdf(pdf_identifier=b"rulecraft", uncompressed_pdf=False)
+    return pdf
+
+
+def odds_for(checked: m.CheckedRuleset, resolver: m.Resolver, inputs: dict[str, object]) -> dict[str, Fraction]:
+    return odds(resolver, inputs, frozenset(d.name for d in checked.definitions))
