@@ -105,7 +105,7 @@ class Checker:
         out: list[m.Definition] = []
         for item in items:
             if item.kind == "bands":
-                self.band_set(item)  # checked here, inlined where used
+                out.append(self.band_set(item))  # inlined where used; kept as a document for the sheet
                 continue
             lowered = self.lower_item(item)
             if lowered is not None:
@@ -265,9 +265,11 @@ class Checker:
         self.check_names(resolver, item)
         return resolver
 
-    def band_set(self, item: m.Item) -> None:
-        for entry in item.entries:
-            self.band(entry, item, 0)
+    def band_set(self, item: m.Item) -> m.Document:
+        bands = [self.band(entry, item, 0) for entry in item.entries]
+        text = next((_plain(a.value) for a in item.attrs if a.name == "text"), None)
+        entries = tuple(m.ListEntry(b.key_text, b.label, b.text, b.values, (), b.span) for b in bands)
+        return m.Document("bands", item.name, item.title, item.citation, item.section, text, entries, (), item.span)
 
     def column(self, entry: m.Entry, item: m.Item) -> m.Column:
         if entry.key is None:
@@ -542,9 +544,9 @@ class Checker:
                 overlap_values.setdefault(ids, set()).add(value)
             reached |= {k for k, p in found.outcomes.items() if p > 0}
         if gaps:
-            values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
+            gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
             out.append(Defect("RANGE-GAP", resolver.name,
-                              f"no band of `{resolver.name}` takes {_values_text(values)}",
+                              f"no band of `{resolver.name}` takes {_values_text(gap_values)}",
                               resolver.span, "add a band for those values, or widen a neighbour "
                               "(`6 or less` instead of `less than 6`)"))
         for ids, values in overlap_values.items():
@@ -644,21 +646,19 @@ class Checker:
                     for item in resolves.items:
                         claims[(code, item)] = erratum
         used: set[tuple[str, str]] = set()
-        remaining_keys = {(d.code, d.item, d.message) for d in remaining}
         for defect in published:
-            erratum = claims.get((defect.code, defect.item))
-            if erratum is not None:
+            claimant = claims.get((defect.code, defect.item))
+            if claimant is not None:
                 used.add((defect.code, defect.item))
                 self.report.add(Diagnostic("note", defect.code, defect.message, self.path, defect.span,
-                                           None, (f"resolved by errata {erratum.id} (line {erratum.span.line}): "
-                                                  f"{erratum.title}",), defect.item))
+                                           None, (f"resolved by errata {claimant.id} (line {claimant.span.line}): "
+                                                  f"{claimant.title}",), defect.item))
         for defect in remaining:
             if (defect.code, defect.item) in claims and (defect.code, defect.item, defect.message) in \
                     {(d.code, d.item, d.message) for d in published}:
                 continue
             self.report.warning(defect.code, defect.message, self.path, defect.span, defect.hint,
                                 item=defect.item)
-        del remaining_keys
         for key, erratum in claims.items():
             if key not in used:
                 self.report.warning("UNRESOLVED-ERRATA", f"errata {erratum.id} resolves {key[0]} in "
@@ -749,19 +749,21 @@ def _kind_hint(kind: str) -> str:
 
 
 def _values_text(values: list[int | str]) -> str:
+    """`a result of 6`, `results 2-3, 7`, or option names."""
     if any(isinstance(v, str) for v in values):
         return ", ".join(f"`{v}`" for v in values)
-    if len(values) == 1:
-        return f"a result of {values[0]}"
+    numbers = sorted(int(v) for v in values)
+    if len(numbers) == 1:
+        return f"a result of {numbers[0]}"
     runs: list[str] = []
-    start = prev = values[0]
-    for value in values[1:] + [None]:  # type: ignore[list-item]
-        if value is not None and value == prev + 1:
-            prev = value
+    first = last = numbers[0]
+    for value in numbers[1:]:
+        if value == last + 1:
+            last = value
             continue
-        runs.append(str(start) if start == prev else f"{start}-{prev}")
-        if value is not None:
-            start = prev = value
+        runs.append(str(first) if first == last else f"{first}-{last}")
+        first = last = value
+    runs.append(str(first) if first == last else f"{first}-{last}")
     return "results " + ", ".join(runs)
 
 

@@ -141,8 +141,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         from .render import JSON_SCHEMA
 
         planned[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
-    for path, html in render_pdfs(html_for_pdf):
-        planned[path] = html
+    for path, pdf in render_pdfs(html_for_pdf):
+        planned[path] = pdf
     for path, content in planned.items():
         write_atomic(path, content)
     warnings = sum(1 for d in report.diagnostics if d.severity == "warning")
@@ -218,7 +218,7 @@ def compiled(ruleset: str) -> types.ModuleType:
     module = types.ModuleType(f"rulecraft_{loaded.checked.id}")
     module.__file__ = f"<{loaded.checked.id}>"
     sys.modules[module.__name__] = module
-    exec(compile(source, f"output/python/{loaded.checked.id}.py", "exec"), module.__dict__)  # noqa: S102
+    exec(compile(source, f"output/python/{loaded.checked.id}.py", "exec"), module.__dict__)
     return module
 
 
@@ -241,7 +241,7 @@ def parse_inputs(module: types.ModuleType, name: str, pairs: Sequence[str]) -> d
                 value: object = int(raw)
             except ValueError:
                 raise UsageError(f"{key} must be a whole number from {low} to {high}, not {raw!r}") from None
-            if not low <= value <= high:  # type: ignore[operator]
+            if not low <= value <= high:
                 raise UsageError(f"{key} must be from {low} to {high}, not {raw}")
         elif kind == "flag":
             lowered = raw.lower()
@@ -284,7 +284,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         raise UsageError(str(problem)) from None
     full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
     labels = outcome_labels(module, args.name)
-    outcomes = [
+    outcomes: list[dict[str, Any]] = [
         {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
          "percent": round(float(p) * 100, 3)}
         for key, p in probabilities.items()
@@ -334,8 +334,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     print(f"{checked.title} ({checked.id}): {len(items)} definitions")
     for item in items:
-        inputs = " ".join(describe_input(i) for i in item["inputs"])
-        print(f"  {item['kind']:<9} {item['name']:<28} {', '.join(item['sources']):<20} {inputs}")
+        shown = " ".join(describe_input(i) for i in item["inputs"])
+        print(f"  {item['kind']:<9} {item['name']:<28} {', '.join(item['sources']):<20} {shown}")
     return 0
 
 

@@ -30,7 +30,8 @@ NOWHERE = Span()
 
 
 def _span() -> Span:
-    return field(default=NOWHERE, compare=False, repr=False)  # type: ignore[no-any-return]
+    span: Span = field(default=NOWHERE, compare=False, repr=False)
+    return span
 
 
 # ------------------------------------------------------------------ expressions
@@ -648,7 +649,7 @@ class ListEntry:
 class Document:
     """A list, a procedure or a text-only rule: rendered, not executed."""
 
-    kind: Literal["list", "procedure", "rule"]
+    kind: Literal["list", "procedure", "rule", "bands"]
     name: str
     label: str
     citation: Citation | None

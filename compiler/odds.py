@@ -166,10 +166,7 @@ def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolve
     base = term.dice if isinstance(term, m.Kept) else term
     mode = term.mode if isinstance(term, m.Kept) else "sum"
     keep = term.count if isinstance(term, m.Kept) else 0
-    if isinstance(base, m.Pool):
-        count = as_number(evaluate(base.count, scope), base.count.span)
-    else:
-        count = base.count
+    count = as_number(evaluate(base.count, scope), base.count.span) if isinstance(base, m.Pool) else base.count
     if count <= 0 and isinstance(base, m.Pool):
         if resolver.zero_dice is not None:
             zero = resolver.zero_dice
@@ -307,11 +304,14 @@ def odds(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozen
     return {band.id: found.outcomes.get(band.id, Fraction(0)) for band in resolver.bands}
 
 
-def odds_table(checked: m.CheckedRuleset, resolver: m.Resolver, axis: str | None = None) -> list[tuple[dict[str, object], dict[str, Fraction]]]:
+OddsRows = list[tuple[dict[str, object], dict[str, Fraction]]]
+
+
+def odds_table(checked: m.CheckedRuleset, resolver: m.Resolver, axis: str | None = None) -> OddsRows:
     """Odds for each value of one input (others at their defaults), for the sheets."""
     base = defaults(resolver)
     names = frozenset(d.name for d in checked.definitions)
-    rows: list[tuple[dict[str, object], dict[str, Fraction]]] = []
+    rows: OddsRows = []
     chosen = next((i for i in resolver.inputs if i.name == axis), None)
     if chosen is None:
         return [(base, odds(resolver, base, names))] if _complete(resolver, base) else []

@@ -9,8 +9,8 @@ applied after escaping.
 from __future__ import annotations
 
 import io
-import math
 import json
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -102,7 +102,7 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
 
 
 def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "name": definition.name,
         "kind": definition.kind,
         "label": definition.label,
@@ -203,7 +203,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                     "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule",
-                                      "track", "clock"]},
+                                      "bands", "track", "clock"]},
                     "label": {"type": "string"},
                     "sources": {"type": "object", "required": ["ids"],
                                 "properties": {"ids": {"type": "array", "items": {"type": "string"}}}},

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
 from math import factorial
-from typing import Any
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
@@ -92,7 +91,10 @@ def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int,
     return Group(notation, dice, kept, sum(kept))
 
 
-def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], int]]:
+Multiset = tuple[tuple[int, ...], tuple[int, ...], int]
+
+
+def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[Multiset]:
     """Every distinct multiset of `count`dS with its number of orderings.
 
     Yields (dice sorted ascending, kept dice, weight); the weights sum to

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
@@ -38,8 +38,8 @@ class RulesIndenter(Indenter):
     """Turns leading whitespace into _INDENT/_DEDENT tokens; reports bad dedents by position."""
 
     NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    OPEN_PAREN_types: ClassVar[list[str]] = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types: ClassVar[list[str]] = ["RPAR", "RSQB"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 8
@@ -235,7 +235,7 @@ class ToModel(Transformer[Token, Any]):
         attrs = tuple(c for c in children[2:] if isinstance(c, m.Attr))
         return m.Entry(key, ident, cells, chain, attrs, span_of(meta))
 
-    def payload(self, meta: Any, children: list[Child]) -> tuple[str | None, tuple[m.Cell, ...], m.Expr | None]:
+    def payload(self, meta: Any, children: list[Child]) -> tuple[str | None, tuple[m.Cell, ...], Any]:
         ident, cells, chain = children
         return (str(ident) if ident is not None else None, cells or (), chain)
 
@@ -324,18 +324,18 @@ class ToModel(Transformer[Token, Any]):
         return m.IfElse(condition, then, otherwise, span_of(meta))
 
     def or_(self, meta: Any, children: list[Child]) -> m.Expr:
-        return children[0] if len(children) == 1 else m.Logic("or", tuple(children), span_of(meta))  # type: ignore[no-any-return]
+        return children[0] if len(children) == 1 else m.Logic("or", tuple(children), span_of(meta))
 
     def and_(self, meta: Any, children: list[Child]) -> m.Expr:
-        return children[0] if len(children) == 1 else m.Logic("and", tuple(children), span_of(meta))  # type: ignore[no-any-return]
+        return children[0] if len(children) == 1 else m.Logic("and", tuple(children), span_of(meta))
 
     def not_(self, meta: Any, children: list[Child]) -> m.Not:
         return m.Not(children[0], span_of(meta))
 
     def compare(self, meta: Any, children: list[Child]) -> m.Compare:
         left, op, right = children
-        op = {"=": "==", "≥": ">=", "≤": "<="}.get(op, op)
-        return m.Compare(op, left, right, span_of(meta))
+        symbol = {"=": "==", "≥": ">=", "≤": "<="}.get(str(op), str(op))
+        return m.Compare(symbol, left, right, span_of(meta))
 
     def compare_op(self, meta: Any, children: list[Child]) -> str:
         return str(children[0])
@@ -496,7 +496,7 @@ def _describe(expected: set[str]) -> str:
     if not unique:
         return "something else"
     if len(unique) > 6:
-        unique = unique[:6] + ["..."]
+        unique = [*unique[:6], "..."]
     return ", ".join(unique)
 
 
@@ -575,8 +575,8 @@ def _syntax_diagnostic(error: UnexpectedInput, path: str, lines: list[str]) -> A
         end = column + 1
     elif isinstance(error, UnexpectedToken):
         message = f"unexpected {_token_words(error.token)}; expected {_describe(set(error.expected))}"
-        end = column + max(len(str(error.token)), 1) if error.token.type not in ("_NL", "_DEDENT", "_INDENT") \
-            else column + 1
+        invisible = error.token.type in ("_NL", "_DEDENT", "_INDENT")
+        end = column + 1 if invisible else column + max(len(str(error.token)), 1)
     elif isinstance(error, UnexpectedEOF):
         message = "the file ends in the middle of a definition"
         end = column + 1

@@ -92,6 +92,9 @@ MISTAKES: tuple[Mistake, ...] = (
 )
 
 
+MISSING_COLON = MISTAKES[0]
+
+
 @cache
 def _examples() -> dict[int, list[str]]:
     return {index: list(mistake.examples) for index, mistake in enumerate(MISTAKES)}
@@ -107,7 +110,14 @@ def match(error: UnexpectedInput) -> Mistake | None:
     return MISTAKES[label] if isinstance(label, int) else None
 
 
+def _missing_colon(error: UnexpectedInput, line_text: str) -> bool:
+    expected = getattr(error, "expected", None) or set()
+    return "COLON" in expected and ":" not in line_text
+
+
 def hint_for(error: UnexpectedInput, line_text: str) -> str | None:
+    if _missing_colon(error, line_text):
+        return MISSING_COLON.hint
     mistake = match(error)
     if mistake is not None:
         return mistake.hint
@@ -118,5 +128,7 @@ def hint_for(error: UnexpectedInput, line_text: str) -> str | None:
 
 
 def code_for(error: UnexpectedInput, line_text: str) -> str | None:
+    if _missing_colon(error, line_text):
+        return MISSING_COLON.code
     mistake = match(error)
     return mistake.code if mistake is not None else None

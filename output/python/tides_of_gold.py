@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
 from math import factorial
-from typing import Any
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
@@ -82,7 +81,10 @@ def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int,
     return Group(notation, dice, kept, sum(kept))
 
 
-def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], int]]:
+Multiset = tuple[tuple[int, ...], tuple[int, ...], int]
+
+
+def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[Multiset]:
     """Every distinct multiset of `count`dS with its number of orderings.
 
     Yields (dice sorted ascending, kept dice, weight); the weights sum to
@@ -4320,11 +4322,13 @@ DOCUMENTS: dict[str, tuple[tuple[str | None, str | None], ...]] = {
     'score_phase': ((None, 'CHOOSE A PLAN & FILL IN THE DETAIL'), (None, 'PICK ITEM LOADOUTS'), (None, 'MAKE ENGAGEMENT ROLL')),
     'score_plans': (('assault', '♦ Assault— Do violence to a target. **Detail:** The point of attack.'), ('deception', '♦ **Deception** Lure, trick, or manipulate. **Detail:** The method of deception.'), ('stealth', '♦ **Stealth** Trespass unseen. **Detail:** The point of infiltration.'), ('occult', '♦ **Occult** Engage a supernatural power. **Detail:** The arcane method.'), ('social', '♦ **Social** Negotiate, bargain, or persuade. **Detail:** The social connection.'), ('transport', '♦ Transport— Use a vehicle, speed, or athletic prowess. Detail: The route and means')),
     'score_engagement_factors': ((None, '» Bold or daring? Take +1. Overly complex or contingent on many factors? Take -1.'), (None, "» Plan's detail expose a vulnerability of the target or hit them where they're weakest? Take +1. Target strongest against this approach, or do they have particular defenses or special preparations? Take -1."), (None, '» Can any of your friends, associates, contacts, or anchors provide aid or insight for this operation? Take +1. Are any enemies or rivals or obligations interfering in the operation? Take -1.')),
+    'engagement_results': (('natural 12', "Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next."), ('10+', "Good result. You're in control when the action starts,"), ('7-9', 'Tense result. Hit your first complication when the action starts.'), ('6 or less', "Bad result. Disaster has struck, and you're desperately responding when the action starts.")),
     'giving_up': (),
     'odyssey_phase': ((None, 'PLAN'), (None, 'ENGAGEMENT ROLL'), (None, 'Odyssey Challenge')),
     'odyssey_challenge': (),
     'ship_encounter': ((None, 'Compare wealth:'), (None, 'Choose combat jobs'), (None, 'Play in rounds:'), (None, 'Face sea-based consequences')),
     'combat_jobs': (('helm', '♦ **Helm:** In charge of driving the ship and navigation. *Example actions:* escape, evasive maneuver, pursue.'), ('gundeck', '♦ **Gundeck:** In charge of weapons. *Example actions:* Fire all weapons (+1 this round, -1 next round); target (gain +2 next round); fire one weapon (standard attack roll)'), ('ships_crew', "♦ **Ship's Crew:** In charge of damage control and helping wherever you are most needed. *Example actions*: boost ally (+1 to their roll); damage control (resist consequences); repair (reduce a fallout clock)"), ('crows_nest', "♦ **Crow's Nest:** In charge of providing information and planning the best route. *Example actions*: setup another teammate (describe a setup action, the teammate gains +1 on their roll without exposing you to their complication).")),
+    'sea_consequences': (('7-9', 'the GM chooses a normal complication or a sea consequence.'), ('6 or less', 'the GM must choose a sea consequence.')),
     'clear_stormfronts': (('one_point', '» 1 point: Roll an additional raid or re-roll raid and keep highest.'), ('two_points', '» 2 points: must choose the "fight them off" option for your raid')),
     'downtime_sequence': ((None, 'TITHES'), (None, 'NOTORIETY'), (None, 'RAIDS'), (None, 'DOWNTIME ACTIVITES (2 ACTIONS PER DOWNTIME)')),
     'raid_descriptions': (('commandeer', 'Commandeer: an Institution faction claims your cargo for official business. Give away 1 cargo, fight back, or agree to perform a raid for them on a faction with a higher Wealth than your crew.'), ('examples', 'Examples: The locals want to make a statement against piracy and send a crew to arrest you. The raid is led by the highest Wealth faction in the area. Hand over a PC, go to war, or fight them off.'), ('hostile_takeover', 'Hostile Takeover: a Trade faction decides to acquire part of your operation for their own uses. Lose 1 Wealth (and an associated Expansion) and drop to a weak hold, or go to war.'), ('invasion', 'Invasion: A faction with whom you have a negative status tries to take over part of your operation. Give them a claim or go to war. If you have no claims, lose 1 hold instead. (If you hold is already weak, lose a Wealth level).'), ('dangerous_waters', 'Dangerous Waters: A higher Wealth faction takes a move against you. Fight them off or forfeit 1 Coin and 1 Investment equal to their Wealth rating.'), ('looters', 'Looters: A group of desperate locals approaches your ship. Half the crew loses a downtime action guarding the ship or fights off the local citizenry faction.'), ('memories', 'Memories: A PC remembers a raid from their past that went poorly; narrate what happened and what they lost. Roll 1d6; you take that much stress. Another PC can volunteer to split the stress if they spend time listening to an account of the memory.'), ('stowaway', 'Stowaway: A wanted criminal has hidden on your ship. Turn them over to the authorities and take -1 status with their faction, or increase Notoriety by 2.'), ('taxes', 'Taxes: The locals want a cut of your trade. Lose Investments equal to 1 + your Wealth or give them a tip on a higher Wealth rival; take -1 status with the faction you betray.')),

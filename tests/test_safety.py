@@ -1,0 +1,47 @@
+"""Rule text with quotes, backslashes, triple quotes, template syntax, markup and non-ASCII
+compiles to Python and HTML that reproduce it exactly and execute none of it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from compiler.api import load
+from compiler.codegen import generate
+from compiler.render import export_data, to_html
+
+from .conftest import compile_module
+
+FIXTURE = Path(__file__).parent / "fixtures" / "injection.rules"
+TEXT = (
+    "Quotes \" and ' and triple \"\"\" and ''' and backslash \\ and {{ jinja }} and {% block %} and "
+    "<script>alert(1)</script> and non-ASCII: é, ß, 中文, 🎲"
+)
+
+
+def test_python_reproduces_text_exactly_and_runs_none_of_it(tmp_path: Path) -> None:
+    loaded = load(str(FIXTURE))
+    module = compile_module(generate(loaded.checked), "generated_injection")
+    definition = loaded.checked.get("nasty")
+    assert definition is not None and definition.text == TEXT
+    assert TEXT in module.nasty.__doc__
+    low = module.nasty(level=0, rng=random.Random(1))
+    outcomes = {b.id: b for b in definition.bands}  # type: ignore[union-attr]
+    assert outcomes["low"].text == "__import__('os').system('echo pwned') \\n {{ config }}"
+    assert module.RULESET == "injection"
+    assert module.TITLE == 'Injection "test" </title><script>alert(1)</script>'
+    assert low.trace  # rolled without executing anything from the text
+    result = module.nasty(level=1, rng=random.Random(4))
+    assert result.outcome.id in ("low", "high")
+    if result.outcome.id == "low":
+        assert result.values["note"] == "\"; import os; os.system('x'); \""
+
+
+def test_html_escapes_everything() -> None:
+    loaded = load(str(FIXTURE))
+    html = to_html(export_data(loaded.checked))
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<img src=x" not in html
+    assert "{{ jinja }}" in html  # printed, not evaluated
+    assert "中文" in html and "🎲" in html
