@@ -579,7 +579,8 @@ def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:
 
 
 def let_type(let: m.Let) -> str:
-    return "Any"
+    """Lets are numbers or yes/no (a bool is an int), so `int` types them all."""
+    return "int"
 
 
 def validator(item: m.ResolvedInput, value: str) -> str:

@@ -997,11 +997,11 @@ def _lets_score_engagement(v_bold: bool, v_complex: bool, v_vulnerability: bool,
     return (v_modifier,)
 
 
-def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: Any) -> int:
+def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
 
 
-def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: Any) -> int:
+def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1013,7 +1013,7 @@ def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: Any) -> dict[str, object]:
+def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1521,11 +1521,11 @@ def _lets_odyssey_engagement(v_dominant_trait: bool, v_near_land: bool, v_ally: 
     return (v_modifier,)
 
 
-def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: Any) -> int:
+def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
 
 
-def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: Any) -> int:
+def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1537,7 +1537,7 @@ def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: Any) -> dict[str, object]:
+def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2616,11 +2616,11 @@ def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[object
     return (v_difference,)
 
 
-def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: Any) -> int:
+def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
     return -1
 
 
-def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: Any) -> dict[str, object]:
+def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3167,11 +3167,11 @@ def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) ->
     return (v_raid_wealth,)
 
 
-def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: Any) -> int:
+def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
     return int(d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
 
 
-def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: Any) -> int:
+def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
     if 1 <= r_total <= 3:
         return 0
     if r_total == 4 or r_total == 5:
@@ -3181,7 +3181,7 @@ def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int, .
     return -1
 
 
-def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: Any) -> int:
+def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
     r_total = v_notoriety
     if 0 <= r_total <= 3:
         return 0
@@ -3192,7 +3192,7 @@ def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, 
     raise ValueError(f"no column of Raid type takes {r_total}")
 
 
-def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: Any) -> dict[str, object]:
+def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if c == 0:
         values['bribe'] = 3
