@@ -435,9 +435,7 @@ class ModuleWriter:
         with w.indent():
             args = []
             for item in resolver.inputs:
-                default = item.default if item.default is not None else (False if isinstance(item.type, m.Flag)
-                                                                         else None)
-                args.append(f"{validator(item, f'given.get({item.name!r}, {default!r})')}")
+                args.append(validator(item, f"given.get({item.name!r}, {item.effective_default!r})"))
             w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
         w.line()
         w.line()
@@ -447,9 +445,7 @@ class ModuleWriter:
         name = resolver.name
         params = []
         for item in resolver.inputs:
-            default = item.default
-            if default is None and isinstance(item.type, m.Flag):
-                default = False
+            default = item.effective_default
             params.append(f"{item.name}: {py_type(item.type)}" + (f" = {default!r}" if default is not None else ""))
         params.append("rng: random.Random | None = None")
         w.line(f"def {name}(*, {', '.join(params)}) -> Result:")
@@ -467,9 +463,7 @@ class ModuleWriter:
         w.line(f"def _odds_{name}(given: Mapping[str, object]) -> dict[str, Fraction]:")
         with w.indent():
             for item in resolver.inputs:
-                default = item.default if item.default is not None else (False if isinstance(item.type, m.Flag)
-                                                                         else None)
-                w.line(f"v_{item.name} = {validator(item, f'given.get({item.name!r}, {default!r})')}")
+                w.line(f"v_{item.name} = {validator(item, f'given.get({item.name!r}, {item.effective_default!r})')}")
             if resolver.lets:
                 names = ", ".join(f"v_{let.name}" for let in resolver.lets)
                 w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
@@ -598,7 +592,7 @@ def input_spec(item: m.ResolvedInput) -> tuple[str, str, int | None, int | None,
     if isinstance(spec, m.IntRange):
         return (item.name, "int", spec.low, spec.high, (), item.default)
     if isinstance(spec, m.Flag):
-        return (item.name, "flag", None, None, (), item.default if item.default is not None else False)
+        return (item.name, "flag", None, None, (), item.effective_default)
     return (item.name, "choice", None, None, tuple(o.name for o in spec.options), item.default)
 
 

@@ -601,6 +601,13 @@ class ResolvedInput:
     doc: str | None
     span: Span = _span()
 
+    @property
+    def effective_default(self) -> int | str | bool | None:
+        """The declared default; a flag without one defaults to no. None: the input is required."""
+        if self.default is None and isinstance(self.type, Flag):
+            return False
+        return self.default
+
 
 ResolverKind = Literal["roll", "table", "lookup", "formula"]
 

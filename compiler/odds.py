@@ -85,13 +85,8 @@ def input_values(spec: m.IntRange | m.Flag | m.Choice) -> list[object]:
 
 
 def defaults(resolver: m.Resolver) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for item in resolver.inputs:
-        if item.default is not None:
-            out[item.name] = item.default
-        elif isinstance(item.type, m.Flag):
-            out[item.name] = False
-    return out
+    """The inputs that have a default (required inputs are left out)."""
+    return {i.name: i.effective_default for i in resolver.inputs if i.effective_default is not None}
 
 
 def make_scope(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> Scope:

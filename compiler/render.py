@@ -47,7 +47,7 @@ def input_data(item: m.ResolvedInput) -> dict[str, Any]:
                 "default": item.default, "doc": item.doc}
     if isinstance(spec, m.Flag):
         return {"name": item.name, "type": "flag", "min": None, "max": None, "choices": None,
-                "default": item.default if item.default is not None else False, "doc": item.doc}
+                "default": item.effective_default, "doc": item.doc}
     return {"name": item.name, "type": "choice", "min": None, "max": None,
             "choices": [o.name for o in spec.options],
             "choice_labels": {o.name: o.label for o in spec.options},
