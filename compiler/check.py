@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from . import model as m
+from .codegen import class_name, reserved_name
 from .diagnostics import Diagnostic, Report
 from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, walk
 from .odds import PlanError, distribution, input_grid
@@ -46,6 +47,7 @@ class Defect:
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
         self.broken = set()
+        self.choice_inputs: set[str] = set()
         self.analysed: dict[tuple[m.Resolver, frozenset[str]], list[Defect]] = {}
         self.ruleset = ruleset
         self.report = report
@@ -100,6 +102,11 @@ class Checker:
             if item.name in seen:
                 self.error("DUPLICATE", f"`{item.name}` is defined twice (first at line "
                            f"{seen[item.name].span.line})", item.span, "give each definition its own name",
+                           item.name)
+            elif reserved_name(item.name) or (item.kind in ("track", "clock") and
+                                              reserved_name(class_name(item.name))):
+                self.error("RESERVED-NAME", f"`{item.name}` is a Python word or a name the generated module "
+                           "already uses", item.span, f"rename it, e.g. `{item.name.strip('_')}_{item.kind}`",
                            item.name)
             seen[item.name] = item
         out: list[m.Definition] = []
@@ -400,6 +407,7 @@ class Checker:
 
     def check_names(self, resolver: m.Resolver, item: m.Item) -> None:
         local = {i.name for i in resolver.inputs}
+        self.choice_inputs = {i.name for i in resolver.inputs if isinstance(i.type, m.Choice)}
         options = {o.name for i in resolver.inputs if isinstance(i.type, m.Choice) for o in i.type.options}
         for _name, spec in ((t.name, self.resolve_type(t.spec, False)) for t in self.ruleset.types):
             if isinstance(spec, m.Choice):
@@ -442,9 +450,13 @@ class Checker:
             elif isinstance(node, m.Call) and node.function == "count" and not allow_roll:
                 self.error("TYPE", "count(face) reads the rolled dice; use it in a band's `when`", node.span,
                            item=item.name)
+            elif isinstance(node, m.Call) and node.function in ("step", "rank") and not (
+                    node.args and isinstance(node.args[0], m.Name) and node.args[0].name in self.choice_inputs):
+                self.error("TYPE", f"{node.function}() moves along a choice: its first argument must be a "
+                           "choice input, like `step(die, 1)`", node.span, item=item.name)
             elif isinstance(node, (m.Dice, m.Pool)):
                 sides = node.sides
-                if sides < 1 or sides > 1000:
+                if isinstance(sides, int) and (sides < 1 or sides > 1000):
                     self.error("TYPE", f"a die has 1 to 1000 sides, not {sides}", node.span, item=item.name)
                 if isinstance(node, m.Dice) and node.count > 1000:
                     self.error("TYPE", f"{node.count} dice is more than the limit of 1000", node.span,

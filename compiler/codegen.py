@@ -16,6 +16,7 @@ Per resolver NAME the module has:
 
 from __future__ import annotations
 
+import ast
 import builtins
 import keyword
 from collections.abc import Iterator
@@ -24,12 +25,11 @@ from pathlib import Path
 
 from . import __version__
 from . import model as m
+from .evaluate import walk
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-RESERVED = set(dir(builtins)) | {"random", "Result", "Outcome", "Track", "Clock", "Group", "odds", "RESOLVERS",
-                                 "INPUTS", "DOCUMENTS", "TRACKS", "RULESET", "TITLE", "SOURCE_SHA256",
-                                 "Fraction", "Mapping", "Iterator", "Callable", "dataclass", "field",
-                                 "product", "factorial", "annotations"}
+RESERVED = set(dir(builtins)) | {"odds", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "RULESET", "TITLE",
+                                 "SOURCE_SHA256", "annotations"}
 
 
 def runtime_source() -> str:
@@ -39,9 +39,26 @@ def runtime_source() -> str:
     return text[start:end]
 
 
+def runtime_names() -> set[str]:
+    """Every top-level name the runtime section defines or imports: a definition may not take one."""
+    names: set[str] = set()
+    for node in ast.parse(runtime_source()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
 def reserved_name(name: str) -> bool:
     """Names a definition may not take: Python keywords, builtins and the runtime's own names."""
-    return keyword.iskeyword(name) or name in RESERVED or name.startswith("_")
+    return keyword.iskeyword(name) or name in RESERVED or name in _RUNTIME_NAMES or name.startswith("_")
+
+
+_RUNTIME_NAMES = runtime_names()
 
 
 def class_name(name: str) -> str:
@@ -88,6 +105,8 @@ class ExprCompiler:
         self.zero = resolver.zero_dice
 
     def is_choice(self, expr: m.Expr) -> bool:
+        if isinstance(expr, m.Call) and expr.function == "step":
+            return True
         if isinstance(expr, m.Name):
             return expr.name in self.choices or (expr.name not in self.locals and expr.name in self.option_numbers)
         return isinstance(expr, m.Text)
@@ -96,6 +115,8 @@ class ExprCompiler:
         """An expression used as a number: choices by their option's number, flags as 0/1."""
         if isinstance(expr, m.Name) and expr.name in self.choices:
             return f"_N_{self.resolver.name}_{expr.name}[v_{expr.name}]"
+        if isinstance(expr, m.Call) and expr.function == "step" and isinstance(expr.args[0], m.Name):
+            return f"_N_{self.resolver.name}_{expr.args[0].name}[{self.expr(expr)}]"
         if isinstance(expr, m.Name) and expr.name not in self.locals and expr.name in self.option_numbers:
             return repr(self.option_numbers[expr.name] or 0)
         return self.expr(expr)
@@ -144,6 +165,11 @@ class ExprCompiler:
         return self.call(expr)
 
     def call(self, expr: m.Call) -> str:
+        if expr.function in ("step", "rank") and isinstance(expr.args[0], m.Name):
+            order = f"_O_{self.resolver.name}_{expr.args[0].name}"
+            if expr.function == "rank":
+                return f"({order}.index(v_{expr.args[0].name}) + 1)"
+            return f"step({order}, v_{expr.args[0].name}, {self.number(expr.args[1])})"
         args = [self.number(a) for a in expr.args]
         if expr.function == "count":
             return f"r_dice.count({args[0]})"
@@ -158,6 +184,7 @@ class ExprCompiler:
         mode = term.mode if isinstance(term, m.Kept) else "sum"
         keep = term.count if isinstance(term, m.Kept) else 0
         count = self.number(base.count) if isinstance(base, m.Pool) else repr(base.count)
+        sides = repr(base.sides) if isinstance(base.sides, int) else self.number(base.sides)
         zero = "None"
         if isinstance(base, m.Pool) and isinstance(self.zero, (m.Dice, m.Kept)):
             zbase = self.zero.dice if isinstance(self.zero, m.Kept) else self.zero
@@ -165,7 +192,7 @@ class ExprCompiler:
                 zmode = self.zero.mode if isinstance(self.zero, m.Kept) else "sum"
                 zkeep = self.zero.count if isinstance(self.zero, m.Kept) else 0
                 zero = repr((zbase.count, zbase.sides, zmode, zkeep, m.expr_text(self.zero)))
-        return f"d.term({count}, {base.sides}, {mode!r}, {keep}, {m.expr_text(term)!r}, {zero})"
+        return f"d.term({count}, {sides}, {mode!r}, {keep}, {m.expr_text(term)!r}, {zero})"
 
 
 def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -> str:
@@ -253,6 +280,12 @@ class ModuleWriter:
             if isinstance(item.type, m.Choice) and any(o.value is not None for o in item.type.options):
                 numbers = {o.name: o.value or 0 for o in item.type.options}
                 w.line(f"_N_{name}_{item.name}: dict[str, int] = {numbers!r}")
+        stepped = {node.args[0].name for expr in resolver.expressions() for node in walk(expr)
+                   if isinstance(node, m.Call) and node.function in ("step", "rank") and node.args
+                   and isinstance(node.args[0], m.Name)}
+        for item in resolver.inputs:
+            if item.name in stepped and isinstance(item.type, m.Choice):
+                w.line(f"_O_{name}_{item.name}: tuple[str, ...] = {tuple(o.name for o in item.type.options)!r}")
         columns = resolver.columns or (None,)
         rows = []
         for band in resolver.bands:

@@ -8,7 +8,7 @@ compiled resolver).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import model as m
 
@@ -49,7 +49,7 @@ class RollFacts:
     lowest: int | None
 
 
-FUNCTIONS = {"min", "max", "clamp", "abs", "sign", "count"}
+FUNCTIONS = {"min", "max", "clamp", "abs", "sign", "count", "step", "rank"}
 ROLL_NAMES = {"total", "natural", "zero_dice", "highest", "lowest"}
 
 
@@ -61,6 +61,7 @@ class Scope:
     options: Mapping[str, OptionValue]
     definitions: frozenset[str]
     facts: RollFacts | None = None
+    orders: Mapping[str, tuple[OptionValue, ...]] = field(default_factory=dict)
 
     def lookup(self, name: str, span: m.Span) -> Value:
         if name in self.values:
@@ -175,6 +176,8 @@ def call(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:
             raise EvalError("count(face) counts the rolled dice showing a face; use it in a band", expr.span)
         face = as_number(evaluate(expr.args[0], scope, dice), expr.span)
         return scope.facts.counts.get(face, 0)
+    if expr.function in ("step", "rank"):
+        return ordered(expr, scope, dice)
     args = [as_number(evaluate(a, scope, dice), a.span) for a in expr.args]
     if expr.function == "min" and args:
         return min(args)
@@ -187,6 +190,22 @@ def call(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:
     if expr.function == "sign" and len(args) == 1:
         return (args[0] > 0) - (args[0] < 0)
     raise EvalError(f"`{expr.function}` takes different arguments (or is not a function)", expr.span)
+
+
+def ordered(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:
+    """`step(x, n)`: the option n places along x's choice (clamped at the ends); `rank(x)`: its place, from 1."""
+    want = 2 if expr.function == "step" else 1
+    first = expr.args[0] if expr.args else None
+    if len(expr.args) != want or not isinstance(first, m.Name) or first.name not in scope.orders:
+        raise EvalError(f"{expr.function}() takes a choice input{', then a number of steps' if want == 2 else ''}",
+                        expr.span)
+    order = scope.orders[first.name]
+    current = scope.lookup(first.name, first.span)
+    place = next(i for i, option in enumerate(order) if same(option, current))
+    if expr.function == "rank":
+        return place + 1
+    steps = as_number(evaluate(expr.args[1], scope, dice), expr.args[1].span)
+    return order[max(0, min(len(order) - 1, place + steps))]
 
 
 def contains_dice(expr: m.Expr) -> bool:
@@ -216,4 +235,6 @@ def walk(expr: m.Expr) -> list[m.Expr]:
             stack.append(node.dice)
         elif isinstance(node, m.Pool):
             stack.append(node.count)
+            if not isinstance(node.sides, int):
+                stack.append(node.sides)
     return out

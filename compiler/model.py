@@ -12,6 +12,7 @@ equality, so two rulesets that differ only in layout compare equal.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
@@ -79,10 +80,10 @@ class Dice:
 
 @dataclass(frozen=True, slots=True)
 class Pool:
-    """`(rating)d6`: as many dice as an expression says."""
+    """`(rating)d6`, `d(die)`, `(n)d(die)`: count or sides given by expressions."""
 
     count: Expr
-    sides: int
+    sides: int | Expr
     span: Span = _span()
 
 
@@ -522,7 +523,10 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
     if isinstance(expr, Dice):
         return f"{expr.count if expr.count != 1 else ''}d{expr.sides}" if expr.count != 1 else f"d{expr.sides}"
     if isinstance(expr, Pool):
-        return f"({expr_text(expr.count)})d{expr.sides}"
+        count = "" if isinstance(expr.count, Number) and expr.count.value == 1 else (
+            str(expr.count.value) if isinstance(expr.count, Number) else f"({expr_text(expr.count)})")
+        sides = str(expr.sides) if isinstance(expr.sides, int) else f"({expr_text(expr.sides)})"
+        return f"{count}d{sides}"
     if isinstance(expr, Kept):
         base = expr_text(expr.dice)
         if expr.count == 1:
@@ -640,6 +644,21 @@ class Resolver:
     column_by: Expr | None
     details: tuple[tuple[str, Expr], ...]
     span: Span = _span()
+
+    def expressions(self) -> Iterator[Expr]:
+        """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""
+        yield from (let.expr for let in self.lets)
+        for rule in self.dice:
+            yield rule.expr
+            if rule.when is not None:
+                yield rule.when
+        yield from (e for e in (self.key, self.value, self.zero_dice, self.column_by) if e is not None)
+        for band in self.bands:
+            if isinstance(band.condition, When):
+                yield band.condition.test
+            if band.chain is not None:
+                yield band.chain
+            yield from (value for _, value in band.values)
 
 
 @dataclass(frozen=True, slots=True)

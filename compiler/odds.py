@@ -93,16 +93,18 @@ def make_scope(resolver: m.Resolver, inputs: Mapping[str, object], definitions: 
     """Inputs (already validated) and lets as a scope; choice inputs become OptionValues."""
     values: dict[str, Value] = {}
     options: dict[str, OptionValue] = {}
+    orders: dict[str, tuple[OptionValue, ...]] = {}
     for item in resolver.inputs:
         raw = inputs[item.name]
         if isinstance(item.type, m.Choice):
-            for option in item.type.options:
-                options.setdefault(option.name, OptionValue(option.name, option.value))
+            orders[item.name] = tuple(OptionValue(o.name, o.value) for o in item.type.options)
+            for option in orders[item.name]:
+                options.setdefault(option.name, option)
             chosen = item.type.option(str(raw))
             values[item.name] = OptionValue(str(raw), chosen.value if chosen else None)
         else:
             values[item.name] = raw  # type: ignore[assignment]
-    scope = Scope(values, options, definitions)
+    scope = Scope(values, options, definitions, orders=orders)
     for let in resolver.lets:
         scope.values[let.name] = evaluate(let.expr, scope)
     return scope
@@ -175,7 +177,9 @@ def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolve
         count = 0
     if count > 1000:
         raise PlanError(f"{count} dice is more than the limit of 1000", term.span)
-    sides = base.sides
+    sides = base.sides if isinstance(base.sides, int) else as_number(evaluate(base.sides, scope), base.sides.span)
+    if not 1 <= sides <= 1000:
+        raise PlanError(f"a die has 1 to 1000 sides, not {sides}", term.span)
     if mode != "sum":
         keep = min(keep, count)
     notation = f"{count}d{sides}" if count != 1 else f"d{sides}"

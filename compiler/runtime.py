@@ -266,6 +266,11 @@ def sign(value: int) -> int:
     return (value > 0) - (value < 0)
 
 
+def step(order: tuple[str, ...], current: str, steps: int) -> str:
+    """The option `steps` places along `order` from `current`, stopping at either end."""
+    return order[max(0, min(len(order) - 1, order.index(current) + steps))]
+
+
 def join_dice(values: tuple[int, ...]) -> str:
     return ", ".join(str(v) for v in values)
 

@@ -379,6 +379,18 @@ class ToModel(Transformer[Token, Any]):
                                 span_of(die))
         return m.Pool(count, int(text.split("d")[1]), span_of(meta))
 
+    def dice_of(self, meta: Any, children: list[Child]) -> m.Pool:
+        token, sides = children
+        count = str(token)[:-1]
+        return m.Pool(m.Number(int(count) if count else 1, span_of(token)), sides, span_of(meta))
+
+    def pool_of(self, meta: Any, children: list[Child]) -> m.Pool:
+        count, token, sides = children
+        if str(token)[:-1]:
+            raise SyntaxProblem("write a pool as `(count)d(sides)`, with nothing between `)` and `d`",
+                                span_of(token))
+        return m.Pool(count, sides, span_of(meta))
+
     def number(self, meta: Any, children: list[Child]) -> m.Number:
         return m.Number(parse_int(children[0]), span_of(meta))
 
