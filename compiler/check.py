@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from . import model as m
 from .codegen import class_name, reserved_name
 from .diagnostics import Diagnostic, Report
-from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, walk
+from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, rebuild, walk
 from .odds import PlanError, distribution, input_grid
 
 KNOWN_ATTRS: dict[str, set[str]] = {
@@ -109,8 +109,12 @@ class Checker:
                            "already uses", item.span, f"rename it, e.g. `{item.name.strip('_')}_{item.kind}`",
                            item.name)
             seen[item.name] = item
+        self.custom_dice = {item.name: self.die(item) for item in items if item.kind == "die"}
         out: list[m.Definition] = []
         for item in items:
+            if item.kind == "die":
+                out.append(self.custom_dice[item.name])
+                continue
             if item.kind == "bands":
                 out.append(self.band_set(item))  # inlined where used; kept as a document for the sheet
                 continue
@@ -198,7 +202,7 @@ class Checker:
                 details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
                 continue
             if attr.name == "roll" and item.kind in ("roll", "table"):
-                dice_rules.append(m.DiceRule(attr.value, attr.when, attr.span))
+                dice_rules.append(m.DiceRule(self.with_faces(attr.value, item), attr.when, attr.span))
                 if not contains_dice(attr.value):
                     self.error("TYPE", "`roll:` needs dice, like `2d6 + dots`", attr.span, item=item.name)
             elif attr.name == "zero_dice" and item.kind in ("roll", "table"):
@@ -368,6 +372,67 @@ class Checker:
         return m.ListEntry(ident, label, strings[0] if strings else None, tuple(values), tuple(children),
                            entry.span)
 
+    def die(self, item: m.Item) -> m.CustomDie:
+        """`die attack`: a custom die; its entries are faces (`count:` sides each, `value:` when summed)."""
+        sides: int | None = None
+        status: m.DieStatus = "known"
+        text = None
+        details: list[tuple[str, m.Expr]] = []
+        for attr in item.attrs:
+            value = attr.value
+            if attr.name == "sides" and isinstance(value, m.Number) and value.value > 0:
+                sides = value.value
+            elif attr.name == "faces" and isinstance(value, (m.Unknown, m.Name)):
+                if isinstance(value, m.Name) and value.name != "placeholder":
+                    self.error("TYPE", "`faces:` is `unknown` (lost from the document) or `placeholder` (supplied, "
+                               "not from the document)", attr.span, item=item.name)
+                status = "unknown" if isinstance(value, m.Unknown) else "placeholder"
+            elif attr.name == "text":
+                text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
+            elif attr.name in ("sides", "faces"):
+                self.error("TYPE", f"`{attr.name}:` of a die is " + ("a whole number of sides" if attr.name == "sides"
+                           else "`unknown` or `placeholder`"), attr.span, item=item.name)
+            elif not isinstance(value, m.Block):
+                details.append((attr.name, value))
+        faces: list[m.Face] = []
+        for entry in item.entries:
+            ident = entry.id or (entry.key.name if isinstance(entry.key, m.OptionKey) else None)
+            if ident is None:
+                self.error("TYPE", "a face needs a name, like `- hit \"Hit\"`", entry.span, item=item.name)
+                continue
+            data = [(a.name, a.value) for a in entry.attrs
+                    if isinstance(a, m.Attr) and not isinstance(a.value, m.Block)]
+            count = next((v.value for k, v in data if k == "count" and isinstance(v, m.Number)), 1)
+            worth = next((v.value for k, v in data if k == "value" and isinstance(v, m.Number)), 0)
+            label = next((c for c in entry.cells if isinstance(c, str)), None) or ident.replace("_", " ").capitalize()
+            faces.append(m.Face(ident, label, count, worth, tuple((k, v) for k, v in data
+                                                                   if k not in ("count", "value")), entry.span))
+        covered = sum(face.count for face in faces)
+        if sides is None:
+            sides = covered or 6
+        elif faces and covered != sides:
+            self.error("COUNT", f"the faces of `{item.name}` cover {covered} sides; the die has {sides}",
+                       item.span, "give each face a `count:` so the counts add up to `sides:`", item.name)
+        if len({face.id for face in faces}) != len(faces):
+            self.error("DUPLICATE", f"`{item.name}` names a face twice", item.span, item=item.name)
+        label = next((_plain(a.value) for a in item.attrs if a.name == "label"), None) or item.title
+        return m.CustomDie(item.name, label, item.citation, item.section, text, sides, tuple(faces), status,
+                           tuple(details), item.span)
+
+    def with_faces(self, expr: m.Expr, item: m.Item) -> m.Expr:
+        """Fill every custom pool of `expr` with its die's faces (a die without faces leaves them empty)."""
+        def fill(node: m.Expr) -> m.Expr:
+            if not isinstance(node, m.CustomPool):
+                return node
+            die = self.custom_dice.get(node.die)
+            if die is None:
+                self.error("UNDEFINED", f"there is no die `{node.die}`", node.span,
+                           did_you_mean(node.die, sorted(self.custom_dice)) or "declare it with `die NAME`",
+                           item.name)
+                return node
+            return replace(node, faces=die.symbols(), values=die.side_values())
+        return rebuild(expr, fill)
+
     def track(self, item: m.Item) -> m.Track:
         size: int | None = None
         start = 0
@@ -386,7 +451,7 @@ class Checker:
                     details.append(("size_from", value))
             elif attr.name == "start" and isinstance(value, m.Number):
                 start = value.value
-            elif attr.name == "on_full":
+            elif attr.name == "on_full" and not isinstance(value, m.Unknown):
                 on_full = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name == "text":
                 text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
@@ -409,6 +474,12 @@ class Checker:
         local = {i.name for i in resolver.inputs}
         self.choice_inputs = {i.name for i in resolver.inputs if isinstance(i.type, m.Choice)}
         options = {o.name for i in resolver.inputs if isinstance(i.type, m.Choice) for o in i.type.options}
+        options |= {symbol for rule in resolver.dice for node in walk(rule.expr) if isinstance(node, m.CustomPool)
+                    for symbol in node.faces}
+        if faceless(resolver):  # symbols of a die still to be supplied cannot be checked yet
+            options |= {node.args[0].name for expr in resolver.expressions() for node in walk(expr)
+                        if isinstance(node, m.Call) and node.function == "count" and node.args
+                        and isinstance(node.args[0], m.Name)}
         for _name, spec in ((t.name, self.resolve_type(t.spec, False)) for t in self.ruleset.types):
             if isinstance(spec, m.Choice):
                 options |= {o.name for o in spec.options}
@@ -475,8 +546,13 @@ class Checker:
                                       f"`{definition.name}` cites no inventory ID", definition.span,
                                       "add a citation like [TOG-01, lines 7-17]"))
             defects.extend(self.text_defects(definition))
-            if isinstance(definition, m.Resolver):
-                if definition.name not in self.broken:
+            if isinstance(definition, m.CustomDie):
+                if definition.status == "placeholder":
+                    defects.append(Defect("PLACEHOLDER", definition.name, f"the faces of `{definition.name}` are "
+                                          "a placeholder, not from the document", definition.span,
+                                          "write the real faces in its errata entry; every roll using it follows"))
+            elif isinstance(definition, m.Resolver):
+                if definition.name not in self.broken and not faceless(definition):
                     defects.extend(self.resolver_defects(definition, names))
             elif isinstance(definition, m.Document):
                 defects.extend(self.document_defects(definition))
@@ -679,6 +755,12 @@ class Checker:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def faceless(resolver: m.Resolver) -> bool:
+    """A roll of a custom die whose faces are still to be supplied: nothing to analyse yet."""
+    return any(isinstance(node, m.CustomPool) and not node.faces
+               for rule in resolver.dice for node in walk(rule.expr))
 
 
 def find_entry(entries: tuple[m.Entry, ...], selector: m.Condition) -> int | None:

@@ -103,6 +103,8 @@ class ExprCompiler:
                     self.option_numbers.setdefault(option.name, option.value)
         self.definitions = {d.name for d in checked.definitions}
         self.zero = resolver.zero_dice
+        self.symbols = {symbol for rule in resolver.dice for node in walk(rule.expr)
+                        if isinstance(node, m.CustomPool) for symbol in node.faces}
 
     def is_choice(self, expr: m.Expr) -> bool:
         if isinstance(expr, m.Call) and expr.function == "step":
@@ -140,6 +142,8 @@ class ExprCompiler:
             if name in self.option_numbers or name in self.definitions:
                 return repr(name)
             raise ValueError(f"unresolved name {name!r} reached codegen")
+        if isinstance(expr, m.CustomPool):
+            return f"d.custom({self.number(expr.count)}, _DIE_{expr.die})"
         if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
             return self.dice_term(expr)
         if isinstance(expr, m.Binary):
@@ -156,8 +160,7 @@ class ExprCompiler:
         if isinstance(expr, m.Logic):
             return "bool(" + f" {expr.op} ".join(self.expr(o) for o in expr.operands) + ")"
         if isinstance(expr, m.Compare):
-            if expr.op in ("==", "!=") and (self.is_choice(expr.left) or self.is_choice(expr.right)) and \
-                    not isinstance(expr.left, m.Number) and not isinstance(expr.right, m.Number):
+            if expr.op in ("==", "!=") and self.is_choice(expr.left) and self.is_choice(expr.right):
                 return f"({self.expr(expr.left)} {expr.op} {self.expr(expr.right)})"
             return f"({self.number(expr.left)} {expr.op} {self.number(expr.right)})"
         if isinstance(expr, m.IfElse):
@@ -165,6 +168,9 @@ class ExprCompiler:
         return self.call(expr)
 
     def call(self, expr: m.Call) -> str:
+        if expr.function == "count" and isinstance(expr.args[0], m.Name) and (
+                expr.args[0].name in self.symbols or expr.args[0].name not in self.locals | set(self.option_numbers)):
+            return f"r_dice.count({expr.args[0].name!r})"
         if expr.function in ("step", "rank") and isinstance(expr.args[0], m.Name):
             order = f"_O_{self.resolver.name}_{expr.args[0].name}"
             if expr.function == "rank":
@@ -249,6 +255,14 @@ class ModuleWriter:
         w.line(f"RULESET = {checked.id!r}")
         w.line(f"TITLE = {checked.title!r}")
         w.line(f"SOURCE_SHA256 = {checked.source_hash!r}")
+        dice = [d for d in checked.definitions if isinstance(d, m.CustomDie)]
+        if dice:
+            w.line()
+            w.line()
+            w.line("# Custom dice: the symbol on each side. A die the document lost has no symbols yet.")
+            for die in dice:
+                w.line(f"_DIE_{die.name} = Faces({die.name!r}, {die.symbols()!r}, {die.side_values()!r})")
+            w.line("DICE: dict[str, Faces] = {" + ", ".join(f"{d.name!r}: _DIE_{d.name}" for d in dice) + "}")
         resolvers = checked.resolvers()
         for resolver in resolvers:
             w.line()
@@ -361,7 +375,7 @@ class ModuleWriter:
     def band_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
         params = self.full_params(resolver)
-        w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], "
+        w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], "
                f"r_zero: bool" + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
             for index, band in ordered_bands(resolver):
@@ -391,17 +405,23 @@ class ModuleWriter:
         w = self.w
         params = self.full_params(resolver)
         w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, "
-               f"r_dice: tuple[int, ...], r_zero: bool" + (f", {params}" if params else "")
+               f"r_dice: tuple[int | str, ...], r_zero: bool" + (f", {params}" if params else "")
                + ") -> dict[str, object]:")
         with w.indent():
             w.line("values: dict[str, object] = {}")
+            if resolver.kind == "formula":
+                w.line("values['value'] = r_total")
             for name, expr in resolver.details if resolver.kind == "formula" else ():
                 w.line(f"values[{name!r}] = {compiler.expr(expr)}")
             for index, band in enumerate(resolver.bands):
-                if not band.values and band.chain is None:
+                numbers = tuple(c if isinstance(c, int) else None for c in band.cells)
+                numeric = bool(resolver.columns) and any(n is not None for n in numbers)
+                if not band.values and band.chain is None and not numeric:
                     continue
                 w.line(f"if b == {index}:")
                 with w.indent():
+                    if numeric:
+                        w.line(f"values['value'] = {numbers!r}[c]")
                     for name, expr in band.values:
                         w.line(f"values[{name!r}] = {compiler.expr(expr)}")
                     if band.chain is not None:
@@ -519,8 +539,9 @@ class ModuleWriter:
                 w.line(f"if not _IDS_{name}:")
                 with w.indent():
                     w.line("return {str(r_total): Fraction(1)}")
-                w.line(f"return {{band: Fraction(int(i == b)) for i, band in enumerate(_IDS_{name})}} | "
-                       "({'none': Fraction(1)} if b < 0 else {})")
+                w.line("found = {band: Fraction(0) for band in _IDS_" + name + "}")
+                w.line("found[_IDS_" + name + "[b] if b >= 0 else 'none'] = Fraction(1)")
+                w.line("return found")
         del params
         w.line()
         w.line()
@@ -567,11 +588,14 @@ class ModuleWriter:
                 w.line(f"{resolver.name!r}: {specs!r},")
         w.line("}")
         documents = [d for d in self.checked.definitions if isinstance(d, m.Document)]
-        w.line("DOCUMENTS: dict[str, tuple[tuple[str | None, str | None], ...]] = {")
+        w.line("DOCUMENTS: dict[str, Document] = {")
         with w.indent():
             for document in documents:
-                entries = tuple((e.id, e.text) for e in document.entries)
-                w.line(f"{document.name!r}: {entries!r},")
+                w.line(f"{document.name!r}: Document({document.name!r}, {document.kind!r}, {document.label!r}, "
+                       f"{document.text!r},")
+                with w.indent():
+                    w.line("(" + "".join(entry_code(e) + ", " for e in document.entries) + "),")
+                    w.line(f"{literal_values(document.details)!r}),")
         w.line("}")
         tracks = [d for d in self.checked.definitions if isinstance(d, m.Track)]
         w.line("TRACKS: dict[str, type[Track]] = {")
@@ -595,6 +619,25 @@ class ModuleWriter:
                     w.line("raise ValueError(f\"{name} has no input {key!r}; its inputs are: "
                            "{', '.join(allowed) or 'none'}\")")
             w.line("return _ODDS[name](inputs)")
+
+
+def literal(expr: m.Expr) -> object:
+    """Data as a Python value: numbers, yes/no, text; `unknown` is None; anything else its written form."""
+    if isinstance(expr, (m.Number, m.Boolean, m.Text)):
+        return expr.value
+    if isinstance(expr, m.Unknown):
+        return None
+    return m.expr_text(expr)
+
+
+def literal_values(values: tuple[tuple[str, m.Expr], ...]) -> dict[str, object]:
+    return {name: literal(expr) for name, expr in values}
+
+
+def entry_code(entry: m.ListEntry) -> str:
+    children = "".join(entry_code(c) + ", " for c in entry.children)
+    return (f"Entry({entry.id!r}, {entry.label!r}, {entry.text!r}, {literal_values(entry.values)!r}, "
+            f"({children}))")
 
 
 def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:

@@ -7,8 +7,9 @@ compiled resolver).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import get_args
 
 from . import model as m
 
@@ -31,6 +32,9 @@ class TableRef:
 Value = int | bool | str | OptionValue | TableRef | None
 
 
+EXPR_TYPES: tuple[type, ...] = get_args(m.Expr)
+
+
 class EvalError(Exception):
     def __init__(self, message: str, span: m.Span) -> None:
         super().__init__(message)
@@ -43,7 +47,7 @@ class RollFacts:
 
     total: int
     natural: int | None
-    counts: Mapping[int, int]
+    counts: Mapping[int | str, int]
     zero_dice: bool
     highest: int | None
     lowest: int | None
@@ -62,6 +66,7 @@ class Scope:
     definitions: frozenset[str]
     facts: RollFacts | None = None
     orders: Mapping[str, tuple[OptionValue, ...]] = field(default_factory=dict)
+    symbols: frozenset[str] = frozenset()
 
     def lookup(self, name: str, span: m.Span) -> Value:
         if name in self.values:
@@ -129,7 +134,7 @@ def evaluate(expr: m.Expr, scope: Scope, dice: Mapping[int, int] | None = None) 
         return None
     if isinstance(expr, m.Name):
         return scope.lookup(expr.name, expr.span)
-    if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
+    if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)):
         if dice is None or id(expr) not in dice:
             raise EvalError("dice cannot be used here", expr.span)
         return dice[id(expr)]
@@ -174,7 +179,10 @@ def call(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:
     if expr.function == "count":
         if scope.facts is None or len(expr.args) != 1:
             raise EvalError("count(face) counts the rolled dice showing a face; use it in a band", expr.span)
-        face = as_number(evaluate(expr.args[0], scope, dice), expr.span)
+        arg = expr.args[0]
+        if isinstance(arg, m.Name) and arg.name in scope.symbols:
+            return scope.facts.counts.get(arg.name, 0)
+        face = as_number(evaluate(arg, scope, dice), expr.span)
         return scope.facts.counts.get(face, 0)
     if expr.function in ("step", "rank"):
         return ordered(expr, scope, dice)
@@ -209,7 +217,19 @@ def ordered(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value
 
 
 def contains_dice(expr: m.Expr) -> bool:
-    return any(isinstance(node, (m.Dice, m.Pool, m.Kept)) for node in walk(expr))
+    return any(isinstance(node, (m.Dice, m.Pool, m.Kept, m.CustomPool)) for node in walk(expr))
+
+
+def rebuild(expr: m.Expr, change: Callable[[m.Expr], m.Expr]) -> m.Expr:
+    """`expr` with `change` applied to every node, innermost first (nodes are frozen, so rebuilt)."""
+    updates: dict[str, object] = {}
+    for item in fields(expr):
+        value = getattr(expr, item.name)
+        if isinstance(value, EXPR_TYPES):
+            updates[item.name] = rebuild(value, change)  # type: ignore[arg-type]
+        elif isinstance(value, tuple) and value and all(isinstance(v, EXPR_TYPES) for v in value):
+            updates[item.name] = tuple(rebuild(v, change) for v in value)
+    return change(replace(expr, **updates) if updates else expr)  # type: ignore[arg-type]
 
 
 def walk(expr: m.Expr) -> list[m.Expr]:
@@ -233,6 +253,8 @@ def walk(expr: m.Expr) -> list[m.Expr]:
             stack.extend(reversed(node.args))
         elif isinstance(node, m.Kept):
             stack.append(node.dice)
+        elif isinstance(node, m.CustomPool):
+            stack.append(node.count)
         elif isinstance(node, m.Pool):
             stack.append(node.count)
             if not isinstance(node.sides, int):

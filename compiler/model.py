@@ -87,6 +87,21 @@ class Pool:
     span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class CustomPool:
+    """`(combat) attack`, `2 enemy`: dice with symbols, declared by a `die` definition.
+
+    The checker fills `faces` (the symbol on each side) and `values` (each
+    side's number, 0 unless the face says `value:`) from the declaration.
+    """
+
+    count: Expr
+    die: str
+    faces: tuple[str, ...] = ()
+    values: tuple[int, ...] = ()
+    span: Span = _span()
+
+
 KeepMode = Literal["highest", "lowest"]
 
 
@@ -151,10 +166,10 @@ class Call:
 
 
 Expr = Union[
-    Number, Text, Boolean, Unknown, Name, Dice, Pool, Kept, Binary, Neg, Not, Logic, Compare,
+    Number, Text, Boolean, Unknown, Name, Dice, Pool, Kept, CustomPool, Binary, Neg, Not, Logic, Compare,
     IfElse, Call,
 ]
-DiceTerm = Union[Dice, Pool, Kept]
+DiceTerm = Union[Dice, Pool, Kept, CustomPool]
 
 # ------------------------------------------------------------------ conditions
 
@@ -345,7 +360,7 @@ class Columns:
 
 
 ItemKind = Literal[
-    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule"
+    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die"
 ]
 
 
@@ -527,6 +542,9 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
             str(expr.count.value) if isinstance(expr.count, Number) else f"({expr_text(expr.count)})")
         sides = str(expr.sides) if isinstance(expr.sides, int) else f"({expr_text(expr.sides)})"
         return f"{count}d{sides}"
+    if isinstance(expr, CustomPool):
+        count = str(expr.count.value) if isinstance(expr.count, Number) else f"({expr_text(expr.count)})"
+        return f"{count} {expr.die}"
     if isinstance(expr, Kept):
         base = expr_text(expr.dice)
         if expr.count == 1:
@@ -705,7 +723,46 @@ class Track:
     span: Span = _span()
 
 
-Definition = Union[Resolver, Document, Track]
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One symbol of a custom die: on `count` of its sides, worth `value` when summed."""
+
+    id: str
+    label: str
+    count: int
+    value: int
+    values: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+DieStatus = Literal["known", "unknown", "placeholder"]
+
+
+@dataclass(frozen=True, slots=True)
+class CustomDie:
+    """A die with symbols instead of numbers (`die attack`): faces known, unknown, or a placeholder."""
+
+    name: str
+    label: str
+    citation: Citation | None
+    section: str | None
+    text: str | None
+    sides: int
+    faces: tuple[Face, ...]
+    status: DieStatus
+    details: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+    kind: Literal["die"] = "die"
+
+    def symbols(self) -> tuple[str, ...]:
+        """The symbol on each side, in declaration order."""
+        return tuple(face.id for face in self.faces for _ in range(face.count))
+
+    def side_values(self) -> tuple[int, ...]:
+        return tuple(face.value for face in self.faces for _ in range(face.count))
+
+
+Definition = Union[Resolver, Document, Track, CustomDie]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from . import model as m
-from .evaluate import EvalError, OptionValue, RollFacts, Scope, Value, as_number, evaluate, truthy
+from .evaluate import EvalError, OptionValue, RollFacts, Scope, Value, as_number, evaluate, truthy, walk
 from .runtime import pool_outcomes
 
 MAX_OUTCOMES = 2_000_000
@@ -30,6 +30,8 @@ class GroupPlan:
     keep: int
     notation: str
     zero: bool = False
+    faces: tuple[str, ...] = ()  # a custom die: the symbol on each side
+    values: tuple[int, ...] = ()  # and what each side is worth
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,9 @@ def make_scope(resolver: m.Resolver, inputs: Mapping[str, object], definitions: 
             values[item.name] = OptionValue(str(raw), chosen.value if chosen else None)
         else:
             values[item.name] = raw  # type: ignore[assignment]
-    scope = Scope(values, options, definitions, orders=orders)
+    symbols = frozenset(symbol for rule in resolver.dice for node in walk(rule.expr)
+                        if isinstance(node, m.CustomPool) for symbol in node.faces)
+    scope = Scope(values, options, definitions, orders=orders, symbols=symbols)
     for let in resolver.lets:
         scope.values[let.name] = evaluate(let.expr, scope)
     return scope
@@ -134,6 +138,15 @@ def make_plan(resolver: m.Resolver, scope: Scope) -> Plan:
 
 
 def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[GroupPlan]) -> None:
+    if isinstance(expr, m.CustomPool):
+        count = as_number(evaluate(expr.count, scope), expr.count.span)
+        if not expr.faces:
+            raise PlanError(f"the faces of the die `{expr.die}` are to be supplied", expr.span)
+        if count > 1000:
+            raise PlanError(f"{count} dice is more than the limit of 1000", expr.span)
+        out.append(GroupPlan(expr, max(count, 0), len(expr.faces), "sum", 0, f"{max(count, 0)} {expr.die}",
+                             faces=expr.faces, values=expr.values))
+        return
     if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
         out.append(group_plan(expr, scope, resolver))
         return
@@ -251,15 +264,20 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     for combination in itertools.product(*per_group):
         weight = 1
         dice: dict[int, int] = {}
-        counts: dict[int, int] = {}
+        counts: dict[int | str, int] = {}
         rolled: list[int] = []
         for group, (faces, kept, w) in zip(plan.groups, combination, strict=True):
             weight *= w
+            if group.faces:
+                dice[id(group.term)] = sum(group.values[side - 1] for side in kept)
+                for side in faces:
+                    counts[group.faces[side - 1]] = counts.get(group.faces[side - 1], 0) + 1
+                continue
             dice[id(group.term)] = sum(kept)
             rolled.extend(faces)
         for face in rolled:
             counts[face] = counts.get(face, 0) + 1
-        natural = sum(combination[0][1]) if len(plan.groups) == 1 else None
+        natural = dice[id(plan.groups[0].term)] if len(plan.groups) == 1 else None
         scope.facts = RollFacts(0, natural, counts, any(g.zero for g in plan.groups),
                                 max(rolled) if rolled else None, min(rolled) if rolled else None)
         total = as_number(evaluate(plan.expr, scope, dice), plan.expr.span)

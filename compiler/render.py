@@ -132,6 +132,14 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "entries": [entry_data(e) for e in definition.entries],
             "details": {n: expr_value(e) for n, e in definition.details},
         })
+    elif isinstance(definition, m.CustomDie):
+        base.update({
+            "sides": definition.sides,
+            "faces_status": definition.status,
+            "faces": [{"id": f.id, "label": f.label, "count": f.count, "value": f.value,
+                       "values": {n: expr_value(e) for n, e in f.values}} for f in definition.faces],
+            "details": {n: expr_value(e) for n, e in definition.details},
+        })
     else:
         base.update({
             "size": definition.size,
@@ -203,7 +211,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                     "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule",
-                                      "bands", "track", "clock"]},
+                                      "bands", "track", "clock", "die"]},
                     "label": {"type": "string"},
                     "sources": {"type": "object", "required": ["ids"],
                                 "properties": {"ids": {"type": "array", "items": {"type": "string"}}}},
@@ -231,6 +239,19 @@ def rich(text: object) -> Markup:
     return Markup(escaped.replace("\n", "<br>"))
 
 
+def show(value: object) -> Markup:
+    """A datum as a reader wants it: yes/no for flags, `unknown` for lost values, expressions as written."""
+    if value is True:
+        return Markup("yes")
+    if value is False:
+        return Markup("no")
+    if value is None:
+        return Markup("unknown")
+    if isinstance(value, dict) and "expr" in value:
+        return rich(value["expr"])
+    return rich(value)
+
+
 def environment(extra_templates: Path | None = None) -> Any:
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -242,6 +263,7 @@ def environment(extra_templates: Path | None = None) -> Any:
                       default_for_string=True), undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters["rich"] = rich
+    env.filters["show"] = show
     env.globals["palette"] = PALETTE
     env.globals["cos"] = math.cos
     env.globals["sin"] = math.sin

@@ -38,8 +38,8 @@ class Result:
 
     name: str
     inputs: Mapping[str, object]
-    dice: tuple[int, ...]
-    kept: tuple[int, ...]
+    dice: tuple[int | str, ...]
+    kept: tuple[int | str, ...]
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
@@ -68,14 +68,56 @@ class Result:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One item of a list, one step of a procedure (with its sub-steps), with its data."""
+
+    id: str | None
+    label: str | None
+    text: str | None
+    values: Mapping[str, object] = field(default_factory=dict)
+    children: tuple["Entry", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A list, procedure or text-only rule, as data: what the sheet prints, for programs to read."""
+
+    name: str
+    kind: str
+    label: str
+    text: str | None
+    entries: tuple[Entry, ...] = ()
+    details: Mapping[str, object] = field(default_factory=dict)
+
+    def texts(self) -> list[str | None]:
+        return [entry.text for entry in self.entries]
+
+
 @dataclass(slots=True)
 class Group:
     """One dice term of a roll, as rolled."""
 
     notation: str
-    dice: tuple[int, ...]
-    kept: tuple[int, ...]
+    dice: tuple[int | str, ...]
+    kept: tuple[int | str, ...]
     value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Faces:
+    """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
+
+    name: str
+    symbols: tuple[str, ...]
+    values: tuple[int, ...]
+
+    def check(self) -> None:
+        if not self.symbols:
+            raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
+
+
+Spec = tuple[int, int, str, int, Faces | None]
 
 
 def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
@@ -149,6 +191,18 @@ class Rolling:
         self.groups.append(group)
         return group.value
 
+    def custom(self, count: int, die: Faces) -> int:
+        die.check()
+        count = max(count, 0)
+        if count > MAX_DICE:
+            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
+        randint = self.rng.randint
+        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        symbols = tuple(die.symbols[side - 1] for side in sides)
+        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
+        self.groups.append(group)
+        return group.value
+
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -156,7 +210,7 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[tuple[int, int, str, int]] = []
+        self.specs: list[Spec] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -167,7 +221,12 @@ class Planning:
             if count <= 0:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
             keep = min(keep, count)
-        self.specs.append((max(count, 0), sides, mode, keep))
+        self.specs.append((max(count, 0), sides, mode, keep, None))
+        return 0
+
+    def custom(self, count: int, die: Faces) -> int:
+        die.check()
+        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
         return 0
 
 
@@ -185,6 +244,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def custom(self, count: int, die: Faces) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
 
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     base = f"{count}d{sides}" if count != 1 else f"d{sides}"
@@ -194,30 +258,36 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 
 
 def exact_odds(
-    specs: list[tuple[int, int, str, int]],
+    specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group = []
-    for count, sides, mode, keep in specs:
+    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
-        per_group.append(list(pool_outcomes(count, sides, mode, keep)))
+        if die is None:
+            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
-        faces: list[int] = []
-        for dice, kept, w in combination:
+        faces: list[int | str] = []
+        for dice, value, w in combination:
             weight *= w
-            values.append(sum(kept))
+            values.append(value)
             faces.extend(dice)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
         weights[band_of(total, natural, tuple(faces))] += weight
-    out = {band: Fraction(weights[i], denominator) for i, band in enumerate(ids)}
+    out: dict[str, Fraction] = {}
+    for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
+        out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
     if weights[-1]:
         out["none"] = Fraction(weights[-1], denominator)
     return out
@@ -271,7 +341,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int, ...]) -> str:
+def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(str(v) for v in values)
 
 
@@ -297,7 +367,7 @@ def describe(
         if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
             diff = total - groups[0].value
             text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1:
+        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
         parts.append(text)
     else:

@@ -209,6 +209,8 @@ class ToModel(Transformer[Token, Any]):
         name, spec, default, doc = children
         if isinstance(default, Token):
             default = str(default)
+        elif isinstance(default, m.Boolean):
+            default = default.value
         return m.Input(str(name), spec, default, decode_string(doc) if doc is not None else None,
                        span_of(name))
 
@@ -390,6 +392,12 @@ class ToModel(Transformer[Token, Any]):
             raise SyntaxProblem("write a pool as `(count)d(sides)`, with nothing between `)` and `d`",
                                 span_of(token))
         return m.Pool(count, sides, span_of(meta))
+
+    def custom_pool(self, meta: Any, children: list[Child]) -> m.CustomPool:
+        count, die = children
+        if isinstance(count, Token):  # a bare INT: `2 enemy`
+            count = m.Number(parse_int(count), span_of(count))
+        return m.CustomPool(count, str(die), span=span_of(meta))
 
     def number(self, meta: Any, children: list[Child]) -> m.Number:
         return m.Number(parse_int(children[0]), span_of(meta))

@@ -15,9 +15,14 @@ from fractions import Fraction
 import pytest
 
 from compiler import model as m
+from compiler.api import load
+from compiler.codegen import generate
+from compiler.evaluate import EvalError
 from compiler.odds import input_grid, odds
+from tests.conftest import ROOT, compile_module
 
-MAX_SEQUENCES = 6**5
+MAX_SEQUENCES = 6**4  # dice sequences enumerated per input combination at most
+BUDGET = 6_000  # sequences per roll, over all its input combinations (keeps CI in minutes)
 
 
 class Scripted(random.Random):
@@ -37,58 +42,101 @@ def dice_resolvers(checked: m.CheckedRuleset) -> list[m.Resolver]:
     return [r for r in checked.resolvers() if r.dice and r.bands]
 
 
-def test_every_roll_has_identical_interpreted_and_compiled_odds(tog_loaded, tog) -> None:  # type: ignore[no-untyped-def]
-    checked = tog_loaded.checked
+RULESETS = [*sorted((ROOT / "rulesets").glob("*.rules")), ROOT / "tests" / "fixtures" / "dice_forms.rules"]
+
+
+@pytest.fixture(scope="module", params=RULESETS, ids=lambda path: path.stem)
+def compiled(request):  # type: ignore[no-untyped-def]
+    loaded = load(str(request.param))
+    return loaded.checked, compile_module(generate(loaded.checked), f"truth_{request.param.stem}")
+
+
+def test_every_roll_has_identical_interpreted_and_compiled_odds(compiled) -> None:  # type: ignore[no-untyped-def]
+    checked, module = compiled
     names = frozenset(d.name for d in checked.definitions)
     compared = 0
     for resolver in dice_resolvers(checked):
         for inputs in input_grid(resolver):
-            compiled = tog.odds(resolver.name, **inputs)
-            interpreted = odds(resolver, inputs, names)
-            assert compiled == interpreted, (resolver.name, inputs)
-            assert sum(compiled.values()) == 1
+            try:
+                interpreted = odds(resolver, inputs, names)
+            except EvalError:
+                with pytest.raises(ValueError):
+                    module.odds(resolver.name, **inputs)
+                continue
+            compiled_odds = module.odds(resolver.name, **inputs)
+            assert compiled_odds == interpreted, (resolver.name, inputs)
+            assert sum(compiled_odds.values()) == 1
             compared += 1
-    assert compared > 100
+    assert compared > 0 or not dice_resolvers(checked)
 
 
-def sequences_for(module, name: str, inputs: dict[str, object]) -> tuple[int, int]:  # type: ignore[no-untyped-def]
-    """How many dice the resolver rolls and their size, found by rolling once with a counting RNG."""
+class Branching(random.Random):
+    """Replays a prefix of die faces, then answers 1 to every further die, noting each die's size."""
 
-    class Counting(random.Random):
-        def __init__(self) -> None:
-            super().__init__(1)
-            self.calls: list[int] = []
+    def __init__(self, prefix: tuple[int, ...]) -> None:
+        super().__init__(0)
+        self.prefix = prefix
+        self.faces: list[int] = []
+        self.sizes: list[int] = []
 
-        def randint(self, a: int, b: int) -> int:
-            self.calls.append(b)
-            return b
-
-    rng = Counting()
-    result = module.RESOLVERS[name](**inputs, rng=rng)
-    main = len(result.dice)
-    return main, (rng.calls[0] if rng.calls else 0)
+    def randint(self, a: int, b: int) -> int:
+        assert a == 1 and b >= 1
+        face = self.prefix[len(self.faces)] if len(self.faces) < len(self.prefix) else 1
+        self.faces.append(face)
+        self.sizes.append(b)
+        return face
 
 
-def test_odds_equal_exhaustive_enumeration_of_the_resolver(tog_loaded, tog) -> None:  # type: ignore[no-untyped-def]
-    checked = tog_loaded.checked
+def enumerate_resolver(call, limit: int) -> tuple[dict[str, Fraction], int] | None:  # type: ignore[no-untyped-def]
+    """Every sequence of dice the resolver can roll, each exactly once: outcome odds and the count.
+
+    Walks the tree of dice: each run replays a prefix, takes 1 for every die after it, and
+    schedules the other faces of those later dice as new prefixes. Dice sizes may depend on
+    earlier dice (chains, pools sized by inputs), so nothing is assumed about them.
+    """
+    tally: dict[str, Fraction] = {}
+    stack: list[tuple[int, ...]] = [()]
+    leaves = 0
+    while stack:
+        prefix = stack.pop()
+        rng = Branching(prefix)
+        result = call(rng)
+        leaves += 1
+        if leaves > limit:
+            return None
+        weight = Fraction(1)
+        for size in rng.sizes:
+            weight /= size
+        key = result.outcome.id if result.outcome else "none"
+        tally[key] = tally.get(key, Fraction(0)) + weight
+        for position in range(len(prefix), len(rng.faces)):
+            for face in range(2, rng.sizes[position] + 1):
+                stack.append((*rng.faces[:position], face))
+    return tally, leaves
+
+
+def test_odds_equal_exhaustive_enumeration_of_the_resolver(compiled) -> None:  # type: ignore[no-untyped-def]
+    checked, module = compiled
     enumerated = 0
     for resolver in dice_resolvers(checked):
         if any(b.chain is not None for b in resolver.bands):
             continue  # a chain rolls the next table too; its own odds are tested on that table
+        spent = 0
         for inputs in input_grid(resolver):
-            count, sides = sequences_for(tog, resolver.name, inputs)
-            if sides == 0 or sides**count > MAX_SEQUENCES:
+            try:
+                expected = {k: v for k, v in module.odds(resolver.name, **inputs).items() if v}
+            except ValueError:
+                continue  # a die whose faces are to be supplied: tested in test_dice_forms
+            function = module.RESOLVERS[resolver.name]
+            found = enumerate_resolver(lambda rng, f=function, i=inputs: f(**i, rng=rng),
+                                       min(MAX_SEQUENCES, BUDGET - spent))
+            if found is None:
                 continue
-            tally: Counter[str] = Counter()
-            for faces in itertools.product(range(1, sides + 1), repeat=count):
-                result = tog.RESOLVERS[resolver.name](**inputs, rng=Scripted(faces + (1,) * 8))
-                tally[result.outcome.id if result.outcome else "none"] += 1
-            total = sides**count
-            exhaustive = {k: Fraction(v, total) for k, v in tally.items()}
-            expected = {k: v for k, v in tog.odds(resolver.name, **inputs).items() if v}
+            exhaustive, leaves = found
+            spent += leaves
             assert exhaustive == expected, (resolver.name, inputs)
             enumerated += 1
-    assert enumerated > 100
+    assert enumerated > 0 or not dice_resolvers(checked)
 
 
 @pytest.mark.parametrize("dots, expected", [
