@@ -28,8 +28,8 @@ class Result:
 
     name: str
     inputs: Mapping[str, object]
-    dice: tuple[int, ...]
-    kept: tuple[int, ...]
+    dice: tuple[int | str, ...]
+    kept: tuple[int | str, ...]
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
@@ -58,14 +58,56 @@ class Result:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One item of a list, one step of a procedure (with its sub-steps), with its data."""
+
+    id: str | None
+    label: str | None
+    text: str | None
+    values: Mapping[str, object] = field(default_factory=dict)
+    children: tuple["Entry", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A list, procedure or text-only rule, as data: what the sheet prints, for programs to read."""
+
+    name: str
+    kind: str
+    label: str
+    text: str | None
+    entries: tuple[Entry, ...] = ()
+    details: Mapping[str, object] = field(default_factory=dict)
+
+    def texts(self) -> list[str | None]:
+        return [entry.text for entry in self.entries]
+
+
 @dataclass(slots=True)
 class Group:
     """One dice term of a roll, as rolled."""
 
     notation: str
-    dice: tuple[int, ...]
-    kept: tuple[int, ...]
+    dice: tuple[int | str, ...]
+    kept: tuple[int | str, ...]
     value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Faces:
+    """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
+
+    name: str
+    symbols: tuple[str, ...]
+    values: tuple[int, ...]
+
+    def check(self) -> None:
+        if not self.symbols:
+            raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
+
+
+Spec = tuple[int, int, str, int, Faces | None]
 
 
 def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
@@ -139,6 +181,18 @@ class Rolling:
         self.groups.append(group)
         return group.value
 
+    def custom(self, count: int, die: Faces) -> int:
+        die.check()
+        count = max(count, 0)
+        if count > MAX_DICE:
+            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
+        randint = self.rng.randint
+        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        symbols = tuple(die.symbols[side - 1] for side in sides)
+        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
+        self.groups.append(group)
+        return group.value
+
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -146,7 +200,7 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[tuple[int, int, str, int]] = []
+        self.specs: list[Spec] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -157,7 +211,12 @@ class Planning:
             if count <= 0:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
             keep = min(keep, count)
-        self.specs.append((max(count, 0), sides, mode, keep))
+        self.specs.append((max(count, 0), sides, mode, keep, None))
+        return 0
+
+    def custom(self, count: int, die: Faces) -> int:
+        die.check()
+        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
         return 0
 
 
@@ -175,6 +234,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def custom(self, count: int, die: Faces) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
 
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     base = f"{count}d{sides}" if count != 1 else f"d{sides}"
@@ -184,30 +248,36 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 
 
 def exact_odds(
-    specs: list[tuple[int, int, str, int]],
+    specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group = []
-    for count, sides, mode, keep in specs:
+    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
-        per_group.append(list(pool_outcomes(count, sides, mode, keep)))
+        if die is None:
+            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
-        faces: list[int] = []
-        for dice, kept, w in combination:
+        faces: list[int | str] = []
+        for dice, value, w in combination:
             weight *= w
-            values.append(sum(kept))
+            values.append(value)
             faces.extend(dice)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
         weights[band_of(total, natural, tuple(faces))] += weight
-    out = {band: Fraction(weights[i], denominator) for i, band in enumerate(ids)}
+    out: dict[str, Fraction] = {}
+    for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
+        out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
     if weights[-1]:
         out["none"] = Fraction(weights[-1], denominator)
     return out
@@ -261,7 +331,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int, ...]) -> str:
+def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(str(v) for v in values)
 
 
@@ -287,7 +357,7 @@ def describe(
         if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
             diff = total - groups[0].value
             text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1:
+        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
         parts.append(text)
     else:
@@ -389,7 +459,7 @@ def _total_action_roll(d: Rolling | Planning | Replaying, v_dots: int, v_bonus_d
     return int((((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
 
 
-def _band_action_roll(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
+def _band_action_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -401,7 +471,7 @@ def _band_action_roll(r_total: object, r_natural: int | None, r_dice: tuple[int,
     return -1
 
 
-def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
+def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['complication'] = True
@@ -464,13 +534,13 @@ def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) 
     return int(d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None))
 
 
-def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
+def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: int) -> int:
     if 1 <= r_total <= 6:
         return 0
     return -1
 
 
-def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
+def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = (6 - r_total)
@@ -528,7 +598,7 @@ def _total_consequence_clock(d: Rolling | Planning | Replaying, v_dots: int) -> 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -538,7 +608,7 @@ def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_consequence_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_consequence_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 2
@@ -601,7 +671,7 @@ def _total_obstacle_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -613,7 +683,7 @@ def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_obstacle_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_obstacle_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -677,7 +747,7 @@ def _total_heritage_connect(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(2, 6, 'sum', 0, '2d6', None))
 
 
-def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -687,7 +757,7 @@ def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_heritage_connect(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_heritage_connect(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -742,7 +812,7 @@ def _total_coin_roll(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -752,7 +822,7 @@ def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: tuple[int, .
     return -1
 
 
-def _values_coin_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_coin_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin_spent'] = 0
@@ -813,7 +883,7 @@ _OUT_ship_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_actions: tuple[str, ...] = ('speed', 'durability', 'firepower', 'crew', 'size')
 
-def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
+def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> int:
     if r_total == 'speed':
         return 0
     if r_total == 'durability':
@@ -827,7 +897,7 @@ def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_ship_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
+def _values_ship_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -864,7 +934,9 @@ def _odds_ship_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_ship_actions(r_total, None, (), False, v_trait)
     if not _IDS_ship_actions:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_ship_actions)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_ship_actions}
+    found[_IDS_ship_actions[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -876,7 +948,7 @@ _OUT_loadout: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loadout: tuple[str, ...] = ('light', 'normal', 'heavy')
 
-def _band_loadout(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_load: str) -> int:
+def _band_loadout(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_load: str) -> int:
     if r_total == 'light':
         return 0
     if r_total == 'normal':
@@ -886,7 +958,7 @@ def _band_loadout(r_total: object, r_natural: int | None, r_dice: tuple[int, ...
     return -1
 
 
-def _values_loadout(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
+def _values_loadout(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_load: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['slots'] = 3
@@ -929,7 +1001,9 @@ def _odds_loadout(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_loadout(r_total, None, (), False, v_load)
     if not _IDS_loadout:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_loadout)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_loadout}
+    found[_IDS_loadout[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -938,12 +1012,13 @@ _OUT_score_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_score_engagement_modifier: tuple[str, ...] = ()
 
-def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
+def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
     return -1
 
 
-def _values_score_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
+def _values_score_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -984,7 +1059,9 @@ def _odds_score_engagement_modifier(given: Mapping[str, object]) -> dict[str, Fr
     b = _band_score_engagement_modifier(r_total, None, (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     if not _IDS_score_engagement_modifier:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_score_engagement_modifier)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_score_engagement_modifier}
+    found[_IDS_score_engagement_modifier[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1006,7 +1083,7 @@ def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_c
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
 
 
-def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
+def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1018,7 +1095,7 @@ def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
+def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1077,7 +1154,7 @@ _OUT_flashback_cost: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_flashback_cost: tuple[str, ...] = ('ordinary', 'complex', 'elaborate')
 
-def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_action: str) -> int:
+def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_action: str) -> int:
     if r_total == 'ordinary':
         return 0
     if r_total == 'complex':
@@ -1087,7 +1164,7 @@ def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_flashback_cost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
+def _values_flashback_cost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_action: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = 0
@@ -1131,7 +1208,9 @@ def _odds_flashback_cost(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_flashback_cost(r_total, None, (), False, v_action)
     if not _IDS_flashback_cost:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_flashback_cost)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_flashback_cost}
+    found[_IDS_flashback_cost[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1145,7 +1224,7 @@ _OUT_loot: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loot: tuple[str, ...] = ('minor', 'small', 'standard', 'big', 'major')
 
-def _band_loot(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_job: str) -> int:
+def _band_loot(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_job: str) -> int:
     if r_total == 'minor':
         return 0
     if r_total == 'small':
@@ -1159,7 +1238,7 @@ def _band_loot(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], 
     return -1
 
 
-def _values_loot(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
+def _values_loot(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_job: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin'] = 2
@@ -1207,7 +1286,9 @@ def _odds_loot(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_loot(r_total, None, (), False, v_job)
     if not _IDS_loot:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_loot)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_loot}
+    found[_IDS_loot[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1219,7 +1300,7 @@ _OUT_cargo_seized: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_cargo_seized: tuple[str, ...] = ('0-2', '3-4', '5')
 
-def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
     if 0 <= r_total <= 2:
         return 0
     if 3 <= r_total <= 4:
@@ -1229,7 +1310,7 @@ def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_cargo_seized(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_cargo_seized(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 1
@@ -1272,7 +1353,9 @@ def _odds_cargo_seized(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_cargo_seized(r_total, None, (), False, v_wealth)
     if not _IDS_cargo_seized:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_cargo_seized)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_cargo_seized}
+    found[_IDS_cargo_seized[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1281,12 +1364,13 @@ _OUT_cargo_capacity: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_cargo_capacity: tuple[str, ...] = ()
 
-def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_size: int) -> int:
+def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_size: int) -> int:
     return -1
 
 
-def _values_cargo_capacity(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
+def _values_cargo_capacity(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_size: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -1322,7 +1406,9 @@ def _odds_cargo_capacity(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_cargo_capacity(r_total, None, (), False, v_size)
     if not _IDS_cargo_capacity:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_cargo_capacity)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_cargo_capacity}
+    found[_IDS_cargo_capacity[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1331,12 +1417,13 @@ _OUT_odyssey_trigger: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_trigger: tuple[str, ...] = ()
 
-def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
+def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
     return -1
 
 
-def _values_odyssey_trigger(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
+def _values_odyssey_trigger(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -1373,7 +1460,9 @@ def _odds_odyssey_trigger(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_odyssey_trigger(r_total, None, (), False, v_sea_hexes, v_reef_hexes)
     if not _IDS_odyssey_trigger:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_odyssey_trigger)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_odyssey_trigger}
+    found[_IDS_odyssey_trigger[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1388,7 +1477,7 @@ _OUT_odyssey_plans: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_plans: tuple[str, ...] = ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')
 
-def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_plan: str) -> int:
+def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_plan: str) -> int:
     if r_total == 'assault':
         return 0
     if r_total == 'stealth':
@@ -1404,7 +1493,7 @@ def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_odyssey_plans(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
+def _values_odyssey_plans(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['trait'] = 'firepower'
@@ -1453,7 +1542,9 @@ def _odds_odyssey_plans(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_odyssey_plans(r_total, None, (), False, v_plan)
     if not _IDS_odyssey_plans:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_odyssey_plans)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_odyssey_plans}
+    found[_IDS_odyssey_plans[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1462,12 +1553,13 @@ _OUT_odyssey_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_engagement_modifier: tuple[str, ...] = ()
 
-def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
+def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
     return -1
 
 
-def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
+def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -1508,7 +1600,9 @@ def _odds_odyssey_engagement_modifier(given: Mapping[str, object]) -> dict[str, 
     b = _band_odyssey_engagement_modifier(r_total, None, (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     if not _IDS_odyssey_engagement_modifier:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_odyssey_engagement_modifier)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_odyssey_engagement_modifier}
+    found[_IDS_odyssey_engagement_modifier[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -1530,7 +1624,7 @@ def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trai
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
 
 
-def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
+def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1542,7 +1636,7 @@ def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
+def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1607,7 +1701,7 @@ def _total_zone_1(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_1(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_zone_1(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1621,7 +1715,7 @@ def _band_zone_1(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_zone_1(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_1(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = 'zone_2'
@@ -1688,7 +1782,7 @@ def _total_zone_2(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_2(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_zone_2(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1702,7 +1796,7 @@ def _band_zone_2(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_zone_2(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_2(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_i'
@@ -1771,7 +1865,7 @@ def _total_zone_3(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_3(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_zone_3(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1785,7 +1879,7 @@ def _band_zone_3(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_zone_3(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_3(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_ii'
@@ -1856,7 +1950,7 @@ def _total_zone_4(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_4(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_zone_4(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1870,7 +1964,7 @@ def _band_zone_4(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_zone_4(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_4(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_iv'
@@ -1931,7 +2025,7 @@ def _total_tier_i(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_i(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_i(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1945,7 +2039,7 @@ def _band_tier_i(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_tier_i(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_i(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_ii')
@@ -2013,7 +2107,7 @@ def _total_tier_ii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2027,7 +2121,7 @@ def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: tuple[int, ...
     return -1
 
 
-def _values_tier_ii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_ii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iii')
@@ -2095,7 +2189,7 @@ def _total_tier_iii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2109,7 +2203,7 @@ def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: tuple[int, ..
     return -1
 
 
-def _values_tier_iii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iv')
@@ -2177,7 +2271,7 @@ def _total_tier_iv(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2191,7 +2285,7 @@ def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: tuple[int, ...
     return -1
 
 
-def _values_tier_iv(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iv(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_v')
@@ -2260,7 +2354,7 @@ def _total_tier_v(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_v(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_tier_v(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2276,7 +2370,7 @@ def _band_tier_v(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_tier_v(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_tier_v(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['or_roll'] = 'mythical_monsters'
@@ -2336,7 +2430,7 @@ def _total_mythical_monsters(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2352,7 +2446,7 @@ def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_mythical_monsters(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_mythical_monsters(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2405,7 +2499,7 @@ _OUT_limiting_traits: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_limiting_traits: tuple[str, ...] = ('size', 'crew', 'firepower', 'durability', 'speed')
 
-def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
+def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> int:
     if r_total == 'size':
         return 0
     if r_total == 'crew':
@@ -2419,7 +2513,7 @@ def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_limiting_traits(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
+def _values_limiting_traits(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2456,7 +2550,9 @@ def _odds_limiting_traits(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_limiting_traits(r_total, None, (), False, v_trait)
     if not _IDS_limiting_traits:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_limiting_traits)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_limiting_traits}
+    found[_IDS_limiting_traits[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2465,12 +2561,13 @@ _OUT_max_cohorts: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_max_cohorts: tuple[str, ...] = ()
 
-def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_crew: int) -> int:
+def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_crew: int) -> int:
     return -1
 
 
-def _values_max_cohorts(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
+def _values_max_cohorts(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -2506,7 +2603,9 @@ def _odds_max_cohorts(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_max_cohorts(r_total, None, (), False, v_crew)
     if not _IDS_max_cohorts:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_max_cohorts)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_max_cohorts}
+    found[_IDS_max_cohorts[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2515,12 +2614,13 @@ _OUT_can_fight_back: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_can_fight_back: tuple[str, ...] = ()
 
-def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
+def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
     return -1
 
 
-def _values_can_fight_back(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
+def _values_can_fight_back(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -2557,7 +2657,9 @@ def _odds_can_fight_back(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_can_fight_back(r_total, None, (), False, v_firepower, v_opponent_wealth)
     if not _IDS_can_fight_back:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_can_fight_back)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_can_fight_back}
+    found[_IDS_can_fight_back[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2566,12 +2668,13 @@ _OUT_phases_at_sea: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_phases_at_sea: tuple[str, ...] = ()
 
-def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_speed: int) -> int:
+def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_speed: int) -> int:
     return -1
 
 
-def _values_phases_at_sea(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
+def _values_phases_at_sea(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -2607,7 +2710,9 @@ def _odds_phases_at_sea(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_phases_at_sea(r_total, None, (), False, v_speed)
     if not _IDS_phases_at_sea:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_phases_at_sea)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_phases_at_sea}
+    found[_IDS_phases_at_sea[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2621,12 +2726,13 @@ def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[object
     return (v_difference,)
 
 
-def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
+def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
     return -1
 
 
-def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
+def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -2665,7 +2771,9 @@ def _odds_compare_wealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_compare_wealth(r_total, None, (), False, v_own_wealth, v_enemy_wealth, v_difference)
     if not _IDS_compare_wealth:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_compare_wealth)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_compare_wealth}
+    found[_IDS_compare_wealth[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2683,7 +2791,7 @@ def _total_crisis(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_crisis(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> int:
+def _band_crisis(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
     if 1 <= r_total <= 2:
         return 0
     if r_total == 3:
@@ -2697,7 +2805,7 @@ def _band_crisis(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_crisis(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_crisis(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['starts'] = 'sinking_clock'
@@ -2754,7 +2862,7 @@ def _total_sea_raid(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_ad
     return int(((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth) + v_cargo_adjustment))
 
 
-def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
+def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -2764,7 +2872,7 @@ def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: tuple[int, ..
     return -1
 
 
-def _values_sea_raid(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
+def _values_sea_raid(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['raid'] = True
@@ -2818,12 +2926,13 @@ _OUT_tithe: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tithe: tuple[str, ...] = ()
 
-def _band_tithe(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
+def _band_tithe(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
     return -1
 
 
-def _values_tithe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
+def _values_tithe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -2860,7 +2969,9 @@ def _odds_tithe(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_tithe(r_total, None, (), False, v_wealth, v_at_war)
     if not _IDS_tithe:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_tithe)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_tithe}
+    found[_IDS_tithe[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2873,7 +2984,7 @@ _OUT_notoriety_gain: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_notoriety_gain: tuple[str, ...] = ('smooth', 'contained', 'loud', 'wild')
 
-def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_exposure: str) -> int:
+def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str) -> int:
     if r_total == 'smooth':
         return 0
     if r_total == 'contained':
@@ -2885,7 +2996,7 @@ def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_notoriety_gain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
+def _values_notoriety_gain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['notoriety'] = 0
@@ -2930,7 +3041,9 @@ def _odds_notoriety_gain(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_notoriety_gain(r_total, None, (), False, v_exposure)
     if not _IDS_notoriety_gain:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_notoriety_gain)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_notoriety_gain}
+    found[_IDS_notoriety_gain[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2940,12 +3053,13 @@ _OUT_notoriety_increase: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_notoriety_increase: tuple[str, ...] = ()
 
-def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
+def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
     return -1
 
 
-def _values_notoriety_increase(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
+def _values_notoriety_increase(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -2984,7 +3098,9 @@ def _odds_notoriety_increase(given: Mapping[str, object]) -> dict[str, Fraction]
     b = _band_notoriety_increase(r_total, None, (), False, v_exposure, v_high_profile, v_at_war, v_killing)
     if not _IDS_notoriety_increase:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_notoriety_increase)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_notoriety_increase}
+    found[_IDS_notoriety_increase[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -2993,12 +3109,13 @@ _OUT_bribe: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_bribe: tuple[str, ...] = ()
 
-def _band_bribe(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
+def _band_bribe(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
     return -1
 
 
-def _values_bribe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
+def _values_bribe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -3035,7 +3152,9 @@ def _odds_bribe(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_bribe(r_total, None, (), False, v_wealth, v_notoriety)
     if not _IDS_bribe:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_bribe)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_bribe}
+    found[_IDS_bribe[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3044,12 +3163,13 @@ _OUT_fight_off_harm: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fight_off_harm: tuple[str, ...] = ()
 
-def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
+def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
     return -1
 
 
-def _values_fight_off_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
+def _values_fight_off_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -3085,7 +3205,9 @@ def _odds_fight_off_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_fight_off_harm(r_total, None, (), False, v_aggressor_wealth)
     if not _IDS_fight_off_harm:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_fight_off_harm)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_fight_off_harm}
+    found[_IDS_fight_off_harm[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3098,7 +3220,7 @@ _OUT_raid_wealth_adjustment: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_raid_wealth_adjustment: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
-def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
+def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> int:
     if r_total == 'gems':
         return 0
     if r_total == 'luxury':
@@ -3110,7 +3232,7 @@ def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 3
@@ -3155,7 +3277,9 @@ def _odds_raid_wealth_adjustment(given: Mapping[str, object]) -> dict[str, Fract
     b = _band_raid_wealth_adjustment(r_total, None, (), False, v_cargo)
     if not _IDS_raid_wealth_adjustment:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_raid_wealth_adjustment)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_raid_wealth_adjustment}
+    found[_IDS_raid_wealth_adjustment[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3176,7 +3300,7 @@ def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_a
     return int(d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
 
 
-def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
+def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
     if 1 <= r_total <= 3:
         return 0
     if r_total == 4 or r_total == 5:
@@ -3197,7 +3321,7 @@ def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, 
     raise ValueError(f"no column of Raid type takes {r_total}")
 
 
-def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
+def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if c == 0:
         values['bribe'] = 3
@@ -3263,7 +3387,7 @@ def _total_acquire_asset(d: Rolling | Planning | Replaying, v_wealth: int) -> in
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3273,7 +3397,7 @@ def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_acquire_asset(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_acquire_asset(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['complication'] = True
@@ -3332,7 +3456,7 @@ def _total_long_term_project(d: Rolling | Planning | Replaying, v_dots: int) -> 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -3344,7 +3468,7 @@ def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -3409,7 +3533,7 @@ def _total_reduce_notoriety(d: Rolling | Planning | Replaying, v_dots: int) -> i
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -3421,7 +3545,7 @@ def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_reduce_notoriety(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_reduce_notoriety(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['levels'] = 0
@@ -3484,7 +3608,7 @@ def _total_seek_your_anchor(d: Rolling | Planning | Replaying, v_lowest_attribut
     return int(d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
 
 
-def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
+def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
     if (r_total > v_stress_marked):
         return 0
     if 1 <= r_total <= 6:
@@ -3492,7 +3616,7 @@ def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_seek_your_anchor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
+def _values_seek_your_anchor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress_cleared'] = r_total
@@ -3547,12 +3671,13 @@ _OUT_trade_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_trade_actions: tuple[str, ...] = ()
 
-def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
     return -1
 
 
-def _values_trade_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_trade_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -3588,7 +3713,9 @@ def _odds_trade_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_trade_actions(r_total, None, (), False, v_wealth)
     if not _IDS_trade_actions:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_trade_actions)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_trade_actions}
+    found[_IDS_trade_actions[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3608,7 +3735,7 @@ def _total_seller_roll(d: Rolling | Planning | Replaying, v_market: str) -> int:
     return int(d.term(2, 6, 'sum', 0, '2d6', None))
 
 
-def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_market: str) -> int:
+def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_market: str) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3618,7 +3745,7 @@ def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: tuple[int,
     return -1
 
 
-def _values_seller_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_market: str) -> dict[str, object]:
+def _values_seller_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['profit'] = -2
@@ -3677,7 +3804,7 @@ _OUT_sale_price: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_sale_price: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
-def _band_sale_price(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
+def _band_sale_price(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
     if r_total == 'gems':
         return 0
     if r_total == 'luxury':
@@ -3704,8 +3831,16 @@ def _column_sale_price(v_cargo: str, v_sold: int) -> int:
     raise ValueError(f"no column of Cargo sale prices takes {r_total}")
 
 
-def _values_sale_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
+def _values_sale_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
     values: dict[str, object] = {}
+    if b == 0:
+        values['value'] = (7, 15, None, None, None)[c]
+    if b == 1:
+        values['value'] = (6, 13, 25, None, None)[c]
+    if b == 2:
+        values['value'] = (4, 9, 19, 30, None)[c]
+    if b == 3:
+        values['value'] = (3, 7, 15, 25, 30)[c]
     return values
 
 
@@ -3742,7 +3877,9 @@ def _odds_sale_price(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_sale_price(r_total, None, (), False, v_cargo, v_sold)
     if not _IDS_sale_price:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_sale_price)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_sale_price}
+    found[_IDS_sale_price[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3755,7 +3892,7 @@ _OUT_barter_wealth: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_barter_wealth: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
-def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
+def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> int:
     if r_total == 'gems':
         return 0
     if r_total == 'luxury':
@@ -3767,7 +3904,7 @@ def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_barter_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_barter_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 5
@@ -3812,7 +3949,9 @@ def _odds_barter_wealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_barter_wealth(r_total, None, (), False, v_cargo)
     if not _IDS_barter_wealth:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_barter_wealth)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_barter_wealth}
+    found[_IDS_barter_wealth[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3821,12 +3960,13 @@ _OUT_barter_value: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_barter_value: tuple[str, ...] = ()
 
-def _band_barter_value(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> int:
+def _band_barter_value(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_level: int, v_market: str) -> int:
     return -1
 
 
-def _values_barter_value(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
+def _values_barter_value(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
+    values['value'] = r_total
     return values
 
 
@@ -3863,7 +4003,9 @@ def _odds_barter_value(given: Mapping[str, object]) -> dict[str, Fraction]:
     b = _band_barter_value(r_total, None, (), False, v_level, v_market)
     if not _IDS_barter_value:
         return {str(r_total): Fraction(1)}
-    return {band: Fraction(int(i == b)) for i, band in enumerate(_IDS_barter_value)} | ({'none': Fraction(1)} if b < 0 else {})
+    found = {band: Fraction(0) for band in _IDS_barter_value}
+    found[_IDS_barter_value[b] if b >= 0 else 'none'] = Fraction(1)
+    return found
 
 
 
@@ -3879,7 +4021,7 @@ def _total_gossip(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_gossip(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_gossip(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3889,7 +4031,7 @@ def _band_gossip(r_total: object, r_natural: int | None, r_dice: tuple[int, ...]
     return -1
 
 
-def _values_gossip(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_gossip(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['choose'] = 2
@@ -3951,7 +4093,7 @@ def _total_manipulate_markets(d: Rolling | Planning | Replaying, v_wealth: int) 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3961,7 +4103,7 @@ def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_manipulate_markets(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_manipulate_markets(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['choose'] = 1
@@ -4047,10 +4189,10 @@ class FalloutClock(Clock):
 
 
 class SinkingClock(Clock):
-    'Sinking clock [TOG-37, line 305]\n\nStart a "sinking" progress clock with sections equal to the ship\'s size. Each round 1 PC must give up their action to water control or the sinking progress clock will advance.\n\nWhen full: unknown'
+    'Sinking clock [TOG-37, line 305]\n\nStart a "sinking" progress clock with sections equal to the ship\'s size. Each round 1 PC must give up their action to water control or the sinking progress clock will advance.'
 
     def __init__(self, size: int, marked: int = 0) -> None:
-        super().__init__(size=size, marked=marked, label='Sinking clock', on_full='unknown', roll_over=False, reset_on_full=False)
+        super().__init__(size=size, marked=marked, label='Sinking clock', on_full=None, roll_over=False, reset_on_full=False)
 
 
 class Stormfront(Track):
@@ -4315,36 +4457,94 @@ INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...],
     'gossip': (('wealth', 'int', 0, 5, (), 1),),
     'manipulate_markets': (('wealth', 'int', 0, 5, (), 1),),
 }
-DOCUMENTS: dict[str, tuple[tuple[str | None, str | None], ...]] = {
-    'complications': ((None, 'New threat'), (None, 'Use up resources'), (None, 'Unintended consequences'), (None, 'Terrible choice'), (None, 'Brewing trouble'), (None, 'Cause harm')),
-    'action_roll_steps': ((None, 'Player describes their approach and goal.'), (None, 'Player chooses the action rating that fits description.'), (None, 'Player rolls **2d6** and adds action dots to the total.')),
-    'bonus_dice': (('invoke', '**Invoke an advantage** (from a natural 12)'), ('push', 'Push yourself (spend 2 stress)'), ('teamwork', '**Teamwork** (act in sync with another PC or cohort)')),
-    'edge_penalty': (('ten_steps_ahead', '+ Ten Steps Ahead: tactical advantage or clever strategy'), ('shock_and_awe', '**Shock & Awe:** surprise or overwhelming power'), ('finisher', "Finisher: builds on a teammate's previous actions"), ('foolhardy', 'Foolhardy: terrible idea or the wrong tools for a job'), ('outclassed', 'Outclassed: significantly more powerful adversary or surprised'), ('bad_conditions', 'Bad Conditions: environment is complicating the action, e.g. darkness, slippery ice')),
-    'resistance_steps': ((None, 'Player chooses to resist a complication.'), (None, 'GM decides if the coomplication will be reduced or negated completely.'), (None, 'GM determines which attribute applies to the complication.'), (None, 'Player rolls a dice pool equal to that attribute.'), (None, 'PC takes stress equal to 6 minus the highest dice result; the complication is negated or reduced.')),
-    'chains': ((None, 'profess'), (None, 'provide'), (None, 'dedicate'), (None, 'fix'), (None, 'glorify'), (None, 'entertain'), (None, 'cover'), (None, 'blend')),
-    'harm_steps': ((None, 'GM describes the harm and names an attribute'), (None, 'The player writes it in the lowest level (-1, -2, -3)'), (None, 'All actions under that attribute take the penalty while harm remains'), (None, 'Become **INCAPACITATED** if attribute already has -3 harm or second attribute reaches -3 harm; cannot act until all harm is healed')),
-    'background': (),
-    'score_phase': ((None, 'CHOOSE A PLAN & FILL IN THE DETAIL'), (None, 'PICK ITEM LOADOUTS'), (None, 'MAKE ENGAGEMENT ROLL')),
-    'score_plans': (('assault', '♦ Assault— Do violence to a target. **Detail:** The point of attack.'), ('deception', '♦ **Deception** Lure, trick, or manipulate. **Detail:** The method of deception.'), ('stealth', '♦ **Stealth** Trespass unseen. **Detail:** The point of infiltration.'), ('occult', '♦ **Occult** Engage a supernatural power. **Detail:** The arcane method.'), ('social', '♦ **Social** Negotiate, bargain, or persuade. **Detail:** The social connection.'), ('transport', '♦ Transport— Use a vehicle, speed, or athletic prowess. Detail: The route and means')),
-    'score_engagement_factors': ((None, '» Bold or daring? Take +1. Overly complex or contingent on many factors? Take -1.'), (None, "» Plan's detail expose a vulnerability of the target or hit them where they're weakest? Take +1. Target strongest against this approach, or do they have particular defenses or special preparations? Take -1."), (None, '» Can any of your friends, associates, contacts, or anchors provide aid or insight for this operation? Take +1. Are any enemies or rivals or obligations interfering in the operation? Take -1.')),
-    'engagement_results': (('natural 12', "Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next."), ('10+', "Good result. You're in control when the action starts,"), ('7-9', 'Tense result. Hit your first complication when the action starts.'), ('6 or less', "Bad result. Disaster has struck, and you're desperately responding when the action starts.")),
-    'giving_up': (),
-    'odyssey_phase': ((None, 'PLAN'), (None, 'ENGAGEMENT ROLL'), (None, 'Odyssey Challenge')),
-    'odyssey_challenge': (),
-    'ship_encounter': ((None, 'Compare wealth:'), (None, 'Choose combat jobs'), (None, 'Play in rounds:'), (None, 'Face sea-based consequences')),
-    'combat_jobs': (('helm', '♦ **Helm:** In charge of driving the ship and navigation. *Example actions:* escape, evasive maneuver, pursue.'), ('gundeck', '♦ **Gundeck:** In charge of weapons. *Example actions:* Fire all weapons (+1 this round, -1 next round); target (gain +2 next round); fire one weapon (standard attack roll)'), ('ships_crew', "♦ **Ship's Crew:** In charge of damage control and helping wherever you are most needed. *Example actions*: boost ally (+1 to their roll); damage control (resist consequences); repair (reduce a fallout clock)"), ('crows_nest', "♦ **Crow's Nest:** In charge of providing information and planning the best route. *Example actions*: setup another teammate (describe a setup action, the teammate gains +1 on their roll without exposing you to their complication).")),
-    'sea_consequences': (('7-9', 'the GM chooses a normal complication or a sea consequence.'), ('6 or less', 'the GM must choose a sea consequence.')),
-    'clear_stormfronts': (('one_point', '» 1 point: Roll an additional raid or re-roll raid and keep highest.'), ('two_points', '» 2 points: must choose the "fight them off" option for your raid')),
-    'downtime_sequence': ((None, 'TITHES'), (None, 'NOTORIETY'), (None, 'RAIDS'), (None, 'DOWNTIME ACTIVITES (2 ACTIONS PER DOWNTIME)')),
-    'raid_descriptions': (('commandeer', 'Commandeer: an Institution faction claims your cargo for official business. Give away 1 cargo, fight back, or agree to perform a raid for them on a faction with a higher Wealth than your crew.'), ('examples', 'Examples: The locals want to make a statement against piracy and send a crew to arrest you. The raid is led by the highest Wealth faction in the area. Hand over a PC, go to war, or fight them off.'), ('hostile_takeover', 'Hostile Takeover: a Trade faction decides to acquire part of your operation for their own uses. Lose 1 Wealth (and an associated Expansion) and drop to a weak hold, or go to war.'), ('invasion', 'Invasion: A faction with whom you have a negative status tries to take over part of your operation. Give them a claim or go to war. If you have no claims, lose 1 hold instead. (If you hold is already weak, lose a Wealth level).'), ('dangerous_waters', 'Dangerous Waters: A higher Wealth faction takes a move against you. Fight them off or forfeit 1 Coin and 1 Investment equal to their Wealth rating.'), ('looters', 'Looters: A group of desperate locals approaches your ship. Half the crew loses a downtime action guarding the ship or fights off the local citizenry faction.'), ('memories', 'Memories: A PC remembers a raid from their past that went poorly; narrate what happened and what they lost. Roll 1d6; you take that much stress. Another PC can volunteer to split the stress if they spend time listening to an account of the memory.'), ('stowaway', 'Stowaway: A wanted criminal has hidden on your ship. Turn them over to the authorities and take -1 status with their faction, or increase Notoriety by 2.'), ('taxes', 'Taxes: The locals want a cut of your trade. Lose Investments equal to 1 + your Wealth or give them a tip on a higher Wealth rival; take -1 status with the faction you betray.')),
-    'downtime_activities': (('acquire_asset', 'Acquire Asset'), ('long_term_project', 'LONG-TERM PROJECT'), ('recover', 'RECOVER'), ('reduce_notoriety', 'REDUCE NOTORIETY'), ('train', 'TRAIN'), ('seek_your_anchor', 'SEEK YOUR ANCHOR')),
-    'recover': (),
-    'homesick': (('boastful', '» Boastful: Spend time spinning tall tales to make you feel better about the decision to seek your fortune and leave your anchor behind. Increase crew notoriety by +2.'), ('combative', '» Combative: Take your negative feelings out on another group. Roll an additional raid or take -1 status with a local faction.'), ('guilt_ridden', '» Guilt-ridden: Send extra funds back to your anchor. Pay coin equal to crew Wealth +2.'), ('homebound', '» Homebound: Return to your anchor. Play a different character for a session while this character travels home for a time. When they return, they have also healed from any harm they had.'), ('restless', '» Restless: You cannot stop thinking about your anchor and cannot rest. Do not recover from harm at the end of this downtime. If you have no harm, gain a level 1 harm "fatigue" in the attribute of your choice.')),
-    'chain_upkeep': (),
-    'gossip_options': ((None, '» The GM will tell you the current stock of a faction of your choice;'), (None, '» The GM will tell you the current stock of 2 factions of their choice;'), (None, "» The GM will not change a faction's current stock during the next dynamic market turn; the players choose the faction"), (None, '» Take +2 on an engagement roll against a faction of your choice; hold this advantage until you use it')),
-    'market_options': (('scarce_stays', "» The current port's scarce cargo type will remain the same during the next dynamic trade turn"), ('overflowing_stays', "» The current port's overflowing cargo type will remain the same during the next dynamic trade turn")),
-    'market_port_options': (('any_port', '» any port regardless of nation'), ('two_ports', '» choose two ports within the same nation')),
-    'wealth_expansions': ((None, 'fleet'), (None, 'bribes'), (None, 'fame')),
+DOCUMENTS: dict[str, Document] = {
+    'complications': Document('complications', 'list', 'Complications', None,
+        (Entry(None, None, 'New threat', {}, ()), Entry(None, None, 'Use up resources', {}, ()), Entry(None, None, 'Unintended consequences', {}, ()), Entry(None, None, 'Terrible choice', {}, ()), Entry(None, None, 'Brewing trouble', {}, ()), Entry(None, None, 'Cause harm', {}, ()), ),
+        {'could_roll': 'd6', 'count': 6}),
+    'action_roll_steps': Document('action_roll_steps', 'procedure', 'Action rolls', None,
+        (Entry(None, None, 'Player describes their approach and goal.', {}, ()), Entry(None, None, 'Player chooses the action rating that fits description.', {}, ()), Entry(None, None, 'Player rolls **2d6** and adds action dots to the total.', {}, ()), ),
+        {}),
+    'bonus_dice': Document('bonus_dice', 'list', 'Bonus dice', 'Roll 3d6 and keep the highest',
+        (Entry('invoke', 'Invoke', '**Invoke an advantage** (from a natural 12)', {}, ()), Entry('push', 'Push', 'Push yourself (spend 2 stress)', {'stress': 2}, ()), Entry('teamwork', 'Teamwork', '**Teamwork** (act in sync with another PC or cohort)', {}, ()), ),
+        {}),
+    'edge_penalty': Document('edge_penalty', 'list', 'Edge / Penalty (optional rules)', 'If you have an EDGE, add +1 to your roll (+2 if a major edge). If you have a **PENALTY**, take -1 to your roll (-2 if a major penalty).',
+        (Entry('ten_steps_ahead', 'Ten steps ahead', '+ Ten Steps Ahead: tactical advantage or clever strategy', {'kind': 'edge'}, ()), Entry('shock_and_awe', 'Shock and awe', '**Shock & Awe:** surprise or overwhelming power', {'kind': 'edge'}, ()), Entry('finisher', 'Finisher', "Finisher: builds on a teammate's previous actions", {'kind': 'edge'}, ()), Entry('foolhardy', 'Foolhardy', 'Foolhardy: terrible idea or the wrong tools for a job', {'kind': 'penalty'}, ()), Entry('outclassed', 'Outclassed', 'Outclassed: significantly more powerful adversary or surprised', {'kind': 'penalty'}, ()), Entry('bad_conditions', 'Bad conditions', 'Bad Conditions: environment is complicating the action, e.g. darkness, slippery ice', {'kind': 'penalty'}, ()), ),
+        {'optional': True}),
+    'resistance_steps': Document('resistance_steps', 'procedure', 'Resistance rolls', None,
+        (Entry(None, None, 'Player chooses to resist a complication.', {}, ()), Entry(None, None, 'GM decides if the coomplication will be reduced or negated completely.', {}, ()), Entry(None, None, 'GM determines which attribute applies to the complication.', {}, ()), Entry(None, None, 'Player rolls a dice pool equal to that attribute.', {}, ()), Entry(None, None, 'PC takes stress equal to 6 minus the highest dice result; the complication is negated or reduced.', {}, ()), ),
+        {}),
+    'chains': Document('chains', 'list', 'Chains (Unmoored)', 'When you return, all stress is gone but you have a new CHAIN formed to your anchor: profess, provide, dedicate, fix, glorify, entertain, cover, or blend.',
+        (Entry(None, None, 'profess', {}, ()), Entry(None, None, 'provide', {}, ()), Entry(None, None, 'dedicate', {}, ()), Entry(None, None, 'fix', {}, ()), Entry(None, None, 'glorify', {}, ()), Entry(None, None, 'entertain', {}, ()), Entry(None, None, 'cover', {}, ()), Entry(None, None, 'blend', {}, ()), ),
+        {'count': 8}),
+    'harm_steps': Document('harm_steps', 'procedure', 'Harm', None,
+        (Entry(None, None, 'GM describes the harm and names an attribute', {}, ()), Entry(None, None, 'The player writes it in the lowest level (-1, -2, -3)', {}, ()), Entry(None, None, 'All actions under that attribute take the penalty while harm remains', {}, ()), Entry(None, None, 'Become **INCAPACITATED** if attribute already has -3 harm or second attribute reaches -3 harm; cannot act until all harm is healed', {}, ()), ),
+        {}),
+    'background': Document('background', 'rule', 'Background', 'once per session, you can gather information within that knowledge area, and the GM will answer your question as if you rolled a 10+',
+        (),
+        {'uses': 'once per session', 'as_if_rolled': 10}),
+    'score_phase': Document('score_phase', 'procedure', 'Score phase', None,
+        (Entry(None, None, 'CHOOSE A PLAN & FILL IN THE DETAIL', {'see': 'score_plans'}, ()), Entry(None, None, 'PICK ITEM LOADOUTS', {'see': 'loadout'}, ()), Entry(None, None, 'MAKE ENGAGEMENT ROLL', {'see': 'score_engagement'}, ()), ),
+        {}),
+    'score_plans': Document('score_plans', 'list', 'Choose a plan & fill in the detail', None,
+        (Entry('assault', 'Assault', '♦ Assault— Do violence to a target. **Detail:** The point of attack.', {'detail': 'The point of attack.'}, ()), Entry('deception', 'Deception', '♦ **Deception** Lure, trick, or manipulate. **Detail:** The method of deception.', {'detail': 'The method of deception.'}, ()), Entry('stealth', 'Stealth', '♦ **Stealth** Trespass unseen. **Detail:** The point of infiltration.', {'detail': 'The point of infiltration.'}, ()), Entry('occult', 'Occult', '♦ **Occult** Engage a supernatural power. **Detail:** The arcane method.', {'detail': 'The arcane method.'}, ()), Entry('social', 'Social', '♦ **Social** Negotiate, bargain, or persuade. **Detail:** The social connection.', {'detail': 'The social connection.'}, ()), Entry('transport', 'Transport', '♦ Transport— Use a vehicle, speed, or athletic prowess. Detail: The route and means', {'detail': 'The route and means'}, ()), ),
+        {'count': 6}),
+    'score_engagement_factors': Document('score_engagement_factors', 'list', 'Engagement roll modifiers', 'Determine your modifier before you roll. Can never have more than +2 or -2:',
+        (Entry(None, None, '» Bold or daring? Take +1. Overly complex or contingent on many factors? Take -1.', {}, ()), Entry(None, None, "» Plan's detail expose a vulnerability of the target or hit them where they're weakest? Take +1. Target strongest against this approach, or do they have particular defenses or special preparations? Take -1.", {}, ()), Entry(None, None, '» Can any of your friends, associates, contacts, or anchors provide aid or insight for this operation? Take +1. Are any enemies or rivals or obligations interfering in the operation? Take -1.', {}, ()), ),
+        {}),
+    'engagement_results': Document('engagement_results', 'bands', 'Engagement roll outcomes', None,
+        (Entry('natural 12', 'Exceptional', "Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.", {}, ()), Entry('10+', 'Good', "Good result. You're in control when the action starts,", {}, ()), Entry('7-9', 'Tense', 'Tense result. Hit your first complication when the action starts.', {}, ()), Entry('6 or less', 'Bad', "Bad result. Disaster has struck, and you're desperately responding when the action starts.", {}, ()), ),
+        {}),
+    'giving_up': Document('giving_up', 'rule', 'Giving up', 'When you give up on a score, go into the next game phase: you can move into any phase except trade, as you need some time to pass for things to die down before you return to the public markets.',
+        (),
+        {}),
+    'odyssey_phase': Document('odyssey_phase', 'procedure', 'Odyssey phase', None,
+        (Entry(None, None, 'PLAN', {'see': 'odyssey_plans'}, ()), Entry(None, None, 'ENGAGEMENT ROLL', {'see': 'odyssey_engagement'}, ()), Entry(None, None, 'Odyssey Challenge', {'see': 'odyssey_challenge'}, ()), ),
+        {}),
+    'odyssey_challenge': Document('odyssey_challenge', 'rule', 'Odyssey Challenge', "Each journey involves one challenge to overcome. You open the odyssey scene with this challenge, framed by the engagement roll and the crew's plan type.\nConsult the odyssey route to determine the highest ranked zone the crew will travel through. Roll 1d6 and consult the appropriate zone list. If necessary, you can also roll on the monster tables:",
+        (),
+        {}),
+    'ship_encounter': Document('ship_encounter', 'procedure', 'Ship encounters', None,
+        (Entry(None, None, 'Compare wealth:', {'see': 'compare_wealth'}, ()), Entry(None, None, 'Choose combat jobs', {'see': 'combat_jobs'}, ()), Entry(None, None, 'Play in rounds:', {'text': 'Take 1 action per round. You can take an action based on your combat job, give your action to another PC, or respond to a crisis.'}, ()), Entry(None, None, 'Face sea-based consequences', {'see': 'sea_consequences'}, ()), ),
+        {}),
+    'combat_jobs': Document('combat_jobs', 'list', 'Choose combat jobs', None,
+        (Entry('helm', 'Helm', '♦ **Helm:** In charge of driving the ship and navigation. *Example actions:* escape, evasive maneuver, pursue.', {}, ()), Entry('gundeck', 'Gundeck', '♦ **Gundeck:** In charge of weapons. *Example actions:* Fire all weapons (+1 this round, -1 next round); target (gain +2 next round); fire one weapon (standard attack roll)', {}, ()), Entry('ships_crew', 'Ships crew', "♦ **Ship's Crew:** In charge of damage control and helping wherever you are most needed. *Example actions*: boost ally (+1 to their roll); damage control (resist consequences); repair (reduce a fallout clock)", {}, ()), Entry('crows_nest', 'Crows nest', "♦ **Crow's Nest:** In charge of providing information and planning the best route. *Example actions*: setup another teammate (describe a setup action, the teammate gains +1 on their roll without exposing you to their complication).", {}, ()), ),
+        {'count': 4}),
+    'sea_consequences': Document('sea_consequences', 'bands', 'Face sea-based consequences', 'On a 7-9, the GM chooses a normal complication or a sea consequence.\nOn a 6 ot less, the GM must choose a sea consequence. If you have a sea consequence the players pick **fallout** or **crisis**.',
+        (Entry('7-9', 'Gm may', 'the GM chooses a normal complication or a sea consequence.', {'sea_consequence': "GM's choice"}, ()), Entry('6 or less', 'Gm must', 'the GM must choose a sea consequence.', {'sea_consequence': True}, ()), ),
+        {}),
+    'clear_stormfronts': Document('clear_stormfronts', 'list', 'Clear stormfronts', 'Next port downtime must spend all Stormfront points:',
+        (Entry('one_point', 'One point', '» 1 point: Roll an additional raid or re-roll raid and keep highest.', {'points': 1}, ()), Entry('two_points', 'Two points', '» 2 points: must choose the "fight them off" option for your raid', {'points': 2}, ()), ),
+        {}),
+    'downtime_sequence': Document('downtime_sequence', 'procedure', 'Downtime phase', None,
+        (Entry(None, None, 'TITHES', {'see': 'tithe', 'printed_at': 'line 67, under ROLLS & PROGRESS CLOCKS'}, ()), Entry(None, None, 'NOTORIETY', {'see': 'notoriety_gain'}, ()), Entry(None, None, 'RAIDS', {'see': 'raid_type'}, ()), Entry(None, None, 'DOWNTIME ACTIVITES (2 ACTIONS PER DOWNTIME)', {'see': 'downtime_activities', 'actions': 2}, ()), ),
+        {}),
+    'raid_descriptions': Document('raid_descriptions', 'list', 'Raid descriptions', None,
+        (Entry('commandeer', 'Commandeer', 'Commandeer: an Institution faction claims your cargo for official business. Give away 1 cargo, fight back, or agree to perform a raid for them on a faction with a higher Wealth than your crew.', {}, ()), Entry('examples', 'Examples', 'Examples: The locals want to make a statement against piracy and send a crew to arrest you. The raid is led by the highest Wealth faction in the area. Hand over a PC, go to war, or fight them off.', {}, ()), Entry('hostile_takeover', 'Hostile takeover', 'Hostile Takeover: a Trade faction decides to acquire part of your operation for their own uses. Lose 1 Wealth (and an associated Expansion) and drop to a weak hold, or go to war.', {}, ()), Entry('invasion', 'Invasion', 'Invasion: A faction with whom you have a negative status tries to take over part of your operation. Give them a claim or go to war. If you have no claims, lose 1 hold instead. (If you hold is already weak, lose a Wealth level).', {}, ()), Entry('dangerous_waters', 'Dangerous waters', 'Dangerous Waters: A higher Wealth faction takes a move against you. Fight them off or forfeit 1 Coin and 1 Investment equal to their Wealth rating.', {}, ()), Entry('looters', 'Looters', 'Looters: A group of desperate locals approaches your ship. Half the crew loses a downtime action guarding the ship or fights off the local citizenry faction.', {}, ()), Entry('memories', 'Memories', 'Memories: A PC remembers a raid from their past that went poorly; narrate what happened and what they lost. Roll 1d6; you take that much stress. Another PC can volunteer to split the stress if they spend time listening to an account of the memory.', {'stress': 'd6'}, ()), Entry('stowaway', 'Stowaway', 'Stowaway: A wanted criminal has hidden on your ship. Turn them over to the authorities and take -1 status with their faction, or increase Notoriety by 2.', {'notoriety': 2}, ()), Entry('taxes', 'Taxes', 'Taxes: The locals want a cut of your trade. Lose Investments equal to 1 + your Wealth or give them a tip on a higher Wealth rival; take -1 status with the faction you betray.', {'investments_lost': '1 + your Wealth'}, ()), ),
+        {'count': 9}),
+    'downtime_activities': Document('downtime_activities', 'list', 'Downtime activites (2 actions per downtime)', '4. DOWNTIME ACTIVITES (2 ACTIONS PER DOWNTIME)',
+        (Entry('acquire_asset', 'Acquire asset', 'Acquire Asset', {'see': 'acquire_asset'}, ()), Entry('long_term_project', 'Long term project', 'LONG-TERM PROJECT', {'see': 'long_term_project'}, ()), Entry('recover', 'Recover', 'RECOVER', {'see': 'recover'}, ()), Entry('reduce_notoriety', 'Reduce notoriety', 'REDUCE NOTORIETY', {'see': 'reduce_notoriety'}, ()), Entry('train', 'Train', 'TRAIN', {'see': 'xp'}, ()), Entry('seek_your_anchor', 'Seek your anchor', 'SEEK YOUR ANCHOR', {'see': 'seek_your_anchor'}, ()), ),
+        {'actions': 2, 'count': 6}),
+    'recover': Document('recover', 'rule', 'Recover', 'RECOVER: All harm decreases by 1 level naturally at the end of downtime. If you take the recover action, an attribute of your choice recovers at 2nd level. You must describe how you get access to a professional to treat your harm.',
+        (),
+        {}),
+    'homesick': Document('homesick', 'list', 'Homesick', 'If you clear more stress than marked, you become **homesick**. Choose 1:',
+        (Entry('boastful', 'Boastful', '» Boastful: Spend time spinning tall tales to make you feel better about the decision to seek your fortune and leave your anchor behind. Increase crew notoriety by +2.', {'notoriety': 2}, ()), Entry('combative', 'Combative', '» Combative: Take your negative feelings out on another group. Roll an additional raid or take -1 status with a local faction.', {}, ()), Entry('guilt_ridden', 'Guilt ridden', '» Guilt-ridden: Send extra funds back to your anchor. Pay coin equal to crew Wealth +2.', {'coin': 'crew Wealth +2'}, ()), Entry('homebound', 'Homebound', '» Homebound: Return to your anchor. Play a different character for a session while this character travels home for a time. When they return, they have also healed from any harm they had.', {}, ()), Entry('restless', 'Restless', '» Restless: You cannot stop thinking about your anchor and cannot rest. Do not recover from harm at the end of this downtime. If you have no harm, gain a level 1 harm "fatigue" in the attribute of your choice.', {}, ()), ),
+        {'choose': 1, 'count': 5}),
+    'chain_upkeep': Document('chain_upkeep', 'rule', 'Chain upkeep', 'If you have a **CHAIN**, you must **Seek Your Anchor**, pay 1 coin, or gain level 1 harm "guilty."',
+        (),
+        {}),
+    'gossip_options': Document('gossip_options', 'list', 'Gossip options', '7-9: choose 2; on a **10+** choose 3:',
+        (Entry(None, None, '» The GM will tell you the current stock of a faction of your choice;', {}, ()), Entry(None, None, '» The GM will tell you the current stock of 2 factions of their choice;', {}, ()), Entry(None, None, "» The GM will not change a faction's current stock during the next dynamic market turn; the players choose the faction", {}, ()), Entry(None, None, '» Take +2 on an engagement roll against a faction of your choice; hold this advantage until you use it', {}, ()), ),
+        {'count': 4}),
+    'market_options': Document('market_options', 'list', 'Manipulate markets: choose 1', None,
+        (Entry('scarce_stays', 'Scarce stays', "» The current port's scarce cargo type will remain the same during the next dynamic trade turn", {}, ()), Entry('overflowing_stays', 'Overflowing stays', "» The current port's overflowing cargo type will remain the same during the next dynamic trade turn", {}, ()), ),
+        {'count': 2}),
+    'market_port_options': Document('market_port_options', 'list', 'Manipulate markets on a 10+: choose either', None,
+        (Entry('any_port', 'Any port', '» any port regardless of nation', {}, ()), Entry('two_ports', 'Two ports', '» choose two ports within the same nation', {}, ()), ),
+        {'count': 2}),
+    'wealth_expansions': Document('wealth_expansions', 'list', 'Wealth expansions', 'When Wealth increases, choose one type of Wealth expansion: fleet, bribes, or fame. Gain the next expansion in that attribute.',
+        (Entry(None, None, 'fleet', {}, ()), Entry(None, None, 'bribes', {}, ()), Entry(None, None, 'fame', {}, ()), ),
+        {'count': 3}),
 }
 TRACKS: dict[str, type[Track]] = {
     'stress': Stress,
