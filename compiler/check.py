@@ -250,7 +250,7 @@ class Checker:
             column_by = item.columns.by
             for entry in item.columns.entries:
                 columns.append(self.column(entry, item))
-        bands = tuple(self.band(entry, item, len(columns)) for entry in band_entries)
+        bands = tuple(self.band(entry, item, len(columns), tuple(c.id for c in columns)) for entry in band_entries)
         self.unique_bands(bands, item)
         resolver = m.Resolver(
             kind=item.kind,  # type: ignore[arg-type]
@@ -292,17 +292,21 @@ class Checker:
         values = tuple((a.name, a.value) for a in entry.attrs if not isinstance(a.value, m.Block))
         return m.Column(ident, label or ident, key, values, entry.span)
 
-    def band(self, entry: m.Entry, item: m.Item, columns: int) -> m.Band:
+    def band(self, entry: m.Entry, item: m.Item, columns: int, column_ids: tuple[str, ...] = ()) -> m.Band:
         if entry.key is None:
             self.error("TYPE", "a band or row needs a key before its colon, like `- 7-9: ...`", entry.span,
                        "ranges look like `7-9`, `10+`, `6 or less`, `natural 12`", item.name)
         key = entry.key or m.Otherwise(entry.span)
         strings = [c for c in entry.cells if isinstance(c, str)]
         values: list[tuple[str, m.Expr]] = []
+        per_column: list[tuple[str, tuple[tuple[str, m.Expr], ...]]] = []
         label = None
         text_override = None
         for attr in entry.attrs:
-            if isinstance(attr.value, m.Block):
+            if isinstance(attr.value, m.Block) and attr.name in column_ids:
+                per_column.append((attr.name, tuple((a.name, a.value) for a in attr.value.attrs
+                                                    if not isinstance(a.value, m.Block))))
+            elif isinstance(attr.value, m.Block):
                 values.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
             elif attr.name == "label":
                 label = _plain(attr.value)
@@ -326,7 +330,8 @@ class Checker:
         ident = entry.id or m.condition_text(key)
         if label is None:
             label = entry.id.replace("_", " ").capitalize() if entry.id else m.condition_text(key)
-        return m.Band(ident, label, text, key, entry.cells, entry.chain, tuple(values), entry.span)
+        return m.Band(ident, label, text, key, entry.cells, entry.chain, tuple(values), entry.span,
+                      tuple(per_column))
 
     def unique_bands(self, bands: Iterable[m.Band], item: m.Item) -> None:
         seen: set[str] = set()
@@ -426,9 +431,10 @@ class Checker:
                 return node
             die = self.custom_dice.get(node.die)
             if die is None:
-                self.error("UNDEFINED", f"there is no die `{node.die}`", node.span,
-                           did_you_mean(node.die, sorted(self.custom_dice)) or "declare it with `die NAME`",
-                           item.name)
+                plain = re.fullmatch(r"[dD](\d+)", node.die)
+                hint = (f"write dice with no space, like `{m.expr_text(node.count)}d{plain.group(1)}`" if plain
+                        else did_you_mean(node.die, sorted(self.custom_dice)) or "declare it with `die NAME`")
+                self.error("UNDEFINED", f"there is no die `{node.die}`", node.span, hint, item.name)
                 return node
             return replace(node, faces=die.symbols(), values=die.side_values())
         return rebuild(expr, fill)
@@ -439,9 +445,12 @@ class Checker:
         on_full = text = None
         roll_over = reset = False
         details: list[tuple[str, m.Expr]] = []
+        levels: list[tuple[int, str, int, str | None]] = []
         for attr in item.attrs:
             value = attr.value
-            if attr.name == "size":
+            if attr.name == "levels" and isinstance(value, m.Block):
+                levels = self.levels(value, item)
+            elif attr.name == "size":
                 if isinstance(value, m.Number) and value.value > 0:
                     size = value.value
                 elif not isinstance(value, (m.Unknown, m.Name)):
@@ -463,10 +472,31 @@ class Checker:
                 details.append((attr.name, m.Text(_block_text(value), attr.span)))
             else:
                 details.append((attr.name, value))
+        if levels and size is None:
+            size = sum(boxes for _, _, boxes, _ in levels) or None
         if size is not None and not 0 <= start <= size:
             self.error("TYPE", f"start {start} does not fit a size of {size}", item.span, item=item.name)
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
-                       on_full, roll_over, reset, tuple(details), item.span)
+                       on_full, roll_over, reset, tuple(details), item.span, tuple(levels))
+
+    def levels(self, block: m.Block, item: m.Item) -> list[tuple[int, str, int, str | None]]:
+        """`levels:` entries `- 1: lesser "Lesser"` with `boxes:` and `penalty:`: harm rows by level."""
+        out: list[tuple[int, str, int, str | None]] = []
+        for entry in block.entries:
+            key = entry.key
+            number = key.parts[0].low if isinstance(key, m.Ranges) and len(key.parts) == 1 and \
+                key.parts[0].low == key.parts[0].high else None
+            if number is None:
+                self.error("TYPE", "a level is keyed by its number, like `- 2: moderate \"Moderate\"`", entry.span,
+                           item=item.name)
+                continue
+            data = {a.name: a.value for a in entry.attrs if isinstance(a, m.Attr)}
+            boxes = data.get("boxes")
+            penalty = data.get("penalty")
+            name = next((c for c in entry.cells if isinstance(c, str)), None) or entry.id or str(number)
+            out.append((number, name, boxes.value if isinstance(boxes, m.Number) else 0,
+                        _plain(penalty) if penalty is not None and not isinstance(penalty, m.Block) else None))
+        return out
 
     # ---------------------------------------------------------------- names
 

@@ -138,7 +138,7 @@ class ExprCompiler:
                 return f"v_{name}"
             if name in ("total", "natural", "zero_dice", "highest", "lowest"):
                 return {"total": "r_total", "natural": "r_natural", "zero_dice": "r_zero",
-                        "highest": "max(r_dice)", "lowest": "min(r_dice)"}[name]
+                        "highest": "max(r_kept)", "lowest": "min(r_kept)"}[name]
             if name in self.option_numbers or name in self.definitions:
                 return repr(name)
             raise ValueError(f"unresolved name {name!r} reached codegen")
@@ -376,7 +376,7 @@ class ModuleWriter:
         w = self.w
         params = self.full_params(resolver)
         w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], "
-               f"r_zero: bool" + (f", {params}" if params else "") + ") -> int:")
+               f"r_kept: tuple[int, ...], r_zero: bool" + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
             for index, band in ordered_bands(resolver):
                 w.line(f"if {condition_code(band.condition, 'r_total', compiler)}:")
@@ -405,7 +405,8 @@ class ModuleWriter:
         w = self.w
         params = self.full_params(resolver)
         w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, "
-               f"r_dice: tuple[int | str, ...], r_zero: bool" + (f", {params}" if params else "")
+               f"r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
+               + (f", {params}" if params else "")
                + ") -> dict[str, object]:")
         with w.indent():
             w.line("values: dict[str, object] = {}")
@@ -416,12 +417,18 @@ class ModuleWriter:
             for index, band in enumerate(resolver.bands):
                 numbers = tuple(c if isinstance(c, int) else None for c in band.cells)
                 numeric = bool(resolver.columns) and any(n is not None for n in numbers)
-                if not band.values and band.chain is None and not numeric:
+                if not band.values and band.chain is None and not numeric and not band.column_values:
                     continue
                 w.line(f"if b == {index}:")
                 with w.indent():
                     if numeric:
                         w.line(f"values['value'] = {numbers!r}[c]")
+                    for column_id, data in band.column_values:
+                        column_index = next(i for i, c in enumerate(resolver.columns) if c.id == column_id)
+                        w.line(f"if c == {column_index}:  # {column_id}")
+                        with w.indent():
+                            for data_name, data_expr in data:
+                                w.line(f"values[{data_name!r}] = {compiler.expr(data_expr)}")
                     for name, expr in band.values:
                         w.line(f"values[{name!r}] = {compiler.expr(expr)}")
                     if band.chain is not None:
@@ -459,12 +466,13 @@ class ModuleWriter:
                 w.line("r_total = None")
             w.line("r_dice = tuple(f for g in d.groups for f in g.dice)")
             w.line("r_kept = tuple(f for g in d.groups for f in g.kept)")
+            w.line("r_read = tuple(f for f in r_kept if isinstance(f, int))")
             w.line("r_natural = d.groups[0].value if len(d.groups) == 1 else None")
-            w.line(f"b = _band_{name}(r_total, r_natural, r_dice, d.zero{tail})")
+            w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, d.zero{tail})")
             w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
             w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")
             w.line("extra = Rolling(rng)")
-            w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, d.zero{tail})")
+            w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero{tail})")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
             w.line(f"trace = describe({resolver.label!r}, d.groups, r_total, outcome, extra.groups, values)")
@@ -529,13 +537,13 @@ class ModuleWriter:
                 with w.indent():
                     w.line("plan.specs,")
                     w.line(f"lambda g: _total_{name}(Replaying(g){tail}),")
-                    w.line(f"lambda t, n, f: _band_{name}(t, n, f, plan.zero{tail}),")
+                    w.line(f"lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}),")
                     w.line(f"_IDS_{name},")
                 w.line(")")
             else:
                 source = resolver.key if resolver.key is not None else resolver.value
                 w.line(f"r_total = {compiler.expr(source) if source is not None else 'None'}")
-                w.line(f"b = _band_{name}(r_total, None, (), False{tail})")
+                w.line(f"b = _band_{name}(r_total, None, (), (), False{tail})")
                 w.line(f"if not _IDS_{name}:")
                 with w.indent():
                     w.line("return {str(r_total): Fraction(1)}")
@@ -550,11 +558,14 @@ class ModuleWriter:
 
     def track(self, track: m.Track) -> None:
         w = self.w
-        base = "Clock" if track.kind == "clock" else "Track"
+        base = "Clock" if track.kind == "clock" else ("Levels" if track.levels else "Track")
         w.line(f"class {class_name(track.name)}({base}):")
         with w.indent():
             w.line(repr(docstring(track)))
             w.line()
+            if track.levels:
+                w.line(f"LEVELS = {track.levels!r}")
+                w.line()
             size = f"size: int = {track.size}" if track.size is not None else "size: int"
             w.line(f"def __init__(self, {size}, marked: int = {track.start}) -> None:")
             with w.indent():

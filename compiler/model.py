@@ -591,6 +591,8 @@ class Band:
     chain: Expr | None
     values: tuple[tuple[str, Expr], ...]
     span: Span = _span()
+    # data that holds only in one column of a 2-D table: (column id, data)
+    column_values: tuple[tuple[str, tuple[tuple[str, Expr], ...]], ...] = ()
 
     @property
     def key_text(self) -> str:
@@ -721,6 +723,7 @@ class Track:
     reset_on_full: bool
     details: tuple[tuple[str, Expr], ...]
     span: Span = _span()
+    levels: tuple[tuple[int, str, int, str | None], ...] = ()  # (level, name, boxes, penalty): harm by level
 
 
 @dataclass(frozen=True, slots=True)

@@ -266,6 +266,7 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
         dice: dict[int, int] = {}
         counts: dict[int | str, int] = {}
         rolled: list[int] = []
+        read: list[int] = []
         for group, (faces, kept, w) in zip(plan.groups, combination, strict=True):
             weight *= w
             if group.faces:
@@ -275,11 +276,12 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
                 continue
             dice[id(group.term)] = sum(kept)
             rolled.extend(faces)
+            read.extend(kept)
         for face in rolled:
             counts[face] = counts.get(face, 0) + 1
         natural = dice[id(plan.groups[0].term)] if len(plan.groups) == 1 else None
         scope.facts = RollFacts(0, natural, counts, any(g.zero for g in plan.groups),
-                                max(rolled) if rolled else None, min(rolled) if rolled else None)
+                                max(read) if read else None, min(read) if read else None)
         total = as_number(evaluate(plan.expr, scope, dice), plan.expr.span)
         scope.facts = RollFacts(total, natural, counts, scope.facts.zero_dice, scope.facts.highest,
                                 scope.facts.lowest)

@@ -147,6 +147,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "on_full": definition.on_full,
             "roll_over": definition.roll_over,
             "reset_on_full": definition.reset_on_full,
+            "levels": [{"level": n, "name": name, "boxes": boxes, "penalty": penalty}
+                       for n, name, boxes, penalty in definition.levels],
             "details": {n: expr_value(e) for n, e in definition.details},
         })
     return base

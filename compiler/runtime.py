@@ -260,31 +260,33 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    per_group: list[list[tuple[tuple[int | str, ...], tuple[int, ...], int, int]]] = []
     for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
         if die is None:
-            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+            per_group.append([(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
         else:
-            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
                               for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
         faces: list[int | str] = []
-        for dice, value, w in combination:
+        read: list[int] = []
+        for dice, kept, value, w in combination:
             weight *= w
             values.append(value)
             faces.extend(dice)
+            read.extend(kept)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
-        weights[band_of(total, natural, tuple(faces))] += weight
+        weights[band_of(total, natural, tuple(faces), tuple(read))] += weight
     out: dict[str, Fraction] = {}
     for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
         out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
@@ -440,6 +442,65 @@ class Track:
         """Clear `count` boxes (all when None)."""
         self.marked = 0 if count is None else max(0, self.marked - count)
         return []
+
+
+class Levels(Track):
+    """Harm by level: a row of boxes per level; harm whose row is full moves up a level.
+
+    `LEVELS` lists (level, name, boxes, penalty). A last level without boxes is what
+    happens when harm goes past the top row (e.g. fatal).
+    """
+
+    LEVELS: tuple[tuple[int, str, int, str | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.rows: dict[int, list[str]] = {level: [] for level, _, boxes, _ in self.LEVELS if boxes > 0}
+        super().__post_init__()
+
+    def _level(self, level: int) -> tuple[int, str, int, str | None]:
+        return next(entry for entry in self.LEVELS if entry[0] == level)
+
+    def add(self, level: int, what: str = "harm") -> list[str]:
+        """Record harm of `level`; a full row sends it a level up. Returns what happened."""
+        rows = sorted(self.rows)
+        level = max(level, rows[0])
+        while level in self.rows and len(self.rows[level]) >= self._level(level)[2]:
+            level += 1
+        if level in self.rows:
+            self.rows[level].append(what)
+            self.marked += 1
+            happened = [f"{what} recorded at level {level} ({self._level(level)[1]})"]
+        else:
+            beyond = [entry for entry in self.LEVELS if entry[0] >= level and entry[2] == 0]
+            name = beyond[0][1] if beyond else "past the last row"
+            happened = [f"{what} goes past the top row: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3]
+                                                                     else "")]
+        self.events.extend(happened)
+        return happened
+
+    def mark(self, count: int = 1) -> list[str]:
+        return [event for _ in range(count) for event in self.add(min(self.rows))]
+
+    def heal(self) -> list[str]:
+        """Every harm moves down a level (where the lower row has room); the lowest level's harm clears."""
+        happened: list[str] = []
+        for level in sorted(self.rows):
+            lower = max((r for r in self.rows if r < level), default=None)
+            for what in list(self.rows[level]):
+                if lower is None:
+                    self.rows[level].remove(what)
+                    self.marked -= 1
+                    happened.append(f"{what} (level {level}) is healed")
+                elif len(self.rows[lower]) < self._level(lower)[2]:
+                    self.rows[level].remove(what)
+                    self.rows[lower].append(what)
+                    happened.append(f"{what} drops to level {lower}")
+        self.events.extend(happened)
+        return happened
+
+    def penalties(self) -> list[str]:
+        """The penalties in force: one per level with harm in its row."""
+        return [penalty for level, _, _, penalty in self.LEVELS if penalty and self.rows.get(level)]
 
 
 class Clock(Track):

@@ -401,14 +401,15 @@ def test_ww_10_action_roll_outcomes_by_position(ww: Module, loaded: Loaded) -> N
         assert roll(ww, "action_roll", (6, 2), rating=2, position=position).outcome.text == "You do it."
         assert roll(ww, "action_roll", (4, 5), rating=2, position=position).outcome.text == texts["partial"]
         assert roll(ww, "action_roll", (1, 3), rating=2, position=position).outcome.text == texts["bad"]
-    # The consequence menus are data too, one block per position (flattened by codegen for now).
-    partial = next(b for b in bands(loaded, "action_roll") if b.id == "partial")
-    blocks = band_values(partial)
-    assert blocks["controlled"] == "yes\nminor\nyes\n1\nrisky"
-    assert blocks["risky"] == "2\nstandard\nyes\ndesperate"
-    assert blocks["desperate"] == "3\nserious\nyes"
-    source = loaded.source
-    assert "      risky:\n        harm: 2\n        complication: \"standard\"" in source
+    # The consequence menus are data too, one block per position: the rolled column's data only.
+    controlled = roll(ww, "action_roll", (4, 5), rating=2, position="controlled").values
+    assert (controlled["harm"], controlled["complication"], controlled["worse_position"]) == (1, "minor", "risky")
+    assert controlled["withdraw"] is True
+    risky = roll(ww, "action_roll", (4, 5), rating=2, position="risky").values
+    assert (risky["harm"], risky["complication"], risky["worse_position"]) == (2, "standard", "desperate")
+    assert "withdraw" not in risky
+    desperate = roll(ww, "action_roll", (4, 5), rating=2, position="desperate").values
+    assert (desperate["harm"], desperate["complication"]) == (3, "serious") and "worse_position" not in desperate
 
 
 def test_ww_11_position(ww: Module) -> None:
@@ -507,9 +508,10 @@ def test_ww_17_harm_track(ww: Module, published: m.Ruleset) -> None:
     assert plain(harm.attr("overflow").value) == "up"  # type: ignore[union-attr]
     track = ww.Harm()
     assert track.size == 5
-    assert track.mark(4) == []
-    happened = track.mark(1)
-    assert len(happened) == 1 and "**catastrophic, permanent consequence**" in happened[0]
+    assert track.mark(4)[-1] == "harm recorded at level 2 (Moderate)"  # two in the bottom row, then up
+    assert track.add(3, "Broken Leg") == ["Broken Leg recorded at level 3 (Severe)"]
+    happened = track.add(3, "Impaled")  # the top row is full: past it is level 4, Fatal
+    assert len(happened) == 1 and happened[0].startswith("Impaled goes past the top row: Fatal")
     # Level 2 harm: -1D on the action roll.
     assert pool_size(ww, "action_roll", rating=3, moderate_harm=True) == 2
 
@@ -916,3 +918,17 @@ def test_ww_50_playbook_template(loaded: Loaded) -> None:
     assert (friends[0].text, friends[-1].text) == ("A spy", "a supernatural entity")
     assert details(loaded, "friends_rivals")["per_playbook"] == 5
     assert details(loaded, "playbook_template")["placeholder"] is True
+
+
+def test_harm_track_overflows_upward_and_heals_down(ww) -> None:  # type: ignore[no-untyped-def]
+    # Lines 507-519: a full row sends harm up a row; past the top row is catastrophic (level 4: Fatal).
+    harm = ww.Harm()
+    assert harm.size == 5  # 2 + 2 + 1 boxes, from the levels
+    harm.add(1, "Drained")
+    harm.add(1, "Battered")
+    assert harm.add(1, "Exhausted") == ["Exhausted recorded at level 2 (Moderate)"]
+    assert harm.add(3, "Shattered Right Leg") == ["Shattered Right Leg recorded at level 3 (Severe)"]
+    assert harm.add(3, "Impaled")[0].startswith("Impaled goes past the top row: Fatal")
+    assert harm.penalties() == ["Reduced Effect", "-1D", "Need Help"]
+    harm.heal()  # the healing clock filled: every harm drops a level, level-1 harm clears
+    assert harm.rows == {1: ["Exhausted"], 2: ["Shattered Right Leg"], 3: []}

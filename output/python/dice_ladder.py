@@ -250,31 +250,33 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    per_group: list[list[tuple[tuple[int | str, ...], tuple[int, ...], int, int]]] = []
     for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
         if die is None:
-            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+            per_group.append([(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
         else:
-            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
                               for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
         faces: list[int | str] = []
-        for dice, value, w in combination:
+        read: list[int] = []
+        for dice, kept, value, w in combination:
             weight *= w
             values.append(value)
             faces.extend(dice)
+            read.extend(kept)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
-        weights[band_of(total, natural, tuple(faces))] += weight
+        weights[band_of(total, natural, tuple(faces), tuple(read))] += weight
     out: dict[str, Fraction] = {}
     for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
         out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
@@ -432,6 +434,65 @@ class Track:
         return []
 
 
+class Levels(Track):
+    """Harm by level: a row of boxes per level; harm whose row is full moves up a level.
+
+    `LEVELS` lists (level, name, boxes, penalty). A last level without boxes is what
+    happens when harm goes past the top row (e.g. fatal).
+    """
+
+    LEVELS: tuple[tuple[int, str, int, str | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.rows: dict[int, list[str]] = {level: [] for level, _, boxes, _ in self.LEVELS if boxes > 0}
+        super().__post_init__()
+
+    def _level(self, level: int) -> tuple[int, str, int, str | None]:
+        return next(entry for entry in self.LEVELS if entry[0] == level)
+
+    def add(self, level: int, what: str = "harm") -> list[str]:
+        """Record harm of `level`; a full row sends it a level up. Returns what happened."""
+        rows = sorted(self.rows)
+        level = max(level, rows[0])
+        while level in self.rows and len(self.rows[level]) >= self._level(level)[2]:
+            level += 1
+        if level in self.rows:
+            self.rows[level].append(what)
+            self.marked += 1
+            happened = [f"{what} recorded at level {level} ({self._level(level)[1]})"]
+        else:
+            beyond = [entry for entry in self.LEVELS if entry[0] >= level and entry[2] == 0]
+            name = beyond[0][1] if beyond else "past the last row"
+            happened = [f"{what} goes past the top row: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3]
+                                                                     else "")]
+        self.events.extend(happened)
+        return happened
+
+    def mark(self, count: int = 1) -> list[str]:
+        return [event for _ in range(count) for event in self.add(min(self.rows))]
+
+    def heal(self) -> list[str]:
+        """Every harm moves down a level (where the lower row has room); the lowest level's harm clears."""
+        happened: list[str] = []
+        for level in sorted(self.rows):
+            lower = max((r for r in self.rows if r < level), default=None)
+            for what in list(self.rows[level]):
+                if lower is None:
+                    self.rows[level].remove(what)
+                    self.marked -= 1
+                    happened.append(f"{what} (level {level}) is healed")
+                elif len(self.rows[lower]) < self._level(lower)[2]:
+                    self.rows[level].remove(what)
+                    self.rows[lower].append(what)
+                    happened.append(f"{what} drops to level {lower}")
+        self.events.extend(happened)
+        return happened
+
+    def penalties(self) -> list[str]:
+        """The penalties in force: one per level with harm in its row."""
+        return [penalty for level, _, _, penalty in self.LEVELS if penalty and self.rows.get(level)]
+
+
 class Clock(Track):
     """A progress clock: segments filled by ticks."""
 
@@ -467,7 +528,7 @@ def _total_test(d: Rolling | Planning | Replaying, v_die: str, v_dn: int, v_adva
     return int(d.term(1, _N_test_die[step(_O_test_die, v_die, v_steps)], 'sum', 0, 'd(step(die, steps))', None))
 
 
-def _band_test(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> int:
+def _band_test(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> int:
     if (v_rung < 1):
         return 0
     if (r_total >= v_dn):
@@ -477,7 +538,7 @@ def _band_test(r_total: object, r_natural: int | None, r_dice: tuple[int | str, 
     return -1
 
 
-def _values_test(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> dict[str, object]:
+def _values_test(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_roll'] = False
@@ -495,12 +556,13 @@ def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage
     r_total: object = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_test(r_total, r_natural, r_dice, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
+    b = _band_test(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     c = 0
     outcome = _OUT_test[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_test(b, c, extra, r_total, r_natural, r_dice, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
+    values = _values_test(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     inputs: dict[str, object] = {'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced, 'impaired': v_impaired}
     trace = describe('Test', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -529,7 +591,7 @@ def _odds_test(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_test(Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv),
-        lambda t, n, f: _band_test(t, n, f, plan.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv),
+        lambda t, n, f, k: _band_test(t, n, f, k, plan.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv),
         _IDS_test,
     )
 
@@ -559,7 +621,7 @@ def _total_contest(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str
     return int((d.term(1, _N_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_contest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> int:
+def _band_contest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> int:
     if bool((r_total == 0) and (_N_contest_mine[v_mine] > _N_contest_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_contest_mine[v_mine] < _N_contest_theirs[v_theirs])):
@@ -573,7 +635,7 @@ def _band_contest(r_total: object, r_natural: int | None, r_dice: tuple[int | st
     return -1
 
 
-def _values_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> dict[str, object]:
+def _values_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -593,12 +655,13 @@ def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_e
     r_total: object = _total_contest(d, v_mine, v_theirs, v_edge)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_contest(r_total, r_natural, r_dice, d.zero, v_mine, v_theirs, v_edge)
+    b = _band_contest(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs, v_edge)
     c = 0
     outcome = _OUT_contest[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_contest(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mine, v_theirs, v_edge)
+    values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs, v_edge)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
     trace = describe('Contest', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -623,7 +686,7 @@ def _odds_contest(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge),
-        lambda t, n, f: _band_contest(t, n, f, plan.zero, v_mine, v_theirs, v_edge),
+        lambda t, n, f, k: _band_contest(t, n, f, k, plan.zero, v_mine, v_theirs, v_edge),
         _IDS_contest,
     )
 
@@ -636,7 +699,7 @@ _OUT_advantage_and_disadvantage: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_advantage_and_disadvantage: tuple[str, ...] = ('adv', 'dis')
 
-def _band_advantage_and_disadvantage(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_roll_with: str) -> int:
+def _band_advantage_and_disadvantage(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> int:
     if r_total == 'adv':
         return 0
     if r_total == 'dis':
@@ -644,7 +707,7 @@ def _band_advantage_and_disadvantage(r_total: object, r_natural: int | None, r_d
     return -1
 
 
-def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
+def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['additional_dice'] = 1
@@ -660,12 +723,13 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
     r_total = v_roll_with
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_advantage_and_disadvantage(r_total, r_natural, r_dice, d.zero, v_roll_with)
+    b = _band_advantage_and_disadvantage(r_total, r_natural, r_dice, r_read, d.zero, v_roll_with)
     c = 0
     outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, d.zero, v_roll_with)
+    values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_roll_with)
     inputs: dict[str, object] = {'roll_with': v_roll_with}
     trace = describe('Advantage and Disadvantage', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -684,7 +748,7 @@ def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | N
 def _odds_advantage_and_disadvantage(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_roll_with = check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
     r_total = v_roll_with
-    b = _band_advantage_and_disadvantage(r_total, None, (), False, v_roll_with)
+    b = _band_advantage_and_disadvantage(r_total, None, (), (), False, v_roll_with)
     if not _IDS_advantage_and_disadvantage:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_advantage_and_disadvantage}
@@ -700,7 +764,7 @@ _OUT_impaired_and_enhanced: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_impaired_and_enhanced: tuple[str, ...] = ('imp', 'enh')
 
-def _band_impaired_and_enhanced(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_roll_is: str) -> int:
+def _band_impaired_and_enhanced(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> int:
     if r_total == 'imp':
         return 0
     if r_total == 'enh':
@@ -708,7 +772,7 @@ def _band_impaired_and_enhanced(r_total: object, r_natural: int | None, r_dice: 
     return -1
 
 
-def _values_impaired_and_enhanced(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
+def _values_impaired_and_enhanced(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['direction'] = -1
@@ -722,12 +786,13 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
     r_total = v_roll_is
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_impaired_and_enhanced(r_total, r_natural, r_dice, d.zero, v_roll_is)
+    b = _band_impaired_and_enhanced(r_total, r_natural, r_dice, r_read, d.zero, v_roll_is)
     c = 0
     outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, d.zero, v_roll_is)
+    values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_roll_is)
     inputs: dict[str, object] = {'roll_is': v_roll_is}
     trace = describe('Empaired and Enhanced', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -746,7 +811,7 @@ def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = N
 def _odds_impaired_and_enhanced(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_roll_is = check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh'))
     r_total = v_roll_is
-    b = _band_impaired_and_enhanced(r_total, None, (), False, v_roll_is)
+    b = _band_impaired_and_enhanced(r_total, None, (), (), False, v_roll_is)
     if not _IDS_impaired_and_enhanced:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_impaired_and_enhanced}
@@ -769,7 +834,7 @@ _OUT_dice_ladder: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_dice_ladder: tuple[str, ...] = ('below_d4', 'rung_d4', 'rung_d6', 'rung_d8', 'rung_d10', 'rung_d12', 'above_d12')
 
-def _band_dice_ladder(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_steps: int) -> int:
+def _band_dice_ladder(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> int:
     if r_total <= 0:
         return 0
     if r_total == 1:
@@ -787,7 +852,7 @@ def _band_dice_ladder(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_dice_ladder(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_steps: int) -> dict[str, object]:
+def _values_dice_ladder(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_roll'] = False
@@ -812,12 +877,13 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
     r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_dice_ladder(r_total, r_natural, r_dice, d.zero, v_die, v_steps)
+    b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_steps)
     c = 0
     outcome = _OUT_dice_ladder[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, d.zero, v_die, v_steps)
+    values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_steps)
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
     trace = describe('Dice Ladder', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -837,7 +903,7 @@ def _odds_dice_ladder(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_steps = check_int('steps', given.get('steps', 0), -5, 5)
     r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
-    b = _band_dice_ladder(r_total, None, (), False, v_die, v_steps)
+    b = _band_dice_ladder(r_total, None, (), (), False, v_die, v_steps)
     if not _IDS_dice_ladder:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_dice_ladder}
@@ -852,11 +918,11 @@ _OUT_skills_known: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_skills_known: tuple[str, ...] = ()
 
-def _band_skills_known(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_int_die: str) -> int:
+def _band_skills_known(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> int:
     return -1
 
 
-def _values_skills_known(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
+def _values_skills_known(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -867,12 +933,13 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     r_total = (_N_skills_known_int_die[v_int_die] * 1)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_skills_known(r_total, r_natural, r_dice, d.zero, v_int_die)
+    b = _band_skills_known(r_total, r_natural, r_dice, r_read, d.zero, v_int_die)
     c = 0
     outcome = _OUT_skills_known[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, d.zero, v_int_die)
+    values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_int_die)
     inputs: dict[str, object] = {'int_die': v_int_die}
     trace = describe('Skills known', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -891,7 +958,7 @@ def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Re
 def _odds_skills_known(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_int_die = check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (_N_skills_known_int_die[v_int_die] * 1)
-    b = _band_skills_known(r_total, None, (), False, v_int_die)
+    b = _band_skills_known(r_total, None, (), (), False, v_int_die)
     if not _IDS_skills_known:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_skills_known}
@@ -913,7 +980,7 @@ def _total_spell(d: Rolling | Planning | Replaying, v_wil: str, v_dn: int, v_con
     return int(d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None))
 
 
-def _band_spell(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> int:
+def _band_spell(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> int:
     if v_concentration:
         return 0
     if (r_total >= v_dn):
@@ -923,7 +990,7 @@ def _band_spell(r_total: object, r_natural: int | None, r_dice: tuple[int | str,
     return -1
 
 
-def _values_spell(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
+def _values_spell(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['cast'] = True
@@ -940,12 +1007,13 @@ def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentr
     r_total: object = _total_spell(d, v_wil, v_dn, v_concentration)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_spell(r_total, r_natural, r_dice, d.zero, v_wil, v_dn, v_concentration)
+    b = _band_spell(r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_dn, v_concentration)
     c = 0
     outcome = _OUT_spell[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_spell(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wil, v_dn, v_concentration)
+    values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_dn, v_concentration)
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
     trace = describe('Spells', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -970,7 +1038,7 @@ def _odds_spell(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration),
-        lambda t, n, f: _band_spell(t, n, f, plan.zero, v_wil, v_dn, v_concentration),
+        lambda t, n, f, k: _band_spell(t, n, f, k, plan.zero, v_wil, v_dn, v_concentration),
         _IDS_spell,
     )
 
@@ -982,11 +1050,11 @@ _OUT_spells_known: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_spells_known: tuple[str, ...] = ()
 
-def _band_spells_known(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> int:
+def _band_spells_known(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
     return -1
 
 
-def _values_spells_known(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_spells_known(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -997,12 +1065,13 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     r_total = (_N_spells_known_wil[v_wil] * 1)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_spells_known(r_total, r_natural, r_dice, d.zero, v_wil)
+    b = _band_spells_known(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_spells_known[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wil)
+    values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
     trace = describe('Spells known', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1021,7 +1090,7 @@ def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result
 def _odds_spells_known(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (_N_spells_known_wil[v_wil] * 1)
-    b = _band_spells_known(r_total, None, (), False, v_wil)
+    b = _band_spells_known(r_total, None, (), (), False, v_wil)
     if not _IDS_spells_known:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_spells_known}
@@ -1036,11 +1105,11 @@ _OUT_item_slots: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
 
-def _band_item_slots(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_str_die: str) -> int:
+def _band_item_slots(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> int:
     return -1
 
 
-def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
+def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1051,12 +1120,13 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     r_total = (2 * _N_item_slots_str_die[v_str_die])
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_item_slots(r_total, r_natural, r_dice, d.zero, v_str_die)
+    b = _band_item_slots(r_total, r_natural, r_dice, r_read, d.zero, v_str_die)
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, d.zero, v_str_die)
+    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_str_die)
     inputs: dict[str, object] = {'str_die': v_str_die}
     trace = describe('Item slots', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1075,7 +1145,7 @@ def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Resu
 def _odds_item_slots(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (2 * _N_item_slots_str_die[v_str_die])
-    b = _band_item_slots(r_total, None, (), False, v_str_die)
+    b = _band_item_slots(r_total, None, (), (), False, v_str_die)
     if not _IDS_item_slots:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_item_slots}
@@ -1089,11 +1159,11 @@ _OUT_slots_filled: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_slots_filled: tuple[str, ...] = ()
 
-def _band_slots_filled(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> int:
+def _band_slots_filled(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> int:
     return -1
 
 
-def _values_slots_filled(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
+def _values_slots_filled(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1104,12 +1174,13 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_slots_filled(r_total, r_natural, r_dice, d.zero, v_items, v_bulky, v_coins)
+    b = _band_slots_filled(r_total, r_natural, r_dice, r_read, d.zero, v_items, v_bulky, v_coins)
     c = 0
     outcome = _OUT_slots_filled[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, d.zero, v_items, v_bulky, v_coins)
+    values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_items, v_bulky, v_coins)
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
     trace = describe('Slots filled', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1130,7 +1201,7 @@ def _odds_slots_filled(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_bulky = check_int('bulky', given.get('bulky', 0), 0, 24)
     v_coins = check_int('coins', given.get('coins', 0), 0, 10000)
     r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
-    b = _band_slots_filled(r_total, None, (), False, v_items, v_bulky, v_coins)
+    b = _band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins)
     if not _IDS_slots_filled:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_slots_filled}
@@ -1148,7 +1219,7 @@ _OUT_carrying: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_carrying: tuple[str, ...] = ('within', 'over', 'never')
 
-def _band_carrying(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_str_die: str, v_filled: int) -> int:
+def _band_carrying(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> int:
     if (v_filled <= (2 * _N_carrying_str_die[v_str_die])):
         return 0
     if (v_filled <= (4 * _N_carrying_str_die[v_str_die])):
@@ -1158,7 +1229,7 @@ def _band_carrying(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_carrying(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
+def _values_carrying(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['disadvantage'] = True
@@ -1173,12 +1244,13 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
     r_total = v_filled
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_carrying(r_total, r_natural, r_dice, d.zero, v_str_die, v_filled)
+    b = _band_carrying(r_total, r_natural, r_dice, r_read, d.zero, v_str_die, v_filled)
     c = 0
     outcome = _OUT_carrying[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, d.zero, v_str_die, v_filled)
+    values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_str_die, v_filled)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
     trace = describe('Carrying', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1198,7 +1270,7 @@ def _odds_carrying(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_filled = check_int('filled', given.get('filled', 0), 0, 48)
     r_total = v_filled
-    b = _band_carrying(r_total, None, (), False, v_str_die, v_filled)
+    b = _band_carrying(r_total, None, (), (), False, v_str_die, v_filled)
     if not _IDS_carrying:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_carrying}
@@ -1218,13 +1290,13 @@ def _total_luck_die(d: Rolling | Planning | Replaying, v_die: str) -> int:
     return int(d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None))
 
 
-def _band_luck_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str) -> int:
+def _band_luck_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_luck_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str) -> dict[str, object]:
+def _values_luck_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['luck'] = r_total
@@ -1236,12 +1308,13 @@ def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     r_total: object = _total_luck_die(d, v_die)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_luck_die(r_total, r_natural, r_dice, d.zero, v_die)
+    b = _band_luck_die(r_total, r_natural, r_dice, r_read, d.zero, v_die)
     c = 0
     outcome = _OUT_luck_die[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, d.zero, v_die)
+    values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die)
     inputs: dict[str, object] = {'die': v_die}
     trace = describe('Luck die', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1264,7 +1337,7 @@ def _odds_luck_die(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_luck_die(Replaying(g), v_die),
-        lambda t, n, f: _band_luck_die(t, n, f, plan.zero, v_die),
+        lambda t, n, f, k: _band_luck_die(t, n, f, k, plan.zero, v_die),
         _IDS_luck_die,
     )
 
@@ -1278,7 +1351,7 @@ _OUT_detachments: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_detachments: tuple[str, ...] = ('detachment_attacks', 'individual_attacks', 'no_change')
 
-def _band_detachments(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> int:
+def _band_detachments(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> int:
     if bool((v_attacker == 'detachment') and (v_target == 'individual')):
         return 0
     if bool((v_attacker == 'individual') and (v_target == 'detachment') and (not v_blast)):
@@ -1288,7 +1361,7 @@ def _band_detachments(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_detachments(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
+def _values_detachments(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['advantage'] = True
@@ -1303,12 +1376,13 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
     r_total = v_attacker
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_detachments(r_total, r_natural, r_dice, d.zero, v_attacker, v_target, v_blast)
+    b = _band_detachments(r_total, r_natural, r_dice, r_read, d.zero, v_attacker, v_target, v_blast)
     c = 0
     outcome = _OUT_detachments[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, d.zero, v_attacker, v_target, v_blast)
+    values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attacker, v_target, v_blast)
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
     trace = describe('Detachments', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1329,7 +1403,7 @@ def _odds_detachments(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_target = check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment'))
     v_blast = check_flag('blast', given.get('blast', False))
     r_total = v_attacker
-    b = _band_detachments(r_total, None, (), False, v_attacker, v_target, v_blast)
+    b = _band_detachments(r_total, None, (), (), False, v_attacker, v_target, v_blast)
     if not _IDS_detachments:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_detachments}
@@ -1346,7 +1420,7 @@ _OUT_rounds: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_rounds: tuple[str, ...] = ('encounter', 'exploring', 'traveling')
 
-def _band_rounds(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_time: str) -> int:
+def _band_rounds(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> int:
     if r_total == 'encounter':
         return 0
     if r_total == 'exploring':
@@ -1356,7 +1430,7 @@ def _band_rounds(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_rounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_time: str) -> dict[str, object]:
+def _values_rounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['length'] = 'about ten seconds'
@@ -1377,12 +1451,13 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     r_total = v_time
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_rounds(r_total, r_natural, r_dice, d.zero, v_time)
+    b = _band_rounds(r_total, r_natural, r_dice, r_read, d.zero, v_time)
     c = 0
     outcome = _OUT_rounds[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, d.zero, v_time)
+    values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_time)
     inputs: dict[str, object] = {'time': v_time}
     trace = describe('Rounds', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1401,7 +1476,7 @@ def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Resu
 def _odds_rounds(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_time = check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
     r_total = v_time
-    b = _band_rounds(r_total, None, (), False, v_time)
+    b = _band_rounds(r_total, None, (), (), False, v_time)
     if not _IDS_rounds:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_rounds}
@@ -1426,7 +1501,7 @@ def _total_surprise(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: st
     return int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_surprise(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
+def _band_surprise(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
     if bool((r_total == 0) and (_N_surprise_mine[v_mine] > _N_surprise_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_surprise_mine[v_mine] < _N_surprise_theirs[v_theirs])):
@@ -1440,7 +1515,7 @@ def _band_surprise(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -1460,12 +1535,13 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     r_total: object = _total_surprise(d, v_mine, v_theirs)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_surprise(r_total, r_natural, r_dice, d.zero, v_mine, v_theirs)
+    b = _band_surprise(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mine, v_theirs)
+    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = describe('Surprise', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1489,7 +1565,7 @@ def _odds_surprise(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_surprise(Replaying(g), v_mine, v_theirs),
-        lambda t, n, f: _band_surprise(t, n, f, plan.zero, v_mine, v_theirs),
+        lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero, v_mine, v_theirs),
         _IDS_surprise,
     )
 
@@ -1500,11 +1576,11 @@ _OUT_hireling_share: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_hireling_share: tuple[str, ...] = ()
 
-def _band_hireling_share(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> int:
+def _band_hireling_share(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> int:
     return -1
 
 
-def _values_hireling_share(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
+def _values_hireling_share(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1515,12 +1591,13 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     r_total = (floor_div(v_plunder, v_shares) - v_fee)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_hireling_share(r_total, r_natural, r_dice, d.zero, v_plunder, v_shares, v_fee)
+    b = _band_hireling_share(r_total, r_natural, r_dice, r_read, d.zero, v_plunder, v_shares, v_fee)
     c = 0
     outcome = _OUT_hireling_share[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, d.zero, v_plunder, v_shares, v_fee)
+    values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_plunder, v_shares, v_fee)
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
     trace = describe("Hireling's share", d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1541,7 +1618,7 @@ def _odds_hireling_share(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_shares = check_int('shares', given.get('shares', 2), 1, 20)
     v_fee = check_int('fee', given.get('fee', 0), 0, 1000)
     r_total = (floor_div(v_plunder, v_shares) - v_fee)
-    b = _band_hireling_share(r_total, None, (), False, v_plunder, v_shares, v_fee)
+    b = _band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee)
     if not _IDS_hireling_share:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_hireling_share}
@@ -1566,7 +1643,7 @@ def _total_hireling_contest(d: Rolling | Planning | Replaying, v_mine: str, v_th
     return int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_hireling_contest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
+def _band_hireling_contest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
     if bool((r_total == 0) and (_N_hireling_contest_mine[v_mine] > _N_hireling_contest_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_hireling_contest_mine[v_mine] < _N_hireling_contest_theirs[v_theirs])):
@@ -1580,7 +1657,7 @@ def _band_hireling_contest(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_hireling_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_hireling_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -1600,12 +1677,13 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     r_total: object = _total_hireling_contest(d, v_mine, v_theirs)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_hireling_contest(r_total, r_natural, r_dice, d.zero, v_mine, v_theirs)
+    b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_hireling_contest[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mine, v_theirs)
+    values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = describe('Unpaid hirelings', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1629,7 +1707,7 @@ def _odds_hireling_contest(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs),
-        lambda t, n, f: _band_hireling_contest(t, n, f, plan.zero, v_mine, v_theirs),
+        lambda t, n, f, k: _band_hireling_contest(t, n, f, k, plan.zero, v_mine, v_theirs),
         _IDS_hireling_contest,
     )
 
@@ -1641,11 +1719,11 @@ _OUT_hirelings_max: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_hirelings_max: tuple[str, ...] = ()
 
-def _band_hirelings_max(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> int:
+def _band_hirelings_max(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
     return -1
 
 
-def _values_hirelings_max(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_hirelings_max(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1656,12 +1734,13 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     r_total = (_N_hirelings_max_wil[v_wil] * 1)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_hirelings_max(r_total, r_natural, r_dice, d.zero, v_wil)
+    b = _band_hirelings_max(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_hirelings_max[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wil)
+    values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
     trace = describe('Hirelings', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1680,7 +1759,7 @@ def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Resul
 def _odds_hirelings_max(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (_N_hirelings_max_wil[v_wil] * 1)
-    b = _band_hirelings_max(r_total, None, (), False, v_wil)
+    b = _band_hirelings_max(r_total, None, (), (), False, v_wil)
     if not _IDS_hirelings_max:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_hirelings_max}
@@ -1704,7 +1783,7 @@ def _total_reaction(d: Rolling | Planning | Replaying, v_wil: str) -> int:
     return int(d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None))
 
 
-def _band_reaction(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> int:
+def _band_reaction(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
     if 1 <= r_total <= 3:
         return 0
     if 4 <= r_total <= 5:
@@ -1718,7 +1797,7 @@ def _band_reaction(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_reaction(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_reaction(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1728,12 +1807,13 @@ def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     r_total: object = _total_reaction(d, v_wil)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_reaction(r_total, r_natural, r_dice, d.zero, v_wil)
+    b = _band_reaction(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_reaction[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_reaction(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wil)
+    values = _values_reaction(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
     trace = describe('Reactions', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1756,7 +1836,7 @@ def _odds_reaction(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_reaction(Replaying(g), v_wil),
-        lambda t, n, f: _band_reaction(t, n, f, plan.zero, v_wil),
+        lambda t, n, f, k: _band_reaction(t, n, f, k, plan.zero, v_wil),
         _IDS_reaction,
     )
 
@@ -1778,7 +1858,7 @@ def _total_leverage(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: st
     return int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_leverage(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
+def _band_leverage(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
     if bool((r_total == 0) and (_N_leverage_mine[v_mine] > _N_leverage_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_leverage_mine[v_mine] < _N_leverage_theirs[v_theirs])):
@@ -1792,7 +1872,7 @@ def _band_leverage(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_leverage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_leverage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -1812,12 +1892,13 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     r_total: object = _total_leverage(d, v_mine, v_theirs)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_leverage(r_total, r_natural, r_dice, d.zero, v_mine, v_theirs)
+    b = _band_leverage(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_leverage[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mine, v_theirs)
+    values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = describe('Leverage', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1841,7 +1922,7 @@ def _odds_leverage(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_leverage(Replaying(g), v_mine, v_theirs),
-        lambda t, n, f: _band_leverage(t, n, f, plan.zero, v_mine, v_theirs),
+        lambda t, n, f, k: _band_leverage(t, n, f, k, plan.zero, v_mine, v_theirs),
         _IDS_leverage,
     )
 
@@ -1867,7 +1948,7 @@ def _total_attack(d: Rolling | Planning | Replaying, v_weapon: str, v_dice: int,
     return int((d.term(1, _N_attack_weapon[v_weapon], 'sum', 0, 'd(weapon)', None) - v_armor))
 
 
-def _band_attack(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> int:
+def _band_attack(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> int:
     if r_total >= 1:
         return 0
     if r_total <= 0:
@@ -1875,7 +1956,7 @@ def _band_attack(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_attack(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> dict[str, object]:
+def _values_attack(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['harm'] = r_total
@@ -1891,12 +1972,13 @@ def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_ot
     r_total: object = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_attack(r_total, r_natural, r_dice, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
+    b = _band_attack(r_total, r_natural, r_dice, r_read, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     c = 0
     outcome = _OUT_attack[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_attack(b, c, extra, r_total, r_natural, r_dice, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
+    values = _values_attack(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     inputs: dict[str, object] = {'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor}
     trace = describe('Attacks', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1924,7 +2006,7 @@ def _odds_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_attack(Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers),
-        lambda t, n, f: _band_attack(t, n, f, plan.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers),
+        lambda t, n, f, k: _band_attack(t, n, f, k, plan.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers),
         _IDS_attack,
     )
 
@@ -1935,11 +2017,11 @@ _OUT_armor: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_armor: tuple[str, ...] = ()
 
-def _band_armor(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_armor_total: int) -> int:
+def _band_armor(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> int:
     return -1
 
 
-def _values_armor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
+def _values_armor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['cap'] = 3
@@ -1951,12 +2033,13 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     r_total = min(v_armor_total, 3)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_armor(r_total, r_natural, r_dice, d.zero, v_armor_total)
+    b = _band_armor(r_total, r_natural, r_dice, r_read, d.zero, v_armor_total)
     c = 0
     outcome = _OUT_armor[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_armor(b, c, extra, r_total, r_natural, r_dice, d.zero, v_armor_total)
+    values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_armor_total)
     inputs: dict[str, object] = {'armor_total': v_armor_total}
     trace = describe('Armor', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1975,7 +2058,7 @@ def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
 def _odds_armor(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_armor_total = check_int('armor_total', given.get('armor_total', 0), 0, 6)
     r_total = min(v_armor_total, 3)
-    b = _band_armor(r_total, None, (), False, v_armor_total)
+    b = _band_armor(r_total, None, (), (), False, v_armor_total)
     if not _IDS_armor:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_armor}
@@ -1995,13 +2078,13 @@ def _total_blast(d: Rolling | Planning | Replaying, v_weapon: str) -> int:
     return int(d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None))
 
 
-def _band_blast(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_weapon: str) -> int:
+def _band_blast(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_blast(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_weapon: str) -> dict[str, object]:
+def _values_blast(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['targets'] = r_total
@@ -2013,12 +2096,13 @@ def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     r_total: object = _total_blast(d, v_weapon)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_blast(r_total, r_natural, r_dice, d.zero, v_weapon)
+    b = _band_blast(r_total, r_natural, r_dice, r_read, d.zero, v_weapon)
     c = 0
     outcome = _OUT_blast[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_blast(b, c, extra, r_total, r_natural, r_dice, d.zero, v_weapon)
+    values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_weapon)
     inputs: dict[str, object] = {'weapon': v_weapon}
     trace = describe('Blast', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2041,7 +2125,7 @@ def _odds_blast(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_blast(Replaying(g), v_weapon),
-        lambda t, n, f: _band_blast(t, n, f, plan.zero, v_weapon),
+        lambda t, n, f, k: _band_blast(t, n, f, k, plan.zero, v_weapon),
         _IDS_blast,
     )
 
@@ -2063,7 +2147,7 @@ def _total_morale_check(d: Rolling | Planning | Replaying, v_wil: str, v_their_w
     return int((d.term(1, _N_morale_check_wil[v_wil], 'sum', 0, 'd(wil)', None) - d.term(1, _N_morale_check_their_wil[v_their_wil], 'sum', 0, 'd(their_wil)', None)))
 
 
-def _band_morale_check(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> int:
+def _band_morale_check(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> int:
     if bool((r_total == 0) and (_N_morale_check_wil[v_wil] > _N_morale_check_their_wil[v_their_wil])):
         return 0
     if bool((r_total == 0) and (_N_morale_check_wil[v_wil] < _N_morale_check_their_wil[v_their_wil])):
@@ -2077,7 +2161,7 @@ def _band_morale_check(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_morale_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> dict[str, object]:
+def _values_morale_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2099,12 +2183,13 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
     r_total: object = _total_morale_check(d, v_wil, v_their_wil)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_morale_check(r_total, r_natural, r_dice, d.zero, v_wil, v_their_wil)
+    b = _band_morale_check(r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_their_wil)
     c = 0
     outcome = _OUT_morale_check[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wil, v_their_wil)
+    values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_their_wil)
     inputs: dict[str, object] = {'wil': v_wil, 'their_wil': v_their_wil}
     trace = describe('Morale', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2136,7 +2221,7 @@ def _odds_morale_check(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil),
-        lambda t, n, f: _band_morale_check(t, n, f, plan.zero, v_wil, v_their_wil),
+        lambda t, n, f, k: _band_morale_check(t, n, f, k, plan.zero, v_wil, v_their_wil),
         _IDS_morale_check,
     )
 
@@ -2157,7 +2242,7 @@ def _total_morale(d: Rolling | Planning | Replaying, v_wil: str) -> int:
     return int(d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None))
 
 
-def _band_morale(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> int:
+def _band_morale(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
     if 1 <= r_total <= 3:
         return 0
     if 4 <= r_total <= 5:
@@ -2171,7 +2256,7 @@ def _band_morale(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_morale(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_morale(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2181,12 +2266,13 @@ def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     r_total: object = _total_morale(d, v_wil)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_morale(r_total, r_natural, r_dice, d.zero, v_wil)
+    b = _band_morale(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_morale[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_morale(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wil)
+    values = _values_morale(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
     trace = describe('What the surviving enemies do', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2209,7 +2295,7 @@ def _odds_morale(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_morale(Replaying(g), v_wil),
-        lambda t, n, f: _band_morale(t, n, f, plan.zero, v_wil),
+        lambda t, n, f, k: _band_morale(t, n, f, k, plan.zero, v_wil),
         _IDS_morale,
     )
 
@@ -2220,11 +2306,11 @@ _OUT_fatigue: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fatigue: tuple[str, ...] = ()
 
-def _band_fatigue(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_days: int) -> int:
+def _band_fatigue(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> int:
     return -1
 
 
-def _values_fatigue(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_days: int) -> dict[str, object]:
+def _values_fatigue(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['impairs'] = 'test'
@@ -2236,12 +2322,13 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     r_total = max((v_days - 1), 0)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_fatigue(r_total, r_natural, r_dice, d.zero, v_days)
+    b = _band_fatigue(r_total, r_natural, r_dice, r_read, d.zero, v_days)
     c = 0
     outcome = _OUT_fatigue[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, d.zero, v_days)
+    values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_days)
     inputs: dict[str, object] = {'days': v_days}
     trace = describe('Fatigue', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2260,7 +2347,7 @@ def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
 def _odds_fatigue(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_days = check_int('days', given.get('days', 0), 0, 10)
     r_total = max((v_days - 1), 0)
-    b = _band_fatigue(r_total, None, (), False, v_days)
+    b = _band_fatigue(r_total, None, (), (), False, v_days)
     if not _IDS_fatigue:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_fatigue}
@@ -2274,11 +2361,11 @@ _OUT_fatigue_rest: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fatigue_rest: tuple[str, ...] = ()
 
-def _band_fatigue_rest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> int:
+def _band_fatigue_rest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> int:
     return -1
 
 
-def _values_fatigue_rest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
+def _values_fatigue_rest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2289,12 +2376,13 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     r_total = max((v_fatigue - v_nights), 0)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_fatigue_rest(r_total, r_natural, r_dice, d.zero, v_fatigue, v_nights)
+    b = _band_fatigue_rest(r_total, r_natural, r_dice, r_read, d.zero, v_fatigue, v_nights)
     c = 0
     outcome = _OUT_fatigue_rest[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, d.zero, v_fatigue, v_nights)
+    values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_fatigue, v_nights)
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
     trace = describe('Fatigue after rest', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2314,7 +2402,7 @@ def _odds_fatigue_rest(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_fatigue = check_int('fatigue', given.get('fatigue', 0), 0, 9)
     v_nights = check_int('nights', given.get('nights', 0), 0, 10)
     r_total = max((v_fatigue - v_nights), 0)
-    b = _band_fatigue_rest(r_total, None, (), False, v_fatigue, v_nights)
+    b = _band_fatigue_rest(r_total, None, (), (), False, v_fatigue, v_nights)
     if not _IDS_fatigue_rest:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_fatigue_rest}
@@ -2337,7 +2425,7 @@ def _total_critical_harm(d: Rolling | Planning | Replaying, v_attribute: str, v_
     return int(d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None))
 
 
-def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: str, v_dn: int) -> int:
+def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> int:
     if (r_total >= v_dn):
         return 0
     if ((_O_critical_harm_attribute.index(v_attribute) + 1) == 1):
@@ -2347,7 +2435,7 @@ def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_critical_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
+def _values_critical_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['passed'] = True
@@ -2366,12 +2454,13 @@ def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: i
     r_total: object = _total_critical_harm(d, v_attribute, v_dn)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_critical_harm(r_total, r_natural, r_dice, d.zero, v_attribute, v_dn)
+    b = _band_critical_harm(r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_dn)
     c = 0
     outcome = _OUT_critical_harm[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, d.zero, v_attribute, v_dn)
+    values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_dn)
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
     trace = describe('Critical harm', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2395,7 +2484,7 @@ def _odds_critical_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn),
-        lambda t, n, f: _band_critical_harm(t, n, f, plan.zero, v_attribute, v_dn),
+        lambda t, n, f, k: _band_critical_harm(t, n, f, k, plan.zero, v_attribute, v_dn),
         _IDS_critical_harm,
     )
 
@@ -2410,11 +2499,11 @@ _OUT_week_of_rest: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_week_of_rest: tuple[str, ...] = ()
 
-def _band_week_of_rest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: str, v_original: str) -> int:
+def _band_week_of_rest(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> int:
     return -1
 
 
-def _values_week_of_rest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
+def _values_week_of_rest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2425,12 +2514,13 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_week_of_rest(r_total, r_natural, r_dice, d.zero, v_attribute, v_original)
+    b = _band_week_of_rest(r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_original)
     c = 0
     outcome = _OUT_week_of_rest[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, d.zero, v_attribute, v_original)
+    values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_original)
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
     trace = describe('After a full week of rest', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2450,7 +2540,7 @@ def _odds_week_of_rest(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_attribute = check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_original = check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
-    b = _band_week_of_rest(r_total, None, (), False, v_attribute, v_original)
+    b = _band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original)
     if not _IDS_week_of_rest:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_week_of_rest}
@@ -2470,7 +2560,7 @@ _OUT_advancement: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_advancement: tuple[str, ...] = ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')
 
-def _band_advancement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_title: str) -> int:
+def _band_advancement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> int:
     if r_total == 'novice':
         return 0
     if r_total == 'professional':
@@ -2486,7 +2576,7 @@ def _band_advancement(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_advancement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_title: str) -> dict[str, object]:
+def _values_advancement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['hoard'] = 1000
@@ -2521,12 +2611,13 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     r_total = v_title
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_advancement(r_total, r_natural, r_dice, d.zero, v_title)
+    b = _band_advancement(r_total, r_natural, r_dice, r_read, d.zero, v_title)
     c = 0
     outcome = _OUT_advancement[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, d.zero, v_title)
+    values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_title)
     inputs: dict[str, object] = {'title': v_title}
     trace = describe('Advancement', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2545,7 +2636,7 @@ def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> R
 def _odds_advancement(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_title = check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))
     r_total = v_title
-    b = _band_advancement(r_total, None, (), False, v_title)
+    b = _band_advancement(r_total, None, (), (), False, v_title)
     if not _IDS_advancement:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_advancement}
@@ -2559,11 +2650,11 @@ _OUT_advancement_reached: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_advancement_reached: tuple[str, ...] = ()
 
-def _band_advancement_reached(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hoard: int) -> int:
+def _band_advancement_reached(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> int:
     return -1
 
 
-def _values_advancement_reached(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
+def _values_advancement_reached(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2574,12 +2665,13 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_advancement_reached(r_total, r_natural, r_dice, d.zero, v_hoard)
+    b = _band_advancement_reached(r_total, r_natural, r_dice, r_read, d.zero, v_hoard)
     c = 0
     outcome = _OUT_advancement_reached[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, d.zero, v_hoard)
+    values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hoard)
     inputs: dict[str, object] = {'hoard': v_hoard}
     trace = describe('Thresholds reached', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2598,7 +2690,7 @@ def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> 
 def _odds_advancement_reached(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_hoard = check_int('hoard', given.get('hoard', 0), 0, 1000000)
     r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
-    b = _band_advancement_reached(r_total, None, (), False, v_hoard)
+    b = _band_advancement_reached(r_total, None, (), (), False, v_hoard)
     if not _IDS_advancement_reached:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_advancement_reached}

@@ -250,31 +250,33 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    per_group: list[list[tuple[tuple[int | str, ...], tuple[int, ...], int, int]]] = []
     for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
         if die is None:
-            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+            per_group.append([(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
         else:
-            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
                               for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
         faces: list[int | str] = []
-        for dice, value, w in combination:
+        read: list[int] = []
+        for dice, kept, value, w in combination:
             weight *= w
             values.append(value)
             faces.extend(dice)
+            read.extend(kept)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
-        weights[band_of(total, natural, tuple(faces))] += weight
+        weights[band_of(total, natural, tuple(faces), tuple(read))] += weight
     out: dict[str, Fraction] = {}
     for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
         out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
@@ -432,6 +434,65 @@ class Track:
         return []
 
 
+class Levels(Track):
+    """Harm by level: a row of boxes per level; harm whose row is full moves up a level.
+
+    `LEVELS` lists (level, name, boxes, penalty). A last level without boxes is what
+    happens when harm goes past the top row (e.g. fatal).
+    """
+
+    LEVELS: tuple[tuple[int, str, int, str | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.rows: dict[int, list[str]] = {level: [] for level, _, boxes, _ in self.LEVELS if boxes > 0}
+        super().__post_init__()
+
+    def _level(self, level: int) -> tuple[int, str, int, str | None]:
+        return next(entry for entry in self.LEVELS if entry[0] == level)
+
+    def add(self, level: int, what: str = "harm") -> list[str]:
+        """Record harm of `level`; a full row sends it a level up. Returns what happened."""
+        rows = sorted(self.rows)
+        level = max(level, rows[0])
+        while level in self.rows and len(self.rows[level]) >= self._level(level)[2]:
+            level += 1
+        if level in self.rows:
+            self.rows[level].append(what)
+            self.marked += 1
+            happened = [f"{what} recorded at level {level} ({self._level(level)[1]})"]
+        else:
+            beyond = [entry for entry in self.LEVELS if entry[0] >= level and entry[2] == 0]
+            name = beyond[0][1] if beyond else "past the last row"
+            happened = [f"{what} goes past the top row: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3]
+                                                                     else "")]
+        self.events.extend(happened)
+        return happened
+
+    def mark(self, count: int = 1) -> list[str]:
+        return [event for _ in range(count) for event in self.add(min(self.rows))]
+
+    def heal(self) -> list[str]:
+        """Every harm moves down a level (where the lower row has room); the lowest level's harm clears."""
+        happened: list[str] = []
+        for level in sorted(self.rows):
+            lower = max((r for r in self.rows if r < level), default=None)
+            for what in list(self.rows[level]):
+                if lower is None:
+                    self.rows[level].remove(what)
+                    self.marked -= 1
+                    happened.append(f"{what} (level {level}) is healed")
+                elif len(self.rows[lower]) < self._level(lower)[2]:
+                    self.rows[level].remove(what)
+                    self.rows[lower].append(what)
+                    happened.append(f"{what} drops to level {lower}")
+        self.events.extend(happened)
+        return happened
+
+    def penalties(self) -> list[str]:
+        """The penalties in force: one per level with harm in its row."""
+        return [penalty for level, _, _, penalty in self.LEVELS if penalty and self.rows.get(level)]
+
+
 class Clock(Track):
     """A progress clock: segments filled by ticks."""
 
@@ -454,7 +515,7 @@ def _total_check(d: Rolling | Planning | Replaying, v_dv: int, v_attribute: int)
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_check(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dv: int, v_attribute: int) -> int:
+def _band_check(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> int:
     if (v_dv < 0):
         return 0
     if bool((r_total > v_dv) and (r_total < v_attribute)):
@@ -464,7 +525,7 @@ def _band_check(r_total: object, r_natural: int | None, r_dice: tuple[int | str,
     return -1
 
 
-def _values_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
+def _values_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -480,12 +541,13 @@ def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> R
     r_total: object = _total_check(d, v_dv, v_attribute)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_check(r_total, r_natural, r_dice, d.zero, v_dv, v_attribute)
+    b = _band_check(r_total, r_natural, r_dice, r_read, d.zero, v_dv, v_attribute)
     c = 0
     outcome = _OUT_check[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_check(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dv, v_attribute)
+    values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dv, v_attribute)
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
     trace = describe('Check', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -509,7 +571,7 @@ def _odds_check(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_check(Replaying(g), v_dv, v_attribute),
-        lambda t, n, f: _band_check(t, n, f, plan.zero, v_dv, v_attribute),
+        lambda t, n, f, k: _band_check(t, n, f, k, plan.zero, v_dv, v_attribute),
         _IDS_check,
     )
 
@@ -531,7 +593,7 @@ def _total_saving_throw(d: Rolling | Planning | Replaying, v_threat_renown: int,
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_saving_throw(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
+def _band_saving_throw(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_attribute)):
         return 0
     if True:
@@ -539,7 +601,7 @@ def _band_saving_throw(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_saving_throw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
+def _values_saving_throw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -554,12 +616,13 @@ def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_at
     r_total: object = _total_saving_throw(d, v_threat_renown, v_attribute, v_dv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_saving_throw(r_total, r_natural, r_dice, d.zero, v_threat_renown, v_attribute, v_dv)
+    b = _band_saving_throw(r_total, r_natural, r_dice, r_read, d.zero, v_threat_renown, v_attribute, v_dv)
     c = 0
     outcome = _OUT_saving_throw[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_saving_throw(b, c, extra, r_total, r_natural, r_dice, d.zero, v_threat_renown, v_attribute, v_dv)
+    values = _values_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_threat_renown, v_attribute, v_dv)
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
     trace = describe('Saving Throw', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -584,7 +647,7 @@ def _odds_saving_throw(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_saving_throw(Replaying(g), v_threat_renown, v_attribute, v_dv),
-        lambda t, n, f: _band_saving_throw(t, n, f, plan.zero, v_threat_renown, v_attribute, v_dv),
+        lambda t, n, f, k: _band_saving_throw(t, n, f, k, plan.zero, v_threat_renown, v_attribute, v_dv),
         _IDS_saving_throw,
     )
 
@@ -600,7 +663,7 @@ _OUT_reaction_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_reaction_roll: tuple[str, ...] = ('1', '2', '3', '4', '5')
 
-def _band_reaction_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_column: int) -> int:
+def _band_reaction_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -614,7 +677,7 @@ def _band_reaction_roll(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_reaction_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_column: int) -> dict[str, object]:
+def _values_reaction_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['dv'] = 8
@@ -632,12 +695,13 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     r_total = v_column
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_reaction_roll(r_total, r_natural, r_dice, d.zero, v_column)
+    b = _band_reaction_roll(r_total, r_natural, r_dice, r_read, d.zero, v_column)
     c = 0
     outcome = _OUT_reaction_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_column)
+    values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_column)
     inputs: dict[str, object] = {'column': v_column}
     trace = describe('Reaction Rolls', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -656,7 +720,7 @@ def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Resul
 def _odds_reaction_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_column = check_int('column', given.get('column', 3), 1, 5)
     r_total = v_column
-    b = _band_reaction_roll(r_total, None, (), False, v_column)
+    b = _band_reaction_roll(r_total, None, (), (), False, v_column)
     if not _IDS_reaction_roll:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_reaction_roll}
@@ -673,7 +737,7 @@ _OUT_giving_exchange: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_giving_exchange: tuple[str, ...] = ('unimpressed', 'success', 'strong_success')
 
-def _band_giving_exchange(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_result: str, v_impact: str) -> int:
+def _band_giving_exchange(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> int:
     if bool((v_result == 'failure') or (v_impact == 'weak')):
         return 0
     if bool((v_result == 'success') and (v_impact == 'fair')):
@@ -683,7 +747,7 @@ def _band_giving_exchange(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_giving_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_result: str, v_impact: str) -> dict[str, object]:
+def _values_giving_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['disposition'] = 1
@@ -697,12 +761,13 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
     r_total = v_result
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_giving_exchange(r_total, r_natural, r_dice, d.zero, v_result, v_impact)
+    b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_impact)
     c = 0
     outcome = _OUT_giving_exchange[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, d.zero, v_result, v_impact)
+    values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
     trace = describe('Giving exchange', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -722,7 +787,7 @@ def _odds_giving_exchange(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total = v_result
-    b = _band_giving_exchange(r_total, None, (), False, v_result, v_impact)
+    b = _band_giving_exchange(r_total, None, (), (), False, v_result, v_impact)
     if not _IDS_giving_exchange:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_giving_exchange}
@@ -741,7 +806,7 @@ _OUT_taking_exchange: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_taking_exchange: tuple[str, ...] = ('dire_failure', 'failure', 'compromise', 'success', 'strong_success')
 
-def _band_taking_exchange(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
+def _band_taking_exchange(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
     if bool((v_result == 'failure') and (v_position == 'dire')):
         return 0
     if bool((v_result == 'failure') and (v_position == 'risky')):
@@ -755,7 +820,7 @@ def _band_taking_exchange(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_taking_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
+def _values_taking_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['disposition'] = -3
@@ -769,12 +834,13 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
     r_total = v_result
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_taking_exchange(r_total, r_natural, r_dice, d.zero, v_result, v_position, v_impact)
+    b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     c = 0
     outcome = _OUT_taking_exchange[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_taking_exchange(b, c, extra, r_total, r_natural, r_dice, d.zero, v_result, v_position, v_impact)
+    values = _values_taking_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
     trace = describe('Taking exchange', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -795,7 +861,7 @@ def _odds_taking_exchange(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total = v_result
-    b = _band_taking_exchange(r_total, None, (), False, v_result, v_position, v_impact)
+    b = _band_taking_exchange(r_total, None, (), (), False, v_result, v_position, v_impact)
     if not _IDS_taking_exchange:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_taking_exchange}
@@ -814,7 +880,7 @@ _OUT_convincing_exchange: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_convincing_exchange: tuple[str, ...] = ('dire_failure', 'failure', 'unconvinced', 'success', 'strong_success')
 
-def _band_convincing_exchange(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
+def _band_convincing_exchange(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
     if bool((v_result == 'failure') and (v_position == 'dire')):
         return 0
     if bool((v_result == 'failure') and (v_position == 'risky')):
@@ -828,7 +894,7 @@ def _band_convincing_exchange(r_total: object, r_natural: int | None, r_dice: tu
     return -1
 
 
-def _values_convincing_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
+def _values_convincing_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['disposition'] = -3
@@ -842,12 +908,13 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
     r_total = v_result
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_convincing_exchange(r_total, r_natural, r_dice, d.zero, v_result, v_position, v_impact)
+    b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     c = 0
     outcome = _OUT_convincing_exchange[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_convincing_exchange(b, c, extra, r_total, r_natural, r_dice, d.zero, v_result, v_position, v_impact)
+    values = _values_convincing_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
     trace = describe('Convincing exchange', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -868,7 +935,7 @@ def _odds_convincing_exchange(given: Mapping[str, object]) -> dict[str, Fraction
     v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total = v_result
-    b = _band_convincing_exchange(r_total, None, (), False, v_result, v_position, v_impact)
+    b = _band_convincing_exchange(r_total, None, (), (), False, v_result, v_position, v_impact)
     if not _IDS_convincing_exchange:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_convincing_exchange}
@@ -882,11 +949,11 @@ _OUT_item_slots: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
 
-def _band_item_slots(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int) -> int:
+def _band_item_slots(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
     return -1
 
 
-def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
+def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -897,12 +964,13 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     r_total = v_phys
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_item_slots(r_total, r_natural, r_dice, d.zero, v_phys)
+    b = _band_item_slots(r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, d.zero, v_phys)
+    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
     trace = describe('Item Slots', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -921,7 +989,7 @@ def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> Result:
 def _odds_item_slots(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     r_total = v_phys
-    b = _band_item_slots(r_total, None, (), False, v_phys)
+    b = _band_item_slots(r_total, None, (), (), False, v_phys)
     if not _IDS_item_slots:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_item_slots}
@@ -940,11 +1008,11 @@ def _lets_encumbrance(v_phys: int, v_filled: int, v_exhaustion: int) -> tuple[ob
     return (v_used,)
 
 
-def _band_encumbrance(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> int:
+def _band_encumbrance(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> int:
     return -1
 
 
-def _values_encumbrance(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
+def _values_encumbrance(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['item_slots'] = v_phys
@@ -958,12 +1026,13 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_encumbrance(r_total, r_natural, r_dice, d.zero, v_phys, v_filled, v_exhaustion, v_used)
+    b = _band_encumbrance(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_filled, v_exhaustion, v_used)
     c = 0
     outcome = _OUT_encumbrance[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_encumbrance(b, c, extra, r_total, r_natural, r_dice, d.zero, v_phys, v_filled, v_exhaustion, v_used)
+    values = _values_encumbrance(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_filled, v_exhaustion, v_used)
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
     trace = describe('Encumbrance', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -985,7 +1054,7 @@ def _odds_encumbrance(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_exhaustion = check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
     r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
-    b = _band_encumbrance(r_total, None, (), False, v_phys, v_filled, v_exhaustion, v_used)
+    b = _band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used)
     if not _IDS_encumbrance:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_encumbrance}
@@ -999,11 +1068,11 @@ _OUT_restore_depletion: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_restore_depletion: tuple[str, ...] = ()
 
-def _band_restore_depletion(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_item_slots: int) -> int:
+def _band_restore_depletion(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> int:
     return -1
 
 
-def _values_restore_depletion(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
+def _values_restore_depletion(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['supply_per_item_slot'] = 4
@@ -1015,12 +1084,13 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     r_total = (4 * v_item_slots)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_restore_depletion(r_total, r_natural, r_dice, d.zero, v_item_slots)
+    b = _band_restore_depletion(r_total, r_natural, r_dice, r_read, d.zero, v_item_slots)
     c = 0
     outcome = _OUT_restore_depletion[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, d.zero, v_item_slots)
+    values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_item_slots)
     inputs: dict[str, object] = {'item_slots': v_item_slots}
     trace = describe('Supply', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1039,7 +1109,7 @@ def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) 
 def _odds_restore_depletion(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_item_slots = check_int('item_slots', given.get('item_slots', 1), 1, 10)
     r_total = (4 * v_item_slots)
-    b = _band_restore_depletion(r_total, None, (), False, v_item_slots)
+    b = _band_restore_depletion(r_total, None, (), (), False, v_item_slots)
     if not _IDS_restore_depletion:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_restore_depletion}
@@ -1058,7 +1128,7 @@ _OUT_supply_available: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_supply_available: tuple[str, ...] = ('hamlet', 'village', 'town', 'city', 'metropolis')
 
-def _band_supply_available(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_settlement: str, v_column: int) -> int:
+def _band_supply_available(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> int:
     if r_total == 'hamlet':
         return 0
     if r_total == 'village':
@@ -1089,7 +1159,7 @@ def _column_supply_available(v_settlement: str, v_column: int) -> int:
     raise ValueError(f"no column of Supply Available per Downtime Turn takes {r_total}")
 
 
-def _values_supply_available(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_settlement: str, v_column: int) -> dict[str, object]:
+def _values_supply_available(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = (10, 20, None, None, None, None)[c]
@@ -1109,12 +1179,13 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
     r_total = v_settlement
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_supply_available(r_total, r_natural, r_dice, d.zero, v_settlement, v_column)
+    b = _band_supply_available(r_total, r_natural, r_dice, r_read, d.zero, v_settlement, v_column)
     c = _column_supply_available(v_settlement, v_column)
     outcome = _OUT_supply_available[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, d.zero, v_settlement, v_column)
+    values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_settlement, v_column)
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
     trace = describe('Supply Available per Downtime Turn', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1134,7 +1205,7 @@ def _odds_supply_available(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_settlement = check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     v_column = check_int('column', given.get('column', 1), 1, 6)
     r_total = v_settlement
-    b = _band_supply_available(r_total, None, (), False, v_settlement, v_column)
+    b = _band_supply_available(r_total, None, (), (), False, v_settlement, v_column)
     if not _IDS_supply_available:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_supply_available}
@@ -1159,7 +1230,7 @@ def _total_travel_event_die(d: Rolling | Planning | Replaying, v_no_watch: bool)
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_no_watch: bool) -> int:
+def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> int:
     if bool(v_no_watch and (r_total == 5)):
         return 6
     if r_total == 1:
@@ -1177,7 +1248,7 @@ def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_travel_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_no_watch: bool) -> dict[str, object]:
+def _values_travel_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1187,12 +1258,13 @@ def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> R
     r_total: object = _total_travel_event_die(d, v_no_watch)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_travel_event_die(r_total, r_natural, r_dice, d.zero, v_no_watch)
+    b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, d.zero, v_no_watch)
     c = 0
     outcome = _OUT_travel_event_die[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_travel_event_die(b, c, extra, r_total, r_natural, r_dice, d.zero, v_no_watch)
+    values = _values_travel_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_no_watch)
     inputs: dict[str, object] = {'no_watch': v_no_watch}
     trace = describe('Travel Turn Quick Reference', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1215,7 +1287,7 @@ def _odds_travel_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_travel_event_die(Replaying(g), v_no_watch),
-        lambda t, n, f: _band_travel_event_die(t, n, f, plan.zero, v_no_watch),
+        lambda t, n, f, k: _band_travel_event_die(t, n, f, k, plan.zero, v_no_watch),
         _IDS_travel_event_die,
     )
 
@@ -1229,7 +1301,7 @@ _OUT_take_watch: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_take_watch: tuple[str, ...] = ('no_exhaustion', 'no_watch', 'one_watcher')
 
-def _band_take_watch(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_watchers: int) -> int:
+def _band_take_watch(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> int:
     if r_total == 2:
         return 0
     if r_total == 0:
@@ -1239,7 +1311,7 @@ def _band_take_watch(r_total: object, r_natural: int | None, r_dice: tuple[int |
     return -1
 
 
-def _values_take_watch(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
+def _values_take_watch(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['exhaustion'] = False
@@ -1253,12 +1325,13 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     r_total = v_watchers
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_take_watch(r_total, r_natural, r_dice, d.zero, v_watchers)
+    b = _band_take_watch(r_total, r_natural, r_dice, r_read, d.zero, v_watchers)
     c = 0
     outcome = _OUT_take_watch[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, d.zero, v_watchers)
+    values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_watchers)
     inputs: dict[str, object] = {'watchers': v_watchers}
     trace = describe('Take watch', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1277,7 +1350,7 @@ def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result
 def _odds_take_watch(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_watchers = check_int('watchers', given.get('watchers', 2), 0, 2)
     r_total = v_watchers
-    b = _band_take_watch(r_total, None, (), False, v_watchers)
+    b = _band_take_watch(r_total, None, (), (), False, v_watchers)
     if not _IDS_take_watch:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_take_watch}
@@ -1303,7 +1376,7 @@ _OUT_travel_pace: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_travel_pace: tuple[str, ...] = ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map')
 
-def _band_travel_pace(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_condition: str) -> int:
+def _band_travel_pace(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
     if r_total == 'mount':
         return 0
     if r_total == 'road':
@@ -1331,7 +1404,7 @@ def _band_travel_pace(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_travel_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
+def _values_travel_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['pace'] = '+1/x'
@@ -1375,12 +1448,13 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
     r_total = v_condition
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_travel_pace(r_total, r_natural, r_dice, d.zero, v_condition)
+    b = _band_travel_pace(r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     c = 0
     outcome = _OUT_travel_pace[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, d.zero, v_condition)
+    values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
     trace = describe('Pace', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1399,7 +1473,7 @@ def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) ->
 def _odds_travel_pace(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_condition = check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))
     r_total = v_condition
-    b = _band_travel_pace(r_total, None, (), False, v_condition)
+    b = _band_travel_pace(r_total, None, (), (), False, v_condition)
     if not _IDS_travel_pace:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_travel_pace}
@@ -1423,7 +1497,7 @@ def _total_weather(d: Rolling | Planning | Replaying, v_season: str, v_modifier:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + _N_weather_modifier[v_modifier]))
 
 
-def _band_weather(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_season: str, v_modifier: str) -> int:
+def _band_weather(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: str) -> int:
     if r_total <= 2:
         return 0
     if 3 <= r_total <= 5:
@@ -1450,7 +1524,7 @@ def _column_weather(v_season: str, v_modifier: str) -> int:
     raise ValueError(f"no column of Weather takes {r_total}")
 
 
-def _values_weather(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_season: str, v_modifier: str) -> dict[str, object]:
+def _values_weather(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['inclement'] = (v_season == 'spring')
@@ -1481,12 +1555,13 @@ def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: str)
     r_total: object = _total_weather(d, v_season, v_modifier)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_weather(r_total, r_natural, r_dice, d.zero, v_season, v_modifier)
+    b = _band_weather(r_total, r_natural, r_dice, r_read, d.zero, v_season, v_modifier)
     c = _column_weather(v_season, v_modifier)
     outcome = _OUT_weather[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_weather(b, c, extra, r_total, r_natural, r_dice, d.zero, v_season, v_modifier)
+    values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_season, v_modifier)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
     trace = describe('Weather', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1510,7 +1585,7 @@ def _odds_weather(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_weather(Replaying(g), v_season, v_modifier),
-        lambda t, n, f: _band_weather(t, n, f, plan.zero, v_season, v_modifier),
+        lambda t, n, f, k: _band_weather(t, n, f, k, plan.zero, v_season, v_modifier),
         _IDS_weather,
     )
 
@@ -1531,7 +1606,7 @@ def _total_exploration_event_die(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_exploration_event_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_exploration_event_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1547,7 +1622,7 @@ def _band_exploration_event_die(r_total: object, r_natural: int | None, r_dice: 
     return -1
 
 
-def _values_exploration_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_exploration_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1557,12 +1632,13 @@ def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_exploration_event_die(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_exploration_event_die(r_total, r_natural, r_dice, d.zero)
+    b = _band_exploration_event_die(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_exploration_event_die[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_exploration_event_die(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_exploration_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Exploration Turn Quick Reference', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1584,7 +1660,7 @@ def _odds_exploration_event_die(given: Mapping[str, object]) -> dict[str, Fracti
     return exact_odds(
         plan.specs,
         lambda g: _total_exploration_event_die(Replaying(g)),
-        lambda t, n, f: _band_exploration_event_die(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_exploration_event_die(t, n, f, k, plan.zero),
         _IDS_exploration_event_die,
     )
 
@@ -1600,7 +1676,7 @@ _OUT_exploration_pace: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_exploration_pace: tuple[str, ...] = ('slowly', 'quickly', 'large', 'huge', 'explored')
 
-def _band_exploration_pace(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_condition: str) -> int:
+def _band_exploration_pace(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
     if r_total == 'slowly':
         return 0
     if r_total == 'quickly':
@@ -1614,7 +1690,7 @@ def _band_exploration_pace(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_exploration_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
+def _values_exploration_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['pace'] = 'x/+1'
@@ -1636,12 +1712,13 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
     r_total = v_condition
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_exploration_pace(r_total, r_natural, r_dice, d.zero, v_condition)
+    b = _band_exploration_pace(r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     c = 0
     outcome = _OUT_exploration_pace[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, d.zero, v_condition)
+    values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
     trace = describe('Pace', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1660,7 +1737,7 @@ def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = N
 def _odds_exploration_pace(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_condition = check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored'))
     r_total = v_condition
-    b = _band_exploration_pace(r_total, None, (), False, v_condition)
+    b = _band_exploration_pace(r_total, None, (), (), False, v_condition)
     if not _IDS_exploration_pace:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_exploration_pace}
@@ -1685,7 +1762,7 @@ def _total_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_encumbranc
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_stealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
+def _band_stealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
     if True:
@@ -1693,7 +1770,7 @@ def _band_stealth(r_total: object, r_natural: int | None, r_dice: tuple[int | st
     return -1
 
 
-def _values_stealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
+def _values_stealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1708,12 +1785,13 @@ def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: in
     r_total: object = _total_stealth(d, v_skill, v_encumbrance, v_dv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_stealth(r_total, r_natural, r_dice, d.zero, v_skill, v_encumbrance, v_dv)
+    b = _band_stealth(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance, v_dv)
     c = 0
     outcome = _OUT_stealth[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, d.zero, v_skill, v_encumbrance, v_dv)
+    values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
     trace = describe('Stealth', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1738,7 +1816,7 @@ def _odds_stealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_stealth(Replaying(g), v_skill, v_encumbrance, v_dv),
-        lambda t, n, f: _band_stealth(t, n, f, plan.zero, v_skill, v_encumbrance, v_dv),
+        lambda t, n, f, k: _band_stealth(t, n, f, k, plan.zero, v_skill, v_encumbrance, v_dv),
         _IDS_stealth,
     )
 
@@ -1760,7 +1838,7 @@ def _total_group_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_grou
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_group_stealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
+def _band_group_stealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
     if True:
@@ -1768,7 +1846,7 @@ def _band_group_stealth(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_group_stealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
+def _values_group_stealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1783,12 +1861,13 @@ def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_enc
     r_total: object = _total_group_stealth(d, v_skill, v_group_encumbrance, v_dv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_group_stealth(r_total, r_natural, r_dice, d.zero, v_skill, v_group_encumbrance, v_dv)
+    b = _band_group_stealth(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_group_encumbrance, v_dv)
     c = 0
     outcome = _OUT_group_stealth[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_group_stealth(b, c, extra, r_total, r_natural, r_dice, d.zero, v_skill, v_group_encumbrance, v_dv)
+    values = _values_group_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_group_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
     trace = describe('Group stealth', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1813,7 +1892,7 @@ def _odds_group_stealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_group_stealth(Replaying(g), v_skill, v_group_encumbrance, v_dv),
-        lambda t, n, f: _band_group_stealth(t, n, f, plan.zero, v_skill, v_group_encumbrance, v_dv),
+        lambda t, n, f, k: _band_group_stealth(t, n, f, k, plan.zero, v_skill, v_group_encumbrance, v_dv),
         _IDS_group_stealth,
     )
 
@@ -1827,7 +1906,7 @@ _OUT_illumination: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_illumination: tuple[str, ...] = ('bright', 'dim', 'neither')
 
-def _band_illumination(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_burn: int, v_members: int) -> int:
+def _band_illumination(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> int:
     if (v_burn > v_members):
         return 0
     if ((v_burn * 2) < v_members):
@@ -1837,7 +1916,7 @@ def _band_illumination(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_illumination(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
+def _values_illumination(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['people_lit'] = v_burn
@@ -1849,12 +1928,13 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
     r_total = v_burn
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_illumination(r_total, r_natural, r_dice, d.zero, v_burn, v_members)
+    b = _band_illumination(r_total, r_natural, r_dice, r_read, d.zero, v_burn, v_members)
     c = 0
     outcome = _OUT_illumination[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, d.zero, v_burn, v_members)
+    values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_burn, v_members)
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
     trace = describe('Illumination', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1874,7 +1954,7 @@ def _odds_illumination(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_burn = check_int('burn', given.get('burn', 4), 0, 24)
     v_members = check_int('members', given.get('members', 4), 1, 12)
     r_total = v_burn
-    b = _band_illumination(r_total, None, (), False, v_burn, v_members)
+    b = _band_illumination(r_total, None, (), (), False, v_burn, v_members)
     if not _IDS_illumination:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_illumination}
@@ -1899,7 +1979,7 @@ def _total_harvesting(d: Rolling | Planning | Replaying, v_skill: int, v_threat:
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_harvesting(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> int:
+def _band_harvesting(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
     if True:
@@ -1907,7 +1987,7 @@ def _band_harvesting(r_total: object, r_natural: int | None, r_dice: tuple[int |
     return -1
 
 
-def _values_harvesting(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
+def _values_harvesting(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1922,12 +2002,13 @@ def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int)
     r_total: object = _total_harvesting(d, v_skill, v_threat, v_dv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_harvesting(r_total, r_natural, r_dice, d.zero, v_skill, v_threat, v_dv)
+    b = _band_harvesting(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_threat, v_dv)
     c = 0
     outcome = _OUT_harvesting[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, d.zero, v_skill, v_threat, v_dv)
+    values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_threat, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
     trace = describe('Harvesting Materials', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1952,7 +2033,7 @@ def _odds_harvesting(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_harvesting(Replaying(g), v_skill, v_threat, v_dv),
-        lambda t, n, f: _band_harvesting(t, n, f, plan.zero, v_skill, v_threat, v_dv),
+        lambda t, n, f, k: _band_harvesting(t, n, f, k, plan.zero, v_skill, v_threat, v_dv),
         _IDS_harvesting,
     )
 
@@ -1963,11 +2044,11 @@ _OUT_creature_components: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_creature_components: tuple[str, ...] = ()
 
-def _band_creature_components(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_threat: int) -> int:
+def _band_creature_components(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> int:
     return -1
 
 
-def _values_creature_components(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
+def _values_creature_components(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['item_slots'] = floor_div(v_threat, 2)
@@ -1981,12 +2062,13 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     r_total = floor_div(v_threat, 2)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_creature_components(r_total, r_natural, r_dice, d.zero, v_threat)
+    b = _band_creature_components(r_total, r_natural, r_dice, r_read, d.zero, v_threat)
     c = 0
     outcome = _OUT_creature_components[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, d.zero, v_threat)
+    values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_threat)
     inputs: dict[str, object] = {'threat': v_threat}
     trace = describe('Components from a creature', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2005,7 +2087,7 @@ def creature_components(*, threat: int = 4, rng: random.Random | None = None) ->
 def _odds_creature_components(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_threat = check_int('threat', given.get('threat', 4), 0, 20)
     r_total = floor_div(v_threat, 2)
-    b = _band_creature_components(r_total, None, (), False, v_threat)
+    b = _band_creature_components(r_total, None, (), (), False, v_threat)
     if not _IDS_creature_components:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_creature_components}
@@ -2031,7 +2113,7 @@ def _total_stuck_door(d: Rolling | Planning | Replaying, v_phys: int, v_door_dv:
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
+def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
     if (v_dv < 0):
         return 0
     if bool((r_total > v_dv) and (r_total < v_phys)):
@@ -2041,7 +2123,7 @@ def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: tuple[int |
     return -1
 
 
-def _values_stuck_door(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
+def _values_stuck_door(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2058,12 +2140,13 @@ def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int,
     r_total: object = _total_stuck_door(d, v_phys, v_door_dv, v_helpers, v_dv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_stuck_door(r_total, r_natural, r_dice, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
+    b = _band_stuck_door(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
     c = 0
     outcome = _OUT_stuck_door[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_stuck_door(b, c, extra, r_total, r_natural, r_dice, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
+    values = _values_stuck_door(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
     trace = describe('Doors', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2089,7 +2172,7 @@ def _odds_stuck_door(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_stuck_door(Replaying(g), v_phys, v_door_dv, v_helpers, v_dv),
-        lambda t, n, f: _band_stuck_door(t, n, f, plan.zero, v_phys, v_door_dv, v_helpers, v_dv),
+        lambda t, n, f, k: _band_stuck_door(t, n, f, k, plan.zero, v_phys, v_door_dv, v_helpers, v_dv),
         _IDS_stuck_door,
     )
 
@@ -2116,7 +2199,7 @@ def _total_locks(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 12, 'sum', 0, 'd12', None))
 
 
-def _band_locks(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_locks(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2144,7 +2227,7 @@ def _band_locks(r_total: object, r_natural: int | None, r_dice: tuple[int | str,
     return -1
 
 
-def _values_locks(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_locks(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sequence'] = 'Twist, Tap, Twist'
@@ -2190,12 +2273,13 @@ def _run_locks(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_locks(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_locks(r_total, r_natural, r_dice, d.zero)
+    b = _band_locks(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_locks[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_locks(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Locks', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2217,7 +2301,7 @@ def _odds_locks(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_locks(Replaying(g)),
-        lambda t, n, f: _band_locks(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_locks(t, n, f, k, plan.zero),
         _IDS_locks,
     )
 
@@ -2238,7 +2322,7 @@ def _total_downtime_event_die(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_downtime_event_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_downtime_event_die(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2254,7 +2338,7 @@ def _band_downtime_event_die(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_downtime_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['next'] = 'downtime_complications'
@@ -2268,12 +2352,13 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_downtime_event_die(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_downtime_event_die(r_total, r_natural, r_dice, d.zero)
+    b = _band_downtime_event_die(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_downtime_event_die[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Downtime Turn Quick Reference', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2303,7 +2388,7 @@ def _odds_downtime_event_die(given: Mapping[str, object]) -> dict[str, Fraction]
     return exact_odds(
         plan.specs,
         lambda g: _total_downtime_event_die(Replaying(g)),
-        lambda t, n, f: _band_downtime_event_die(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_downtime_event_die(t, n, f, k, plan.zero),
         _IDS_downtime_event_die,
     )
 
@@ -2329,7 +2414,7 @@ def _total_downtime_complications(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 11, 'sum', 0, 'd11', None))
 
 
-def _band_downtime_complications(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_downtime_complications(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2355,7 +2440,7 @@ def _band_downtime_complications(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 8:
         values['downtime_turns'] = d.term(1, 4, 'sum', 0, 'd4', None)
@@ -2367,12 +2452,13 @@ def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_downtime_complications(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_downtime_complications(r_total, r_natural, r_dice, d.zero)
+    b = _band_downtime_complications(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Downtime Complications', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2394,7 +2480,7 @@ def _odds_downtime_complications(given: Mapping[str, object]) -> dict[str, Fract
     return exact_odds(
         plan.specs,
         lambda g: _total_downtime_complications(Replaying(g)),
-        lambda t, n, f: _band_downtime_complications(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_downtime_complications(t, n, f, k, plan.zero),
         _IDS_downtime_complications,
     )
 
@@ -2416,7 +2502,7 @@ def _total_downtime_trends(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 7, 'sum', 0, 'd7', None))
 
 
-def _band_downtime_trends(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_downtime_trends(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2434,7 +2520,7 @@ def _band_downtime_trends(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_downtime_trends(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_trends(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2444,12 +2530,13 @@ def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_downtime_trends(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_downtime_trends(r_total, r_natural, r_dice, d.zero)
+    b = _band_downtime_trends(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_downtime_trends[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_downtime_trends(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_downtime_trends(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Downtime Trends', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2471,7 +2558,7 @@ def _odds_downtime_trends(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_downtime_trends(Replaying(g)),
-        lambda t, n, f: _band_downtime_trends(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_downtime_trends(t, n, f, k, plan.zero),
         _IDS_downtime_trends,
     )
 
@@ -2489,7 +2576,7 @@ def _total_downtime_action(d: Rolling | Planning | Replaying, v_modifiers: int) 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + clamp(v_modifiers, -3, 3)))
 
 
-def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_modifiers: int) -> int:
+def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -2499,7 +2586,7 @@ def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_downtime_action(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_modifiers: int) -> dict[str, object]:
+def _values_downtime_action(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['progress'] = 1
@@ -2511,12 +2598,13 @@ def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Re
     r_total: object = _total_downtime_action(d, v_modifiers)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_downtime_action(r_total, r_natural, r_dice, d.zero, v_modifiers)
+    b = _band_downtime_action(r_total, r_natural, r_dice, r_read, d.zero, v_modifiers)
     c = 0
     outcome = _OUT_downtime_action[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, d.zero, v_modifiers)
+    values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_modifiers)
     inputs: dict[str, object] = {'modifiers': v_modifiers}
     trace = describe('Downtime Turn Actions', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2539,7 +2627,7 @@ def _odds_downtime_action(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_downtime_action(Replaying(g), v_modifiers),
-        lambda t, n, f: _band_downtime_action(t, n, f, plan.zero, v_modifiers),
+        lambda t, n, f, k: _band_downtime_action(t, n, f, k, plan.zero, v_modifiers),
         _IDS_downtime_action,
     )
 
@@ -2554,7 +2642,7 @@ _OUT_activity_tracker: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_activity_tracker: tuple[str, ...] = ('minor', 'significant', 'campaign', 'major')
 
-def _band_activity_tracker(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_goal: str) -> int:
+def _band_activity_tracker(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> int:
     if r_total == 'minor':
         return 0
     if r_total == 'significant':
@@ -2566,7 +2654,7 @@ def _band_activity_tracker(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_activity_tracker(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
+def _values_activity_tracker(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['size'] = 1
@@ -2584,12 +2672,13 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
     r_total = v_goal
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_activity_tracker(r_total, r_natural, r_dice, d.zero, v_goal)
+    b = _band_activity_tracker(r_total, r_natural, r_dice, r_read, d.zero, v_goal)
     c = 0
     outcome = _OUT_activity_tracker[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, d.zero, v_goal)
+    values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_goal)
     inputs: dict[str, object] = {'goal': v_goal}
     trace = describe('Setting trackers for activities', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2608,7 +2697,7 @@ def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -
 def _odds_activity_tracker(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_goal = check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
     r_total = v_goal
-    b = _band_activity_tracker(r_total, None, (), False, v_goal)
+    b = _band_activity_tracker(r_total, None, (), (), False, v_goal)
     if not _IDS_activity_tracker:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_activity_tracker}
@@ -2635,13 +2724,13 @@ def _total_amount_wasted(d: Rolling | Planning | Replaying, v_settlement: str) -
     return int((d.term(1, 12, 'sum', 0, 'd12', None) * 1000))
 
 
-def _band_amount_wasted(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_settlement: str) -> int:
+def _band_amount_wasted(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_amount_wasted(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_settlement: str) -> dict[str, object]:
+def _values_amount_wasted(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['amount'] = r_total
@@ -2654,12 +2743,13 @@ def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Res
     r_total: object = _total_amount_wasted(d, v_settlement)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_amount_wasted(r_total, r_natural, r_dice, d.zero, v_settlement)
+    b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, d.zero, v_settlement)
     c = 0
     outcome = _OUT_amount_wasted[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, d.zero, v_settlement)
+    values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_settlement)
     inputs: dict[str, object] = {'settlement': v_settlement}
     trace = describe('Amount wasted by Settlement Type.', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2682,7 +2772,7 @@ def _odds_amount_wasted(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_amount_wasted(Replaying(g), v_settlement),
-        lambda t, n, f: _band_amount_wasted(t, n, f, plan.zero, v_settlement),
+        lambda t, n, f, k: _band_amount_wasted(t, n, f, k, plan.zero, v_settlement),
         _IDS_amount_wasted,
     )
 
@@ -2698,13 +2788,13 @@ def _total_combat_distance(d: Rolling | Planning | Replaying) -> int:
     return int((d.term(1, 6, 'sum', 0, 'd6', None) * 10))
 
 
-def _band_combat_distance(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_combat_distance(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total >= 10:
         return 0
     return -1
 
 
-def _values_combat_distance(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_combat_distance(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = r_total
@@ -2717,12 +2807,13 @@ def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_combat_distance(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_combat_distance(r_total, r_natural, r_dice, d.zero)
+    b = _band_combat_distance(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_combat_distance[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Combat Distance', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2744,7 +2835,7 @@ def _odds_combat_distance(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_combat_distance(Replaying(g)),
-        lambda t, n, f: _band_combat_distance(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_combat_distance(t, n, f, k, plan.zero),
         _IDS_combat_distance,
     )
 
@@ -2762,7 +2853,7 @@ def _total_surprise(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_surprise(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_surprise(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1 or r_total == 2:
         return 0
     if r_total == 5 or r_total == 6:
@@ -2772,7 +2863,7 @@ def _band_surprise(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2782,12 +2873,13 @@ def _run_surprise(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_surprise(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_surprise(r_total, r_natural, r_dice, d.zero)
+    b = _band_surprise(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Surprise', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2809,7 +2901,7 @@ def _odds_surprise(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_surprise(Replaying(g)),
-        lambda t, n, f: _band_surprise(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero),
         _IDS_surprise,
     )
 
@@ -2826,7 +2918,7 @@ def _total_initiative(d: Rolling | Planning | Replaying, v_call: str) -> int:
     return int((d.term(1, 6, 'sum', 0, 'd6', None) + d.term(1, 6, 'sum', 0, 'd6', None)))
 
 
-def _band_initiative(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_call: str) -> int:
+def _band_initiative(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> int:
     if bool(bool((v_call == 'even') and ((r_total % 2) == 0)) or bool((v_call == 'odd') and ((r_total % 2) == 1))):
         return 0
     if True:
@@ -2834,7 +2926,7 @@ def _band_initiative(r_total: object, r_natural: int | None, r_dice: tuple[int |
     return -1
 
 
-def _values_initiative(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_call: str) -> dict[str, object]:
+def _values_initiative(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['company_first'] = True
@@ -2848,12 +2940,13 @@ def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     r_total: object = _total_initiative(d, v_call)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_initiative(r_total, r_natural, r_dice, d.zero, v_call)
+    b = _band_initiative(r_total, r_natural, r_dice, r_read, d.zero, v_call)
     c = 0
     outcome = _OUT_initiative[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, d.zero, v_call)
+    values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_call)
     inputs: dict[str, object] = {'call': v_call}
     trace = describe('Initiative', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2876,7 +2969,7 @@ def _odds_initiative(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_initiative(Replaying(g), v_call),
-        lambda t, n, f: _band_initiative(t, n, f, plan.zero, v_call),
+        lambda t, n, f, k: _band_initiative(t, n, f, k, plan.zero, v_call),
         _IDS_initiative,
     )
 
@@ -2887,11 +2980,11 @@ _OUT_spd: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_spd: tuple[str, ...] = ()
 
-def _band_spd(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> int:
+def _band_spd(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> int:
     return -1
 
 
-def _values_spd(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
+def _values_spd(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2902,12 +2995,13 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     r_total = (v_skill - v_encumbrance)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_spd(r_total, r_natural, r_dice, d.zero, v_skill, v_encumbrance)
+    b = _band_spd(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance)
     c = 0
     outcome = _OUT_spd[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_spd(b, c, extra, r_total, r_natural, r_dice, d.zero, v_skill, v_encumbrance)
+    values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
     trace = describe('SPD', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2927,7 +3021,7 @@ def _odds_spd(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     r_total = (v_skill - v_encumbrance)
-    b = _band_spd(r_total, None, (), False, v_skill, v_encumbrance)
+    b = _band_spd(r_total, None, (), (), False, v_skill, v_encumbrance)
     if not _IDS_spd:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_spd}
@@ -2947,7 +3041,7 @@ _OUT_movement_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_movement_dice: tuple[str, ...] = ('3 or less', '4-7', '8-11', '12-15', '16-19', '20')
 
-def _band_movement_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_spd: int) -> int:
+def _band_movement_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> int:
     if r_total <= 3:
         return 0
     if 4 <= r_total <= 7:
@@ -2963,7 +3057,7 @@ def _band_movement_dice(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_movement_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_spd: int) -> dict[str, object]:
+def _values_movement_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 0
@@ -2985,12 +3079,13 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     r_total = v_spd
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_movement_dice(r_total, r_natural, r_dice, d.zero, v_spd)
+    b = _band_movement_dice(r_total, r_natural, r_dice, r_read, d.zero, v_spd)
     c = 0
     outcome = _OUT_movement_dice[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, d.zero, v_spd)
+    values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_spd)
     inputs: dict[str, object] = {'spd': v_spd}
     trace = describe('Movement dice', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3009,7 +3104,7 @@ def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result:
 def _odds_movement_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_spd = check_int('spd', given.get('spd', 8), -11, 20)
     r_total = v_spd
-    b = _band_movement_dice(r_total, None, (), False, v_spd)
+    b = _band_movement_dice(r_total, None, (), (), False, v_spd)
     if not _IDS_movement_dice:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_movement_dice}
@@ -3028,13 +3123,13 @@ def _total_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int
     return int(d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None))
 
 
-def _band_movement_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_dice: int) -> int:
+def _band_movement_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
     if r_total >= 0:
         return 0
     return -1
 
 
-def _values_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
+def _values_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = (r_total * 10)
@@ -3047,12 +3142,13 @@ def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> 
     r_total: object = _total_movement_roll(d, v_movement_dice)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_movement_roll(r_total, r_natural, r_dice, d.zero, v_movement_dice)
+    b = _band_movement_roll(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     c = 0
     outcome = _OUT_movement_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_movement_dice)
+    values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
     trace = describe('Movement roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3075,7 +3171,7 @@ def _odds_movement_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_movement_roll(Replaying(g), v_movement_dice),
-        lambda t, n, f: _band_movement_roll(t, n, f, plan.zero, v_movement_dice),
+        lambda t, n, f, k: _band_movement_roll(t, n, f, k, plan.zero, v_movement_dice),
         _IDS_movement_roll,
     )
 
@@ -3086,11 +3182,11 @@ _OUT_shift: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_shift: tuple[str, ...] = ()
 
-def _band_shift(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_dice: int) -> int:
+def _band_shift(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
     return -1
 
 
-def _values_shift(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
+def _values_shift(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['unit'] = 'feet/yards'
@@ -3103,12 +3199,13 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     r_total = (v_movement_dice * 10)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_shift(r_total, r_natural, r_dice, d.zero, v_movement_dice)
+    b = _band_shift(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     c = 0
     outcome = _OUT_shift[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_shift(b, c, extra, r_total, r_natural, r_dice, d.zero, v_movement_dice)
+    values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
     trace = describe('Shift', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3127,7 +3224,7 @@ def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result
 def _odds_shift(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     r_total = (v_movement_dice * 10)
-    b = _band_shift(r_total, None, (), False, v_movement_dice)
+    b = _band_shift(r_total, None, (), (), False, v_movement_dice)
     if not _IDS_shift:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_shift}
@@ -3151,7 +3248,7 @@ def _total_attack_roll(d: Rolling | Planning | Replaying, v_die: str, v_blocks: 
     return int(d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None))
 
 
-def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
+def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
     if bool((r_total == 1) and (r_total >= _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))])):
         return 0
     if (r_total == 1):
@@ -3163,7 +3260,7 @@ def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_attack_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
+def _values_attack_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -3189,12 +3286,13 @@ def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, 
     r_total: object = _total_attack_roll(d, v_die, v_blocks, v_enhance, v_missile)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_attack_roll(r_total, r_natural, r_dice, d.zero, v_die, v_blocks, v_enhance, v_missile)
+    b = _band_attack_roll(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance, v_missile)
     c = 0
     outcome = _OUT_attack_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_attack_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_die, v_blocks, v_enhance, v_missile)
+    values = _values_attack_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance, v_missile)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
     trace = describe('Attack Roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3220,7 +3318,7 @@ def _odds_attack_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile),
-        lambda t, n, f: _band_attack_roll(t, n, f, plan.zero, v_die, v_blocks, v_enhance, v_missile),
+        lambda t, n, f, k: _band_attack_roll(t, n, f, k, plan.zero, v_die, v_blocks, v_enhance, v_missile),
         _IDS_attack_roll,
     )
 
@@ -3240,7 +3338,7 @@ _OUT_enhance_impair: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_enhance_impair: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
 
-def _band_enhance_impair(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> int:
+def _band_enhance_impair(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> int:
     if r_total == 'one':
         return 0
     if r_total == 'd4':
@@ -3258,7 +3356,7 @@ def _band_enhance_impair(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_enhance_impair(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
+def _values_enhance_impair(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sides'] = 1
@@ -3282,12 +3380,13 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_enhance_impair(r_total, r_natural, r_dice, d.zero, v_die, v_blocks, v_enhance)
+    b = _band_enhance_impair(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance)
     c = 0
     outcome = _OUT_enhance_impair[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, d.zero, v_die, v_blocks, v_enhance)
+    values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
     trace = describe('Enhance & Impair', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3308,7 +3407,7 @@ def _odds_enhance_impair(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
     r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
-    b = _band_enhance_impair(r_total, None, (), False, v_die, v_blocks, v_enhance)
+    b = _band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance)
     if not _IDS_enhance_impair:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_enhance_impair}
@@ -3333,7 +3432,7 @@ _OUT_wounds: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_wounds: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+')
 
-def _band_wounds(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> int:
+def _band_wounds(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -3372,7 +3471,7 @@ def _column_wounds(v_damage: int, v_damage_type: str) -> int:
     raise ValueError(f"no column of Wounds takes {r_total}")
 
 
-def _values_wounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> dict[str, object]:
+def _values_wounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['deaths_door'] = (v_damage_type == 'physical')
@@ -3423,12 +3522,13 @@ def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: st
     r_total = v_damage
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_wounds(r_total, r_natural, r_dice, d.zero, v_damage, v_damage_type)
+    b = _band_wounds(r_total, r_natural, r_dice, r_read, d.zero, v_damage, v_damage_type)
     c = _column_wounds(v_damage, v_damage_type)
     outcome = _OUT_wounds[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, d.zero, v_damage, v_damage_type)
+    values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_damage, v_damage_type)
     inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
     trace = describe('Wounds', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3448,7 +3548,7 @@ def _odds_wounds(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_damage = check_int('damage', given.get('damage', 1), 1, 30)
     v_damage_type = check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic'))
     r_total = v_damage
-    b = _band_wounds(r_total, None, (), False, v_damage, v_damage_type)
+    b = _band_wounds(r_total, None, (), (), False, v_damage, v_damage_type)
     if not _IDS_wounds:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_wounds}
@@ -3473,7 +3573,7 @@ def _total_zero_hp_saving_throw(d: Rolling | Planning | Replaying, v_phys: int, 
     return int(d.term(1, 20, 'sum', 0, 'd20', None))
 
 
-def _band_zero_hp_saving_throw(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
+def _band_zero_hp_saving_throw(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_phys)):
         return 0
     if True:
@@ -3481,7 +3581,7 @@ def _band_zero_hp_saving_throw(r_total: object, r_natural: int | None, r_dice: t
     return -1
 
 
-def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
+def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['out_of_action'] = False
@@ -3496,12 +3596,13 @@ def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_dam
     r_total: object = _total_zero_hp_saving_throw(d, v_phys, v_damage_taken, v_dv)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, d.zero, v_phys, v_damage_taken, v_dv)
+    b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_damage_taken, v_dv)
     c = 0
     outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_zero_hp_saving_throw(b, c, extra, r_total, r_natural, r_dice, d.zero, v_phys, v_damage_taken, v_dv)
+    values = _values_zero_hp_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_damage_taken, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
     trace = describe('Death & Dying', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3526,7 +3627,7 @@ def _odds_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[str, Fractio
     return exact_odds(
         plan.specs,
         lambda g: _total_zero_hp_saving_throw(Replaying(g), v_phys, v_damage_taken, v_dv),
-        lambda t, n, f: _band_zero_hp_saving_throw(t, n, f, plan.zero, v_phys, v_damage_taken, v_dv),
+        lambda t, n, f, k: _band_zero_hp_saving_throw(t, n, f, k, plan.zero, v_phys, v_damage_taken, v_dv),
         _IDS_zero_hp_saving_throw,
     )
 
@@ -3549,7 +3650,7 @@ def _total_chase_movement_roll(d: Rolling | Planning | Replaying, v_movement_dic
     return int(d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None))
 
 
-def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> int:
+def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'failure'):
         return 0
     if (r_dice.count(4) >= 2):
@@ -3561,7 +3662,7 @@ def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: tu
     return -1
 
 
-def _values_chase_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
+def _values_chase_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = 0
@@ -3582,12 +3683,13 @@ def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: in
     r_total: object = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_chase_movement_roll(r_total, r_natural, r_dice, d.zero, v_movement_dice, v_sprint)
+    b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice, v_sprint)
     c = 0
     outcome = _OUT_chase_movement_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_chase_movement_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_movement_dice, v_sprint)
+    values = _values_chase_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice, v_sprint)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
     trace = describe('Chase movement roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3611,7 +3713,7 @@ def _odds_chase_movement_roll(given: Mapping[str, object]) -> dict[str, Fraction
     return exact_odds(
         plan.specs,
         lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint),
-        lambda t, n, f: _band_chase_movement_roll(t, n, f, plan.zero, v_movement_dice, v_sprint),
+        lambda t, n, f, k: _band_chase_movement_roll(t, n, f, k, plan.zero, v_movement_dice, v_sprint),
         _IDS_chase_movement_roll,
     )
 
@@ -3630,7 +3732,7 @@ _OUT_fall_damage_table: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fall_damage_table: tuple[str, ...] = ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
 
-def _band_fall_damage_table(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_height: str) -> int:
+def _band_fall_damage_table(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
     if r_total == 'ft10':
         return 0
     if r_total == 'ft20':
@@ -3648,7 +3750,7 @@ def _band_fall_damage_table(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_fall_damage_table(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_height: str) -> dict[str, object]:
+def _values_fall_damage_table(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = d.term(1, 6, 'sum', 0, 'd6', None)
@@ -3672,12 +3774,13 @@ def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Res
     r_total = v_height
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_fall_damage_table(r_total, r_natural, r_dice, d.zero, v_height)
+    b = _band_fall_damage_table(r_total, r_natural, r_dice, r_read, d.zero, v_height)
     c = 0
     outcome = _OUT_fall_damage_table[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, d.zero, v_height)
+    values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
     trace = describe('Fall Damage', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3696,7 +3799,7 @@ def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None)
 def _odds_fall_damage_table(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     r_total = v_height
-    b = _band_fall_damage_table(r_total, None, (), False, v_height)
+    b = _band_fall_damage_table(r_total, None, (), (), False, v_height)
     if not _IDS_fall_damage_table:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_fall_damage_table}
@@ -3716,13 +3819,13 @@ def _total_fall_damage(d: Rolling | Planning | Replaying, v_height: str) -> int:
     return int((d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
 
 
-def _band_fall_damage(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_height: str) -> int:
+def _band_fall_damage(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_fall_damage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_height: str) -> dict[str, object]:
+def _values_fall_damage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -3734,12 +3837,13 @@ def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     r_total: object = _total_fall_damage(d, v_height)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_fall_damage(r_total, r_natural, r_dice, d.zero, v_height)
+    b = _band_fall_damage(r_total, r_natural, r_dice, r_read, d.zero, v_height)
     c = 0
     outcome = _OUT_fall_damage[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, d.zero, v_height)
+    values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
     trace = describe('Fall damage', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3762,7 +3866,7 @@ def _odds_fall_damage(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_fall_damage(Replaying(g), v_height),
-        lambda t, n, f: _band_fall_damage(t, n, f, plan.zero, v_height),
+        lambda t, n, f, k: _band_fall_damage(t, n, f, k, plan.zero, v_height),
         _IDS_fall_damage,
     )
 
@@ -3778,13 +3882,13 @@ def _total_burning(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_burning(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_burning(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if 1 <= r_total <= 6:
         return 0
     return -1
 
 
-def _values_burning(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_burning(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -3796,12 +3900,13 @@ def _run_burning(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_burning(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_burning(r_total, r_natural, r_dice, d.zero)
+    b = _band_burning(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_burning[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_burning(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Burning', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3823,7 +3928,7 @@ def _odds_burning(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_burning(Replaying(g)),
-        lambda t, n, f: _band_burning(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_burning(t, n, f, k, plan.zero),
         _IDS_burning,
     )
 
@@ -3836,7 +3941,7 @@ _OUT_hold_breath: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_hold_breath: tuple[str, ...] = ('turns', 'no_turns')
 
-def _band_hold_breath(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int) -> int:
+def _band_hold_breath(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
     if r_total >= 1:
         return 0
     if r_total <= 0:
@@ -3844,7 +3949,7 @@ def _band_hold_breath(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_hold_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
+def _values_hold_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     if b == 0:
@@ -3859,12 +3964,13 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     r_total = (v_phys - 10)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_hold_breath(r_total, r_natural, r_dice, d.zero, v_phys)
+    b = _band_hold_breath(r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     c = 0
     outcome = _OUT_hold_breath[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, d.zero, v_phys)
+    values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
     trace = describe('Hold breath', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3883,7 +3989,7 @@ def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result:
 def _odds_hold_breath(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     r_total = (v_phys - 10)
-    b = _band_hold_breath(r_total, None, (), False, v_phys)
+    b = _band_hold_breath(r_total, None, (), (), False, v_phys)
     if not _IDS_hold_breath:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_hold_breath}
@@ -3902,13 +4008,13 @@ def _total_out_of_breath(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_out_of_breath(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_out_of_breath(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if 1 <= r_total <= 6:
         return 0
     return -1
 
 
-def _values_out_of_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_out_of_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -3920,12 +4026,13 @@ def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_out_of_breath(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_out_of_breath(r_total, r_natural, r_dice, d.zero)
+    b = _band_out_of_breath(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_out_of_breath[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Out of breath', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3947,7 +4054,7 @@ def _odds_out_of_breath(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_out_of_breath(Replaying(g)),
-        lambda t, n, f: _band_out_of_breath(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_out_of_breath(t, n, f, k, plan.zero),
         _IDS_out_of_breath,
     )
 

@@ -250,31 +250,33 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    per_group: list[list[tuple[tuple[int | str, ...], tuple[int, ...], int, int]]] = []
     for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
         if die is None:
-            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+            per_group.append([(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
         else:
-            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
                               for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
         faces: list[int | str] = []
-        for dice, value, w in combination:
+        read: list[int] = []
+        for dice, kept, value, w in combination:
             weight *= w
             values.append(value)
             faces.extend(dice)
+            read.extend(kept)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
-        weights[band_of(total, natural, tuple(faces))] += weight
+        weights[band_of(total, natural, tuple(faces), tuple(read))] += weight
     out: dict[str, Fraction] = {}
     for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
         out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
@@ -432,6 +434,65 @@ class Track:
         return []
 
 
+class Levels(Track):
+    """Harm by level: a row of boxes per level; harm whose row is full moves up a level.
+
+    `LEVELS` lists (level, name, boxes, penalty). A last level without boxes is what
+    happens when harm goes past the top row (e.g. fatal).
+    """
+
+    LEVELS: tuple[tuple[int, str, int, str | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.rows: dict[int, list[str]] = {level: [] for level, _, boxes, _ in self.LEVELS if boxes > 0}
+        super().__post_init__()
+
+    def _level(self, level: int) -> tuple[int, str, int, str | None]:
+        return next(entry for entry in self.LEVELS if entry[0] == level)
+
+    def add(self, level: int, what: str = "harm") -> list[str]:
+        """Record harm of `level`; a full row sends it a level up. Returns what happened."""
+        rows = sorted(self.rows)
+        level = max(level, rows[0])
+        while level in self.rows and len(self.rows[level]) >= self._level(level)[2]:
+            level += 1
+        if level in self.rows:
+            self.rows[level].append(what)
+            self.marked += 1
+            happened = [f"{what} recorded at level {level} ({self._level(level)[1]})"]
+        else:
+            beyond = [entry for entry in self.LEVELS if entry[0] >= level and entry[2] == 0]
+            name = beyond[0][1] if beyond else "past the last row"
+            happened = [f"{what} goes past the top row: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3]
+                                                                     else "")]
+        self.events.extend(happened)
+        return happened
+
+    def mark(self, count: int = 1) -> list[str]:
+        return [event for _ in range(count) for event in self.add(min(self.rows))]
+
+    def heal(self) -> list[str]:
+        """Every harm moves down a level (where the lower row has room); the lowest level's harm clears."""
+        happened: list[str] = []
+        for level in sorted(self.rows):
+            lower = max((r for r in self.rows if r < level), default=None)
+            for what in list(self.rows[level]):
+                if lower is None:
+                    self.rows[level].remove(what)
+                    self.marked -= 1
+                    happened.append(f"{what} (level {level}) is healed")
+                elif len(self.rows[lower]) < self._level(lower)[2]:
+                    self.rows[level].remove(what)
+                    self.rows[lower].append(what)
+                    happened.append(f"{what} drops to level {lower}")
+        self.events.extend(happened)
+        return happened
+
+    def penalties(self) -> list[str]:
+        """The penalties in force: one per level with harm in its row."""
+        return [penalty for level, _, _, penalty in self.LEVELS if penalty and self.rows.get(level)]
+
+
 class Clock(Track):
     """A progress clock: segments filled by ticks."""
 
@@ -454,11 +515,11 @@ _OUT_starting_orders: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_starting_orders: tuple[str, ...] = ()
 
-def _band_starting_orders(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_starting_orders(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     return -1
 
 
-def _values_starting_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_starting_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -469,12 +530,13 @@ def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     r_total = ((4 + 2) + 2)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_starting_orders(r_total, r_natural, r_dice, d.zero)
+    b = _band_starting_orders(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_starting_orders[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Order tokens at setup', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -492,7 +554,7 @@ def starting_orders(*, rng: random.Random | None = None) -> Result:
 
 def _odds_starting_orders(given: Mapping[str, object]) -> dict[str, Fraction]:
     r_total = ((4 + 2) + 2)
-    b = _band_starting_orders(r_total, None, (), False)
+    b = _band_starting_orders(r_total, None, (), (), False)
     if not _IDS_starting_orders:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_starting_orders}
@@ -506,11 +568,11 @@ _OUT_starting_gold: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_starting_gold: tuple[str, ...] = ()
 
-def _band_starting_gold(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_starting_gold(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     return -1
 
 
-def _values_starting_gold(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_starting_gold(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -521,12 +583,13 @@ def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     r_total = ((2 * 20) + (1 * 10))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_starting_gold(r_total, r_natural, r_dice, d.zero)
+    b = _band_starting_gold(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_starting_gold[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Gold at setup', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -544,7 +607,7 @@ def starting_gold(*, rng: random.Random | None = None) -> Result:
 
 def _odds_starting_gold(given: Mapping[str, object]) -> dict[str, Fraction]:
     r_total = ((2 * 20) + (1 * 10))
-    b = _band_starting_gold(r_total, None, (), False)
+    b = _band_starting_gold(r_total, None, (), (), False)
     if not _IDS_starting_gold:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_starting_gold}
@@ -560,7 +623,7 @@ _OUT_crew_dies: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_crew_dies: tuple[str, ...] = ('dies', 'lives')
 
-def _band_crew_dies(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> int:
+def _band_crew_dies(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> int:
     if ((v_damage + v_strain) >= v_length):
         return 0
     if True:
@@ -568,7 +631,7 @@ def _band_crew_dies(r_total: object, r_natural: int | None, r_dice: tuple[int | 
     return -1
 
 
-def _values_crew_dies(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
+def _values_crew_dies(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['dies'] = True
@@ -582,12 +645,13 @@ def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int,
     r_total = (v_damage + v_strain)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_crew_dies(r_total, r_natural, r_dice, d.zero, v_length, v_damage, v_strain)
+    b = _band_crew_dies(r_total, r_natural, r_dice, r_read, d.zero, v_length, v_damage, v_strain)
     c = 0
     outcome = _OUT_crew_dies[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, d.zero, v_length, v_damage, v_strain)
+    values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_length, v_damage, v_strain)
     inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
     trace = describe('Health/Strain track fills', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -608,7 +672,7 @@ def _odds_crew_dies(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_damage = check_int('damage', given.get('damage', 0), 0, 12)
     v_strain = check_int('strain', given.get('strain', 0), 0, 12)
     r_total = (v_damage + v_strain)
-    b = _band_crew_dies(r_total, None, (), False, v_length, v_damage, v_strain)
+    b = _band_crew_dies(r_total, None, (), (), False, v_length, v_damage, v_strain)
     if not _IDS_crew_dies:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_crew_dies}
@@ -629,7 +693,7 @@ _OUT_map_spaces: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_map_spaces: tuple[str, ...] = ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
 
-def _band_map_spaces(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> int:
+def _band_map_spaces(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> int:
     if r_total == 'calm_seas':
         return 0
     if r_total == 'islands':
@@ -647,7 +711,7 @@ def _band_map_spaces(r_total: object, r_natural: int | None, r_dice: tuple[int |
     return -1
 
 
-def _values_map_spaces(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
+def _values_map_spaces(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['blue_node_crew'] = 1
@@ -675,12 +739,13 @@ def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue
     r_total = v_space
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_map_spaces(r_total, r_natural, r_dice, d.zero, v_space, v_crew_on_blue_nodes)
+    b = _band_map_spaces(r_total, r_natural, r_dice, r_read, d.zero, v_space, v_crew_on_blue_nodes)
     c = 0
     outcome = _OUT_map_spaces[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, d.zero, v_space, v_crew_on_blue_nodes)
+    values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_space, v_crew_on_blue_nodes)
     inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
     trace = describe('Map spaces', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -700,7 +765,7 @@ def _odds_map_spaces(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
     v_crew_on_blue_nodes = check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10)
     r_total = v_space
-    b = _band_map_spaces(r_total, None, (), False, v_space, v_crew_on_blue_nodes)
+    b = _band_map_spaces(r_total, None, (), (), False, v_space, v_crew_on_blue_nodes)
     if not _IDS_map_spaces:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_map_spaces}
@@ -714,11 +779,11 @@ _OUT_storm_strain: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_storm_strain: tuple[str, ...] = ()
 
-def _band_storm_strain(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_strain: int, v_storm: bool) -> int:
+def _band_storm_strain(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> int:
     return -1
 
 
-def _values_storm_strain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
+def _values_storm_strain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -729,12 +794,13 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
     r_total = ((v_strain * 2) if v_storm else v_strain)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_storm_strain(r_total, r_natural, r_dice, d.zero, v_strain, v_storm)
+    b = _band_storm_strain(r_total, r_natural, r_dice, r_read, d.zero, v_strain, v_storm)
     c = 0
     outcome = _OUT_storm_strain[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, d.zero, v_strain, v_storm)
+    values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_strain, v_storm)
     inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
     trace = describe('Strain in a Storm', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -754,7 +820,7 @@ def _odds_storm_strain(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_strain = check_int('strain', given.get('strain', 1), 0, 12)
     v_storm = check_flag('storm', given.get('storm', False))
     r_total = ((v_strain * 2) if v_storm else v_strain)
-    b = _band_storm_strain(r_total, None, (), False, v_strain, v_storm)
+    b = _band_storm_strain(r_total, None, (), (), False, v_strain, v_storm)
     if not _IDS_storm_strain:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_storm_strain}
@@ -768,11 +834,11 @@ _OUT_ship_movement_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_movement_actions: tuple[str, ...] = ()
 
-def _band_ship_movement_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_orders: int) -> int:
+def _band_ship_movement_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> int:
     return -1
 
 
-def _values_ship_movement_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
+def _values_ship_movement_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -783,12 +849,13 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
     r_total = (2 * v_movement_orders)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_ship_movement_actions(r_total, r_natural, r_dice, d.zero, v_movement_orders)
+    b = _band_ship_movement_actions(r_total, r_natural, r_dice, r_read, d.zero, v_movement_orders)
     c = 0
     outcome = _OUT_ship_movement_actions[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, d.zero, v_movement_orders)
+    values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_orders)
     inputs: dict[str, object] = {'movement_orders': v_movement_orders}
     trace = describe('Movement actions from Movement Orders', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -807,7 +874,7 @@ def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None
 def _odds_ship_movement_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_movement_orders = check_int('movement_orders', given.get('movement_orders', 1), 0, 8)
     r_total = (2 * v_movement_orders)
-    b = _band_ship_movement_actions(r_total, None, (), False, v_movement_orders)
+    b = _band_ship_movement_actions(r_total, None, (), (), False, v_movement_orders)
     if not _IDS_ship_movement_actions:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_ship_movement_actions}
@@ -823,7 +890,7 @@ _OUT_sea_event_draw: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_sea_event_draw: tuple[str, ...] = ('no_draw', 'draw')
 
-def _band_sea_event_draw(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_space: str) -> int:
+def _band_sea_event_draw(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> int:
     if bool((v_space == 'ports') or (v_space == 'islands') or (v_space == 'altars')):
         return 0
     if True:
@@ -831,7 +898,7 @@ def _band_sea_event_draw(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_sea_event_draw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_space: str) -> dict[str, object]:
+def _values_sea_event_draw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sea_event_cards'] = 0
@@ -845,12 +912,13 @@ def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     r_total = v_space
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_sea_event_draw(r_total, r_natural, r_dice, d.zero, v_space)
+    b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, d.zero, v_space)
     c = 0
     outcome = _OUT_sea_event_draw[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, d.zero, v_space)
+    values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_space)
     inputs: dict[str, object] = {'space': v_space}
     trace = describe('Sea Events', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -869,7 +937,7 @@ def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None
 def _odds_sea_event_draw(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
     r_total = v_space
-    b = _band_sea_event_draw(r_total, None, (), False, v_space)
+    b = _band_sea_event_draw(r_total, None, (), (), False, v_space)
     if not _IDS_sea_event_draw:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_sea_event_draw}
@@ -899,7 +967,7 @@ def _total_expedition_test(d: Rolling | Planning | Replaying, v_stat: int, v_sel
     return int((d.term(1, 10, 'sum', 0, 'd10', None) + v_modifier))
 
 
-def _band_expedition_test(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
+def _band_expedition_test(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
     if (r_total <= v_stat):
         return 0
     if True:
@@ -907,7 +975,7 @@ def _band_expedition_test(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_expedition_test(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
+def _values_expedition_test(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -922,12 +990,13 @@ def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless
     r_total: object = _total_expedition_test(d, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_expedition_test(r_total, r_natural, r_dice, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+    b = _band_expedition_test(r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     c = 0
     outcome = _OUT_expedition_test[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_expedition_test(b, c, extra, r_total, r_natural, r_dice, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+    values = _values_expedition_test(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     inputs: dict[str, object] = {'stat': v_stat, 'selfless': v_selfless, 'hermit': v_hermit, 'fortuitous': v_fortuitous, 'dyspraxic': v_dyspraxic}
     trace = describe('Island Exploration test', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -955,7 +1024,7 @@ def _odds_expedition_test(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_expedition_test(Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier),
-        lambda t, n, f: _band_expedition_test(t, n, f, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier),
+        lambda t, n, f, k: _band_expedition_test(t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier),
         _IDS_expedition_test,
     )
 
@@ -977,7 +1046,7 @@ def _total_expedition_test_crew(d: Rolling | Planning | Replaying, v_a: int, v_b
     return int(d.term(1, 10, 'sum', 0, 'd10', None))
 
 
-def _band_expedition_test_crew(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
+def _band_expedition_test_crew(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
     if (r_total <= v_tested):
         return 0
     if True:
@@ -985,7 +1054,7 @@ def _band_expedition_test_crew(r_total: object, r_natural: int | None, r_dice: t
     return -1
 
 
-def _values_expedition_test_crew(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
+def _values_expedition_test_crew(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1002,12 +1071,13 @@ def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int
     r_total: object = _total_expedition_test_crew(d, v_a, v_b, v_c, v_arrogant, v_tested)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_expedition_test_crew(r_total, r_natural, r_dice, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
+    b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
     c = 0
     outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_expedition_test_crew(b, c, extra, r_total, r_natural, r_dice, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
+    values = _values_expedition_test_crew(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
     trace = describe('Island Exploration test (three Crew)', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1034,7 +1104,7 @@ def _odds_expedition_test_crew(given: Mapping[str, object]) -> dict[str, Fractio
     return exact_odds(
         plan.specs,
         lambda g: _total_expedition_test_crew(Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested),
-        lambda t, n, f: _band_expedition_test_crew(t, n, f, plan.zero, v_a, v_b, v_c, v_arrogant, v_tested),
+        lambda t, n, f, k: _band_expedition_test_crew(t, n, f, k, plan.zero, v_a, v_b, v_c, v_arrogant, v_tested),
         _IDS_expedition_test_crew,
     )
 
@@ -1047,7 +1117,7 @@ _OUT_abandon_expedition: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_abandon_expedition: tuple[str, ...] = ('tests', 'choices')
 
-def _band_abandon_expedition(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_card: str) -> int:
+def _band_abandon_expedition(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> int:
     if r_total == 'tests':
         return 0
     if r_total == 'choices':
@@ -1055,7 +1125,7 @@ def _band_abandon_expedition(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_abandon_expedition(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_card: str) -> dict[str, object]:
+def _values_abandon_expedition(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_abandon'] = True
@@ -1072,12 +1142,13 @@ def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Resu
     r_total = v_card
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_abandon_expedition(r_total, r_natural, r_dice, d.zero, v_card)
+    b = _band_abandon_expedition(r_total, r_natural, r_dice, r_read, d.zero, v_card)
     c = 0
     outcome = _OUT_abandon_expedition[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, d.zero, v_card)
+    values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_card)
     inputs: dict[str, object] = {'card': v_card}
     trace = describe('Abandoning an Expedition', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1096,7 +1167,7 @@ def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None)
 def _odds_abandon_expedition(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_card = check_choice('card', given.get('card', 'tests'), ('tests', 'choices'))
     r_total = v_card
-    b = _band_abandon_expedition(r_total, None, (), False, v_card)
+    b = _band_abandon_expedition(r_total, None, (), (), False, v_card)
     if not _IDS_abandon_expedition:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_abandon_expedition}
@@ -1110,11 +1181,11 @@ _OUT_weapon_attack_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_weapon_attack_dice: tuple[str, ...] = ()
 
-def _band_weapon_attack_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> int:
+def _band_weapon_attack_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> int:
     return -1
 
 
-def _values_weapon_attack_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
+def _values_weapon_attack_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1125,12 +1196,13 @@ def _run_weapon_attack_dice(rng: random.Random, depth: int, v_zone_dice: int, v_
     r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_weapon_attack_dice(r_total, r_natural, r_dice, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
+    b = _band_weapon_attack_dice(r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
     c = 0
     outcome = _OUT_weapon_attack_dice[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_weapon_attack_dice(b, c, extra, r_total, r_natural, r_dice, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
+    values = _values_weapon_attack_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
     trace = describe("Attack dice when manning a Ship's weapon", d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1151,7 +1223,7 @@ def _odds_weapon_attack_dice(given: Mapping[str, object]) -> dict[str, Fraction]
     v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
     v_clumsy = check_flag('clumsy', given.get('clumsy', False))
     r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
-    b = _band_weapon_attack_dice(r_total, None, (), False, v_zone_dice, v_cannoneer, v_clumsy)
+    b = _band_weapon_attack_dice(r_total, None, (), (), False, v_zone_dice, v_cannoneer, v_clumsy)
     if not _IDS_weapon_attack_dice:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_weapon_attack_dice}
@@ -1165,11 +1237,11 @@ _OUT_marketplace_price: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_marketplace_price: tuple[str, ...] = ()
 
-def _band_marketplace_price(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> int:
+def _band_marketplace_price(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> int:
     return -1
 
 
-def _values_marketplace_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
+def _values_marketplace_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1180,12 +1252,13 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
     r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_marketplace_price(r_total, r_natural, r_dice, d.zero, v_price, v_deal, v_charismatic)
+    b = _band_marketplace_price(r_total, r_natural, r_dice, r_read, d.zero, v_price, v_deal, v_charismatic)
     c = 0
     outcome = _OUT_marketplace_price[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_marketplace_price(b, c, extra, r_total, r_natural, r_dice, d.zero, v_price, v_deal, v_charismatic)
+    values = _values_marketplace_price(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_price, v_deal, v_charismatic)
     inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
     trace = describe('Marketplace prices', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1206,7 +1279,7 @@ def _odds_marketplace_price(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_deal = check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying'))
     v_charismatic = check_flag('charismatic', given.get('charismatic', False))
     r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
-    b = _band_marketplace_price(r_total, None, (), False, v_price, v_deal, v_charismatic)
+    b = _band_marketplace_price(r_total, None, (), (), False, v_price, v_deal, v_charismatic)
     if not _IDS_marketplace_price:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_marketplace_price}
@@ -1220,11 +1293,11 @@ _OUT_reclaim_orders: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_reclaim_orders: tuple[str, ...] = ()
 
-def _band_reclaim_orders(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> int:
+def _band_reclaim_orders(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> int:
     return -1
 
 
-def _values_reclaim_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
+def _values_reclaim_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1235,12 +1308,13 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
     r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_reclaim_orders(r_total, r_natural, r_dice, d.zero, v_exhausted, v_forgo_turn)
+    b = _band_reclaim_orders(r_total, r_natural, r_dice, r_read, d.zero, v_exhausted, v_forgo_turn)
     c = 0
     outcome = _OUT_reclaim_orders[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, d.zero, v_exhausted, v_forgo_turn)
+    values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exhausted, v_forgo_turn)
     inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
     trace = describe('Reclaiming Orders', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1260,7 +1334,7 @@ def _odds_reclaim_orders(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_exhausted = check_int('exhausted', given.get('exhausted', 3), 0, 12)
     v_forgo_turn = check_flag('forgo_turn', given.get('forgo_turn', False))
     r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
-    b = _band_reclaim_orders(r_total, None, (), False, v_exhausted, v_forgo_turn)
+    b = _band_reclaim_orders(r_total, None, (), (), False, v_exhausted, v_forgo_turn)
     if not _IDS_reclaim_orders:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_reclaim_orders}
@@ -1276,7 +1350,7 @@ _OUT_trade_orders: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_trade_orders: tuple[str, ...] = ('allowed', 'not_allowed')
 
-def _band_trade_orders(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> int:
+def _band_trade_orders(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> int:
     if bool(v_adjacent and v_players_turn and (v_given == v_received)):
         return 0
     if True:
@@ -1284,7 +1358,7 @@ def _band_trade_orders(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_trade_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
+def _values_trade_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['allowed'] = True
@@ -1298,12 +1372,13 @@ def _run_trade_orders(rng: random.Random, depth: int, v_given: int, v_received: 
     r_total = (v_given - v_received)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_trade_orders(r_total, r_natural, r_dice, d.zero, v_given, v_received, v_adjacent, v_players_turn)
+    b = _band_trade_orders(r_total, r_natural, r_dice, r_read, d.zero, v_given, v_received, v_adjacent, v_players_turn)
     c = 0
     outcome = _OUT_trade_orders[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_trade_orders(b, c, extra, r_total, r_natural, r_dice, d.zero, v_given, v_received, v_adjacent, v_players_turn)
+    values = _values_trade_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_given, v_received, v_adjacent, v_players_turn)
     inputs: dict[str, object] = {'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn}
     trace = describe('Trading Orders', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1325,7 +1400,7 @@ def _odds_trade_orders(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_adjacent = check_flag('adjacent', given.get('adjacent', True))
     v_players_turn = check_flag('players_turn', given.get('players_turn', True))
     r_total = (v_given - v_received)
-    b = _band_trade_orders(r_total, None, (), False, v_given, v_received, v_adjacent, v_players_turn)
+    b = _band_trade_orders(r_total, None, (), (), False, v_given, v_received, v_adjacent, v_players_turn)
     if not _IDS_trade_orders:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_trade_orders}
@@ -1339,11 +1414,11 @@ _OUT_combat_pool: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_combat_pool: tuple[str, ...] = ()
 
-def _band_combat_pool(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> int:
+def _band_combat_pool(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> int:
     return -1
 
 
-def _values_combat_pool(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
+def _values_combat_pool(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1354,12 +1429,13 @@ def _run_combat_pool(rng: random.Random, depth: int, v_first: int, v_second: int
     r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_combat_pool(r_total, r_natural, r_dice, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
+    b = _band_combat_pool(r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
     c = 0
     outcome = _OUT_combat_pool[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_combat_pool(b, c, extra, r_total, r_natural, r_dice, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
+    values = _values_combat_pool(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly}
     trace = describe('Combat dice of the Crew on a node', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1382,7 +1458,7 @@ def _odds_combat_pool(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_brawlers = check_int('brawlers', given.get('brawlers', 0), 0, 3)
     v_cowardly = check_int('cowardly', given.get('cowardly', 0), 0, 3)
     r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
-    b = _band_combat_pool(r_total, None, (), False, v_first, v_second, v_third, v_brawlers, v_cowardly)
+    b = _band_combat_pool(r_total, None, (), (), False, v_first, v_second, v_third, v_brawlers, v_cowardly)
     if not _IDS_combat_pool:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_combat_pool}
@@ -1396,11 +1472,11 @@ _OUT_loyalty_lost: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loyalty_lost: tuple[str, ...] = ()
 
-def _band_loyalty_lost(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> int:
+def _band_loyalty_lost(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> int:
     return -1
 
 
-def _values_loyalty_lost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
+def _values_loyalty_lost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1411,12 +1487,13 @@ def _run_loyalty_lost(rng: random.Random, depth: int, v_crew_deaths: int, v_infl
     r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_loyalty_lost(r_total, r_natural, r_dice, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
+    b = _band_loyalty_lost(r_total, r_natural, r_dice, r_read, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
     c = 0
     outcome = _OUT_loyalty_lost[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_loyalty_lost(b, c, extra, r_total, r_natural, r_dice, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
+    values = _values_loyalty_lost(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
     inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
     trace = describe('Loyalty lost', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1437,7 +1514,7 @@ def _odds_loyalty_lost(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_influence_drawn = check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6)
     v_unpaid = check_int('unpaid', given.get('unpaid', 0), 0, 6)
     r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
-    b = _band_loyalty_lost(r_total, None, (), False, v_crew_deaths, v_influence_drawn, v_unpaid)
+    b = _band_loyalty_lost(r_total, None, (), (), False, v_crew_deaths, v_influence_drawn, v_unpaid)
     if not _IDS_loyalty_lost:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_loyalty_lost}
@@ -1460,7 +1537,7 @@ def _total_enemy_agent_activation(d: Rolling | Planning | Replaying, v_enemy_dic
     return int(d.custom(v_enemy_dice, _DIE_enemy))
 
 
-def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
+def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
     if bool((r_dice.count('movement') >= v_distance) and (r_dice.count('enemy_attack') >= 1)):
@@ -1474,7 +1551,7 @@ def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_enemy_agent_activation(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
+def _values_enemy_agent_activation(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['zones_moved'] = min(r_dice.count('movement'), v_distance)
@@ -1505,12 +1582,13 @@ def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: in
     r_total: object = _total_enemy_agent_activation(d, v_enemy_dice, v_distance, v_trigger)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_enemy_agent_activation(r_total, r_natural, r_dice, d.zero, v_enemy_dice, v_distance, v_trigger)
+    b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_distance, v_trigger)
     c = 0
     outcome = _OUT_enemy_agent_activation[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_enemy_agent_activation(b, c, extra, r_total, r_natural, r_dice, d.zero, v_enemy_dice, v_distance, v_trigger)
+    values = _values_enemy_agent_activation(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_distance, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
     trace = describe('Enemy Agent activation', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1535,7 +1613,7 @@ def _odds_enemy_agent_activation(given: Mapping[str, object]) -> dict[str, Fract
     return exact_odds(
         plan.specs,
         lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger),
-        lambda t, n, f: _band_enemy_agent_activation(t, n, f, plan.zero, v_enemy_dice, v_distance, v_trigger),
+        lambda t, n, f, k: _band_enemy_agent_activation(t, n, f, k, plan.zero, v_enemy_dice, v_distance, v_trigger),
         _IDS_enemy_agent_activation,
     )
 
@@ -1557,7 +1635,7 @@ def _total_crew_attack(d: Rolling | Planning | Replaying, v_combat: int, v_evadi
     return int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
 
 
-def _band_crew_attack(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
+def _band_crew_attack(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
     if True:
@@ -1565,7 +1643,7 @@ def _band_crew_attack(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_crew_attack(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
+def _values_crew_attack(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage_to_enemy'] = (r_dice.count('hit') + (2 * r_dice.count('two_damage')))
@@ -1584,12 +1662,13 @@ def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: i
     r_total: object = _total_crew_attack(d, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_crew_attack(r_total, r_natural, r_dice, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
+    b = _band_crew_attack(r_total, r_natural, r_dice, r_read, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     c = 0
     outcome = _OUT_crew_attack[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_crew_attack(b, c, extra, r_total, r_natural, r_dice, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
+    values = _values_crew_attack(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     inputs: dict[str, object] = {'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger}
     trace = describe('Crew attacking enemies', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1616,7 +1695,7 @@ def _odds_crew_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_crew_attack(Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
-        lambda t, n, f: _band_crew_attack(t, n, f, plan.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
+        lambda t, n, f, k: _band_crew_attack(t, n, f, k, plan.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
         _IDS_crew_attack,
     )
 
@@ -1627,11 +1706,11 @@ _OUT_counter_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_counter_dice: tuple[str, ...] = ()
 
-def _band_counter_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int, v_combat: int) -> int:
+def _band_counter_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> int:
     return -1
 
 
-def _values_counter_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
+def _values_counter_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1642,12 +1721,13 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
     r_total = min(v_hits, v_combat)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_counter_dice(r_total, r_natural, r_dice, d.zero, v_hits, v_combat)
+    b = _band_counter_dice(r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat)
     c = 0
     outcome = _OUT_counter_dice[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, d.zero, v_hits, v_combat)
+    values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
     trace = describe('Counter dice', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1667,7 +1747,7 @@ def _odds_counter_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_hits = check_int('hits', given.get('hits', 2), 0, 10)
     v_combat = check_int('combat', given.get('combat', 2), 0, 5)
     r_total = min(v_hits, v_combat)
-    b = _band_counter_dice(r_total, None, (), False, v_hits, v_combat)
+    b = _band_counter_dice(r_total, None, (), (), False, v_hits, v_combat)
     if not _IDS_counter_dice:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_counter_dice}
@@ -1693,7 +1773,7 @@ def _total_counter_roll(d: Rolling | Planning | Replaying, v_hits: int, v_combat
     return int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
 
 
-def _band_counter_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
+def _band_counter_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
     if ((r_dice.count('hit') + r_dice.count('two_damage')) == 0):
         return 0
     if True:
@@ -1701,7 +1781,7 @@ def _band_counter_roll(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_counter_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
+def _values_counter_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage_to_enemy'] = 0
@@ -1718,12 +1798,13 @@ def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int
     r_total: object = _total_counter_roll(d, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_counter_roll(r_total, r_natural, r_dice, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    b = _band_counter_roll(r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     c = 0
     outcome = _OUT_counter_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_counter_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    values = _values_counter_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
     trace = describe('Counter', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1749,7 +1830,7 @@ def _odds_counter_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_counter_roll(Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
-        lambda t, n, f: _band_counter_roll(t, n, f, plan.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
+        lambda t, n, f, k: _band_counter_roll(t, n, f, k, plan.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
         _IDS_counter_roll,
     )
 
@@ -1772,7 +1853,7 @@ def _total_weapon_fire(d: Rolling | Planning | Replaying, v_zone_dice: int, v_ca
     return int(d.custom(v_dice, _DIE_attack))
 
 
-def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
+def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
     if (r_dice.count('two_damage') >= v_trigger):
         return 0
     if ((r_dice.count('hit') + r_dice.count('two_damage')) >= 1):
@@ -1782,7 +1863,7 @@ def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_weapon_fire(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
+def _values_weapon_fire(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = (r_dice.count('hit') + (2 * r_dice.count('two_damage')))
@@ -1799,12 +1880,13 @@ def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannone
     r_total: object = _total_weapon_fire(d, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_weapon_fire(r_total, r_natural, r_dice, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    b = _band_weapon_fire(r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     c = 0
     outcome = _OUT_weapon_fire[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_weapon_fire(b, c, extra, r_total, r_natural, r_dice, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    values = _values_weapon_fire(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger}
     trace = describe("Firing a ship's weapon", d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1831,7 +1913,7 @@ def _odds_weapon_fire(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_weapon_fire(Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
-        lambda t, n, f: _band_weapon_fire(t, n, f, plan.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
+        lambda t, n, f, k: _band_weapon_fire(t, n, f, k, plan.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
         _IDS_weapon_fire,
     )
 
@@ -1851,7 +1933,7 @@ def _total_enemy_ship_roll(d: Rolling | Planning | Replaying, v_enemy_dice: int,
     return int(d.custom(v_enemy_dice, _DIE_enemy))
 
 
-def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
+def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
     if bool(v_in_range and (r_dice.count('enemy_attack') >= 1)):
@@ -1865,7 +1947,7 @@ def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_enemy_ship_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
+def _values_enemy_ship_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['movement'] = r_dice.count('movement')
@@ -1896,12 +1978,13 @@ def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in
     r_total: object = _total_enemy_ship_roll(d, v_enemy_dice, v_in_range, v_trigger)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_enemy_ship_roll(r_total, r_natural, r_dice, d.zero, v_enemy_dice, v_in_range, v_trigger)
+    b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_in_range, v_trigger)
     c = 0
     outcome = _OUT_enemy_ship_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_enemy_ship_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_enemy_dice, v_in_range, v_trigger)
+    values = _values_enemy_ship_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_in_range, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
     trace = describe('Enemy ship activation roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1926,7 +2009,7 @@ def _odds_enemy_ship_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger),
-        lambda t, n, f: _band_enemy_ship_roll(t, n, f, plan.zero, v_enemy_dice, v_in_range, v_trigger),
+        lambda t, n, f, k: _band_enemy_ship_roll(t, n, f, k, plan.zero, v_enemy_dice, v_in_range, v_trigger),
         _IDS_enemy_ship_roll,
     )
 
@@ -1939,7 +2022,7 @@ _OUT_ship_sunk: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_sunk: tuple[str, ...] = ('sunk', 'afloat')
 
-def _band_ship_sunk(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> int:
+def _band_ship_sunk(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> int:
     if (v_damaged >= v_nodes):
         return 0
     if True:
@@ -1947,7 +2030,7 @@ def _band_ship_sunk(r_total: object, r_natural: int | None, r_dice: tuple[int | 
     return -1
 
 
-def _values_ship_sunk(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
+def _values_ship_sunk(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sunk'] = True
@@ -1961,12 +2044,13 @@ def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int)
     r_total = v_damaged
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_ship_sunk(r_total, r_natural, r_dice, d.zero, v_nodes, v_damaged)
+    b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, d.zero, v_nodes, v_damaged)
     c = 0
     outcome = _OUT_ship_sunk[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, d.zero, v_nodes, v_damaged)
+    values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_nodes, v_damaged)
     inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
     trace = describe('Ship sunk', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1986,7 +2070,7 @@ def _odds_ship_sunk(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_nodes = check_int('nodes', given.get('nodes', 10), 1, 20)
     v_damaged = check_int('damaged', given.get('damaged', 0), 0, 20)
     r_total = v_damaged
-    b = _band_ship_sunk(r_total, None, (), False, v_nodes, v_damaged)
+    b = _band_ship_sunk(r_total, None, (), (), False, v_nodes, v_damaged)
     if not _IDS_ship_sunk:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_ship_sunk}
@@ -2000,11 +2084,11 @@ _OUT_ship_evasion_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_evasion_dice: tuple[str, ...] = ()
 
-def _band_ship_evasion_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int) -> int:
+def _band_ship_evasion_dice(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
     return -1
 
 
-def _values_ship_evasion_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
+def _values_ship_evasion_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2015,12 +2099,13 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
     r_total = v_hits
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_ship_evasion_dice(r_total, r_natural, r_dice, d.zero, v_hits)
+    b = _band_ship_evasion_dice(r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     c = 0
     outcome = _OUT_ship_evasion_dice[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, d.zero, v_hits)
+    values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
     trace = describe('Evasion dice against an enemy ship', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2039,7 +2124,7 @@ def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Res
 def _odds_ship_evasion_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_hits = check_int('hits', given.get('hits', 2), 0, 10)
     r_total = v_hits
-    b = _band_ship_evasion_dice(r_total, None, (), False, v_hits)
+    b = _band_ship_evasion_dice(r_total, None, (), (), False, v_hits)
     if not _IDS_ship_evasion_dice:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_ship_evasion_dice}
@@ -2059,7 +2144,7 @@ def _total_ship_evasion(d: Rolling | Planning | Replaying, v_hits: int) -> int:
     return int(d.custom(v_hits, _DIE_evasion))
 
 
-def _band_ship_evasion(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int) -> int:
+def _band_ship_evasion(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
     if (r_dice.count('evade') >= v_hits):
         return 0
     if True:
@@ -2067,7 +2152,7 @@ def _band_ship_evasion(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_ship_evasion(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
+def _values_ship_evasion(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = 0
@@ -2081,12 +2166,13 @@ def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
     r_total: object = _total_ship_evasion(d, v_hits)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_ship_evasion(r_total, r_natural, r_dice, d.zero, v_hits)
+    b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     c = 0
     outcome = _OUT_ship_evasion[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, d.zero, v_hits)
+    values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
     trace = describe("Evading an enemy ship's hits", d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2109,7 +2195,7 @@ def _odds_ship_evasion(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_ship_evasion(Replaying(g), v_hits),
-        lambda t, n, f: _band_ship_evasion(t, n, f, plan.zero, v_hits),
+        lambda t, n, f, k: _band_ship_evasion(t, n, f, k, plan.zero, v_hits),
         _IDS_ship_evasion,
     )
 

@@ -250,31 +250,33 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
     denominator = 1
-    per_group: list[list[tuple[tuple[int | str, ...], int, int]]] = []
+    per_group: list[list[tuple[tuple[int | str, ...], tuple[int, ...], int, int]]] = []
     for count, sides, mode, keep, die in specs:
         denominator *= sides ** count
         if die is None:
-            per_group.append([(dice, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
+            per_group.append([(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
         else:
-            per_group.append([(tuple(die.symbols[s - 1] for s in dice), sum(die.values[s - 1] for s in dice), w)
+            per_group.append([(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
                               for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
     weights = [0] * (len(ids) + 1)
     for combination in product(*per_group):
         weight = 1
         values: list[int] = []
         faces: list[int | str] = []
-        for dice, value, w in combination:
+        read: list[int] = []
+        for dice, kept, value, w in combination:
             weight *= w
             values.append(value)
             faces.extend(dice)
+            read.extend(kept)
         natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
-        weights[band_of(total, natural, tuple(faces))] += weight
+        weights[band_of(total, natural, tuple(faces), tuple(read))] += weight
     out: dict[str, Fraction] = {}
     for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
         out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
@@ -432,6 +434,65 @@ class Track:
         return []
 
 
+class Levels(Track):
+    """Harm by level: a row of boxes per level; harm whose row is full moves up a level.
+
+    `LEVELS` lists (level, name, boxes, penalty). A last level without boxes is what
+    happens when harm goes past the top row (e.g. fatal).
+    """
+
+    LEVELS: tuple[tuple[int, str, int, str | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.rows: dict[int, list[str]] = {level: [] for level, _, boxes, _ in self.LEVELS if boxes > 0}
+        super().__post_init__()
+
+    def _level(self, level: int) -> tuple[int, str, int, str | None]:
+        return next(entry for entry in self.LEVELS if entry[0] == level)
+
+    def add(self, level: int, what: str = "harm") -> list[str]:
+        """Record harm of `level`; a full row sends it a level up. Returns what happened."""
+        rows = sorted(self.rows)
+        level = max(level, rows[0])
+        while level in self.rows and len(self.rows[level]) >= self._level(level)[2]:
+            level += 1
+        if level in self.rows:
+            self.rows[level].append(what)
+            self.marked += 1
+            happened = [f"{what} recorded at level {level} ({self._level(level)[1]})"]
+        else:
+            beyond = [entry for entry in self.LEVELS if entry[0] >= level and entry[2] == 0]
+            name = beyond[0][1] if beyond else "past the last row"
+            happened = [f"{what} goes past the top row: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3]
+                                                                     else "")]
+        self.events.extend(happened)
+        return happened
+
+    def mark(self, count: int = 1) -> list[str]:
+        return [event for _ in range(count) for event in self.add(min(self.rows))]
+
+    def heal(self) -> list[str]:
+        """Every harm moves down a level (where the lower row has room); the lowest level's harm clears."""
+        happened: list[str] = []
+        for level in sorted(self.rows):
+            lower = max((r for r in self.rows if r < level), default=None)
+            for what in list(self.rows[level]):
+                if lower is None:
+                    self.rows[level].remove(what)
+                    self.marked -= 1
+                    happened.append(f"{what} (level {level}) is healed")
+                elif len(self.rows[lower]) < self._level(lower)[2]:
+                    self.rows[level].remove(what)
+                    self.rows[lower].append(what)
+                    happened.append(f"{what} drops to level {lower}")
+        self.events.extend(happened)
+        return happened
+
+    def penalties(self) -> list[str]:
+        """The penalties in force: one per level with harm in its row."""
+        return [penalty for level, _, _, penalty in self.LEVELS if penalty and self.rows.get(level)]
+
+
 class Clock(Track):
     """A progress clock: segments filled by ticks."""
 
@@ -459,7 +520,7 @@ def _total_action_roll(d: Rolling | Planning | Replaying, v_dots: int, v_bonus_d
     return int((((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
 
 
-def _band_action_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
+def _band_action_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -471,7 +532,7 @@ def _band_action_roll(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
+def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['complication'] = True
@@ -487,12 +548,13 @@ def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: b
     r_total: object = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_action_roll(r_total, r_natural, r_dice, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
+    b = _band_action_roll(r_total, r_natural, r_dice, r_read, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
     c = 0
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
+    values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
     trace = describe('Action roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -518,7 +580,7 @@ def _odds_action_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty),
-        lambda t, n, f: _band_action_roll(t, n, f, plan.zero, v_dots, v_bonus_die, v_edge, v_penalty),
+        lambda t, n, f, k: _band_action_roll(t, n, f, k, plan.zero, v_dots, v_bonus_die, v_edge, v_penalty),
         _IDS_action_roll,
     )
 
@@ -534,13 +596,13 @@ def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) 
     return int(d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None))
 
 
-def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: int) -> int:
+def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
     if 1 <= r_total <= 6:
         return 0
     return -1
 
 
-def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
+def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = (6 - r_total)
@@ -552,12 +614,13 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     r_total: object = _total_resistance_roll(d, v_attribute)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_resistance_roll(r_total, r_natural, r_dice, d.zero, v_attribute)
+    b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
     c = 0
     outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_attribute)
+    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = describe('Resistance roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -580,7 +643,7 @@ def _odds_resistance_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_resistance_roll(Replaying(g), v_attribute),
-        lambda t, n, f: _band_resistance_roll(t, n, f, plan.zero, v_attribute),
+        lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
         _IDS_resistance_roll,
     )
 
@@ -598,7 +661,7 @@ def _total_consequence_clock(d: Rolling | Planning | Replaying, v_dots: int) -> 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
+def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -608,7 +671,7 @@ def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_consequence_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_consequence_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 2
@@ -624,12 +687,13 @@ def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Resul
     r_total: object = _total_consequence_clock(d, v_dots)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_consequence_clock(r_total, r_natural, r_dice, d.zero, v_dots)
+    b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_consequence_clock[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dots)
+    values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = describe('Consequence clocks', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -652,7 +716,7 @@ def _odds_consequence_clock(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_consequence_clock(Replaying(g), v_dots),
-        lambda t, n, f: _band_consequence_clock(t, n, f, plan.zero, v_dots),
+        lambda t, n, f, k: _band_consequence_clock(t, n, f, k, plan.zero, v_dots),
         _IDS_consequence_clock,
     )
 
@@ -671,7 +735,7 @@ def _total_obstacle_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
+def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -683,7 +747,7 @@ def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_obstacle_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_obstacle_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -701,12 +765,13 @@ def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     r_total: object = _total_obstacle_clock(d, v_dots)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_obstacle_clock(r_total, r_natural, r_dice, d.zero, v_dots)
+    b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_obstacle_clock[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dots)
+    values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = describe('Obstacle clocks', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -729,7 +794,7 @@ def _odds_obstacle_clock(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_obstacle_clock(Replaying(g), v_dots),
-        lambda t, n, f: _band_obstacle_clock(t, n, f, plan.zero, v_dots),
+        lambda t, n, f, k: _band_obstacle_clock(t, n, f, k, plan.zero, v_dots),
         _IDS_obstacle_clock,
     )
 
@@ -747,7 +812,7 @@ def _total_heritage_connect(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(2, 6, 'sum', 0, '2d6', None))
 
 
-def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -757,7 +822,7 @@ def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_heritage_connect(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_heritage_connect(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -767,12 +832,13 @@ def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_heritage_connect(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_heritage_connect(r_total, r_natural, r_dice, d.zero)
+    b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_heritage_connect[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_heritage_connect(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_heritage_connect(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Heritage: CONNECT', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -794,7 +860,7 @@ def _odds_heritage_connect(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_heritage_connect(Replaying(g)),
-        lambda t, n, f: _band_heritage_connect(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_heritage_connect(t, n, f, k, plan.zero),
         _IDS_heritage_connect,
     )
 
@@ -812,7 +878,7 @@ def _total_coin_roll(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -822,7 +888,7 @@ def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | 
     return -1
 
 
-def _values_coin_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_coin_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin_spent'] = 0
@@ -839,12 +905,13 @@ def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     r_total: object = _total_coin_roll(d, v_wealth)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_coin_roll(r_total, r_natural, r_dice, d.zero, v_wealth)
+    b = _band_coin_roll(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_coin_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth)
+    values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = describe('Coin roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -867,7 +934,7 @@ def _odds_coin_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_coin_roll(Replaying(g), v_wealth),
-        lambda t, n, f: _band_coin_roll(t, n, f, plan.zero, v_wealth),
+        lambda t, n, f, k: _band_coin_roll(t, n, f, k, plan.zero, v_wealth),
         _IDS_coin_roll,
     )
 
@@ -883,7 +950,7 @@ _OUT_ship_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_actions: tuple[str, ...] = ('speed', 'durability', 'firepower', 'crew', 'size')
 
-def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> int:
+def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
     if r_total == 'speed':
         return 0
     if r_total == 'durability':
@@ -897,7 +964,7 @@ def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_ship_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
+def _values_ship_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -907,12 +974,13 @@ def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     r_total = v_trait
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_ship_actions(r_total, r_natural, r_dice, d.zero, v_trait)
+    b = _band_ship_actions(r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     c = 0
     outcome = _OUT_ship_actions[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_ship_actions(b, c, extra, r_total, r_natural, r_dice, d.zero, v_trait)
+    values = _values_ship_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     inputs: dict[str, object] = {'trait': v_trait}
     trace = describe('Ship actions', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -931,7 +999,7 @@ def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> R
 def _odds_ship_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_trait = check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size'))
     r_total = v_trait
-    b = _band_ship_actions(r_total, None, (), False, v_trait)
+    b = _band_ship_actions(r_total, None, (), (), False, v_trait)
     if not _IDS_ship_actions:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_ship_actions}
@@ -948,7 +1016,7 @@ _OUT_loadout: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loadout: tuple[str, ...] = ('light', 'normal', 'heavy')
 
-def _band_loadout(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_load: str) -> int:
+def _band_loadout(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> int:
     if r_total == 'light':
         return 0
     if r_total == 'normal':
@@ -958,7 +1026,7 @@ def _band_loadout(r_total: object, r_natural: int | None, r_dice: tuple[int | st
     return -1
 
 
-def _values_loadout(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_load: str) -> dict[str, object]:
+def _values_loadout(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['slots'] = 3
@@ -974,12 +1042,13 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     r_total = v_load
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_loadout(r_total, r_natural, r_dice, d.zero, v_load)
+    b = _band_loadout(r_total, r_natural, r_dice, r_read, d.zero, v_load)
     c = 0
     outcome = _OUT_loadout[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, d.zero, v_load)
+    values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
     trace = describe('Pick item loadouts', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -998,7 +1067,7 @@ def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result
 def _odds_loadout(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_load = check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy'))
     r_total = v_load
-    b = _band_loadout(r_total, None, (), False, v_load)
+    b = _band_loadout(r_total, None, (), (), False, v_load)
     if not _IDS_loadout:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_loadout}
@@ -1012,11 +1081,11 @@ _OUT_score_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_score_engagement_modifier: tuple[str, ...] = ()
 
-def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
+def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
     return -1
 
 
-def _values_score_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
+def _values_score_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1027,12 +1096,13 @@ def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool,
     r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_score_engagement_modifier(r_total, r_natural, r_dice, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    b = _band_score_engagement_modifier(r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     c = 0
     outcome = _OUT_score_engagement_modifier[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_score_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    values = _values_score_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
     trace = describe('Score engagement modifier', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1056,7 +1126,7 @@ def _odds_score_engagement_modifier(given: Mapping[str, object]) -> dict[str, Fr
     v_aid = check_flag('aid', given.get('aid', False))
     v_interference = check_flag('interference', given.get('interference', False))
     r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
-    b = _band_score_engagement_modifier(r_total, None, (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    b = _band_score_engagement_modifier(r_total, None, (), (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     if not _IDS_score_engagement_modifier:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_score_engagement_modifier}
@@ -1083,7 +1153,7 @@ def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_c
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
 
 
-def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
+def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1095,7 +1165,7 @@ def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
+def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1106,12 +1176,13 @@ def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_comple
     r_total: object = _total_score_engagement(d, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_score_engagement(r_total, r_natural, r_dice, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    b = _band_score_engagement(r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     c = 0
     outcome = _OUT_score_engagement[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_score_engagement(b, c, extra, r_total, r_natural, r_dice, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    values = _values_score_engagement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
     trace = describe('Make engagement roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1140,7 +1211,7 @@ def _odds_score_engagement(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_score_engagement(Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier),
-        lambda t, n, f: _band_score_engagement(t, n, f, plan.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier),
+        lambda t, n, f, k: _band_score_engagement(t, n, f, k, plan.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier),
         _IDS_score_engagement,
     )
 
@@ -1154,7 +1225,7 @@ _OUT_flashback_cost: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_flashback_cost: tuple[str, ...] = ('ordinary', 'complex', 'elaborate')
 
-def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_action: str) -> int:
+def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
     if r_total == 'ordinary':
         return 0
     if r_total == 'complex':
@@ -1164,7 +1235,7 @@ def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_flashback_cost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_action: str) -> dict[str, object]:
+def _values_flashback_cost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = 0
@@ -1181,12 +1252,13 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
     r_total = v_action
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_flashback_cost(r_total, r_natural, r_dice, d.zero, v_action)
+    b = _band_flashback_cost(r_total, r_natural, r_dice, r_read, d.zero, v_action)
     c = 0
     outcome = _OUT_flashback_cost[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, d.zero, v_action)
+    values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
     trace = describe('Use flashbacks', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1205,7 +1277,7 @@ def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None
 def _odds_flashback_cost(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_action = check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
     r_total = v_action
-    b = _band_flashback_cost(r_total, None, (), False, v_action)
+    b = _band_flashback_cost(r_total, None, (), (), False, v_action)
     if not _IDS_flashback_cost:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_flashback_cost}
@@ -1224,7 +1296,7 @@ _OUT_loot: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loot: tuple[str, ...] = ('minor', 'small', 'standard', 'big', 'major')
 
-def _band_loot(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_job: str) -> int:
+def _band_loot(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> int:
     if r_total == 'minor':
         return 0
     if r_total == 'small':
@@ -1238,7 +1310,7 @@ def _band_loot(r_total: object, r_natural: int | None, r_dice: tuple[int | str, 
     return -1
 
 
-def _values_loot(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_job: str) -> dict[str, object]:
+def _values_loot(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin'] = 2
@@ -1259,12 +1331,13 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     r_total = v_job
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_loot(r_total, r_natural, r_dice, d.zero, v_job)
+    b = _band_loot(r_total, r_natural, r_dice, r_read, d.zero, v_job)
     c = 0
     outcome = _OUT_loot[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_loot(b, c, extra, r_total, r_natural, r_dice, d.zero, v_job)
+    values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_job)
     inputs: dict[str, object] = {'job': v_job}
     trace = describe('Get loot', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1283,7 +1356,7 @@ def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
 def _odds_loot(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_job = check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
     r_total = v_job
-    b = _band_loot(r_total, None, (), False, v_job)
+    b = _band_loot(r_total, None, (), (), False, v_job)
     if not _IDS_loot:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_loot}
@@ -1300,7 +1373,7 @@ _OUT_cargo_seized: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_cargo_seized: tuple[str, ...] = ('0-2', '3-4', '5')
 
-def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if 0 <= r_total <= 2:
         return 0
     if 3 <= r_total <= 4:
@@ -1310,7 +1383,7 @@ def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: tuple[int
     return -1
 
 
-def _values_cargo_seized(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_cargo_seized(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 1
@@ -1326,12 +1399,13 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     r_total = v_wealth
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_cargo_seized(r_total, r_natural, r_dice, d.zero, v_wealth)
+    b = _band_cargo_seized(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_cargo_seized[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth)
+    values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = describe('Crew gains cargo', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1350,7 +1424,7 @@ def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result
 def _odds_cargo_seized(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     r_total = v_wealth
-    b = _band_cargo_seized(r_total, None, (), False, v_wealth)
+    b = _band_cargo_seized(r_total, None, (), (), False, v_wealth)
     if not _IDS_cargo_seized:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_cargo_seized}
@@ -1364,11 +1438,11 @@ _OUT_cargo_capacity: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_cargo_capacity: tuple[str, ...] = ()
 
-def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_size: int) -> int:
+def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> int:
     return -1
 
 
-def _values_cargo_capacity(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_size: int) -> dict[str, object]:
+def _values_cargo_capacity(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1379,12 +1453,13 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     r_total = (v_size * 2)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_cargo_capacity(r_total, r_natural, r_dice, d.zero, v_size)
+    b = _band_cargo_capacity(r_total, r_natural, r_dice, r_read, d.zero, v_size)
     c = 0
     outcome = _OUT_cargo_capacity[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, d.zero, v_size)
+    values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_size)
     inputs: dict[str, object] = {'size': v_size}
     trace = describe('Cargo storage', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1403,7 +1478,7 @@ def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result
 def _odds_cargo_capacity(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_size = check_int('size', given.get('size', 2), 0, 5)
     r_total = (v_size * 2)
-    b = _band_cargo_capacity(r_total, None, (), False, v_size)
+    b = _band_cargo_capacity(r_total, None, (), (), False, v_size)
     if not _IDS_cargo_capacity:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_cargo_capacity}
@@ -1417,11 +1492,11 @@ _OUT_odyssey_trigger: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_trigger: tuple[str, ...] = ()
 
-def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
+def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
     return -1
 
 
-def _values_odyssey_trigger(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
+def _values_odyssey_trigger(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1432,12 +1507,13 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_odyssey_trigger(r_total, r_natural, r_dice, d.zero, v_sea_hexes, v_reef_hexes)
+    b = _band_odyssey_trigger(r_total, r_natural, r_dice, r_read, d.zero, v_sea_hexes, v_reef_hexes)
     c = 0
     outcome = _OUT_odyssey_trigger[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, d.zero, v_sea_hexes, v_reef_hexes)
+    values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_sea_hexes, v_reef_hexes)
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
     trace = describe('Use an Odyssey', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1457,7 +1533,7 @@ def _odds_odyssey_trigger(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_sea_hexes = check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20)
     v_reef_hexes = check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20)
     r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
-    b = _band_odyssey_trigger(r_total, None, (), False, v_sea_hexes, v_reef_hexes)
+    b = _band_odyssey_trigger(r_total, None, (), (), False, v_sea_hexes, v_reef_hexes)
     if not _IDS_odyssey_trigger:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_odyssey_trigger}
@@ -1477,7 +1553,7 @@ _OUT_odyssey_plans: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_plans: tuple[str, ...] = ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')
 
-def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_plan: str) -> int:
+def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> int:
     if r_total == 'assault':
         return 0
     if r_total == 'stealth':
@@ -1493,7 +1569,7 @@ def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_odyssey_plans(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
+def _values_odyssey_plans(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['trait'] = 'firepower'
@@ -1515,12 +1591,13 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     r_total = v_plan
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_odyssey_plans(r_total, r_natural, r_dice, d.zero, v_plan)
+    b = _band_odyssey_plans(r_total, r_natural, r_dice, r_read, d.zero, v_plan)
     c = 0
     outcome = _OUT_odyssey_plans[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, d.zero, v_plan)
+    values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_plan)
     inputs: dict[str, object] = {'plan': v_plan}
     trace = describe('Plan', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1539,7 +1616,7 @@ def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) 
 def _odds_odyssey_plans(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_plan = check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))
     r_total = v_plan
-    b = _band_odyssey_plans(r_total, None, (), False, v_plan)
+    b = _band_odyssey_plans(r_total, None, (), (), False, v_plan)
     if not _IDS_odyssey_plans:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_odyssey_plans}
@@ -1553,11 +1630,11 @@ _OUT_odyssey_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_engagement_modifier: tuple[str, ...] = ()
 
-def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
+def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
     return -1
 
 
-def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
+def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1568,12 +1645,13 @@ def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_
     r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_odyssey_engagement_modifier(r_total, r_natural, r_dice, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    b = _band_odyssey_engagement_modifier(r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     c = 0
     outcome = _OUT_odyssey_engagement_modifier[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_odyssey_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    values = _values_odyssey_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
     trace = describe('Odyssey engagement modifier', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1597,7 +1675,7 @@ def _odds_odyssey_engagement_modifier(given: Mapping[str, object]) -> dict[str, 
     v_indirect = check_flag('indirect', given.get('indirect', False))
     v_faction = check_flag('faction', given.get('faction', False))
     r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
-    b = _band_odyssey_engagement_modifier(r_total, None, (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    b = _band_odyssey_engagement_modifier(r_total, None, (), (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     if not _IDS_odyssey_engagement_modifier:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_odyssey_engagement_modifier}
@@ -1624,7 +1702,7 @@ def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trai
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
 
 
-def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
+def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1636,7 +1714,7 @@ def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
+def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1647,12 +1725,13 @@ def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bo
     r_total: object = _total_odyssey_engagement(d, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_odyssey_engagement(r_total, r_natural, r_dice, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     c = 0
     outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_odyssey_engagement(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    values = _values_odyssey_engagement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
     trace = describe('Engagement roll', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1681,7 +1760,7 @@ def _odds_odyssey_engagement(given: Mapping[str, object]) -> dict[str, Fraction]
     return exact_odds(
         plan.specs,
         lambda g: _total_odyssey_engagement(Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier),
-        lambda t, n, f: _band_odyssey_engagement(t, n, f, plan.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier),
+        lambda t, n, f, k: _band_odyssey_engagement(t, n, f, k, plan.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier),
         _IDS_odyssey_engagement,
     )
 
@@ -1701,7 +1780,7 @@ def _total_zone_1(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_1(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_zone_1(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1715,7 +1794,7 @@ def _band_zone_1(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_zone_1(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_1(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = 'zone_2'
@@ -1727,12 +1806,13 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_zone_1(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_zone_1(r_total, r_natural, r_dice, d.zero)
+    b = _band_zone_1(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_1[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Zone 1', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1762,7 +1842,7 @@ def _odds_zone_1(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_zone_1(Replaying(g)),
-        lambda t, n, f: _band_zone_1(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_zone_1(t, n, f, k, plan.zero),
         _IDS_zone_1,
     )
 
@@ -1782,7 +1862,7 @@ def _total_zone_2(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_2(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_zone_2(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1796,7 +1876,7 @@ def _band_zone_2(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_zone_2(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_2(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_i'
@@ -1810,12 +1890,13 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_zone_2(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_zone_2(r_total, r_natural, r_dice, d.zero)
+    b = _band_zone_2(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_2[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Zone 2', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1845,7 +1926,7 @@ def _odds_zone_2(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_zone_2(Replaying(g)),
-        lambda t, n, f: _band_zone_2(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_zone_2(t, n, f, k, plan.zero),
         _IDS_zone_2,
     )
 
@@ -1865,7 +1946,7 @@ def _total_zone_3(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_3(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_zone_3(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1879,7 +1960,7 @@ def _band_zone_3(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_zone_3(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_3(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_ii'
@@ -1895,12 +1976,13 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_zone_3(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_zone_3(r_total, r_natural, r_dice, d.zero)
+    b = _band_zone_3(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_3[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Zone 3', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -1930,7 +2012,7 @@ def _odds_zone_3(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_zone_3(Replaying(g)),
-        lambda t, n, f: _band_zone_3(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_zone_3(t, n, f, k, plan.zero),
         _IDS_zone_3,
     )
 
@@ -1950,7 +2032,7 @@ def _total_zone_4(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_zone_4(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_zone_4(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -1964,7 +2046,7 @@ def _band_zone_4(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_zone_4(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_4(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_iv'
@@ -1978,12 +2060,13 @@ def _run_zone_4(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_zone_4(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_zone_4(r_total, r_natural, r_dice, d.zero)
+    b = _band_zone_4(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_4[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Zone 4', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2005,7 +2088,7 @@ def _odds_zone_4(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_zone_4(Replaying(g)),
-        lambda t, n, f: _band_zone_4(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_zone_4(t, n, f, k, plan.zero),
         _IDS_zone_4,
     )
 
@@ -2025,7 +2108,7 @@ def _total_tier_i(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_i(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_i(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2039,7 +2122,7 @@ def _band_tier_i(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_tier_i(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_i(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_ii')
@@ -2051,12 +2134,13 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_total: object = _total_tier_i(d, v_mythical)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_tier_i(r_total, r_natural, r_dice, d.zero, v_mythical)
+    b = _band_tier_i(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_i[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mythical)
+    values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = describe('Tier I', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2087,7 +2171,7 @@ def _odds_tier_i(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_tier_i(Replaying(g), v_mythical),
-        lambda t, n, f: _band_tier_i(t, n, f, plan.zero, v_mythical),
+        lambda t, n, f, k: _band_tier_i(t, n, f, k, plan.zero, v_mythical),
         _IDS_tier_i,
     )
 
@@ -2107,7 +2191,7 @@ def _total_tier_ii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2121,7 +2205,7 @@ def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: tuple[int | st
     return -1
 
 
-def _values_tier_ii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_ii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iii')
@@ -2133,12 +2217,13 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_total: object = _total_tier_ii(d, v_mythical)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_tier_ii(r_total, r_natural, r_dice, d.zero, v_mythical)
+    b = _band_tier_ii(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_ii[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mythical)
+    values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = describe('Tier II', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2169,7 +2254,7 @@ def _odds_tier_ii(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_tier_ii(Replaying(g), v_mythical),
-        lambda t, n, f: _band_tier_ii(t, n, f, plan.zero, v_mythical),
+        lambda t, n, f, k: _band_tier_ii(t, n, f, k, plan.zero, v_mythical),
         _IDS_tier_ii,
     )
 
@@ -2189,7 +2274,7 @@ def _total_tier_iii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2203,7 +2288,7 @@ def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_tier_iii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iv')
@@ -2215,12 +2300,13 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_total: object = _total_tier_iii(d, v_mythical)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_tier_iii(r_total, r_natural, r_dice, d.zero, v_mythical)
+    b = _band_tier_iii(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_iii[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mythical)
+    values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = describe('Tier III', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2251,7 +2337,7 @@ def _odds_tier_iii(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_tier_iii(Replaying(g), v_mythical),
-        lambda t, n, f: _band_tier_iii(t, n, f, plan.zero, v_mythical),
+        lambda t, n, f, k: _band_tier_iii(t, n, f, k, plan.zero, v_mythical),
         _IDS_tier_iii,
     )
 
@@ -2271,7 +2357,7 @@ def _total_tier_iv(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> int:
+def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2285,7 +2371,7 @@ def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: tuple[int | st
     return -1
 
 
-def _values_tier_iv(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iv(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_v')
@@ -2297,12 +2383,13 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_total: object = _total_tier_iv(d, v_mythical)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_tier_iv(r_total, r_natural, r_dice, d.zero, v_mythical)
+    b = _band_tier_iv(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_iv[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, d.zero, v_mythical)
+    values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = describe('Tier IV', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2333,7 +2420,7 @@ def _odds_tier_iv(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_tier_iv(Replaying(g), v_mythical),
-        lambda t, n, f: _band_tier_iv(t, n, f, plan.zero, v_mythical),
+        lambda t, n, f, k: _band_tier_iv(t, n, f, k, plan.zero, v_mythical),
         _IDS_tier_iv,
     )
 
@@ -2354,7 +2441,7 @@ def _total_tier_v(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_tier_v(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_tier_v(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2370,7 +2457,7 @@ def _band_tier_v(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_tier_v(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_tier_v(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['or_roll'] = 'mythical_monsters'
@@ -2382,12 +2469,13 @@ def _run_tier_v(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_tier_v(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_tier_v(r_total, r_natural, r_dice, d.zero)
+    b = _band_tier_v(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_tier_v[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Tier V', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2409,7 +2497,7 @@ def _odds_tier_v(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_tier_v(Replaying(g)),
-        lambda t, n, f: _band_tier_v(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_tier_v(t, n, f, k, plan.zero),
         _IDS_tier_v,
     )
 
@@ -2430,7 +2518,7 @@ def _total_mythical_monsters(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -2446,7 +2534,7 @@ def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_mythical_monsters(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_mythical_monsters(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2456,12 +2544,13 @@ def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_mythical_monsters(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_mythical_monsters(r_total, r_natural, r_dice, d.zero)
+    b = _band_mythical_monsters(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_mythical_monsters[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_mythical_monsters(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_mythical_monsters(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Mythical Monsters', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2483,7 +2572,7 @@ def _odds_mythical_monsters(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_mythical_monsters(Replaying(g)),
-        lambda t, n, f: _band_mythical_monsters(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_mythical_monsters(t, n, f, k, plan.zero),
         _IDS_mythical_monsters,
     )
 
@@ -2499,7 +2588,7 @@ _OUT_limiting_traits: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_limiting_traits: tuple[str, ...] = ('size', 'crew', 'firepower', 'durability', 'speed')
 
-def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> int:
+def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
     if r_total == 'size':
         return 0
     if r_total == 'crew':
@@ -2513,7 +2602,7 @@ def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: tuple[
     return -1
 
 
-def _values_limiting_traits(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
+def _values_limiting_traits(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2523,12 +2612,13 @@ def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result
     r_total = v_trait
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_limiting_traits(r_total, r_natural, r_dice, d.zero, v_trait)
+    b = _band_limiting_traits(r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     c = 0
     outcome = _OUT_limiting_traits[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_limiting_traits(b, c, extra, r_total, r_natural, r_dice, d.zero, v_trait)
+    values = _values_limiting_traits(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     inputs: dict[str, object] = {'trait': v_trait}
     trace = describe('Limiting traits', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2547,7 +2637,7 @@ def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) ->
 def _odds_limiting_traits(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_trait = check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size'))
     r_total = v_trait
-    b = _band_limiting_traits(r_total, None, (), False, v_trait)
+    b = _band_limiting_traits(r_total, None, (), (), False, v_trait)
     if not _IDS_limiting_traits:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_limiting_traits}
@@ -2561,11 +2651,11 @@ _OUT_max_cohorts: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_max_cohorts: tuple[str, ...] = ()
 
-def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_crew: int) -> int:
+def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> int:
     return -1
 
 
-def _values_max_cohorts(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
+def _values_max_cohorts(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2576,12 +2666,13 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     r_total = v_crew
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_max_cohorts(r_total, r_natural, r_dice, d.zero, v_crew)
+    b = _band_max_cohorts(r_total, r_natural, r_dice, r_read, d.zero, v_crew)
     c = 0
     outcome = _OUT_max_cohorts[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, d.zero, v_crew)
+    values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_crew)
     inputs: dict[str, object] = {'crew': v_crew}
     trace = describe('Crew: max cohorts', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2600,7 +2691,7 @@ def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
 def _odds_max_cohorts(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_crew = check_int('crew', given.get('crew', 2), 0, 5)
     r_total = v_crew
-    b = _band_max_cohorts(r_total, None, (), False, v_crew)
+    b = _band_max_cohorts(r_total, None, (), (), False, v_crew)
     if not _IDS_max_cohorts:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_max_cohorts}
@@ -2614,11 +2705,11 @@ _OUT_can_fight_back: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_can_fight_back: tuple[str, ...] = ()
 
-def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
+def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
     return -1
 
 
-def _values_can_fight_back(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
+def _values_can_fight_back(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2629,12 +2720,13 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
     r_total = (v_firepower >= v_opponent_wealth)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_can_fight_back(r_total, r_natural, r_dice, d.zero, v_firepower, v_opponent_wealth)
+    b = _band_can_fight_back(r_total, r_natural, r_dice, r_read, d.zero, v_firepower, v_opponent_wealth)
     c = 0
     outcome = _OUT_can_fight_back[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_can_fight_back(b, c, extra, r_total, r_natural, r_dice, d.zero, v_firepower, v_opponent_wealth)
+    values = _values_can_fight_back(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_firepower, v_opponent_wealth)
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
     trace = describe('Firepower: fight back', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2654,7 +2746,7 @@ def _odds_can_fight_back(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_firepower = check_int('firepower', given.get('firepower', 2), 0, 5)
     v_opponent_wealth = check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5)
     r_total = (v_firepower >= v_opponent_wealth)
-    b = _band_can_fight_back(r_total, None, (), False, v_firepower, v_opponent_wealth)
+    b = _band_can_fight_back(r_total, None, (), (), False, v_firepower, v_opponent_wealth)
     if not _IDS_can_fight_back:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_can_fight_back}
@@ -2668,11 +2760,11 @@ _OUT_phases_at_sea: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_phases_at_sea: tuple[str, ...] = ()
 
-def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_speed: int) -> int:
+def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> int:
     return -1
 
 
-def _values_phases_at_sea(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
+def _values_phases_at_sea(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2683,12 +2775,13 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     r_total = (v_speed + 1)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_phases_at_sea(r_total, r_natural, r_dice, d.zero, v_speed)
+    b = _band_phases_at_sea(r_total, r_natural, r_dice, r_read, d.zero, v_speed)
     c = 0
     outcome = _OUT_phases_at_sea[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, d.zero, v_speed)
+    values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_speed)
     inputs: dict[str, object] = {'speed': v_speed}
     trace = describe('Speed: phases at sea', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2707,7 +2800,7 @@ def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result
 def _odds_phases_at_sea(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_speed = check_int('speed', given.get('speed', 2), 0, 5)
     r_total = (v_speed + 1)
-    b = _band_phases_at_sea(r_total, None, (), False, v_speed)
+    b = _band_phases_at_sea(r_total, None, (), (), False, v_speed)
     if not _IDS_phases_at_sea:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_phases_at_sea}
@@ -2726,11 +2819,11 @@ def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[object
     return (v_difference,)
 
 
-def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
+def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
     return -1
 
 
-def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
+def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2742,12 +2835,13 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_compare_wealth(r_total, r_natural, r_dice, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
+    b = _band_compare_wealth(r_total, r_natural, r_dice, r_read, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
     c = 0
     outcome = _OUT_compare_wealth[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_compare_wealth(b, c, extra, r_total, r_natural, r_dice, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
+    values = _values_compare_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
     trace = describe('Compare wealth', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2768,7 +2862,7 @@ def _odds_compare_wealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_enemy_wealth = check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5)
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
     r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
-    b = _band_compare_wealth(r_total, None, (), False, v_own_wealth, v_enemy_wealth, v_difference)
+    b = _band_compare_wealth(r_total, None, (), (), False, v_own_wealth, v_enemy_wealth, v_difference)
     if not _IDS_compare_wealth:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_compare_wealth}
@@ -2791,7 +2885,7 @@ def _total_crisis(d: Rolling | Planning | Replaying) -> int:
     return int(d.term(1, 6, 'sum', 0, 'd6', None))
 
 
-def _band_crisis(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> int:
+def _band_crisis(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> int:
     if 1 <= r_total <= 2:
         return 0
     if r_total == 3:
@@ -2805,7 +2899,7 @@ def _band_crisis(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_crisis(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool) -> dict[str, object]:
+def _values_crisis(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['starts'] = 'sinking_clock'
@@ -2817,12 +2911,13 @@ def _run_crisis(rng: random.Random, depth: int) -> Result:
     r_total: object = _total_crisis(d)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_crisis(r_total, r_natural, r_dice, d.zero)
+    b = _band_crisis(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_crisis[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, d.zero)
+    values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
     trace = describe('Crisis', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2844,7 +2939,7 @@ def _odds_crisis(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_crisis(Replaying(g)),
-        lambda t, n, f: _band_crisis(t, n, f, plan.zero),
+        lambda t, n, f, k: _band_crisis(t, n, f, k, plan.zero),
         _IDS_crisis,
     )
 
@@ -2862,7 +2957,7 @@ def _total_sea_raid(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_ad
     return int(((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth) + v_cargo_adjustment))
 
 
-def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
+def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -2872,7 +2967,7 @@ def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: tuple[int | s
     return -1
 
 
-def _values_sea_raid(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
+def _values_sea_raid(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['raid'] = True
@@ -2886,12 +2981,13 @@ def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustm
     r_total: object = _total_sea_raid(d, v_wealth, v_cargo_adjustment)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_sea_raid(r_total, r_natural, r_dice, d.zero, v_wealth, v_cargo_adjustment)
+    b = _band_sea_raid(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment)
     c = 0
     outcome = _OUT_sea_raid[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth, v_cargo_adjustment)
+    values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
     trace = describe('Downtime at sea: raids', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2915,7 +3011,7 @@ def _odds_sea_raid(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment),
-        lambda t, n, f: _band_sea_raid(t, n, f, plan.zero, v_wealth, v_cargo_adjustment),
+        lambda t, n, f, k: _band_sea_raid(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment),
         _IDS_sea_raid,
     )
 
@@ -2926,11 +3022,11 @@ _OUT_tithe: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tithe: tuple[str, ...] = ()
 
-def _band_tithe(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
+def _band_tithe(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
     return -1
 
 
-def _values_tithe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
+def _values_tithe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2941,12 +3037,13 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_tithe(r_total, r_natural, r_dice, d.zero, v_wealth, v_at_war)
+    b = _band_tithe(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_at_war)
     c = 0
     outcome = _OUT_tithe[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth, v_at_war)
+    values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_at_war)
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
     trace = describe('Tithes', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -2966,7 +3063,7 @@ def _odds_tithe(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_at_war = check_flag('at_war', given.get('at_war', False))
     r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
-    b = _band_tithe(r_total, None, (), False, v_wealth, v_at_war)
+    b = _band_tithe(r_total, None, (), (), False, v_wealth, v_at_war)
     if not _IDS_tithe:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_tithe}
@@ -2984,7 +3081,7 @@ _OUT_notoriety_gain: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_notoriety_gain: tuple[str, ...] = ('smooth', 'contained', 'loud', 'wild')
 
-def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str) -> int:
+def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> int:
     if r_total == 'smooth':
         return 0
     if r_total == 'contained':
@@ -2996,7 +3093,7 @@ def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: tuple[i
     return -1
 
 
-def _values_notoriety_gain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
+def _values_notoriety_gain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['notoriety'] = 0
@@ -3014,12 +3111,13 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
     r_total = v_exposure
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_notoriety_gain(r_total, r_natural, r_dice, d.zero, v_exposure)
+    b = _band_notoriety_gain(r_total, r_natural, r_dice, r_read, d.zero, v_exposure)
     c = 0
     outcome = _OUT_notoriety_gain[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, d.zero, v_exposure)
+    values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exposure)
     inputs: dict[str, object] = {'exposure': v_exposure}
     trace = describe('Notoriety', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3038,7 +3136,7 @@ def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = N
 def _odds_notoriety_gain(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_exposure = check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
     r_total = v_exposure
-    b = _band_notoriety_gain(r_total, None, (), False, v_exposure)
+    b = _band_notoriety_gain(r_total, None, (), (), False, v_exposure)
     if not _IDS_notoriety_gain:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_notoriety_gain}
@@ -3053,11 +3151,11 @@ _OUT_notoriety_increase: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_notoriety_increase: tuple[str, ...] = ()
 
-def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
+def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
     return -1
 
 
-def _values_notoriety_increase(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
+def _values_notoriety_increase(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3068,12 +3166,13 @@ def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_h
     r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_notoriety_increase(r_total, r_natural, r_dice, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
+    b = _band_notoriety_increase(r_total, r_natural, r_dice, r_read, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
     c = 0
     outcome = _OUT_notoriety_increase[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_notoriety_increase(b, c, extra, r_total, r_natural, r_dice, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
+    values = _values_notoriety_increase(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
     inputs: dict[str, object] = {'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing}
     trace = describe('Notoriety increase', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3095,7 +3194,7 @@ def _odds_notoriety_increase(given: Mapping[str, object]) -> dict[str, Fraction]
     v_at_war = check_flag('at_war', given.get('at_war', False))
     v_killing = check_flag('killing', given.get('killing', False))
     r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
-    b = _band_notoriety_increase(r_total, None, (), False, v_exposure, v_high_profile, v_at_war, v_killing)
+    b = _band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing)
     if not _IDS_notoriety_increase:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_notoriety_increase}
@@ -3109,11 +3208,11 @@ _OUT_bribe: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_bribe: tuple[str, ...] = ()
 
-def _band_bribe(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
+def _band_bribe(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
     return -1
 
 
-def _values_bribe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
+def _values_bribe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3124,12 +3223,13 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_bribe(r_total, r_natural, r_dice, d.zero, v_wealth, v_notoriety)
+    b = _band_bribe(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_notoriety)
     c = 0
     outcome = _OUT_bribe[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth, v_notoriety)
+    values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_notoriety)
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
     trace = describe('Bribes', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3149,7 +3249,7 @@ def _odds_bribe(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
     r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
-    b = _band_bribe(r_total, None, (), False, v_wealth, v_notoriety)
+    b = _band_bribe(r_total, None, (), (), False, v_wealth, v_notoriety)
     if not _IDS_bribe:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_bribe}
@@ -3163,11 +3263,11 @@ _OUT_fight_off_harm: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fight_off_harm: tuple[str, ...] = ()
 
-def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
+def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
     return -1
 
 
-def _values_fight_off_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
+def _values_fight_off_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3178,12 +3278,13 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     r_total = v_aggressor_wealth
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_fight_off_harm(r_total, r_natural, r_dice, d.zero, v_aggressor_wealth)
+    b = _band_fight_off_harm(r_total, r_natural, r_dice, r_read, d.zero, v_aggressor_wealth)
     c = 0
     outcome = _OUT_fight_off_harm[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, d.zero, v_aggressor_wealth)
+    values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_aggressor_wealth)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
     trace = describe('Fight them off', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3202,7 +3303,7 @@ def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = Non
 def _odds_fight_off_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_aggressor_wealth = check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5)
     r_total = v_aggressor_wealth
-    b = _band_fight_off_harm(r_total, None, (), False, v_aggressor_wealth)
+    b = _band_fight_off_harm(r_total, None, (), (), False, v_aggressor_wealth)
     if not _IDS_fight_off_harm:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_fight_off_harm}
@@ -3220,7 +3321,7 @@ _OUT_raid_wealth_adjustment: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_raid_wealth_adjustment: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
-def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> int:
+def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
     if r_total == 'gems':
         return 0
     if r_total == 'luxury':
@@ -3232,7 +3333,7 @@ def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 3
@@ -3250,12 +3351,13 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
     r_total = v_cargo
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_raid_wealth_adjustment(r_total, r_natural, r_dice, d.zero, v_cargo)
+    b = _band_raid_wealth_adjustment(r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     c = 0
     outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, d.zero, v_cargo)
+    values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
     trace = describe('Cargo and raid wealth', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3274,7 +3376,7 @@ def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = 
 def _odds_raid_wealth_adjustment(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     r_total = v_cargo
-    b = _band_raid_wealth_adjustment(r_total, None, (), False, v_cargo)
+    b = _band_raid_wealth_adjustment(r_total, None, (), (), False, v_cargo)
     if not _IDS_raid_wealth_adjustment:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_raid_wealth_adjustment}
@@ -3300,7 +3402,7 @@ def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_a
     return int(d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
 
 
-def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
+def _band_raid_type(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
     if 1 <= r_total <= 3:
         return 0
     if r_total == 4 or r_total == 5:
@@ -3321,7 +3423,7 @@ def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, 
     raise ValueError(f"no column of Raid type takes {r_total}")
 
 
-def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
+def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if c == 0:
         values['bribe'] = 3
@@ -3338,12 +3440,13 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     r_total: object = _total_raid_type(d, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_raid_type(r_total, r_natural, r_dice, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
+    b = _band_raid_type(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     outcome = _OUT_raid_type[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_raid_type(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
+    values = _values_raid_type(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
     trace = describe('Raid type', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3369,7 +3472,7 @@ def _odds_raid_type(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_raid_type(Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
-        lambda t, n, f: _band_raid_type(t, n, f, plan.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
+        lambda t, n, f, k: _band_raid_type(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
         _IDS_raid_type,
     )
 
@@ -3387,7 +3490,7 @@ def _total_acquire_asset(d: Rolling | Planning | Replaying, v_wealth: int) -> in
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3397,7 +3500,7 @@ def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_acquire_asset(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_acquire_asset(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['complication'] = True
@@ -3409,12 +3512,13 @@ def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     r_total: object = _total_acquire_asset(d, v_wealth)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_acquire_asset(r_total, r_natural, r_dice, d.zero, v_wealth)
+    b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_acquire_asset[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth)
+    values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = describe('Acquire asset', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3437,7 +3541,7 @@ def _odds_acquire_asset(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_acquire_asset(Replaying(g), v_wealth),
-        lambda t, n, f: _band_acquire_asset(t, n, f, plan.zero, v_wealth),
+        lambda t, n, f, k: _band_acquire_asset(t, n, f, k, plan.zero, v_wealth),
         _IDS_acquire_asset,
     )
 
@@ -3456,7 +3560,7 @@ def _total_long_term_project(d: Rolling | Planning | Replaying, v_dots: int) -> 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
+def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -3468,7 +3572,7 @@ def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: tupl
     return -1
 
 
-def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -3486,12 +3590,13 @@ def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Resul
     r_total: object = _total_long_term_project(d, v_dots)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_long_term_project(r_total, r_natural, r_dice, d.zero, v_dots)
+    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dots)
+    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = describe('Long-term project', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3514,7 +3619,7 @@ def _odds_long_term_project(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_long_term_project(Replaying(g), v_dots),
-        lambda t, n, f: _band_long_term_project(t, n, f, plan.zero, v_dots),
+        lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_dots),
         _IDS_long_term_project,
     )
 
@@ -3533,7 +3638,7 @@ def _total_reduce_notoriety(d: Rolling | Planning | Replaying, v_dots: int) -> i
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
 
 
-def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> int:
+def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -3545,7 +3650,7 @@ def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_reduce_notoriety(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_reduce_notoriety(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['levels'] = 0
@@ -3563,12 +3668,13 @@ def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result
     r_total: object = _total_reduce_notoriety(d, v_dots)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_reduce_notoriety(r_total, r_natural, r_dice, d.zero, v_dots)
+    b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, d.zero, v_dots)
+    values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = describe('Reduce notoriety', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3591,7 +3697,7 @@ def _odds_reduce_notoriety(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_reduce_notoriety(Replaying(g), v_dots),
-        lambda t, n, f: _band_reduce_notoriety(t, n, f, plan.zero, v_dots),
+        lambda t, n, f, k: _band_reduce_notoriety(t, n, f, k, plan.zero, v_dots),
         _IDS_reduce_notoriety,
     )
 
@@ -3608,7 +3714,7 @@ def _total_seek_your_anchor(d: Rolling | Planning | Replaying, v_lowest_attribut
     return int(d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
 
 
-def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
+def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
     if (r_total > v_stress_marked):
         return 0
     if 1 <= r_total <= 6:
@@ -3616,7 +3722,7 @@ def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: tuple
     return -1
 
 
-def _values_seek_your_anchor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
+def _values_seek_your_anchor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress_cleared'] = r_total
@@ -3631,12 +3737,13 @@ def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: in
     r_total: object = _total_seek_your_anchor(d, v_lowest_attribute, v_stress_marked)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_seek_your_anchor(r_total, r_natural, r_dice, d.zero, v_lowest_attribute, v_stress_marked)
+    b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, d.zero, v_lowest_attribute, v_stress_marked)
     c = 0
     outcome = _OUT_seek_your_anchor[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_seek_your_anchor(b, c, extra, r_total, r_natural, r_dice, d.zero, v_lowest_attribute, v_stress_marked)
+    values = _values_seek_your_anchor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_lowest_attribute, v_stress_marked)
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
     trace = describe('Seek your anchor', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3660,7 +3767,7 @@ def _odds_seek_your_anchor(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked),
-        lambda t, n, f: _band_seek_your_anchor(t, n, f, plan.zero, v_lowest_attribute, v_stress_marked),
+        lambda t, n, f, k: _band_seek_your_anchor(t, n, f, k, plan.zero, v_lowest_attribute, v_stress_marked),
         _IDS_seek_your_anchor,
     )
 
@@ -3671,11 +3778,11 @@ _OUT_trade_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_trade_actions: tuple[str, ...] = ()
 
-def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     return -1
 
 
-def _values_trade_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_trade_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3686,12 +3793,13 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     r_total = (v_wealth + 1)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_trade_actions(r_total, r_natural, r_dice, d.zero, v_wealth)
+    b = _band_trade_actions(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_trade_actions[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth)
+    values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = describe('Trade actions', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3710,7 +3818,7 @@ def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
 def _odds_trade_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     r_total = (v_wealth + 1)
-    b = _band_trade_actions(r_total, None, (), False, v_wealth)
+    b = _band_trade_actions(r_total, None, (), (), False, v_wealth)
     if not _IDS_trade_actions:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_trade_actions}
@@ -3735,7 +3843,7 @@ def _total_seller_roll(d: Rolling | Planning | Replaying, v_market: str) -> int:
     return int(d.term(2, 6, 'sum', 0, '2d6', None))
 
 
-def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_market: str) -> int:
+def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3745,7 +3853,7 @@ def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: tuple[int 
     return -1
 
 
-def _values_seller_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_market: str) -> dict[str, object]:
+def _values_seller_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['profit'] = -2
@@ -3761,12 +3869,13 @@ def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     r_total: object = _total_seller_roll(d, v_market)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_seller_roll(r_total, r_natural, r_dice, d.zero, v_market)
+    b = _band_seller_roll(r_total, r_natural, r_dice, r_read, d.zero, v_market)
     c = 0
     outcome = _OUT_seller_roll[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, d.zero, v_market)
+    values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_market)
     inputs: dict[str, object] = {'market': v_market}
     trace = describe('Seller', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3789,7 +3898,7 @@ def _odds_seller_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_seller_roll(Replaying(g), v_market),
-        lambda t, n, f: _band_seller_roll(t, n, f, plan.zero, v_market),
+        lambda t, n, f, k: _band_seller_roll(t, n, f, k, plan.zero, v_market),
         _IDS_seller_roll,
     )
 
@@ -3804,7 +3913,7 @@ _OUT_sale_price: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_sale_price: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
-def _band_sale_price(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
+def _band_sale_price(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
     if r_total == 'gems':
         return 0
     if r_total == 'luxury':
@@ -3831,7 +3940,7 @@ def _column_sale_price(v_cargo: str, v_sold: int) -> int:
     raise ValueError(f"no column of Cargo sale prices takes {r_total}")
 
 
-def _values_sale_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
+def _values_sale_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = (7, 15, None, None, None)[c]
@@ -3849,12 +3958,13 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
     r_total = v_cargo
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_sale_price(r_total, r_natural, r_dice, d.zero, v_cargo, v_sold)
+    b = _band_sale_price(r_total, r_natural, r_dice, r_read, d.zero, v_cargo, v_sold)
     c = _column_sale_price(v_cargo, v_sold)
     outcome = _OUT_sale_price[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, d.zero, v_cargo, v_sold)
+    values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo, v_sold)
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
     trace = describe('Cargo sale prices', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3874,7 +3984,7 @@ def _odds_sale_price(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     v_sold = check_int('sold', given.get('sold', 1), 1, 5)
     r_total = v_cargo
-    b = _band_sale_price(r_total, None, (), False, v_cargo, v_sold)
+    b = _band_sale_price(r_total, None, (), (), False, v_cargo, v_sold)
     if not _IDS_sale_price:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_sale_price}
@@ -3892,7 +4002,7 @@ _OUT_barter_wealth: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_barter_wealth: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
-def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> int:
+def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
     if r_total == 'gems':
         return 0
     if r_total == 'luxury':
@@ -3904,7 +4014,7 @@ def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: tuple[in
     return -1
 
 
-def _values_barter_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_barter_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 5
@@ -3922,12 +4032,13 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     r_total = v_cargo
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_barter_wealth(r_total, r_natural, r_dice, d.zero, v_cargo)
+    b = _band_barter_wealth(r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     c = 0
     outcome = _OUT_barter_wealth[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, d.zero, v_cargo)
+    values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
     trace = describe('Barter', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -3946,7 +4057,7 @@ def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> 
 def _odds_barter_wealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     r_total = v_cargo
-    b = _band_barter_wealth(r_total, None, (), False, v_cargo)
+    b = _band_barter_wealth(r_total, None, (), (), False, v_cargo)
     if not _IDS_barter_wealth:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_barter_wealth}
@@ -3960,11 +4071,11 @@ _OUT_barter_value: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_barter_value: tuple[str, ...] = ()
 
-def _band_barter_value(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_level: int, v_market: str) -> int:
+def _band_barter_value(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> int:
     return -1
 
 
-def _values_barter_value(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
+def _values_barter_value(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3975,12 +4086,13 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_barter_value(r_total, r_natural, r_dice, d.zero, v_level, v_market)
+    b = _band_barter_value(r_total, r_natural, r_dice, r_read, d.zero, v_level, v_market)
     c = 0
     outcome = _OUT_barter_value[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, d.zero, v_level, v_market)
+    values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_level, v_market)
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
     trace = describe('Barter: Wealth equivalent in port', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -4000,7 +4112,7 @@ def _odds_barter_value(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_level = check_int('level', given.get('level', 2), 2, 5)
     v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
-    b = _band_barter_value(r_total, None, (), False, v_level, v_market)
+    b = _band_barter_value(r_total, None, (), (), False, v_level, v_market)
     if not _IDS_barter_value:
         return {str(r_total): Fraction(1)}
     found = {band: Fraction(0) for band in _IDS_barter_value}
@@ -4021,7 +4133,7 @@ def _total_gossip(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_gossip(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_gossip(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -4031,7 +4143,7 @@ def _band_gossip(r_total: object, r_natural: int | None, r_dice: tuple[int | str
     return -1
 
 
-def _values_gossip(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_gossip(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['choose'] = 2
@@ -4047,12 +4159,13 @@ def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     r_total: object = _total_gossip(d, v_wealth)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_gossip(r_total, r_natural, r_dice, d.zero, v_wealth)
+    b = _band_gossip(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_gossip[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth)
+    values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = describe('Gossip', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -4075,7 +4188,7 @@ def _odds_gossip(given: Mapping[str, object]) -> dict[str, Fraction]:
     return exact_odds(
         plan.specs,
         lambda g: _total_gossip(Replaying(g), v_wealth),
-        lambda t, n, f: _band_gossip(t, n, f, plan.zero, v_wealth),
+        lambda t, n, f, k: _band_gossip(t, n, f, k, plan.zero, v_wealth),
         _IDS_gossip,
     )
 
@@ -4093,7 +4206,7 @@ def _total_manipulate_markets(d: Rolling | Planning | Replaying, v_wealth: int) 
     return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
 
 
-def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -4103,7 +4216,7 @@ def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: tup
     return -1
 
 
-def _values_manipulate_markets(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_manipulate_markets(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['choose'] = 1
@@ -4125,12 +4238,13 @@ def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Re
     r_total: object = _total_manipulate_markets(d, v_wealth)
     r_dice = tuple(f for g in d.groups for f in g.dice)
     r_kept = tuple(f for g in d.groups for f in g.kept)
+    r_read = tuple(f for f in r_kept if isinstance(f, int))
     r_natural = d.groups[0].value if len(d.groups) == 1 else None
-    b = _band_manipulate_markets(r_total, r_natural, r_dice, d.zero, v_wealth)
+    b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_manipulate_markets[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, d.zero, v_wealth)
+    values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = describe('Manipulate markets', d.groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
@@ -4153,7 +4267,7 @@ def _odds_manipulate_markets(given: Mapping[str, object]) -> dict[str, Fraction]
     return exact_odds(
         plan.specs,
         lambda g: _total_manipulate_markets(Replaying(g), v_wealth),
-        lambda t, n, f: _band_manipulate_markets(t, n, f, plan.zero, v_wealth),
+        lambda t, n, f, k: _band_manipulate_markets(t, n, f, k, plan.zero, v_wealth),
         _IDS_manipulate_markets,
     )
 

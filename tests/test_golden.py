@@ -1,0 +1,28 @@
+"""Same source, same bytes: every committed text output is what the compiler makes now, every time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.api import load
+from compiler.codegen import generate
+from compiler.render import export_data, to_html, to_json
+from tests.conftest import ROOT
+
+RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))
+
+
+@pytest.mark.parametrize("path", RULESETS, ids=lambda p: p.stem)
+def test_building_twice_gives_the_committed_bytes(path: Path) -> None:
+    first = load(path.stem).checked
+    second = load(path.stem).checked
+    module = generate(first)
+    assert module == generate(second)
+    assert module == (ROOT / "output" / "python" / f"{path.stem}.py").read_text(encoding="utf-8")
+    data = export_data(first)
+    html = to_html(data)
+    assert html == to_html(export_data(second))
+    assert html == (ROOT / "output" / "html" / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert to_json(data) == (ROOT / "output" / "json" / f"{path.stem}.json").read_text(encoding="utf-8")
