@@ -369,10 +369,16 @@ def test_tog_07_harm(tog: Module, tog_loaded: Any) -> None:
     harm = definition(tog_loaded, "harm")
     assert harm.size == 3
     assert details(tog_loaded, "harm")["per"] == "attribute"
-    track = tog.Harm()
-    assert track.size == 3 and track.mark(2) == []
-    happened = track.mark(1)
-    assert len(happened) == 1 and "INCAPACITATED" in happened[0]
+    track = tog.Harm()  # one per attribute
+    assert track.size == 3
+    # "writes it in the lowest level": each new harm takes the lowest free level.
+    assert track.add(1, "Bruised") == ["Bruised recorded at level 1 (-1)"]
+    assert track.add(1, "Cut") == ["Cut recorded at level 2 (-2)"]
+    assert track.penalties() == ["-1", "-2"]
+    assert track.add(1, "Broken arm") == ["Broken arm recorded at level 3 (-3)"]
+    # "INCAPACITATED if attribute already has -3 harm".
+    happened = track.add(1, "Stabbed")
+    assert len(happened) == 1 and "INCAPACITATED" in happened[0] and "cannot act" in happened[0]
 
 
 def test_tog_08_consequence_clocks(tog: Module, tog_loaded: Any) -> None:
