@@ -197,7 +197,11 @@ class Checker:
         details: list[tuple[str, m.Expr]] = []
         text = None
         label_attr = None
+        carry: list[tuple[str, str]] = []
         for attr in item.attrs:
+            if attr.name == "carry" and isinstance(attr.value, m.Block):
+                carry.extend(self.carry(attr.value, item, {i.name for i in inputs}))
+                continue
             if isinstance(attr.value, m.Block):
                 details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
                 continue
@@ -272,9 +276,29 @@ class Checker:
             column_by=column_by,
             details=tuple(details),
             span=item.span,
+            carry=tuple(carry),
         )
         self.check_names(resolver, item)
+        for _, value_name in carry:
+            if not any(value_name == name for band in bands for name, _ in band.values):
+                self.error("UNDEFINED", f"no band of `{item.name}` gives a `{value_name}` to carry", item.span,
+                           "give the bands that value as data, like `next_roll: 2`", item.name)
         return resolver
+
+    def carry(self, block: m.Block, item: m.Item, inputs: set[str]) -> list[tuple[str, str]]:
+        """`carry:` / `modifier: next_roll`: the next roll's input `modifier` is this result's `next_roll`."""
+        out: list[tuple[str, str]] = []
+        for attr in block.attrs:
+            if attr.name not in inputs:
+                self.error("UNDEFINED", f"`{attr.name}` is not an input of `{item.name}`", attr.span,
+                           did_you_mean(attr.name, sorted(inputs)) or "carry into an input the roll declares",
+                           item.name)
+            elif not isinstance(attr.value, m.Name):
+                self.error("TYPE", "carry names a value of the result, like `modifier: next_roll`", attr.span,
+                           item=item.name)
+            else:
+                out.append((attr.name, attr.value.name))
+        return out
 
     def band_set(self, item: m.Item) -> m.Document:
         bands = [self.band(entry, item, 0) for entry in item.entries]

@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("inputs", nargs="*", help="key=value")
     roll.add_argument("--seed", type=int, default=None)
     roll.add_argument("--json", action="store_true")
+    roll.add_argument("--repeat", type=int, default=1, metavar="N",
+                      help="roll N times in a row, each roll carrying what the rules say into the next")
     roll.set_defaults(run=cmd_roll)
 
     odds = sub.add_parser("odds", help="exact probability of each outcome")
@@ -260,8 +262,15 @@ def cmd_roll(args: argparse.Namespace) -> int:
     module = compiled(args.ruleset)
     inputs = parse_inputs(module, args.name, args.inputs)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    if args.repeat < 1:
+        raise UsageError(f"--repeat takes a whole number of rolls, 1 or more; not {args.repeat}")
+    session = module.session(random.Random(seed))
     try:
-        result = module.RESOLVERS[args.name](**inputs, rng=random.Random(seed))
+        for _ in range(args.repeat - 1):
+            earlier = session.roll(args.name, **inputs)
+            if not args.json:
+                print(earlier.trace)
+        result = session.roll(args.name, **inputs)
     except ValueError as problem:
         raise UsageError(str(problem)) from None
     if args.json:
@@ -270,8 +279,10 @@ def cmd_roll(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         print(result.trace)
+        repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
         print(f"(seed {seed}: `rulecraft roll {module.RULESET} {args.name} "
-              f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}` repeats this roll)")
+              f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}{repeat}` repeats "
+              f"{'these rolls' if repeat else 'this roll'})")
     return 0
 
 

@@ -28,8 +28,8 @@ from . import model as m
 from .evaluate import walk
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-RESERVED = set(dir(builtins)) | {"odds", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "RULESET", "TITLE",
-                                 "SOURCE_SHA256", "annotations"}
+RESERVED = set(dir(builtins)) | {"odds", "session", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "CARRY", "DICE",
+                                 "RULESET", "TITLE", "SOURCE_SHA256", "annotations"}
 
 
 def runtime_source() -> str:
@@ -614,6 +614,20 @@ class ModuleWriter:
             for track in tracks:
                 w.line(f"{track.name!r}: {class_name(track.name)},")
         w.line("}")
+        w.line()
+        w.line()
+        w.line("CARRY: dict[str, tuple[tuple[str, str], ...]] = {")
+        with w.indent():
+            for resolver in resolvers:
+                if resolver.carry:
+                    w.line(f"{resolver.name!r}: {resolver.carry!r},")
+        w.line("}")
+        w.line()
+        w.line()
+        w.line("def session(rng: random.Random | None = None) -> Session:")
+        with w.indent():
+            w.line('"""Rolls in a row, each carrying what the document says into the next (see Session)."""')
+            w.line("return Session(RESOLVERS, CARRY, rng)")
         w.line()
         w.line()
         w.line("def odds(name: str, **inputs: object) -> dict[str, Fraction]:")

@@ -664,6 +664,8 @@ class Resolver:
     column_by: Expr | None
     details: tuple[tuple[str, Expr], ...]
     span: Span = _span()
+    # `carry:` input <- result value: what a result hands to the next roll of the same table
+    carry: tuple[tuple[str, str], ...] = ()
 
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""

@@ -298,10 +298,10 @@ def test_err_18_travel_pace(game):  # type: ignore[no-untyped-def]
 def test_err_19_weather(game):  # type: ignore[no-untyped-def]
     rows = {"2 or less": range(-10, 3), "3-5": range(3, 6), "6-8": range(6, 9), "9-11": range(9, 12),
             "12+": range(12, 30)}
-    for name, shift in [("none", 0), ("clear_skies", 2), ("overcast", -2)]:
+    for shift in (0, 2, -2):
         counts = Counter(a + b + shift for a, b in product(range(1, 7), repeat=2))
         expected = {row: Fraction(sum(n for t, n in counts.items() if t in span), 36) for row, span in rows.items()}
-        assert game.odds("weather", modifier=name) == expected, name
+        assert game.odds("weather", modifier=shift) == expected, shift
     cells = {  # roll 2+5 = 7 (row 6-8) in each column
         "spring": "Cloudy", "summer": "Sunny", "autumn": "Overcast (-2 to next weather roll)",
         "winter": "Inclement weather (e.g. sleet)",
@@ -316,10 +316,29 @@ def test_err_19_weather(game):  # type: ignore[no-untyped-def]
     assert game.weather(season="spring", rng=Faces(5, 5)).values["next_roll"] == 2
     assert game.weather(season="winter", rng=Faces(1, 1)).values["severe"] is True
     # +2 on a 12 stays on the 12 row; -2 on a 2 stays on the 2 row (D-ERR-5)
-    assert game.weather(modifier="clear_skies", season="autumn", rng=Faces(6, 6)).outcome.text == \
+    assert game.weather(modifier=2, season="autumn", rng=Faces(6, 6)).outcome.text == \
         "Clear skies (+2 to next weather roll)"
-    assert game.weather(modifier="overcast", season="spring", rng=Faces(1, 1)).outcome.text == \
+    assert game.weather(modifier=-2, season="spring", rng=Faces(1, 1)).outcome.text == \
         "Inclement weather (e.g. downpour)"
+
+
+
+def test_err_19_weather_carries_its_modifier_into_the_next_roll(game):  # type: ignore[no-untyped-def]
+    # Lines 166-174: "Clear skies (+2 to next weather roll)". Summer, 4+5 = 9: clear skies; the next
+    # roll of 4+4 reads 8 + 2 = 10, clear skies again; then 6+6+2 = 14: a beautiful day, which carries 0.
+    session = game.session(Faces(4, 5, 4, 4, 6, 6, 3, 3))
+    first = session.roll("weather", season="summer")
+    assert (first.total, first.values["next_roll"]) == (9, 2)
+    second = session.roll("weather", season="summer")
+    assert (second.inputs["modifier"], second.total) == (2, 10)
+    third = session.roll("weather", season="summer")
+    assert third.total == 14 and third.values["next_roll"] == 0
+    fourth = session.roll("weather", season="summer")
+    assert (fourth.inputs["modifier"], fourth.total) == (0, 6)
+    # An explicit input wins over what was carried.
+    explicit = game.session(Faces(4, 5, 3, 3))
+    explicit.roll("weather", season="summer")
+    assert explicit.roll("weather", season="summer", modifier=0).total == 6
 
 
 # ---------------------------------------------------------------- Exploration Turn Quick Reference

@@ -380,6 +380,35 @@ def describe(
 # ---------------------------------------------------------------- state
 
 
+class Session:
+    """Rolls in a row: a result can carry values into the next roll of the same table.
+
+    `session = module.session(random.Random(7)); session.roll("weather", season="spring")`
+    rolls with whatever the last weather roll carried (e.g. +2 to the next weather roll);
+    inputs given explicitly win.
+    """
+
+    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+                 carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
+        self.resolvers = resolvers
+        self.carries = carry
+        self.rng = rng if rng is not None else random.Random()
+        self.carried: dict[str, dict[str, object]] = {}
+        self.history: list[Result] = []
+
+    def roll(self, name: str, **inputs: object) -> Result:
+        if name not in self.resolvers:
+            raise ValueError(f"no roll or table named {name!r}")
+        given = {**self.carried.get(name, {}), **inputs}
+        result = self.resolvers[name](**given, rng=self.rng)
+        for input_name, value_name in self.carries.get(name, ()):
+            if value_name in result.values:
+                self.carried.setdefault(name, {})[input_name] = result.values[value_name]
+        self.history.append(result)
+        return result
+
+
+
 @dataclass
 class Track:
     """Boxes marked and cleared in play; reports the document's on-full event.
@@ -4472,6 +4501,15 @@ TRACKS: dict[str, type[Track]] = {
     'ritual_learning': RitualLearning,
     'invention': Invention,
 }
+
+
+CARRY: dict[str, tuple[tuple[str, str], ...]] = {
+}
+
+
+def session(rng: random.Random | None = None) -> Session:
+    """Rolls in a row, each carrying what the document says into the next (see Session)."""
+    return Session(RESOLVERS, CARRY, rng)
 
 
 def odds(name: str, **inputs: object) -> dict[str, Fraction]:
