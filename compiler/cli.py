@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("name")
     odds.add_argument("inputs", nargs="*", help="key=value")
     odds.add_argument("--json", action="store_true")
+    odds.add_argument("--totals", action="store_true", help="the chance of each total (e.g. damage) instead of "
+                      "each outcome")
     odds.set_defaults(run=cmd_odds)
 
     listing = sub.add_parser("list", help="every definition with its kind, inputs and sources")
@@ -290,11 +292,14 @@ def cmd_odds(args: argparse.Namespace) -> int:
     module = compiled(args.ruleset)
     inputs = parse_inputs(module, args.name, args.inputs)
     try:
-        probabilities: dict[str, Fraction] = module.odds(args.name, **inputs)
+        if args.totals:
+            probabilities: dict[str, Fraction] = {str(t): p for t, p in module.totals(args.name, **inputs).items()}
+        else:
+            probabilities = module.odds(args.name, **inputs)
     except ValueError as problem:
         raise UsageError(str(problem)) from None
     full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
-    labels = outcome_labels(module, args.name)
+    labels = {} if args.totals else outcome_labels(module, args.name)
     outcomes: list[dict[str, Any]] = [
         {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
          "percent": round(float(p) * 100, 3)}

@@ -28,8 +28,8 @@ from . import model as m
 from .evaluate import walk
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-RESERVED = set(dir(builtins)) | {"odds", "session", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "CARRY", "DICE",
-                                 "RULESET", "TITLE", "SOURCE_SHA256", "annotations"}
+RESERVED = set(dir(builtins)) | {"odds", "totals", "session", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS",
+                                 "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256", "annotations"}
 
 
 def runtime_source() -> str:
@@ -521,15 +521,20 @@ class ModuleWriter:
         w = self.w
         name = resolver.name
         params = self.params(resolver)
+        fargs = self.full_args(resolver)
+        tail = f", {fargs}" if fargs else ""
+        if resolver.dice:
+            w.line(f"def _totals_{name}(given: Mapping[str, object]) -> dict[int, Fraction]:")
+            with w.indent():
+                self.given_inputs(resolver)
+                w.line("plan = Planning()")
+                w.line(f"_total_{name}(plan{tail})")
+                w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}))")
+            w.line()
+            w.line()
         w.line(f"def _odds_{name}(given: Mapping[str, object]) -> dict[str, Fraction]:")
         with w.indent():
-            for item in resolver.inputs:
-                w.line(f"v_{item.name} = {validator(item, f'given.get({item.name!r}, {item.effective_default!r})')}")
-            if resolver.lets:
-                names = ", ".join(f"v_{let.name}" for let in resolver.lets)
-                w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
-            fargs = self.full_args(resolver)
-            tail = f", {fargs}" if fargs else ""
+            self.given_inputs(resolver)
             if resolver.dice:
                 w.line("plan = Planning()")
                 w.line(f"_total_{name}(plan{tail})")
@@ -553,6 +558,14 @@ class ModuleWriter:
         del params
         w.line()
         w.line()
+
+    def given_inputs(self, resolver: m.Resolver) -> None:
+        """Validate `given` (defaults filled in) into the v_ names, then compute the lets."""
+        for item in resolver.inputs:
+            self.w.line(f"v_{item.name} = {validator(item, f'given.get({item.name!r}, {item.effective_default!r})')}")
+        if resolver.lets:
+            names = ", ".join(f"v_{let.name}" for let in resolver.lets)
+            self.w.line(f"{names}, = _lets_{resolver.name}({self.args(resolver)})")
 
     # ---------------------------------------------------------------- tracks
 
@@ -630,12 +643,19 @@ class ModuleWriter:
             w.line("return Session(RESOLVERS, CARRY, rng)")
         w.line()
         w.line()
-        w.line("def odds(name: str, **inputs: object) -> dict[str, Fraction]:")
+        w.line("_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {")
         with w.indent():
-            w.line('"""Exact probability of each outcome of roll or table `name` for these inputs."""')
-            w.line("if name not in _ODDS:")
+            for resolver in resolvers:
+                if resolver.dice:
+                    w.line(f"{resolver.name!r}: _totals_{resolver.name},")
+        w.line("}")
+        w.line()
+        w.line()
+        w.line("def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:")
+        with w.indent():
+            w.line("if name not in table:")
             with w.indent():
-                w.line("raise ValueError(f\"no roll or table named {name!r}; there are: {', '.join(_ODDS)}\")")
+                w.line("raise ValueError(f\"no roll or table named {name!r} here; there are: {', '.join(table)}\")")
             w.line("allowed = tuple(spec[0] for spec in INPUTS[name])")
             w.line("for key in inputs:")
             with w.indent():
@@ -643,7 +663,20 @@ class ModuleWriter:
                 with w.indent():
                     w.line("raise ValueError(f\"{name} has no input {key!r}; its inputs are: "
                            "{', '.join(allowed) or 'none'}\")")
+        w.line()
+        w.line()
+        w.line("def odds(name: str, **inputs: object) -> dict[str, Fraction]:")
+        with w.indent():
+            w.line('"""Exact probability of each outcome of roll or table `name` for these inputs."""')
+            w.line("_known(name, inputs, _ODDS)")
             w.line("return _ODDS[name](inputs)")
+        w.line()
+        w.line()
+        w.line("def totals(name: str, **inputs: object) -> dict[int, Fraction]:")
+        with w.indent():
+            w.line('"""Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""')
+            w.line("_known(name, inputs, _TOTALS)")
+            w.line("return _TOTALS[name](inputs)")
 
 
 def literal(expr: m.Expr) -> object:

@@ -295,6 +295,27 @@ def exact_odds(
     return out
 
 
+def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first), enumerating every group's multisets."""
+    denominator = 1
+    per_group: list[list[tuple[int, int]]] = []
+    for count, sides, mode, keep, die in specs:
+        denominator *= sides ** count
+        if die is None:
+            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    weights: dict[int, int] = {}
+    for combination in product(*per_group):
+        weight = 1
+        for _, w in combination:
+            weight *= w
+        total = total_of(tuple(value for value, _ in combination))
+        weights[total] = weights.get(total, 0) + weight
+    return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 

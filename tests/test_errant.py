@@ -323,6 +323,12 @@ def test_err_19_weather(game):  # type: ignore[no-untyped-def]
 
 
 
+def test_err_44_fall_damage_from_40_feet_is_d6_times_d8(game):  # type: ignore[no-untyped-def]
+    # Lines 440-450: 40' is 1D6 x 1D8; the whole distribution of damage, counted by hand.
+    counts = Counter(a * b for a in range(1, 7) for b in range(1, 9))
+    assert game.totals("fall_damage", height="ft40") == {t: Fraction(n, 48) for t, n in sorted(counts.items())}
+
+
 def test_err_19_weather_carries_its_modifier_into_the_next_roll(game):  # type: ignore[no-untyped-def]
     # Lines 166-174: "Clear skies (+2 to next weather roll)". Summer, 4+5 = 9: clear skies; the next
     # roll of 4+4 reads 8 + 2 = 10, clear skies again; then 6+6+2 = 14: a beautiful day, which carries 0.

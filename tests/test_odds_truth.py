@@ -18,7 +18,7 @@ from compiler import model as m
 from compiler.api import load
 from compiler.codegen import generate
 from compiler.evaluate import EvalError
-from compiler.odds import input_grid, odds
+from compiler.odds import distribution, input_grid, odds
 from tests.conftest import ROOT, compile_module
 
 MAX_SEQUENCES = 6**4  # dice sequences enumerated per input combination at most
@@ -65,6 +65,9 @@ def test_every_roll_has_identical_interpreted_and_compiled_odds(compiled) -> Non
                 continue
             compiled_odds = module.odds(resolver.name, **inputs)
             assert compiled_odds == interpreted, (resolver.name, inputs)
+            totals = module.totals(resolver.name, **inputs)
+            assert totals == distribution(resolver, inputs, names).totals, (resolver.name, inputs)
+            assert list(totals) == sorted(totals) and sum(totals.values()) == 1
             assert sum(compiled_odds.values()) == 1
             compared += 1
     assert compared > 0 or not dice_resolvers(checked)

@@ -285,6 +285,27 @@ def exact_odds(
     return out
 
 
+def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first), enumerating every group's multisets."""
+    denominator = 1
+    per_group: list[list[tuple[int, int]]] = []
+    for count, sides, mode, keep, die in specs:
+        denominator *= sides ** count
+        if die is None:
+            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    weights: dict[int, int] = {}
+    for combination in product(*per_group):
+        weight = 1
+        for _, w in combination:
+            weight *= w
+        total = total_of(tuple(value for value, _ in combination))
+        weights[total] = weights.get(total, 0) + weight
+    return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -607,6 +628,19 @@ def test(*, die: str = 'd6', dn: int = 4, advantage: bool = False, disadvantage:
     return _run_test(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', dn, 1, 12), check_flag('advantage', advantage), check_flag('disadvantage', disadvantage), check_int('enhanced', enhanced, 0, 5), check_int('impaired', impaired, 0, 5))
 
 
+def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
+    v_advantage = check_flag('advantage', given.get('advantage', False))
+    v_disadvantage = check_flag('disadvantage', given.get('disadvantage', False))
+    v_enhanced = check_int('enhanced', given.get('enhanced', 0), 0, 5)
+    v_impaired = check_int('impaired', given.get('impaired', 0), 0, 5)
+    v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
+    plan = Planning()
+    _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
+    return exact_totals(plan.specs, lambda g: _total_test(Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv))
+
+
 def _odds_test(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = check_int('dn', given.get('dn', 4), 1, 12)
@@ -704,6 +738,15 @@ def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) 
 def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result:
     "Contest [LAD-03, LAD-04, lines 10-13, lines 10-11]\n\nWhen you attempt a task and someone else opposes you, it's a contest. You each roll as normal.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
     return _run_contest(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
+
+
+def _totals_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
+    plan = Planning()
+    _total_contest(plan, v_mine, v_theirs, v_edge)
+    return exact_totals(plan.specs, lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge))
 
 
 def _odds_contest(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1058,6 +1101,15 @@ def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: ran
     return _run_spell(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', dn, 1, 12), check_flag('concentration', concentration))
 
 
+def _totals_spell(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
+    v_concentration = check_flag('concentration', given.get('concentration', False))
+    plan = Planning()
+    _total_spell(plan, v_wil, v_dn, v_concentration)
+    return exact_totals(plan.specs, lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration))
+
+
 def _odds_spell(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = check_int('dn', given.get('dn', 4), 1, 12)
@@ -1359,6 +1411,13 @@ def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_luck_die(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_luck_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_luck_die(plan, v_die)
+    return exact_totals(plan.specs, lambda g: _total_luck_die(Replaying(g), v_die))
+
+
 def _odds_luck_die(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -1586,6 +1645,14 @@ def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
     return _run_surprise(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_surprise(plan, v_mine, v_theirs)
+    return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g), v_mine, v_theirs))
+
+
 def _odds_surprise(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
@@ -1728,6 +1795,14 @@ def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random
     return _run_hireling_contest(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_hireling_contest(plan, v_mine, v_theirs)
+    return exact_totals(plan.specs, lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs))
+
+
 def _odds_hireling_contest(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
@@ -1858,6 +1933,13 @@ def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_reaction(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_reaction(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_reaction(plan, v_wil)
+    return exact_totals(plan.specs, lambda g: _total_reaction(Replaying(g), v_wil))
+
+
 def _odds_reaction(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -1943,6 +2025,14 @@ def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
     return _run_leverage(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_leverage(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_leverage(plan, v_mine, v_theirs)
+    return exact_totals(plan.specs, lambda g: _total_leverage(Replaying(g), v_mine, v_theirs))
+
+
 def _odds_leverage(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
@@ -2021,6 +2111,18 @@ def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def attack(*, weapon: str = 'd6', dice: int = 1, other: str = 'd6', multiple_weapons: bool = False, armor: int = 0, rng: random.Random | None = None) -> Result:
     "Attacks [LAD-16, LAD-17, lines 62-66]\n\nTo attack, roll your weapon's damage die and subtract your opponents armor. Deal what's left as harm—first to HP, then to STR.\n\n1+: Harm -- Deal what's left as harm—first to HP, then to STR.\n0 or less: Nothing left"
     return _run_attack(rng if rng is not None else random.Random(), 0, check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dice', dice, 1, 3), check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')), check_flag('multiple_weapons', multiple_weapons), check_int('armor', armor, 0, 3))
+
+
+def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dice = check_int('dice', given.get('dice', 1), 1, 3)
+    v_other = check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_multiple_weapons = check_flag('multiple_weapons', given.get('multiple_weapons', False))
+    v_armor = check_int('armor', given.get('armor', 0), 0, 3)
+    v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
+    plan = Planning()
+    _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
+    return exact_totals(plan.specs, lambda g: _total_attack(Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers))
 
 
 def _odds_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2147,6 +2249,13 @@ def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_blast(rng if rng is not None else random.Random(), 0, check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_blast(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_blast(plan, v_weapon)
+    return exact_totals(plan.specs, lambda g: _total_blast(Replaying(g), v_weapon))
+
+
 def _odds_blast(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -2242,6 +2351,14 @@ def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random |
     return _run_morale_check(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
+def _totals_morale_check(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_their_wil = check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_morale_check(plan, v_wil, v_their_wil)
+    return exact_totals(plan.specs, lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil))
+
+
 def _odds_morale_check(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_their_wil = check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
@@ -2315,6 +2432,13 @@ def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'What the surviving enemies do [LAD-19, lines 70-75]\n\nIf you win, roll your WIL to see what the surviving enemies do.\n\n1-3: Hesitate -- Hesitate\n4-5: Retreat -- Retreat\n6-7: Flee -- Flee\n8-9: Surrender conditionally -- Surrender Conditionally\n10-12: Surrender unconditionally -- Surrender Unconditionally'
     return _run_morale(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+
+
+def _totals_morale(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    plan = Planning()
+    _total_morale(plan, v_wil)
+    return exact_totals(plan.specs, lambda g: _total_morale(Replaying(g), v_wil))
 
 
 def _odds_morale(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2503,6 +2627,14 @@ def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, obj
 def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result:
     'Critical harm [LAD-21, LAD-06, lines 82-83]\n\nWhen you take critical harm, roll a test with the affected attribute.\n\nwhen total >= dn: Pass\nwhen rank(attribute) == 1: Dead -- When an attribute would be lowered below d4 from critical harm, you are dead.\notherwise: Lowered -- If you fail, lower the attribute one step—you’re taken out of the fight and will die without treatment.'
     return _run_critical_harm(rng if rng is not None else random.Random(), 0, check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', dn, 1, 12))
+
+
+def _totals_critical_harm(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_attribute = check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
+    plan = Planning()
+    _total_critical_harm(plan, v_attribute, v_dn)
+    return exact_totals(plan.specs, lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn))
 
 
 def _odds_critical_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2926,12 +3058,39 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    if name not in _ODDS:
-        raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(_ODDS)}")
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+    'test': _totals_test,
+    'contest': _totals_contest,
+    'spell': _totals_spell,
+    'luck_die': _totals_luck_die,
+    'surprise': _totals_surprise,
+    'hireling_contest': _totals_hireling_contest,
+    'reaction': _totals_reaction,
+    'leverage': _totals_leverage,
+    'attack': _totals_attack,
+    'blast': _totals_blast,
+    'morale_check': _totals_morale_check,
+    'morale': _totals_morale,
+    'critical_harm': _totals_critical_harm,
+}
+
+
+def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
+    if name not in table:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
     allowed = tuple(spec[0] for spec in INPUTS[name])
     for key in inputs:
         if key not in allowed:
             raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    _known(name, inputs, _ODDS)
     return _ODDS[name](inputs)
+
+
+def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    _known(name, inputs, _TOTALS)
+    return _TOTALS[name](inputs)

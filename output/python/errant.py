@@ -285,6 +285,27 @@ def exact_odds(
     return out
 
 
+def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first), enumerating every group's multisets."""
+    denominator = 1
+    per_group: list[list[tuple[int, int]]] = []
+    for count, sides, mode, keep, die in specs:
+        denominator *= sides ** count
+        if die is None:
+            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    weights: dict[int, int] = {}
+    for combination in product(*per_group):
+        weight = 1
+        for _, w in combination:
+            weight *= w
+        total = total_of(tuple(value for value, _ in combination))
+        weights[total] = weights.get(total, 0) + weight
+    return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -592,6 +613,14 @@ def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None)
     return _run_check(rng if rng is not None else random.Random(), 0, check_int('dv', dv, -10, 30), check_int('attribute', attribute, 1, 20))
 
 
+def _totals_check(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dv = check_int('dv', given.get('dv', 4), -10, 30)
+    v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
+    plan = Planning()
+    _total_check(plan, v_dv, v_attribute)
+    return exact_totals(plan.specs, lambda g: _total_check(Replaying(g), v_dv, v_attribute))
+
+
 def _odds_check(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dv = check_int('dv', given.get('dv', 4), -10, 30)
     v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
@@ -665,6 +694,15 @@ def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, obje
 def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
     'Saving Throw [ERR-02, ERR-01, line 11]\n\nSaving Throw DV = Threat/Renown.\n\nwhen total > dv and total < attribute: Success\notherwise: Failure'
     return _run_saving_throw(rng if rng is not None else random.Random(), 0, check_int('threat_renown', threat_renown, 0, 20), check_int('attribute', attribute, 1, 20))
+
+
+def _totals_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_threat_renown = check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
+    v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
+    v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
+    plan = Planning()
+    _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
+    return exact_totals(plan.specs, lambda g: _total_saving_throw(Replaying(g), v_threat_renown, v_attribute, v_dv))
 
 
 def _odds_saving_throw(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1309,6 +1347,13 @@ def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None
     return _run_travel_event_die(rng if rng is not None else random.Random(), 0, check_flag('no_watch', no_watch))
 
 
+def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_no_watch = check_flag('no_watch', given.get('no_watch', False))
+    plan = Planning()
+    _total_travel_event_die(plan, v_no_watch)
+    return exact_totals(plan.specs, lambda g: _total_travel_event_die(Replaying(g), v_no_watch))
+
+
 def _odds_travel_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_no_watch = check_flag('no_watch', given.get('no_watch', False))
     plan = Planning()
@@ -1605,6 +1650,14 @@ def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | N
     return _run_weather(rng if rng is not None else random.Random(), 0, check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')), check_int('modifier', modifier, -2, 2))
 
 
+def _totals_weather(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_season = check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
+    v_modifier = check_int('modifier', given.get('modifier', 0), -2, 2)
+    plan = Planning()
+    _total_weather(plan, v_season, v_modifier)
+    return exact_totals(plan.specs, lambda g: _total_weather(Replaying(g), v_season, v_modifier))
+
+
 def _odds_weather(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_season = check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
     v_modifier = check_int('modifier', given.get('modifier', 0), -2, 2)
@@ -1680,6 +1733,12 @@ def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[
 def exploration_event_die(*, rng: random.Random | None = None) -> Result:
     'Exploration Turn Quick Reference [ERR-20, lines 176-184]\n\n1: 1 -- Encounter\n\n2: 2 -- Rest (+1 negative Event Die) or gain 1 Exhaustion\n3: 3 -- Burn all light sources or lower all Supply by 1. Deplete active Sorceries and Miracles by 1\n4: 4 -- Local effect\n5: 5 -- Encounter sign\n6: 6 -- Free'
     return _run_exploration_event_die(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_exploration_event_die(plan)
+    return exact_totals(plan.specs, lambda g: _total_exploration_event_die(Replaying(g)))
 
 
 def _odds_exploration_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1835,6 +1894,15 @@ def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None 
     return _run_stealth(rng if rng is not None else random.Random(), 0, check_int('skill', skill, 1, 20), check_int('encumbrance', encumbrance, 0, 12))
 
 
+def _totals_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
+    v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
+    v_dv, = _lets_stealth(v_skill, v_encumbrance)
+    plan = Planning()
+    _total_stealth(plan, v_skill, v_encumbrance, v_dv)
+    return exact_totals(plan.specs, lambda g: _total_stealth(Replaying(g), v_skill, v_encumbrance, v_dv))
+
+
 def _odds_stealth(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
@@ -1909,6 +1977,15 @@ def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, obj
 def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'Group stealth [ERR-22, line 199]\n\nGroup stealth: one person rolls, DV = group Encumbrance/2.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
     return _run_group_stealth(rng if rng is not None else random.Random(), 0, check_int('skill', skill, 1, 20), check_int('group_encumbrance', group_encumbrance, 0, 48))
+
+
+def _totals_group_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
+    v_group_encumbrance = check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
+    v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
+    plan = Planning()
+    _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
+    return exact_totals(plan.specs, lambda g: _total_group_stealth(Replaying(g), v_skill, v_group_encumbrance, v_dv))
 
 
 def _odds_group_stealth(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2052,6 +2129,15 @@ def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = 
     return _run_harvesting(rng if rng is not None else random.Random(), 0, check_int('skill', skill, 1, 20), check_int('threat', threat, 0, 20))
 
 
+def _totals_harvesting(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
+    v_threat = check_int('threat', given.get('threat', 4), 0, 20)
+    v_dv, = _lets_harvesting(v_skill, v_threat)
+    plan = Planning()
+    _total_harvesting(plan, v_skill, v_threat, v_dv)
+    return exact_totals(plan.specs, lambda g: _total_harvesting(Replaying(g), v_skill, v_threat, v_dv))
+
+
 def _odds_harvesting(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_threat = check_int('threat', given.get('threat', 4), 0, 20)
@@ -2190,6 +2276,16 @@ def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: rando
     return _run_stuck_door(rng if rng is not None else random.Random(), 0, check_int('phys', phys, 1, 20), check_int('door_dv', door_dv, 0, 20), check_int('helpers', helpers, 0, 6))
 
 
+def _totals_stuck_door(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
+    v_door_dv = check_int('door_dv', given.get('door_dv', 4), 0, 20)
+    v_helpers = check_int('helpers', given.get('helpers', 0), 0, 6)
+    v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
+    plan = Planning()
+    _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
+    return exact_totals(plan.specs, lambda g: _total_stuck_door(Replaying(g), v_phys, v_door_dv, v_helpers, v_dv))
+
+
 def _odds_stuck_door(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     v_door_dv = check_int('door_dv', given.get('door_dv', 4), 0, 20)
@@ -2323,6 +2419,12 @@ def locks(*, rng: random.Random | None = None) -> Result:
     return _run_locks(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_locks(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_locks(plan)
+    return exact_totals(plan.specs, lambda g: _total_locks(Replaying(g)))
+
+
 def _odds_locks(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_locks(plan)
@@ -2408,6 +2510,12 @@ def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str
 def downtime_event_die(*, rng: random.Random | None = None) -> Result:
     'Downtime Turn Quick Reference [ERR-28, lines 249-256]\n\n1: 1 -- Encounter\n\n2: 2 -- Complication\n3: 3 -- Expiration\n4: 4 -- Trend\n5: 5 -- Intimation\n6: 6 -- Free'
     return _run_downtime_event_die(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_downtime_event_die(plan)
+    return exact_totals(plan.specs, lambda g: _total_downtime_event_die(Replaying(g)))
 
 
 def _odds_downtime_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2502,6 +2610,12 @@ def downtime_complications(*, rng: random.Random | None = None) -> Result:
     return _run_downtime_complications(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_downtime_complications(plan)
+    return exact_totals(plan.specs, lambda g: _total_downtime_complications(Replaying(g)))
+
+
 def _odds_downtime_complications(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_downtime_complications(plan)
@@ -2580,6 +2694,12 @@ def downtime_trends(*, rng: random.Random | None = None) -> Result:
     return _run_downtime_trends(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_downtime_trends(plan)
+    return exact_totals(plan.specs, lambda g: _total_downtime_trends(Replaying(g)))
+
+
 def _odds_downtime_trends(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_downtime_trends(plan)
@@ -2646,6 +2766,13 @@ def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, o
 def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime Turn Actions [ERR-31, lines 286-292]\n\n2D6 + modifiers (not exceeding +/- 3).\n\n10+: Success -- success, mark progress on tracker.\n7-9: Setback -- setback, partial success, or progress.\n6 or lower: Failure -- failure.'
     return _run_downtime_action(rng if rng is not None else random.Random(), 0, check_int('modifiers', modifiers, -6, 6))
+
+
+def _totals_downtime_action(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_modifiers = check_int('modifiers', given.get('modifiers', 0), -6, 6)
+    plan = Planning()
+    _total_downtime_action(plan, v_modifiers)
+    return exact_totals(plan.specs, lambda g: _total_downtime_action(Replaying(g), v_modifiers))
 
 
 def _odds_downtime_action(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2793,6 +2920,13 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
     return _run_amount_wasted(rng if rng is not None else random.Random(), 0, check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')))
 
 
+def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_settlement = check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
+    plan = Planning()
+    _total_amount_wasted(plan, v_settlement)
+    return exact_totals(plan.specs, lambda g: _total_amount_wasted(Replaying(g), v_settlement))
+
+
 def _odds_amount_wasted(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_settlement = check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     plan = Planning()
@@ -2855,6 +2989,12 @@ def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, o
 def combat_distance(*, rng: random.Random | None = None) -> Result:
     'Combat Distance [ERR-35, line 350]\n\nCombat distance = D6 × 10 feet/yards\n\n10+: Distance'
     return _run_combat_distance(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_combat_distance(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_combat_distance(plan)
+    return exact_totals(plan.specs, lambda g: _total_combat_distance(Replaying(g)))
 
 
 def _odds_combat_distance(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2923,6 +3063,12 @@ def surprise(*, rng: random.Random | None = None) -> Result:
     return _run_surprise(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_surprise(plan)
+    return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g)))
+
+
 def _odds_surprise(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_surprise(plan)
@@ -2988,6 +3134,13 @@ def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object
 def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result:
     'Initiative [ERR-37, lines 354-357]\n\nErrant calls odds or even. Both Errant and Guide roll D6 and sum. If Errant called correctly, Company acts first.\n\nwhen call == even and total % 2 == 0 or call == odd and total % 2 == 1: Company first -- If Errant called correctly, Company acts first.\notherwise: Called wrong'
     return _run_initiative(rng if rng is not None else random.Random(), 0, check_choice('call', call, ('odd', 'even')))
+
+
+def _totals_initiative(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_call = check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
+    plan = Planning()
+    _total_initiative(plan, v_call)
+    return exact_totals(plan.specs, lambda g: _total_initiative(Replaying(g), v_call))
 
 
 def _odds_initiative(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3192,6 +3345,13 @@ def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -
     return _run_movement_roll(rng if rng is not None else random.Random(), 0, check_int('movement_dice', movement_dice, 0, 5))
 
 
+def _totals_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    plan = Planning()
+    _total_movement_roll(plan, v_movement_dice)
+    return exact_totals(plan.specs, lambda g: _total_movement_roll(Replaying(g), v_movement_dice))
+
+
 def _odds_movement_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     plan = Planning()
@@ -3334,6 +3494,16 @@ def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 def attack_roll(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, missile: bool = False, rng: random.Random | None = None) -> Result:
     'Attack Roll [ERR-39, ERR-40, lines 387-403]\n\nAttack Roll damage die vs target.\n\nwhen total == 1 and total >= step(die, enhance - blocks): One and max -- Damage dice impaired down to 1 = rolling max damage & rolling 1.\nwhen total == 1: Rolled one -- Rolling 1 on damage die = target makes action and weapon Quality -1.\nwhen total >= step(die, enhance - blocks): Max damage -- Missile weapon rolls max damage = Deplete ammunition.\notherwise: Damage'
     return _run_attack_roll(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), check_int('blocks', blocks, 0, 6), check_int('enhance', enhance, 0, 6), check_flag('missile', missile))
+
+
+def _totals_attack_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
+    v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
+    v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
+    v_missile = check_flag('missile', given.get('missile', False))
+    plan = Planning()
+    _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
+    return exact_totals(plan.specs, lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile))
 
 
 def _odds_attack_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3646,6 +3816,15 @@ def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.R
     return _run_zero_hp_saving_throw(rng if rng is not None else random.Random(), 0, check_int('phys', phys, 1, 20), check_int('damage_taken', damage_taken, 0, 30))
 
 
+def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
+    v_damage_taken = check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
+    v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
+    plan = Planning()
+    _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
+    return exact_totals(plan.specs, lambda g: _total_zero_hp_saving_throw(Replaying(g), v_phys, v_damage_taken, v_dv))
+
+
 def _odds_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     v_damage_taken = check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
@@ -3731,6 +3910,14 @@ def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[st
 def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: random.Random | None = None) -> Result:
     'Chase movement roll [ERR-43, ERR-38, lines 430-436]\n\nCharacter with lowest SPD/MV on each side makes movement roll.\n\nwhen sprint == failure: No movement roll -- If fail, no movement roll.\nwhen count(4) >= 2: Escapes -- If two 4’s are rolled, that side escapes/catches quarry.\nwhen count(1) >= 2 or count(2) >= 2 or count(3) >= 2: Doubles -- If character rolls doubles, that side makes Attack Rolls or other actions.\notherwise: Moves'
     return _run_chase_movement_roll(rng if rng is not None else random.Random(), 0, check_int('movement_dice', movement_dice, 0, 5), check_choice('sprint', sprint, ('none', 'success', 'failure')))
+
+
+def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    v_sprint = check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
+    plan = Planning()
+    _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
+    return exact_totals(plan.specs, lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint))
 
 
 def _odds_chase_movement_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3887,6 +4074,13 @@ def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Re
     return _run_fall_damage(rng if rng is not None else random.Random(), 0, check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
+def _totals_fall_damage(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
+    plan = Planning()
+    _total_fall_damage(plan, v_height)
+    return exact_totals(plan.specs, lambda g: _total_fall_damage(Replaying(g), v_height))
+
+
 def _odds_fall_damage(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     plan = Planning()
@@ -3948,6 +4142,12 @@ def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) 
 def burning(*, rng: random.Random | None = None) -> Result:
     'Burning [ERR-45, line 452]\n\nBurning = 1D6 damage / Initiative Turn on fire.\n\n1-6: Damage'
     return _run_burning(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_burning(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_burning(plan)
+    return exact_totals(plan.specs, lambda g: _total_burning(Replaying(g)))
 
 
 def _odds_burning(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -4074,6 +4274,12 @@ def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, obj
 def out_of_breath(*, rng: random.Random | None = None) -> Result:
     'Out of breath [ERR-45, lines 454-455]\n\nAfter, 1D6 damage per Initiative Turn.\n\n1-6: Damage'
     return _run_out_of_breath(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_out_of_breath(plan)
+    return exact_totals(plan.specs, lambda g: _total_out_of_breath(Replaying(g)))
 
 
 def _odds_out_of_breath(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -4394,12 +4600,51 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    if name not in _ODDS:
-        raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(_ODDS)}")
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+    'check': _totals_check,
+    'saving_throw': _totals_saving_throw,
+    'travel_event_die': _totals_travel_event_die,
+    'weather': _totals_weather,
+    'exploration_event_die': _totals_exploration_event_die,
+    'stealth': _totals_stealth,
+    'group_stealth': _totals_group_stealth,
+    'harvesting': _totals_harvesting,
+    'stuck_door': _totals_stuck_door,
+    'locks': _totals_locks,
+    'downtime_event_die': _totals_downtime_event_die,
+    'downtime_complications': _totals_downtime_complications,
+    'downtime_trends': _totals_downtime_trends,
+    'downtime_action': _totals_downtime_action,
+    'amount_wasted': _totals_amount_wasted,
+    'combat_distance': _totals_combat_distance,
+    'surprise': _totals_surprise,
+    'initiative': _totals_initiative,
+    'movement_roll': _totals_movement_roll,
+    'attack_roll': _totals_attack_roll,
+    'zero_hp_saving_throw': _totals_zero_hp_saving_throw,
+    'chase_movement_roll': _totals_chase_movement_roll,
+    'fall_damage': _totals_fall_damage,
+    'burning': _totals_burning,
+    'out_of_breath': _totals_out_of_breath,
+}
+
+
+def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
+    if name not in table:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
     allowed = tuple(spec[0] for spec in INPUTS[name])
     for key in inputs:
         if key not in allowed:
             raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    _known(name, inputs, _ODDS)
     return _ODDS[name](inputs)
+
+
+def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    _known(name, inputs, _TOTALS)
+    return _TOTALS[name](inputs)

@@ -285,6 +285,27 @@ def exact_odds(
     return out
 
 
+def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first), enumerating every group's multisets."""
+    denominator = 1
+    per_group: list[list[tuple[int, int]]] = []
+    for count, sides, mode, keep, die in specs:
+        denominator *= sides ** count
+        if die is None:
+            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    weights: dict[int, int] = {}
+    for combination in product(*per_group):
+        weight = 1
+        for _, w in combination:
+            weight *= w
+        total = total_of(tuple(value for value, _ in combination))
+        weights[total] = weights.get(total, 0) + weight
+    return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -1041,6 +1062,18 @@ def expedition_test(*, stat: int = 5, selfless: bool = False, hermit: str = 'non
     return _run_expedition_test(rng if rng is not None else random.Random(), 0, check_int('stat', stat, 1, 10), check_flag('selfless', selfless), check_choice('hermit', hermit, ('none', 'with_others', 'alone')), check_flag('fortuitous', fortuitous), check_flag('dyspraxic', dyspraxic))
 
 
+def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_stat = check_int('stat', given.get('stat', 5), 1, 10)
+    v_selfless = check_flag('selfless', given.get('selfless', False))
+    v_hermit = check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
+    v_fortuitous = check_flag('fortuitous', given.get('fortuitous', False))
+    v_dyspraxic = check_flag('dyspraxic', given.get('dyspraxic', False))
+    v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
+    plan = Planning()
+    _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+    return exact_totals(plan.specs, lambda g: _total_expedition_test(Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier))
+
+
 def _odds_expedition_test(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_stat = check_int('stat', given.get('stat', 5), 1, 10)
     v_selfless = check_flag('selfless', given.get('selfless', False))
@@ -1120,6 +1153,17 @@ def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[s
 def expedition_test_crew(*, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 'nobody', rng: random.Random | None = None) -> Result:
     "Island Exploration test (three Crew) [EVR-08, EVR-10, lines 260-262, line 596]\n\nThe Crew member with the highest number of the stat being tested is the one who is taking the test, making it beneficial to send multiple crew on expeditions\n\nwhen total <= tested: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
     return _run_expedition_test_crew(rng if rng is not None else random.Random(), 0, check_int('a', a, 1, 10), check_int('b', b, 1, 10), check_int('c', c, 1, 10), check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
+
+
+def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_a = check_int('a', given.get('a', 5), 1, 10)
+    v_b = check_int('b', given.get('b', 5), 1, 10)
+    v_c = check_int('c', given.get('c', 5), 1, 10)
+    v_arrogant = check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
+    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
+    plan = Planning()
+    _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
+    return exact_totals(plan.specs, lambda g: _total_expedition_test_crew(Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested))
 
 
 def _odds_expedition_test_crew(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1633,6 +1677,15 @@ def enemy_agent_activation(*, enemy_dice: int = 2, distance: int = 1, trigger: i
     return _run_enemy_agent_activation(rng if rng is not None else random.Random(), 0, check_int('enemy_dice', enemy_dice, 1, 4), check_int('distance', distance, 0, 3), check_int('trigger', trigger, 1, 3))
 
 
+def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
+    v_distance = check_int('distance', given.get('distance', 1), 0, 3)
+    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    plan = Planning()
+    _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
+    return exact_totals(plan.specs, lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger))
+
+
 def _odds_enemy_agent_activation(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
     v_distance = check_int('distance', given.get('distance', 1), 0, 3)
@@ -1711,6 +1764,17 @@ def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, objec
 def crew_attack(*, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Crew attacking enemies [EVR-37, EVR-38, EVR-11, EVR-12, EVR-13, lines 495-504, lines 519-529]\n\nWhen Crew are attacking an enemy The player takes Attack or Evasion dice equal to the Crew member's combat value & Enemy dice equal to the enemy's Enemy dice value.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\notherwise: Exchange"
     return _run_crew_attack(rng if rng is not None else random.Random(), 0, check_int('combat', combat, 1, 3), check_int('evading', evading, 0, 3), check_int('enemy_dice', enemy_dice, 1, 3), check_int('trigger', trigger, 1, 3))
+
+
+def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_combat = check_int('combat', given.get('combat', 3), 1, 3)
+    v_evading = check_int('evading', given.get('evading', 1), 0, 3)
+    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
+    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
+    plan = Planning()
+    _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
+    return exact_totals(plan.specs, lambda g: _total_crew_attack(Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice))
 
 
 def _odds_crew_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1849,6 +1913,16 @@ def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: rando
     return _run_counter_roll(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 1, 4), check_int('combat', combat, 1, 3), check_int('evading', evading, 0, 3))
 
 
+def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_hits = check_int('hits', given.get('hits', 2), 1, 4)
+    v_combat = check_int('combat', given.get('combat', 2), 1, 3)
+    v_evading = check_int('evading', given.get('evading', 0), 0, 3)
+    v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
+    plan = Planning()
+    _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    return exact_totals(plan.specs, lambda g: _total_counter_roll(Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice))
+
+
 def _odds_counter_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_hits = check_int('hits', given.get('hits', 2), 1, 4)
     v_combat = check_int('combat', given.get('combat', 2), 1, 3)
@@ -1929,6 +2003,17 @@ def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, objec
 def weapon_fire(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, trigger: int = 1, rng: random.Random | None = None) -> Result:
     'Firing a ship\'s weapon [EVR-26, EVR-41, EVR-10, EVR-11, line 320, line 322, line 543, line 628, line 632]\n\nTo fire a Weapon, the enemy must be within its range, and a Crew member must be manning the relevant node.\n\nwhen count(two_damage) >= trigger: Special ability -- The weapon\'s special ability, triggered by rolling "2 damage" symbols.\nwhen count(hit) + count(two_damage) >= 1: Hit\notherwise: Miss -- These results are misses and cannot be used'
     return _run_weapon_fire(rng if rng is not None else random.Random(), 0, check_int('zone_dice', zone_dice, 1, 4), check_flag('cannoneer', cannoneer), check_flag('clumsy', clumsy), check_int('trigger', trigger, 1, 2))
+
+
+def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
+    v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
+    v_clumsy = check_flag('clumsy', given.get('clumsy', False))
+    v_trigger = check_int('trigger', given.get('trigger', 1), 1, 2)
+    v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
+    plan = Planning()
+    _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    return exact_totals(plan.specs, lambda g: _total_weapon_fire(Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice))
 
 
 def _odds_weapon_fire(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2027,6 +2112,15 @@ def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, o
 def enemy_ship_roll(*, enemy_dice: int = 4, in_range: bool = False, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy ship activation roll [EVR-41, EVR-17, EVR-13, EVR-34, EVR-14, lines 232-234, lines 545-547, lines 576-580]\n\nMoving Enemy ships is done by rolling Enemy dice. The number of dice rolled is specified on the Enemy Ship token\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen in_range and count(enemy_attack) >= 1: Fire -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
     return _run_enemy_ship_roll(rng if rng is not None else random.Random(), 0, check_int('enemy_dice', enemy_dice, 1, 4), check_flag('in_range', in_range), check_int('trigger', trigger, 1, 3))
+
+
+def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
+    v_in_range = check_flag('in_range', given.get('in_range', False))
+    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    plan = Planning()
+    _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
+    return exact_totals(plan.specs, lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger))
 
 
 def _odds_enemy_ship_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2215,6 +2309,13 @@ def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, obje
 def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     "Evading an enemy ship's hits [EVR-43, EVR-12, lines 560-562, lines 576-580]\n\nTo attempt and evade, a Movement Order must be issued. This generates 1 Evasion die for each successful hit the enemy ship has rolled.\n\nwhen count(evade) >= hits: Evaded\notherwise: Damaged -- For each point of damage received a Damage token should be placed on a Node relative to the direction of the attack."
     return _run_ship_evasion(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 1, 6))
+
+
+def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_hits = check_int('hits', given.get('hits', 2), 1, 6)
+    plan = Planning()
+    _total_ship_evasion(plan, v_hits)
+    return exact_totals(plan.specs, lambda g: _total_ship_evasion(Replaying(g), v_hits))
 
 
 def _odds_ship_evasion(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2616,12 +2717,34 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    if name not in _ODDS:
-        raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(_ODDS)}")
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+    'expedition_test': _totals_expedition_test,
+    'expedition_test_crew': _totals_expedition_test_crew,
+    'enemy_agent_activation': _totals_enemy_agent_activation,
+    'crew_attack': _totals_crew_attack,
+    'counter_roll': _totals_counter_roll,
+    'weapon_fire': _totals_weapon_fire,
+    'enemy_ship_roll': _totals_enemy_ship_roll,
+    'ship_evasion': _totals_ship_evasion,
+}
+
+
+def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
+    if name not in table:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
     allowed = tuple(spec[0] for spec in INPUTS[name])
     for key in inputs:
         if key not in allowed:
             raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    _known(name, inputs, _ODDS)
     return _ODDS[name](inputs)
+
+
+def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    _known(name, inputs, _TOTALS)
+    return _TOTALS[name](inputs)

@@ -285,6 +285,27 @@ def exact_odds(
     return out
 
 
+def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first), enumerating every group's multisets."""
+    denominator = 1
+    per_group: list[list[tuple[int, int]]] = []
+    for count, sides, mode, keep, die in specs:
+        denominator *= sides ** count
+        if die is None:
+            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    weights: dict[int, int] = {}
+    for combination in product(*per_group):
+        weight = 1
+        for _, w in combination:
+            weight *= w
+        total = total_of(tuple(value for value, _ in combination))
+        weights[total] = weights.get(total, 0) + weight
+    return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -599,6 +620,16 @@ def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', p
     return _run_action_roll(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4), check_flag('bonus_die', bonus_die), check_choice('edge', edge, ('none', 'edge', 'major')), check_choice('penalty', penalty, ('none', 'penalty', 'major')))
 
 
+def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_bonus_die = check_flag('bonus_die', given.get('bonus_die', False))
+    v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
+    v_penalty = check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
+    plan = Planning()
+    _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
+    return exact_totals(plan.specs, lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty))
+
+
 def _odds_action_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     v_bonus_die = check_flag('bonus_die', given.get('bonus_die', False))
@@ -663,6 +694,13 @@ def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, o
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'Resistance roll [TOG-05, lines 43-44]\n\nPlayer rolls a dice pool equal to that attribute.\n\n1-6: Resisted -- PC takes stress equal to 6 minus the highest dice result; the complication is negated or reduced.'
     return _run_resistance_roll(rng if rng is not None else random.Random(), 0, check_int('attribute', attribute, 1, 4))
+
+
+def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_attribute = check_int('attribute', given.get('attribute', 2), 1, 4)
+    plan = Planning()
+    _total_resistance_roll(plan, v_attribute)
+    return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
 
 
 def _odds_resistance_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -736,6 +774,13 @@ def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str,
 def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Consequence clocks [TOG-08, lines 57-63]\n\n6 or less: Two segments -- 2 segments\n\n7-9: One segment -- 1 segment\n10+: No segments -- no segments'
     return _run_consequence_clock(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
+
+
+def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    plan = Planning()
+    _total_consequence_clock(plan, v_dots)
+    return exact_totals(plan.specs, lambda g: _total_consequence_clock(Replaying(g), v_dots))
 
 
 def _odds_consequence_clock(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -816,6 +861,13 @@ def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result
     return _run_obstacle_clock(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
 
 
+def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    plan = Planning()
+    _total_obstacle_clock(plan, v_dots)
+    return exact_totals(plan.specs, lambda g: _total_obstacle_clock(Replaying(g), v_dots))
+
+
 def _odds_obstacle_clock(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
@@ -881,6 +933,12 @@ def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, 
 def heritage_connect(*, rng: random.Random | None = None) -> Result:
     'Heritage: CONNECT [TOG-11, lines 80-82]\n\nonce per session, when in region of your heritage you can CONNECT: 6 or less, rival; 7-9, you owe them something; 10+ friendly\n\n6 or less: Rival -- rival\n7-9: Owe -- you owe them something\n10+: Friendly -- friendly'
     return _run_heritage_connect(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_heritage_connect(plan)
+    return exact_totals(plan.specs, lambda g: _total_heritage_connect(Replaying(g)))
 
 
 def _odds_heritage_connect(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -954,6 +1012,13 @@ def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]
 def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     "Coin roll [TOG-13, lines 88-90]\n\nuse 1 Coin to roll 2d6 + Wealth 10+ doesn't use up coin; 7-9 lose coin; 6 or less, lose coin and face a complication\n\n10+: Keep coin -- doesn't use up coin\n7-9: Lose coin -- lose coin\n6 or less: Lose coin complication -- lose coin and face a complication"
     return _run_coin_roll(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+
+
+def _totals_coin_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    plan = Planning()
+    _total_coin_roll(plan, v_wealth)
+    return exact_totals(plan.specs, lambda g: _total_coin_roll(Replaying(g), v_wealth))
 
 
 def _odds_coin_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1225,6 +1290,19 @@ def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, 
 def score_engagement(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     "Make engagement roll [TOG-17, TOG-18, lines 125-141, lines 135-141, lines 207-213]\n\nRoll 2d6 + plan modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
     return _run_score_engagement(rng if rng is not None else random.Random(), 0, check_flag('bold', bold), check_flag('complex', complex), check_flag('vulnerability', vulnerability), check_flag('strongest', strongest), check_flag('aid', aid), check_flag('interference', interference))
+
+
+def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_bold = check_flag('bold', given.get('bold', False))
+    v_complex = check_flag('complex', given.get('complex', False))
+    v_vulnerability = check_flag('vulnerability', given.get('vulnerability', False))
+    v_strongest = check_flag('strongest', given.get('strongest', False))
+    v_aid = check_flag('aid', given.get('aid', False))
+    v_interference = check_flag('interference', given.get('interference', False))
+    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    plan = Planning()
+    _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    return exact_totals(plan.specs, lambda g: _total_score_engagement(Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier))
 
 
 def _odds_score_engagement(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1776,6 +1854,19 @@ def odyssey_engagement(*, dominant_trait: bool = False, near_land: bool = False,
     return _run_odyssey_engagement(rng if rng is not None else random.Random(), 0, check_flag('dominant_trait', dominant_trait), check_flag('near_land', near_land), check_flag('ally', ally), check_flag('weak_trait', weak_trait), check_flag('indirect', indirect), check_flag('faction', faction))
 
 
+def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
+    v_near_land = check_flag('near_land', given.get('near_land', False))
+    v_ally = check_flag('ally', given.get('ally', False))
+    v_weak_trait = check_flag('weak_trait', given.get('weak_trait', False))
+    v_indirect = check_flag('indirect', given.get('indirect', False))
+    v_faction = check_flag('faction', given.get('faction', False))
+    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    plan = Planning()
+    _total_odyssey_engagement(plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    return exact_totals(plan.specs, lambda g: _total_odyssey_engagement(Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier))
+
+
 def _odds_odyssey_engagement(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
     v_near_land = check_flag('near_land', given.get('near_land', False))
@@ -1865,6 +1956,12 @@ def zone_1(*, rng: random.Random | None = None) -> Result:
     return _run_zone_1(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_zone_1(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_zone_1(plan)
+    return exact_totals(plan.specs, lambda g: _total_zone_1(Replaying(g)))
+
+
 def _odds_zone_1(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_zone_1(plan)
@@ -1947,6 +2044,12 @@ def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def zone_2(*, rng: random.Random | None = None) -> Result:
     'Zone 2 [TOG-27, lines 231-236]\n\n1: 1 -- Wealth II Institution faction\n\n2: 2 -- Tier I Monster\n3: 3 -- Wealth II Underworld faction\n4-5: 4-5 -- Wealth III or IV Trade faction\n6: 6 -- Next table'
     return _run_zone_2(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_zone_2(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_zone_2(plan)
+    return exact_totals(plan.specs, lambda g: _total_zone_2(Replaying(g)))
 
 
 def _odds_zone_2(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2035,6 +2138,12 @@ def zone_3(*, rng: random.Random | None = None) -> Result:
     return _run_zone_3(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_zone_3(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_zone_3(plan)
+    return exact_totals(plan.specs, lambda g: _total_zone_3(Replaying(g)))
+
+
 def _odds_zone_3(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_zone_3(plan)
@@ -2109,6 +2218,12 @@ def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def zone_4(*, rng: random.Random | None = None) -> Result:
     'Zone 4 [TOG-27, lines 230-236]\n\n1: 1 -- Wealth IV or V Institution faction\n\n2: 2 -- Tier IV Monster\n3: 3 -- Tier V Monster\n4-5: 4-5 -- Wealth IV or V Underworld faction\n6: 6 -- Firestorm with Sea Raiders'
     return _run_zone_4(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_zone_4(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_zone_4(plan)
+    return exact_totals(plan.specs, lambda g: _total_zone_4(Replaying(g)))
 
 
 def _odds_zone_4(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2191,6 +2306,13 @@ def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier I [TOG-28, lines 238-256]\n\n1: 1 -- Spotted shark\n\n2: 2 -- Lightning Snake\n3: 3 -- Vampire Pod\n4-5: 4-5 -- Hook Eel\n6: 6 -- Next chart or mythical monster'
     return _run_tier_i(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
+
+
+def _totals_tier_i(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mythical = check_flag('mythical', given.get('mythical', False))
+    plan = Planning()
+    _total_tier_i(plan, v_mythical)
+    return exact_totals(plan.specs, lambda g: _total_tier_i(Replaying(g), v_mythical))
 
 
 def _odds_tier_i(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2276,6 +2398,13 @@ def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
     return _run_tier_ii(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
 
 
+def _totals_tier_ii(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mythical = check_flag('mythical', given.get('mythical', False))
+    plan = Planning()
+    _total_tier_ii(plan, v_mythical)
+    return exact_totals(plan.specs, lambda g: _total_tier_ii(Replaying(g), v_mythical))
+
+
 def _odds_tier_ii(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_mythical = check_flag('mythical', given.get('mythical', False))
     plan = Planning()
@@ -2357,6 +2486,13 @@ def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object])
 def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier III [TOG-28, lines 238-256]\n\n1: 1 -- Swallowfish\n\n2: 2 -- Bedeviler Beetle\n3: 3 -- Siren Seal\n4-5: 4-5 -- Doppleganger Lizards\n6: 6 -- Next chart or mythical monster'
     return _run_tier_iii(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
+
+
+def _totals_tier_iii(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mythical = check_flag('mythical', given.get('mythical', False))
+    plan = Planning()
+    _total_tier_iii(plan, v_mythical)
+    return exact_totals(plan.specs, lambda g: _total_tier_iii(Replaying(g), v_mythical))
 
 
 def _odds_tier_iii(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2442,6 +2578,13 @@ def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
     return _run_tier_iv(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
 
 
+def _totals_tier_iv(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_mythical = check_flag('mythical', given.get('mythical', False))
+    plan = Planning()
+    _total_tier_iv(plan, v_mythical)
+    return exact_totals(plan.specs, lambda g: _total_tier_iv(Replaying(g), v_mythical))
+
+
 def _odds_tier_iv(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_mythical = check_flag('mythical', given.get('mythical', False))
     plan = Planning()
@@ -2520,6 +2663,12 @@ def tier_v(*, rng: random.Random | None = None) -> Result:
     return _run_tier_v(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_tier_v(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_tier_v(plan)
+    return exact_totals(plan.specs, lambda g: _total_tier_v(Replaying(g)))
+
+
 def _odds_tier_v(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_tier_v(plan)
@@ -2593,6 +2742,12 @@ def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str,
 def mythical_monsters(*, rng: random.Random | None = None) -> Result:
     'Mythical Monsters [TOG-29, lines 240-252]\n\n1: 1 -- Sea Raiders\n\n2: 2 -- Primoridal\n3: 3 -- Undine\n4: 4 -- Merfolk\n5: 5 -- Centaur\n6: 6 -- Harpy'
     return _run_mythical_monsters(rng if rng is not None else random.Random(), 0)
+
+
+def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_mythical_monsters(plan)
+    return exact_totals(plan.specs, lambda g: _total_mythical_monsters(Replaying(g)))
 
 
 def _odds_mythical_monsters(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2962,6 +3117,12 @@ def crisis(*, rng: random.Random | None = None) -> Result:
     return _run_crisis(rng if rng is not None else random.Random(), 0)
 
 
+def _totals_crisis(given: Mapping[str, object]) -> dict[int, Fraction]:
+    plan = Planning()
+    _total_crisis(plan)
+    return exact_totals(plan.specs, lambda g: _total_crisis(Replaying(g)))
+
+
 def _odds_crisis(given: Mapping[str, object]) -> dict[str, Fraction]:
     plan = Planning()
     _total_crisis(plan)
@@ -3030,6 +3191,14 @@ def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object])
 def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime at sea: raids [TOG-38, TOG-43, lines 307-311]\n\nSame as port downtime except: do not pay tithes; cannot seek your anchor.\nFor raids, roll 2d6 + Wealth as a modifier (calculate cargo into any additional Wealth modifier). On a 10+, you are raided. On a 7-9 mark the box "stormfront." On a 6 or less, you escape the attention of potential raiders.\n\n10+: Raided -- you are raided.\n7-9: Stormfront -- mark the box "stormfront."\n6 or less: Escape -- you escape the attention of potential raiders.'
     return _run_sea_raid(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_int('cargo_adjustment', cargo_adjustment, 0, 3))
+
+
+def _totals_sea_raid(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
+    plan = Planning()
+    _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
+    return exact_totals(plan.specs, lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment))
 
 
 def _odds_sea_raid(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3491,6 +3660,16 @@ def raid_type(*, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0,
     return _run_raid_type(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_int('cargo_adjustment', cargo_adjustment, 0, 3), check_int('notoriety', notoriety, 0, 12))
 
 
+def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
+    v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
+    v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
+    plan = Planning()
+    _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
+    return exact_totals(plan.specs, lambda g: _total_raid_type(Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth))
+
+
 def _odds_raid_type(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
@@ -3561,6 +3740,13 @@ def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, obj
 def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Acquire asset [TOG-47, line 380]\n\nAcquire Asset: Common items within your Wealth bracket you automatically acquire. Illegal, expensive, or rare items take a roll. Roll 2d6 + Wealth modifier to the total: **6 or less**, you fail; **7-9** you succeed with a complication; **10+** you succeed.\n\n6 or less: Fail -- you fail\n7-9: Complication -- you succeed with a complication\n10+: Succeed -- you succeed'
     return _run_acquire_asset(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+
+
+def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    plan = Planning()
+    _total_acquire_asset(plan, v_wealth)
+    return exact_totals(plan.specs, lambda g: _total_acquire_asset(Replaying(g), v_wealth))
 
 
 def _odds_acquire_asset(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3641,6 +3827,13 @@ def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Res
     return _run_long_term_project(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
 
 
+def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    plan = Planning()
+    _total_long_term_project(plan, v_dots)
+    return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_dots))
+
+
 def _odds_long_term_project(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
@@ -3719,6 +3912,13 @@ def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Resu
     return _run_reduce_notoriety(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
 
 
+def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    plan = Planning()
+    _total_reduce_notoriety(plan, v_dots)
+    return exact_totals(plan.specs, lambda g: _total_reduce_notoriety(Replaying(g), v_dots))
+
+
 def _odds_reduce_notoriety(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
@@ -3786,6 +3986,14 @@ def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, 
 def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result:
     'Seek your anchor [TOG-52, line 390]\n\nSEEK YOUR ANCHOR: Roll number of d6 equal to your lowest attribute and clear stress equal to the highest die. If you have 0, roll 2d6 and keep the lowest. If you clear more stress than marked, you become **homesick**. Choose 1:\n\nwhen total > stress_marked: Homesick -- If you clear more stress than marked, you become **homesick**.\n1-6: Cleared -- clear stress equal to the highest die'
     return _run_seek_your_anchor(rng if rng is not None else random.Random(), 0, check_int('lowest_attribute', lowest_attribute, 0, 4), check_int('stress_marked', stress_marked, 0, 12))
+
+
+def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_lowest_attribute = check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
+    v_stress_marked = check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
+    plan = Planning()
+    _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
+    return exact_totals(plan.specs, lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked))
 
 
 def _odds_seek_your_anchor(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3918,6 +4126,13 @@ def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Seller [TOG-56, lines 404-414]\n\nChoose which cargo type you want to sell and make a Seller roll. If the cargo type is scarce in port, roll 3d6 and keep the top 2. If the cargo type is overflowing in port, roll 3d6 and keep the the lower 2. Otherwise, roll 2d6:\nThe amount you earn will go up based on how many of that cargo you sell at one time. As shown on the chart, each type has a limit of how many you can sell at once.\n\n6 or less: Minus two -- decrease your total profit by -2\n7-9: Minus one -- decrease your total profit by -1\n10+: Standard -- standard profit'
     return _run_seller_roll(rng if rng is not None else random.Random(), 0, check_choice('market', market, ('scarce', 'normal', 'overflowing')))
+
+
+def _totals_seller_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
+    plan = Planning()
+    _total_seller_roll(plan, v_market)
+    return exact_totals(plan.specs, lambda g: _total_seller_roll(Replaying(g), v_market))
 
 
 def _odds_seller_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -4210,6 +4425,13 @@ def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     return _run_gossip(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
 
 
+def _totals_gossip(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    plan = Planning()
+    _total_gossip(plan, v_wealth)
+    return exact_totals(plan.specs, lambda g: _total_gossip(Replaying(g), v_wealth))
+
+
 def _odds_gossip(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
@@ -4287,6 +4509,13 @@ def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str
 def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Manipulate markets [TOG-60, lines 445-459]\n\nNormally the markets begin to shift every 2 player phases. Manipulate those changes. Roll 2d6 + Wealth:\n\n6 or less: Choose one -- choose 1:\n7-9: Any port in nation -- same as the above result, but you can choose any port within the same nation\n10+: Wider -- same as the above result, except you can choose either:'
     return _run_manipulate_markets(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+
+
+def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    plan = Planning()
+    _total_manipulate_markets(plan, v_wealth)
+    return exact_totals(plan.specs, lambda g: _total_manipulate_markets(Replaying(g), v_wealth))
 
 
 def _odds_manipulate_markets(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -4715,12 +4944,54 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    if name not in _ODDS:
-        raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(_ODDS)}")
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+    'action_roll': _totals_action_roll,
+    'resistance_roll': _totals_resistance_roll,
+    'consequence_clock': _totals_consequence_clock,
+    'obstacle_clock': _totals_obstacle_clock,
+    'heritage_connect': _totals_heritage_connect,
+    'coin_roll': _totals_coin_roll,
+    'score_engagement': _totals_score_engagement,
+    'odyssey_engagement': _totals_odyssey_engagement,
+    'zone_1': _totals_zone_1,
+    'zone_2': _totals_zone_2,
+    'zone_3': _totals_zone_3,
+    'zone_4': _totals_zone_4,
+    'tier_i': _totals_tier_i,
+    'tier_ii': _totals_tier_ii,
+    'tier_iii': _totals_tier_iii,
+    'tier_iv': _totals_tier_iv,
+    'tier_v': _totals_tier_v,
+    'mythical_monsters': _totals_mythical_monsters,
+    'crisis': _totals_crisis,
+    'sea_raid': _totals_sea_raid,
+    'raid_type': _totals_raid_type,
+    'acquire_asset': _totals_acquire_asset,
+    'long_term_project': _totals_long_term_project,
+    'reduce_notoriety': _totals_reduce_notoriety,
+    'seek_your_anchor': _totals_seek_your_anchor,
+    'seller_roll': _totals_seller_roll,
+    'gossip': _totals_gossip,
+    'manipulate_markets': _totals_manipulate_markets,
+}
+
+
+def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
+    if name not in table:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
     allowed = tuple(spec[0] for spec in INPUTS[name])
     for key in inputs:
         if key not in allowed:
             raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    _known(name, inputs, _ODDS)
     return _ODDS[name](inputs)
+
+
+def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    _known(name, inputs, _TOTALS)
+    return _TOTALS[name](inputs)

@@ -285,6 +285,27 @@ def exact_odds(
     return out
 
 
+def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first), enumerating every group's multisets."""
+    denominator = 1
+    per_group: list[list[tuple[int, int]]] = []
+    for count, sides, mode, keep, die in specs:
+        denominator *= sides ** count
+        if die is None:
+            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
+        else:
+            per_group.append([(sum(die.values[s - 1] for s in dice), w)
+                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    weights: dict[int, int] = {}
+    for combination in product(*per_group):
+        weight = 1
+        for _, w in combination:
+            weight *= w
+        total = total_of(tuple(value for value, _ in combination))
+        weights[total] = weights.get(total, 0) + weight
+    return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -587,6 +608,13 @@ def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     'Rolling the dice [WW-01, WW-02, WW-03, lines 45-57, lines 47-51]\n\nAll the dice systems in the game are expressions of this basic format. When you\'re first learning the game, you can always "collapse" back down to a simple roll to judge how things go. Look up the exact rule later when you have time.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it\'s a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it\'s a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that\'s a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it\'s a **bad outcome**. Things go poorly. You probably don\'t achieve your goal and you suffer complications, too.'
     return _run_simple_roll(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 6))
+
+
+def _totals_simple_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_rating = check_int('rating', given.get('rating', 1), 0, 6)
+    plan = Planning()
+    _total_simple_roll(plan, v_rating)
+    return exact_totals(plan.specs, lambda g: _total_simple_roll(Replaying(g), v_rating))
 
 
 def _odds_simple_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1183,6 +1211,19 @@ def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 def action_roll(*, rating: int = 1, position: str = 'risky', assistance: bool = False, push_or_bargain: str = 'none', ability_dice: int = 0, moderate_harm: bool = False, rng: random.Random | None = None) -> Result:
     "ACTION ROLL [WW-01, WW-02, WW-09, WW-10, WW-17, WW-30, lines 358-397, line 314, line 516, line 705]\n\n⏣ **1d** for each **Action** rating dot.\n⊕ **+1d** if you have **Assistance**.\n⊕ **+1d** if you **Push** yourself -or- you accept a **Devil's Bargain**.\n\nwhen count(6) >= 2 and not zero_dice: Critical\n6: 6\n4/5: 4/5\n1-3: 1-3"
     return _run_action_roll(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4), check_choice('position', position, ('controlled', 'risky', 'desperate')), check_flag('assistance', assistance), check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')), check_int('ability_dice', ability_dice, 0, 2), check_flag('moderate_harm', moderate_harm))
+
+
+def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
+    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_assistance = check_flag('assistance', given.get('assistance', False))
+    v_push_or_bargain = check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain'))
+    v_ability_dice = check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
+    v_moderate_harm = check_flag('moderate_harm', given.get('moderate_harm', False))
+    v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
+    plan = Planning()
+    _total_action_roll(plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
+    return exact_totals(plan.specs, lambda g: _total_action_roll(Replaying(g), v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice))
 
 
 def _odds_action_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -1890,6 +1931,13 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
     return _run_resistance_roll(rng if rng is not None else random.Random(), 0, check_int('attribute', attribute, 0, 4))
 
 
+def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_attribute = check_int('attribute', given.get('attribute', 2), 0, 4)
+    plan = Planning()
+    _total_resistance_roll(plan, v_attribute)
+    return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
+
+
 def _odds_resistance_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_attribute = check_int('attribute', given.get('attribute', 2), 0, 4)
     plan = Planning()
@@ -2103,6 +2151,15 @@ def fortune_roll(*, trait: int = 1, advantages: int = 0, disadvantages: int = 0,
     return _run_fortune_roll(rng if rng is not None else random.Random(), 0, check_int('trait', trait, 0, 6), check_int('advantages', advantages, 0, 3), check_int('disadvantages', disadvantages, 0, 3))
 
 
+def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_trait = check_int('trait', given.get('trait', 1), 0, 6)
+    v_advantages = check_int('advantages', given.get('advantages', 0), 0, 3)
+    v_disadvantages = check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
+    plan = Planning()
+    _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
+    return exact_totals(plan.specs, lambda g: _total_fortune_roll(Replaying(g), v_trait, v_advantages, v_disadvantages))
+
+
 def _odds_fortune_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_trait = check_int('trait', given.get('trait', 1), 0, 6)
     v_advantages = check_int('advantages', given.get('advantages', 0), 0, 3)
@@ -2243,6 +2300,13 @@ def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str
 def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     "Gather information (fortune roll) [WW-28, WW-27, WW-02, line 615, line 652, lines 639-642, lines 683-691]\n\nIf it's not common knowledge but there's no obstacle, a simple fortune roll determines the quality of the information you gather.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\n6: 6 -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\n4/5: 4/5 -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.\n1-3: 1-3 -- Bad result / Poor, little effect."
     return _run_gather_information(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4))
+
+
+def _totals_gather_information(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
+    plan = Planning()
+    _total_gather_information(plan, v_rating)
+    return exact_totals(plan.specs, lambda g: _total_gather_information(Replaying(g), v_rating))
 
 
 def _odds_gather_information(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2709,6 +2773,14 @@ def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | N
     return _run_downtime_roll(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4), check_flag('push', push))
 
 
+def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
+    v_push = check_flag('push', given.get('push', False))
+    plan = Planning()
+    _total_downtime_roll(plan, v_rating, v_push)
+    return exact_totals(plan.specs, lambda g: _total_downtime_roll(Replaying(g), v_rating, v_push))
+
+
 def _odds_downtime_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_rating = check_int('rating', given.get('rating', 1), 0, 4)
     v_push = check_flag('push', given.get('push', False))
@@ -2786,6 +2858,14 @@ def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str,
 def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     'Long-term project [WW-36, WW-01, WW-02, WW-37, lines 828-836, line 830, line 842]\n\nWhen you work on a long-term project (either a brand new one, or an already existing one), describe what your character does to advance the project clock, and roll one of your actions. Mark segments on the clock according to your result: **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
     return _run_long_term_project(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4), check_flag('push', push))
+
+
+def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
+    v_push = check_flag('push', given.get('push', False))
+    plan = Planning()
+    _total_long_term_project(plan, v_rating, v_push)
+    return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_rating, v_push))
 
 
 def _odds_long_term_project(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -2867,6 +2947,14 @@ def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object])
 def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover [WW-37, WW-01, WW-02, WW-36, lines 838-852, line 830, line 842]\n\nRecovery is like a long-term project. Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC) and then you mark a number of segments on your **healing clock**. **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
     return _run_recovery(rng if rng is not None else random.Random(), 0, check_int('healer_rating', healer_rating, 0, 6), check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
+
+
+def _totals_recovery(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_healer_rating = check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
+    v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
+    plan = Planning()
+    _total_recovery(plan, v_healer_rating, v_treatment)
+    return exact_totals(plan.specs, lambda g: _total_recovery(Replaying(g), v_healer_rating, v_treatment))
 
 
 def _odds_recovery(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3132,6 +3220,13 @@ def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str,
 def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result:
     "Magnitude fortune roll: the crushing wave [WW-44, WW-27, WW-02, lines 867-873]\n\n> A sea demon summons a crushing wave at the canal dock where the PCs are landing their boat. How badly does this damage the vessel and the party? Obviously it's gonna be bad for them, but are they merely sinking or are they immediately wrecked and sunk? The GM makes a fortune roll using 6d (the magnitude of the demon).\n\n1-3: 1-3 -- On a **1-3**, the wave has only little effect (for a huge wave), causing the craft to take on water and begin sinking.\n4-5: 4-5 -- On a **4-5**, the wave has reduced effect, fully swamping the boat and throwing some of the characters and their cargo overboard.\n6: 6 -- On a **6**, the wave has full effect, immediately sinking the boat and dragging the party and cargo under.\nwhen count(6) >= 2 and not zero_dice: Critical -- On a **critical**, the boat is sunk, and also the party and cargo are badly harmed by flying debris and the crushing force of the wave."
     return _run_magnitude_fortune(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+
+
+def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
+    plan = Planning()
+    _total_magnitude_fortune(plan, v_magnitude)
+    return exact_totals(plan.specs, lambda g: _total_magnitude_fortune(Replaying(g), v_magnitude))
 
 
 def _odds_magnitude_fortune(given: Mapping[str, object]) -> dict[str, Fraction]:
@@ -3873,6 +3968,18 @@ def crafting_roll(*, tinker: int = 1, tier: int = 1, coin: int = 0, workshop: bo
     return _run_crafting_roll(rng if rng is not None else random.Random(), 0, check_int('tinker', tinker, 0, 4), check_int('tier', tier, 0, 4), check_int('coin', coin, 0, 4), check_flag('workshop', workshop), check_int('minimum', minimum, 0, 8))
 
 
+def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+    v_tinker = check_int('tinker', given.get('tinker', 1), 0, 4)
+    v_tier = check_int('tier', given.get('tier', 1), 0, 4)
+    v_coin = check_int('coin', given.get('coin', 0), 0, 4)
+    v_workshop = check_flag('workshop', given.get('workshop', False))
+    v_minimum = check_int('minimum', given.get('minimum', 0), 0, 8)
+    v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
+    plan = Planning()
+    _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
+    return exact_totals(plan.specs, lambda g: _total_crafting_roll(Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base))
+
+
 def _odds_crafting_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_tinker = check_int('tinker', given.get('tinker', 1), 0, 4)
     v_tier = check_int('tier', given.get('tier', 1), 0, 4)
@@ -4512,12 +4619,36 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    if name not in _ODDS:
-        raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(_ODDS)}")
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+    'simple_roll': _totals_simple_roll,
+    'action_roll': _totals_action_roll,
+    'resistance_roll': _totals_resistance_roll,
+    'fortune_roll': _totals_fortune_roll,
+    'gather_information': _totals_gather_information,
+    'downtime_roll': _totals_downtime_roll,
+    'long_term_project': _totals_long_term_project,
+    'recovery': _totals_recovery,
+    'magnitude_fortune': _totals_magnitude_fortune,
+    'crafting_roll': _totals_crafting_roll,
+}
+
+
+def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
+    if name not in table:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
     allowed = tuple(spec[0] for spec in INPUTS[name])
     for key in inputs:
         if key not in allowed:
             raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    _known(name, inputs, _ODDS)
     return _ODDS[name](inputs)
+
+
+def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    _known(name, inputs, _TOTALS)
+    return _TOTALS[name](inputs)
