@@ -230,14 +230,16 @@ JSON_SCHEMA: dict[str, Any] = {
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+_ITALIC = re.compile(r"(?<![*\w])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![*\w])")
 
 
 def rich(text: object) -> Markup:
-    """Escape rule text, then honour the documents' **bold**. Nothing else is markup."""
+    """Escape rule text, then honour the documents' **bold** and *italic*. Nothing else is markup."""
     if text is None:
         return Markup("")
     escaped = str(escape(str(text)))
     escaped = _BOLD.sub(lambda match: f"<strong>{match.group(1)}</strong>", escaped)
+    escaped = _ITALIC.sub(lambda match: f"<em>{match.group(1)}</em>", escaped)
     return Markup(escaped.replace("\n", "<br>"))
 
 

@@ -45,3 +45,11 @@ def test_html_escapes_everything() -> None:
     assert "<img src=x" not in html
     assert "{{ jinja }}" in html  # printed, not evaluated
     assert "中文" in html and "🎲" in html
+
+
+def test_rule_text_markup_is_only_bold_and_italic() -> None:
+    from compiler.render import rich
+
+    assert str(rich('**Bold** and *it*, 2 * 3 * 4, x*y*z')) == \
+        "<strong>Bold</strong> and <em>it</em>, 2 * 3 * 4, x*y*z"
+    assert str(rich("<script>*a*</script>")) == "&lt;script&gt;<em>a</em>&lt;/script&gt;"
