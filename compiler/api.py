@@ -11,7 +11,7 @@ from pathlib import Path
 from . import model as m
 from .check import check
 from .diagnostics import CompileError, Report
-from .resources import project_root
+from .resources import project_root, ruleset_path
 from .syntax import parse
 
 
@@ -20,14 +20,6 @@ class Loaded:
     checked: m.CheckedRuleset
     report: Report
     source: str
-
-
-def ruleset_path(name_or_path: str) -> Path:
-    """An id from rulesets/ or a path to a .rules file."""
-    candidate = Path(name_or_path)
-    if candidate.suffix == ".rules" or candidate.is_file():
-        return candidate
-    return project_root() / "rulesets" / f"{name_or_path}.rules"
 
 
 def available() -> list[str]:

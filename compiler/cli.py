@@ -213,16 +213,33 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def compiled(ruleset: str) -> types.ModuleType:
-    """The ruleset's resolver module, compiled from source now (never stale)."""
+    """The ruleset's resolver module: the built one in output/python when it was built from this very
+    source by this very compiler (hashes of both match), else compiled from the source now."""
+    import hashlib
+
+    from .resources import compiler_fingerprint, project_root, ruleset_path
+
+    path = ruleset_path(ruleset)
+    try:
+        digest = hashlib.sha256(path.read_text(encoding="utf-8").encode("utf-8")).hexdigest()
+        built = (project_root() / "output" / "python" / f"{path.stem}.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        built = ""
+    if built and f"SOURCE_SHA256 = {digest!r}" in built and \
+            f"COMPILER_SHA256 = {compiler_fingerprint()!r}" in built:
+        return _exec_module(path.stem, built)
     from .api import load
     from .codegen import generate
 
     loaded = load(ruleset)
-    source = generate(loaded.checked)
-    module = types.ModuleType(f"rulecraft_{loaded.checked.id}")
-    module.__file__ = f"<{loaded.checked.id}>"
+    return _exec_module(loaded.checked.id, generate(loaded.checked))
+
+
+def _exec_module(ruleset_id: str, source: str) -> types.ModuleType:
+    module = types.ModuleType(f"rulecraft_{ruleset_id}")
+    module.__file__ = f"<{ruleset_id}>"
     sys.modules[module.__name__] = module
-    exec(compile(source, f"output/python/{loaded.checked.id}.py", "exec"), module.__dict__)
+    exec(compile(source, f"output/python/{ruleset_id}.py", "exec"), module.__dict__)
     return module
 
 

@@ -26,10 +26,12 @@ from pathlib import Path
 from . import __version__
 from . import model as m
 from .evaluate import walk
+from .resources import compiler_fingerprint
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
 RESERVED = set(dir(builtins)) | {"odds", "totals", "session", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS",
-                                 "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256", "annotations"}
+                                 "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256", "COMPILER_SHA256",
+                                 "annotations"}
 
 
 def runtime_source() -> str:
@@ -255,6 +257,7 @@ class ModuleWriter:
         w.line(f"RULESET = {checked.id!r}")
         w.line(f"TITLE = {checked.title!r}")
         w.line(f"SOURCE_SHA256 = {checked.source_hash!r}")
+        w.line(f"COMPILER_SHA256 = {compiler_fingerprint()!r}")
         dice = [d for d in checked.definitions if isinstance(d, m.CustomDie)]
         if dice:
             w.line()

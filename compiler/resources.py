@@ -6,6 +6,7 @@ wheel installs them under `<prefix>/share/rulecraft/` (see pyproject.toml).
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from functools import cache
 from pathlib import Path
@@ -37,3 +38,20 @@ def project_root() -> Path:
     if (here / "rulesets").is_dir():
         return here
     return PACKAGE_DIR.parent
+
+
+def ruleset_path(name_or_path: str) -> Path:
+    """An id from rulesets/ or a path to a .rules file."""
+    candidate = Path(name_or_path)
+    if candidate.suffix == ".rules" or candidate.is_file():
+        return candidate
+    return project_root() / "rulesets" / f"{name_or_path}.rules"
+
+
+@cache
+def compiler_fingerprint() -> str:
+    """A hash of the compiler's own code and grammar: a built module from other code is stale."""
+    digest = hashlib.sha256()
+    for path in [*sorted(PACKAGE_DIR.glob("*.py")), grammar_path()]:
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from .conftest import ROOT
@@ -129,3 +130,22 @@ def test_roll_repeat_carries_state_into_the_next_roll() -> None:
     assert "--seed 11 --repeat 2` repeats these rolls" in done.stdout
     bad = run("roll", "errant", "weather", "--repeat", "0")
     assert bad.returncode == 1 and "--repeat takes a whole number of rolls" in bad.stderr
+
+
+def test_roll_and_odds_use_the_built_module_only_while_it_is_current(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from compiler.api import load
+    from compiler.cli import compiled
+    from compiler.codegen import generate
+
+    (tmp_path / "rulesets").mkdir()
+    (tmp_path / "output" / "python").mkdir(parents=True)
+    rules = tmp_path / "rulesets" / "mini.rules"
+    rules.write_text('ruleset "Mini"\n\nroll r "R" [M-1]\n  roll: d6\n  - 4+: hit "Hit"\n  - otherwise: miss "Miss"\n',
+                     encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    built = generate(load("mini").checked) + "BUILT_MARKER = True\n"
+    (tmp_path / "output" / "python" / "mini.py").write_text(built, encoding="utf-8")
+    assert getattr(compiled("mini"), "BUILT_MARKER", False) is True  # same source, same compiler: no compile
+    rules.write_text(rules.read_text(encoding="utf-8").replace("4+", "5+"), encoding="utf-8")
+    fresh = compiled("mini")  # the source changed: the built module is stale and is not used
+    assert not hasattr(fresh, "BUILT_MARKER") and fresh.odds("r")["hit"] == Fraction(1, 3)

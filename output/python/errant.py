@@ -552,6 +552,7 @@ class Clock(Track):
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = '068c55902c15dc7b5093898326f7c89a35b5068a25f43c913f002f104fc659c9'
+COMPILER_SHA256 = 'c8390313f732dd52779b1f5ff28869c664a077ff25d6fa54f51e5c7155426ac0'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
