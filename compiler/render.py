@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -298,7 +299,12 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None) -> str:
 
 
 def to_pdf(html: str, base_url: str | None = None) -> bytes:
-    """PDF bytes from the sheet's HTML (WeasyPrint is imported only here)."""
+    """PDF bytes from the sheet's HTML (WeasyPrint is imported only here).
+
+    The embedded font subsets carry a "modified" timestamp (fontTools stamps them with the
+    time unless SOURCE_DATE_EPOCH is set); a fixed epoch makes the same source give the same bytes.
+    """
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     from weasyprint import HTML
 
     document = HTML(string=html, base_url=base_url)

@@ -26,3 +26,14 @@ def test_building_twice_gives_the_committed_bytes(path: Path) -> None:
     assert html == to_html(export_data(second))
     assert html == (ROOT / "output" / "html" / f"{path.stem}.html").read_text(encoding="utf-8")
     assert to_json(data) == (ROOT / "output" / "json" / f"{path.stem}.json").read_text(encoding="utf-8")
+
+
+def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:
+    import time
+
+    from compiler.render import to_pdf
+
+    html = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "dice_forms.rules")).checked))
+    first = to_pdf(html)
+    time.sleep(1.1)  # embedded fonts are stamped to the second
+    assert to_pdf(html) == first

@@ -552,7 +552,7 @@ class Clock(Track):
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'c8390313f732dd52779b1f5ff28869c664a077ff25d6fa54f51e5c7155426ac0'
+COMPILER_SHA256 = '18a479441f933b847e84eadaec23ecf4b5e029a14d12b5903c3f89268a243a11'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

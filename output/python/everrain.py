@@ -552,7 +552,7 @@ class Clock(Track):
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '5255d58252acd75456b3b7d3412c96600ae25d18b120366be6abebf409f77e33'
-COMPILER_SHA256 = 'c8390313f732dd52779b1f5ff28869c664a077ff25d6fa54f51e5c7155426ac0'
+COMPILER_SHA256 = '18a479441f933b847e84eadaec23ecf4b5e029a14d12b5903c3f89268a243a11'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -552,7 +552,7 @@ class Clock(Track):
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = '1db01f681cd2b4bf3f111b79c5452bc4a5f4cbfdc54f7662e7fa1c301b9463be'
-COMPILER_SHA256 = 'c8390313f732dd52779b1f5ff28869c664a077ff25d6fa54f51e5c7155426ac0'
+COMPILER_SHA256 = '18a479441f933b847e84eadaec23ecf4b5e029a14d12b5903c3f89268a243a11'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -552,7 +552,7 @@ class Clock(Track):
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '78a0da19987961244a5ffe6d2ceea4030df2696c3eaf54fb0788043417d961c2'
-COMPILER_SHA256 = 'c8390313f732dd52779b1f5ff28869c664a077ff25d6fa54f51e5c7155426ac0'
+COMPILER_SHA256 = '18a479441f933b847e84eadaec23ecf4b5e029a14d12b5903c3f89268a243a11'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
