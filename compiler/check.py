@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from . import model as m
 from .codegen import class_name, reserved_name
 from .diagnostics import Diagnostic, Report
-from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, rebuild, walk
+from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, dice_symbols, rebuild, walk
 from .odds import PlanError, distribution, input_grid
 
 KNOWN_ATTRS: dict[str, set[str]] = {
@@ -528,8 +528,7 @@ class Checker:
         local = {i.name for i in resolver.inputs}
         self.choice_inputs = {i.name for i in resolver.inputs if isinstance(i.type, m.Choice)}
         options = {o.name for i in resolver.inputs if isinstance(i.type, m.Choice) for o in i.type.options}
-        options |= {symbol for rule in resolver.dice for node in walk(rule.expr) if isinstance(node, m.CustomPool)
-                    for symbol in node.faces}
+        options |= dice_symbols(resolver)
         if faceless(resolver):  # symbols of a die still to be supplied cannot be checked yet
             options |= {node.args[0].name for expr in resolver.expressions() for node in walk(expr)
                         if isinstance(node, m.Call) and node.function == "count" and node.args

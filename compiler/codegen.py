@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import __version__
 from . import model as m
-from .evaluate import walk
+from .evaluate import dice_symbols, walk
 from .resources import compiler_fingerprint
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
@@ -105,8 +105,7 @@ class ExprCompiler:
                     self.option_numbers.setdefault(option.name, option.value)
         self.definitions = {d.name for d in checked.definitions}
         self.zero = resolver.zero_dice
-        self.symbols = {symbol for rule in resolver.dice for node in walk(rule.expr)
-                        if isinstance(node, m.CustomPool) for symbol in node.faces}
+        self.symbols = dice_symbols(resolver)
 
     def is_choice(self, expr: m.Expr) -> bool:
         if isinstance(expr, m.Call) and expr.function == "step":
@@ -181,11 +180,7 @@ class ExprCompiler:
         args = [self.number(a) for a in expr.args]
         if expr.function == "count":
             return f"r_dice.count({args[0]})"
-        if expr.function == "clamp":
-            return f"clamp({', '.join(args)})"
-        if expr.function == "sign":
-            return f"sign({args[0]})"
-        return f"{expr.function}({', '.join(args)})"
+        return f"{expr.function}({', '.join(args)})"  # min, max, abs, and the runtime's clamp and sign
 
     def dice_term(self, term: m.Dice | m.Pool | m.Kept) -> str:
         base = term.dice if isinstance(term, m.Kept) else term

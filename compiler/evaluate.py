@@ -220,43 +220,47 @@ def contains_dice(expr: m.Expr) -> bool:
     return any(isinstance(node, (m.Dice, m.Pool, m.Kept, m.CustomPool)) for node in walk(expr))
 
 
-def rebuild(expr: m.Expr, change: Callable[[m.Expr], m.Expr]) -> m.Expr:
-    """`expr` with `change` applied to every node, innermost first (nodes are frozen, so rebuilt)."""
-    updates: dict[str, object] = {}
+def _subexpressions(expr: m.Expr) -> list[tuple[str, m.Expr | tuple[m.Expr, ...]]]:
+    """The fields of a node that hold expressions (one, or a tuple of them), in declaration order."""
+    out: list[tuple[str, m.Expr | tuple[m.Expr, ...]]] = []
     for item in fields(expr):
         value = getattr(expr, item.name)
         if isinstance(value, EXPR_TYPES):
-            updates[item.name] = rebuild(value, change)  # type: ignore[arg-type]
+            out.append((item.name, value))  # type: ignore[arg-type]
         elif isinstance(value, tuple) and value and all(isinstance(v, EXPR_TYPES) for v in value):
-            updates[item.name] = tuple(rebuild(v, change) for v in value)
+            out.append((item.name, value))
+    return out
+
+
+def children(expr: m.Expr) -> tuple[m.Expr, ...]:
+    """The expressions directly inside a node, left to right."""
+    out: list[m.Expr] = []
+    for _, value in _subexpressions(expr):
+        out.extend(value if isinstance(value, tuple) else (value,))
+    return tuple(out)
+
+
+def rebuild(expr: m.Expr, change: Callable[[m.Expr], m.Expr]) -> m.Expr:
+    """`expr` with `change` applied to every node, innermost first (nodes are frozen, so rebuilt)."""
+    updates: dict[str, object] = {}
+    for name, value in _subexpressions(expr):
+        updates[name] = (tuple(rebuild(v, change) for v in value) if isinstance(value, tuple)
+                         else rebuild(value, change))
     return change(replace(expr, **updates) if updates else expr)  # type: ignore[arg-type]
 
 
 def walk(expr: m.Expr) -> list[m.Expr]:
-    """Every node of an expression, outermost first."""
+    """Every node of an expression, outermost first, left to right."""
     out: list[m.Expr] = []
     stack: list[m.Expr] = [expr]
     while stack:
         node = stack.pop()
         out.append(node)
-        if isinstance(node, m.Binary):
-            stack.extend((node.right, node.left))
-        elif isinstance(node, (m.Neg, m.Not)):
-            stack.append(node.operand)
-        elif isinstance(node, m.Logic):
-            stack.extend(reversed(node.operands))
-        elif isinstance(node, m.Compare):
-            stack.extend((node.right, node.left))
-        elif isinstance(node, m.IfElse):
-            stack.extend((node.otherwise, node.then, node.condition))
-        elif isinstance(node, m.Call):
-            stack.extend(reversed(node.args))
-        elif isinstance(node, m.Kept):
-            stack.append(node.dice)
-        elif isinstance(node, m.CustomPool):
-            stack.append(node.count)
-        elif isinstance(node, m.Pool):
-            stack.append(node.count)
-            if not isinstance(node.sides, int):
-                stack.append(node.sides)
+        stack.extend(reversed(children(node)))
     return out
+
+
+def dice_symbols(resolver: m.Resolver) -> frozenset[str]:
+    """Every symbol on the custom dice a resolver rolls (what `count(hit)` may name)."""
+    return frozenset(symbol for rule in resolver.dice for node in walk(rule.expr)
+                     if isinstance(node, m.CustomPool) for symbol in node.faces)

@@ -14,7 +14,18 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from . import model as m
-from .evaluate import EvalError, OptionValue, RollFacts, Scope, Value, as_number, evaluate, truthy, walk
+from .evaluate import (
+    EvalError,
+    OptionValue,
+    RollFacts,
+    Scope,
+    Value,
+    as_number,
+    children,
+    dice_symbols,
+    evaluate,
+    truthy,
+)
 from .runtime import pool_outcomes
 
 MAX_OUTCOMES = 2_000_000
@@ -106,9 +117,7 @@ def make_scope(resolver: m.Resolver, inputs: Mapping[str, object], definitions: 
             values[item.name] = OptionValue(str(raw), chosen.value if chosen else None)
         else:
             values[item.name] = raw  # type: ignore[assignment]
-    symbols = frozenset(symbol for rule in resolver.dice for node in walk(rule.expr)
-                        if isinstance(node, m.CustomPool) for symbol in node.faces)
-    scope = Scope(values, options, definitions, orders=orders, symbols=symbols)
+    scope = Scope(values, options, definitions, orders=orders, symbols=dice_symbols(resolver))
     for let in resolver.lets:
         scope.values[let.name] = evaluate(let.expr, scope)
     return scope
@@ -156,20 +165,6 @@ def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[G
         return
     for child in children(expr):
         collect_groups(child, scope, resolver, out)
-
-
-def children(expr: m.Expr) -> tuple[m.Expr, ...]:
-    if isinstance(expr, m.Binary):
-        return (expr.left, expr.right)
-    if isinstance(expr, (m.Neg, m.Not)):
-        return (expr.operand,)
-    if isinstance(expr, m.Logic):
-        return expr.operands
-    if isinstance(expr, m.Compare):
-        return (expr.left, expr.right)
-    if isinstance(expr, m.Call):
-        return expr.args
-    return ()
 
 
 def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolver) -> GroupPlan:

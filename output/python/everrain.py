@@ -247,6 +247,28 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
     return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
+GroupOutcome = tuple[tuple[int | str, ...], tuple[int, ...], int, int]
+
+
+def group_outcomes(spec: Spec) -> list[GroupOutcome]:
+    """Every distinct outcome of one dice group: (faces shown, numeric dice kept, value, weight).
+
+    Custom dice show their symbols, keep no numeric dice and are worth the sum of their sides' values.
+    """
+    count, sides, mode, keep, die = spec
+    if die is None:
+        return [(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)]
+    return [(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
+            for dice, _, w in pool_outcomes(count, sides, "sum", 0)]
+
+
+def denominator_of(specs: list[Spec]) -> int:
+    denominator = 1
+    for count, sides, _, _, _ in specs:
+        denominator *= sides ** count
+    return denominator
+
+
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
@@ -254,17 +276,9 @@ def exact_odds(
     ids: tuple[str, ...],
 ) -> dict[str, Fraction]:
     """Exact probability of each band, enumerating every group's multisets."""
-    denominator = 1
-    per_group: list[list[tuple[tuple[int | str, ...], tuple[int, ...], int, int]]] = []
-    for count, sides, mode, keep, die in specs:
-        denominator *= sides ** count
-        if die is None:
-            per_group.append([(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)])
-        else:
-            per_group.append([(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
-                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    denominator = denominator_of(specs)
     weights = [0] * (len(ids) + 1)
-    for combination in product(*per_group):
+    for combination in product(*(group_outcomes(spec) for spec in specs)):
         weight = 1
         values: list[int] = []
         faces: list[int | str] = []
@@ -287,21 +301,13 @@ def exact_odds(
 
 def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
     """Exact probability of each total (lowest first), enumerating every group's multisets."""
-    denominator = 1
-    per_group: list[list[tuple[int, int]]] = []
-    for count, sides, mode, keep, die in specs:
-        denominator *= sides ** count
-        if die is None:
-            per_group.append([(sum(kept), w) for _, kept, w in pool_outcomes(count, sides, mode, keep)])
-        else:
-            per_group.append([(sum(die.values[s - 1] for s in dice), w)
-                              for dice, _, w in pool_outcomes(count, sides, "sum", 0)])
+    denominator = denominator_of(specs)
     weights: dict[int, int] = {}
-    for combination in product(*per_group):
+    for combination in product(*(group_outcomes(spec) for spec in specs)):
         weight = 1
-        for _, w in combination:
+        for _, _, _, w in combination:
             weight *= w
-        total = total_of(tuple(value for value, _ in combination))
+        total = total_of(tuple(value for _, _, value, _ in combination))
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
@@ -552,7 +558,7 @@ class Clock(Track):
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '5255d58252acd75456b3b7d3412c96600ae25d18b120366be6abebf409f77e33'
-COMPILER_SHA256 = '18a479441f933b847e84eadaec23ecf4b5e029a14d12b5903c3f89268a243a11'
+COMPILER_SHA256 = 'c62a33df0bbba25bd98c02f29bcc3862e836e20145e3980ad9ccd823548d7280'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
