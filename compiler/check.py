@@ -16,8 +16,9 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from . import model as m
 from .codegen import class_name, reserved_name
@@ -26,8 +27,8 @@ from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, dice_symb
 from .odds import PlanError, distribution, input_grid
 
 KNOWN_ATTRS: dict[str, set[str]] = {
-    "roll": {"roll", "zero_dice", "outcomes", "text", "steps", "label"},
-    "table": {"roll", "zero_dice", "outcomes", "text", "label"},
+    "roll": {"roll", "reroll", "zero_dice", "outcomes", "text", "steps", "label"},
+    "table": {"roll", "reroll", "zero_dice", "outcomes", "text", "label"},
     "lookup": {"key", "text", "label", "outcomes"},
     "formula": {"value", "text", "label"},
     "bands": {"text", "label"},
@@ -103,7 +104,7 @@ class Checker:
                 self.error("DUPLICATE", f"`{item.name}` is defined twice (first at line "
                            f"{seen[item.name].span.line})", item.span, "give each definition its own name",
                            item.name)
-            elif reserved_name(item.name) or (item.kind in ("track", "clock") and
+            elif reserved_name(item.name) or (item.kind in ("track", "clock", "deck") and
                                               reserved_name(class_name(item.name))):
                 self.error("RESERVED-NAME", f"`{item.name}` is a Python word or a name the generated module "
                            "already uses", item.span, f"rename it, e.g. `{item.name.strip('_')}_{item.kind}`",
@@ -129,6 +130,8 @@ class Checker:
             return self.resolver(item)
         if item.kind in ("list", "procedure", "rule"):
             return self.document(item)
+        if item.kind == "deck":
+            return self.deck(item)
         return self.track(item)
 
     def resolve_type(self, spec: m.TypeSpec, record: bool = True) -> m.IntRange | m.Flag | m.Choice:
@@ -198,6 +201,7 @@ class Checker:
         text = None
         label_attr = None
         carry: list[tuple[str, str]] = []
+        rerolls: list[m.Reroll] = []
         for attr in item.attrs:
             if attr.name == "carry" and isinstance(attr.value, m.Block):
                 carry.extend(self.carry(attr.value, item, {i.name for i in inputs}))
@@ -209,6 +213,8 @@ class Checker:
                 dice_rules.append(m.DiceRule(self.with_faces(attr.value, item), attr.when, attr.span))
                 if not contains_dice(attr.value):
                     self.error("TYPE", "`roll:` needs dice, like `2d6 + dots`", attr.span, item=item.name)
+            elif attr.name == "reroll" and item.kind in ("roll", "table"):
+                rerolls.append(self.reroll(attr, item))
             elif attr.name == "zero_dice" and item.kind in ("roll", "table"):
                 zero_dice = attr.value
             elif attr.name == "key" and item.kind == "lookup":
@@ -230,7 +236,7 @@ class Checker:
             elif attr.name == "label":
                 label_attr = _plain(attr.value)
             else:
-                if attr.name in ("roll", "key", "value", "zero_dice") and attr.name not in known:
+                if attr.name in ("roll", "reroll", "key", "value", "zero_dice") and attr.name not in known:
                     self.error("TYPE", f"a {item.kind} has no `{attr.name}:`", attr.span,
                                _kind_hint(item.kind), item.name)
                 details.append((attr.name, attr.value))
@@ -277,13 +283,31 @@ class Checker:
             details=tuple(details),
             span=item.span,
             carry=tuple(carry),
+            rerolls=tuple(rerolls),
         )
         self.check_names(resolver, item)
+        ids = sorted({band.id for band in bands})
+        for reroll in rerolls:
+            for outcome in reroll.outcomes:
+                if outcome not in ids:
+                    self.error("UNDEFINED", f"`{item.name}` has no outcome `{outcome}` to re-roll", reroll.span,
+                               did_you_mean(outcome, ids) or f"name one of its outcomes: {', '.join(ids)}",
+                               item.name)
         for _, value_name in carry:
             if not any(value_name == name for band in bands for name, _ in band.values):
                 self.error("UNDEFINED", f"no band of `{item.name}` gives a `{value_name}` to carry", item.span,
                            "give the bands that value as data, like `next_roll: 2`", item.name)
         return resolver
+
+    def reroll(self, attr: m.Attr, item: m.Item) -> m.Reroll:
+        """`reroll if fortuitous: failure or fumble`: the outcomes whose first result is rolled again."""
+        value = attr.value
+        operands = value.operands if isinstance(value, m.Logic) and value.op == "or" else (value,)
+        names = tuple(o.name for o in operands if isinstance(o, m.Name))
+        if len(names) != len(operands):
+            self.error("TYPE", "`reroll:` names the outcomes rolled again, like `reroll if lucky: failure`",
+                       attr.span, "join several with `or`: `reroll: miss or fumble`", item.name)
+        return m.Reroll(names, attr.when, attr.span)
 
     def carry(self, block: m.Block, item: m.Item, inputs: set[str]) -> list[tuple[str, str]]:
         """`carry:` / `modifier: next_roll`: the next roll's input `modifier` is this result's `next_roll`."""
@@ -412,10 +436,7 @@ class Checker:
             if attr.name == "sides" and isinstance(value, m.Number) and value.value > 0:
                 sides = value.value
             elif attr.name == "faces" and isinstance(value, (m.Unknown, m.Name)):
-                if isinstance(value, m.Name) and value.name != "placeholder":
-                    self.error("TYPE", "`faces:` is `unknown` (lost from the document) or `placeholder` (supplied, "
-                               "not from the document)", attr.span, item=item.name)
-                status = "unknown" if isinstance(value, m.Unknown) else "placeholder"
+                status = self.contents_status(attr, item)
             elif attr.name == "text":
                 text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name in ("sides", "faces"):
@@ -424,13 +445,7 @@ class Checker:
             elif not isinstance(value, m.Block):
                 details.append((attr.name, value))
         faces: list[m.Face] = []
-        for entry in item.entries:
-            ident = entry.id or (entry.key.name if isinstance(entry.key, m.OptionKey) else None)
-            if ident is None:
-                self.error("TYPE", "a face needs a name, like `- hit \"Hit\"`", entry.span, item=item.name)
-                continue
-            data = [(a.name, a.value) for a in entry.attrs
-                    if isinstance(a, m.Attr) and not isinstance(a.value, m.Block)]
+        for entry, ident, data in self.named_entries(item, "a face needs a name, like `- hit \"Hit\"`"):
             count = next((v.value for k, v in data if k == "count" and isinstance(v, m.Number)), 1)
             worth = next((v.value for k, v in data if k == "value" and isinstance(v, m.Number)), 0)
             label = next((c for c in entry.cells if isinstance(c, str)), None) or ident.replace("_", " ").capitalize()
@@ -447,6 +462,77 @@ class Checker:
         label = next((_plain(a.value) for a in item.attrs if a.name == "label"), None) or item.title
         return m.CustomDie(item.name, label, item.citation, item.section, text, sides, tuple(faces), status,
                            tuple(details), item.span)
+
+    def named_entries(self, item: m.Item, hint: str) -> Iterator[tuple[m.Entry, str, list[tuple[str, m.Expr]]]]:
+        """The entries of a die or deck, each with its name and its plain data (a nameless one is an error)."""
+        for entry in item.entries:
+            ident = entry.id or (entry.key.name if isinstance(entry.key, m.OptionKey) else None)
+            if ident is None:
+                self.error("TYPE", hint, entry.span, item=item.name)
+                continue
+            yield entry, ident, [(a.name, a.value) for a in entry.attrs
+                                 if isinstance(a, m.Attr) and not isinstance(a.value, m.Block)]
+
+    def contents_status(self, attr: m.Attr, item: m.Item) -> m.DieStatus:
+        """`faces: unknown` / `cards: placeholder`: contents lost from the document, or supplied in errata."""
+        value = attr.value
+        if isinstance(value, m.Unknown):
+            return "unknown"
+        if not (isinstance(value, m.Name) and value.name == "placeholder"):
+            self.error("TYPE", f"`{attr.name}:` is `unknown` (lost from the document) or `placeholder` (supplied, "
+                       "not from the document)", attr.span, f"list the {attr.name} as `-` entries instead",
+                       item.name)
+        return "placeholder"
+
+    def deck(self, item: m.Item) -> m.Deck:
+        """`deck sea_events`: its entries are cards (`copies:`, `text:`); `piles: chapter` splits it by that data."""
+        status: m.DieStatus = "known"
+        text = None
+        piles: str | None = None
+        on_empty: Literal["reshuffle", "stop"] = "stop"
+        details: list[tuple[str, m.Expr]] = []
+        for attr in item.attrs:
+            value = attr.value
+            if isinstance(value, m.Block):
+                continue
+            if attr.name == "cards":
+                status = self.contents_status(attr, item)
+            elif attr.name == "text":
+                text = _plain(value)
+            elif attr.name == "piles" and isinstance(value, m.Name):
+                piles = value.name
+            elif attr.name == "on_empty" and isinstance(value, m.Name) and value.name in ("reshuffle", "stop"):
+                on_empty = "reshuffle" if value.name == "reshuffle" else "stop"
+            elif attr.name in ("piles", "on_empty"):
+                self.error("TYPE", "`piles:` names the card data that splits the deck, like `piles: chapter`"
+                           if attr.name == "piles" else "`on_empty:` is `reshuffle` or `stop`", attr.span,
+                           item=item.name)
+            elif attr.name != "label":
+                details.append((attr.name, value))
+        cards: list[m.Card] = []
+        for entry, ident, data in self.named_entries(item, "a card needs a name, like `- storm \"Storm\"`"):
+            copies = next((v for k, v in data if k == "copies"), m.Number(1))
+            if not isinstance(copies, m.Number) or not 1 <= copies.value <= 10_000:
+                self.error("TYPE", "`copies:` is a whole number of cards from 1 to 10,000", entry.span,
+                           item=item.name)
+                copies = m.Number(1)
+            pile = next((v for k, v in data if k == piles), None)
+            pile_key = (pile.value if isinstance(pile, m.Number) else pile.name if isinstance(pile, m.Name)
+                        else pile.value if isinstance(pile, m.Text) else None)
+            if piles is not None and pile_key is None:
+                self.error("MISSING", f"card `{ident}` has no `{piles}:`, and the deck is split by it", entry.span,
+                           f"add `{piles}: 1` (the pile it goes in)", item.name)
+            strings = [c for c in entry.cells if isinstance(c, str)]
+            label = strings[0] if strings else ident.replace("_", " ").capitalize()
+            card_text = next((v.value for k, v in data if k == "text" and isinstance(v, m.Text)), None)
+            cards.append(m.Card(ident, label, card_text, copies.value, pile_key,
+                                tuple((k, v) for k, v in data if k not in ("copies", "text", piles)), entry.span))
+        if len({card.id for card in cards}) != len(cards):
+            self.error("DUPLICATE", f"`{item.name}` names a card twice", item.span,
+                       "give each card its own name; `copies: 2` for two alike", item.name)
+        label = next((_plain(a.value) for a in item.attrs if a.name == "label"), None) or item.title
+        return m.Deck(item.name, label, item.citation, item.section, text, tuple(cards), status, piles, on_empty,
+                      tuple(details), item.span)
 
     def with_faces(self, expr: m.Expr, item: m.Item) -> m.Expr:
         """Fill every custom pool of `expr` with its die's faces (a die without faces leaves them empty)."""
@@ -543,6 +629,9 @@ class Checker:
             self.names_in(rule.expr, local, options, item, allow_roll=False)
             if rule.when is not None:
                 self.names_in(rule.when, local, options, item, allow_roll=False)
+        for reroll in resolver.rerolls:
+            if reroll.when is not None:
+                self.names_in(reroll.when, local, options, item, allow_roll=False)
         for expr in (resolver.key, resolver.value, resolver.zero_dice, resolver.column_by):
             if expr is not None:
                 self.names_in(expr, local, options, item, allow_roll=False)
@@ -599,11 +688,12 @@ class Checker:
                                       f"`{definition.name}` cites no inventory ID", definition.span,
                                       "add a citation like [TOG-01, lines 7-17]"))
             defects.extend(self.text_defects(definition))
-            if isinstance(definition, m.CustomDie):
+            if isinstance(definition, (m.CustomDie, m.Deck)):
+                what = "faces" if isinstance(definition, m.CustomDie) else "cards"
                 if definition.status == "placeholder":
-                    defects.append(Defect("PLACEHOLDER", definition.name, f"the faces of `{definition.name}` are "
+                    defects.append(Defect("PLACEHOLDER", definition.name, f"the {what} of `{definition.name}` are "
                                           "a placeholder, not from the document", definition.span,
-                                          "write the real faces in its errata entry; every roll using it follows"))
+                                          f"write the real {what} in its errata entry; everything using it follows"))
             elif isinstance(definition, m.Resolver):
                 if definition.name not in self.broken and not faceless(definition):
                     defects.extend(self.resolver_defects(definition, names))

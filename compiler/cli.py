@@ -62,14 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=cmd_check)
 
-    roll = sub.add_parser("roll", help="roll a roll or table through its compiled resolver")
+    roll = sub.add_parser("roll", help="roll a roll or table through its compiled resolver, or draw from a deck")
     roll.add_argument("ruleset")
     roll.add_argument("name")
     roll.add_argument("inputs", nargs="*", help="key=value")
     roll.add_argument("--seed", type=int, default=None)
     roll.add_argument("--json", action="store_true")
     roll.add_argument("--repeat", type=int, default=1, metavar="N",
-                      help="roll N times in a row, each roll carrying what the rules say into the next")
+                      help="roll N times in a row, each roll carrying what the rules say into the next "
+                           "(a deck: draw N cards)")
     roll.set_defaults(run=cmd_roll)
 
     odds = sub.add_parser("odds", help="exact probability of each outcome")
@@ -279,10 +280,12 @@ def parse_inputs(module: types.ModuleType, name: str, pairs: Sequence[str]) -> d
 
 def cmd_roll(args: argparse.Namespace) -> int:
     module = compiled(args.ruleset)
-    inputs = parse_inputs(module, args.name, args.inputs)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.repeat < 1:
         raise UsageError(f"--repeat takes a whole number of rolls, 1 or more; not {args.repeat}")
+    if args.name in getattr(module, "DECKS", {}):
+        return draw_cards(module, args, seed)
+    inputs = parse_inputs(module, args.name, args.inputs)
     session = module.session(random.Random(seed))
     try:
         for _ in range(args.repeat - 1):
@@ -305,18 +308,63 @@ def cmd_roll(args: argparse.Namespace) -> int:
     return 0
 
 
+def new_deck(module: types.ModuleType, name: str, pairs: Sequence[str], seed: int) -> Any:
+    """A freshly shuffled deck; its only input is the pile in play (`chapter=2`)."""
+    deck_class = module.DECKS[name]
+    named = [str(p) for p in dict.fromkeys(card[4] for card in deck_class.CARDS) if p is not None]
+    pile: object = None
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        if key != deck_class.PILES or raw not in named:
+            raise UsageError(f"{name} is a deck split by {deck_class.PILES}; write {deck_class.PILES}=N, one of: "
+                             f"{', '.join(named)}" if deck_class.PILES else f"{name} is a deck; it takes no inputs")
+        pile = next(card[4] for card in deck_class.CARDS if str(card[4]) == raw)
+    try:
+        return deck_class(random.Random(seed), pile)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+
+
+def draw_cards(module: types.ModuleType, args: argparse.Namespace, seed: int) -> int:
+    """`rulecraft roll everrain sea_event_deck chapter=2 --repeat 5`: draw from a freshly shuffled deck."""
+    deck = new_deck(module, args.name, args.inputs, seed)
+    drawn = [deck.draw() for _ in range(args.repeat)]
+    if args.json:
+        cards = [None if c is None else {"id": c.id, "label": c.label, "text": c.text, "copy": c.copy,
+                                         "pile": c.pile} for c in drawn]
+        print(json.dumps({"ruleset": module.RULESET, "name": args.name, "pile": deck.pile, "cards": cards,
+                          "remaining": deck.remaining, "seed": seed}, indent=2, ensure_ascii=False))
+        return 0
+    where = f", {deck.PILES} {deck.pile}" if deck.PILES else ""
+    for card in drawn:
+        print(f"{deck.LABEL}{where}: " + ("empty, no card drawn" if card is None else
+                                         f"drew {card.label} (copy {card.copy})"
+                                         + (f": {card.text}" if card.text else "")))
+    print(f"{deck.remaining} cards left. (seed {seed}: `rulecraft roll {module.RULESET} {args.name} "
+          f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}"
+          f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}` draws these cards again)")
+    return 0
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
     module = compiled(args.ruleset)
-    inputs = parse_inputs(module, args.name, args.inputs)
+    deck = args.name in getattr(module, "DECKS", {})
+    inputs = {} if deck else parse_inputs(module, args.name, args.inputs)
+    probabilities: dict[str, Fraction]
     try:
-        if args.totals:
-            probabilities: dict[str, Fraction] = {str(t): p for t, p in module.totals(args.name, **inputs).items()}
+        if deck:  # the chance of each card being the next drawn from a full deck
+            drawn = new_deck(module, args.name, args.inputs, 0)
+            probabilities = drawn.chances()
+            inputs = {drawn.PILES: drawn.pile} if drawn.PILES else {}
+        elif args.totals:
+            probabilities = {str(t): p for t, p in module.totals(args.name, **inputs).items()}
         else:
             probabilities = module.odds(args.name, **inputs)
     except ValueError as problem:
         raise UsageError(str(problem)) from None
-    full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
-    labels = {} if args.totals else outcome_labels(module, args.name)
+    full_inputs = inputs if deck else {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
+    labels = ({c[0]: c[1] for c in module.DECKS[args.name].CARDS} if deck else
+              {} if args.totals else outcome_labels(module, args.name))
     outcomes: list[dict[str, Any]] = [
         {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
          "percent": round(float(p) * 100, 3)}

@@ -267,10 +267,13 @@ class ModuleWriter:
             w.line()
             self.resolver(resolver)
         for definition in checked.definitions:
-            if isinstance(definition, m.Track):
+            if isinstance(definition, (m.Track, m.Deck)):
                 w.line()
                 w.line()
-                self.track(definition)
+                if isinstance(definition, m.Track):
+                    self.track(definition)
+                else:
+                    self.deck(definition)
         w.line()
         w.line()
         self.catalog(resolvers)
@@ -323,6 +326,7 @@ class ModuleWriter:
         self.band_fn(resolver, compiler)
         self.column_fn(resolver, compiler)
         self.values_fn(resolver, compiler)
+        self.rerolls_fn(resolver, compiler)
         self.run_fn(resolver, compiler)
         self.public_fn(resolver)
         self.odds_fn(resolver, compiler)
@@ -453,27 +457,25 @@ class ModuleWriter:
                 w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
             fargs = self.full_args(resolver)
             tail = f", {fargs}" if fargs else ""
-            w.line("d = Rolling(rng)")
-            if resolver.dice:
-                w.line(f"r_total: object = _total_{name}(d{tail})")
-            elif resolver.key is not None:
-                w.line(f"r_total = {compiler.expr(resolver.key)}")
-            elif resolver.value is not None:
-                w.line(f"r_total = {compiler.expr(resolver.value)}")
-            else:
-                w.line("r_total = None")
-            w.line("r_dice = tuple(f for g in d.groups for f in g.dice)")
-            w.line("r_kept = tuple(f for g in d.groups for f in g.kept)")
-            w.line("r_read = tuple(f for f in r_kept if isinstance(f, int))")
-            w.line("r_natural = d.groups[0].value if len(d.groups) == 1 else None")
-            w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, d.zero{tail})")
-            w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
-            w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")
+            self.roll_lines(resolver, compiler, tail, fargs)
+            if resolver.rerolls:
+                w.line("first: tuple[Result, ...] = ()")
+                w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
+                with w.indent():
+                    w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
+                           "else None, outcome, {}, "
+                           f"describe({resolver.label!r}, d.groups, r_total, outcome, [], {{}})),)")
+                    self.roll_lines(resolver, compiler, tail, fargs, again=True)
             w.line("extra = Rolling(rng)")
             w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero{tail})")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
             w.line(f"trace = describe({resolver.label!r}, d.groups, r_total, outcome, extra.groups, values)")
+            if resolver.rerolls:
+                w.line("if first:")
+                with w.indent():
+                    w.line(f"trace = first[0].trace + '; rolled again, the new result is final: ' + "
+                           f"trace.removeprefix({resolver.label + ': '!r})")
             w.line("chain: tuple[Result, ...] = ()")
             if any(b.chain is not None for b in resolver.bands):
                 w.line("target = values.get('next')")
@@ -487,7 +489,8 @@ class ModuleWriter:
                            "link.values, link.trace, (), link.seed)")
                     w.line("chain = (link,) + chain[1:]")
             total = "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None"
-            w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain)")
+            rerolled = ", rerolled=first" if resolver.rerolls else ""
+            w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})")
         w.line()
         w.line()
         w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:")
@@ -496,6 +499,47 @@ class ModuleWriter:
             for item in resolver.inputs:
                 args.append(validator(item, f"given.get({item.name!r}, {item.effective_default!r})"))
             w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
+        w.line()
+        w.line()
+
+    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, tail: str, fargs: str,
+                   again: bool = False) -> None:
+        """Roll (or read the key), then find the band `b`, column `c` and outcome."""
+        w = self.w
+        name = resolver.name
+        w.line("d = Rolling(rng)")
+        if resolver.dice:
+            w.line(f"r_total{'' if again else ': object'} = _total_{name}(d{tail})")
+        elif resolver.key is not None:
+            w.line(f"r_total = {compiler.expr(resolver.key)}")
+        elif resolver.value is not None:
+            w.line(f"r_total = {compiler.expr(resolver.value)}")
+        else:
+            w.line("r_total = None")
+        w.line("r_dice = tuple(f for g in d.groups for f in g.dice)")
+        w.line("r_kept = tuple(f for g in d.groups for f in g.kept)")
+        w.line("r_read = tuple(f for f in r_kept if isinstance(f, int))")
+        w.line("r_natural = d.groups[0].value if len(d.groups) == 1 else None")
+        w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, d.zero{tail})")
+        w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
+        w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")
+
+    def rerolls_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """`_rerolls_x(...)`: the outcome ids a first result is rolled again from, for these inputs."""
+        if not resolver.rerolls:
+            return
+        w = self.w
+        w.line(f"def _rerolls_{resolver.name}({self.full_params(resolver)}) -> frozenset[str]:")
+        with w.indent():
+            w.line("ids: set[str] = set()")
+            for reroll in resolver.rerolls:
+                if reroll.when is None:
+                    w.line(f"ids.update({reroll.outcomes!r})")
+                else:
+                    w.line(f"if {compiler.expr(reroll.when)}:")
+                    with w.indent():
+                        w.line(f"ids.update({reroll.outcomes!r})")
+            w.line("return frozenset(ids)")
         w.line()
         w.line()
 
@@ -527,7 +571,13 @@ class ModuleWriter:
                 self.given_inputs(resolver)
                 w.line("plan = Planning()")
                 w.line(f"_total_{name}(plan{tail})")
-                w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}))")
+                if resolver.rerolls:
+                    self.rerolled_line(resolver)
+                    w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}),")
+                    w.line(f"                    lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), "
+                           "rerolled)")
+                else:
+                    w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}))")
             w.line()
             w.line()
         w.line(f"def _odds_{name}(given: Mapping[str, object]) -> dict[str, Fraction]:")
@@ -536,12 +586,16 @@ class ModuleWriter:
             if resolver.dice:
                 w.line("plan = Planning()")
                 w.line(f"_total_{name}(plan{tail})")
+                if resolver.rerolls:
+                    self.rerolled_line(resolver)
                 w.line("return exact_odds(")
                 with w.indent():
                     w.line("plan.specs,")
                     w.line(f"lambda g: _total_{name}(Replaying(g){tail}),")
                     w.line(f"lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}),")
                     w.line(f"_IDS_{name},")
+                    if resolver.rerolls:
+                        w.line("rerolled,")
                 w.line(")")
             else:
                 source = resolver.key if resolver.key is not None else resolver.value
@@ -556,6 +610,11 @@ class ModuleWriter:
         del params
         w.line()
         w.line()
+
+    def rerolled_line(self, resolver: m.Resolver) -> None:
+        fargs = self.full_args(resolver)
+        self.w.line(f"again = _rerolls_{resolver.name}({fargs})")
+        self.w.line(f"rerolled = {{i for i, band in enumerate(_IDS_{resolver.name}) if band in again}}")
 
     def given_inputs(self, resolver: m.Resolver) -> None:
         """Validate `given` (defaults filled in) into the v_ names, then compute the lets."""
@@ -583,6 +642,26 @@ class ModuleWriter:
                 w.line(f"super().__init__(size=size, marked=marked, label={track.label!r}, "
                        f"on_full={track.on_full!r}, roll_over={track.roll_over!r}, "
                        f"reset_on_full={track.reset_on_full!r})")
+
+    def deck(self, deck: m.Deck) -> None:
+        w = self.w
+        w.line(f"class {class_name(deck.name)}(Deck):")
+        with w.indent():
+            w.line(repr(docstring(deck)))
+            w.line()
+            w.line(f"LABEL = {deck.label!r}")
+            w.line(f"PILES = {deck.piles!r}")
+            w.line(f"RESHUFFLE = {deck.on_empty == 'reshuffle'!r}")
+            cards = tuple((c.id, c.label, c.text, c.copies, c.pile) for c in deck.cards)
+            if deck.status == "unknown":
+                w.line("CARDS = ()  # lost from the document: list the cards in an errata entry")
+            else:
+                w.line("CARDS = (" + ("" if cards else ")"))
+                if cards:
+                    with w.indent():
+                        for card in cards:
+                            w.line(f"{card!r},")
+                    w.line(")")
 
     # ---------------------------------------------------------------- catalog
 
@@ -624,6 +703,12 @@ class ModuleWriter:
         with w.indent():
             for track in tracks:
                 w.line(f"{track.name!r}: {class_name(track.name)},")
+        w.line("}")
+        decks = [d for d in self.checked.definitions if isinstance(d, m.Deck)]
+        w.line("DECKS: dict[str, type[Deck]] = {")
+        with w.indent():
+            for deck in decks:
+                w.line(f"{deck.name!r}: {class_name(deck.name)},")
         w.line("}")
         w.line()
         w.line()
@@ -728,7 +813,7 @@ def input_spec(item: m.ResolvedInput) -> tuple[str, str, int | None, int | None,
     return (item.name, "choice", None, None, tuple(o.name for o in spec.options), item.default)
 
 
-def docstring(definition: m.Resolver | m.Track) -> str:
+def docstring(definition: m.Resolver | m.Track | m.Deck) -> str:
     parts = [definition.label + (f" [{definition.citation.text()}]" if definition.citation else "")]
     if definition.text:
         parts.append(definition.text)
@@ -738,6 +823,10 @@ def docstring(definition: m.Resolver | m.Track) -> str:
             if band.text:
                 line += f" -- {band.text}"
             parts.append(line)
+    elif isinstance(definition, m.Deck):
+        parts.append("Drawn without replacement; " + ("an empty deck shuffles its discards back in."
+                                                      if definition.on_empty == "reshuffle" else
+                                                      "an empty deck stays empty until shuffled."))
     elif definition.on_full:
         parts.append(f"When full: {definition.on_full}")
     return "\n\n".join(parts[:2]) + ("\n\n" + "\n".join(parts[2:]) if len(parts) > 2 else "")

@@ -360,7 +360,7 @@ class Columns:
 
 
 ItemKind = Literal[
-    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die"
+    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die", "deck"
 ]
 
 
@@ -618,6 +618,19 @@ class DiceRule:
 
 
 @dataclass(frozen=True, slots=True)
+class Reroll:
+    """`reroll if fortuitous: failure`: a first result among `outcomes` is rolled again, once.
+
+    The new result is final. Of several `reroll:` lines at most one re-roll happens: the
+    first result decides which line applies.
+    """
+
+    outcomes: tuple[str, ...]
+    when: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class ResolvedInput:
     name: str
     type: IntRange | Flag | Choice
@@ -666,6 +679,7 @@ class Resolver:
     span: Span = _span()
     # `carry:` input <- result value: what a result hands to the next roll of the same table
     carry: tuple[tuple[str, str], ...] = ()
+    rerolls: tuple[Reroll, ...] = ()
 
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""
@@ -674,6 +688,7 @@ class Resolver:
             yield rule.expr
             if rule.when is not None:
                 yield rule.when
+        yield from (r.when for r in self.rerolls if r.when is not None)
         yield from (e for e in (self.key, self.value, self.zero_dice, self.column_by) if e is not None)
         for band in self.bands:
             if isinstance(band.condition, When):
@@ -767,7 +782,42 @@ class CustomDie:
         return tuple(face.value for face in self.faces for _ in range(face.count))
 
 
-Definition = Union[Resolver, Document, Track, CustomDie]
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card of a deck: `copies` of it, in pile `pile` (a chapter, say) when the deck has piles."""
+
+    id: str
+    label: str
+    text: str | None
+    copies: int
+    pile: int | str | None
+    values: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    """A deck of cards drawn without replacement (`deck sea_events`): cards known, unknown or a placeholder.
+
+    `piles` names the card data that splits the deck (`piles: chapter`): one pile is in play
+    at a time. `on_empty` is `reshuffle` (the discards become the deck) or `stop`.
+    """
+
+    name: str
+    label: str
+    citation: Citation | None
+    section: str | None
+    text: str | None
+    cards: tuple[Card, ...]
+    status: DieStatus
+    piles: str | None
+    on_empty: Literal["reshuffle", "stop"]
+    details: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+    kind: Literal["deck"] = "deck"
+
+
+Definition = Union[Resolver, Document, Track, CustomDie, Deck]
 
 
 @dataclass(frozen=True, slots=True)

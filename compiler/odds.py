@@ -26,7 +26,7 @@ from .evaluate import (
     evaluate,
     truthy,
 )
-from .runtime import pool_outcomes
+from .runtime import pool_outcomes, reroll_weights
 
 MAX_OUTCOMES = 2_000_000
 MAX_GRID = 20_000
@@ -255,7 +255,8 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     for group in plan.groups:
         denominator *= group.sides ** group.count
     per_group = [list(pool_outcomes(g.count, g.sides, g.mode, g.keep)) for g in plan.groups]
-    weights = Distribution()  # integer weights here; divided once at the end
+    joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
+    overlaps: dict[int | str, tuple[str, ...]] = {}
     for combination in itertools.product(*per_group):
         weight = 1
         dice: dict[int, int] = {}
@@ -281,13 +282,28 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
         scope.facts = RollFacts(total, natural, counts, scope.facts.zero_dice, scope.facts.highest,
                                 scope.facts.lowest)
         band, matches = classify(resolver, scope, total)
-        _record(weights, band, matches, total, weight)  # type: ignore[arg-type]
+        key = (None if band is None else band.id, total)
+        joint[key] = joint.get(key, 0) + weight
+        if len(matches) > 1:
+            overlaps[total] = tuple(b.id for b in matches)
     scope.facts = None
-    result.outcomes = {k: Fraction(v, denominator) for k, v in weights.outcomes.items()}
-    result.totals = {k: Fraction(v, denominator) for k, v in weights.totals.items()}
-    result.unmatched = {k: Fraction(v, denominator) for k, v in weights.unmatched.items()}
-    result.overlaps = weights.overlaps
+    joint, denominator = reroll_weights(joint, denominator, rerolled(resolver, scope))
+    for (band_id, total), weight in joint.items():
+        probability = Fraction(weight, denominator)
+        result.totals[total] = result.totals.get(total, 0) + probability
+        if band_id is None:
+            result.unmatched[total] = result.unmatched.get(total, 0) + probability
+        else:
+            result.outcomes[band_id] = result.outcomes.get(band_id, 0) + probability
+    result.overlaps = overlaps
     return result
+
+
+def rerolled(resolver: m.Resolver, scope: Scope) -> frozenset[str]:
+    """The outcomes a first result is rolled again from, for these inputs (`reroll:` lines)."""
+    return frozenset(outcome for reroll in resolver.rerolls
+                     if reroll.when is None or truthy(evaluate(reroll.when, scope), reroll.span)
+                     for outcome in reroll.outcomes)
 
 
 def key_of(value: Value) -> int | str:

@@ -117,6 +117,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "dice": [{"when": m.expr_text(r.when) if r.when is not None else None, "roll": m.expr_text(r.expr)}
                      for r in definition.dice],
             "zero_dice": m.expr_text(definition.zero_dice) if definition.zero_dice is not None else None,
+            "rerolls": [{"when": m.expr_text(r.when) if r.when is not None else None, "outcomes": list(r.outcomes)}
+                        for r in definition.rerolls],
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr)} for let in definition.lets],
@@ -131,6 +133,16 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
     elif isinstance(definition, m.Document):
         base.update({
             "entries": [entry_data(e) for e in definition.entries],
+            "details": {n: expr_value(e) for n, e in definition.details},
+        })
+    elif isinstance(definition, m.Deck):
+        base.update({
+            "cards_status": definition.status,
+            "piles": definition.piles,
+            "on_empty": definition.on_empty,
+            "cards": [{"id": c.id, "label": c.label, "text": c.text, "copies": c.copies, "pile": c.pile,
+                       "values": {n: expr_value(e) for n, e in c.values}} for c in definition.cards],
+            "total_cards": sum(c.copies for c in definition.cards),
             "details": {n: expr_value(e) for n, e in definition.details},
         })
     elif isinstance(definition, m.CustomDie):
@@ -214,7 +226,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                     "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule",
-                                      "bands", "track", "clock", "die"]},
+                                      "bands", "track", "clock", "die", "deck"]},
                     "label": {"type": "string"},
                     "sources": {"type": "object", "required": ["ids"],
                                 "properties": {"ids": {"type": "array", "items": {"type": "string"}}}},

@@ -10,11 +10,12 @@ against it by the test-suite.
 
 ###{runtime
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
 from math import factorial
+from typing import TypeVar
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
@@ -46,6 +47,8 @@ class Result:
     trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
+    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -65,6 +68,7 @@ class Result:
             "chain": [link.as_dict() for link in self.chain],
             "trace": self.trace,
             "seed": self.seed,
+            "rerolled": [first.as_dict() for first in self.rerolled],
         }
 
 
@@ -257,6 +261,8 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
     return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
+_K = TypeVar("_K")
+_T = TypeVar("_T")
 GroupOutcome = tuple[tuple[int | str, ...], tuple[int, ...], int, int]
 
 
@@ -279,15 +285,18 @@ def denominator_of(specs: list[Spec]) -> int:
     return denominator
 
 
-def exact_odds(
+def exact_joint(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
-    ids: tuple[str, ...],
-) -> dict[str, Fraction]:
-    """Exact probability of each band, enumerating every group's multisets."""
-    denominator = denominator_of(specs)
-    weights = [0] * (len(ids) + 1)
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int] | None,
+    rerolled: Collection[int] = (),
+) -> tuple[dict[tuple[int, int], int], int]:
+    """Weight of every (band index, total), and the denominator, enumerating every group's multisets.
+
+    A first result whose band is in `rerolled` is rolled again once and the new result is final.
+    Without `band_of` every band index is -1.
+    """
+    joint: dict[tuple[int, int], int] = {}
     for combination in product(*(group_outcomes(spec) for spec in specs)):
         weight = 1
         values: list[int] = []
@@ -298,26 +307,53 @@ def exact_odds(
             values.append(value)
             faces.extend(dice)
             read.extend(kept)
-        natural = values[0] if len(values) == 1 else None
         total = total_of(tuple(values))
-        weights[band_of(total, natural, tuple(faces), tuple(read))] += weight
+        band = -1 if band_of is None else band_of(total, values[0] if len(values) == 1 else None,
+                                                  tuple(faces), tuple(read))
+        joint[band, total] = joint.get((band, total), 0) + weight
+    return reroll_weights(joint, denominator_of(specs), rerolled)
+
+
+def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
+                   rerolled: Collection[_K]) -> tuple[dict[tuple[_K, _T], int], int]:
+    """Weights after one re-roll of the outcomes in `rerolled`: P(b) = P(b, kept) + P(re-rolled) x P(b)."""
+    if not rerolled:
+        return joint, denominator
+    again = sum(w for (band, _), w in joint.items() if band in rerolled)
+    return ({key: (0 if key[0] in rerolled else w * denominator) + again * w for key, w in joint.items()},
+            denominator * denominator)
+
+
+def exact_odds(
+    specs: list[Spec],
+    total_of: Callable[[tuple[int, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
+    ids: tuple[str, ...],
+    rerolled: Collection[int] = (),
+) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
+    joint, denominator = exact_joint(specs, total_of, band_of, rerolled)
+    weights = [0] * (len(ids) + 1)
+    for (band, _), weight in joint.items():
+        weights[band] += weight
     out: dict[str, Fraction] = {}
-    for i, band in enumerate(ids):  # two bands may share an outcome id: their odds add up
-        out[band] = out.get(band, Fraction(0)) + Fraction(weights[i], denominator)
+    for i, band_id in enumerate(ids):
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
     if weights[-1]:
         out["none"] = Fraction(weights[-1], denominator)
     return out
 
 
-def exact_totals(specs: list[Spec], total_of: Callable[[tuple[int, ...]], int]) -> dict[int, Fraction]:
-    """Exact probability of each total (lowest first), enumerating every group's multisets."""
-    denominator = denominator_of(specs)
+def exact_totals(
+    specs: list[Spec],
+    total_of: Callable[[tuple[int, ...]], int],
+    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int] | None = None,
+    rerolled: Collection[int] = (),
+) -> dict[int, Fraction]:
+    """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
+    joint, denominator = exact_joint(specs, total_of, band_of, rerolled)
     weights: dict[int, int] = {}
-    for combination in product(*(group_outcomes(spec) for spec in specs)):
-        weight = 1
-        for _, _, _, w in combination:
-            weight *= w
-        total = total_of(tuple(value for _, _, value, _ in combination))
+    for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
@@ -564,4 +600,115 @@ class Clock(Track):
 
     def tick(self, segments: int = 1) -> list[str]:
         return self.mark(segments)
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One physical card: copy `copy` of card `id`, from pile `pile` (a chapter, say)."""
+
+    id: str
+    label: str
+    text: str | None
+    copy: int
+    pile: int | str | None
+
+
+class Deck:
+    """Cards drawn without replacement: no card comes up twice before the deck is shuffled again.
+
+    `CARDS` lists (id, label, text, copies, pile). With piles (chapters), one pile is in play;
+    `start(pile)` shuffles that pile into play. Drawn cards stay out until discarded;
+    `RESHUFFLE` says whether an empty deck shuffles its discards back in or stays empty.
+    """
+
+    CARDS: tuple[tuple[str, str, str | None, int, int | str | None], ...] = ()
+    LABEL = "deck"
+    PILES: str | None = None  # the card data that splits the deck, e.g. "chapter"
+    RESHUFFLE = False
+
+    def __init__(self, rng: random.Random | None = None, pile: int | str | None = None) -> None:
+        if not self.CARDS:
+            raise ValueError(f"{self.LABEL} has no cards: the document lost them; list them in an errata entry")
+        self.rng = rng if rng is not None else random.Random()
+        self.piles: dict[int | str | None, list[Card]] = {}
+        for card_id, label, text, copies, card_pile in self.CARDS:
+            self.piles.setdefault(card_pile, []).extend(
+                Card(card_id, label, text, n, card_pile) for n in range(1, copies + 1))
+        self.pile: int | str | None = None
+        self.cards: list[Card] = []  # the draw pile, top card last
+        self.discards: list[Card] = []
+        self.drawn: list[Card] = []  # out of the deck, in play
+        self.events: list[str] = []
+        self.start(next(iter(self.piles)) if pile is None else pile)
+
+    def start(self, pile: int | str | None) -> None:
+        """Put `pile` in play (its cards, with any added to it), shuffled: a new chapter's deck."""
+        if pile not in self.piles:
+            raise ValueError(f"{self.LABEL} has no pile {pile!r}; its piles are "
+                             f"{', '.join(repr(p) for p in self.piles)}")
+        self.pile = pile
+        self.cards = list(self.piles[pile])
+        self.discards, self.drawn = [], []
+        self.rng.shuffle(self.cards)
+
+    def shuffle(self) -> None:
+        """Shuffle the discards back into the deck (drawn cards still in play stay out)."""
+        self.cards.extend(self.discards)
+        self.discards = []
+        self.rng.shuffle(self.cards)
+        self.events.append(f"{self.LABEL} shuffled ({len(self.cards)} cards)")
+
+    @property
+    def remaining(self) -> int:
+        return len(self.cards)
+
+    def draw(self) -> Card | None:
+        """The top card, or None when the deck is empty (and does not reshuffle)."""
+        if not self.cards and self.RESHUFFLE and self.discards:
+            self.shuffle()
+        if not self.cards:
+            self.events.append(f"{self.LABEL} is empty")
+            return None
+        card = self.cards.pop()
+        self.drawn.append(card)
+        return card
+
+    def discard(self, card: Card | None = None) -> None:
+        """Discard a drawn card (the last one drawn when not given)."""
+        if card is None:
+            if not self.drawn:
+                raise ValueError(f"no card of {self.LABEL} is in play to discard")
+            card = self.drawn[-1]
+        if card not in self.drawn:
+            raise ValueError(f"{card.label} #{card.copy} is not in play")
+        self.drawn.remove(card)
+        self.discards.append(card)
+
+    def redraw(self) -> Card | None:
+        """Discard the card just drawn and draw another: the new card is final."""
+        self.discard()
+        return self.draw()
+
+    def add(self, card_id: str, pile: int | str | None = None) -> Card:
+        """Add a card, unseen, to `pile` (a future chapter's deck), or shuffle it into the deck in play."""
+        known = {c[0]: c for c in self.CARDS}
+        if card_id not in known:
+            raise ValueError(f"{self.LABEL} has no card {card_id!r}; its cards are {', '.join(known)}")
+        target = self.pile if pile is None else pile
+        _, label, text, _, _ = known[card_id]
+        copy = 1 + sum(1 for cards in self.piles.values() for c in cards if c.id == card_id)
+        card = Card(card_id, label, text, copy, target)
+        self.piles.setdefault(target, []).append(card)
+        if target == self.pile:
+            self.cards.insert(self.rng.randint(0, len(self.cards)), card)
+        return card
+
+    def chances(self) -> dict[str, Fraction]:
+        """Exact chance of each card being the next one drawn."""
+        if not self.cards:
+            return {}
+        counts: dict[str, int] = {}
+        for card in self.cards:
+            counts[card.id] = counts.get(card.id, 0) + 1
+        return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
 ###}runtime

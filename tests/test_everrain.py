@@ -301,10 +301,22 @@ def test_evr_10_trait_reference(loaded: Loaded, game: Any) -> None:
     assert game.odds("expedition_test", stat=6, fortuitous=True)["success"] == p + (1 - p) * p
     assert game.odds("expedition_test", stat=6, dyspraxic=True)["success"] == p * p
     assert game.odds("expedition_test", stat=6, fortuitous=True, dyspraxic=True)["success"] == p
-    # Per roll: Fortuitous fails only if both dice fail; Dyspraxic succeeds only if both succeed.
-    assert roll(game, "expedition_test", [9, 6], stat=6, fortuitous=True).outcome.id == "success"
+    # Per roll: the re rolled die is the result ("The new result is final"); the first is kept beside it.
+    again = roll(game, "expedition_test", [9, 6], stat=6, fortuitous=True)
+    assert (again.outcome.id, again.total, again.dice) == ("success", 6, (6,))
+    assert [(first.outcome.id, first.total) for first in again.rerolled] == [("failure", 9)]
+    assert "rolled again, the new result is final" in again.trace
     assert roll(game, "expedition_test", [9, 7], stat=6, fortuitous=True).outcome.id == "failure"
     assert roll(game, "expedition_test", [2, 7], stat=6, dyspraxic=True).outcome.id == "failure"
+    kept = roll(game, "expedition_test", [4], stat=6, fortuitous=True)  # a success is not re rolled
+    assert (kept.outcome.id, kept.rerolled) == ("success", ())
+    assert roll(game, "expedition_test", [9], stat=6, dyspraxic=True).outcome.id == "failure"  # a failure stands
+    # Both traits: one re roll whatever the first result, never a second (D-EVR-13).
+    both = roll(game, "expedition_test", [9, 8], stat=6, fortuitous=True, dyspraxic=True)
+    assert (both.outcome.id, both.total) == ("failure", 8)
+    # The totals after a Fortuitous re roll: a failed first die (4/10) hands the total to the second die.
+    totals = game.totals("expedition_test", stat=6, fortuitous=True)
+    assert totals == {t: Fraction(1, 10) * (Fraction(4, 10) + (1 if t <= 6 else 0)) for t in range(1, 11)}
     assert roll(game, "expedition_test", [7], stat=6, selfless=True).outcome.id == "success"  # 7 - 1 = 6
     assert roll(game, "expedition_test", [6], stat=6, hermit="with_others").outcome.id == "failure"  # 6 + 1
     # Charismatic: +5 gold when selling and -5 gold when buying (606).
@@ -323,7 +335,8 @@ def test_evr_11_attack_die(loaded: Loaded, game: Any) -> None:
         {"hit": 1, "two_damage": 2}
     assert [e[1] for e in entries(loaded, "attack_die_results")] == ["These results are misses and cannot be used"]
     placeholder = [d for d in loaded.report.diagnostics if d.code == "PLACEHOLDER"]
-    assert sorted(str(d.item) for d in placeholder) == ["attack", "enemy", "evasion"]
+    assert sorted(str(d.item) for d in placeholder) == ["attack", "enemy", "evasion", "influence_deck",
+                                                        "island_exploration_deck", "sea_event_deck", "treasure_deck"]
     assert all(d.severity == "warning" for d in placeholder)
 
 
@@ -414,7 +427,12 @@ def test_evr_19_card_anatomy(loaded: Loaded) -> None:
     assert details(loaded, "card_types")["count"] == 2
     assert [d[0] for d in entries(loaded, "card_decks")] == ["sea_event", "island_exploration", "influence",
                                                              "treasure"]
-    assert resolved(loaded, "MISSING", "card_decks", "D-EVR-21")
+    for deck in ("sea_event_deck", "island_exploration_deck", "influence_deck", "treasure_deck"):
+        assert resolved(loaded, "MISSING", deck, "D-EVR-21")  # the cards are lost ...
+        assert definition(loaded, deck).status == "placeholder"  # ... and D-EVR-22 supplies stand-ins
+    # 130 cards in all (line 20), split between the decks by the placeholder erratum.
+    assert sum(c.copies for d in ("sea_event_deck", "island_exploration_deck", "influence_deck", "treasure_deck")
+               for c in definition(loaded, d).cards) == 130
 
 
 def test_evr_20_sea_event_draw(loaded: Loaded, game: Any) -> None:
@@ -424,9 +442,22 @@ def test_evr_20_sea_event_draw(loaded: Loaded, game: Any) -> None:
         assert result.values["sea_event_cards"] == (0 if space in no_draw else 1), space
         assert result.outcome.id == ("no_draw" if space in no_draw else "draw")
     assert [s[0] for s in entries(loaded, "sea_event")] == ["draw", "narrate", "resolve"]
+    # The Sea Event deck is split by Chapter (84) and drawn without replacement: a Chapter's 13 cards come up
+    # once each, then the deck is empty.
+    deck = game.DECKS["sea_event_deck"](random.Random(2))
+    assert deck.pile == 1 and deck.PILES == "chapter"
+    cards = [deck.draw() for _ in range(13)]
+    assert {c.id for c in cards} == {"sea_event_1"} and len({c.copy for c in cards}) == 13
+    assert deck.draw() is None
 
 
-def test_evr_21_expedition(loaded: Loaded) -> None:
+def test_evr_21_expedition(loaded: Loaded, game: Any) -> None:
+    # Explorer: "you may redraw the Island Exploration card. The new card is final." (588)
+    deck = game.DECKS["island_exploration_deck"](random.Random(9))
+    first = deck.draw()
+    final = deck.redraw()
+    assert final is not None and (final.id, final.copy) != (first.id, first.copy)
+    assert deck.discards == [first] and deck.remaining == 8
     steps = entries(loaded, "expedition")
     assert [s[0] for s in steps] == ["mount", "crew", "draw", "resolve"]
     assert steps[1][2]["initial_crew"] == 2  # "Initially just 2 Crew can be sent" (260)
@@ -440,7 +471,14 @@ def test_evr_22_abandoning(game: Any) -> None:
     assert resolve(game, "abandon_expedition", card="choices").values["can_abandon"] is False
 
 
-def test_evr_23_future_decks(loaded: Loaded) -> None:
+def test_evr_23_future_decks(loaded: Loaded, game: Any) -> None:
+    # A card added to a future Chapter's deck, unseen, is not drawn now; it is in that Chapter's shuffled deck.
+    deck = game.DECKS["sea_event_deck"](random.Random(4))
+    added = deck.add("sea_event_1", 3)
+    assert deck.remaining == 13 and added.pile == 3
+    deck.start(3)  # "Each Chapter's decks should be shuffled at the beginning of the Chapter."
+    drawn = [deck.draw() for _ in range(14)]
+    assert sorted(Counter(c.id for c in drawn).items()) == [("sea_event_1", 1), ("sea_event_3", 13)]
     steps = entries(loaded, "building_future_decks")
     assert len(steps) == 3
     assert "without looking at the card" in steps[1][1]
@@ -456,7 +494,9 @@ def test_evr_24_influence_cards(loaded: Loaded) -> None:
     assert ("influence", "An Influence card is drawn", {"loyalty": -1}) in entries(loaded, "loyalty_decreases")
 
 
-def test_evr_25_treasure_cards(loaded: Loaded) -> None:
+def test_evr_25_treasure_cards(loaded: Loaded, game: Any) -> None:
+    deck = game.DECKS["treasure_deck"](random.Random(1))
+    assert deck.chances() == {kind: Fraction(1, 4) for kind in ("commodity", "shanty", "trinket", "relic")}
     kinds = entries(loaded, "treasure_types")
     assert [k[0] for k in kinds] == ["commodities", "shanties", "trinkets", "relics"]
     assert details(loaded, "treasure_types")["count"] == 4
@@ -740,9 +780,11 @@ def test_check_is_clean_and_every_defect_has_one_erratum(loaded: Loaded) -> None
     diagnostics = loaded.report.diagnostics
     assert not [d for d in diagnostics if d.severity == "error"]
     assert sorted((d.code, d.item) for d in diagnostics if d.severity == "warning") == [
-        ("PLACEHOLDER", "attack"), ("PLACEHOLDER", "enemy"), ("PLACEHOLDER", "evasion")]
+        ("PLACEHOLDER", "attack"), ("PLACEHOLDER", "enemy"), ("PLACEHOLDER", "evasion"),
+        ("PLACEHOLDER", "influence_deck"), ("PLACEHOLDER", "island_exploration_deck"),
+        ("PLACEHOLDER", "sea_event_deck"), ("PLACEHOLDER", "treasure_deck")]
     ids = [e.id for e in loaded.checked.errata]
-    assert ids == [f"D-EVR-{n}" for n in range(1, 22)]
+    assert ids == [f"D-EVR-{n}" for n in range(1, 23)]
     cited = {i for d in loaded.checked.definitions if d.citation for i in d.citation.ids}
     assert {f"EVR-{n:02d}" for n in range(1, 45)} <= cited
     assert all(d.notes[0].startswith("resolved by errata D-EVR-") for d in diagnostics if d.severity == "note")
