@@ -128,7 +128,7 @@ class Checker:
     def lower_item(self, item: m.Item) -> m.Definition | None:
         if item.kind in ("roll", "table", "lookup", "formula"):
             return self.resolver(item)
-        if item.kind in ("list", "procedure", "rule"):
+        if item.kind in ("list", "procedure", "rule", "priority"):
             return self.document(item)
         if item.kind == "deck":
             return self.deck(item)
@@ -402,8 +402,25 @@ class Checker:
         entries = tuple(self.list_entry(e) for e in item.entries)
         for declared in item.inputs:
             self.error("TYPE", f"a {item.kind} takes no inputs", declared.span, _kind_hint(item.kind), item.name)
+        if item.kind == "priority":
+            self.priority(item, entries, details)
         return m.Document(item.kind, item.name, item.title, item.citation, item.section, text, entries,  # type: ignore[arg-type]
                           tuple(details), item.span)
+
+    def priority(self, item: m.Item, entries: tuple[m.ListEntry, ...], details: list[tuple[str, m.Expr]]) -> None:
+        """A priority list: `nearest: distance` first, then its entries in order; `most:`/`least:` compare data."""
+        for name, value in details:
+            if name == "nearest" and not isinstance(value, m.Name):
+                self.error("TYPE", "`nearest:` names what candidates are compared by, lowest first, like "
+                           "`nearest: distance`", item.span, item=item.name)
+        for entry in entries:
+            if entry.id is None:
+                self.error("TYPE", "each priority needs a name that candidates are marked with, like "
+                           "`- captain: \"Captain\"`", entry.span, item=item.name)
+            for name, value in entry.values:
+                if name in ("most", "least") and not isinstance(value, m.Name):
+                    self.error("TYPE", f"`{name}:` names the candidates' value to compare, like `{name}: damage`",
+                               entry.span, item=item.name)
 
     def list_entry(self, entry: m.Entry) -> m.ListEntry:
         strings = [c for c in entry.cells if isinstance(c, str)]
@@ -556,10 +573,16 @@ class Checker:
         roll_over = reset = False
         details: list[tuple[str, m.Expr]] = []
         levels: list[tuple[int, str, int, str | None]] = []
+        markers: list[tuple[str, str]] = []
+        per_round: list[tuple[str, int]] = []
         for attr in item.attrs:
             value = attr.value
             if attr.name == "levels" and isinstance(value, m.Block):
                 levels = self.levels(value, item)
+            elif attr.name == "markers" and isinstance(value, m.Block):
+                markers = self.markers(value, item)
+            elif attr.name == "per_round" and isinstance(value, m.Block):
+                per_round = self.per_round(value, item, [name for name, _ in markers])
             elif attr.name == "size":
                 if isinstance(value, m.Number) and value.value > 0:
                     size = value.value
@@ -587,7 +610,35 @@ class Checker:
         if size is not None and not 0 <= start <= size:
             self.error("TYPE", f"start {start} does not fit a size of {size}", item.span, item=item.name)
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
-                       on_full, roll_over, reset, tuple(details), item.span, tuple(levels))
+                       on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
+                       tuple(per_round))
+
+    def markers(self, block: m.Block, item: m.Item) -> list[tuple[str, str]]:
+        """`markers:` / `damage: left`, `strain: right`: which end each marker fills from."""
+        ends = {"start": "start", "left": "start", "bottom": "start", "end": "end", "right": "end", "top": "end"}
+        out: list[tuple[str, str]] = []
+        for attr in block.attrs:
+            value = attr.value
+            if not isinstance(value, m.Name) or value.name not in ends:
+                self.error("TYPE", f"marker `{attr.name}` starts at an end of the track: `start` or `end` "
+                           "(also `left`/`right`, `bottom`/`top`)", attr.span, "like `damage: left`", item.name)
+                continue
+            out.append((attr.name, ends[value.name]))
+        return out
+
+    def per_round(self, block: m.Block, item: m.Item, markers: list[str]) -> list[tuple[str, int]]:
+        """`per_round:` / `enemy: 1`: how far a marker moves at each new round (declared after `markers:`)."""
+        out: list[tuple[str, int]] = []
+        for attr in block.attrs:
+            if attr.name not in markers:
+                self.error("UNDEFINED", f"`{attr.name}` is not a marker of `{item.name}`", attr.span,
+                           did_you_mean(attr.name, markers) or "declare it under `markers:` first", item.name)
+            elif not isinstance(attr.value, m.Number):
+                self.error("TYPE", "a marker moves a whole number of boxes per round, like `enemy: 1`", attr.span,
+                           item=item.name)
+            else:
+                out.append((attr.name, attr.value.value))
+        return out
 
     def levels(self, block: m.Block, item: m.Item) -> list[tuple[int, str, int, str | None]]:
         """`levels:` entries `- 1: lesser "Lesser"` with `boxes:` and `penalty:`: harm rows by level."""
@@ -981,6 +1032,7 @@ def _kind_hint(kind: str) -> str:
         "formula": "a formula has inputs and `value:`",
         "list": "a list has `- \"text\"` entries",
         "procedure": "a procedure has `- \"step\"` entries",
+        "priority": "a priority list has `nearest:` and `- name: \"text\"` entries, first choice first",
         "rule": "a rule has `text:`",
     }.get(kind, "see docs/language.md")
 

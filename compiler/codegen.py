@@ -628,7 +628,8 @@ class ModuleWriter:
 
     def track(self, track: m.Track) -> None:
         w = self.w
-        base = "Clock" if track.kind == "clock" else ("Levels" if track.levels else "Track")
+        base = ("Clock" if track.kind == "clock" else "Levels" if track.levels else
+                "Markers" if track.markers else "Track")
         w.line(f"class {class_name(track.name)}({base}):")
         with w.indent():
             w.line(repr(docstring(track)))
@@ -636,9 +637,16 @@ class ModuleWriter:
             if track.levels:
                 w.line(f"LEVELS = {track.levels!r}")
                 w.line()
+            if track.markers:
+                w.line(f"MARKERS = {track.markers!r}")
+                w.line(f"PER_ROUND = {track.per_round!r}")
+                w.line()
             size = f"size: int = {track.size}" if track.size is not None else "size: int"
-            w.line(f"def __init__(self, {size}, marked: int = {track.start}) -> None:")
+            points = ", key_points: tuple[int, ...] = ()" if track.markers else ""
+            w.line(f"def __init__(self, {size}, marked: int = {track.start}{points}) -> None:")
             with w.indent():
+                if track.markers:
+                    w.line("self.key_points = key_points")
                 w.line(f"super().__init__(size=size, marked=marked, label={track.label!r}, "
                        f"on_full={track.on_full!r}, roll_over={track.roll_over!r}, "
                        f"reset_on_full={track.reset_on_full!r})")
@@ -704,6 +712,18 @@ class ModuleWriter:
             for track in tracks:
                 w.line(f"{track.name!r}: {class_name(track.name)},")
         w.line("}")
+        w.line()
+        w.line()
+        w.line("def pick(name: str, candidates: Sequence[Mapping[str, object]]) -> Picked:")
+        with w.indent():
+            w.line('"""The candidate priority list `name` picks (an enemy\'s target, say), and why."""')
+            w.line("if name not in DOCUMENTS or DOCUMENTS[name].kind != 'priority':")
+            with w.indent():
+                w.line("names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'")
+                w.line("raise ValueError(f\"no priority list named {name!r} here; there are: {names}\")")
+            w.line("return pick_by_priority(DOCUMENTS[name], candidates)")
+        w.line()
+        w.line()
         decks = [d for d in self.checked.definitions if isinstance(d, m.Deck)]
         w.line("DECKS: dict[str, type[Deck]] = {")
         with w.indent():

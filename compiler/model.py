@@ -360,7 +360,8 @@ class Columns:
 
 
 ItemKind = Literal[
-    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die", "deck"
+    "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die", "deck",
+    "priority",
 ]
 
 
@@ -712,7 +713,7 @@ class ListEntry:
 class Document:
     """A list, a procedure or a text-only rule: rendered, not executed."""
 
-    kind: Literal["list", "procedure", "rule", "bands"]
+    kind: Literal["list", "procedure", "rule", "bands", "priority"]
     name: str
     label: str
     citation: Citation | None
@@ -741,6 +742,9 @@ class Track:
     details: tuple[tuple[str, Expr], ...]
     span: Span = _span()
     levels: tuple[tuple[int, str, int, str | None], ...] = ()  # (level, name, boxes, penalty): harm by level
+    # (marker, "start" | "end"): pegs from both ends share the boxes; tokens from one end race
+    markers: tuple[tuple[str, str], ...] = ()
+    per_round: tuple[tuple[str, int], ...] = ()  # (marker, steps): how far a marker moves each round
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,6 +162,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "reset_on_full": definition.reset_on_full,
             "levels": [{"level": n, "name": name, "boxes": boxes, "penalty": penalty}
                        for n, name, boxes, penalty in definition.levels],
+            "markers": [{"name": name, "from": end} for name, end in definition.markers],
+            "per_round": dict(definition.per_round),
             "details": {n: expr_value(e) for n, e in definition.details},
         })
     return base
@@ -225,7 +227,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "required": ["name", "kind", "label", "sources"],
                 "properties": {
                     "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
-                    "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule",
+                    "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule", "priority",
                                       "bands", "track", "clock", "die", "deck"]},
                     "label": {"type": "string"},
                     "sources": {"type": "object", "required": ["ids"],

@@ -10,7 +10,7 @@ against it by the test-suite.
 
 ###{runtime
 import random
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
@@ -450,6 +450,59 @@ def describe(
     return " → ".join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class Picked:
+    """The candidate a priority list picks, and why."""
+
+    candidate: Mapping[str, object] | None
+    trace: str
+
+
+def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+    """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
+
+    A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
+    ("crew", "blue_nodes")), and numbers for what is compared (`distance`, `damage`).
+    An entry with `most: damage` / `least: damage` prefers the highest / lowest value.
+    """
+    nearest = order.details.get("nearest")
+    for candidate in candidates:
+        for need in ([nearest] if isinstance(nearest, str) else []) + [
+                str(e.values.get("most", e.values.get("least"))) for e in order.entries
+                if "most" in e.values or "least" in e.values]:
+            if not isinstance(candidate.get(need), int):
+                raise ValueError(f"{order.label}: every candidate needs a number `{need}`; got {dict(candidate)!r}")
+
+    def tags(candidate: Mapping[str, object]) -> set[str]:
+        found = candidate.get("is", ())
+        return {found} if isinstance(found, str) else {str(t) for t in found} if isinstance(found, Iterable) else set()
+
+    def rank(candidate: Mapping[str, object]) -> tuple[int, ...]:
+        key = [int(candidate[nearest])] if isinstance(nearest, str) else []  # type: ignore[call-overload]
+        for entry in order.entries:
+            if "most" in entry.values:
+                key.append(-int(candidate[str(entry.values["most"])]))  # type: ignore[call-overload]
+            elif "least" in entry.values:
+                key.append(int(candidate[str(entry.values["least"])]))  # type: ignore[call-overload]
+            else:
+                key.append(0 if entry.id in tags(candidate) else 1)
+        return tuple(key)
+
+    if not candidates:
+        return Picked(None, f"{order.label}: no candidates")
+    ranked = sorted(range(len(candidates)), key=lambda i: rank(candidates[i]))
+    best = candidates[ranked[0]]
+    why = [f"{nearest} {best[nearest]}"] if isinstance(nearest, str) else []
+    tied = [candidates[i] for i in ranked if rank(candidates[i])[:len(why)] == rank(best)[:len(why)]]
+    if len(tied) > 1 or not why:
+        for position, entry in enumerate(order.entries):
+            if any(rank(c)[len(why) + position] != rank(best)[len(why) + position] for c in tied):
+                why.append(entry.label or entry.id or "")
+                break
+    name = best.get("name", best.get("is"))
+    return Picked(best, f"{order.label}: {name}" + (f" ({', then '.join(why)})" if why else ""))
+
+
 # ---------------------------------------------------------------- state
 
 
@@ -593,6 +646,67 @@ class Levels(Track):
     def penalties(self) -> list[str]:
         """The penalties in force: one per level with harm in its row."""
         return [penalty for level, _, _, penalty in self.LEVELS if penalty and self.rows.get(level)]
+
+
+class Markers(Track):
+    """Several markers on one track.
+
+    Markers from opposite ends share the boxes (damage pegs from the left, Strain pegs from
+    the right): the track is full when they meet. Markers from the same end race (a player
+    token and an enemy token): the first to reach a key point is recorded.
+    """
+
+    MARKERS: tuple[tuple[str, str], ...] = ()  # (marker, "start" | "end")
+    PER_ROUND: tuple[tuple[str, int], ...] = ()  # (marker, boxes moved at each new round)
+    key_points: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.at: dict[str, int] = {name: 0 for name, _ in self.MARKERS}
+        self.first: dict[int, str] = {}  # key point -> the marker that reached it first
+
+    @property
+    def shared(self) -> bool:
+        return len({end for _, end in self.MARKERS}) > 1
+
+    @property
+    def full(self) -> bool:
+        return self._filled() >= self.size
+
+    def _filled(self) -> int:
+        return sum(self.at.values()) if self.shared else max(self.at.values(), default=0)
+
+    def move(self, marker: str, count: int = 1) -> list[str]:
+        """Move `marker` `count` boxes along (back when negative); returns key points reached and a fill."""
+        if marker not in self.at:
+            raise ValueError(f"{self.label} has no marker {marker!r}; its markers are {', '.join(self.at)}")
+        before = self.at[marker]
+        room = self.size - (sum(self.at.values()) - before if self.shared else 0)
+        self.at[marker] = max(0, min(room, before + count))
+        self.marked = self._filled()
+        happened: list[str] = []
+        for point in sorted(self.key_points):
+            if before < point <= self.at[marker]:
+                first = self.first.setdefault(point, marker)
+                happened.append(f"{marker} reaches key point {point}" + (" first" if first == marker
+                                                                         else f" after {first}"))
+        if count > 0 and self.full:
+            happened.append(f"{self.label} is full" + (f": {self.on_full}" if self.on_full else ""))
+        self.events.extend(happened)
+        return happened
+
+    def mark(self, count: int = 1) -> list[str]:
+        return self.move(self.MARKERS[0][0], count)
+
+    def clear(self, count: int | None = None, marker: str | None = None) -> list[str]:
+        """Clear `count` boxes of `marker` (every marker, all boxes, when not given)."""
+        for name in ([marker] if marker is not None else list(self.at)):
+            self.move(name, -(self.at.get(name, 0) if count is None else count))
+        return []
+
+    def new_round(self) -> list[str]:
+        """Move every marker that advances each round (the document's "1 per round")."""
+        return [event for marker, steps in self.PER_ROUND for event in self.move(marker, steps)]
 
 
 class Clock(Track):

@@ -218,11 +218,20 @@ def test_evr_07_health_strain(loaded: Loaded, game: Any) -> None:
     assert track.size is None  # per Crew token, not in the document (D-EVR-21)
     assert resolved(loaded, "MISSING", "health_strain", "D-EVR-21")
     assert track.on_full == "If the track ever fills, the Crew member dies!"
-    assert (details(loaded, "health_strain")["damage_from"], details(loaded, "health_strain")["strain_from"]) == \
-        ("left", "right")
+    # "When damage is taken, pegs are placed in the left side, and whenever Strain is suffered they are placed
+    # in the right. If the track ever fills, the Crew member dies!" (142)
+    assert track.markers == (("damage", "start"), ("strain", "end"))
     with pytest.raises(TypeError):
-        game.TRACKS["health_strain"]()
-    assert game.TRACKS["health_strain"](size=6).mark(6)  # filling reports the death
+        game.TRACKS["health_strain"]()  # the length is printed on each Crew token: it must be given
+    crew = game.TRACKS["health_strain"](size=6)
+    assert crew.move("damage", 2) == [] and crew.move("strain", 3) == [] and not crew.full
+    assert crew.at == {"damage": 2, "strain": 3}
+    assert crew.move("strain", 2) == ["Health/Strain track is full: If the track ever fills, the Crew member dies!"]
+    assert crew.at == {"damage": 2, "strain": 4}  # the pegs meet; no peg goes past the other end's
+    crew.clear(2, "strain")  # Strain recovered (Inn, Shanties) leaves the damage pegs where they are
+    assert crew.at == {"damage": 2, "strain": 2} and not crew.full
+    with pytest.raises(ValueError, match="has no marker 'health'"):
+        crew.move("health")
     for length, damage, strain in itertools.product(range(1, 13), range(0, 13), range(0, 13)):
         result = resolve(game, "crew_dies", length=length, damage=damage, strain=strain)
         assert result.outcome.id == ("dies" if damage + strain >= length else "lives")
@@ -541,10 +550,21 @@ def test_evr_27_port(loaded: Loaded) -> None:
 
 def test_evr_28_discovery_track(loaded: Loaded, game: Any) -> None:
     track = details(loaded, "discovery_track")
-    assert (track["enemy_per_round"], track["altar"], track["tokens"]) == (1, 4, 2)
+    assert track["altar"] == 4 and track["key_points"] == "unknown"
+    assert definition(loaded, "discovery_track").markers == (("player", "start"), ("enemy", "start"))
+    assert definition(loaded, "discovery_track").per_round == (("enemy", 1),)  # "1 per round" (347)
     assert resolved(loaded, "MISSING", "discovery_track", "D-EVR-10")
     with pytest.raises(TypeError):
-        game.TRACKS["discovery_track"]()
+        game.TRACKS["discovery_track"]()  # its length and key points are board data, not in the document
+    # Two tokens race; the Enemy moves 1 each round; whoever reaches a key point first is recorded: the Enemy
+    # first means Influence cards (275, 339). Length 12 and key points 4 and 8 stand in for the board's.
+    race = game.TRACKS["discovery_track"](size=12, key_points=(4, 8))
+    assert race.move("player", 4) == ["player reaches key point 4 first"]  # e.g. an Altar: +4 (212)
+    assert [race.new_round() for _ in range(3)] == [[], [], []] and race.at["enemy"] == 3
+    assert race.new_round() == ["enemy reaches key point 4 after player"]
+    assert race.move("enemy", 4) == ["enemy reaches key point 8 first"]
+    assert race.move("player", 4) == ["player reaches key point 8 after enemy"] and race.first == {4: "player",
+                                                                                                  8: "enemy"}
     assert [e[0] for e in entries(loaded, "player_discovery")] == ["relics", "events", "capturing"]
     assert [e[0] for e in entries(loaded, "enemy_discovery")] == ["crew_killed", "ship_sunk", "events"]
     assert details(loaded, "enemy_discovery")["per_round"] == 1
@@ -677,11 +697,27 @@ def test_evr_38_deck_combat_examples(loaded: Loaded, game: Any) -> None:
     assert result.values["damage_to_enemy"] == 1 and result.values["special_ability"] is True
 
 
-def test_evr_39_enemy_targeting(loaded: Loaded) -> None:
+def test_evr_39_enemy_targeting(loaded: Loaded, game: Any) -> None:
     got = [(e[1], e[2]["priority"], e[2]["target"]) for e in entries(loaded, "enemy_targeting")]
     assert got == [("Captain", 1, "crew"), ("1<sup>st</sup> Mate", 2, "crew"), ("2<sup>nd</sup> Mate", 3, "crew"),
                    ("Blue nodes", 4, "node"), ("Red nodes", 5, "node"), ("Purple nodes", 6, "node")]
-    assert details(loaded, "enemy_targeting")["tie_breaker_after"] == "distance"
+    assert details(loaded, "enemy_targeting")["nearest"] == "distance"
+    # "it will try to move to and attack the nearest target. If there are multiple targets the same distance ...
+    # their targeting priority is: Captain, 1st Mate, 2nd Mate, Blue nodes, Red nodes, Purple nodes" (508-515)
+    crew = [{"name": "Bosun", "distance": 1, "is": "purple_nodes"},
+            {"name": "Captain", "distance": 2, "is": ("captain", "blue_nodes")},
+            {"name": "Cook", "distance": 1, "is": "red_nodes"},
+            {"name": "Mate", "distance": 1, "is": ("first_mate", "purple_nodes")}]
+    picked = game.pick("enemy_targeting", crew)
+    assert picked.candidate["name"] == "Mate"  # nearest (1), then 1st Mate before the Red and Purple nodes
+    assert picked.trace == "Enemy targeting priority: Mate (distance 1, then First mate)"
+    assert game.pick("enemy_targeting", [crew[0], crew[2]]).candidate["name"] == "Cook"  # Red before Purple
+    assert game.pick("enemy_targeting", crew[1:2]).candidate["name"] == "Captain"  # the only one, however far
+    assert game.pick("enemy_targeting", []).candidate is None
+    with pytest.raises(ValueError, match="every candidate needs a number `distance`"):
+        game.pick("enemy_targeting", [{"name": "Ghost", "is": "captain"}])
+    with pytest.raises(ValueError, match="no priority list named 'crew_token'"):
+        game.pick("crew_token", crew)
 
 
 def test_evr_40_counter(game: Any) -> None:
@@ -704,6 +740,12 @@ def test_evr_40_counter(game: Any) -> None:
 def test_evr_41_sea_combat(loaded: Loaded, game: Any) -> None:
     assert [(e[1], e[2]["priority"]) for e in entries(loaded, "ship_targeting")] == [
         ("The first player", 1), ("The player with the most damaged ship", 2)]
+    # "Enemy ships always hunt the nearest Player Ship", ties: the first player, then the most damaged ship.
+    ships = [{"name": "Anne", "distance": 3, "damage": 0, "is": "first_player"},
+             {"name": "Bo", "distance": 2, "damage": 1}, {"name": "Cy", "distance": 2, "damage": 4}]
+    assert game.pick("ship_targeting", ships).candidate["name"] == "Cy"
+    ships[0]["distance"] = 2
+    assert game.pick("ship_targeting", ships).candidate["name"] == "Anne"
     assert details(loaded, "sea_combat")["crew_on_node"] == 1
     for dice, trigger in itertools.product(range(1, 5), range(1, 4)):
         for in_range in (False, True):
@@ -743,9 +785,12 @@ def test_evr_43_ship_evasion(loaded: Loaded, game: Any) -> None:
     assert game.odds("ship_evasion", hits=2)["evaded"] == Fraction(1, 2) ** 2
 
 
-def test_evr_44_node_targeting(loaded: Loaded) -> None:
+def test_evr_44_node_targeting(loaded: Loaded, game: Any) -> None:
     order = [(e[0], e[2]["priority"]) for e in entries(loaded, "node_targeting")]
     assert order == [("purple", 1), ("red", 2), ("blue", 3)]
+    nodes = [{"name": "helm", "is": "blue"}, {"name": "cannon", "is": "red"}, {"name": "rigging", "is": "blue"}]
+    assert game.pick("node_targeting", nodes).candidate["name"] == "cannon"  # Purple, then Red, then Blue
+    assert game.pick("node_targeting", nodes[::2]).candidate["name"] == "helm"  # equals: the first given
     deck = [e[2]["colour"] for e in entries(loaded, "enemy_targeting") if e[2]["target"] == "node"]
     assert deck == ["blue", "red", "purple"] == [o[0] for o in reversed(order)]  # the reverse order
     messages = sorted(d.message for d in loaded.report.diagnostics
