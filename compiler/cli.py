@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("paths", nargs="*", help="rulesets (ids or .rules files); default: all of rulesets/")
     build.add_argument("-o", "--output", default=None, help="output folder (default: output/)")
     build.add_argument("--format", default=",".join(FORMATS), help=f"comma-separated: {', '.join(FORMATS)}")
+    build.add_argument("--page", choices=("a4", "letter"), default="a4",
+                       help="paper size of the sheets (default: a4); margins suit home printers")
     build.set_defaults(run=cmd_build)
 
     check = sub.add_parser("check", help="report errors and design defects")
@@ -133,7 +135,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         if "yaml" in formats:
             planned[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
         if "html" in formats or "pdf" in formats:
-            html = to_html(data)
+            html = to_html(data, page=args.page)
             if "html" in formats:
                 planned[out_dir / "html" / f"{rid}.html"] = html
             if "pdf" in formats:

@@ -289,7 +289,13 @@ def environment(extra_templates: Path | None = None) -> Any:
     return env
 
 
-def to_html(data: dict[str, Any], extra_templates: Path | None = None) -> str:
+PAGE_SIZES = {"a4": "A4", "letter": "letter"}
+
+
+def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str = "a4") -> str:
+    """The reference sheet: one HTML file, styles inline; `page` is the paper it prints on (a4, letter)."""
+    if page not in PAGE_SIZES:
+        raise ValueError(f"page size is one of {', '.join(PAGE_SIZES)}, not {page!r}")
     env = environment(extra_templates)
     css = env.loader.get_source(env, "sheet.css")[0]
     sections: list[dict[str, Any]] = []
@@ -309,7 +315,8 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None) -> str:
         for item in items:
             errata_by_item.setdefault(item, []).append(erratum["id"])
     template = env.get_template("sheet.html.j2")
-    return template.render(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item)  # type: ignore[no-any-return]
+    return template.render(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,  # type: ignore[no-any-return]
+                           page_size=PAGE_SIZES[page])
 
 
 def to_pdf(html: str, base_url: str | None = None) -> bytes:

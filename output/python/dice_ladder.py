@@ -819,7 +819,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '74f2da033519a0ca3ab87811102075d7684bc2c180debcf0424b401cacd838b2'
+COMPILER_SHA256 = 'a41c1dc200ba10790a5df0815abe66452b05a6f9dfdd2147b0fd610cc8a64432'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

@@ -819,7 +819,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = '068c55902c15dc7b5093898326f7c89a35b5068a25f43c913f002f104fc659c9'
-COMPILER_SHA256 = '74f2da033519a0ca3ab87811102075d7684bc2c180debcf0424b401cacd838b2'
+COMPILER_SHA256 = 'a41c1dc200ba10790a5df0815abe66452b05a6f9dfdd2147b0fd610cc8a64432'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

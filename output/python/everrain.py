@@ -819,7 +819,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '74f2da033519a0ca3ab87811102075d7684bc2c180debcf0424b401cacd838b2'
+COMPILER_SHA256 = 'a41c1dc200ba10790a5df0815abe66452b05a6f9dfdd2147b0fd610cc8a64432'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -819,7 +819,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = '1db01f681cd2b4bf3f111b79c5452bc4a5f4cbfdc54f7662e7fa1c301b9463be'
-COMPILER_SHA256 = '74f2da033519a0ca3ab87811102075d7684bc2c180debcf0424b401cacd838b2'
+COMPILER_SHA256 = 'a41c1dc200ba10790a5df0815abe66452b05a6f9dfdd2147b0fd610cc8a64432'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -819,7 +819,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '78a0da19987961244a5ffe6d2ceea4030df2696c3eaf54fb0788043417d961c2'
-COMPILER_SHA256 = '74f2da033519a0ca3ab87811102075d7684bc2c180debcf0424b401cacd838b2'
+COMPILER_SHA256 = 'a41c1dc200ba10790a5df0815abe66452b05a6f9dfdd2147b0fd610cc8a64432'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
