@@ -335,14 +335,12 @@ class ModuleWriter:
         if not resolver.lets:
             return
         w = self.w
-        inputs = [i for i in resolver.inputs]
         w.line(f"def _lets_{resolver.name}({self.params(resolver)}) -> tuple[object, ...]:")
         with w.indent():
             for let in resolver.lets:
                 w.line(f"v_{let.name} = {compiler.expr(let.expr)}")
             names = ", ".join(f"v_{let.name}" for let in resolver.lets)
             w.line(f"return ({names},)")
-        del inputs
         w.line()
         w.line()
 
@@ -457,7 +455,7 @@ class ModuleWriter:
                 w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
             fargs = self.full_args(resolver)
             tail = f", {fargs}" if fargs else ""
-            self.roll_lines(resolver, compiler, tail, fargs)
+            self.roll_lines(resolver, compiler)
             if resolver.rerolls:
                 w.line("first: tuple[Result, ...] = ()")
                 w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
@@ -465,7 +463,7 @@ class ModuleWriter:
                     w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
                            "else None, outcome, {}, "
                            f"describe({resolver.label!r}, d.groups, r_total, outcome, [], {{}})),)")
-                    self.roll_lines(resolver, compiler, tail, fargs, again=True)
+                    self.roll_lines(resolver, compiler, again=True)
             w.line("extra = Rolling(rng)")
             w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero{tail})")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
@@ -502,11 +500,12 @@ class ModuleWriter:
         w.line()
         w.line()
 
-    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, tail: str, fargs: str,
-                   again: bool = False) -> None:
+    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, again: bool = False) -> None:
         """Roll (or read the key), then find the band `b`, column `c` and outcome."""
         w = self.w
         name = resolver.name
+        fargs = self.full_args(resolver)
+        tail = f", {fargs}" if fargs else ""
         w.line("d = Rolling(rng)")
         if resolver.dice:
             w.line(f"r_total{'' if again else ': object'} = _total_{name}(d{tail})")
@@ -562,7 +561,6 @@ class ModuleWriter:
     def odds_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
         name = resolver.name
-        params = self.params(resolver)
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
         if resolver.dice:
@@ -571,13 +569,11 @@ class ModuleWriter:
                 self.given_inputs(resolver)
                 w.line("plan = Planning()")
                 w.line(f"_total_{name}(plan{tail})")
+                bands = ""  # the first band decides a re-roll, so totals then need the bands too
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
-                    w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}),")
-                    w.line(f"                    lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), "
-                           "rerolled)")
-                else:
-                    w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}))")
+                    bands = f", lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), rerolled"
+                w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}){bands})")
             w.line()
             w.line()
         w.line(f"def _odds_{name}(given: Mapping[str, object]) -> dict[str, Fraction]:")
@@ -607,7 +603,6 @@ class ModuleWriter:
                 w.line("found = {band: Fraction(0) for band in _IDS_" + name + "}")
                 w.line("found[_IDS_" + name + "[b] if b >= 0 else 'none'] = Fraction(1)")
                 w.line("return found")
-        del params
         w.line()
         w.line()
 

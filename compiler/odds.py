@@ -246,17 +246,16 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
         source = resolver.key if resolver.key is not None else resolver.value
         value = evaluate(source, scope) if source is not None else None
         band, matches = classify(resolver, scope, value)
-        _record(result, band, matches, key_of(value), Fraction(1))
+        _record(result, None if band is None else band.id, key_of(value), Fraction(1))
+        if len(matches) > 1:
+            result.overlaps[key_of(value)] = tuple(b.id for b in matches)
         return result
     plan = make_plan(resolver, scope)
     if plan.outcome_count() > MAX_OUTCOMES and len(plan.groups) > 1:
         raise PlanError(f"{resolver.name} has too many dice outcomes to enumerate exactly", resolver.span)
-    denominator = 1
-    for group in plan.groups:
-        denominator *= group.sides ** group.count
+    denominator = plan.outcome_count()
     per_group = [list(pool_outcomes(g.count, g.sides, g.mode, g.keep)) for g in plan.groups]
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
-    overlaps: dict[int | str, tuple[str, ...]] = {}
     for combination in itertools.product(*per_group):
         weight = 1
         dice: dict[int, int] = {}
@@ -285,17 +284,11 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
         key = (None if band is None else band.id, total)
         joint[key] = joint.get(key, 0) + weight
         if len(matches) > 1:
-            overlaps[total] = tuple(b.id for b in matches)
+            result.overlaps[total] = tuple(b.id for b in matches)
     scope.facts = None
     joint, denominator = reroll_weights(joint, denominator, rerolled(resolver, scope))
     for (band_id, total), weight in joint.items():
-        probability = Fraction(weight, denominator)
-        result.totals[total] = result.totals.get(total, 0) + probability
-        if band_id is None:
-            result.unmatched[total] = result.unmatched.get(total, 0) + probability
-        else:
-            result.outcomes[band_id] = result.outcomes.get(band_id, 0) + probability
-    result.overlaps = overlaps
+        _record(result, band_id, total, Fraction(weight, denominator))
     return result
 
 
@@ -317,15 +310,12 @@ def key_of(value: Value) -> int | str:
     return str(value)
 
 
-def _record(result: Distribution, band: m.Band | None, matches: tuple[m.Band, ...], total: int | str,
-            probability: Fraction) -> None:
+def _record(result: Distribution, band_id: str | None, total: int | str, probability: Fraction) -> None:
     result.totals[total] = result.totals.get(total, 0) + probability
-    if band is None:
+    if band_id is None:
         result.unmatched[total] = result.unmatched.get(total, 0) + probability
     else:
-        result.outcomes[band.id] = result.outcomes.get(band.id, 0) + probability
-    if len(matches) > 1:
-        result.overlaps[total] = tuple(b.id for b in matches)
+        result.outcomes[band_id] = result.outcomes.get(band_id, 0) + probability
 
 
 def odds(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> dict[str, Fraction]:

@@ -456,39 +456,37 @@ def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]
     An entry with `most: damage` / `least: damage` prefers the highest / lowest value.
     """
     nearest = order.details.get("nearest")
-    for candidate in candidates:
-        for need in ([nearest] if isinstance(nearest, str) else []) + [
-                str(e.values.get("most", e.values.get("least"))) for e in order.entries
-                if "most" in e.values or "least" in e.values]:
-            if not isinstance(candidate.get(need), int):
-                raise ValueError(f"{order.label}: every candidate needs a number `{need}`; got {dict(candidate)!r}")
 
-    def tags(candidate: Mapping[str, object]) -> set[str]:
-        found = candidate.get("is", ())
-        return {found} if isinstance(found, str) else {str(t) for t in found} if isinstance(found, Iterable) else set()
+    def number(candidate: Mapping[str, object], name: object) -> int:
+        value = candidate.get(str(name))
+        if not isinstance(value, int):
+            raise ValueError(f"{order.label}: every candidate needs a number `{name}`; got {dict(candidate)!r}")
+        return value
 
     def rank(candidate: Mapping[str, object]) -> tuple[int, ...]:
-        key = [int(candidate[nearest])] if isinstance(nearest, str) else []  # type: ignore[call-overload]
+        found = candidate.get("is", ())
+        tags = {found} if isinstance(found, str) else {str(t) for t in found} if isinstance(found, Iterable) else set()
+        key = [number(candidate, nearest)] if isinstance(nearest, str) else []
         for entry in order.entries:
             if "most" in entry.values:
-                key.append(-int(candidate[str(entry.values["most"])]))  # type: ignore[call-overload]
+                key.append(-number(candidate, entry.values["most"]))
             elif "least" in entry.values:
-                key.append(int(candidate[str(entry.values["least"])]))  # type: ignore[call-overload]
+                key.append(number(candidate, entry.values["least"]))
             else:
-                key.append(0 if entry.id in tags(candidate) else 1)
+                key.append(0 if entry.id in tags else 1)
         return tuple(key)
 
     if not candidates:
         return Picked(None, f"{order.label}: no candidates")
-    ranked = sorted(range(len(candidates)), key=lambda i: rank(candidates[i]))
-    best = candidates[ranked[0]]
-    why = [f"{nearest} {best[nearest]}"] if isinstance(nearest, str) else []
-    tied = [candidates[i] for i in ranked if rank(candidates[i])[:len(why)] == rank(best)[:len(why)]]
-    if len(tied) > 1 or not why:
-        for position, entry in enumerate(order.entries):
-            if any(rank(c)[len(why) + position] != rank(best)[len(why) + position] for c in tied):
-                why.append(entry.label or entry.id or "")
-                break
+    keys = [rank(candidate) for candidate in candidates]
+    chosen = min(range(len(candidates)), key=keys.__getitem__)  # the first given wins a full tie
+    best, best_key = candidates[chosen], keys[chosen]
+    why = [f"{nearest} {best_key[0]}"] if isinstance(nearest, str) else []
+    tied = [key for key in keys if key[:len(why)] == best_key[:len(why)]]
+    decisive = next((p for p in range(len(why), len(best_key)) if any(k[p] != best_key[p] for k in tied)), None)
+    if decisive is not None and (len(tied) > 1 or not why):
+        entry = order.entries[decisive - len(why)]
+        why.append(entry.label or entry.id or "")
     name = best.get("name", best.get("is"))
     return Picked(best, f"{order.label}: {name}" + (f" ({', then '.join(why)})" if why else ""))
 
@@ -659,10 +657,6 @@ class Markers(Track):
     def shared(self) -> bool:
         return len({end for _, end in self.MARKERS}) > 1
 
-    @property
-    def full(self) -> bool:
-        return self._filled() >= self.size
-
     def _filled(self) -> int:
         return sum(self.at.values()) if self.shared else max(self.at.values(), default=0)
 
@@ -819,7 +813,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'a41c1dc200ba10790a5df0815abe66452b05a6f9dfdd2147b0fd610cc8a64432'
+COMPILER_SHA256 = '53626f0bd4c718d2878ebff752d92323e48189813014cdff5944d7152e83dc98'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1360,8 +1354,7 @@ def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
-    return exact_totals(plan.specs, lambda g: _total_expedition_test(Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier),
-                        lambda t, n, f, k: _band_expedition_test(t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier), rerolled)
+    return exact_totals(plan.specs, lambda g: _total_expedition_test(Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier), lambda t, n, f, k: _band_expedition_test(t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier), rerolled)
 
 
 def _odds_expedition_test(given: Mapping[str, object]) -> dict[str, Fraction]:
