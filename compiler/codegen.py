@@ -29,9 +29,9 @@ from .evaluate import dice_symbols, walk
 from .resources import compiler_fingerprint
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-RESERVED = set(dir(builtins)) | {"odds", "totals", "session", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS",
-                                 "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256", "COMPILER_SHA256",
-                                 "annotations"}
+RESERVED = set(dir(builtins)) | {"odds", "totals", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
+                                 "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
+                                 "COMPILER_SHA256", "annotations"}
 
 
 def runtime_source() -> str:

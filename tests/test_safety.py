@@ -10,7 +10,7 @@ from compiler.api import load
 from compiler.codegen import generate
 from compiler.render import export_data, to_html
 
-from .conftest import compile_module
+from .conftest import ROOT, compile_module
 
 FIXTURE = Path(__file__).parent / "fixtures" / "injection.rules"
 TEXT = (
@@ -53,3 +53,22 @@ def test_rule_text_markup_is_only_bold_and_italic() -> None:
     assert str(rich('**Bold** and *it*, 2 * 3 * 4, x*y*z')) == \
         "<strong>Bold</strong> and <em>it</em>, 2 * 3 * 4, x*y*z"
     assert str(rich("<script>*a*</script>")) == "&lt;script&gt;<em>a</em>&lt;/script&gt;"
+
+
+def test_every_name_the_generated_module_defines_is_reserved() -> None:
+    """A definition named like the module's own functions or tables (`pick`, `DECKS`) would overwrite them."""
+    import ast
+
+    from compiler import model as m
+    from compiler.codegen import class_name, reserved_name
+
+    checked = load(str(ROOT / "rulesets" / "everrain.rules")).checked
+    own = {d.name for d in checked.definitions}
+    own |= {class_name(d.name) for d in checked.definitions if isinstance(d, (m.Track, m.Deck))}
+    module = ast.parse(generate(checked))
+    defined = {node.name for node in module.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {t.id for node in module.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+    generated = {name for name in defined - own if not name.startswith("_")}
+    assert {"pick", "DECKS", "odds"} <= generated
+    assert [name for name in sorted(generated) if not reserved_name(name)] == []
