@@ -350,23 +350,23 @@ def draw_cards(module: types.ModuleType, args: argparse.Namespace, seed: int) ->
 
 def cmd_odds(args: argparse.Namespace) -> int:
     module = compiled(args.ruleset)
-    deck = args.name in getattr(module, "DECKS", {})
-    inputs = {} if deck else parse_inputs(module, args.name, args.inputs)
     probabilities: dict[str, Fraction]
-    try:
-        if deck:  # the chance of each card being the next drawn from a full deck
-            drawn = new_deck(module, args.name, args.inputs, 0)
-            probabilities = drawn.chances()
-            inputs = {drawn.PILES: drawn.pile} if drawn.PILES else {}
-        elif args.totals:
-            probabilities = {str(t): p for t, p in module.totals(args.name, **inputs).items()}
-        else:
-            probabilities = module.odds(args.name, **inputs)
-    except ValueError as problem:
-        raise UsageError(str(problem)) from None
-    full_inputs = inputs if deck else {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
-    labels = ({c[0]: c[1] for c in module.DECKS[args.name].CARDS} if deck else
-              {} if args.totals else outcome_labels(module, args.name))
+    if args.name in getattr(module, "DECKS", {}):  # the chance of each card being the next drawn from a full deck
+        deck = new_deck(module, args.name, args.inputs, 0)
+        probabilities = deck.chances()
+        full_inputs: dict[str, object] = {deck.PILES: deck.pile} if deck.PILES else {}
+        labels = {card[0]: card[1] for card in deck.CARDS}
+    else:
+        inputs = parse_inputs(module, args.name, args.inputs)
+        try:
+            if args.totals:
+                probabilities = {str(t): p for t, p in module.totals(args.name, **inputs).items()}
+            else:
+                probabilities = module.odds(args.name, **inputs)
+        except ValueError as problem:
+            raise UsageError(str(problem)) from None
+        full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
+        labels = {} if args.totals else outcome_labels(module, args.name)
     outcomes: list[dict[str, Any]] = [
         {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
          "percent": round(float(p) * 100, 3)}

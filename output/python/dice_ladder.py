@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '1b33331ea405db005eab102e7403ea1e329d9c8ee52720a1ba01a08bac05fd1a'
+COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

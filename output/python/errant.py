@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = '068c55902c15dc7b5093898326f7c89a35b5068a25f43c913f002f104fc659c9'
-COMPILER_SHA256 = '1b33331ea405db005eab102e7403ea1e329d9c8ee52720a1ba01a08bac05fd1a'
+COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

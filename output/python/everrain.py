@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '1b33331ea405db005eab102e7403ea1e329d9c8ee52720a1ba01a08bac05fd1a'
+COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = '1db01f681cd2b4bf3f111b79c5452bc4a5f4cbfdc54f7662e7fa1c301b9463be'
-COMPILER_SHA256 = '1b33331ea405db005eab102e7403ea1e329d9c8ee52720a1ba01a08bac05fd1a'
+COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

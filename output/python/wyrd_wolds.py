@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '78a0da19987961244a5ffe6d2ceea4030df2696c3eaf54fb0788043417d961c2'
-COMPILER_SHA256 = '1b33331ea405db005eab102e7403ea1e329d9c8ee52720a1ba01a08bac05fd1a'
+COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
