@@ -20,6 +20,7 @@ build: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check compiler tests
 	$(BIN)/mypy
+	$(BIN)/rulecraft fmt --check
 	$(BIN)/pytest
 
 check: $(STAMP)

@@ -9,20 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
-import tempfile
 import types
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from .build import FORMATS
 from .diagnostics import CompileError, Report
-
-FORMATS = ("python", "html", "pdf", "json", "yaml")
-EXTENSIONS = {"python": "py", "html": "html", "pdf": "pdf", "json": "json", "yaml": "yaml"}
 
 
 class UsageError(Exception):
@@ -57,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--format", default=",".join(FORMATS), help=f"comma-separated: {', '.join(FORMATS)}")
     build.add_argument("--page", choices=("a4", "letter"), default="a4",
                        help="paper size of the sheets (default: a4); margins suit home printers")
+    build.add_argument("--templates", metavar="DIR", default=None,
+                       help="a folder of templates (sheet.html.j2, sheet.css, ...) that override the built-in "
+                            "ones file by file")
     build.set_defaults(run=cmd_build)
 
     check = sub.add_parser("check", help="report errors and design defects")
@@ -84,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "each outcome")
     odds.set_defaults(run=cmd_odds)
 
+    fmt = sub.add_parser("fmt", help="rewrite rulesets in the one canonical layout (comments kept)")
+    fmt.add_argument("paths", nargs="*", help="rulesets (ids or .rules files; - reads stdin and writes stdout); "
+                     "default: all of rulesets/")
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if any file is not formatted")
+    fmt.add_argument("--diff", action="store_true", help="change nothing; print what would change")
+    fmt.set_defaults(run=cmd_fmt)
+
     listing = sub.add_parser("list", help="every definition with its kind, inputs and sources")
     listing.add_argument("ruleset")
     listing.add_argument("--json", action="store_true")
@@ -106,83 +112,32 @@ def targets(paths: Sequence[str]) -> list[str]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .api import load
-    from .codegen import generate
-    from .render import export_data, to_html, to_json, to_yaml
+    from .build import FORMATS, plan, write_all
     from .resources import project_root
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise UsageError(f"unknown format {unknown[0]!r}; formats are: {', '.join(FORMATS)}")
+    templates = Path(args.templates) if args.templates else None
+    if templates is not None and not templates.is_dir():
+        raise UsageError(f"--templates {args.templates}: no such folder")
     out_dir = Path(args.output) if args.output else project_root() / "output"
-    report = Report()
-    planned: dict[Path, str | bytes] = {}
-    html_for_pdf: list[tuple[Path, str]] = []
-    failed = False
-    for target in targets(args.paths):
-        try:
-            loaded = load(target, report)
-        except CompileError:
-            failed = True
-            continue
-        rid = loaded.checked.id
-        data = export_data(loaded.checked)
-        if "python" in formats:
-            planned[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)
-        if "json" in formats:
-            planned[out_dir / "json" / f"{rid}.json"] = to_json(data)
-        if "yaml" in formats:
-            planned[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
-        if "html" in formats or "pdf" in formats:
-            html = to_html(data, page=args.page)
-            if "html" in formats:
-                planned[out_dir / "html" / f"{rid}.html"] = html
-            if "pdf" in formats:
-                html_for_pdf.append((out_dir / "pdf" / f"{rid}.pdf", html))
-    if failed:
-        print(report.format_text(), file=sys.stderr)
+    try:
+        built = plan(targets(args.paths), formats, out_dir, page=args.page, templates=templates)
+    except CompileError as error:
+        print(error.report.format_text(), file=sys.stderr)
         print("build failed: nothing was written", file=sys.stderr)
         return 1
-    if "json" in formats:
-        from .render import JSON_SCHEMA
-
-        planned[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
-    for path, pdf in render_pdfs(html_for_pdf):
-        planned[path] = pdf
-    for path, content in planned.items():
-        write_atomic(path, content)
-    warnings = sum(1 for d in report.diagnostics if d.severity == "warning")
-    print(f"built {len(planned)} files in {display(out_dir)}"
+    try:
+        write_all(built.files)
+    except OSError as problem:
+        raise UsageError(f"cannot write {problem.filename or display(out_dir)}: {problem.strerror}; "
+                         "nothing was written") from None
+    warnings = built.report.counts()[1]
+    print(f"built {len(built.files)} files in {display(out_dir)}"
           + (f" ({warnings} warnings; run `rulecraft check` to see them)" if warnings else ""))
     return 0
-
-
-def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
-    """PDFs in parallel on the machine's cores (WeasyPrint is single-threaded)."""
-    from .render import to_pdf
-
-    if len(jobs) <= 1 or (os.cpu_count() or 1) <= 1:
-        return [(path, to_pdf(html)) for path, html in jobs]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
-        pdfs = list(pool.map(to_pdf, [html for _, html in jobs]))
-    return [(path, pdf) for (path, _), pdf in zip(jobs, pdfs, strict=True)]
-
-
-def write_atomic(path: Path, content: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def display(path: Path) -> str:
@@ -210,6 +165,69 @@ def cmd_check(args: argparse.Namespace) -> int:
         text = report.format_text()
         print(text if text else "no problems found")
     return 1 if report.has_errors else 0
+
+
+# ---------------------------------------------------------------- fmt
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """Format in place (or --check / --diff). A file that does not parse is left alone and reported."""
+    import difflib
+
+    from .api import display_path
+    from .build import write_atomic
+    from .fmt import FormatError, format_checked
+    from .resources import ruleset_path
+    from .syntax import parse
+
+    report = Report()
+    changed: list[str] = []
+    unchanged = 0
+    for target in targets(args.paths):
+        stdin = target == "-"
+        path = ruleset_path(target) if not stdin else Path("<stdin>")
+        shown = "<stdin>" if stdin else display_path(path)
+        try:
+            text = sys.stdin.read() if stdin else path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as problem:
+            raise UsageError(f"cannot read {shown}: {getattr(problem, 'strerror', None) or problem}") from None
+        try:
+            parse(text, shown)
+            formatted = format_checked(text)
+        except CompileError as error:
+            report.diagnostics.extend(error.report.diagnostics)
+            report.sources.update(error.report.sources)
+            continue
+        except FormatError as problem:
+            raise UsageError(f"{shown}: {problem}") from None
+        if stdin and not (args.check or args.diff):
+            sys.stdout.write(formatted)
+            continue
+        if formatted == text:
+            unchanged += 1
+            continue
+        changed.append(shown)
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(text.splitlines(keepends=True),
+                                                       formatted.splitlines(keepends=True), shown, shown))
+        elif args.check:
+            print(f"would reformat {shown}")
+        else:
+            write_atomic(path, formatted)
+            print(f"reformatted {shown}")
+    if report.diagnostics:
+        print(report.format_text(), file=sys.stderr)
+        print("files with errors were not formatted", file=sys.stderr)
+        return 1
+    if not (len(args.paths) == 1 and args.paths[0] == "-"):
+        verb = "would be reformatted" if args.check or args.diff else "reformatted"
+        print(f"{_count(len(changed), 'file')} {verb}, {_count(unchanged, 'file')} already formatted",
+              file=sys.stderr)
+    return 1 if changed and (args.check or args.diff) else 0
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" + ("" if number == 1 else "s")
 
 
 # ---------------------------------------------------------------- roll, odds, list

@@ -531,7 +531,7 @@ def test_err_35_combat_distance(game, loaded):  # type: ignore[no-untyped-def]
 
 def test_err_36_surprise(game):  # type: ignore[no-untyped-def]
     odds = game.odds("surprise")
-    assert odds["1,2"] == odds["5,6"] == odds["no_surprise"] == Fraction(1, 3)
+    assert odds["1, 2"] == odds["5, 6"] == odds["no_surprise"] == Fraction(1, 3)
     assert [game.surprise(rng=Faces(face)).outcome.text for face in (1, 2, 5, 6)] == [
         "NPCs", "NPCs", "Company", "Company"]
     assert game.surprise(rng=Faces(3)).outcome.id == "no_surprise"

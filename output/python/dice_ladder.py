@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
+COMPILER_SHA256 = '2cb3f75da7890238908b9cfdd02b59c6f19c4d111c841da6ca3fd0b9e0e7ae7f'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
+COMPILER_SHA256 = '2cb3f75da7890238908b9cfdd02b59c6f19c4d111c841da6ca3fd0b9e0e7ae7f'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

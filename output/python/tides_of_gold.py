@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = '1db01f681cd2b4bf3f111b79c5452bc4a5f4cbfdc54f7662e7fa1c301b9463be'
-COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
+COMPILER_SHA256 = '2cb3f75da7890238908b9cfdd02b59c6f19c4d111c841da6ca3fd0b9e0e7ae7f'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

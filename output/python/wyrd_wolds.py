@@ -813,7 +813,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '78a0da19987961244a5ffe6d2ceea4030df2696c3eaf54fb0788043417d961c2'
-COMPILER_SHA256 = '1129f7bf4ac706fd5a3a555f36a99ca10e77fd86284e24cbafe6803e268a3503'
+COMPILER_SHA256 = '2cb3f75da7890238908b9cfdd02b59c6f19c4d111c841da6ca3fd0b9e0e7ae7f'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (

@@ -1,0 +1,161 @@
+"""Build: checked rulesets -> every output file, written all together or not at all.
+
+`plan` runs every stage (parse, check, codegen, JSON, YAML, HTML, PDF) in
+memory and returns the files it would write; `write_all` then writes them in
+two phases: each file to a temporary sibling first, and only when every one
+of them is on disk are they renamed over the old files. A failure in any
+stage, or while writing, leaves every earlier output untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import CompileError, Report
+from .model import NOWHERE, Span
+
+FORMATS = ("python", "html", "pdf", "json", "yaml")
+
+
+@dataclass
+class Plan:
+    """The files one build would write, and the diagnostics (warnings) of the rulesets."""
+
+    files: dict[Path, str | bytes] = field(default_factory=dict)
+    report: Report = field(default_factory=Report)
+
+
+def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str = "a4",
+         report: Report | None = None, templates: Path | None = None) -> Plan:
+    """Every output of every target, in memory. Raises CompileError if any ruleset has errors."""
+    from .api import load
+    from .codegen import generate
+    from .render import JSON_SCHEMA, export_data, to_json, to_yaml
+
+    result = Plan(report=report if report is not None else Report())
+    html_for_pdf: list[tuple[Path, str]] = []
+    failed = False
+    for target in targets:
+        try:
+            loaded = load(target, result.report)
+        except CompileError:
+            failed = True
+            continue
+        rid = loaded.checked.id
+        data = export_data(loaded.checked)
+        if "python" in formats:
+            result.files[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)
+        if "json" in formats:
+            result.files[out_dir / "json" / f"{rid}.json"] = to_json(data)
+        if "yaml" in formats:
+            result.files[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
+        if "html" in formats or "pdf" in formats:
+            html = render_html(data, templates, page, result.report)
+            if "html" in formats:
+                result.files[out_dir / "html" / f"{rid}.html"] = html
+            if "pdf" in formats:
+                html_for_pdf.append((out_dir / "pdf" / f"{rid}.pdf", html))
+    if failed:
+        raise CompileError(result.report)
+    if "json" in formats:
+        result.files[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
+    for path, pdf in render_pdfs(html_for_pdf):
+        result.files[path] = pdf
+    return result
+
+
+def render_html(data: dict[str, Any], templates: Path | None, page: str, report: Report) -> str:
+    """The sheet; a broken template (a designer's own, from --templates) is a diagnostic at its line."""
+    from jinja2 import TemplateError, TemplateSyntaxError
+
+    from .render import to_html
+
+    try:
+        return to_html(data, extra_templates=templates, page=page)
+    except TemplateError as problem:
+        where, line = template_place(problem)
+        source = getattr(problem, "source", None)
+        if source is None and line:
+            try:
+                source = Path(where).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                source = None
+        if source is not None:
+            report.sources[where] = source
+        report.error("TEMPLATE", f"the sheet template failed: {problem.message or type(problem).__name__}",
+                     where, Span(line, 1, line, 1) if line else NOWHERE,
+                     hint="see https://jinja.palletsprojects.com/templates/ for the template language"
+                     if isinstance(problem, TemplateSyntaxError) else
+                     "a template may use only the names the built-in templates in templates/ use")
+        raise CompileError(report) from None
+
+
+def template_place(problem: Exception) -> tuple[str, int]:
+    """The template file and line where `problem` arose (Jinja puts template frames in the traceback)."""
+    filename = getattr(problem, "filename", None)
+    lineno = getattr(problem, "lineno", None)
+    if filename and lineno:
+        return str(filename), int(lineno)
+    for frame in reversed(traceback.extract_tb(problem.__traceback__)):
+        if frame.filename.endswith((".j2", ".html", ".css")):
+            return frame.filename, frame.lineno or 0
+    return "templates", 0
+
+
+def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
+    """PDFs in parallel on the machine's cores (WeasyPrint is single-threaded)."""
+    from .render import to_pdf
+
+    if len(jobs) <= 1 or (os.cpu_count() or 1) <= 1:
+        return [(path, to_pdf(html)) for path, html in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        pdfs = list(pool.map(to_pdf, [html for _, html in jobs]))
+    return [(path, pdf) for (path, _), pdf in zip(jobs, pdfs, strict=True)]
+
+
+def write_all(files: dict[Path, str | bytes]) -> None:
+    """Write every file or none: all to temporary siblings, then rename each over its target.
+
+    If writing any temporary file fails (a full disk, a read-only folder), the
+    temporaries are removed and no target has changed. Renames within a folder
+    do not fail for want of space, so the second phase replaces them all.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, content in files.items():
+            staged.append((stage(path, content), path))
+    except BaseException:
+        for temp, _ in staged:
+            Path(temp).unlink(missing_ok=True)
+        raise
+    for temp, path in staged:
+        os.replace(temp, path)
+
+
+def stage(path: Path, content: str | bytes) -> str:
+    """`content` in a temporary file beside `path`; returns the temporary file's name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temp, 0o644)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return temp
+
+
+def write_atomic(path: Path, content: str | bytes) -> None:
+    """One file, replaced whole or not at all."""
+    write_all({path: content})

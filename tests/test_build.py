@@ -1,0 +1,146 @@
+"""Atomic builds: a build that fails at any stage leaves every earlier output byte for byte as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler import build as build_module
+from compiler import codegen, render
+from compiler.cli import main
+
+SOURCE = '''ruleset "Tiny"
+
+roll action "Action roll" [TINY-1]
+  input dots: 0..3 = 1
+  roll: 2d6 + dots
+  - 6 or less: failure "You fail."
+  - 7-9: partial "You do it, at a cost."
+  - 10+: success "You do it."
+'''
+
+CHANGED = SOURCE.replace("at a cost", "at a price")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A designer's folder with one ruleset, built once with every format."""
+    (tmp_path / "rulesets").mkdir()
+    (tmp_path / "rulesets" / "tiny.rules").write_text(SOURCE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 0
+    return tmp_path
+
+
+def snapshot(project: Path) -> dict[Path, bytes]:
+    return {p.relative_to(project): p.read_bytes() for p in (project / "output").rglob("*") if p.is_file()}
+
+
+def test_a_build_writes_every_format(project: Path) -> None:
+    assert sorted(str(p) for p in snapshot(project)) == [
+        "output/html/tiny.html", "output/json/schema.json", "output/json/tiny.json", "output/pdf/tiny.pdf",
+        "output/python/tiny.py", "output/yaml/tiny.yaml"]
+
+
+def fail(*_: object, **__: object) -> object:
+    raise RuntimeError("this stage failed")
+
+
+STAGES: dict[str, tuple[object, str]] = {
+    "codegen": (codegen, "generate"),
+    "json": (render, "to_json"),
+    "yaml": (render, "to_yaml"),
+    "html": (render, "to_html"),
+    "pdf": (render, "to_pdf"),
+}
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_a_stage_that_fails_leaves_every_earlier_output_untouched(
+        project: Path, stage: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = snapshot(project)
+    (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
+    owner, name = STAGES[stage]
+    monkeypatch.setattr(owner, name, fail)
+    with pytest.raises(RuntimeError, match="this stage failed"):
+        main(["build"])
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("broken, code", [
+    (CHANGED.replace("  roll: 2d6", "  roll 2d6"), "MISSING-COLON"),  # parse
+    (CHANGED.replace("2d6 + dots", "2d6 + dot"), "UNDEFINED"),  # check
+])
+def test_a_ruleset_with_errors_writes_nothing(project: Path, broken: str, code: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(project)
+    (project / "rulesets" / "tiny.rules").write_text(broken, encoding="utf-8")
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert f"error[{code}]" in err and "build failed: nothing was written" in err
+    assert snapshot(project) == before
+
+
+def test_a_failure_while_writing_replaces_no_file(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The third file cannot be written (a full disk): the two staged before it must not land either."""
+    before = snapshot(project)
+    (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
+    real_stage: Callable[[Path, str | bytes], str] = build_module.stage
+    calls: list[Path] = []
+
+    def stage(path: Path, content: str | bytes) -> str:
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", str(path))
+        return real_stage(path, content)
+
+    monkeypatch.setattr(build_module, "stage", stage)
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "nothing was written" in err
+    assert snapshot(project) == before
+    leftovers = [p for p in (project / "output").rglob("*.tmp")]
+    assert leftovers == []
+
+
+def test_a_successful_rebuild_replaces_the_changed_files(project: Path) -> None:
+    (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
+    assert main(["build", "--format", "python,html"]) == 0
+    assert "at a price" in (project / "output" / "python" / "tiny.py").read_text(encoding="utf-8")
+    assert "at a price" in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert "at a cost" in (project / "output" / "json" / "tiny.json").read_text(encoding="utf-8")
+
+
+def test_a_theme_overrides_one_template_and_keeps_the_rest(project: Path) -> None:
+    theme = project / "theme"
+    theme.mkdir()
+    (theme / "sheet.css").write_text("body { color: rebeccapurple; }\n", encoding="utf-8")
+    assert main(["build", "--format", "html", "--templates", str(theme)]) == 0
+    html = (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert "rebeccapurple" in html
+    assert "You do it, at a cost." in html  # the built-in definition template still rendered the bands
+
+
+def test_a_broken_theme_template_is_a_diagnostic_at_its_line(project: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(project)
+    theme = project / "theme"
+    theme.mkdir()
+    (theme / "definition.html.j2").write_text("<div>\n{{ d.no_such_field }}\n</div>\n", encoding="utf-8")
+    assert main(["build", "--templates", str(theme)]) == 1
+    err = capsys.readouterr().err
+    assert "definition.html.j2:2:" in err and "error[TEMPLATE]" in err and "no_such_field" in err
+    assert "Traceback" not in err
+    (theme / "definition.html.j2").write_text("{% if %}\n", encoding="utf-8")
+    assert main(["build", "--templates", str(theme)]) == 1
+    err = capsys.readouterr().err
+    assert "definition.html.j2:1:" in err and "error[TEMPLATE]" in err
+    assert snapshot(project) == before
+
+
+def test_templates_must_be_a_folder(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["build", "--templates", str(project / "nowhere")]) == 1
+    assert "--templates" in capsys.readouterr().err
