@@ -20,6 +20,7 @@ class Loaded:
     checked: m.CheckedRuleset
     report: Report
     source: str
+    path: str = ""  # as shown in diagnostics
 
 
 def available() -> list[str]:
@@ -44,16 +45,22 @@ def load(name_or_path: str, report: Report | None = None) -> Loaded:
     except OSError as problem:
         report.error("NO-FILE", f"cannot read {display}: {problem.strerror}", display)
         raise CompileError(report) from None
+    return load_text(source, display, path.stem, report)
+
+
+def load_text(source: str, display: str, ruleset_id: str, report: Report | None = None) -> Loaded:
+    """Parse and check a ruleset's text (`display` names it in diagnostics). Raises CompileError."""
+    report = report if report is not None else Report()
     report.sources[display] = source
     try:
-        ruleset = parse(source, display, path.stem)
+        ruleset = parse(source, display, ruleset_id)
     except CompileError as error:
         report.diagnostics.extend(error.report.diagnostics)
         raise CompileError(report) from None
     checked = check(ruleset, source, report)
     if report.has_errors:
         raise CompileError(report)
-    return Loaded(checked, report, source)
+    return Loaded(checked, report, source, display)
 
 
 def display_path(path: Path) -> str:

@@ -18,13 +18,16 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Literal
 
 from . import model as m
+from . import odds
 from .codegen import class_name, reserved_name
 from .diagnostics import Diagnostic, Report
-from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, contains_dice, dice_symbols, rebuild, walk
-from .odds import PlanError, distribution, input_grid
+from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, TooLarge, contains_dice, dice_symbols, rebuild, walk
+from .odds import distribution, input_count, input_grid, sheet_odds_size
+from .runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
 
 KNOWN_ATTRS: dict[str, set[str]] = {
     "roll": {"roll", "reroll", "zero_dice", "outcomes", "text", "steps", "label"},
@@ -34,6 +37,13 @@ KNOWN_ATTRS: dict[str, set[str]] = {
     "bands": {"text", "label"},
 }
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
+# Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.
+MAX_ENTRIES = 1000  # bands, rows, items, faces or cards of one definition
+MAX_BOXES = 1000  # boxes of a track or segments of a clock (the sheet draws each)
+MAX_OPTIONS = 100_000  # options of every choice input together (the module and the export list each)
+
+
+PAGE_REFERENCE = re.compile(r"\b(?:pp?\.|pages?)\s?(\d+(?:\s?[-–]\s?\d+)?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +60,8 @@ class Checker:
         self.broken = set()
         self.choice_inputs: set[str] = set()
         self.analysed: dict[tuple[m.Resolver, frozenset[str]], list[Defect]] = {}
+        self.budget = odds.Budget(odds.MAX_ANALYSIS)
+        self.reported: set[tuple[str, m.Span, str]] = set()
         self.ruleset = ruleset
         self.report = report
         self.path = ruleset.path
@@ -65,6 +77,7 @@ class Checker:
             remaining = self.analyze(fixed, fixed_items)
         else:
             fixed, remaining = published, defects
+        self.limits(fixed)
         self.report_defects(defects, remaining)
         return m.CheckedRuleset(
             id=self.ruleset.id,
@@ -85,8 +98,19 @@ class Checker:
               item: str | None = None) -> None:
         if item is not None:
             self.broken.add(item)
-        if self._recording:
+        # The errata pass lowers the fixed items again: what it finds anew (in an entry an erratum added,
+        # say) is reported too, what the published pass reported is not repeated.
+        if self._recording or (code, span, message) not in self.reported:
+            self.reported.add((code, span, message))
             self.report.error(code, message, self.path, span, hint, item)
+
+    def refuse(self, message: str, span: m.Span, hint: str, item: str | None = None) -> None:
+        """A hard cap (TOO-LARGE): reported whichever pass finds it (errata can break a cap), once."""
+        if item is not None:
+            self.broken.add(item)
+        if ("TOO-LARGE", span, message) not in self.reported:
+            self.reported.add(("TOO-LARGE", span, message))
+            self.report.error("TOO-LARGE", message, self.path, span, hint, item)
 
     broken: set[str]
 
@@ -110,6 +134,9 @@ class Checker:
                            "already uses", item.span, f"rename it, e.g. `{item.name.strip('_')}_{item.kind}`",
                            item.name)
             seen[item.name] = item
+            if len(item.entries) > MAX_ENTRIES:
+                self.refuse(f"`{item.name}` has {len(item.entries):,} entries; the limit is {MAX_ENTRIES:,}",
+                            item.entries[MAX_ENTRIES].span, "split it into several definitions", item.name)
         self.custom_dice = {item.name: self.die(item) for item in items if item.kind == "die"}
         out: list[m.Definition] = []
         for item in items:
@@ -450,7 +477,10 @@ class Checker:
         details: list[tuple[str, m.Expr]] = []
         for attr in item.attrs:
             value = attr.value
-            if attr.name == "sides" and isinstance(value, m.Number) and value.value > 0:
+            if attr.name == "sides" and isinstance(value, m.Number) and value.value > MAX_SIDES:
+                self.refuse(f"a die of {value.value:,} sides; the limit is {MAX_SIDES:,}", attr.span,
+                            "give the die fewer sides", item.name)
+            elif attr.name == "sides" and isinstance(value, m.Number) and value.value > 0:
                 sides = value.value
             elif attr.name == "faces" and isinstance(value, (m.Unknown, m.Name)):
                 status = self.contents_status(attr, item)
@@ -464,11 +494,19 @@ class Checker:
         faces: list[m.Face] = []
         for entry, ident, data in self.named_entries(item, "a face needs a name, like `- hit \"Hit\"`"):
             count = next((v.value for k, v in data if k == "count" and isinstance(v, m.Number)), 1)
+            if count < 1:
+                self.error("TYPE", f"face `{ident}` is on {count} sides; `count:` is 1 or more", entry.span,
+                           item=item.name)
+                count = 1
             worth = next((v.value for k, v in data if k == "value" and isinstance(v, m.Number)), 0)
             label = next((c for c in entry.cells if isinstance(c, str)), None) or ident.replace("_", " ").capitalize()
             faces.append(m.Face(ident, label, count, worth, tuple((k, v) for k, v in data
                                                                    if k not in ("count", "value")), entry.span))
         covered = sum(face.count for face in faces)
+        if covered > MAX_SIDES:
+            self.refuse(f"the faces of `{item.name}` cover {covered:,} sides; the limit is {MAX_SIDES:,}",
+                        item.span, "give the faces smaller `count:`s", item.name)
+            faces, covered = [], 0  # listing every side would take forever
         if sides is None:
             sides = covered or 6
         elif faces and covered != sides:
@@ -584,7 +622,10 @@ class Checker:
             elif attr.name == "per_round" and isinstance(value, m.Block):
                 per_round = self.per_round(value, item, [name for name, _ in markers])
             elif attr.name == "size":
-                if isinstance(value, m.Number) and value.value > 0:
+                if isinstance(value, m.Number) and value.value > MAX_BOXES:
+                    self.refuse(f"a {item.kind} of {value.value:,} boxes; the limit is {MAX_BOXES:,}", attr.span,
+                                "a track the sheet can draw has fewer boxes", item.name)
+                elif isinstance(value, m.Number) and value.value > 0:
                     size = value.value
                 elif not isinstance(value, (m.Unknown, m.Name)):
                     self.error("TYPE", "a size is a whole number of boxes, or `unknown`", attr.span,
@@ -605,6 +646,11 @@ class Checker:
                 details.append((attr.name, m.Text(_block_text(value), attr.span)))
             else:
                 details.append((attr.name, value))
+        boxes = sum(max(n, 0) for _, _, n, _ in levels)
+        if boxes > MAX_BOXES:
+            self.refuse(f"the levels of `{item.name}` have {boxes:,} boxes; the limit is {MAX_BOXES:,}", item.span,
+                        "give the levels fewer `boxes:`", item.name)
+            levels = []
         if levels and size is None:
             size = sum(boxes for _, _, boxes, _ in levels) or None
         if size is not None and not 0 <= start <= size:
@@ -659,6 +705,73 @@ class Checker:
                         _plain(penalty) if penalty is not None and not isinstance(penalty, m.Block) else None))
         return out
 
+    def limits(self, definitions: tuple[m.Definition, ...]) -> None:
+        """Caps on what the outputs list: options of choice inputs, odds on the sheet, chains of tables."""
+        resolvers = [d for d in definitions if isinstance(d, m.Resolver)]
+        options = printed = 0
+        for resolver in resolvers:
+            for declared in resolver.inputs:
+                options += len(declared.type.options) if isinstance(declared.type, m.Choice) else 0
+                if options > MAX_OPTIONS:
+                    self.refuse(f"the choice inputs of this ruleset list more than {MAX_OPTIONS:,} options in all "
+                                "(the module and the export list each input's options); the limit is reached here",
+                                declared.span, "use fewer options, or fewer inputs that take them", resolver.name)
+                    options = -(10**18)  # refused once
+            size = sheet_odds_size(resolver)
+            printed += size
+            if printed > odds.MAX_SHEET_ODDS:
+                axis = odds.sheet_axis(resolver)
+                rows = f"{input_count(axis.type):,} values of `{axis.name}`" if axis is not None else "one row"
+                self.refuse(f"the sheet would print more than {odds.MAX_SHEET_ODDS:,} odds; `{resolver.name}` "
+                            f"alone prints {size:,} ({rows} x {len(resolver.bands):,} bands)", resolver.span,
+                            "narrow the range of the roll's first input (the sheet prints a row for each value)",
+                            resolver.name)
+                printed = -(10**18)
+        self.chains(resolvers)
+
+    def chains(self, resolvers: list[m.Resolver]) -> None:
+        """Chains of tables (`-> next`): a loop is a warning, a chain longer than MAX_CHAIN links an error."""
+        names = {r.name for r in resolvers}
+        edges: dict[str, list[tuple[str, m.Span]]] = {r.name: [] for r in resolvers}
+        for resolver in resolvers:
+            for band in resolver.bands:
+                for part in walk(band.chain) if band.chain is not None else ():
+                    target = part.name if isinstance(part, m.Name) else part.value if isinstance(part, m.Text) \
+                        else None
+                    if target in names and target is not None:
+                        edges[resolver.name].append((target, band.span))
+        links: dict[str, int] = {}  # the longest chain from each table, in links, loops cut
+        state: dict[str, int] = {}  # 1: being walked, 2: done
+        loops: dict[tuple[str, str], m.Span] = {}
+        for root in edges:
+            if root in state:
+                continue
+            state[root] = 1
+            stack = [(root, iter(edges[root]))]
+            while stack:  # depth first, without recursion: chains can be long
+                table, pending = stack[-1]
+                step = next(pending, None)
+                if step is None:
+                    stack.pop()
+                    state[table] = 2
+                    links[table] = max((links[t] + 1 for t, _ in edges[table] if state.get(t) == 2 and t in links),
+                                       default=0)
+                elif state.get(step[0]) == 1:
+                    loops.setdefault((table, step[0]), step[1])
+                elif step[0] not in state:
+                    state[step[0]] = 1
+                    stack.append((step[0], iter(edges[step[0]])))
+        for (source, target), span in loops.items():
+            self.report.warning("CHAIN-LOOP", f"`{source}` chains back to `{target}`: a roll that keeps looping "
+                                f"stops with an error after {MAX_CHAIN} links", self.path, span,
+                                "make sure the chain ends (a table that says \"roll again\" loops)", item=source)
+        for resolver in resolvers:
+            if links.get(resolver.name, 0) > MAX_CHAIN:
+                self.refuse(f"a roll of `{resolver.name}` can chain through {links[resolver.name]} more tables; "
+                            f"the limit is {MAX_CHAIN}", resolver.span, "shorten the chain of `->` tables",
+                            resolver.name)
+                break
+
     # ---------------------------------------------------------------- names
 
     def check_names(self, resolver: m.Resolver, item: m.Item) -> None:
@@ -689,7 +802,11 @@ class Checker:
         for band in resolver.bands:
             if isinstance(band.condition, m.When):
                 self.names_in(band.condition.test, local, options, item, allow_roll=True)
-            if band.chain is not None:
+            if isinstance(band.chain, m.Name) and band.chain.name not in local | options | set(self.definition_names):
+                self.error("UNDEFINED", f"no table is named `{band.chain.name}`: `->` names the table to roll next",
+                           band.chain.span, did_you_mean(band.chain.name, sorted(self.definition_names))
+                           or "define that table in this ruleset, or drop the `->`", item.name)
+            elif band.chain is not None:
                 self.names_in(band.chain, local, options, item, allow_roll=False)
             for _, value in band.values:
                 self.names_in(value, local, options, item, allow_roll=True)
@@ -711,6 +828,10 @@ class Checker:
             elif isinstance(node, m.Call) and node.function not in FUNCTIONS:
                 self.error("UNDEFINED", f"there is no function `{node.function}`", node.span,
                            did_you_mean(node.function, sorted(FUNCTIONS)), item.name)
+            elif isinstance(node, m.Call) and not _arity_fits(node):
+                _, _, words, example = _ARITY[node.function]
+                self.error("TYPE", f"{node.function}() takes {words}, not {len(node.args)}", node.span,
+                           f"like `{example}`", item.name)
             elif isinstance(node, m.Call) and node.function == "count" and not allow_roll:
                 self.error("TYPE", "count(face) reads the rolled dice; use it in a band's `when`", node.span,
                            item=item.name)
@@ -720,11 +841,15 @@ class Checker:
                            "choice input, like `step(die, 1)`", node.span, item=item.name)
             elif isinstance(node, (m.Dice, m.Pool)):
                 sides = node.sides
-                if isinstance(sides, int) and (sides < 1 or sides > 1000):
-                    self.error("TYPE", f"a die has 1 to 1000 sides, not {sides}", node.span, item=item.name)
-                if isinstance(node, m.Dice) and node.count > 1000:
-                    self.error("TYPE", f"{node.count} dice is more than the limit of 1000", node.span,
+                if isinstance(sides, int) and sides > MAX_SIDES:
+                    self.refuse(f"`{m.expr_text(node)}` rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}",
+                                node.span, "give the die fewer sides", item.name)
+                elif isinstance(sides, int) and sides < 1:
+                    self.error("TYPE", f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", node.span,
                                item=item.name)
+                if isinstance(node, m.Dice) and node.count > MAX_DICE:
+                    self.refuse(f"`{m.expr_text(node)}` rolls {node.count:,} dice; the limit is {MAX_DICE:,}",
+                                node.span, "roll fewer dice", item.name)
 
     # ---------------------------------------------------------------- analysis
 
@@ -739,6 +864,7 @@ class Checker:
                                       f"`{definition.name}` cites no inventory ID", definition.span,
                                       "add a citation like [TOG-01, lines 7-17]"))
             defects.extend(self.text_defects(definition))
+            defects.extend(self.reference_defects(definition, names))
             if isinstance(definition, (m.CustomDie, m.Deck)):
                 what = "faces" if isinstance(definition, m.CustomDie) else "cards"
                 if definition.status == "placeholder":
@@ -761,9 +887,11 @@ class Checker:
                                               f"`{definition.name}.{attr.name}` is unknown", attr.span))
         return defects
 
-    def text_defects(self, definition: m.Definition) -> list[Defect]:
+    def texts(self, definition: m.Definition) -> list[tuple[str | None, m.Span]]:
+        """Every rule text a definition prints, with its place; bands shared from a band set
+        (`bands_from`) are the band set's own, reported there once."""
         texts: list[tuple[str | None, m.Span]] = [(definition.text, definition.span)]
-        if isinstance(definition, m.Resolver):
+        if isinstance(definition, m.Resolver) and not definition.bands_from:
             for band in definition.bands:
                 cells = [c for c in band.cells if isinstance(c, str)]
                 texts += [(c, band.span) for c in cells]
@@ -771,13 +899,32 @@ class Checker:
                     texts.append((band.text, band.span))
         elif isinstance(definition, m.Document):
             texts += [(entry.text, entry.span) for entry in definition.entries]
+        return texts
+
+    def text_defects(self, definition: m.Definition) -> list[Defect]:
         out = []
-        for text, span in texts:
+        for text, span in self.texts(definition):
             reason = truncation(text)
             if reason:
                 out.append(Defect("TRUNCATED", definition.name, f"text stops mid-sentence ({reason}): "
                                   f"\"{_clip(text or '')}\"", span,
                                   "keep the text as published and say what is missing in an errata entry"))
+        return out
+
+    def reference_defects(self, definition: m.Definition, names: frozenset[str]) -> list[Defect]:
+        """XREF: a page number in the text (the thing it refers to is not in this ruleset), or a
+        `see:` that names no definition."""
+        out: list[Defect] = []
+        for text, span in self.texts(definition):
+            for page in dict.fromkeys(PAGE_REFERENCE.findall(text or "")):
+                out.append(Defect("XREF", definition.name, f"`{definition.name}` refers to page {page}, which is "
+                                  "not part of this ruleset", span,
+                                  "transcribe what it refers to here, or record the gap in an errata entry "
+                                  f"(`resolves: XREF in {definition.name}`)"))
+        for name, value in getattr(definition, "details", ()):
+            if name == "see" and isinstance(value, m.Name) and value.name not in names:
+                out.append(Defect("XREF", definition.name, f"`see: {value.name}` names no definition",
+                                  value.span, did_you_mean(value.name, sorted(names))))
         return out
 
     def document_defects(self, document: m.Document) -> list[Defect]:
@@ -787,13 +934,17 @@ class Checker:
             key = (entry.id or entry.text or "").strip().lower()
             if key and key in seen:
                 out.append(Defect("DUP", document.name, f"`{document.name}` lists "
-                                  f"\"{entry.id or entry.text}\" more than once", entry.span))
+                                  f"\"{entry.id or entry.text}\" more than once", entry.span,
+                                  f"drop the repeat in an errata entry (`drop {document.name}[...]`) unless the "
+                                  "document means it twice"))
             seen.setdefault(key, entry)
         declared = dict(document.details).get("count")
-        if isinstance(declared, m.Number) and declared.value != len(document.entries):
-            distinct = len(seen)
-            out.append(Defect("COUNT", document.name, f"the document says {declared.value} but lists "
-                              f"{len(document.entries)} ({distinct} distinct)", declared.span))
+        distinct = len(seen) + sum(1 for e in document.entries if not (e.id or e.text or "").strip())
+        if isinstance(declared, m.Number) and declared.value != distinct:
+            listed = (f"{distinct}" if distinct == len(document.entries) else
+                      f"{distinct} different ones ({len(document.entries)} with the repeats)")
+            out.append(Defect("COUNT", document.name, f"the document says {declared.value} but lists {listed}",
+                              declared.span, "correct the count, or the list, in an errata entry"))
         return out
 
     def resolver_defects(self, resolver: m.Resolver, names: frozenset[str]) -> list[Defect]:
@@ -809,26 +960,42 @@ class Checker:
         gaps: dict[int | str, set[str]] = {}
         overlap_values: dict[tuple[str, ...], set[int | str]] = {}
         reached: set[str] = set()
+        if self.budget.exhausted:
+            return out  # refused once already
         try:
             grid = list(input_grid(resolver))
-        except PlanError as problem:
-            return [Defect("TOO-LARGE", resolver.name, str(problem), resolver.span)]
+        except TooLarge as problem:
+            self.refuse(str(problem), problem.span, problem.hint, resolver.name)
+            return out
+        worst_gap: tuple[Fraction, dict[str, object]] = (Fraction(0), {})
+        totals: set[int] = set()
         for inputs in grid:
             try:
-                found = distribution(resolver, inputs, names)
+                found = distribution(resolver, inputs, names, self.budget)
+            except TooLarge as problem:
+                self.refuse(f"{resolver.name} with {_inputs_text(inputs)}: {problem}", problem.span, problem.hint,
+                            resolver.name)
+                return out
             except EvalError as problem:
                 self.error("EVAL", f"{resolver.name} with {_inputs_text(inputs)}: {problem}", problem.span,
                            item=resolver.name)
                 return out
             for value in found.unmatched:
                 gaps.setdefault(value, set()).add(_inputs_text(inputs))
+            missed = sum(found.unmatched.values(), Fraction(0))
+            if missed > worst_gap[0]:
+                worst_gap = (missed, inputs)
             for value, ids in found.overlaps.items():
                 overlap_values.setdefault(ids, set()).add(value)
             reached |= {k for k, p in found.outcomes.items() if p > 0}
+            totals |= {t for t, p in found.totals.items() if isinstance(t, int) and p > 0}
         if gaps:
             gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
+            chance, where = worst_gap
+            at = f" with {_inputs_text(where)}" if where and len(grid) > 1 else ""
+            share = f" (up to {float(chance) * 100:.3g}% of rolls{at})" if resolver.dice else ""
             out.append(Defect("RANGE-GAP", resolver.name,
-                              f"no band of `{resolver.name}` takes {_values_text(gap_values)}",
+                              f"no band of `{resolver.name}` takes {_values_text(gap_values)}{share}",
                               resolver.span, "add a band for those values, or widen a neighbour "
                               "(`6 or less` instead of `less than 6`)"))
         for ids, values in overlap_values.items():
@@ -838,9 +1005,15 @@ class Checker:
                               "make the ranges meet without sharing a value"))
         for band in resolver.bands:
             if band.id not in reached and not isinstance(band.condition, m.Otherwise):
-                out.append(Defect("UNREACHABLE", resolver.name,
-                                  f"band `{band.key_text}` of `{resolver.name}` can never come up", band.span,
-                                  "check its range against the dice and the inputs"))
+                beyond = totals and isinstance(band.condition, m.Ranges) and resolver.dice and all(
+                    (part.low is not None and part.low > max(totals)) or
+                    (part.high is not None and part.high < min(totals)) for part in band.condition.parts)
+                out.append(Defect("UNREACHABLE", resolver.name, (
+                    f"band `{band.key_text}` of `{resolver.name}` is beyond the roll, which gives "
+                    f"{min(totals)}-{max(totals)}" if beyond else
+                    f"band `{band.key_text}` of `{resolver.name}` can never come up"), band.span,
+                    "check its range against the dice and the inputs" if not beyond else
+                    "fix the row's range, or roll a bigger die"))
         if resolver.kind == "table" and resolver.dice:
             out.extend(self.die_rows(resolver))
         return out
@@ -852,7 +1025,8 @@ class Checker:
         top = max(h for h in highs if h is not None)
         rule = resolver.dice[0].expr
         if isinstance(rule, m.Dice) and rule.count == 1 and rule.sides != top and top not in STANDARD_DICE:
-            return [Defect("DIE-ROWS", resolver.name, f"{top} rows fit no standard die", resolver.span)]
+            return [Defect("DIE-ROWS", resolver.name, f"{top} rows fit no standard die", resolver.span,
+                           f"roll `d{top}` if the rows are complete, or record the missing row in an errata entry")]
         return []
 
     # ---------------------------------------------------------------- errata
@@ -949,6 +1123,25 @@ class Checker:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+# function: (fewest arguments, most, in words, an example); the generated module calls Python's min and max,
+# which read one argument as a sequence, so both take two or more.
+_ARITY: dict[str, tuple[int, int, str, str]] = {
+    "min": (2, 10**9, "two or more numbers", "min(dots, 3)"),
+    "max": (2, 10**9, "two or more numbers", "max(0, harm - armor)"),
+    "clamp": (3, 3, "three numbers (a value, the lowest, the highest)", "clamp(dots, 0, 4)"),
+    "abs": (1, 1, "one number", "abs(x)"),
+    "sign": (1, 1, "one number", "sign(x)"),
+    "count": (1, 1, "one face", "count(6)"),
+    "step": (2, 2, "a choice input and a number of steps", "step(die, 1)"),
+    "rank": (1, 1, "one choice input", "rank(die)"),
+}
+
+
+def _arity_fits(call: m.Call) -> bool:
+    fewest, most, _, _ = _ARITY[call.function]
+    return fewest <= len(call.args) <= most
 
 
 def faceless(resolver: m.Resolver) -> bool:
@@ -1050,10 +1243,14 @@ def _values_text(values: list[int | str]) -> str:
         if value == last + 1:
             last = value
             continue
-        runs.append(str(first) if first == last else f"{first}-{last}")
+        runs.append(_run(first, last))
         first = last = value
-    runs.append(str(first) if first == last else f"{first}-{last}")
+    runs.append(_run(first, last))
     return "results " + ", ".join(runs)
+
+
+def _run(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first} to {last}" if first < 0 else f"{first}-{last}"
 
 
 def _inputs_text(inputs: dict[str, object]) -> str:

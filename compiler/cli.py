@@ -26,7 +26,7 @@ class UsageError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
@@ -42,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The command line. `watch` brings a web server; its module is imported only to run it."""
     parser = argparse.ArgumentParser(prog="rulecraft", description="Compile rules written in the Rulecraft "
                                      "language into resolvers, exact odds, sheets and data.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,7 +62,17 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="report errors and design defects")
     check.add_argument("paths", nargs="*")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--odds", action="store_true",
+                       help="also print each band of each roll with its exact probability (at the default inputs)")
     check.set_defaults(run=cmd_check)
+
+    diff = sub.add_parser("diff", help="what changed between two versions of a ruleset, and how the odds moved")
+    diff.add_argument("old", help="the old version: a .rules file, a ruleset id, or REV:PATH from git "
+                      "(e.g. HEAD:rulesets/tides_of_gold.rules)")
+    diff.add_argument("new", help="the new version (same forms)")
+    diff.add_argument("--json", action="store_true")
+    diff.add_argument("--exit-code", action="store_true", help="exit 1 when the versions differ")
+    diff.set_defaults(run=cmd_diff)
 
     roll = sub.add_parser("roll", help="roll a roll or table through its compiled resolver, or draw from a deck")
     roll.add_argument("ruleset")
@@ -89,6 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if any file is not formatted")
     fmt.add_argument("--diff", action="store_true", help="change nothing; print what would change")
     fmt.set_defaults(run=cmd_fmt)
+
+    watch = sub.add_parser("watch", help="rebuild on save and serve the sheets with live reload "
+                           "(run `rulecraft watch --help`)")
+    watch.set_defaults(run=cmd_watch)
+    if list(argv)[:1] == ["watch"]:
+        from .watch import configure
+
+        configure(watch)
 
     listing = sub.add_parser("list", help="every definition with its kind, inputs and sources")
     listing.add_argument("ruleset")
@@ -151,20 +170,103 @@ def display(path: Path) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .api import load
+    from .api import Loaded, load
 
     report = Report()
+    loaded: list[Loaded] = []
     for target in targets(args.paths):
         try:
-            load(target, report)
+            loaded.append(load(target, report))
         except CompileError:
             continue
     if args.format == "json":
-        print(report.format_json())
+        payload = json.loads(report.format_json())
+        if args.odds:
+            payload["odds"] = {one.checked.id: odds_json(one) for one in loaded}
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         text = report.format_text()
         print(text if text else "no problems found")
+        if args.odds:
+            from .review import odds_listing
+
+            for one in loaded:
+                print()
+                print(odds_listing(one.checked, one.path, one.source))
     return 1 if report.has_errors else 0
+
+
+def odds_json(loaded: Any) -> list[dict[str, Any]]:
+    from . import model as m
+    from .odds import odds
+    from .review import listing_inputs, rolled
+
+    names = frozenset(d.name for d in loaded.checked.definitions)
+    out: list[dict[str, Any]] = []
+    for definition in loaded.checked.definitions:
+        if not rolled(definition):
+            continue
+        assert isinstance(definition, m.Resolver)
+        inputs = listing_inputs(definition)
+        try:
+            chances = odds(definition, inputs, names)
+        except ValueError:
+            continue
+        out.append({"name": definition.name, "line": definition.span.line, "inputs": inputs,
+                    "bands": [{"id": b.id, "key": b.key_text, "line": b.span.line,
+                               "probability": f"{chances[b.id].numerator}/{chances[b.id].denominator}"}
+                              for b in definition.bands]})
+    return out
+
+
+# ---------------------------------------------------------------- diff
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .review import diff_json, diff_rulesets, format_diff
+
+    old_name, old = load_version(args.old)
+    new_name, new = load_version(args.new)
+    found = diff_rulesets(old.checked, new.checked)
+    if args.json:
+        print(json.dumps(diff_json(found), indent=2, ensure_ascii=False))
+    else:
+        print(format_diff(found, old_name, new_name))
+    return 1 if args.exit_code and not found.empty else 0
+
+
+def load_version(spec: str) -> tuple[str, Any]:
+    """A ruleset from a path or id, or from git as REV:PATH; checked, with its display name."""
+    import subprocess
+
+    from .api import load, load_text
+    from .resources import ruleset_path
+
+    rev, sep, inside = spec.partition(":")
+    if sep and rev and not Path(spec).exists() and not (len(rev) == 1 and rev.isalpha()):
+        try:
+            done = subprocess.run(["git", "show", f"{rev}:{inside}"], capture_output=True, check=False)
+        except OSError as problem:
+            raise UsageError(f"cannot run git to read {spec}: {problem.strerror}") from None
+        if done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise UsageError(f"git cannot show {spec}: {message[-1] if message else 'unknown error'}")
+        try:
+            text = done.stdout.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{spec} is not UTF-8 text") from None
+        return spec, load_text(text, spec, Path(inside).stem)
+    loaded = load(spec)
+    return str(ruleset_path(spec)), loaded
+
+
+# ---------------------------------------------------------------- watch
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from .watch import run
+
+    return run(args)
 
 
 # ---------------------------------------------------------------- fmt

@@ -152,7 +152,7 @@ class ExprCompiler:
             if expr.op == "/":
                 return f"floor_div({left}, {right})"
             if expr.op == "%":
-                return f"({left} % {right})"
+                return f"floor_mod({left}, {right})"
             return f"({left} {expr.op} {right})"
         if isinstance(expr, m.Neg):
             return f"(-{self.number(expr.operand)})"

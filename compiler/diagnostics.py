@@ -116,7 +116,7 @@ def format_diagnostic(diagnostic: Diagnostic, source: str | None) -> str:
         where += f":{span.line}:{span.column}"
     out = [f"{where}: {diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}"]
     if source is not None and span.line:
-        lines = source.splitlines()
+        lines = [line.rstrip("\r") for line in source.split("\n")]  # as the parser counts lines
         if 0 < span.line <= len(lines):
             text = lines[span.line - 1].expandtabs(1)
             gutter = f"{span.line:>4} | "

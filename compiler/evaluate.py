@@ -41,6 +41,17 @@ class EvalError(Exception):
         self.span = span
 
 
+class TooLarge(EvalError):
+    """A hard cap: a value or a computation past its limit (the message names the limit)."""
+
+    def __init__(self, message: str, span: m.Span, hint: str) -> None:
+        super().__init__(message, span)
+        self.hint = hint
+
+
+MAX_VALUE = 10**18  # what the check computes with: numbers past it are refused, not computed
+
+
 @dataclass(frozen=True, slots=True)
 class RollFacts:
     """What band conditions can read about a roll."""
@@ -141,12 +152,12 @@ def evaluate(expr: m.Expr, scope: Scope, dice: Mapping[int, int] | None = None) 
     if isinstance(expr, m.Binary):
         left = as_number(evaluate(expr.left, scope, dice), expr.left.span)
         right = as_number(evaluate(expr.right, scope, dice), expr.right.span)
-        if expr.op == "+":
-            return left + right
-        if expr.op == "-":
-            return left - right
-        if expr.op == "*":
-            return left * right
+        if expr.op in ("+", "-", "*"):
+            result = left + right if expr.op == "+" else left - right if expr.op == "-" else left * right
+            if abs(result) > MAX_VALUE:
+                raise TooLarge(f"this comes to more than {MAX_VALUE:,} (10^18); numbers stop there", expr.span,
+                               "game numbers are small; check the expression")
+            return result
         if right == 0:
             raise EvalError("division by zero", expr.span)
         return left // right if expr.op == "/" else left % right

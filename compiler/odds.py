@@ -9,7 +9,8 @@ result is exact: `Fraction`s that sum to 1.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+import math
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -19,6 +20,7 @@ from .evaluate import (
     OptionValue,
     RollFacts,
     Scope,
+    TooLarge,
     Value,
     as_number,
     children,
@@ -26,10 +28,11 @@ from .evaluate import (
     evaluate,
     truthy,
 )
-from .runtime import pool_outcomes, reroll_weights
+from .runtime import MAX_DICE, MAX_OUTCOMES, MAX_SIDES, pool_outcomes, reroll_weights
 
-MAX_OUTCOMES = 2_000_000
-MAX_GRID = 20_000
+MAX_GRID = 20_000  # input combinations of one roll the design check analyses
+MAX_ANALYSIS = 3_000_000  # dice outcomes x bands the design check classifies, over a whole ruleset
+MAX_SHEET_ODDS = 50_000  # odds printed on one sheet (rows x outcomes, over every roll)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,17 @@ class Plan:
             total *= group.sides ** group.count
         return total
 
+    def enumeration_size(self) -> int:
+        """How many dice outcomes exact odds enumerate: distinct multisets of each group, multiplied."""
+        return enumeration_size((g.count, g.sides) for g in self.groups)
+
+
+def enumeration_size(groups: Iterable[tuple[int, int]]) -> int:
+    total = 1
+    for count, sides in groups:
+        total *= math.comb(max(sides, 1) + max(count, 0) - 1, max(count, 0))
+    return total
+
 
 @dataclass
 class Distribution:
@@ -71,22 +85,62 @@ class PlanError(EvalError):
     pass
 
 
+@dataclass
+class Budget:
+    """Work the design check may do (dice outcomes x bands), shared by every roll of a ruleset."""
+
+    total: int = MAX_ANALYSIS
+    spent: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent > self.total
+
+    def spend(self, amount: int, resolver: m.Resolver) -> None:
+        self.spent += amount
+        if self.exhausted:
+            raise TooLarge(f"checking the exact odds of this ruleset takes more than {self.total:,} steps (dice "
+                           "outcomes x bands, for every input of every roll); the limit is reached here",
+                           resolver.span, "use fewer dice or narrower inputs, or split the game into rulesets")
+
+
 # ---------------------------------------------------------------- inputs
 
 
 def input_grid(resolver: m.Resolver, limit: int = MAX_GRID) -> Iterator[dict[str, object]]:
     """Every combination of input values, in declaration order (empty grid: one empty dict)."""
-    axes: list[list[object]] = []
-    for item in resolver.inputs:
-        axes.append(input_values(item.type))
-    count = 1
-    for axis in axes:
-        count *= max(len(axis), 1)
+    count = grid_size(resolver)
     if count > limit:
-        raise PlanError(f"{resolver.name} has {count:,} input combinations; the limit is {limit:,}",
-                        resolver.span)
+        raise TooLarge(f"`{resolver.name}` has {count:,} input combinations to check; the limit is {limit:,}",
+                       resolver.span, "narrow the inputs' ranges (the check works out the odds of each combination)")
+    axes = [input_values(item.type) for item in resolver.inputs]
     for combo in itertools.product(*axes):
         yield {item.name: value for item, value in zip(resolver.inputs, combo, strict=True)}
+
+
+def input_count(spec: m.IntRange | m.Flag | m.Choice) -> int:
+    """How many values an input takes (counted, not listed: a range may be huge)."""
+    if isinstance(spec, m.IntRange):
+        return max(spec.high - spec.low + 1, 0)
+    return 2 if isinstance(spec, m.Flag) else len(spec.options)
+
+
+def grid_size(resolver: m.Resolver) -> int:
+    return math.prod(max(input_count(item.type), 1) for item in resolver.inputs)
+
+
+def sheet_axis(resolver: m.Resolver) -> m.ResolvedInput | None:
+    """The input the sheet's odds table runs along: the first number, else the first flag or choice."""
+    return next((i for i in resolver.inputs if isinstance(i.type, m.IntRange)),
+                next((i for i in resolver.inputs if isinstance(i.type, (m.Flag, m.Choice))), None))
+
+
+def sheet_odds_size(resolver: m.Resolver) -> int:
+    """How many odds the sheet prints for a roll: one per band for each value of its axis."""
+    if not resolver.dice or not resolver.bands:
+        return 0
+    axis = sheet_axis(resolver)
+    return (input_count(axis.type) if axis is not None else 1) * len(resolver.bands)
 
 
 def input_values(spec: m.IntRange | m.Flag | m.Choice) -> list[object]:
@@ -151,8 +205,9 @@ def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[G
         count = as_number(evaluate(expr.count, scope), expr.count.span)
         if not expr.faces:
             raise PlanError(f"the faces of the die `{expr.die}` are to be supplied", expr.span)
-        if count > 1000:
-            raise PlanError(f"{count} dice is more than the limit of 1000", expr.span)
+        if count > MAX_DICE:
+            raise TooLarge(f"{m.expr_text(expr)} rolls {count:,} dice; the limit is {MAX_DICE:,}", expr.span,
+                           "roll fewer dice (narrow the input that sets how many)")
         out.append(GroupPlan(expr, max(count, 0), len(expr.faces), "sum", 0, f"{max(count, 0)} {expr.die}",
                              faces=expr.faces, values=expr.values))
         return
@@ -183,11 +238,15 @@ def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolve
             raise PlanError(f"a pool of {count} dice has no {mode} die, and no zero_dice rule says what "
                             "to roll instead", term.span)
         count = 0
-    if count > 1000:
-        raise PlanError(f"{count} dice is more than the limit of 1000", term.span)
+    if count > MAX_DICE:
+        raise TooLarge(f"{m.expr_text(term)} rolls {count:,} dice; the limit is {MAX_DICE:,}", term.span,
+                       "roll fewer dice (narrow the input that sets how many)")
     sides = base.sides if isinstance(base.sides, int) else as_number(evaluate(base.sides, scope), base.sides.span)
-    if not 1 <= sides <= 1000:
-        raise PlanError(f"a die has 1 to 1000 sides, not {sides}", term.span)
+    if sides > MAX_SIDES:
+        raise TooLarge(f"{m.expr_text(term)} rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}", term.span,
+                       "give the die fewer sides")
+    if sides < 1:
+        raise PlanError(f"a die has 1 to {MAX_SIDES} sides, not {sides}", term.span)
     if mode != "sum":
         keep = min(keep, count)
     notation = f"{count}d{sides}" if count != 1 else f"d{sides}"
@@ -239,10 +298,13 @@ def plain_match(condition: m.Condition, value: Value) -> bool:
 # ---------------------------------------------------------------- distributions
 
 
-def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> Distribution:
+def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str],
+                 budget: Budget | None = None) -> Distribution:
     scope = make_scope(resolver, inputs, definitions)
     result = Distribution()
     if resolver.kind in ("lookup", "formula") or not resolver.dice:
+        if budget is not None:
+            budget.spend(max(len(resolver.bands), 1), resolver)
         source = resolver.key if resolver.key is not None else resolver.value
         value = evaluate(source, scope) if source is not None else None
         band, matches = classify(resolver, scope, value)
@@ -251,8 +313,13 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
             result.overlaps[key_of(value)] = tuple(b.id for b in matches)
         return result
     plan = make_plan(resolver, scope)
-    if plan.outcome_count() > MAX_OUTCOMES and len(plan.groups) > 1:
-        raise PlanError(f"{resolver.name} has too many dice outcomes to enumerate exactly", resolver.span)
+    size = plan.enumeration_size()
+    if size > MAX_OUTCOMES:
+        raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {size:,} outcomes to work out "
+                       f"exactly; the limit is {MAX_OUTCOMES:,}",
+                       plan.expr.span, "use fewer dice or dice with fewer sides")
+    if budget is not None:
+        budget.spend(size * max(len(resolver.bands), 1), resolver)
     denominator = plan.outcome_count()
     per_group = [list(pool_outcomes(g.count, g.sides, g.mode, g.keep)) for g in plan.groups]
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight

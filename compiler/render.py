@@ -14,6 +14,7 @@ import math
 import os
 import re
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +272,7 @@ def show(value: object) -> Markup:
     return rich(value)
 
 
+@cache  # compiled templates are kept; Jinja reloads a template whose file changed (auto_reload)
 def environment(extra_templates: Path | None = None) -> Any:
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -283,6 +285,7 @@ def environment(extra_templates: Path | None = None) -> Any:
                       keep_trailing_newline=True)
     env.filters["rich"] = rich
     env.filters["show"] = show
+    env.tests["die_name"] = lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value)))  # `d8`: drawn as a die
     env.globals["palette"] = PALETTE
     env.globals["cos"] = math.cos
     env.globals["sin"] = math.sin

@@ -8,6 +8,7 @@ it does not handle.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -15,23 +16,32 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import Indenter
 
 from . import model as m
-from .diagnostics import CompileError, Report
+from .diagnostics import CompileError, Diagnostic, Report
 from .resources import grammar_path
+from .syntax_examples import Failure, diagnose
 
-MAX_SOURCE_BYTES = 4_000_000
+MAX_SOURCE_BYTES = 1_000_000
 MAX_NESTING = 40
+MAX_DIGITS = 18  # a whole number has at most 18 digits
+MAX_EXPR_DEPTH = 50  # operators, calls and dice nest at most 50 levels deep
+MAX_TREE_DEPTH = 160  # the parse tree, parentheses and blocks included (the transformer recurses)
 
 
 class IndentationProblem(Exception):
-    def __init__(self, message: str, line: int, column: int, hint: str) -> None:
+    """The indenter refused a line. `code` names the mistake (syntax_examples); `fields` fill its message."""
+
+    def __init__(self, message: str, line: int, column: int, hint: str, code: str = "INDENT",
+                 fields: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.line = line
         self.column = column
         self.hint = hint
+        self.code = code
+        self.fields = fields or {}
 
 
 class RulesIndenter(Indenter):
@@ -54,25 +64,62 @@ class RulesIndenter(Indenter):
             raise IndentationProblem(
                 "this line is indented with both tabs and spaces",
                 (token.end_line or 1), 1,
-                "indent with spaces only (two per level reads well)",
+                "indent with spaces only (two per level reads well)", "TAB-INDENT",
             )
         indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
         if indent > self.indent_level[-1]:
             if len(self.indent_level) > MAX_NESTING:
                 raise IndentationProblem("indentation is nested too deeply", token.end_line or 1, 1,
-                                         "a definition's body needs at most a few levels")
+                                         "a definition's body needs at most a few levels", "TOO-LARGE")
             self.indent_level.append(indent)
+            self.tab_lines.append((token.end_line or 1) if "\t" in indent_str else 0)
             yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
         else:
+            open_levels = list(self.indent_level)
+            tabbed = [line for line in self.tab_lines if line]
             while indent < self.indent_level[-1]:
                 self.indent_level.pop()
+                self.tab_lines.pop()
                 yield Token.new_borrow_pos(self.DEDENT_type, indent_str, token)
             if indent != self.indent_level[-1]:
+                if tabbed and "\t" not in indent_str:  # the block was opened by a tab: that line is the slip
+                    raise IndentationProblem("this line is indented with a tab", tabbed[-1], 1,
+                                             "indent with spaces only", "TAB-INDENT")
+                columns = [str(level + 1) for level in open_levels]
                 raise IndentationProblem(
                     f"this line is indented by {indent} but no enclosing block starts at that column",
                     token.end_line or 1, indent + 1,
-                    f"line it up with an earlier line (column {self.indent_level[-1] + 1})",
+                    f"line it up with an earlier line (column {self.indent_level[-1] + 1})", "INDENT",
+                    {"indent": f"{indent} space" + ("" if indent == 1 else "s"),
+                     "column": "column " + (" or ".join(columns) if len(columns) < 3
+                                            else ", ".join(columns[:-1]) + " or " + columns[-1])},
                 )
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        self.paren_level = 0
+        self.indent_level = [0]
+        self.tab_lines: list[int] = [0]  # per open level: the line that opened it with a tab, or 0
+        self.openers: list[Token] = []
+        return self._process(stream)
+
+    def _process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        """Lark's, keeping the open brackets (for "never closed" errors) instead of asserting on a stray one."""
+        token = None
+        for token in stream:
+            if token.type == self.NL_type:
+                yield from self.handle_NL(token)
+            else:
+                yield token
+            if token.type in self.OPEN_PAREN_types:
+                self.paren_level += 1
+                self.openers.append(token)
+            elif token.type in self.CLOSE_PAREN_types and self.paren_level > 0:
+                self.paren_level -= 1
+                self.openers.pop()
+        while len(self.indent_level) > 1:
+            self.indent_level.pop()
+            yield (Token.new_borrow_pos(self.DEDENT_type, "", token) if token is not None
+                   else Token(self.DEDENT_type, "", 0, 0, 0, 0, 0, 0))
 
 
 @cache
@@ -118,8 +165,32 @@ def decode_string(token: str) -> str:
     return re.sub(r"\\(.)", lambda match: _ESCAPES.get(match.group(1), match.group(0)), body, flags=re.S)
 
 
+_RANGE_PART = re.compile(r"\d+(?:,\d{3})+(?!\d)|\w+|[^\w\s]")
+
+
+def range_text(written: str) -> str:
+    """`7 - 9` -> `7-9`, `1,2` -> `1, 2`, `6  or less` -> `6 or less`: words apart, signs tight."""
+    out = ""
+    previous = ""
+    for part in _RANGE_PART.findall(written):
+        word = part[0].isalnum() or part[0] == "_"
+        if out and ((word and (previous[-1].isalnum() or previous[-1] == "_")) or previous == ","):
+            out += " "
+        out += part
+        previous = part
+    return out
+
+
 def parse_int(token: str) -> int:
-    return int(token.replace(",", ""))
+    return whole_number(token.replace(",", ""), token)
+
+
+def whole_number(digits: str, token: object) -> int:
+    """`digits` as an int; more than MAX_DIGITS digits is refused at the token's place (TOO-LARGE)."""
+    if len(digits.lstrip("0")) > MAX_DIGITS:
+        raise SyntaxProblem(f"the number {digits[:12]}… has {len(digits)} digits; a number has at most {MAX_DIGITS}",
+                            span_of(token), "TOO-LARGE", "game numbers are small; check for a typing slip")
+    return int(digits or "1")
 
 
 Child = Any
@@ -260,8 +331,9 @@ class ToModel(Transformer[Token, Any]):
         return m.Ranges(parts, self.source_text(meta), span_of(meta))
 
     def source_text(self, meta: Any) -> str:
-        """The exact notation the designer wrote (whitespace folded), for the sheet."""
-        return " ".join(self._source[meta.start_pos:meta.end_pos].split())
+        """The range as the designer wrote it, spaced the one way `rulecraft fmt` spaces it, so a band's
+        key (and the id of a band without a name) does not depend on spacing: `7 - 9` is `7-9`."""
+        return range_text(self._source[meta.start_pos:meta.end_pos])
 
     def exact(self, meta: Any, children: list[Child]) -> list[m.Interval]:
         return [m.Interval(children[0], children[0])]
@@ -275,7 +347,8 @@ class ToModel(Transformer[Token, Any]):
     def between(self, meta: Any, children: list[Child]) -> list[m.Interval]:
         low, high = children
         if low > high:
-            raise SyntaxProblem(f"the range {low}-{high} runs backwards", span_of(meta))
+            raise SyntaxProblem(f"the range {low}-{high} runs backwards", span_of(meta), "RANGE-BACKWARDS",
+                                f"write the smaller number first: `{high}-{low}`")
         return [m.Interval(low, high)]
 
     def either(self, meta: Any, children: list[Child]) -> list[m.Interval]:
@@ -371,26 +444,26 @@ class ToModel(Transformer[Token, Any]):
 
     def dice(self, meta: Any, children: list[Child]) -> m.Dice:
         count, sides = str(children[0]).lower().split("d")
-        return m.Dice(int(count) if count else 1, int(sides), span_of(meta))
+        return m.Dice(whole_number(count, children[0]), whole_number(sides, children[0]), span_of(meta))
 
     def pool(self, meta: Any, children: list[Child]) -> m.Pool:
         count, die = children
         text = str(die).lower()
         if text.split("d")[0]:
             raise SyntaxProblem("write a pool as `(rating)d6`, with nothing between `)` and `d`",
-                                span_of(die))
-        return m.Pool(count, int(text.split("d")[1]), span_of(meta))
+                                span_of(die), "POOL", "the count goes in the brackets: `(rating + 1)d6`")
+        return m.Pool(count, whole_number(text.split("d")[1], die), span_of(meta))
 
     def dice_of(self, meta: Any, children: list[Child]) -> m.Pool:
         token, sides = children
         count = str(token)[:-1]
-        return m.Pool(m.Number(int(count) if count else 1, span_of(token)), sides, span_of(meta))
+        return m.Pool(m.Number(whole_number(count, token), span_of(token)), sides, span_of(meta))
 
     def pool_of(self, meta: Any, children: list[Child]) -> m.Pool:
         count, token, sides = children
         if str(token)[:-1]:
             raise SyntaxProblem("write a pool as `(count)d(sides)`, with nothing between `)` and `d`",
-                                span_of(token))
+                                span_of(token), "POOL", "the count goes in the brackets: `(rating)d(die)`")
         return m.Pool(count, sides, span_of(meta))
 
     def custom_pool(self, meta: Any, children: list[Child]) -> m.CustomPool:
@@ -461,7 +534,8 @@ class ToModel(Transformer[Token, Any]):
         member = names[1] if len(names) > 1 else None
         if len(names) > 2:
             raise SyntaxProblem("a path names an item and at most one member, like `clock.size`",
-                                span_of(meta))
+                                span_of(meta), "PATH", "name the definition and one of its lines: "
+                                "`set healing_clock.size to 4`")
         return m.Path(item, member, selector, span_of(meta))
 
 
@@ -471,72 +545,158 @@ def _with_section(item: m.Item, section: str | None) -> m.Item:
 
 
 class SyntaxProblem(Exception):
-    def __init__(self, message: str, span: m.Span) -> None:
+    def __init__(self, message: str, span: m.Span, code: str = "SYNTAX", hint: str | None = None) -> None:
         super().__init__(message)
         self.span = span
+        self.code = code
+        self.hint = hint
+
+
+_NESTS = {"if_else", "or_", "and_", "not_", "compare", "binary", "neg", "kept", "pool", "dice_of", "pool_of",
+          "custom_pool", "call"}
+
+
+def check_depth(tree: Tree[Token]) -> None:
+    """Refuse expressions nested past MAX_EXPR_DEPTH (and trees past MAX_TREE_DEPTH) before anything recurses."""
+    stack: list[tuple[Tree[Token], int, int]] = [(tree, 1, 0)]
+    while stack:
+        node, depth, nesting = stack.pop()
+        if node.data in _NESTS and not (node.data in ("or_", "and_") and len(node.children) == 1):
+            nesting += 1
+        if depth > MAX_TREE_DEPTH or nesting > MAX_EXPR_DEPTH:
+            raise SyntaxProblem(f"this is nested too deeply: expressions nest at most {MAX_EXPR_DEPTH} levels",
+                                span_of(node), "TOO-LARGE", "name a part of it with `let` and use the name")
+        stack.extend((child, depth + 1, nesting) for child in node.children if isinstance(child, Tree))
 
 
 # ---------------------------------------------------------------- errors
 
 
-TERMINAL_WORDS = {
-    "NAME": "a name",
-    "STRING": 'a quoted text like "..."',
-    "INT": "a number",
-    "DICE": "dice like 2d6",
-    "_NL": "the end of the line",
-    "_INDENT": "an indented line",
-    "_DEDENT": "a line that is indented less",
-    "COLON": '":"',
-    "MINUS": '"-"',
-    "PLUS": '"+"',
-    "LSQB": '"["',
-    "RSQB": '"]"',
-    "LPAR": '"("',
-    "RPAR": '")"',
-    "COMMA": '","',
-    "SOURCE_ID": "a source ID like TOG-01",
-    "CODE": "a check code like RANGE-GAP",
-    "$END": "the end of the file",
-    "DOTDOT": '".."',
-    "EQUAL": '"="',
-    "VBAR": '"|"',
-}
+MAX_SYNTAX_ERRORS = 100  # syntax errors of one file reported in one run (the report shows the first 50)
 
 
-def _describe(expected: set[str]) -> str:
-    words: list[str] = []
-    for name in sorted(expected):
-        if name in TERMINAL_WORDS:
-            words.append(TERMINAL_WORDS[name])
-        elif re.fullmatch(r"[A-Z_]+", name) and name not in ("__ANON_0",):
-            literal = name.lower().replace("_", " ")
-            words.append(f'"{literal}"')
-    unique = list(dict.fromkeys(words))
-    if not unique:
-        return "something else"
-    if len(unique) > 6:
-        unique = [*unique[:6], "..."]
-    return ", ".join(unique)
+def restart_lines(lines: list[str]) -> list[int]:
+    """Lines where a definition starts (column 0, a kind keyword or a near miss of one, then a name or text).
+
+    After a syntax error the parse resumes at the next of these, so every definition's first
+    mistake is reported and nothing is reported twice. Lines inside `\"\"\"` text are skipped.
+    """
+    from .syntax_examples import TOP_WORDS
+
+    starts: list[int] = []
+    inside = False
+    words = [w for w in TOP_WORDS if w != "ruleset"]
+    for number, text in enumerate(lines, 1):
+        was_inside = inside
+        if text.count('"""') % 2:
+            inside = not inside
+        if was_inside:
+            continue
+        match = re.match(r"([A-Za-z_]\w*)[ \t]+[^\s:=]", text)
+        if match is None:
+            continue
+        word = match.group(1).lower()
+        if word in words or (re.match(r"\w+[ \t]+\w+(?:[ \t]*[\"\[]|[ \t]*$)", text)  # a misspelt kind, a name
+                             and difflib.get_close_matches(word, words, n=1, cutoff=0.75)):
+            starts.append(number)
+    return starts
 
 
-def _token_words(token: Token) -> str:
-    if token.type == "_NL":
-        return "the end of the line"
-    if token.type == "_INDENT":
-        return "an indented line"
-    if token.type == "_DEDENT":
-        return "the end of an indented block"
-    if token.type == "$END":
-        return "the end of the file"
-    return f"`{token}`"
+def syntax_errors(path: str, first: UnexpectedInput | IndentationProblem, lines: list[str]) -> list[Diagnostic]:
+    """Every definition's first syntax error, in order: after each, the parse resumes at the next definition."""
+    found: list[Diagnostic] = []
+    seen: set[tuple[int, int, str]] = set()
+    starts = restart_lines(lines)
+    error: UnexpectedInput | IndentationProblem = first
+    source_lines = lines
+    while len(found) < MAX_SYNTAX_ERRORS:
+        diagnostic = _syntax_diagnostic(error, path, source_lines)
+        key = (diagnostic.span.line, diagnostic.span.column, diagnostic.code)
+        if key not in seen:
+            seen.add(key)
+            found.append(diagnostic)
+        after = max(diagnostic.span.line, _error_line(error, diagnostic.span.line) - 1)
+        restart = next((start for start in starts if start > after), None)
+        if restart is None:
+            break
+        source_lines = [""] * (restart - 1) + lines[restart - 1:]
+        try:
+            parser().parse("\n" * (restart - 1) + "\n".join(lines[restart - 1:]))
+            break
+        except (UnexpectedInput, IndentationProblem) as again:
+            error = again
+    return found
 
 
-def syntax_hint(error: UnexpectedInput, line_text: str) -> str | None:
-    """A plain-words hint from what the line looks like (curated in syntax_examples)."""
-    from .syntax_examples import hint_for
+def _error_line(error: UnexpectedInput | IndentationProblem, default: int) -> int:
+    """The line of what the parser met (a definition's first line when the one before had no body)."""
+    token = getattr(error, "token", None)
+    if isinstance(token, Token) and token.type not in ("_NL", "_DEDENT", "_INDENT", "$END"):
+        return token.line or default
+    return default
 
-    return hint_for(error, line_text)
+
+def _open_bracket(error: UnexpectedInput, lines: list[str]) -> Token | None:
+    """A `(` or `[` still open from an earlier line when the parser failed: the likelier mistake."""
+    openers: list[Token] = getattr(parser().options.postlex, "openers", [])
+    if not openers:
+        return None
+    opener = openers[-1]
+    token = getattr(error, "token", None)
+    line = getattr(error, "line", 0) or 0
+    if isinstance(token, Token):
+        if token.type in ("$END", "_DEDENT"):  # the file ended inside the brackets
+            return opener
+        line = token.line or line
+    if line > (opener.line or 0):
+        return opener
+    text = re.sub(r'"(?:[^"\\\n]|\\.)*"?', "", lines[line - 1] if 0 < line <= len(lines) else "")
+    pairs = {"LPAR": "()", "LSQB": "[]"}.get(opener.type, "()")
+    return opener if text.count(pairs[0]) > text.count(pairs[1]) else None  # never closed on its line
+
+
+def _accepts(error: UnexpectedInput) -> frozenset[str]:
+    """What the parser could have taken (Lark's `expected` also lists what the lexer always accepts)."""
+    interactive = getattr(error, "interactive_parser", None)
+    if interactive is not None:
+        try:
+            return frozenset(interactive.accepts())
+        except Exception:  # the expected sets below are the fallback
+            pass
+    return frozenset(getattr(error, "expected", None) or getattr(error, "allowed", None) or ())
+
+
+def _failure(error: UnexpectedInput, lines: list[str]) -> Failure:
+    state = getattr(error, "state", None)
+    opener = _open_bracket(error, lines)
+    if opener is not None:
+        return Failure("unclosed", tuple(lines), opener.line or 1, opener.column or 1, opener.type, str(opener))
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        line = (token.end_line if token.type == "_INDENT" else token.line) or error.line or 1
+        return Failure("token", tuple(lines), line, token.column or error.column or 1, token.type, str(token),
+                       state, _accepts(error))
+    if isinstance(error, UnexpectedCharacters):
+        return Failure("character", tuple(lines), error.line or 1, error.column or 1, None, "", state,
+                       _accepts(error))
+    last = max(len(lines) - 1, 1)  # UnexpectedEOF (not raised by LALR): the end of the last line
+    return Failure("token", tuple(lines), last, len(lines[last - 1]) + 1 if lines else 1, "$END", "", state)
+
+
+def _syntax_diagnostic(error: UnexpectedInput | IndentationProblem, path: str, lines: list[str]) -> Diagnostic:
+    """The diagnostic of one syntax error: the curated mistake it is (syntax_examples), placed and hinted."""
+    from .syntax_examples import MISTAKES
+
+    if isinstance(error, IndentationProblem):
+        if error.code not in {mistake.code for mistake in MISTAKES}:
+            return Diagnostic("error", error.code, str(error), path,
+                              m.Span(error.line, error.column, error.line, error.column + 1), error.hint)
+        failure = Failure("indent", tuple(lines), error.line, error.column, code=error.code, fields=error.fields)
+    else:
+        failure = _failure(error, lines)
+    found = diagnose(failure)
+    return Diagnostic("error", found.code, found.message, path,
+                      m.Span(found.line, found.column, found.line, found.end_column), found.hint)
 
 
 def parse(text: str, path: str, ruleset_id: str | None = None) -> m.Ruleset:
@@ -545,7 +705,8 @@ def parse(text: str, path: str, ruleset_id: str | None = None) -> m.Ruleset:
     report.sources[path] = text
     rid = ruleset_id if ruleset_id is not None else Path(path).stem
     if len(text.encode("utf-8", errors="replace")) > MAX_SOURCE_BYTES:
-        report.error("TOO-LARGE", f"this file is {len(text):,} characters; the limit is {MAX_SOURCE_BYTES:,}",
+        report.error("TOO-LARGE", f"this file is {len(text.encode('utf-8', errors='replace')):,} bytes; the limit "
+                     f"is {MAX_SOURCE_BYTES:,}",
                      path, m.Span(1, 1, 1, 2), "split the game into several rulesets")
         raise CompileError(report)
     if "\x00" in text:
@@ -555,60 +716,25 @@ def parse(text: str, path: str, ruleset_id: str | None = None) -> m.Ruleset:
         raise CompileError(report)
     if not text.endswith("\n"):
         text += "\n"
-    lines = text.splitlines()
+    lines = [line.rstrip("\r") for line in text.split("\n")]  # lines as the parser counts them
     try:
         tree = parser().parse(text)
+        check_depth(tree)
         result = ToModel(rid, path, text).transform(tree)
         assert isinstance(result, m.Ruleset)
         return result
-    except IndentationProblem as problem:
-        report.error("INDENT", str(problem), path, m.Span(problem.line, problem.column, problem.line,
-                                                           problem.column + 1), problem.hint)
-    except UnexpectedInput as error:
-        report.add(_syntax_diagnostic(error, path, lines))
+    except (IndentationProblem, UnexpectedInput) as error:
+        for diagnostic in syntax_errors(path, error, lines):
+            report.add(diagnostic)
+    except SyntaxProblem as problem:
+        report.error(problem.code, str(problem), path, problem.span, problem.hint)
     except VisitError as error:
         original = error.orig_exc
         if isinstance(original, SyntaxProblem):
-            report.error("SYNTAX", str(original), path, original.span)
+            report.error(original.code, str(original), path, original.span, original.hint)
         else:
             raise
     raise CompileError(report)
-
-
-def _syntax_diagnostic(error: UnexpectedInput, path: str, lines: list[str]) -> Any:
-    from .diagnostics import Diagnostic
-
-    line = getattr(error, "line", 0) or 0
-    column = getattr(error, "column", 0) or 0
-    if isinstance(error, UnexpectedToken) and error.token.type in ("_NL", "_DEDENT", "_INDENT", "$END"):
-        # Point at the end of the line the parser was reading, not at the next one.
-        prev = error.token
-        line = prev.line or line
-        if prev.type == "_NL" or prev.type in ("_DEDENT", "_INDENT"):
-            line = max((prev.line or 1), 1)
-            text = lines[line - 1] if 0 < line <= len(lines) else ""
-            column = len(text.rstrip()) + 1
-    line_text = lines[line - 1] if 0 < line <= len(lines) else ""
-    if isinstance(error, UnexpectedCharacters):
-        char = line_text[column - 1: column] if column else "?"
-        message = f"unexpected character `{char}`"
-        end = column + 1
-    elif isinstance(error, UnexpectedToken):
-        message = f"unexpected {_token_words(error.token)}; expected {_describe(set(error.expected))}"
-        invisible = error.token.type in ("_NL", "_DEDENT", "_INDENT")
-        end = column + 1 if invisible else column + max(len(str(error.token)), 1)
-    elif isinstance(error, UnexpectedEOF):
-        message = "the file ends in the middle of a definition"
-        end = column + 1
-    else:
-        message = str(error).splitlines()[0]
-        end = column + 1
-    hint = syntax_hint(error, line_text)
-    code = "SYNTAX"
-    from .syntax_examples import code_for
-
-    code = code_for(error, line_text) or code
-    return Diagnostic("error", code, message, path, m.Span(line, column, line, end), hint)
 
 
 def walk_tree(tree: Tree[Token]) -> Iterator[Tree[Token]]:

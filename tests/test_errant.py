@@ -775,7 +775,8 @@ def test_check_reports_each_published_defect_as_resolved(loaded):  # type: ignor
         ("DIE-ROWS", "downtime_complications"), ("RANGE-GAP", "downtime_complications"),
         ("DIE-ROWS", "downtime_trends"), ("RANGE-GAP", "downtime_trends"), ("MISSING", "movement_dice"),
         ("RANGE-GAP", "movement_dice"), ("MISSING", "wounds"), ("RANGE-OVERLAP", "wounds"),
-        ("MISSING", "amount_wasted"), ("MISSING", "chases"), ("RANGE-GAP", "hold_breath"),
+        ("MISSING", "amount_wasted"), ("MISSING", "chases"), ("XREF", "amount_wasted"), ("XREF", "chases"),
+        ("RANGE-GAP", "hold_breath"),
         ("RANGE-GAP", "take_watch"), ("RANGE-GAP", "illumination"), ("RANGE-GAP", "surprise"),
     }
     assert [e.id for e in loaded.checked.errata] == [f"D-ERR-{n}" for n in range(1, 22)]

@@ -187,7 +187,7 @@ def test_evr_05_order_types(loaded: Loaded) -> None:
     assert orders[1][2]["movement_actions_per_crew"] == 2
     assert orders[2][2]["crew_on_red_node"] == 1
     # D-EVR-1: line 47 names 3 varieties; as published the set is short of line 122's 4.
-    assert resolved(loaded, "COUNT", "order_varieties", "D-EVR-1") == "the document says 4 but lists 3 (3 distinct)"
+    assert resolved(loaded, "COUNT", "order_varieties", "D-EVR-1") == "the document says 4 but lists 3"
     assert [e[0] for e in entries(loaded, "order_varieties")] == ["crew", "movement", "attack", "diplomacy"]
 
 
@@ -572,7 +572,7 @@ def test_evr_28_discovery_track(loaded: Loaded, game: Any) -> None:
 
 
 def test_evr_29_phases(loaded: Loaded) -> None:
-    assert resolved(loaded, "COUNT", "round_phases", "D-EVR-3") == "the document says 4 but lists 2 (2 distinct)"
+    assert resolved(loaded, "COUNT", "round_phases", "D-EVR-3") == "the document says 4 but lists 2"
     assert [s[0] for s in entries(loaded, "round_phases")] == ["player_phase", "enemy_phase"]
     assert [s[0] for s in entries(loaded, "enemy_phase")] == ["discovery", "agents", "ships"]
     assert definition(loaded, "player_phase").text.startswith(

@@ -183,8 +183,9 @@ def test_check_is_clean_and_every_defect_has_its_erratum(loaded: Loaded) -> None
     assert [e.id for e in loaded.checked.errata] == [f"D-WW-{n}" for n in range(1, 20)]
     notes = {(d.code, d.item) for d in loaded.report.diagnostics if d.severity == "note"}
     assert notes == {
-        ("DUP", "actions"), ("MISSING", "healing_clock"), ("MISSING", "stress"), ("MISSING", "heat"),
-        ("MISSING", "gear"), ("MISSING", "stress_relief"), ("MISSING", "train"), ("MISSING", "inventions"),
+        ("DUP", "actions"), ("COUNT", "actions"), ("MISSING", "healing_clock"), ("MISSING", "stress"),
+        ("MISSING", "heat"), ("MISSING", "gear"), ("MISSING", "stress_relief"), ("MISSING", "train"),
+        ("MISSING", "inventions"),
         ("MISSING", "attribute_xp"), ("MISSING", "playbook_xp"), ("MISSING", "party_xp"),
         ("MISSING", "example_ratings"), ("RANGE-GAP", "effect_levels"), ("RANGE-GAP", "load_levels"),
         ("RANGE-GAP", "magnitude_area"),

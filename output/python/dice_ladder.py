@@ -4,12 +4,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
-from math import factorial
+from math import comb, factorial
 from typing import TypeVar
 
-MAX_DICE = 1000
-MAX_SIDES = 1000
-MAX_CHAIN = 16
+MAX_DICE = 1000  # dice in one roll of one term
+MAX_SIDES = 1000  # sides of one die
+MAX_CHAIN = 16  # tables one roll chains through
+MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +117,7 @@ Spec = tuple[int, int, str, int, Faces | None]
 
 def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    if count > MAX_DICE:
-        raise ValueError(f"{notation} would roll {count} dice; the limit is {MAX_DICE}")
+    check_dice(count, sides, notation)
     randint = rng.randint
     dice = tuple([randint(1, sides) for _ in range(count)])
     if mode == "sum":
@@ -125,6 +125,14 @@ def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int,
     ordered = sorted(dice, reverse=(mode == "highest"))
     kept = tuple(ordered[:keep])
     return Group(notation, dice, kept, sum(kept))
+
+
+def check_dice(count: int, sides: int, notation: str) -> None:
+    """The hard caps on one dice term: MAX_DICE dice, each of 1 to MAX_SIDES sides."""
+    if count > MAX_DICE:
+        raise ValueError(f"{notation} would roll {count:,} dice; the limit is {MAX_DICE:,}")
+    if not 1 <= sides <= MAX_SIDES:
+        raise ValueError(f"{notation} would roll a die of {sides:,} sides; a die has 1 to {MAX_SIDES:,}")
 
 
 Multiset = tuple[tuple[int, ...], tuple[int, ...], int]
@@ -181,7 +189,9 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        group = roll_group(self.rng, count, sides, mode, keep, _notation(count, sides, mode, keep, notation))
+        shown = _notation(count, sides, mode, keep, notation)
+        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
 
@@ -215,11 +225,13 @@ class Planning:
             if count <= 0:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
             keep = min(keep, count)
+        check_dice(count, sides, notation)
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
+        check_dice(count, len(die.symbols), f"{count} {die.name}")
         self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
         return 0
 
@@ -286,6 +298,11 @@ def exact_joint(
     A first result whose band is in `rerolled` is rolled again once and the new result is final.
     Without `band_of` every band index is -1.
     """
+    size = 1
+    for count, sides, _, _, die in specs:
+        size *= comb(max(len(die.symbols) if die is not None else sides, 1) + count - 1, count)
+    if size > MAX_OUTCOMES:
+        raise ValueError(f"exact odds of these dice would enumerate {size:,} outcomes; the limit is {MAX_OUTCOMES:,}")
     joint: dict[tuple[int, int], int] = {}
     for combination in product(*(group_outcomes(spec) for spec in specs)):
         weight = 1
@@ -381,6 +398,12 @@ def floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
+
+
+def floor_mod(a: int, b: int) -> int:
+    if b == 0:
+        raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
+    return a % b
 
 
 def clamp(value: int, low: int, high: int) -> int:
@@ -813,7 +836,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '2cb3f75da7890238908b9cfdd02b59c6f19c4d111c841da6ca3fd0b9e0e7ae7f'
+COMPILER_SHA256 = '154905948789c4ae5ce5d6b07d641c7ece323b45b5d53304dfc4eebae8b7b469'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

@@ -1,0 +1,35 @@
+"""The design analyzer on the documents' own defects, written exactly as published: one fixture per class.
+
+Each fixture in tests/fixtures/defects/ says what `check` must report, as `# expect: CODE at LINE`
+comments; the test holds the analyzer to exactly those warnings, at those lines, and no others.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from compiler.api import load
+from compiler.diagnostics import Report
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures" / "defects").glob("*.rules"))
+EXPECT = re.compile(r"^# expect: ([A-Z-]+) at (\d+)$", re.M)
+
+
+def test_every_checkable_defect_class_of_the_inventory_has_a_fixture() -> None:
+    classes = {code for path in FIXTURES for code, _ in EXPECT.findall(path.read_text(encoding="utf-8"))}
+    assert classes >= {"RANGE-GAP", "RANGE-OVERLAP", "DIE-ROWS", "DUP", "COUNT", "MISSING", "XREF", "TRUNCATED",
+                       "UNREACHABLE", "CHAIN-LOOP"}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_a_published_defect_is_reported_where_it_is(path: Path) -> None:
+    expected = sorted((code, int(line)) for code, line in EXPECT.findall(path.read_text(encoding="utf-8")))
+    assert expected, f"{path.name} says nothing about what to expect"
+    report = Report()
+    load(str(path), report)
+    found = sorted((d.code, d.span.line) for d in report.diagnostics)
+    assert found == expected
+    assert all(d.severity == "warning" and d.hint for d in report.diagnostics if d.code != "MISSING")

@@ -1,0 +1,288 @@
+"""`rulecraft watch`: the preview state, the real HTTP server, the real watcher, Ctrl-C in a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from html import escape
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from compiler.cli import UsageError, main
+from compiler.resources import templates_dir
+from compiler.watch import Preview, serve, watch_loop
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SOURCE = '''ruleset "Tiny"
+
+roll action "Action roll" [TINY-1]
+  input dots: 0..3 = 1
+  roll: 2d6 + dots
+  - 6 or less: failure "You fail."
+  - 7-9: partial "You do it, at a cost."
+  - 10+: success "You do it."
+'''
+
+CHANGED = SOURCE.replace("at a cost", "at a price")
+BROKEN = CHANGED.replace("  roll: 2d6", "  roll 2d6")  # line 5: MISSING-COLON
+HOSTILE = SOURCE.replace('  - 10+: success "You do it."', '  - 10+ success "<script>alert(1)</script>"')
+
+SCRIPT = re.compile(r'<script id="rulecraft-watch-reload">.*?</script>\n', re.DOTALL)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "rulesets").mkdir()
+    (tmp_path / "rulesets" / "tiny.rules").write_text(SOURCE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def served(project: Path) -> Iterator[tuple[Preview, str]]:
+    """The preview of tiny, built once, served on a free port in a thread."""
+    preview = Preview(["tiny"], project / "output")
+    assert [line.startswith("rebuilt tiny in ") for line in preview.rebuild()] == [True]
+    server = serve(preview, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield preview, server.url()
+    preview.close()
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        assert response.headers["Content-Type"] == "text/html; charset=utf-8"
+        return str(response.read().decode("utf-8"))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def save(path: Path, text: str) -> None:
+    """The way many editors save: write a temporary file beside it, then rename it over the old one."""
+    temp = path.with_name(f".{path.name}.swp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def check_text(capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(["check", "tiny"]) == 1
+    return capsys.readouterr().out.rstrip("\n")
+
+
+def next_event(stream: IO[bytes]) -> dict[str, Any]:
+    """The next `data:` event of a Server-Sent-Events stream (comments and `retry:` skipped)."""
+    data: list[str] = []
+    while True:
+        line = stream.readline().decode("utf-8")
+        if not line:
+            raise EOFError("the event stream ended")
+        line = line.rstrip("\n")
+        if not line and data:
+            parsed: dict[str, Any] = json.loads("\n".join(data))
+            return parsed
+        if line.startswith("data: "):
+            data.append(line.removeprefix("data: "))
+
+
+def test_the_first_build_is_rulecraft_builds_and_only_the_served_page_has_the_script(
+        served: tuple[Preview, str], project: Path) -> None:
+    _, url = served
+    assert main(["build", "-o", str(project / "by_build"), "--format", "python,html,json,yaml"]) == 0
+    assert snapshot(project / "output") == snapshot(project / "by_build")
+    built = (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert "rulecraft-watch" not in built and "EventSource" not in built
+
+    page = fetch(url + "tiny.html")
+    script = SCRIPT.findall(page)
+    assert len(script) == 1 and 'new EventSource("/events")' in script[0]
+    assert page.index(script[0]) > page.index('<footer class="colophon">')  # at the end of the body
+    assert SCRIPT.sub("", page) == built  # the built sheet, with nothing but the script added
+    assert "rulecraft-watch-errors" not in page
+    assert fetch(url + "tiny/") == page
+
+    index = fetch(url)
+    assert '<a href="/tiny.html">Tiny</a>' in index and "rulecraft-watch-reload" in index
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        fetch(url + "nothing.html")
+    assert missing.value.code == 404
+
+
+def test_a_broken_save_shows_the_diagnostics_over_the_last_good_sheet_and_writes_nothing(
+        served: tuple[Preview, str], project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    preview, url = served
+    rules = project / "rulesets" / "tiny.rules"
+    before = snapshot(project / "output")
+
+    save(rules, BROKEN)
+    assert preview.rebuild([rules]) == ["tiny: 1 error; showing the last good build"]
+    page = fetch(url + "tiny.html")
+    expected = check_text(capsys)
+    assert re.match(r"rulesets/tiny\.rules:5:\d+: error\[MISSING-COLON\]: ", expected)
+    assert escape(expected) in page  # the text of `rulecraft check`, whole
+    banner = page.index('id="rulecraft-watch-errors"')
+    assert banner < page.index('<header class="masthead">')  # above the sheet
+    assert "You do it, at a cost." in page[banner:]  # the last good sheet under it
+    assert "at a price" not in page
+    assert snapshot(project / "output") == before  # output/ byte for byte the last good build
+    assert '<span class="bad">1 error</span> (showing the last good build)' in fetch(url)
+
+    save(rules, CHANGED)
+    line, = preview.rebuild([rules])
+    assert re.fullmatch(r"rebuilt tiny in \d+\.\d s", line)
+    page = fetch(url + "tiny.html")
+    assert "rulecraft-watch-errors" not in page and "MISSING-COLON" not in page
+    assert "You do it, at a price." in page and "at a cost" not in page
+    built = (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert SCRIPT.sub("", page) == built
+    assert 'class="bad"' not in fetch(url)
+
+
+def test_diagnostics_are_text_never_markup(served: tuple[Preview, str], project: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    preview, url = served
+    rules = project / "rulesets" / "tiny.rules"
+    save(rules, HOSTILE)
+    preview.rebuild([rules])
+    page = fetch(url + "tiny.html")
+    assert re.search(r"rulesets/tiny\.rules:8:\d+: error\[[A-Z-]+\]: ", page)
+    assert "10+ success &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in page  # the line under the caret
+    assert "<script>alert" not in page
+    assert escape(check_text(capsys)) in page
+    assert page.count("<script") == 1  # only the live-reload script
+
+
+def test_a_ruleset_broken_from_the_start_has_a_page_and_no_output(project: Path) -> None:
+    (project / "rulesets" / "tiny.rules").write_text(BROKEN, encoding="utf-8")
+    preview = Preview(["tiny"], project / "output")
+    assert preview.rebuild() == ["tiny: 1 error; no good build yet"]
+    page = preview.sheet_page("tiny")
+    assert page is not None and re.search(r"rulesets/tiny\.rules:5:\d+: error\[MISSING-COLON\]", page)
+    assert "no good build yet" in page
+    assert not (project / "output").exists()
+
+
+def test_the_event_stream_announces_each_rebuild(served: tuple[Preview, str], project: Path) -> None:
+    preview, url = served
+    rules = project / "rulesets" / "tiny.rules"
+    with urllib.request.urlopen(url + "events", timeout=5) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        first = next_event(stream)
+        shown = re.search(r'shown = "([^"]+)"', fetch(url + "tiny.html"))
+        assert shown is not None and shown.group(1) == first["sheets"]["tiny"]  # an open page stays
+
+        save(rules, CHANGED)
+        preview.rebuild([rules])
+        second = next_event(stream)
+        assert second["sheets"]["tiny"] != first["sheets"]["tiny"] and second["index"] != first["index"]
+        shown = re.search(r'shown = "([^"]+)"', fetch(url + "tiny.html"))
+        assert shown is not None and shown.group(1) == second["sheets"]["tiny"]
+
+        save(rules, BROKEN)
+        preview.rebuild([rules])
+        third = next_event(stream)
+        assert third["sheets"]["tiny"] not in (first["sheets"]["tiny"], second["sheets"]["tiny"])
+
+
+def test_only_the_rulesets_a_change_concerns_are_rebuilt(project: Path) -> None:
+    rulesets = project / "rulesets"
+    (rulesets / "other.rules").write_text(SOURCE.replace('"Tiny"', '"Other"'), encoding="utf-8")
+    preview = Preview(["other", "tiny"], project / "output", discover=rulesets)
+    assert len(preview.rebuild()) == 2
+    assert [line.split(" in ")[0] for line in preview.rebuild([rulesets / "other.rules"])] == ["rebuilt other"]
+    assert preview.rebuild([rulesets / "notes.md", project / "elsewhere.rules"]) == []
+    touched = preview.rebuild([templates_dir() / "sheet.css"])  # a template: every sheet
+    assert sorted(line.split(" in ")[0] for line in touched) == ["rebuilt other", "rebuilt tiny"]
+
+    (rulesets / "fresh.rules").write_text(SOURCE.replace('"Tiny"', '"Fresh"'), encoding="utf-8")
+    assert [line.split(" in ")[0] for line in preview.rebuild([rulesets / "fresh.rules"])] == ["rebuilt fresh"]
+    assert "Fresh" in preview.index_page() and (project / "output" / "html" / "fresh.html").is_file()
+
+
+def test_the_watcher_sees_an_editor_save(served: tuple[Preview, str], project: Path) -> None:
+    preview, url = served
+    rules = project / "rulesets" / "tiny.rules"
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_loop, args=(preview, stop), daemon=True)
+    watcher.start()
+    try:
+        deadline = time.monotonic() + 12
+        seen = preview.versions()[0]
+        while time.monotonic() < deadline:  # the watcher may not be ready for the first save: save again
+            save(rules, CHANGED)
+            if preview.wait(seen, 1.5) != seen:
+                break
+        else:
+            pytest.fail("the watcher did not rebuild after a save")
+        page = fetch(url + "tiny.html")
+        assert "You do it, at a price." in page
+        assert "at a price" in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+        assert sorted(p.name for p in (project / "rulesets").iterdir()) == ["tiny.rules"]
+    finally:
+        stop.set()
+        watcher.join(5)
+    assert not watcher.is_alive()
+
+
+def test_a_port_in_use_is_a_one_line_error(project: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(UsageError, match=f"port {port} on 127.0.0.1 is in use"):
+            serve(Preview(["tiny"], project / "output"), "127.0.0.1", port)
+
+
+def test_ctrl_c_stops_the_command_cleanly(project: Path) -> None:
+    program = ("import argparse, sys\nfrom compiler.watch import configure, run\n"
+               "parser = argparse.ArgumentParser()\nconfigure(parser)\n"
+               "sys.exit(run(parser.parse_args(sys.argv[1:])))\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-c", program, "--port", "0"], cwd=project, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+
+    def read(stream: IO[str]) -> None:
+        for line in stream:
+            lines.put(line)
+
+    threading.Thread(target=read, args=(process.stdout,), daemon=True).start()
+    try:
+        printed: list[str] = []
+        while not any(line.startswith("serving ") for line in printed):
+            printed.append(lines.get(timeout=15))
+        url = re.search(r"http://127\.0\.0\.1:\d+/", printed[-1])
+        assert url is not None
+        assert re.fullmatch(r"rebuilt tiny in \d+\.\d s\n", printed[0])
+        assert "Tiny" in fetch(url.group(0))
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+        assert process.stderr is not None
+        err = process.stderr.read()
+        assert "Traceback" not in err and "stopped" in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (project / "output" / "html" / "tiny.html").is_file()
