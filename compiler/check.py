@@ -171,7 +171,8 @@ class Checker:
             if found is None:
                 if record:
                     names = [t.name for t in self.ruleset.types]
-                    self.error("UNDEFINED", f"no type named `{spec.name}`", spec.span, did_you_mean(spec.name, names))
+                    self.error("UNDEFINED", f"no type named `{spec.name}`", spec.span, did_you_mean(spec.name, names)
+                               or "declare it at the top of the file, like `type wealth: 0..5`")
                 return m.IntRange(0, 0, spec.span)
             spec = found.spec
         if isinstance(spec, m.NamedType):
@@ -190,7 +191,8 @@ class Checker:
         names: set[str] = set()
         for declared in item.inputs:
             if declared.name in names:
-                self.error("DUPLICATE", f"input `{declared.name}` is declared twice", declared.span, item=item.name)
+                self.error("DUPLICATE", f"input `{declared.name}` is declared twice", declared.span,
+                           "keep one of the two `input` lines", item.name)
             names.add(declared.name)
             spec = self.resolve_type(declared.type)
             default = declared.default
@@ -201,17 +203,19 @@ class Checker:
                 if default is not None and (not isinstance(default, int) or isinstance(default, bool)
                                             or not spec.low <= default <= spec.high):
                     self.error("TYPE", f"default {default!r} is outside {spec.low}..{spec.high}",
-                               declared.span, item=item.name)
+                               declared.span, f"give a whole number from {spec.low} to {spec.high}, like "
+                               f"`= {spec.low}`", item.name)
             elif isinstance(spec, m.Choice):
                 self.choice_numbers(spec, declared, item)
                 if default is not None and spec.option(str(default)) is None:
                     self.error("TYPE", f"default `{default}` is not one of the options", declared.span,
-                               did_you_mean(str(default), [o.name for o in spec.options]), item.name)
+                               did_you_mean(str(default), [o.name for o in spec.options])
+                               or f"use one of: {', '.join(o.name for o in spec.options)}", item.name)
                 if len({o.name for o in spec.options}) != len(spec.options):
                     self.error("DUPLICATE", "a choice lists the same option twice", declared.span,
-                               item=item.name)
+                               "give each option its own name", item.name)
             elif isinstance(spec, m.Flag) and default is not None and not isinstance(default, bool):
-                self.error("TYPE", "a flag's default is yes or no", declared.span, item=item.name)
+                self.error("TYPE", "a flag's default is yes or no", declared.span, "like `= yes`", item.name)
             out.append(m.ResolvedInput(declared.name, spec, default, declared.doc, declared.span))
         return tuple(out)
 
@@ -239,7 +243,8 @@ class Checker:
             if attr.name == "roll" and item.kind in ("roll", "table"):
                 dice_rules.append(m.DiceRule(self.with_faces(attr.value, item), attr.when, attr.span))
                 if not contains_dice(attr.value):
-                    self.error("TYPE", "`roll:` needs dice, like `2d6 + dots`", attr.span, item=item.name)
+                    self.error("TYPE", "`roll:` needs dice, like `2d6 + dots`", attr.span,
+                               "a number without dice belongs in a `formula` or a `let`", item.name)
             elif attr.name == "reroll" and item.kind in ("roll", "table"):
                 rerolls.append(self.reroll(attr, item))
             elif attr.name == "zero_dice" and item.kind in ("roll", "table"):
@@ -254,7 +259,8 @@ class Checker:
                 if source is None or source.kind != "bands":
                     self.error("UNDEFINED", f"`outcomes:` names no `bands` definition ({_plain(attr.value)})",
                                attr.span, did_you_mean(bands_from or "", [i.name for i in self.items.values()
-                                                                           if i.kind == "bands"]), item.name)
+                                                                           if i.kind == "bands"])
+                               or "name a `bands` definition of this ruleset", item.name)
                 else:
                     band_entries = source.entries + item.entries
                     citation = _merge_citations(item.citation, source.citation)
@@ -346,7 +352,7 @@ class Checker:
                            item.name)
             elif not isinstance(attr.value, m.Name):
                 self.error("TYPE", "carry names a value of the result, like `modifier: next_roll`", attr.span,
-                           item=item.name)
+                           "name the data the bands give, like `next_roll: 2` under a band", item.name)
             else:
                 out.append((attr.name, attr.value.name))
         return out
@@ -360,7 +366,7 @@ class Checker:
     def column(self, entry: m.Entry, item: m.Item) -> m.Column:
         if entry.key is None:
             self.error("TYPE", "a column needs a key, like `- 0-3: low \"Notoriety 0 - 3\"`", entry.span,
-                       item=item.name)
+                       "key it by what `columns by` reads: a range or an option", item.name)
         key = entry.key or m.Otherwise(entry.span)
         label = next((c for c in entry.cells if isinstance(c, str)), None)
         ident = entry.id or m.condition_text(key)
@@ -439,15 +445,16 @@ class Checker:
         for name, value in details:
             if name == "nearest" and not isinstance(value, m.Name):
                 self.error("TYPE", "`nearest:` names what candidates are compared by, lowest first, like "
-                           "`nearest: distance`", item.span, item=item.name)
+                           "`nearest: distance`", item.span, "write a name, not a number or text", item.name)
         for entry in entries:
             if entry.id is None:
                 self.error("TYPE", "each priority needs a name that candidates are marked with, like "
-                           "`- captain: \"Captain\"`", entry.span, item=item.name)
+                           "`- captain: \"Captain\"`", entry.span, "put a name and a colon before the text",
+                           item.name)
             for name, value in entry.values:
                 if name in ("most", "least") and not isinstance(value, m.Name):
                     self.error("TYPE", f"`{name}:` names the candidates' value to compare, like `{name}: damage`",
-                               entry.span, item=item.name)
+                               entry.span, "write a name, not a number or text", item.name)
 
     def list_entry(self, entry: m.Entry) -> m.ListEntry:
         strings = [c for c in entry.cells if isinstance(c, str)]
@@ -488,7 +495,8 @@ class Checker:
                 text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name in ("sides", "faces"):
                 self.error("TYPE", f"`{attr.name}:` of a die is " + ("a whole number of sides" if attr.name == "sides"
-                           else "`unknown` or `placeholder`"), attr.span, item=item.name)
+                           else "`unknown` or `placeholder`"), attr.span,
+                           "like `sides: 6`" if attr.name == "sides" else "like `faces: unknown`", item.name)
             elif not isinstance(value, m.Block):
                 details.append((attr.name, value))
         faces: list[m.Face] = []
@@ -496,7 +504,7 @@ class Checker:
             count = next((v.value for k, v in data if k == "count" and isinstance(v, m.Number)), 1)
             if count < 1:
                 self.error("TYPE", f"face `{ident}` is on {count} sides; `count:` is 1 or more", entry.span,
-                           item=item.name)
+                           "like `count: 2`, or drop the face", item.name)
                 count = 1
             worth = next((v.value for k, v in data if k == "value" and isinstance(v, m.Number)), 0)
             label = next((c for c in entry.cells if isinstance(c, str)), None) or ident.replace("_", " ").capitalize()
@@ -513,7 +521,8 @@ class Checker:
             self.error("COUNT", f"the faces of `{item.name}` cover {covered} sides; the die has {sides}",
                        item.span, "give each face a `count:` so the counts add up to `sides:`", item.name)
         if len({face.id for face in faces}) != len(faces):
-            self.error("DUPLICATE", f"`{item.name}` names a face twice", item.span, item=item.name)
+            self.error("DUPLICATE", f"`{item.name}` names a face twice", item.span,
+                       "list a face once, with `count:` for the sides it is on", item.name)
         label = next((_plain(a.value) for a in item.attrs if a.name == "label"), None) or item.title
         return m.CustomDie(item.name, label, item.citation, item.section, text, sides, tuple(faces), status,
                            tuple(details), item.span)
@@ -523,7 +532,7 @@ class Checker:
         for entry in item.entries:
             ident = entry.id or (entry.key.name if isinstance(entry.key, m.OptionKey) else None)
             if ident is None:
-                self.error("TYPE", hint, entry.span, item=item.name)
+                self.error("TYPE", hint, entry.span, "start the entry with its name", item.name)
                 continue
             yield entry, ident, [(a.name, a.value) for a in entry.attrs
                                  if isinstance(a, m.Attr) and not isinstance(a.value, m.Block)]
@@ -561,7 +570,7 @@ class Checker:
             elif attr.name in ("piles", "on_empty"):
                 self.error("TYPE", "`piles:` names the card data that splits the deck, like `piles: chapter`"
                            if attr.name == "piles" else "`on_empty:` is `reshuffle` or `stop`", attr.span,
-                           item=item.name)
+                           "write a name, not a number or text", item.name)
             elif attr.name != "label":
                 details.append((attr.name, value))
         cards: list[m.Card] = []
@@ -569,7 +578,7 @@ class Checker:
             copies = next((v for k, v in data if k == "copies"), m.Number(1))
             if not isinstance(copies, m.Number) or not 1 <= copies.value <= 10_000:
                 self.error("TYPE", "`copies:` is a whole number of cards from 1 to 10,000", entry.span,
-                           item=item.name)
+                           "like `copies: 3`", item.name)
                 copies = m.Number(1)
             pile = next((v for k, v in data if k == piles), None)
             pile_key = (pile.value if isinstance(pile, m.Number) else pile.name if isinstance(pile, m.Name)
@@ -629,7 +638,7 @@ class Checker:
                     size = value.value
                 elif not isinstance(value, (m.Unknown, m.Name)):
                     self.error("TYPE", "a size is a whole number of boxes, or `unknown`", attr.span,
-                               item=item.name)
+                               "like `size: 6`", item.name)
                 if isinstance(value, m.Name):
                     details.append(("size_from", value))
             elif attr.name == "start" and isinstance(value, m.Number):
@@ -654,7 +663,8 @@ class Checker:
         if levels and size is None:
             size = sum(boxes for _, _, boxes, _ in levels) or None
         if size is not None and not 0 <= start <= size:
-            self.error("TYPE", f"start {start} does not fit a size of {size}", item.span, item=item.name)
+            self.error("TYPE", f"start {start} does not fit a size of {size}", item.span,
+                       f"start from 0 to {size} boxes marked", item.name)
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
                        on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
                        tuple(per_round))
@@ -681,7 +691,7 @@ class Checker:
                            did_you_mean(attr.name, markers) or "declare it under `markers:` first", item.name)
             elif not isinstance(attr.value, m.Number):
                 self.error("TYPE", "a marker moves a whole number of boxes per round, like `enemy: 1`", attr.span,
-                           item=item.name)
+                           "write a whole number", item.name)
             else:
                 out.append((attr.name, attr.value.value))
         return out
@@ -695,7 +705,7 @@ class Checker:
                 key.parts[0].low == key.parts[0].high else None
             if number is None:
                 self.error("TYPE", "a level is keyed by its number, like `- 2: moderate \"Moderate\"`", entry.span,
-                           item=item.name)
+                           "one whole number before the colon", item.name)
                 continue
             data = {a.name: a.value for a in entry.attrs if isinstance(a, m.Attr)}
             boxes = data.get("boxes")
@@ -730,41 +740,8 @@ class Checker:
         self.chains(resolvers)
 
     def chains(self, resolvers: list[m.Resolver]) -> None:
-        """Chains of tables (`-> next`): a loop is a warning, a chain longer than MAX_CHAIN links an error."""
-        names = {r.name for r in resolvers}
-        edges: dict[str, list[tuple[str, m.Span]]] = {r.name: [] for r in resolvers}
-        for resolver in resolvers:
-            for band in resolver.bands:
-                for part in walk(band.chain) if band.chain is not None else ():
-                    target = part.name if isinstance(part, m.Name) else part.value if isinstance(part, m.Text) \
-                        else None
-                    if target in names and target is not None:
-                        edges[resolver.name].append((target, band.span))
-        links: dict[str, int] = {}  # the longest chain from each table, in links, loops cut
-        state: dict[str, int] = {}  # 1: being walked, 2: done
-        loops: dict[tuple[str, str], m.Span] = {}
-        for root in edges:
-            if root in state:
-                continue
-            state[root] = 1
-            stack = [(root, iter(edges[root]))]
-            while stack:  # depth first, without recursion: chains can be long
-                table, pending = stack[-1]
-                step = next(pending, None)
-                if step is None:
-                    stack.pop()
-                    state[table] = 2
-                    links[table] = max((links[t] + 1 for t, _ in edges[table] if state.get(t) == 2 and t in links),
-                                       default=0)
-                elif state.get(step[0]) == 1:
-                    loops.setdefault((table, step[0]), step[1])
-                elif step[0] not in state:
-                    state[step[0]] = 1
-                    stack.append((step[0], iter(edges[step[0]])))
-        for (source, target), span in loops.items():
-            self.report.warning("CHAIN-LOOP", f"`{source}` chains back to `{target}`: a roll that keeps looping "
-                                f"stops with an error after {MAX_CHAIN} links", self.path, span,
-                                "make sure the chain ends (a table that says \"roll again\" loops)", item=source)
+        """A chain of tables (`-> next`) longer than MAX_CHAIN links is an error (a loop is a CHAIN-LOOP defect)."""
+        links, _ = chain_graph(resolvers)
         for resolver in resolvers:
             if links.get(resolver.name, 0) > MAX_CHAIN:
                 self.refuse(f"a roll of `{resolver.name}` can chain through {links[resolver.name]} more tables; "
@@ -827,18 +804,20 @@ class Checker:
                            did_you_mean(name, candidates) or "declare it with `input` or `let`", item.name)
             elif isinstance(node, m.Call) and node.function not in FUNCTIONS:
                 self.error("UNDEFINED", f"there is no function `{node.function}`", node.span,
-                           did_you_mean(node.function, sorted(FUNCTIONS)), item.name)
+                           did_you_mean(node.function, sorted(FUNCTIONS))
+                           or f"the functions are {', '.join(sorted(FUNCTIONS))}", item.name)
             elif isinstance(node, m.Call) and not _arity_fits(node):
                 _, _, words, example = _ARITY[node.function]
                 self.error("TYPE", f"{node.function}() takes {words}, not {len(node.args)}", node.span,
                            f"like `{example}`", item.name)
             elif isinstance(node, m.Call) and node.function == "count" and not allow_roll:
                 self.error("TYPE", "count(face) reads the rolled dice; use it in a band's `when`", node.span,
-                           item=item.name)
+                           "like `- when count(6) >= 2: critical`", item.name)
             elif isinstance(node, m.Call) and node.function in ("step", "rank") and not (
                     node.args and isinstance(node.args[0], m.Name) and node.args[0].name in self.choice_inputs):
                 self.error("TYPE", f"{node.function}() moves along a choice: its first argument must be a "
-                           "choice input, like `step(die, 1)`", node.span, item=item.name)
+                           "choice input, like `step(die, 1)`", node.span,
+                           "declare the input as a choice, like `input die: one of d4 (4), d6 (6), d8 (8)`", item.name)
             elif isinstance(node, (m.Dice, m.Pool)):
                 sides = node.sides
                 if isinstance(sides, int) and sides > MAX_SIDES:
@@ -846,7 +825,7 @@ class Checker:
                                 node.span, "give the die fewer sides", item.name)
                 elif isinstance(sides, int) and sides < 1:
                     self.error("TYPE", f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", node.span,
-                               item=item.name)
+                               "like `d6`", item.name)
                 if isinstance(node, m.Dice) and node.count > MAX_DICE:
                     self.refuse(f"`{m.expr_text(node)}` rolls {node.count:,} dice; the limit is {MAX_DICE:,}",
                                 node.span, "roll fewer dice", item.name)
@@ -855,6 +834,10 @@ class Checker:
 
     def analyze(self, definitions: tuple[m.Definition, ...], items: tuple[m.Item, ...]) -> list[Defect]:
         defects: list[Defect] = []
+        for (source, target), span in chain_graph(d for d in definitions if isinstance(d, m.Resolver))[1].items():
+            defects.append(Defect("CHAIN-LOOP", source, f"`{source}` chains back to `{target}`: a roll that keeps "
+                                  f"looping stops with an error after {MAX_CHAIN} links", span,
+                                  "make sure the chain ends (a table that says \"roll again\" loops)"))
         names = frozenset(d.name for d in definitions)
         by_name = {i.name: i for i in items}
         for definition in definitions:
@@ -978,7 +961,8 @@ class Checker:
                 return out
             except EvalError as problem:
                 self.error("EVAL", f"{resolver.name} with {_inputs_text(inputs)}: {problem}", problem.span,
-                           item=resolver.name)
+                           "the check works the roll out for every value of its inputs: make it work for these "
+                           "(narrow the input's range, or test for the value)", resolver.name)
                 return out
             for value in found.unmatched:
                 gaps.setdefault(value, set()).add(_inputs_text(inputs))
@@ -1040,7 +1024,8 @@ class Checker:
                 index = next((i for i, item in enumerate(items) if item.name == name), None)
                 if index is None:
                     self.report.error("UNDEFINED", f"errata {erratum.id} fixes `{name}`, which is not defined",
-                                      self.path, fix.span, did_you_mean(name, [i.name for i in items]))
+                                      self.path, fix.span, did_you_mean(name, [i.name for i in items])
+                                      or "name a definition of this ruleset")
                     continue
                 patched = self.apply_fix(items[index], fix, erratum)
                 if patched is not None:
@@ -1058,14 +1043,14 @@ class Checker:
                 attrs.append(m.Attr(path.member, fix.to, None, fix.span))
                 return replace(item, attrs=tuple(attrs))
             self.report.error("TYPE", f"errata {erratum.id}: say which band, like `{path.item}[7-9]`",
-                              self.path, fix.span)
+                              self.path, fix.span, "a band is named by its key in brackets")
             return None
         index = find_entry(item.entries, path.selector)
         if index is None:
             keys = ", ".join(m.condition_text(e.key) for e in item.entries if e.key is not None)
             self.report.error("UNDEFINED", f"errata {erratum.id}: `{path.item}` has no band "
                               f"`{m.condition_text(path.selector)}`", self.path, fix.span,
-                              f"its bands are: {keys}" if keys else None)
+                              f"its bands are: {keys}" if keys else f"`{path.item}` has no bands to fix")
             return None
         entries = list(item.entries)
         entry = entries[index]
@@ -1075,7 +1060,7 @@ class Checker:
             del entries[index]
         elif path.member is None:
             self.report.error("TYPE", f"errata {erratum.id}: say what to set, like `{path.text()}.text`",
-                              self.path, fix.span)
+                              self.path, fix.span, "name the band's data after a dot")
             return None
         elif path.member == "text" and isinstance(fix.to, m.Text):
             cells = list(entry.cells) or [""]
@@ -1123,6 +1108,41 @@ class Checker:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def chain_graph(resolvers: Iterable[m.Resolver]) -> tuple[dict[str, int], dict[tuple[str, str], m.Span]]:
+    """The longest chain of `->` tables from each table (in links, loops cut) and each link that closes a loop."""
+    resolvers = list(resolvers)
+    names = {r.name for r in resolvers}
+    edges: dict[str, list[tuple[str, m.Span]]] = {r.name: [] for r in resolvers}
+    for resolver in resolvers:
+        for band in resolver.bands:
+            for part in walk(band.chain) if band.chain is not None else ():
+                target = part.name if isinstance(part, m.Name) else part.value if isinstance(part, m.Text) else None
+                if target in names and target is not None:
+                    edges[resolver.name].append((target, band.span))
+    links: dict[str, int] = {}
+    state: dict[str, int] = {}  # 1: being walked, 2: done
+    loops: dict[tuple[str, str], m.Span] = {}
+    for root in edges:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(edges[root]))]
+        while stack:  # depth first, without recursion: chains can be long
+            table, pending = stack[-1]
+            step = next(pending, None)
+            if step is None:
+                stack.pop()
+                state[table] = 2
+                links[table] = max((links[t] + 1 for t, _ in edges[table] if state.get(t) == 2 and t in links),
+                                   default=0)
+            elif state.get(step[0]) == 1:
+                loops.setdefault((table, step[0]), step[1])
+            elif step[0] not in state:
+                state[step[0]] = 1
+                stack.append((step[0], iter(edges[step[0]])))
+    return links, loops
 
 
 # function: (fewest arguments, most, in words, an example); the generated module calls Python's min and max,

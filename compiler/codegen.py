@@ -25,8 +25,11 @@ from pathlib import Path
 
 from . import __version__
 from . import model as m
+from .diagnostics import CompileError, Report
 from .evaluate import dice_symbols, walk
 from .resources import compiler_fingerprint
+
+MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
 RESERVED = set(dir(builtins)) | {"odds", "totals", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
@@ -67,13 +70,21 @@ def class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_") if part) or "Track"
 
 
+class OutputTooLarge(Exception):
+    """The output passed MAX_OUTPUT_BYTES while being written (stopped there, not finished)."""
+
+
 class Writer:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.depth = 0
+        self.size = 0
 
     def line(self, text: str = "") -> None:
         self.lines.append(("    " * self.depth + text) if text else "")
+        self.size += len(self.lines[-1]) + 1
+        if self.size > MAX_OUTPUT_BYTES:
+            raise OutputTooLarge()
 
     @contextmanager
     def indent(self) -> Iterator[None]:
@@ -234,6 +245,7 @@ class ModuleWriter:
     def __init__(self, checked: m.CheckedRuleset) -> None:
         self.checked = checked
         self.w = Writer()
+        self.at = m.NOWHERE  # the definition being written (where an output too large is reported)
 
     def module(self) -> str:
         w = self.w
@@ -265,9 +277,11 @@ class ModuleWriter:
         for resolver in resolvers:
             w.line()
             w.line()
+            self.at = resolver.span
             self.resolver(resolver)
         for definition in checked.definitions:
             if isinstance(definition, (m.Track, m.Deck)):
+                self.at = definition.span
                 w.line()
                 w.line()
                 if isinstance(definition, m.Track):
@@ -276,6 +290,7 @@ class ModuleWriter:
                     self.deck(definition)
         w.line()
         w.line()
+        self.at = m.NOWHERE
         self.catalog(resolvers)
         return w.text()
 
@@ -849,6 +864,20 @@ def docstring(definition: m.Resolver | m.Track | m.Deck) -> str:
 
 def generate(checked: m.CheckedRuleset) -> str:
     """The module's source. Compiled here once, so a codegen bug fails the build, not the user."""
-    source = ModuleWriter(checked).module()
+    writer = ModuleWriter(checked)
+    try:
+        source = writer.module()
+    except OutputTooLarge:
+        raise output_too_large("generated module", checked.source_path, writer.at) from None
     compile(source, f"output/python/{checked.id}.py", "exec")
     return source
+
+
+def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:
+    """The hard cap on an output file's size, as a diagnostic at the definition being written (or line 1)."""
+    report = Report()
+    report.error("TOO-LARGE", f"the {what} would be more than {MAX_OUTPUT_BYTES:,} characters; the limit is "
+                 f"{MAX_OUTPUT_BYTES:,}" + (" (reached while writing this definition)" if span.line else ""), path,
+                 span if span.line else m.Span(1, 1, 1, 2),
+                 "split the game into several rulesets, or shorten what repeats (long tables, big tracks, choices)")
+    return CompileError(report)

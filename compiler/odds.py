@@ -28,7 +28,7 @@ from .evaluate import (
     evaluate,
     truthy,
 )
-from .runtime import MAX_DICE, MAX_OUTCOMES, MAX_SIDES, pool_outcomes, reroll_weights
+from .runtime import MAX_DICE, MAX_OUTCOMES, MAX_SIDES, count_text, pool_outcomes, reroll_weights
 
 MAX_GRID = 20_000  # input combinations of one roll the design check analyses
 MAX_ANALYSIS = 3_000_000  # dice outcomes x bands the design check classifies, over a whole ruleset
@@ -246,7 +246,7 @@ def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolve
         raise TooLarge(f"{m.expr_text(term)} rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}", term.span,
                        "give the die fewer sides")
     if sides < 1:
-        raise PlanError(f"a die has 1 to {MAX_SIDES} sides, not {sides}", term.span)
+        raise PlanError(f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", term.span)
     if mode != "sum":
         keep = min(keep, count)
     notation = f"{count}d{sides}" if count != 1 else f"d{sides}"
@@ -315,7 +315,7 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     plan = make_plan(resolver, scope)
     size = plan.enumeration_size()
     if size > MAX_OUTCOMES:
-        raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {size:,} outcomes to work out "
+        raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {count_text(size)} outcomes to work out "
                        f"exactly; the limit is {MAX_OUTCOMES:,}",
                        plan.expr.span, "use fewer dice or dice with fewer sides")
     if budget is not None:

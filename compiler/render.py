@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 
 from . import __version__
 from . import model as m
+from .codegen import MAX_OUTPUT_BYTES, output_too_large
 from .evaluate import EvalError
 from .odds import defaults, odds, odds_table
 from .resources import templates_dir
@@ -197,7 +198,14 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
 
 
 def to_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return _capped(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "JSON export", data)
+
+
+def _capped(text: str, what: str, data: dict[str, Any]) -> str:
+    """`text`, unless it is past the cap on an output's size (then a TOO-LARGE diagnostic: nothing is written)."""
+    if len(text) > MAX_OUTPUT_BYTES:
+        raise output_too_large(what, str(data.get("source", {}).get("path", "")))
+    return text
 
 
 def to_yaml(data: dict[str, Any]) -> str:
@@ -209,7 +217,7 @@ def to_yaml(data: dict[str, Any]) -> str:
     yaml.width = 100
     stream = io.StringIO()
     yaml.dump(data, stream)
-    return stream.getvalue()
+    return _capped(stream.getvalue(), "YAML export", data)
 
 
 JSON_SCHEMA: dict[str, Any] = {
@@ -318,8 +326,15 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
         for item in items:
             errata_by_item.setdefault(item, []).append(erratum["id"])
     template = env.get_template("sheet.html.j2")
-    return template.render(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,  # type: ignore[no-any-return]
-                           page_size=PAGE_SIZES[page])
+    parts: list[str] = []
+    size = 0
+    for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
+                                  page_size=PAGE_SIZES[page]):
+        size += len(part)
+        if size > MAX_OUTPUT_BYTES:  # stopped as it passes the cap, not rendered in full first
+            raise output_too_large("sheet", str(data.get("source", {}).get("path", "")))
+        parts.append(part)
+    return "".join(parts)
 
 
 def to_pdf(html: str, base_url: str | None = None) -> bytes:

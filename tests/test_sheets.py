@@ -1,6 +1,10 @@
-"""The printed sheets: paper size, running headers and a contents block with page numbers."""
+"""The printed sheets: paper size, running headers, contents with page numbers, valid pictures, no requests."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from markupsafe import escape
@@ -43,3 +47,39 @@ def test_running_headers_and_contents_page_numbers_come_from_the_sheet(data: dic
     # ... and each contents line points at its section, whose page number the PDF fills in.
     assert "target-counter(attr(href), page)" in html
     assert html.count('<li><a href="#section-') == len(sections)
+
+
+# ---------------------------------------------------------------- what the built sheets hold
+
+HTML_SHEETS = sorted((ROOT / "output" / "html").glob("*.html"))
+INVENTORY = ROOT.parent / "shared" / "inventory.md"
+
+
+@pytest.mark.parametrize("path", HTML_SHEETS, ids=[p.stem for p in HTML_SHEETS])
+def test_every_picture_is_valid_svg(path: Path) -> None:
+    """Each inline <svg> parses as XML on its own, with a viewBox and an accessible label."""
+    html = path.read_text(encoding="utf-8")
+    pictures = re.findall(r"<svg\b.*?</svg>", html, flags=re.S)
+    assert pictures, f"{path.name} draws no pictures"
+    for svg in pictures:
+        element = ElementTree.fromstring(svg.replace("&nbsp;", "&#160;"))
+        assert element.tag == "svg" and element.get("viewBox"), svg[:80]
+        assert element.get("role") == "img" and element.get("aria-label"), svg[:80]
+
+
+@pytest.mark.parametrize("path", HTML_SHEETS, ids=[p.stem for p in HTML_SHEETS])
+def test_a_sheet_is_one_file_that_requests_nothing(path: Path) -> None:
+    html = path.read_text(encoding="utf-8")
+    assert not re.search(r"""\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", html, flags=re.I)
+    assert not re.search(r"""url\(\s*["']?(?:https?:)?//""", html, flags=re.I)
+    assert not re.search(r"@import|<link\b|<script\b|<iframe\b", html, flags=re.I)
+    assert '<meta name="viewport"' in html  # readable on a phone
+
+
+@pytest.mark.skipif(not INVENTORY.is_file(), reason="needs ../shared/inventory.md")
+def test_every_inventory_item_is_on_a_sheet() -> None:
+    items = re.findall(r"^#### ((?:TOG|WW|LAD|ERR|EVR)-\d+):", INVENTORY.read_text(encoding="utf-8"), flags=re.M)
+    assert len(items) == 225
+    text = " ".join(re.sub(r"<[^>]+>", " ", p.read_text(encoding="utf-8")) for p in HTML_SHEETS)
+    cited = set(re.findall(r"\b(?:TOG|WW|LAD|ERR|EVR)-\d+\b", text))
+    assert sorted(set(items) - cited) == []

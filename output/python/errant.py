@@ -135,6 +135,11 @@ def check_dice(count: int, sides: int, notation: str) -> None:
         raise ValueError(f"{notation} would roll a die of {sides:,} sides; a die has 1 to {MAX_SIDES:,}")
 
 
+def count_text(number: int) -> str:
+    """A count for a message: `68,923,264,410`, or `about 10^58` past a quadrillion."""
+    return f"{number:,}" if number < 10**15 else f"about 10^{len(str(number)) - 1}"
+
+
 Multiset = tuple[tuple[int, ...], tuple[int, ...], int]
 
 
@@ -302,7 +307,8 @@ def exact_joint(
     for count, sides, _, _, die in specs:
         size *= comb(max(len(die.symbols) if die is not None else sides, 1) + count - 1, count)
     if size > MAX_OUTCOMES:
-        raise ValueError(f"exact odds of these dice would enumerate {size:,} outcomes; the limit is {MAX_OUTCOMES:,}")
+        raise ValueError(f"exact odds of these dice would enumerate {count_text(size)} outcomes; the limit is "
+                         f"{MAX_OUTCOMES:,}")
     joint: dict[tuple[int, int], int] = {}
     for combination in product(*(group_outcomes(spec) for spec in specs)):
         weight = 1
@@ -836,7 +842,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '154905948789c4ae5ce5d6b07d641c7ece323b45b5d53304dfc4eebae8b7b469'
+COMPILER_SHA256 = '957e90ff4af7d76bd5c27c483fe08f0c67cb9fddf192ebb23cf7e1c40520918b'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
