@@ -6,12 +6,11 @@ Backends (odds, codegen, render) take the `CheckedRuleset` this returns.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import model as m
 from .check import check
 from .diagnostics import CompileError, Report
-from .resources import project_root, ruleset_path
+from .resources import display_path, project_root, ruleset_path
 from .syntax import parse
 
 
@@ -62,9 +61,3 @@ def load_text(source: str, display: str, ruleset_id: str, report: Report | None 
         raise CompileError(report)
     return Loaded(checked, report, source, display)
 
-
-def display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .build import FORMATS
-from .diagnostics import CompileError, Report
+from .diagnostics import CompileError, Report, plural
 
 
 class UsageError(Exception):
@@ -132,7 +132,7 @@ def targets(paths: Sequence[str]) -> list[str]:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from .build import FORMATS, plan, write_all
-    from .resources import project_root
+    from .resources import display_path, project_root
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     unknown = [f for f in formats if f not in FORMATS]
@@ -151,19 +151,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         write_all(built.files)
     except OSError as problem:
-        raise UsageError(f"cannot write {problem.filename or display(out_dir)}: {problem.strerror}; "
+        raise UsageError(f"cannot write {problem.filename or display_path(out_dir)}: {problem.strerror}; "
                          "nothing was written") from None
     warnings = built.report.counts()[1]
-    print(f"built {len(built.files)} files in {display(out_dir)}"
+    print(f"built {len(built.files)} files in {display_path(out_dir)}/"
           + (f" ({warnings} warnings; run `rulecraft check` to see them)" if warnings else ""))
     return 0
-
-
-def display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve())) + "/"
-    except ValueError:
-        return str(path) + "/"
 
 
 # ---------------------------------------------------------------- check
@@ -182,7 +175,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         payload = json.loads(report.format_json())
         if args.odds:
-            payload["odds"] = {one.checked.id: odds_json(one) for one in loaded}
+            from .review import odds_json
+
+            payload["odds"] = {one.checked.id: odds_json(one.checked) for one in loaded}
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         text = report.format_text()
@@ -194,29 +189,6 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print()
                 print(odds_listing(one.checked, one.path, one.source))
     return 1 if report.has_errors else 0
-
-
-def odds_json(loaded: Any) -> list[dict[str, Any]]:
-    from . import model as m
-    from .odds import odds
-    from .review import listing_inputs, rolled
-
-    names = frozenset(d.name for d in loaded.checked.definitions)
-    out: list[dict[str, Any]] = []
-    for definition in loaded.checked.definitions:
-        if not rolled(definition):
-            continue
-        assert isinstance(definition, m.Resolver)
-        inputs = listing_inputs(definition)
-        try:
-            chances = odds(definition, inputs, names)
-        except ValueError:
-            continue
-        out.append({"name": definition.name, "line": definition.span.line, "inputs": inputs,
-                    "bands": [{"id": b.id, "key": b.key_text, "line": b.span.line,
-                               "probability": f"{chances[b.id].numerator}/{chances[b.id].denominator}"}
-                              for b in definition.bands]})
-    return out
 
 
 # ---------------------------------------------------------------- diff
@@ -276,10 +248,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """Format in place (or --check / --diff). A file that does not parse is left alone and reported."""
     import difflib
 
-    from .api import display_path
     from .build import write_atomic
     from .fmt import FormatError, format_checked
-    from .resources import ruleset_path
+    from .resources import display_path, ruleset_path
     from .syntax import parse
 
     report = Report()
@@ -323,13 +294,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         return 1
     if not (len(args.paths) == 1 and args.paths[0] == "-"):
         verb = "would be reformatted" if args.check or args.diff else "reformatted"
-        print(f"{_count(len(changed), 'file')} {verb}, {_count(unchanged, 'file')} already formatted",
+        print(f"{plural(len(changed), 'file')} {verb}, {plural(unchanged, 'file')} already formatted",
               file=sys.stderr)
     return 1 if changed and (args.check or args.diff) else 0
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" + ("" if number == 1 else "s")
 
 
 # ---------------------------------------------------------------- roll, odds, list

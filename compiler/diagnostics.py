@@ -74,7 +74,7 @@ class Report:
             lines.append(f"... and {len(shown) - limit} more")
         errors, warnings = self.counts()
         if shown:
-            lines.append(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}")
+            lines.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')}")
         return "\n".join(lines)
 
     def format_json(self) -> str:
@@ -104,7 +104,8 @@ class Report:
         )
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """`1 error`, `2 errors`."""
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 

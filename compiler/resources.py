@@ -40,6 +40,14 @@ def project_root() -> Path:
     return PACKAGE_DIR.parent
 
 
+def display_path(path: Path) -> str:
+    """`path` as a user sees it: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def ruleset_path(name_or_path: str) -> Path:
     """An id from rulesets/ or a path to a .rules file."""
     candidate = Path(name_or_path)

@@ -22,6 +22,7 @@ from typing import Any
 from . import model as m
 from .evaluate import EvalError
 from .odds import defaults, input_values, odds
+from .render import fraction_text
 
 MAX_DIFF_GRID = 2_000  # input combinations compared per roll; beyond it, one input at a time
 SHOWN_TEXT = 70
@@ -52,34 +53,50 @@ def rolled(definition: m.Definition) -> bool:
 # ---------------------------------------------------------------- check --odds
 
 
+def listed_odds(checked: m.CheckedRuleset) -> Iterator[tuple[m.Resolver, dict[str, object],
+                                                            dict[str, Fraction] | Exception]]:
+    """Each roll with bands, the inputs it is listed at, and its odds there (or why there are none)."""
+    names = frozenset(d.name for d in checked.definitions)
+    for definition in checked.definitions:
+        if not (isinstance(definition, m.Resolver) and rolled(definition)):
+            continue
+        inputs = listing_inputs(definition)
+        try:
+            yield definition, inputs, odds(definition, inputs, names)
+        except (EvalError, ValueError) as problem:
+            yield definition, inputs, problem
+
+
 def odds_listing(checked: m.CheckedRuleset, path: str, source: str) -> str:
     """Every roll's bands with their probability at the listed inputs, each beside its line."""
     lines = source.splitlines()
-    names = frozenset(d.name for d in checked.definitions)
     out: list[str] = []
-    for definition in checked.definitions:
-        if not rolled(definition):
-            continue
-        assert isinstance(definition, m.Resolver)
-        inputs = listing_inputs(definition)
+    for definition, inputs, chances in listed_odds(checked):
         where = f"{path}:{definition.span.line}" if definition.span.line else path
         heading = f"{where}: {definition.name} \"{definition.label}\""
-        try:
-            chances = odds(definition, inputs, names)
-        except (EvalError, ValueError) as problem:
-            out.append(f"{heading}: no odds ({problem})")
+        if isinstance(chances, Exception):
+            out.append(f"{heading}: no odds ({chances})")
             continue
         out.append(heading + (f" at {show_inputs(inputs)}" if inputs else ""))
         width = max((len(_band_source(b, lines)) for b in definition.bands), default=0)
         for band in definition.bands:
             p = chances.get(band.id, Fraction(0))
             shown = _band_source(band, lines)
-            out.append(f"{band.span.line:>5} | {shown:<{width}}  {_fraction(p):>11}  {percent(p):>8}")
+            out.append(f"{band.span.line:>5} | {shown:<{width}}  {fraction_text(p):>11}  {percent(p):>8}")
         missing = 1 - sum(chances.values(), Fraction(0))
         if missing > 0:
-            out.append(f"{'':>5} | {'(no band)':<{width}}  {_fraction(missing):>11}  {percent(missing):>8}")
+            out.append(f"{'':>5} | {'(no band)':<{width}}  {fraction_text(missing):>11}  {percent(missing):>8}")
         out.append("")
     return "\n".join(out).rstrip("\n")
+
+
+def odds_json(checked: m.CheckedRuleset) -> list[dict[str, Any]]:
+    """`check --odds --format json`: the listing as data (rolls without odds left out)."""
+    return [{"name": definition.name, "line": definition.span.line, "inputs": inputs,
+             "bands": [{"id": b.id, "key": b.key_text, "line": b.span.line,
+                        "probability": f"{chances[b.id].numerator}/{chances[b.id].denominator}"}
+                       for b in definition.bands]}
+            for definition, inputs, chances in listed_odds(checked) if not isinstance(chances, Exception)]
 
 
 def _band_source(band: m.Band, lines: list[str], width: int = 48) -> str:
@@ -88,10 +105,6 @@ def _band_source(band: m.Band, lines: list[str], width: int = 48) -> str:
     if not written.startswith("-"):
         written = f"- {band.key_text}: {band.id}"
     return written if len(written) <= width else written[: width - 1] + "…"
-
-
-def _fraction(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
 
 
 # ---------------------------------------------------------------- diff
@@ -373,9 +386,6 @@ def _points(delta: Fraction) -> str:
 
 
 def diff_json(diff: RulesetDiff) -> dict[str, Any]:
-    def fraction(p: Fraction) -> str:
-        return _fraction(p)
-
     return {
         "same": diff.empty,
         "ruleset": diff.ruleset_changes,
@@ -386,9 +396,10 @@ def diff_json(diff: RulesetDiff) -> dict[str, Any]:
              "input_combinations": c.combinations,
              "odds": [{"outcome": mv.outcome,
                        "at_defaults": None if mv.at_defaults is None else
-                       {"old": fraction(mv.at_defaults[0]), "new": fraction(mv.at_defaults[1])},
+                       {"old": fraction_text(mv.at_defaults[0]), "new": fraction_text(mv.at_defaults[1])},
                        "largest": None if mv.largest is None else
-                       {"inputs": mv.largest[0], "old": fraction(mv.largest[1]), "new": fraction(mv.largest[2])}}
+                       {"inputs": mv.largest[0], "old": fraction_text(mv.largest[1]),
+                        "new": fraction_text(mv.largest[2])}}
                       for mv in c.movements]}
             for c in diff.changed
         ],

@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import unquote, urlsplit
 
 from .build import plan, write_all
-from .diagnostics import CompileError, Report
-from .resources import project_root, ruleset_path, templates_dir
+from .diagnostics import CompileError, Report, plural
+from .resources import display_path, project_root, ruleset_path, templates_dir
 
 if TYPE_CHECKING:
     from watchfiles import Change
@@ -308,10 +308,6 @@ def built_sheet(files: dict[Path, str | bytes], out_dir: Path, sheet_id: str) ->
     return str(page), str(title or sheet_id)
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 def clock(moment: float | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(moment)) if moment is not None else "never"
 
@@ -547,7 +543,7 @@ def run(args: argparse.Namespace) -> int:
         echo(f"serving {url} (Ctrl-C to stop)")
         for sid, sheet in sorted(preview.sheets.items()):
             echo(f"  {url}{sid}.html" + (f"  {sheet.title}" if sheet.title else ""))
-        echo("watching " + ", ".join(display(folder) for folder in preview.watch_paths()))
+        echo("watching " + ", ".join(display_path(folder) + "/" for folder in preview.watch_paths()))
         if args.open:
             import webbrowser
 
@@ -562,10 +558,3 @@ def run(args: argparse.Namespace) -> int:
         server.server_close()
     print("stopped", file=sys.stderr, flush=True)
     return 0
-
-
-def display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve())) + "/"
-    except ValueError:
-        return str(path) + "/"

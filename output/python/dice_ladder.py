@@ -842,7 +842,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '957e90ff4af7d76bd5c27c483fe08f0c67cb9fddf192ebb23cf7e1c40520918b'
+COMPILER_SHA256 = '616e2c77acee958d12eddad08262cfb736c98c7c205e851f3b7c095ddef65e9d'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

@@ -842,7 +842,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '957e90ff4af7d76bd5c27c483fe08f0c67cb9fddf192ebb23cf7e1c40520918b'
+COMPILER_SHA256 = '616e2c77acee958d12eddad08262cfb736c98c7c205e851f3b7c095ddef65e9d'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

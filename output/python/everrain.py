@@ -842,7 +842,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '957e90ff4af7d76bd5c27c483fe08f0c67cb9fddf192ebb23cf7e1c40520918b'
+COMPILER_SHA256 = '616e2c77acee958d12eddad08262cfb736c98c7c205e851f3b7c095ddef65e9d'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

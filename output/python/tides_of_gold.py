@@ -842,7 +842,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '957e90ff4af7d76bd5c27c483fe08f0c67cb9fddf192ebb23cf7e1c40520918b'
+COMPILER_SHA256 = '616e2c77acee958d12eddad08262cfb736c98c7c205e851f3b7c095ddef65e9d'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

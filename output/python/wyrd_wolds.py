@@ -842,7 +842,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '957e90ff4af7d76bd5c27c483fe08f0c67cb9fddf192ebb23cf7e1c40520918b'
+COMPILER_SHA256 = '616e2c77acee958d12eddad08262cfb736c98c7c205e851f3b7c095ddef65e9d'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
