@@ -27,6 +27,7 @@ from . import __version__
 from . import model as m
 from .diagnostics import CompileError, Report
 from .evaluate import dice_symbols, walk
+from .odds import reads
 from .resources import compiler_fingerprint
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
@@ -334,6 +335,11 @@ class ModuleWriter:
                 w.line(row + ",")
         w.line(")")
         w.line(f"_IDS_{name}: tuple[str, ...] = {tuple(b.id for b in resolver.bands)!r}")
+        if resolver.dice:
+            wanted = reads(resolver)[0]
+            counted = "None" if wanted.counted is None else (
+                f"frozenset({sorted(wanted.counted, key=str)!r})" if wanted.counted else "frozenset()")
+            w.line(f"_READS_{name}: ReadSpec = ({counted}, {wanted.high}, {wanted.low})  # what the bands read")
         w.line()
         self.lets_fn(resolver, compiler)
         if resolver.dice:
@@ -390,8 +396,9 @@ class ModuleWriter:
     def band_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
         params = self.full_params(resolver)
-        w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], "
-               f"r_kept: tuple[int, ...], r_zero: bool" + (f", {params}" if params else "") + ") -> int:")
+        w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, "
+               f"r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool"
+               + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
             for index, band in ordered_bands(resolver):
                 w.line(f"if {condition_code(band.condition, 'r_total', compiler)}:")
@@ -587,7 +594,7 @@ class ModuleWriter:
                 bands = ""  # the first band decides a re-roll, so totals then need the bands too
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
-                    bands = f", lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), rerolled"
+                    bands = f", lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), rerolled, _READS_{name}"
                 w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}){bands})")
             w.line()
             w.line()
@@ -605,8 +612,8 @@ class ModuleWriter:
                     w.line(f"lambda g: _total_{name}(Replaying(g){tail}),")
                     w.line(f"lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}),")
                     w.line(f"_IDS_{name},")
-                    if resolver.rerolls:
-                        w.line("rerolled,")
+                    w.line("rerolled," if resolver.rerolls else "(),")
+                    w.line(f"_READS_{name},")
                 w.line(")")
             else:
                 source = resolver.key if resolver.key is not None else resolver.value

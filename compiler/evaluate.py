@@ -133,57 +133,167 @@ def same(left: Value, right: Value) -> bool:
     return left == right
 
 
+Compiled = Callable[[Scope, "Mapping[int, int] | None"], Value]
+_COMPILED: dict[int, tuple[m.Expr, Compiled]] = {}  # id(node) -> (node, closure); the node keeps its id alive
+_CACHE_LIMIT = 200_000
+
+
 def evaluate(expr: m.Expr, scope: Scope, dice: Mapping[int, int] | None = None) -> Value:
     """Evaluate `expr`. Dice terms take their values from `dice` (keyed by id of the term)."""
-    if isinstance(expr, m.Number):
-        return expr.value
-    if isinstance(expr, m.Text):
-        return expr.value
-    if isinstance(expr, m.Boolean):
-        return expr.value
+    return compiled(expr)(scope, dice)
+
+
+def compiled(expr: m.Expr) -> Compiled:
+    """`expr` as a Python closure, built once per node: the odds stage evaluates the same
+    expressions for every input combination and every dice outcome, and a closure skips the
+    tree walk and type dispatch that a plain interpreter repeats each time."""
+    found = _COMPILED.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    if len(_COMPILED) > _CACHE_LIMIT:
+        _COMPILED.clear()
+    function = _compile(expr)
+    _COMPILED[id(expr)] = (expr, function)
+    return function
+
+
+def _compile(expr: m.Expr) -> Compiled:
+    if isinstance(expr, (m.Number, m.Text, m.Boolean)):
+        constant: Value = expr.value
+        return lambda scope, dice: constant
     if isinstance(expr, m.Unknown):
-        return None
+        return lambda scope, dice: None
     if isinstance(expr, m.Name):
-        return scope.lookup(expr.name, expr.span)
+        return _compile_name(expr)
     if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)):
-        if dice is None or id(expr) not in dice:
-            raise EvalError("dice cannot be used here", expr.span)
-        return dice[id(expr)]
+        key, span = id(expr), expr.span
+
+        def rolled(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            if dice is None or key not in dice:
+                raise EvalError("dice cannot be used here", span)
+            return dice[key]
+        return rolled
     if isinstance(expr, m.Binary):
-        left = as_number(evaluate(expr.left, scope, dice), expr.left.span)
-        right = as_number(evaluate(expr.right, scope, dice), expr.right.span)
-        if expr.op in ("+", "-", "*"):
-            result = left + right if expr.op == "+" else left - right if expr.op == "-" else left * right
-            if abs(result) > MAX_VALUE:
-                raise TooLarge(f"this comes to more than {MAX_VALUE:,} (10^18); numbers stop there", expr.span,
-                               "game numbers are small; check the expression")
-            return result
-        if right == 0:
-            raise EvalError("division by zero", expr.span)
-        return left // right if expr.op == "/" else left % right
+        return _compile_binary(expr)
     if isinstance(expr, m.Neg):
-        return -as_number(evaluate(expr.operand, scope, dice), expr.span)
+        operand, span = compiled(expr.operand), expr.span
+        return lambda scope, dice: -as_number(operand(scope, dice), span)
     if isinstance(expr, m.Not):
-        return not truthy(evaluate(expr.operand, scope, dice), expr.span)
+        operand, span = compiled(expr.operand), expr.span
+        return lambda scope, dice: not truthy(operand(scope, dice), span)
     if isinstance(expr, m.Logic):
-        if expr.op == "and":
-            return all(truthy(evaluate(o, scope, dice), o.span) for o in expr.operands)
-        return any(truthy(evaluate(o, scope, dice), o.span) for o in expr.operands)
+        return _compile_logic(expr)
     if isinstance(expr, m.Compare):
-        left_value = evaluate(expr.left, scope, dice)
-        right_value = evaluate(expr.right, scope, dice)
-        if expr.op == "==":
-            return same(left_value, right_value)
-        if expr.op == "!=":
-            return not same(left_value, right_value)
-        left = as_number(left_value, expr.left.span)
-        right = as_number(right_value, expr.right.span)
-        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[expr.op]
+        return _compile_compare(expr)
     if isinstance(expr, m.IfElse):
-        if truthy(evaluate(expr.condition, scope, dice), expr.condition.span):
-            return evaluate(expr.then, scope, dice)
-        return evaluate(expr.otherwise, scope, dice)
-    return call(expr, scope, dice)
+        condition, then, otherwise = compiled(expr.condition), compiled(expr.then), compiled(expr.otherwise)
+        cspan = expr.condition.span
+        return lambda scope, dice: (then(scope, dice) if truthy(condition(scope, dice), cspan)
+                                    else otherwise(scope, dice))
+    return _compile_call(expr)
+
+
+def _compile_logic(expr: m.Logic) -> Compiled:
+    parts = tuple((compiled(o), o.span) for o in expr.operands)
+    stop = expr.op != "and"  # `and` stops at the first no, `or` at the first yes
+
+    def logic(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+        for part, span in parts:
+            value = part(scope, dice)
+            if (value if type(value) is bool else truthy(value, span)) is stop:
+                return stop
+        return not stop
+    return logic
+
+
+_ARITHMETIC: dict[tuple[str, int], Callable[[list[int]], int]] = {
+    ("abs", 1): lambda a: abs(a[0]), ("sign", 1): lambda a: (a[0] > 0) - (a[0] < 0),
+    ("clamp", 3): lambda a: max(a[1], min(a[2], a[0]))}
+
+
+def _compile_call(expr: m.Call) -> Compiled:
+    """count(face) of a fixed face, and the number functions, directly; step, rank and the rest via call()."""
+    arg = expr.args[0] if len(expr.args) == 1 else None
+    if expr.function == "count" and isinstance(arg, (m.Name, m.Number)):
+        face: int | str = arg.value if isinstance(arg, m.Number) else arg.name
+        symbolic = isinstance(arg, m.Name)
+
+        def count(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            facts = scope.facts
+            if facts is None or (symbolic and face not in scope.symbols):
+                return call(expr, scope, dice)  # an error, or a face given by an input: the general path
+            return facts.counts.get(face, 0)
+        return count
+    function = (min if expr.function == "min" and expr.args else max if expr.function == "max" and expr.args
+                else _ARITHMETIC.get((expr.function, len(expr.args))))
+    if function is None or expr.function == "count":
+        return lambda scope, dice: call(expr, scope, dice)
+    args = tuple((compiled(a), a.span) for a in expr.args)
+    apply = function
+
+    def number_function(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+        values = []
+        for part, span in args:
+            value = part(scope, dice)
+            values.append(value if type(value) is int else as_number(value, span))
+        return apply(values)
+    return number_function
+
+
+def _compile_name(expr: m.Name) -> Compiled:
+    name, span = expr.name, expr.span
+
+    def lookup(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+        values = scope.values
+        if name in values:
+            return values[name]
+        return scope.lookup(name, span)
+    return lookup
+
+
+def _compile_binary(expr: m.Binary) -> Compiled:
+    left, right = compiled(expr.left), compiled(expr.right)
+    lspan, rspan, span, op = expr.left.span, expr.right.span, expr.span, expr.op
+
+    def number(value: Value, where: m.Span) -> int:
+        return value if type(value) is int else as_number(value, where)
+
+    if op in ("+", "-", "*"):
+        def arithmetic(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            a = number(left(scope, dice), lspan)
+            b = number(right(scope, dice), rspan)
+            result = a + b if op == "+" else a - b if op == "-" else a * b
+            if -MAX_VALUE <= result <= MAX_VALUE:
+                return result
+            raise TooLarge(f"this comes to more than {MAX_VALUE:,} (10^18); numbers stop there", span,
+                           "game numbers are small; check the expression")
+        return arithmetic
+
+    def division(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+        a = number(left(scope, dice), lspan)
+        b = number(right(scope, dice), rspan)
+        if b == 0:
+            raise EvalError("division by zero", span)
+        return a // b if op == "/" else a % b
+    return division
+
+
+_ORDERING: dict[str, Callable[[int, int], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _compile_compare(expr: m.Compare) -> Compiled:
+    left, right = compiled(expr.left), compiled(expr.right)
+    lspan, rspan, op = expr.left.span, expr.right.span, expr.op
+    if op in ("==", "!="):
+        negate = op == "!="
+        return lambda scope, dice: same(left(scope, dice), right(scope, dice)) is not negate
+    order = _ORDERING[op]
+
+    def compare(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+        a, b = left(scope, dice), right(scope, dice)
+        return order(a if type(a) is int else as_number(a, lspan), b if type(b) is int else as_number(b, rspan))
+    return compare
 
 
 def call(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:

@@ -13,9 +13,12 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from . import model as m
 from .evaluate import (
+    ROLL_NAMES,
+    Compiled,
     EvalError,
     OptionValue,
     RollFacts,
@@ -24,14 +27,25 @@ from .evaluate import (
     Value,
     as_number,
     children,
+    compiled,
     dice_symbols,
     evaluate,
     truthy,
+    walk,
 )
-from .runtime import MAX_DICE, MAX_OUTCOMES, MAX_SIDES, count_text, pool_outcomes, reroll_weights
+from .runtime import (
+    MAX_DICE,
+    MAX_OUTCOMES,
+    MAX_READINGS,
+    MAX_SIDES,
+    Faces,
+    count_text,
+    dice_readings,
+    reroll_weights,
+)
 
 MAX_GRID = 20_000  # input combinations of one roll the design check analyses
-MAX_ANALYSIS = 3_000_000  # dice outcomes x bands the design check classifies, over a whole ruleset
+MAX_ANALYSIS = 3_000_000  # dice readings x bands the design check classifies, over a whole ruleset
 MAX_SHEET_ODDS = 50_000  # odds printed on one sheet (rows x outcomes, over every roll)
 
 
@@ -87,7 +101,7 @@ class PlanError(EvalError):
 
 @dataclass
 class Budget:
-    """Work the design check may do (dice outcomes x bands), shared by every roll of a ruleset."""
+    """Work the design check may do (dice readings x bands), shared by every roll of a ruleset."""
 
     total: int = MAX_ANALYSIS
     spent: int = 0
@@ -100,7 +114,7 @@ class Budget:
         self.spent += amount
         if self.exhausted:
             raise TooLarge(f"checking the exact odds of this ruleset takes more than {self.total:,} steps (dice "
-                           "outcomes x bands, for every input of every roll); the limit is reached here",
+                           "readings x bands, for every input of every roll); the limit is reached here",
                            resolver.span, "use fewer dice or narrower inputs, or split the game into rulesets")
 
 
@@ -158,22 +172,14 @@ def defaults(resolver: m.Resolver) -> dict[str, object]:
 
 def make_scope(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> Scope:
     """Inputs (already validated) and lets as a scope; choice inputs become OptionValues."""
-    values: dict[str, Value] = {}
-    options: dict[str, OptionValue] = {}
-    orders: dict[str, tuple[OptionValue, ...]] = {}
-    for item in resolver.inputs:
-        raw = inputs[item.name]
-        if isinstance(item.type, m.Choice):
-            orders[item.name] = tuple(OptionValue(o.name, o.value) for o in item.type.options)
-            for option in orders[item.name]:
-                options.setdefault(option.name, option)
-            chosen = item.type.option(str(raw))
-            values[item.name] = OptionValue(str(raw), chosen.value if chosen else None)
-        else:
-            values[item.name] = raw  # type: ignore[assignment]
-    scope = Scope(values, options, definitions, orders=orders, symbols=dice_symbols(resolver))
-    for let in resolver.lets:
-        scope.values[let.name] = evaluate(let.expr, scope)
+    found = analysis(resolver)
+    values: dict[str, Value] = {name: inputs[name] for name in found.inputs}  # type: ignore[misc]
+    for name, options in found.choices.items():
+        raw = str(values[name])
+        values[name] = options.get(raw) or OptionValue(raw, None)
+    scope = Scope(values, found.options, definitions, orders=found.orders, symbols=found.symbols)
+    for name, let in found.lets:
+        values[name] = let(scope, None)
     return scope
 
 
@@ -258,27 +264,31 @@ def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolve
 # ---------------------------------------------------------------- bands
 
 
-def special(condition: m.Condition) -> bool:
-    return isinstance(condition, (m.Natural, m.When))
-
-
 def classify(resolver: m.Resolver, scope: Scope, value: Value) -> tuple[m.Band | None, tuple[m.Band, ...]]:
-    """The band `value` lands in, and every plain band that contains it (for overlap checks)."""
+    """The band `value` lands in, and every plain band that contains it (for overlap checks).
+
+    `natural` and `when` bands come first, in order; then the first range or option that holds
+    the value (worked out once per value: ranges do not depend on the inputs); then `otherwise`.
+    """
+    return _classify(analysis(resolver), resolver, scope, value)
+
+
+def _classify(found: Analysis, resolver: m.Resolver, scope: Scope,
+              value: Value) -> tuple[m.Band | None, tuple[m.Band, ...]]:
     facts = scope.facts
-    for band in resolver.bands:
-        condition = band.condition
-        if isinstance(condition, m.Natural):
-            if facts is not None and facts.natural == condition.value:
+    for band, natural, test, span in found.specials:
+        if test is None:
+            if facts is not None and facts.natural == natural:
                 return band, ()
-        elif isinstance(condition, m.When) and truthy(evaluate(condition.test, scope), condition.span):
+        elif truthy(test(scope, None), span):
             return band, ()
-    matches = tuple(band for band in resolver.bands if plain_match(band.condition, value))
-    if matches:
-        return matches[0], matches
-    for band in resolver.bands:
-        if isinstance(band.condition, m.Otherwise):
-            return band, ()
-    return None, ()
+    key = (value.__class__, value)
+    plain = found.plain.get(key)
+    if plain is None:
+        matches = tuple(band for band in resolver.bands if plain_match(band.condition, value))
+        plain = (matches[0], matches) if matches else (found.otherwise, ())
+        found.plain[key] = plain
+    return plain
 
 
 def plain_match(condition: m.Condition, value: Value) -> bool:
@@ -298,9 +308,171 @@ def plain_match(condition: m.Condition, value: Value) -> bool:
 # ---------------------------------------------------------------- distributions
 
 
+@dataclass(frozen=True, slots=True)
+class Reads:
+    """What a roll's expressions read of its dice, beyond each group's value."""
+
+    counted: frozenset[int | str] | None  # faces `count()` asks about; None: any (a computed face)
+    high: bool
+    low: bool
+
+
+Special = tuple[m.Band, "int | None", "Compiled | None", m.Span]  # a `natural N` or `when` band, in order
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What the odds stage needs to know of a resolver once, however many inputs it works through."""
+
+    reads: Reads
+    symbols: frozenset[str]
+    specials: tuple[Special, ...]
+    otherwise: m.Band | None
+    dice_read_roll: bool  # a dice expression reads the roll itself (`count()`, `highest`...)
+    names: tuple[str, ...]  # every name the dice, bands and re-rolls read: their values decide the odds
+    inputs: tuple[str, ...]
+    choices: dict[str, dict[str, OptionValue]]  # each choice input's options by name
+    options: dict[str, OptionValue]  # every option name in scope (the first input's wins)
+    orders: dict[str, tuple[OptionValue, ...]]  # each choice input's options in order (`step`, `rank`)
+    lets: tuple[tuple[str, Compiled], ...]
+    plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
+    known: dict[tuple[object, ...], Distribution]  # odds already worked out, by the values of `names`
+
+
+_ANALYSES: dict[int, tuple[m.Resolver, Analysis]] = {}
+
+
+def analysis(resolver: m.Resolver) -> Analysis:
+    found = _ANALYSES.get(id(resolver))
+    if found is not None and found[0] is resolver:
+        return found[1]
+    symbols = dice_symbols(resolver)
+    dice_exprs: list[m.Expr] = [rule.expr for rule in resolver.dice]
+    if resolver.zero_dice is not None:
+        dice_exprs.append(resolver.zero_dice)
+    exprs = dice_exprs + [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
+    counted: set[int | str] | None = set()
+    names: set[str] = set()
+    for node in (n for e in exprs for n in walk(e)):
+        if isinstance(node, m.Name):
+            names.add(node.name)
+        elif isinstance(node, m.Call) and node.function == "count" and counted is not None:
+            arg = node.args[0] if len(node.args) == 1 else None
+            if isinstance(arg, m.Name) and arg.name in symbols:
+                counted.add(arg.name)
+            elif isinstance(arg, m.Number):
+                counted.add(arg.value)
+            else:
+                counted = None
+    deciding = exprs + [rule.when for rule in resolver.dice if rule.when is not None]
+    deciding += [e for e in (resolver.key, resolver.value) if e is not None]
+    deciding += [r.when for r in resolver.rerolls if r.when is not None]
+    read = sorted({n.name for e in deciding for n in walk(e) if isinstance(n, m.Name)})
+    specials: list[Special] = []
+    for band in resolver.bands:
+        if isinstance(band.condition, m.Natural):
+            specials.append((band, band.condition.value, None, band.condition.span))
+        elif isinstance(band.condition, m.When):
+            specials.append((band, None, compiled(band.condition.test), band.condition.span))
+    orders = {i.name: tuple(OptionValue(o.name, o.value) for o in i.type.options)
+              for i in resolver.inputs if isinstance(i.type, m.Choice)}
+    options: dict[str, OptionValue] = {}
+    for order in orders.values():
+        for option in order:
+            options.setdefault(option.name, option)
+    result = Analysis(
+        Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names), symbols,
+        tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
+        any((isinstance(n, m.Name) and n.name in ROLL_NAMES) or (isinstance(n, m.Call) and n.function == "count")
+            for e in dice_exprs for n in walk(e)), tuple(read),
+        tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
+        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), {}, {})
+    if len(_ANALYSES) > 10_000:
+        _ANALYSES.clear()
+    _ANALYSES[id(resolver)] = (resolver, result)
+    return result
+
+
+def forget() -> None:
+    """Drop every cached analysis, reading and distribution (benchmarks time the work from cold)."""
+    _ANALYSES.clear()
+    _readings.cache_clear()
+
+
+def reads(resolver: m.Resolver) -> tuple[Reads, frozenset[str]]:
+    """What the resolver's dice rules and band conditions read of the dice, and its dice symbols."""
+    found = analysis(resolver)
+    return found.reads, found.symbols
+
+
+def group_readings(group: GroupPlan, wanted: Reads) -> tuple[Prepared, ...]:
+    """The distinct readings of one dice group (runtime.dice_readings), shared by every input that rolls it."""
+    try:
+        return _readings(group.count, group.sides, group.mode, group.keep, group.faces, group.values, wanted)
+    except ValueError:
+        raise TooLarge(f"{group.notation} has more than {MAX_READINGS:,} readings to work out exactly", group.term.span,
+                       "use fewer dice or dice with fewer sides, or count fixed faces") from None
+
+
+@lru_cache(maxsize=4096)
+def _readings(count: int, sides: int, mode: str, keep: int, faces: tuple[str, ...], values: tuple[int, ...],
+              wanted: Reads) -> tuple[Prepared, ...]:
+    die = Faces("die", faces, values) if faces else None
+    return tuple((value, dict(shown), high, low, weight) for value, shown, high, low, weight in
+                 dice_readings(count, sides, mode, keep, die, wanted.counted, wanted.high, wanted.low))
+
+
 def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str],
                  budget: Budget | None = None) -> Distribution:
+    """Exact odds for these inputs (shared with every input that decides the same way: do not modify).
+
+    Inputs that only feed a band's data (`quality: tier + 2`) do not change the odds, so the
+    distribution is kept by the values of the names the dice, bands and re-rolls read.
+    """
     scope = make_scope(resolver, inputs, definitions)
+    found = analysis(resolver)
+    key = (definitions, *(scope.values.get(name, _ABSENT) for name in found.names))
+    known = found.known.get(key)
+    if known is None:
+        if len(found.known) > 100_000:
+            found.known.clear()
+        known = found.known[key] = _distribution(resolver, scope, found, budget)
+    return known
+
+
+_ABSENT = object()
+
+
+Prepared = tuple[int, dict[int | str, int], int | None, int | None, int]  # a reading, its counts as a dict
+
+
+def _combined(per_group: list[tuple[Prepared, ...]], terms: list[int]) -> Iterator[
+        tuple[dict[int, int], Mapping[int | str, int], int | None, int | None, int | None, int]]:
+    """Each joint reading of a plan's groups: dice values by term, counts, natural, highest, lowest, weight."""
+    if len(per_group) == 1:
+        term = terms[0]
+        for value, shown, high, low, weight in per_group[0]:
+            yield {term: value}, shown, value, high, low, weight
+        return
+    for combination in itertools.product(*per_group):
+        weight = 1
+        dice: dict[int, int] = {}
+        counts: dict[int | str, int] = {}
+        top: int | None = None
+        bottom: int | None = None
+        for term, (value, shown, high, low, w) in zip(terms, combination, strict=True):
+            weight *= w
+            dice[term] = value
+            for face, n in shown.items():
+                counts[face] = counts.get(face, 0) + n
+            if high is not None:
+                top = high if top is None else max(top, high)
+            if low is not None:
+                bottom = low if bottom is None else min(bottom, low)
+        yield dice, counts, None, top, bottom, weight
+
+
+def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget | None) -> Distribution:
     result = Distribution()
     if resolver.kind in ("lookup", "formula") or not resolver.dice:
         if budget is not None:
@@ -313,49 +485,45 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
             result.overlaps[key_of(value)] = tuple(b.id for b in matches)
         return result
     plan = make_plan(resolver, scope)
-    size = plan.enumeration_size()
+    read_roll, span = found.dice_read_roll, plan.expr.span
+    per_group = [group_readings(g, found.reads) for g in plan.groups]
+    size = math.prod(len(r) for r in per_group)
     if size > MAX_OUTCOMES:
-        raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {count_text(size)} outcomes to work out "
+        raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {count_text(size)} readings to work out "
                        f"exactly; the limit is {MAX_OUTCOMES:,}",
                        plan.expr.span, "use fewer dice or dice with fewer sides")
     if budget is not None:
         budget.spend(size * max(len(resolver.bands), 1), resolver)
-    denominator = plan.outcome_count()
-    per_group = [list(pool_outcomes(g.count, g.sides, g.mode, g.keep)) for g in plan.groups]
+    total_of = compiled(plan.expr)
+    zero = any(g.zero for g in plan.groups)
+    terms = [id(g.term) for g in plan.groups]
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
-    for combination in itertools.product(*per_group):
-        weight = 1
-        dice: dict[int, int] = {}
-        counts: dict[int | str, int] = {}
-        rolled: list[int] = []
-        read: list[int] = []
-        for group, (faces, kept, w) in zip(plan.groups, combination, strict=True):
-            weight *= w
-            if group.faces:
-                dice[id(group.term)] = sum(group.values[side - 1] for side in kept)
-                for side in faces:
-                    counts[group.faces[side - 1]] = counts.get(group.faces[side - 1], 0) + 1
-                continue
-            dice[id(group.term)] = sum(kept)
-            rolled.extend(faces)
-            read.extend(kept)
-        for face in rolled:
-            counts[face] = counts.get(face, 0) + 1
-        natural = dice[id(plan.groups[0].term)] if len(plan.groups) == 1 else None
-        scope.facts = RollFacts(0, natural, counts, any(g.zero for g in plan.groups),
-                                max(read) if read else None, min(read) if read else None)
-        total = as_number(evaluate(plan.expr, scope, dice), plan.expr.span)
-        scope.facts = RollFacts(total, natural, counts, scope.facts.zero_dice, scope.facts.highest,
-                                scope.facts.lowest)
-        band, matches = classify(resolver, scope, total)
+    for dice, counts, natural, top, bottom, weight in _combined(per_group, terms):
+        if read_roll:
+            scope.facts = RollFacts(0, natural, counts, zero, top, bottom)
+        total = total_of(scope, dice)
+        if type(total) is not int:
+            total = as_number(total, span)
+        scope.facts = RollFacts(total, natural, counts, zero, top, bottom)
+        band, matches = _classify(found, resolver, scope, total)
         key = (None if band is None else band.id, total)
         joint[key] = joint.get(key, 0) + weight
         if len(matches) > 1:
             result.overlaps[total] = tuple(b.id for b in matches)
     scope.facts = None
-    joint, denominator = reroll_weights(joint, denominator, rerolled(resolver, scope))
+    joint, denominator = reroll_weights(joint, plan.outcome_count(), rerolled(resolver, scope))
+    outcomes: dict[str, int] = {}
+    totals: dict[int | str, int] = {}
+    unmatched: dict[int | str, int] = {}
     for (band_id, total), weight in joint.items():
-        _record(result, band_id, total, Fraction(weight, denominator))
+        totals[total] = totals.get(total, 0) + weight
+        if band_id is None:
+            unmatched[total] = unmatched.get(total, 0) + weight
+        else:
+            outcomes[band_id] = outcomes.get(band_id, 0) + weight
+    result.outcomes = {k: Fraction(w, denominator) for k, w in outcomes.items()}
+    result.totals = {k: Fraction(w, denominator) for k, w in totals.items()}
+    result.unmatched = {k: Fraction(w, denominator) for k, w in unmatched.items()}
     return result
 
 

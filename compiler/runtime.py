@@ -10,11 +10,11 @@ against it by the test-suite.
 
 ###{runtime
 import random
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations_with_replacement, product
-from math import comb, factorial
+from itertools import product
+from math import comb
 from typing import TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
@@ -150,35 +150,118 @@ def count_text(number: int) -> str:
     return f"{number:,}" if number < 10**15 else f"about 10^{len(str(number)) - 1}"
 
 
-Multiset = tuple[tuple[int, ...], tuple[int, ...], int]
+Reading = tuple[int, tuple[tuple[int | str, int], ...], int | None, int | None, int]
+MAX_READINGS = 2_000_000  # distinct readings of one dice group exact odds work through
 
 
-def pool_outcomes(count: int, sides: int, mode: str, keep: int) -> Iterator[Multiset]:
-    """Every distinct multiset of `count`dS with its number of orderings.
+def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | None = None,
+                  counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> list[Reading]:
+    """Every distinct way one dice group can read, with its number of orderings, without listing rolls.
 
-    Yields (dice sorted ascending, kept dice, weight); the weights sum to
-    sides ** count. Enumerating multisets instead of sequences is what makes
-    exact odds of pools cheap (56 cases for 3d6 instead of 216).
+    A reading is (value, counts of the `counted` faces (every face if None), highest kept die,
+    lowest kept die, weight); the weights sum to sides ** count. Only what a roll's bands read
+    is kept apart, so 1,000d6 summed is 5,001 readings, not 10^778 rolls or 10^10 multisets.
+
+    A plain sum is a power of the die's polynomial (J. C. P. Miller's recurrence: O(count x sides)
+    big-integer steps). Anything else walks the faces once, top face first for `highest` (bottom
+    first for `lowest`), choosing how many dice show each face (binomial weights); a partial
+    reading stops early, with its remaining dice spread over the remaining faces in one power,
+    as soon as nothing still to come can change it.
     """
     if count > MAX_DICE:
         raise ValueError(f"{count} dice is more than the limit of {MAX_DICE}")
-    total_orderings = factorial(count)
-    for combo in combinations_with_replacement(range(1, sides + 1), count):
-        weight = total_orderings
-        run = 1
-        for i in range(1, count + 1):
-            if i < count and combo[i] == combo[i - 1]:
-                run += 1
-            else:
-                weight //= factorial(run)
-                run = 1
-        if mode == "sum":
-            kept = combo
-        elif mode == "highest":
-            kept = combo[count - keep:] if keep else ()
-        else:
-            kept = combo[:keep]
-        yield combo, kept, weight
+    count = max(count, 0)
+    if die is not None:  # custom dice: summed, counted by symbol, never read as numbers
+        mode, keep, high, low = "sum", 0, False, False
+        classes: dict[tuple[int | str | None, int], int] = {}
+        for symbol, value in zip(die.symbols, die.values, strict=True):
+            label = symbol if counted is None or symbol in counted else None
+            classes[label, value] = classes.get((label, value), 0) + 1
+        faces: list[tuple[int | str | None, int | None, int, int]] = [
+            (label, None, value, times) for (label, value), times in classes.items()]
+    else:
+        order = range(sides, 0, -1) if mode != "lowest" else range(1, sides + 1)
+        faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
+    kept_dice = count if mode == "sum" else min(keep, count)
+    if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
+        raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+    if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
+        return _summed(faces, count)
+    return _walked(faces, count, kept_dice, high, low)
+
+
+def _summed(faces: list[tuple[int | str | None, int | None, int, int]], count: int) -> list[Reading]:
+    weights: dict[int, int] = {}
+    for _, _, value, times in faces:
+        weights[value] = weights.get(value, 0) + times
+    least = min(weights)
+    poly = [0] * (max(weights) - least + 1)
+    for value, times in weights.items():
+        poly[value - least] = times
+    power = polynomial_power(poly, count)
+    offset = least * count
+    return [(offset + i, (), None, None, w) for i, w in enumerate(power) if w]
+
+
+def polynomial_power(poly: list[int], n: int) -> list[int]:
+    """Coefficients of poly(x) ** n, poly[0] != 0: a[k] = sum_j ((n + 1) j - k) p[j] a[k - j] / (k p[0])."""
+    degree = len(poly) - 1
+    size = degree * n + 1
+    out = [0] * size
+    out[0] = poly[0] ** n
+    first = poly[0]
+    terms = [(j, poly[j]) for j in range(1, degree + 1) if poly[j]]
+    for k in range(1, size):
+        acc = 0
+        for j, p in terms:
+            if j > k:
+                break
+            acc += ((n + 1) * j - k) * p * out[k - j]
+        out[k] = acc // (k * first)
+    return out
+
+
+def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: int, kept_dice: int,
+            high: bool, low: bool) -> list[Reading]:
+    # state: (dice placed, value, counts, highest kept, lowest kept) -> weight
+    states: dict[tuple[int, int, tuple[tuple[int | str, int], ...], int | None, int | None], int] = {
+        (0, 0, (), None, None): 1}
+    done: dict[tuple[int, tuple[tuple[int | str, int], ...], int | None, int | None], int] = {}
+    labelled_after = [False] * (len(faces) + 1)
+    sides_after = [0] * (len(faces) + 1)
+    for i in range(len(faces) - 1, -1, -1):
+        labelled_after[i] = labelled_after[i + 1] or faces[i][0] is not None
+        sides_after[i] = sides_after[i + 1] + faces[i][3]
+    work = 0
+    for i, (label, face, value, times) in enumerate(faces):
+        last = i == len(faces) - 1
+        following: dict[tuple[int, int, tuple[tuple[int | str, int], ...], int | None, int | None], int] = {}
+        for (placed, total, counts, top, bottom), weight in states.items():
+            left = count - placed
+            if placed >= kept_dice and not labelled_after[i]:  # nothing to come changes this reading
+                key = (total, counts, top, bottom)
+                done[key] = done.get(key, 0) + weight * sides_after[i] ** left
+                continue
+            for j in range(left if last else 0, left + 1):
+                kept = min(j, max(kept_dice - placed, 0))
+                new_counts = (*counts, (label, j)) if label is not None and j else counts
+                new_top, new_bottom = top, bottom
+                if kept and face is not None:
+                    if high:
+                        new_top = face if top is None or face > top else top
+                    if low:
+                        new_bottom = face if bottom is None or face < bottom else bottom
+                key5 = (placed + j, total + kept * value, new_counts, new_top, new_bottom)
+                following[key5] = following.get(key5, 0) + weight * comb(left, j) * times ** j
+            work += left + 1
+            if work > MAX_READINGS:
+                raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+        states = following
+    for (_, total, counts, top, bottom), weight in states.items():
+        key = (total, counts, top, bottom)
+        done[key] = done.get(key, 0) + weight
+    return [(total, counts, top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
 ZeroRule = tuple[int, int, str, int, str] | None
@@ -280,21 +363,6 @@ def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
-GroupOutcome = tuple[tuple[int | str, ...], tuple[int, ...], int, int]
-
-
-def group_outcomes(spec: Spec) -> list[GroupOutcome]:
-    """Every distinct outcome of one dice group: (faces shown, numeric dice kept, value, weight).
-
-    Custom dice show their symbols, keep no numeric dice and are worth the sum of their sides' values.
-    """
-    count, sides, mode, keep, die = spec
-    if die is None:
-        return [(dice, kept, sum(kept), w) for dice, kept, w in pool_outcomes(count, sides, mode, keep)]
-    return [(tuple(die.symbols[s - 1] for s in dice), (), sum(die.values[s - 1] for s in dice), w)
-            for dice, _, w in pool_outcomes(count, sides, "sum", 0)]
-
-
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:
@@ -302,37 +370,60 @@ def denominator_of(specs: list[Spec]) -> int:
     return denominator
 
 
+class Tally(dict[int | str, int]):
+    """The faces of a roll, counted: what bands read of the dice (`count(6)`) in exact odds."""
+
+    __slots__ = ()
+
+    def count(self, face: int | str) -> int:
+        return self.get(face, 0)
+
+
+ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
+READ_ALL: ReadSpec = (None, True, True)
+READ_VALUES: ReadSpec = (frozenset(), False, False)
+
+
 def exact_joint(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int] | None,
+    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
     rerolled: Collection[int] = (),
+    reads: ReadSpec = READ_ALL,
 ) -> tuple[dict[tuple[int, int], int], int]:
-    """Weight of every (band index, total), and the denominator, enumerating every group's multisets.
+    """Weight of every (band index, total), and the denominator, from every group's distinct readings.
 
-    A first result whose band is in `rerolled` is rolled again once and the new result is final.
-    Without `band_of` every band index is -1.
+    `reads` says what the bands read of the dice (`dice_readings`); the bands get the faces
+    counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
+    is rolled again once and the new result is final. Without `band_of` every band index is -1.
     """
+    per_group = [dice_readings(count, sides, mode, keep, die, *(reads if band_of is not None else READ_VALUES))
+                 for count, sides, mode, keep, die in specs]
     size = 1
-    for count, sides, _, _, die in specs:
-        size *= comb(max(len(die.symbols) if die is not None else sides, 1) + count - 1, count)
+    for readings in per_group:
+        size *= len(readings)
     if size > MAX_OUTCOMES:
-        raise ValueError(f"exact odds of these dice would enumerate {count_text(size)} outcomes; the limit is "
+        raise ValueError(f"exact odds of these dice would work through {count_text(size)} readings; the limit is "
                          f"{MAX_OUTCOMES:,}")
     joint: dict[tuple[int, int], int] = {}
-    for combination in product(*(group_outcomes(spec) for spec in specs)):
+    single = len(specs) == 1
+    for combination in product(*per_group):
         weight = 1
-        values: list[int] = []
-        faces: list[int | str] = []
-        read: list[int] = []
-        for dice, kept, value, w in combination:
+        tally = Tally()
+        top = bottom = None
+        for _, shown, high, low, w in combination:
             weight *= w
-            values.append(value)
-            faces.extend(dice)
-            read.extend(kept)
-        total = total_of(tuple(values))
-        band = -1 if band_of is None else band_of(total, values[0] if len(values) == 1 else None,
-                                                  tuple(faces), tuple(read))
+            for face, n in shown:
+                tally[face] = tally.get(face, 0) + n
+            if high is not None:
+                top = high if top is None else max(top, high)
+            if low is not None:
+                bottom = low if bottom is None else min(bottom, low)
+        values = tuple(reading[0] for reading in combination)
+        total = total_of(values)
+        band = -1 if band_of is None else band_of(
+            total, values[0] if single else None, tally,
+            tuple(x for x in (bottom, top) if x is not None))
         joint[band, total] = joint.get((band, total), 0) + weight
     return reroll_weights(joint, denominator_of(specs), rerolled)
 
@@ -350,12 +441,13 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
 def exact_odds(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int],
+    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
     ids: tuple[str, ...],
     rerolled: Collection[int] = (),
+    reads: ReadSpec = READ_ALL,
 ) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled)
+    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights = [0] * (len(ids) + 1)
     for (band, _), weight in joint.items():
         weights[band] += weight
@@ -370,11 +462,12 @@ def exact_odds(
 def exact_totals(
     specs: list[Spec],
     total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, tuple[int | str, ...], tuple[int, ...]], int] | None = None,
+    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
     rerolled: Collection[int] = (),
+    reads: ReadSpec = READ_ALL,
 ) -> dict[int, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled)
+    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight

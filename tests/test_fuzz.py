@@ -259,14 +259,18 @@ def test_a_long_sum_is_refused_not_a_module_python_cannot_compile() -> None:
         ("TOO-LARGE", "this is nested too deeply: expressions nest at most 50 levels", 4, 9)]
 
 
-def test_one_die_group_with_too_many_outcomes_is_refused_not_enumerated() -> None:
-    """Was a hang: a single dice group was enumerated however many multisets it had (100d100: 10^58)."""
+def test_one_die_group_with_too_many_readings_is_refused_not_enumerated() -> None:
+    """Was a hang: a single dice group was enumerated however many multisets it had (100d100: 10^58).
+
+    Readings keep apart only what the bands read, so a sum of 100d100 is 9,901 totals; but a band
+    counting a computed face (`count(x)`) must tell every multiset apart, and those are refused."""
     start = time.perf_counter()
-    assert refused(roll_with("20d20")) == [
-        ("TOO-LARGE", "r with no inputs: 20d20 has 68,923,264,410 outcomes to work out exactly; the limit is "
-         "2,000,000", 4, 9)]
-    assert refused(roll_with("100d100"))[0][1] == (
-        "r with no inputs: 100d100 has about 10^58 outcomes to work out exactly; the limit is 2,000,000")
+    counting = '  input x: 1..20 = 1\n', '  - when count(x) > 1: hi "hi"\n  - otherwise: lo "lo"\n'
+    assert refused(roll_with("20d20", *counting)) == [
+        ("TOO-LARGE", "r with x=1: 20d20 has more than 2,000,000 readings to work out exactly", 5, 9)]
+    assert refused(roll_with("100d100", *counting))[0][1] == (
+        "r with x=1: 100d100 has more than 2,000,000 readings to work out exactly")
+    assert pipeline(roll_with("100d100")) is None
     assert time.perf_counter() - start < 5
 
 
@@ -287,7 +291,7 @@ def test_a_pool_sized_by_a_wide_input_stops_at_the_check_budget() -> None:
     assert time.perf_counter() - start < 10
     assert len(errors) == 1 and errors[0][2:] == (3, 6)
     assert re.fullmatch(r"r with x=\d+: checking the exact odds of this ruleset takes more than 200,000 steps "
-                        r"\(dice outcomes x bands, for every input of every roll\); the limit is reached here",
+                        r"\(dice readings x bands, for every input of every roll\); the limit is reached here",
                         errors[0][1]), errors
 
 
@@ -413,22 +417,24 @@ def test_cap_input_combinations() -> None:
     assert pipeline(roll_with("d2 + a + b", "  input a: 0..199 = 0\n  input b: 0..99 = 0\n")) is None
 
 
-def test_cap_outcomes_of_one_roll_at_compile_time_and_at_run_time() -> None:
-    assert refused(roll_with("6d100"))[0][:2] == (
-        "TOO-LARGE", "r with no inputs: 6d100 has 1,609,344,100 outcomes to work out exactly; the limit is 2,000,000")
-    with pytest.raises(ValueError, match=r"^exact odds of these dice would enumerate 1,609,344,100 outcomes; the "
-                                         r"limit is 2,000,000$"):
-        runtime.exact_joint([(6, 100, "sum", 0, None)], sum, None)
+def test_cap_readings_of_one_roll_at_compile_time_and_at_run_time() -> None:
+    assert refused(roll_with("6d100", '  input x: 1..3 = 1\n', '  - when count(x) > 1: hi "hi"\n  - otherwise: lo "lo"\n'
+                             ))[0][:2] == (
+        "TOO-LARGE", "r with x=1: 6d100 has more than 2,000,000 readings to work out exactly")
+    with pytest.raises(ValueError, match=r"^exact odds of these dice would work through more than 2,000,000 readings$"):
+        runtime.exact_joint([(6, 100, "sum", 0, None)], sum, lambda *read: 0)
+    joint, denominator = runtime.exact_joint([(6, 100, "sum", 0, None)], sum, None)  # a plain sum: 595 totals
+    assert len(joint) == 595 and denominator == 100**6
 
 
 def test_cap_check_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole ruleset's exact odds share one budget of dice outcomes x bands."""
-    monkeypatch.setattr(odds_module, "MAX_ANALYSIS", 800)
-    text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 56 outcomes x 2 bands for each of 4 values: 448
+    """The whole ruleset's exact odds share one budget of dice readings x bands."""
+    monkeypatch.setattr(odds_module, "MAX_ANALYSIS", 200)
+    text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 16 totals x 2 bands for each of 4 values: 128
     assert pipeline(text) is None
-    errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice: 560, 672, 784, 896
-    assert errors == [("TOO-LARGE", "s with a=3: checking the exact odds of this ruleset takes more than 800 steps "
-                       "(dice outcomes x bands, for every input of every roll); the limit is reached here", 8, 6)]
+    errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice: 160, 192, 224
+    assert errors == [("TOO-LARGE", "s with a=2: checking the exact odds of this ruleset takes more than 200 steps "
+                       "(dice readings x bands, for every input of every roll); the limit is reached here", 8, 6)]
 
 
 def test_cap_entries_of_a_definition() -> None:

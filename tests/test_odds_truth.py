@@ -1,6 +1,6 @@
 """Truth: exact odds agree three ways for every roll and every input combination.
 
-1. the generated module's odds() (compiled expression, multiset enumeration),
+1. the generated module's odds() (compiled expression, distinct dice readings),
 2. the compiler's interpreter (compiler.odds, reading the model),
 3. exhaustive enumeration of the generated resolver over every sequence of dice.
 """
