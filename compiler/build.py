@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import CompileError, Report
-from .model import NOWHERE, Span
+from .diagnostics import NOWHERE, CompileError, Report, Span
 
 FORMATS = ("python", "html", "pdf", "json", "yaml")
 

@@ -1,4 +1,4 @@
-"""The `rulecraft` command: build, check, roll, odds, list.
+"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fmt, watch, list.
 
 Every user mistake ends as one clear message and exit status 1; no
 traceback reaches a user. `roll` and `odds` go through the compiled
@@ -93,6 +93,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     odds.add_argument("--totals", action="store_true", help="the chance of each total (e.g. damage) instead of "
                       "each outcome")
     odds.set_defaults(run=cmd_odds)
+
+    simulate = sub.add_parser("simulate", help="roll many times for balance work: how often each outcome came "
+                              "up, beside its exact odds")
+    simulate.add_argument("ruleset")
+    simulate.add_argument("name")
+    simulate.add_argument("inputs", nargs="*", help="key=value")
+    simulate.add_argument("-n", "--rolls", type=int, default=1_000_000, metavar="N",
+                          help="how many rolls (default: 1,000,000)")
+    simulate.add_argument("--seed", type=int, default=None)
+    simulate.add_argument("--json", action="store_true")
+    simulate.set_defaults(run=cmd_simulate)
 
     fmt = sub.add_parser("fmt", help="rewrite rulesets in the one canonical layout (comments kept)")
     fmt.add_argument("paths", nargs="*", help="rulesets (ids or .rules files; - reads stdin and writes stdout); "
@@ -310,19 +321,42 @@ def compiled(ruleset: str) -> types.ModuleType:
     from .resources import compiler_fingerprint, project_root, ruleset_path
 
     path = ruleset_path(ruleset)
+    module_path = project_root() / "output" / "python" / f"{path.stem}.py"
     try:
         digest = hashlib.sha256(path.read_text(encoding="utf-8").encode("utf-8")).hexdigest()
-        built = (project_root() / "output" / "python" / f"{path.stem}.py").read_text(encoding="utf-8")
+        built = module_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         built = ""
     if built and f"SOURCE_SHA256 = {digest!r}" in built and \
             f"COMPILER_SHA256 = {compiler_fingerprint()!r}" in built:
-        return _exec_module(path.stem, built)
+        return _import_module(path.stem, module_path)
     from .api import load
     from .codegen import generate
 
     loaded = load(ruleset)
     return _exec_module(loaded.checked.id, generate(loaded.checked))
+
+
+def _import_module(ruleset_id: str, path: Path) -> types.ModuleType:
+    """The built module, imported the usual way, so Python's bytecode cache spares compiling it again."""
+    import importlib.util
+    import os
+    import py_compile
+
+    cache = importlib.util.cache_from_source(str(path))
+    try:
+        fresh = os.stat(cache).st_mtime >= os.stat(path).st_mtime
+    except OSError:
+        fresh = False
+    if not fresh:  # compile once into __pycache__ (even under PYTHONDONTWRITEBYTECODE: it is our own output)
+        py_compile.compile(str(path), cfile=cache, doraise=False, quiet=2)
+    spec = importlib.util.spec_from_file_location(f"rulecraft_{ruleset_id}", path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _exec_module(ruleset_id: str, source: str) -> types.ModuleType:
@@ -469,6 +503,40 @@ def cmd_odds(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         bar = "█" * round(outcome["percent"] / 2.5)
         print(f"  {outcome['label']:<{width}}  {outcome['probability']:>9}  {outcome['percent']:7.3f}%  {bar}")
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """`rulecraft simulate tides_of_gold action_roll dots=2 -n 1000000`: counts beside the exact odds."""
+    module = compiled(args.ruleset)
+    if args.name in getattr(module, "DECKS", {}):
+        raise UsageError(f"{args.name} is a deck: its draws depend on the cards already drawn; "
+                         f"`rulecraft odds {module.RULESET} {args.name}` gives the chance of each next card")
+    inputs = parse_inputs(module, args.name, args.inputs)
+    try:
+        result = module.simulate(args.name, args.rolls, seed=args.seed, **inputs)
+        exact = module.odds(args.name, **inputs)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    counts = result.counts
+    labels = outcome_labels(module, args.name)
+    rows = [{"id": key, "label": labels.get(key, key), "rolls": counts.get(key, 0),
+             "percent": round(counts.get(key, 0) / max(result.n, 1) * 100, 3),
+             "exact_percent": round(float(exact.get(key, Fraction(0))) * 100, 3)}
+            for key in dict.fromkeys([*exact, *counts])]
+    full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
+    if args.json:
+        print(json.dumps({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs, "rolls": result.n,
+                          "seed": result.seed, "outcomes": rows}, indent=2, ensure_ascii=False))
+        return 0
+    shown = ", ".join(f"{k}={v}" for k, v in full_inputs.items())
+    print(f"{args.name}" + (f" ({shown})" if shown else "") + f": {result.n:,} rolls")
+    width = max((len(row["label"]) for row in rows), default=0)
+    print(f"  {'':<{width}}  {'rolls':>11}  {'share':>8}  {'exact':>8}")
+    for row in rows:
+        print(f"  {row['label']:<{width}}  {row['rolls']:>11,}  {row['percent']:7.3f}%  {row['exact_percent']:7.3f}%")
+    print(f"(seed {result.seed}: `rulecraft simulate {module.RULESET} {args.name} "
+          f"{' '.join(args.inputs) + ' ' if args.inputs else ''}-n {result.n} --seed {result.seed}` repeats this run)")
     return 0
 
 

@@ -11,7 +11,9 @@ Per resolver NAME the module has:
   _band_NAME(...)        which band a roll lands in (-1: none)
   _run_NAME(...)         a full resolution, with trace and chains
   NAME(*, inputs, rng)   the public resolver, validating its inputs
-  _odds_NAME(...)        exact odds, enumerating the same compiled expression
+  _joint_NAME(given)     exact weights of each (band, total), from the dice's distinct
+                         readings through the same compiled expression; odds() and
+                         simulate() read them
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from .resources import compiler_fingerprint
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-RESERVED = set(dir(builtins)) | {"odds", "totals", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
+RESERVED = set(dir(builtins)) | {"odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
                                  "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
                                  "COMPILER_SHA256", "annotations"}
 
@@ -598,7 +600,7 @@ class ModuleWriter:
                 w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}){bands})")
             w.line()
             w.line()
-        w.line(f"def _odds_{name}(given: Mapping[str, object]) -> dict[str, Fraction]:")
+        w.line(f"def _joint_{name}(given: Mapping[str, object]) -> Joint:")
         with w.indent():
             self.given_inputs(resolver)
             if resolver.dice:
@@ -606,25 +608,18 @@ class ModuleWriter:
                 w.line(f"_total_{name}(plan{tail})")
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
-                w.line("return exact_odds(")
+                w.line("return exact_joint(")
                 with w.indent():
                     w.line("plan.specs,")
                     w.line(f"lambda g: _total_{name}(Replaying(g){tail}),")
                     w.line(f"lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}),")
-                    w.line(f"_IDS_{name},")
                     w.line("rerolled," if resolver.rerolls else "(),")
                     w.line(f"_READS_{name},")
                 w.line(")")
             else:
                 source = resolver.key if resolver.key is not None else resolver.value
                 w.line(f"r_total = {compiler.expr(source) if source is not None else 'None'}")
-                w.line(f"b = _band_{name}(r_total, None, (), (), False{tail})")
-                w.line(f"if not _IDS_{name}:")
-                with w.indent():
-                    w.line("return {str(r_total): Fraction(1)}")
-                w.line("found = {band: Fraction(0) for band in _IDS_" + name + "}")
-                w.line("found[_IDS_" + name + "[b] if b >= 0 else 'none'] = Fraction(1)")
-                w.line("return found")
+                w.line(f"return {{(_band_{name}(r_total, None, (), (), False{tail}), r_total): 1}}, 1")
         w.line()
         w.line()
 
@@ -702,10 +697,10 @@ class ModuleWriter:
             for resolver in resolvers:
                 w.line(f"{resolver.name!r}: {resolver.name},")
         w.line("}")
-        w.line("_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {")
+        w.line("_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {")
         with w.indent():
             for resolver in resolvers:
-                w.line(f"{resolver.name!r}: _odds_{resolver.name},")
+                w.line(f"{resolver.name!r}: (_joint_{resolver.name}, _IDS_{resolver.name}),")
         w.line("}")
         w.line("INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {")
         with w.indent():
@@ -788,8 +783,20 @@ class ModuleWriter:
         w.line("def odds(name: str, **inputs: object) -> dict[str, Fraction]:")
         with w.indent():
             w.line('"""Exact probability of each outcome of roll or table `name` for these inputs."""')
-            w.line("_known(name, inputs, _ODDS)")
-            w.line("return _ODDS[name](inputs)")
+            w.line("_known(name, inputs, _JOINTS)")
+            w.line("joint, ids = _JOINTS[name]")
+            w.line("return odds_of(joint(inputs), ids)")
+        w.line()
+        w.line()
+        w.line("def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:")
+        with w.indent():
+            w.line('"""`n` results of roll or table `name` for balance work, drawn from its exact odds.')
+            w.line("")
+            w.line("A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).")
+            w.line('Follows no chain (`->`): simulate the chained table on its own."""')
+            w.line("_known(name, inputs, _JOINTS)")
+            w.line("joint, ids = _JOINTS[name]")
+            w.line("return sample(name, inputs, joint(inputs), ids, n, seed)")
         w.line()
         w.line()
         w.line("def totals(name: str, **inputs: object) -> dict[int, Fraction]:")

@@ -11,7 +11,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .model import NOWHERE, Span
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file: 1-based lines and columns, end exclusive."""
+
+    line: int = 0
+    column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+
+NOWHERE = Span()
 
 Severity = Literal["error", "warning", "note"]
 

@@ -16,18 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A region of a source file: 1-based lines and columns, end exclusive."""
-
-    line: int = 0
-    column: int = 0
-    end_line: int = 0
-    end_column: int = 0
-
-
-NOWHERE = Span()
+from .diagnostics import NOWHERE as NOWHERE  # re-exported: the model is where stages look for them
+from .diagnostics import Span as Span
 
 
 def _span() -> Span:

@@ -20,7 +20,8 @@ from typing import TypeVar
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
-MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
+MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
+MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,25 +439,101 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-def exact_odds(
-    specs: list[Spec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
-    ids: tuple[str, ...],
-    rerolled: Collection[int] = (),
-    reads: ReadSpec = READ_ALL,
-) -> dict[str, Fraction]:
-    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
-    weights = [0] * (len(ids) + 1)
-    for (band, _), weight in joint.items():
-        weights[band] += weight
+Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+
+
+def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up).
+
+    Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
+    result. Without bands (a plain value) the odds are of each value, as text.
+    """
+    weights, denominator = joint
+    if not ids:
+        return {str(total): Fraction(w, denominator) for (_, total), w in weights.items()}
+    by_band = [0] * (len(ids) + 1)
+    for (band, _), weight in weights.items():
+        by_band[band] += weight
     out: dict[str, Fraction] = {}
     for i, band_id in enumerate(ids):
-        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
-    if weights[-1]:
-        out["none"] = Fraction(weights[-1], denominator)
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(by_band[i], denominator)
+    if by_band[-1]:
+        out["none"] = Fraction(by_band[-1], denominator)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """`n` results of one roll for balance work, drawn from its exact odds (see `simulate`).
+
+    Each draw is one roll's (outcome, total), with exactly the probability `odds()` gives it;
+    `results` lists the distinct ones and `draws` says which came up on each roll, in order.
+    """
+
+    name: str
+    inputs: Mapping[str, object]
+    seed: int
+    results: tuple[tuple[str, object], ...]  # (outcome id, total); `none` where no band takes it
+    draws: list[int]  # an index into `results` for each roll
+
+    @property
+    def n(self) -> int:
+        return len(self.draws)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome of each roll, in order."""
+        results = self.results
+        return [results[i][0] for i in self.draws]
+
+    @property
+    def totals(self) -> list[object]:
+        """The total of each roll, in order."""
+        results = self.results
+        return [results[i][1] for i in self.draws]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rolls came up each outcome (every outcome listed, in band order)."""
+        tally = [0] * len(self.results)
+        for i in self.draws:
+            tally[i] += 1
+        out: dict[str, int] = {}
+        for (outcome, _), times in zip(self.results, tally, strict=True):
+            out[outcome] = out.get(outcome, 0) + times
+        return out
+
+    def share(self, outcome: str) -> float:
+        """The fraction of rolls that came up `outcome`."""
+        return self.counts.get(outcome, 0) / max(self.n, 1)
+
+
+def _order(total: object) -> tuple[int, int, str]:
+    return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
+
+
+def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+           seed: int | None) -> Simulation:
+    """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
+        raise ValueError(f"n is a whole number of rolls from 0 to {MAX_SIMULATED:,}, not {n!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    weights, _ = joint
+    entries = [(band, total, weight) for (band, total), weight in weights.items()]
+    entries += [(i, None, 0) for i in range(len(ids)) if not any(band == i for band, _, _ in entries)]
+    entries.sort(key=lambda entry: (entry[0] % (len(ids) + 1), _order(entry[1])))  # band order; `none` last
+    results = tuple((ids[band] if band >= 0 else "none" if ids else str(total), total) for band, total, _ in entries)
+    cumulative: list[int] = []
+    running = 0
+    for _, _, weight in entries:  # a band that cannot come up keeps its place with no weight: never drawn
+        running += weight
+        cumulative.append(running)
+    if running >= 2**53:  # beyond a float's exact range: scale the weights down (a relative error under 2^-50)
+        shift = running.bit_length() - 53
+        cumulative = [c >> shift for c in cumulative]
+    draws = random.Random(seed).choices(range(len(results)), cum_weights=cumulative, k=n)
+    return Simulation(name, dict(inputs), seed, results, draws)
 
 
 def exact_totals(

@@ -10,7 +10,8 @@ from typing import TypeVar
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
-MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
+MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
+MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,25 +429,101 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-def exact_odds(
-    specs: list[Spec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
-    ids: tuple[str, ...],
-    rerolled: Collection[int] = (),
-    reads: ReadSpec = READ_ALL,
-) -> dict[str, Fraction]:
-    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
-    weights = [0] * (len(ids) + 1)
-    for (band, _), weight in joint.items():
-        weights[band] += weight
+Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+
+
+def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up).
+
+    Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
+    result. Without bands (a plain value) the odds are of each value, as text.
+    """
+    weights, denominator = joint
+    if not ids:
+        return {str(total): Fraction(w, denominator) for (_, total), w in weights.items()}
+    by_band = [0] * (len(ids) + 1)
+    for (band, _), weight in weights.items():
+        by_band[band] += weight
     out: dict[str, Fraction] = {}
     for i, band_id in enumerate(ids):
-        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
-    if weights[-1]:
-        out["none"] = Fraction(weights[-1], denominator)
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(by_band[i], denominator)
+    if by_band[-1]:
+        out["none"] = Fraction(by_band[-1], denominator)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """`n` results of one roll for balance work, drawn from its exact odds (see `simulate`).
+
+    Each draw is one roll's (outcome, total), with exactly the probability `odds()` gives it;
+    `results` lists the distinct ones and `draws` says which came up on each roll, in order.
+    """
+
+    name: str
+    inputs: Mapping[str, object]
+    seed: int
+    results: tuple[tuple[str, object], ...]  # (outcome id, total); `none` where no band takes it
+    draws: list[int]  # an index into `results` for each roll
+
+    @property
+    def n(self) -> int:
+        return len(self.draws)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome of each roll, in order."""
+        results = self.results
+        return [results[i][0] for i in self.draws]
+
+    @property
+    def totals(self) -> list[object]:
+        """The total of each roll, in order."""
+        results = self.results
+        return [results[i][1] for i in self.draws]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rolls came up each outcome (every outcome listed, in band order)."""
+        tally = [0] * len(self.results)
+        for i in self.draws:
+            tally[i] += 1
+        out: dict[str, int] = {}
+        for (outcome, _), times in zip(self.results, tally, strict=True):
+            out[outcome] = out.get(outcome, 0) + times
+        return out
+
+    def share(self, outcome: str) -> float:
+        """The fraction of rolls that came up `outcome`."""
+        return self.counts.get(outcome, 0) / max(self.n, 1)
+
+
+def _order(total: object) -> tuple[int, int, str]:
+    return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
+
+
+def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+           seed: int | None) -> Simulation:
+    """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
+        raise ValueError(f"n is a whole number of rolls from 0 to {MAX_SIMULATED:,}, not {n!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    weights, _ = joint
+    entries = [(band, total, weight) for (band, total), weight in weights.items()]
+    entries += [(i, None, 0) for i in range(len(ids)) if not any(band == i for band, _, _ in entries)]
+    entries.sort(key=lambda entry: (entry[0] % (len(ids) + 1), _order(entry[1])))  # band order; `none` last
+    results = tuple((ids[band] if band >= 0 else "none" if ids else str(total), total) for band, total, _ in entries)
+    cumulative: list[int] = []
+    running = 0
+    for _, _, weight in entries:  # a band that cannot come up keeps its place with no weight: never drawn
+        running += weight
+        cumulative.append(running)
+    if running >= 2**53:  # beyond a float's exact range: scale the weights down (a relative error under 2^-50)
+        shift = running.bit_length() - 53
+        cumulative = [c >> shift for c in cumulative]
+    draws = random.Random(seed).choices(range(len(results)), cum_weights=cumulative, k=n)
+    return Simulation(name, dict(inputs), seed, results, draws)
 
 
 def exact_totals(
@@ -935,7 +1012,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'f2f115324f374e0086143826104a5ebe7702463f2d25a73bf68530c95604e881'
+COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1026,7 +1103,7 @@ def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_test(Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv))
 
 
-def _odds_test(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_test(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = check_int('dn', given.get('dn', 4), 1, 12)
     v_advantage = check_flag('advantage', given.get('advantage', False))
@@ -1036,11 +1113,10 @@ def _odds_test(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     plan = Planning()
     _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_test(Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv),
         lambda t, n, f, k: _band_test(t, n, f, k, plan.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv),
-        _IDS_test,
         (),
         _READS_test,
     )
@@ -1137,17 +1213,16 @@ def _totals_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge))
 
 
-def _odds_contest(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_contest(given: Mapping[str, object]) -> Joint:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
     plan = Planning()
     _total_contest(plan, v_mine, v_theirs, v_edge)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge),
         lambda t, n, f, k: _band_contest(t, n, f, k, plan.zero, v_mine, v_theirs, v_edge),
-        _IDS_contest,
         (),
         _READS_contest,
     )
@@ -1207,15 +1282,10 @@ def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | N
     return _run_advantage_and_disadvantage(rng if rng is not None else random.Random(), 0, check_choice('roll_with', roll_with, ('adv', 'dis')))
 
 
-def _odds_advantage_and_disadvantage(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
     v_roll_with = check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
     r_total = v_roll_with
-    b = _band_advantage_and_disadvantage(r_total, None, (), (), False, v_roll_with)
-    if not _IDS_advantage_and_disadvantage:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_advantage_and_disadvantage}
-    found[_IDS_advantage_and_disadvantage[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_advantage_and_disadvantage(r_total, None, (), (), False, v_roll_with), r_total): 1}, 1
 
 
 
@@ -1270,15 +1340,10 @@ def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = N
     return _run_impaired_and_enhanced(rng if rng is not None else random.Random(), 0, check_choice('roll_is', roll_is, ('imp', 'enh')))
 
 
-def _odds_impaired_and_enhanced(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
     v_roll_is = check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh'))
     r_total = v_roll_is
-    b = _band_impaired_and_enhanced(r_total, None, (), (), False, v_roll_is)
-    if not _IDS_impaired_and_enhanced:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_impaired_and_enhanced}
-    found[_IDS_impaired_and_enhanced[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_impaired_and_enhanced(r_total, None, (), (), False, v_roll_is), r_total): 1}, 1
 
 
 
@@ -1361,16 +1426,11 @@ def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = 
     return _run_dice_ladder(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('steps', steps, -5, 5))
 
 
-def _odds_dice_ladder(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_steps = check_int('steps', given.get('steps', 0), -5, 5)
     r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
-    b = _band_dice_ladder(r_total, None, (), (), False, v_die, v_steps)
-    if not _IDS_dice_ladder:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_dice_ladder}
-    found[_IDS_dice_ladder[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_dice_ladder(r_total, None, (), (), False, v_die, v_steps), r_total): 1}, 1
 
 
 
@@ -1417,15 +1477,10 @@ def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Re
     return _run_skills_known(rng if rng is not None else random.Random(), 0, check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _odds_skills_known(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_skills_known(given: Mapping[str, object]) -> Joint:
     v_int_die = check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (_N_skills_known_int_die[v_int_die] * 1)
-    b = _band_skills_known(r_total, None, (), (), False, v_int_die)
-    if not _IDS_skills_known:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_skills_known}
-    found[_IDS_skills_known[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_skills_known(r_total, None, (), (), False, v_int_die), r_total): 1}, 1
 
 
 
@@ -1501,17 +1556,16 @@ def _totals_spell(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration))
 
 
-def _odds_spell(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_spell(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = check_int('dn', given.get('dn', 4), 1, 12)
     v_concentration = check_flag('concentration', given.get('concentration', False))
     plan = Planning()
     _total_spell(plan, v_wil, v_dn, v_concentration)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration),
         lambda t, n, f, k: _band_spell(t, n, f, k, plan.zero, v_wil, v_dn, v_concentration),
-        _IDS_spell,
         (),
         _READS_spell,
     )
@@ -1561,15 +1615,10 @@ def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result
     return _run_spells_known(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _odds_spells_known(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_spells_known(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (_N_spells_known_wil[v_wil] * 1)
-    b = _band_spells_known(r_total, None, (), (), False, v_wil)
-    if not _IDS_spells_known:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_spells_known}
-    found[_IDS_spells_known[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_spells_known(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
 
 
@@ -1616,15 +1665,10 @@ def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Resu
     return _run_item_slots(rng if rng is not None else random.Random(), 0, check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _odds_item_slots(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_item_slots(given: Mapping[str, object]) -> Joint:
     v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (2 * _N_item_slots_str_die[v_str_die])
-    b = _band_item_slots(r_total, None, (), (), False, v_str_die)
-    if not _IDS_item_slots:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_item_slots}
-    found[_IDS_item_slots[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_item_slots(r_total, None, (), (), False, v_str_die), r_total): 1}, 1
 
 
 
@@ -1670,17 +1714,12 @@ def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.
     return _run_slots_filled(rng if rng is not None else random.Random(), 0, check_int('items', items, 0, 48), check_int('bulky', bulky, 0, 24), check_int('coins', coins, 0, 10000))
 
 
-def _odds_slots_filled(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
     v_items = check_int('items', given.get('items', 0), 0, 48)
     v_bulky = check_int('bulky', given.get('bulky', 0), 0, 24)
     v_coins = check_int('coins', given.get('coins', 0), 0, 10000)
     r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
-    b = _band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins)
-    if not _IDS_slots_filled:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_slots_filled}
-    found[_IDS_slots_filled[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins), r_total): 1}, 1
 
 
 
@@ -1740,16 +1779,11 @@ def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None 
     return _run_carrying(rng if rng is not None else random.Random(), 0, check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('filled', filled, 0, 48))
 
 
-def _odds_carrying(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_carrying(given: Mapping[str, object]) -> Joint:
     v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_filled = check_int('filled', given.get('filled', 0), 0, 48)
     r_total = v_filled
-    b = _band_carrying(r_total, None, (), (), False, v_str_die, v_filled)
-    if not _IDS_carrying:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_carrying}
-    found[_IDS_carrying[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_carrying(r_total, None, (), (), False, v_str_die, v_filled), r_total): 1}, 1
 
 
 
@@ -1812,15 +1846,14 @@ def _totals_luck_die(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_luck_die(Replaying(g), v_die))
 
 
-def _odds_luck_die(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_luck_die(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_luck_die(plan, v_die)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_luck_die(Replaying(g), v_die),
         lambda t, n, f, k: _band_luck_die(t, n, f, k, plan.zero, v_die),
-        _IDS_luck_die,
         (),
         _READS_luck_die,
     )
@@ -1882,17 +1915,12 @@ def detachments(*, attacker: str = 'individual', target: str = 'detachment', bla
     return _run_detachments(rng if rng is not None else random.Random(), 0, check_choice('attacker', attacker, ('individual', 'detachment')), check_choice('target', target, ('individual', 'detachment')), check_flag('blast', blast))
 
 
-def _odds_detachments(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_detachments(given: Mapping[str, object]) -> Joint:
     v_attacker = check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment'))
     v_target = check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment'))
     v_blast = check_flag('blast', given.get('blast', False))
     r_total = v_attacker
-    b = _band_detachments(r_total, None, (), (), False, v_attacker, v_target, v_blast)
-    if not _IDS_detachments:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_detachments}
-    found[_IDS_detachments[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_detachments(r_total, None, (), (), False, v_attacker, v_target, v_blast), r_total): 1}, 1
 
 
 
@@ -1957,15 +1985,10 @@ def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Resu
     return _run_rounds(rng if rng is not None else random.Random(), 0, check_choice('time', time, ('encounter', 'exploring', 'traveling')))
 
 
-def _odds_rounds(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_rounds(given: Mapping[str, object]) -> Joint:
     v_time = check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
     r_total = v_time
-    b = _band_rounds(r_total, None, (), (), False, v_time)
-    if not _IDS_rounds:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_rounds}
-    found[_IDS_rounds[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_rounds(r_total, None, (), (), False, v_time), r_total): 1}, 1
 
 
 
@@ -2050,16 +2073,15 @@ def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g), v_mine, v_theirs))
 
 
-def _odds_surprise(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_surprise(given: Mapping[str, object]) -> Joint:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_surprise(plan, v_mine, v_theirs)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_surprise(Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero, v_mine, v_theirs),
-        _IDS_surprise,
         (),
         _READS_surprise,
     )
@@ -2108,17 +2130,12 @@ def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: rand
     return _run_hireling_share(rng if rng is not None else random.Random(), 0, check_int('plunder', plunder, 0, 100000), check_int('shares', shares, 1, 20), check_int('fee', fee, 0, 1000))
 
 
-def _odds_hireling_share(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
     v_plunder = check_int('plunder', given.get('plunder', 0), 0, 100000)
     v_shares = check_int('shares', given.get('shares', 2), 1, 20)
     v_fee = check_int('fee', given.get('fee', 0), 0, 1000)
     r_total = (floor_div(v_plunder, v_shares) - v_fee)
-    b = _band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee)
-    if not _IDS_hireling_share:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_hireling_share}
-    found[_IDS_hireling_share[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee), r_total): 1}, 1
 
 
 
@@ -2203,16 +2220,15 @@ def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int, Fraction]
     return exact_totals(plan.specs, lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs))
 
 
-def _odds_hireling_contest(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_hireling_contest(plan, v_mine, v_theirs)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_hireling_contest(t, n, f, k, plan.zero, v_mine, v_theirs),
-        _IDS_hireling_contest,
         (),
         _READS_hireling_contest,
     )
@@ -2262,15 +2278,10 @@ def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Resul
     return _run_hirelings_max(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _odds_hirelings_max(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (_N_hirelings_max_wil[v_wil] * 1)
-    b = _band_hirelings_max(r_total, None, (), (), False, v_wil)
-    if not _IDS_hirelings_max:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_hirelings_max}
-    found[_IDS_hirelings_max[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_hirelings_max(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
 
 
@@ -2343,15 +2354,14 @@ def _totals_reaction(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_reaction(Replaying(g), v_wil))
 
 
-def _odds_reaction(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_reaction(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_reaction(plan, v_wil)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_reaction(Replaying(g), v_wil),
         lambda t, n, f, k: _band_reaction(t, n, f, k, plan.zero, v_wil),
-        _IDS_reaction,
         (),
         _READS_reaction,
     )
@@ -2439,16 +2449,15 @@ def _totals_leverage(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_leverage(Replaying(g), v_mine, v_theirs))
 
 
-def _odds_leverage(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_leverage(given: Mapping[str, object]) -> Joint:
     v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_leverage(plan, v_mine, v_theirs)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_leverage(Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_leverage(t, n, f, k, plan.zero, v_mine, v_theirs),
-        _IDS_leverage,
         (),
         _READS_leverage,
     )
@@ -2534,7 +2543,7 @@ def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_attack(Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers))
 
 
-def _odds_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_attack(given: Mapping[str, object]) -> Joint:
     v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dice = check_int('dice', given.get('dice', 1), 1, 3)
     v_other = check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
@@ -2543,11 +2552,10 @@ def _odds_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     plan = Planning()
     _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_attack(Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers),
         lambda t, n, f, k: _band_attack(t, n, f, k, plan.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers),
-        _IDS_attack,
         (),
         _READS_attack,
     )
@@ -2597,15 +2605,10 @@ def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
     return _run_armor(rng if rng is not None else random.Random(), 0, check_int('armor_total', armor_total, 0, 6))
 
 
-def _odds_armor(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_armor(given: Mapping[str, object]) -> Joint:
     v_armor_total = check_int('armor_total', given.get('armor_total', 0), 0, 6)
     r_total = min(v_armor_total, 3)
-    b = _band_armor(r_total, None, (), (), False, v_armor_total)
-    if not _IDS_armor:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_armor}
-    found[_IDS_armor[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_armor(r_total, None, (), (), False, v_armor_total), r_total): 1}, 1
 
 
 
@@ -2668,15 +2671,14 @@ def _totals_blast(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_blast(Replaying(g), v_weapon))
 
 
-def _odds_blast(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_blast(given: Mapping[str, object]) -> Joint:
     v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_blast(plan, v_weapon)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_blast(Replaying(g), v_weapon),
         lambda t, n, f, k: _band_blast(t, n, f, k, plan.zero, v_weapon),
-        _IDS_blast,
         (),
         _READS_blast,
     )
@@ -2774,16 +2776,15 @@ def _totals_morale_check(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil))
 
 
-def _odds_morale_check(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_morale_check(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_their_wil = check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale_check(plan, v_wil, v_their_wil)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil),
         lambda t, n, f, k: _band_morale_check(t, n, f, k, plan.zero, v_wil, v_their_wil),
-        _IDS_morale_check,
         (),
         _READS_morale_check,
     )
@@ -2859,15 +2860,14 @@ def _totals_morale(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_morale(Replaying(g), v_wil))
 
 
-def _odds_morale(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_morale(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale(plan, v_wil)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_morale(Replaying(g), v_wil),
         lambda t, n, f, k: _band_morale(t, n, f, k, plan.zero, v_wil),
-        _IDS_morale,
         (),
         _READS_morale,
     )
@@ -2917,15 +2917,10 @@ def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
     return _run_fatigue(rng if rng is not None else random.Random(), 0, check_int('days', days, 0, 10))
 
 
-def _odds_fatigue(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_fatigue(given: Mapping[str, object]) -> Joint:
     v_days = check_int('days', given.get('days', 0), 0, 10)
     r_total = max((v_days - 1), 0)
-    b = _band_fatigue(r_total, None, (), (), False, v_days)
-    if not _IDS_fatigue:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_fatigue}
-    found[_IDS_fatigue[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_fatigue(r_total, None, (), (), False, v_days), r_total): 1}, 1
 
 
 
@@ -2971,16 +2966,11 @@ def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None
     return _run_fatigue_rest(rng if rng is not None else random.Random(), 0, check_int('fatigue', fatigue, 0, 9), check_int('nights', nights, 0, 10))
 
 
-def _odds_fatigue_rest(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
     v_fatigue = check_int('fatigue', given.get('fatigue', 0), 0, 9)
     v_nights = check_int('nights', given.get('nights', 0), 0, 10)
     r_total = max((v_fatigue - v_nights), 0)
-    b = _band_fatigue_rest(r_total, None, (), (), False, v_fatigue, v_nights)
-    if not _IDS_fatigue_rest:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_fatigue_rest}
-    found[_IDS_fatigue_rest[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_fatigue_rest(r_total, None, (), (), False, v_fatigue, v_nights), r_total): 1}, 1
 
 
 
@@ -3058,16 +3048,15 @@ def _totals_critical_harm(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn))
 
 
-def _odds_critical_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_critical_harm(given: Mapping[str, object]) -> Joint:
     v_attribute = check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = check_int('dn', given.get('dn', 4), 1, 12)
     plan = Planning()
     _total_critical_harm(plan, v_attribute, v_dn)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn),
         lambda t, n, f, k: _band_critical_harm(t, n, f, k, plan.zero, v_attribute, v_dn),
-        _IDS_critical_harm,
         (),
         _READS_critical_harm,
     )
@@ -3120,16 +3109,11 @@ def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Ran
     return _run_week_of_rest(rng if rng is not None else random.Random(), 0, check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _odds_week_of_rest(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
     v_attribute = check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_original = check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
-    b = _band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original)
-    if not _IDS_week_of_rest:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_week_of_rest}
-    found[_IDS_week_of_rest[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original), r_total): 1}, 1
 
 
 
@@ -3217,15 +3201,10 @@ def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> R
     return _run_advancement(rng if rng is not None else random.Random(), 0, check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')))
 
 
-def _odds_advancement(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_advancement(given: Mapping[str, object]) -> Joint:
     v_title = check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))
     r_total = v_title
-    b = _band_advancement(r_total, None, (), (), False, v_title)
-    if not _IDS_advancement:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_advancement}
-    found[_IDS_advancement[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_advancement(r_total, None, (), (), False, v_title), r_total): 1}, 1
 
 
 
@@ -3271,15 +3250,10 @@ def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> 
     return _run_advancement_reached(rng if rng is not None else random.Random(), 0, check_int('hoard', hoard, 0, 1000000))
 
 
-def _odds_advancement_reached(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_advancement_reached(given: Mapping[str, object]) -> Joint:
     v_hoard = check_int('hoard', given.get('hoard', 0), 0, 1000000)
     r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
-    b = _band_advancement_reached(r_total, None, (), (), False, v_hoard)
-    if not _IDS_advancement_reached:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_advancement_reached}
-    found[_IDS_advancement_reached[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_advancement_reached(r_total, None, (), (), False, v_hoard), r_total): 1}, 1
 
 
 
@@ -3357,38 +3331,38 @@ RESOLVERS: dict[str, Callable[..., Result]] = {
     'advancement': advancement,
     'advancement_reached': advancement_reached,
 }
-_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {
-    'test': _odds_test,
-    'contest': _odds_contest,
-    'advantage_and_disadvantage': _odds_advantage_and_disadvantage,
-    'impaired_and_enhanced': _odds_impaired_and_enhanced,
-    'dice_ladder': _odds_dice_ladder,
-    'skills_known': _odds_skills_known,
-    'spell': _odds_spell,
-    'spells_known': _odds_spells_known,
-    'item_slots': _odds_item_slots,
-    'slots_filled': _odds_slots_filled,
-    'carrying': _odds_carrying,
-    'luck_die': _odds_luck_die,
-    'detachments': _odds_detachments,
-    'rounds': _odds_rounds,
-    'surprise': _odds_surprise,
-    'hireling_share': _odds_hireling_share,
-    'hireling_contest': _odds_hireling_contest,
-    'hirelings_max': _odds_hirelings_max,
-    'reaction': _odds_reaction,
-    'leverage': _odds_leverage,
-    'attack': _odds_attack,
-    'armor': _odds_armor,
-    'blast': _odds_blast,
-    'morale_check': _odds_morale_check,
-    'morale': _odds_morale,
-    'fatigue': _odds_fatigue,
-    'fatigue_rest': _odds_fatigue_rest,
-    'critical_harm': _odds_critical_harm,
-    'week_of_rest': _odds_week_of_rest,
-    'advancement': _odds_advancement,
-    'advancement_reached': _odds_advancement_reached,
+_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
+    'test': (_joint_test, _IDS_test),
+    'contest': (_joint_contest, _IDS_contest),
+    'advantage_and_disadvantage': (_joint_advantage_and_disadvantage, _IDS_advantage_and_disadvantage),
+    'impaired_and_enhanced': (_joint_impaired_and_enhanced, _IDS_impaired_and_enhanced),
+    'dice_ladder': (_joint_dice_ladder, _IDS_dice_ladder),
+    'skills_known': (_joint_skills_known, _IDS_skills_known),
+    'spell': (_joint_spell, _IDS_spell),
+    'spells_known': (_joint_spells_known, _IDS_spells_known),
+    'item_slots': (_joint_item_slots, _IDS_item_slots),
+    'slots_filled': (_joint_slots_filled, _IDS_slots_filled),
+    'carrying': (_joint_carrying, _IDS_carrying),
+    'luck_die': (_joint_luck_die, _IDS_luck_die),
+    'detachments': (_joint_detachments, _IDS_detachments),
+    'rounds': (_joint_rounds, _IDS_rounds),
+    'surprise': (_joint_surprise, _IDS_surprise),
+    'hireling_share': (_joint_hireling_share, _IDS_hireling_share),
+    'hireling_contest': (_joint_hireling_contest, _IDS_hireling_contest),
+    'hirelings_max': (_joint_hirelings_max, _IDS_hirelings_max),
+    'reaction': (_joint_reaction, _IDS_reaction),
+    'leverage': (_joint_leverage, _IDS_leverage),
+    'attack': (_joint_attack, _IDS_attack),
+    'armor': (_joint_armor, _IDS_armor),
+    'blast': (_joint_blast, _IDS_blast),
+    'morale_check': (_joint_morale_check, _IDS_morale_check),
+    'morale': (_joint_morale, _IDS_morale),
+    'fatigue': (_joint_fatigue, _IDS_fatigue),
+    'fatigue_rest': (_joint_fatigue_rest, _IDS_fatigue_rest),
+    'critical_harm': (_joint_critical_harm, _IDS_critical_harm),
+    'week_of_rest': (_joint_week_of_rest, _IDS_week_of_rest),
+    'advancement': (_joint_advancement, _IDS_advancement),
+    'advancement_reached': (_joint_advancement_reached, _IDS_advancement_reached),
 }
 INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
     'test': (('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('dn', 'int', 1, 12, (), 4), ('advantage', 'flag', None, None, (), False), ('disadvantage', 'flag', None, None, (), False), ('enhanced', 'int', 0, 5, (), 0), ('impaired', 'int', 0, 5, (), 0)),
@@ -3521,8 +3495,19 @@ def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object])
 
 def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _ODDS)
-    return _ODDS[name](inputs)
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return odds_of(joint(inputs), ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int, Fraction]:

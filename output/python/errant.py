@@ -10,7 +10,8 @@ from typing import TypeVar
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
-MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
+MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
+MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,25 +429,101 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-def exact_odds(
-    specs: list[Spec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
-    ids: tuple[str, ...],
-    rerolled: Collection[int] = (),
-    reads: ReadSpec = READ_ALL,
-) -> dict[str, Fraction]:
-    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
-    weights = [0] * (len(ids) + 1)
-    for (band, _), weight in joint.items():
-        weights[band] += weight
+Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+
+
+def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up).
+
+    Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
+    result. Without bands (a plain value) the odds are of each value, as text.
+    """
+    weights, denominator = joint
+    if not ids:
+        return {str(total): Fraction(w, denominator) for (_, total), w in weights.items()}
+    by_band = [0] * (len(ids) + 1)
+    for (band, _), weight in weights.items():
+        by_band[band] += weight
     out: dict[str, Fraction] = {}
     for i, band_id in enumerate(ids):
-        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
-    if weights[-1]:
-        out["none"] = Fraction(weights[-1], denominator)
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(by_band[i], denominator)
+    if by_band[-1]:
+        out["none"] = Fraction(by_band[-1], denominator)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """`n` results of one roll for balance work, drawn from its exact odds (see `simulate`).
+
+    Each draw is one roll's (outcome, total), with exactly the probability `odds()` gives it;
+    `results` lists the distinct ones and `draws` says which came up on each roll, in order.
+    """
+
+    name: str
+    inputs: Mapping[str, object]
+    seed: int
+    results: tuple[tuple[str, object], ...]  # (outcome id, total); `none` where no band takes it
+    draws: list[int]  # an index into `results` for each roll
+
+    @property
+    def n(self) -> int:
+        return len(self.draws)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome of each roll, in order."""
+        results = self.results
+        return [results[i][0] for i in self.draws]
+
+    @property
+    def totals(self) -> list[object]:
+        """The total of each roll, in order."""
+        results = self.results
+        return [results[i][1] for i in self.draws]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rolls came up each outcome (every outcome listed, in band order)."""
+        tally = [0] * len(self.results)
+        for i in self.draws:
+            tally[i] += 1
+        out: dict[str, int] = {}
+        for (outcome, _), times in zip(self.results, tally, strict=True):
+            out[outcome] = out.get(outcome, 0) + times
+        return out
+
+    def share(self, outcome: str) -> float:
+        """The fraction of rolls that came up `outcome`."""
+        return self.counts.get(outcome, 0) / max(self.n, 1)
+
+
+def _order(total: object) -> tuple[int, int, str]:
+    return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
+
+
+def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+           seed: int | None) -> Simulation:
+    """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
+        raise ValueError(f"n is a whole number of rolls from 0 to {MAX_SIMULATED:,}, not {n!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    weights, _ = joint
+    entries = [(band, total, weight) for (band, total), weight in weights.items()]
+    entries += [(i, None, 0) for i in range(len(ids)) if not any(band == i for band, _, _ in entries)]
+    entries.sort(key=lambda entry: (entry[0] % (len(ids) + 1), _order(entry[1])))  # band order; `none` last
+    results = tuple((ids[band] if band >= 0 else "none" if ids else str(total), total) for band, total, _ in entries)
+    cumulative: list[int] = []
+    running = 0
+    for _, _, weight in entries:  # a band that cannot come up keeps its place with no weight: never drawn
+        running += weight
+        cumulative.append(running)
+    if running >= 2**53:  # beyond a float's exact range: scale the weights down (a relative error under 2^-50)
+        shift = running.bit_length() - 53
+        cumulative = [c >> shift for c in cumulative]
+    draws = random.Random(seed).choices(range(len(results)), cum_weights=cumulative, k=n)
+    return Simulation(name, dict(inputs), seed, results, draws)
 
 
 def exact_totals(
@@ -935,7 +1012,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'f2f115324f374e0086143826104a5ebe7702463f2d25a73bf68530c95604e881'
+COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1006,16 +1083,15 @@ def _totals_check(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_check(Replaying(g), v_dv, v_attribute))
 
 
-def _odds_check(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_check(given: Mapping[str, object]) -> Joint:
     v_dv = check_int('dv', given.get('dv', 4), -10, 30)
     v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
     plan = Planning()
     _total_check(plan, v_dv, v_attribute)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_check(Replaying(g), v_dv, v_attribute),
         lambda t, n, f, k: _band_check(t, n, f, k, plan.zero, v_dv, v_attribute),
-        _IDS_check,
         (),
         _READS_check,
     )
@@ -1093,17 +1169,16 @@ def _totals_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_saving_throw(Replaying(g), v_threat_renown, v_attribute, v_dv))
 
 
-def _odds_saving_throw(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_saving_throw(given: Mapping[str, object]) -> Joint:
     v_threat_renown = check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
     v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     plan = Planning()
     _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_saving_throw(Replaying(g), v_threat_renown, v_attribute, v_dv),
         lambda t, n, f, k: _band_saving_throw(t, n, f, k, plan.zero, v_threat_renown, v_attribute, v_dv),
-        _IDS_saving_throw,
         (),
         _READS_saving_throw,
     )
@@ -1174,15 +1249,10 @@ def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Resul
     return _run_reaction_roll(rng if rng is not None else random.Random(), 0, check_int('column', column, 1, 5))
 
 
-def _odds_reaction_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_reaction_roll(given: Mapping[str, object]) -> Joint:
     v_column = check_int('column', given.get('column', 3), 1, 5)
     r_total = v_column
-    b = _band_reaction_roll(r_total, None, (), (), False, v_column)
-    if not _IDS_reaction_roll:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_reaction_roll}
-    found[_IDS_reaction_roll[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_reaction_roll(r_total, None, (), (), False, v_column), r_total): 1}, 1
 
 
 
@@ -1240,16 +1310,11 @@ def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: rando
     return _run_giving_exchange(rng if rng is not None else random.Random(), 0, check_choice('result', result, ('success', 'failure')), check_choice('impact', impact, ('strong', 'fair', 'weak')))
 
 
-def _odds_giving_exchange(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_giving_exchange(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total = v_result
-    b = _band_giving_exchange(r_total, None, (), (), False, v_result, v_impact)
-    if not _IDS_giving_exchange:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_giving_exchange}
-    found[_IDS_giving_exchange[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_giving_exchange(r_total, None, (), (), False, v_result, v_impact), r_total): 1}, 1
 
 
 
@@ -1313,17 +1378,12 @@ def taking_exchange(*, result: str = 'success', position: str = 'risky', impact:
     return _run_taking_exchange(rng if rng is not None else random.Random(), 0, check_choice('result', result, ('success', 'failure')), check_choice('position', position, ('shaky', 'risky', 'dire')), check_choice('impact', impact, ('strong', 'fair', 'weak')))
 
 
-def _odds_taking_exchange(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_taking_exchange(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total = v_result
-    b = _band_taking_exchange(r_total, None, (), (), False, v_result, v_position, v_impact)
-    if not _IDS_taking_exchange:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_taking_exchange}
-    found[_IDS_taking_exchange[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_taking_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
 
 
 
@@ -1387,17 +1447,12 @@ def convincing_exchange(*, result: str = 'success', position: str = 'risky', imp
     return _run_convincing_exchange(rng if rng is not None else random.Random(), 0, check_choice('result', result, ('success', 'failure')), check_choice('position', position, ('shaky', 'risky', 'dire')), check_choice('impact', impact, ('strong', 'fair', 'weak')))
 
 
-def _odds_convincing_exchange(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_convincing_exchange(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total = v_result
-    b = _band_convincing_exchange(r_total, None, (), (), False, v_result, v_position, v_impact)
-    if not _IDS_convincing_exchange:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_convincing_exchange}
-    found[_IDS_convincing_exchange[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_convincing_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
 
 
 
@@ -1443,15 +1498,10 @@ def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> Result:
     return _run_item_slots(rng if rng is not None else random.Random(), 0, check_int('phys', phys, 1, 20))
 
 
-def _odds_item_slots(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_item_slots(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     r_total = v_phys
-    b = _band_item_slots(r_total, None, (), (), False, v_phys)
-    if not _IDS_item_slots:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_item_slots}
-    found[_IDS_item_slots[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_item_slots(r_total, None, (), (), False, v_phys), r_total): 1}, 1
 
 
 
@@ -1505,18 +1555,13 @@ def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: ra
     return _run_encumbrance(rng if rng is not None else random.Random(), 0, check_int('phys', phys, 1, 20), check_int('filled', filled, 0, 40), check_int('exhaustion', exhaustion, 0, 20))
 
 
-def _odds_encumbrance(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     v_filled = check_int('filled', given.get('filled', 0), 0, 40)
     v_exhaustion = check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
     r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
-    b = _band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used)
-    if not _IDS_encumbrance:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_encumbrance}
-    found[_IDS_encumbrance[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used), r_total): 1}, 1
 
 
 
@@ -1563,15 +1608,10 @@ def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) 
     return _run_restore_depletion(rng if rng is not None else random.Random(), 0, check_int('item_slots', item_slots, 1, 10))
 
 
-def _odds_restore_depletion(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_restore_depletion(given: Mapping[str, object]) -> Joint:
     v_item_slots = check_int('item_slots', given.get('item_slots', 1), 1, 10)
     r_total = (4 * v_item_slots)
-    b = _band_restore_depletion(r_total, None, (), (), False, v_item_slots)
-    if not _IDS_restore_depletion:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_restore_depletion}
-    found[_IDS_restore_depletion[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_restore_depletion(r_total, None, (), (), False, v_item_slots), r_total): 1}, 1
 
 
 
@@ -1658,16 +1698,11 @@ def supply_available(*, settlement: str = 'village', column: int = 1, rng: rando
     return _run_supply_available(rng if rng is not None else random.Random(), 0, check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')), check_int('column', column, 1, 6))
 
 
-def _odds_supply_available(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_supply_available(given: Mapping[str, object]) -> Joint:
     v_settlement = check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     v_column = check_int('column', given.get('column', 1), 1, 6)
     r_total = v_settlement
-    b = _band_supply_available(r_total, None, (), (), False, v_settlement, v_column)
-    if not _IDS_supply_available:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_supply_available}
-    found[_IDS_supply_available[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_supply_available(r_total, None, (), (), False, v_settlement, v_column), r_total): 1}, 1
 
 
 
@@ -1745,15 +1780,14 @@ def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int, Fraction]
     return exact_totals(plan.specs, lambda g: _total_travel_event_die(Replaying(g), v_no_watch))
 
 
-def _odds_travel_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_travel_event_die(given: Mapping[str, object]) -> Joint:
     v_no_watch = check_flag('no_watch', given.get('no_watch', False))
     plan = Planning()
     _total_travel_event_die(plan, v_no_watch)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_travel_event_die(Replaying(g), v_no_watch),
         lambda t, n, f, k: _band_travel_event_die(t, n, f, k, plan.zero, v_no_watch),
-        _IDS_travel_event_die,
         (),
         _READS_travel_event_die,
     )
@@ -1814,15 +1848,10 @@ def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result
     return _run_take_watch(rng if rng is not None else random.Random(), 0, check_int('watchers', watchers, 0, 2))
 
 
-def _odds_take_watch(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_take_watch(given: Mapping[str, object]) -> Joint:
     v_watchers = check_int('watchers', given.get('watchers', 2), 0, 2)
     r_total = v_watchers
-    b = _band_take_watch(r_total, None, (), (), False, v_watchers)
-    if not _IDS_take_watch:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_take_watch}
-    found[_IDS_take_watch[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_take_watch(r_total, None, (), (), False, v_watchers), r_total): 1}, 1
 
 
 
@@ -1937,15 +1966,10 @@ def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) ->
     return _run_travel_pace(rng if rng is not None else random.Random(), 0, check_choice('condition', condition, ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map')))
 
 
-def _odds_travel_pace(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_travel_pace(given: Mapping[str, object]) -> Joint:
     v_condition = check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))
     r_total = v_condition
-    b = _band_travel_pace(r_total, None, (), (), False, v_condition)
-    if not _IDS_travel_pace:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_travel_pace}
-    found[_IDS_travel_pace[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_travel_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
 
 
 
@@ -2052,16 +2076,15 @@ def _totals_weather(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_weather(Replaying(g), v_season, v_modifier))
 
 
-def _odds_weather(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_weather(given: Mapping[str, object]) -> Joint:
     v_season = check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
     v_modifier = check_int('modifier', given.get('modifier', 0), -2, 2)
     plan = Planning()
     _total_weather(plan, v_season, v_modifier)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_weather(Replaying(g), v_season, v_modifier),
         lambda t, n, f, k: _band_weather(t, n, f, k, plan.zero, v_season, v_modifier),
-        _IDS_weather,
         (),
         _READS_weather,
     )
@@ -2138,14 +2161,13 @@ def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int, Frac
     return exact_totals(plan.specs, lambda g: _total_exploration_event_die(Replaying(g)))
 
 
-def _odds_exploration_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_exploration_event_die(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_exploration_event_die(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_exploration_event_die(Replaying(g)),
         lambda t, n, f, k: _band_exploration_event_die(t, n, f, k, plan.zero),
-        _IDS_exploration_event_die,
         (),
         _READS_exploration_event_die,
     )
@@ -2220,15 +2242,10 @@ def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = N
     return _run_exploration_pace(rng if rng is not None else random.Random(), 0, check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored')))
 
 
-def _odds_exploration_pace(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_exploration_pace(given: Mapping[str, object]) -> Joint:
     v_condition = check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored'))
     r_total = v_condition
-    b = _band_exploration_pace(r_total, None, (), (), False, v_condition)
-    if not _IDS_exploration_pace:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_exploration_pace}
-    found[_IDS_exploration_pace[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_exploration_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
 
 
 
@@ -2303,17 +2320,16 @@ def _totals_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_stealth(Replaying(g), v_skill, v_encumbrance, v_dv))
 
 
-def _odds_stealth(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_stealth(given: Mapping[str, object]) -> Joint:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     plan = Planning()
     _total_stealth(plan, v_skill, v_encumbrance, v_dv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_stealth(Replaying(g), v_skill, v_encumbrance, v_dv),
         lambda t, n, f, k: _band_stealth(t, n, f, k, plan.zero, v_skill, v_encumbrance, v_dv),
-        _IDS_stealth,
         (),
         _READS_stealth,
     )
@@ -2391,17 +2407,16 @@ def _totals_group_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_group_stealth(Replaying(g), v_skill, v_group_encumbrance, v_dv))
 
 
-def _odds_group_stealth(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_group_stealth(given: Mapping[str, object]) -> Joint:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_group_encumbrance = check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     plan = Planning()
     _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_group_stealth(Replaying(g), v_skill, v_group_encumbrance, v_dv),
         lambda t, n, f, k: _band_group_stealth(t, n, f, k, plan.zero, v_skill, v_group_encumbrance, v_dv),
-        _IDS_group_stealth,
         (),
         _READS_group_stealth,
     )
@@ -2460,16 +2475,11 @@ def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None =
     return _run_illumination(rng if rng is not None else random.Random(), 0, check_int('burn', burn, 0, 24), check_int('members', members, 1, 12))
 
 
-def _odds_illumination(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_illumination(given: Mapping[str, object]) -> Joint:
     v_burn = check_int('burn', given.get('burn', 4), 0, 24)
     v_members = check_int('members', given.get('members', 4), 1, 12)
     r_total = v_burn
-    b = _band_illumination(r_total, None, (), (), False, v_burn, v_members)
-    if not _IDS_illumination:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_illumination}
-    found[_IDS_illumination[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_illumination(r_total, None, (), (), False, v_burn, v_members), r_total): 1}, 1
 
 
 
@@ -2544,17 +2554,16 @@ def _totals_harvesting(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_harvesting(Replaying(g), v_skill, v_threat, v_dv))
 
 
-def _odds_harvesting(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_harvesting(given: Mapping[str, object]) -> Joint:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_threat = check_int('threat', given.get('threat', 4), 0, 20)
     v_dv, = _lets_harvesting(v_skill, v_threat)
     plan = Planning()
     _total_harvesting(plan, v_skill, v_threat, v_dv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_harvesting(Replaying(g), v_skill, v_threat, v_dv),
         lambda t, n, f, k: _band_harvesting(t, n, f, k, plan.zero, v_skill, v_threat, v_dv),
-        _IDS_harvesting,
         (),
         _READS_harvesting,
     )
@@ -2606,15 +2615,10 @@ def creature_components(*, threat: int = 4, rng: random.Random | None = None) ->
     return _run_creature_components(rng if rng is not None else random.Random(), 0, check_int('threat', threat, 0, 20))
 
 
-def _odds_creature_components(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_creature_components(given: Mapping[str, object]) -> Joint:
     v_threat = check_int('threat', given.get('threat', 4), 0, 20)
     r_total = floor_div(v_threat, 2)
-    b = _band_creature_components(r_total, None, (), (), False, v_threat)
-    if not _IDS_creature_components:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_creature_components}
-    found[_IDS_creature_components[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_creature_components(r_total, None, (), (), False, v_threat), r_total): 1}, 1
 
 
 
@@ -2695,18 +2699,17 @@ def _totals_stuck_door(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_stuck_door(Replaying(g), v_phys, v_door_dv, v_helpers, v_dv))
 
 
-def _odds_stuck_door(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     v_door_dv = check_int('door_dv', given.get('door_dv', 4), 0, 20)
     v_helpers = check_int('helpers', given.get('helpers', 0), 0, 6)
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     plan = Planning()
     _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_stuck_door(Replaying(g), v_phys, v_door_dv, v_helpers, v_dv),
         lambda t, n, f, k: _band_stuck_door(t, n, f, k, plan.zero, v_phys, v_door_dv, v_helpers, v_dv),
-        _IDS_stuck_door,
         (),
         _READS_stuck_door,
     )
@@ -2837,14 +2840,13 @@ def _totals_locks(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_locks(Replaying(g)))
 
 
-def _odds_locks(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_locks(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_locks(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_locks(Replaying(g)),
         lambda t, n, f, k: _band_locks(t, n, f, k, plan.zero),
-        _IDS_locks,
         (),
         _READS_locks,
     )
@@ -2933,14 +2935,13 @@ def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int, Fractio
     return exact_totals(plan.specs, lambda g: _total_downtime_event_die(Replaying(g)))
 
 
-def _odds_downtime_event_die(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_downtime_event_die(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_downtime_event_die(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_downtime_event_die(Replaying(g)),
         lambda t, n, f, k: _band_downtime_event_die(t, n, f, k, plan.zero),
-        _IDS_downtime_event_die,
         (),
         _READS_downtime_event_die,
     )
@@ -3034,14 +3035,13 @@ def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int, Fra
     return exact_totals(plan.specs, lambda g: _total_downtime_complications(Replaying(g)))
 
 
-def _odds_downtime_complications(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_downtime_complications(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_downtime_complications(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_downtime_complications(Replaying(g)),
         lambda t, n, f, k: _band_downtime_complications(t, n, f, k, plan.zero),
-        _IDS_downtime_complications,
         (),
         _READS_downtime_complications,
     )
@@ -3121,14 +3121,13 @@ def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_downtime_trends(Replaying(g)))
 
 
-def _odds_downtime_trends(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_downtime_trends(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_downtime_trends(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_downtime_trends(Replaying(g)),
         lambda t, n, f, k: _band_downtime_trends(t, n, f, k, plan.zero),
-        _IDS_downtime_trends,
         (),
         _READS_downtime_trends,
     )
@@ -3199,15 +3198,14 @@ def _totals_downtime_action(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_downtime_action(Replaying(g), v_modifiers))
 
 
-def _odds_downtime_action(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_downtime_action(given: Mapping[str, object]) -> Joint:
     v_modifiers = check_int('modifiers', given.get('modifiers', 0), -6, 6)
     plan = Planning()
     _total_downtime_action(plan, v_modifiers)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_downtime_action(Replaying(g), v_modifiers),
         lambda t, n, f, k: _band_downtime_action(t, n, f, k, plan.zero, v_modifiers),
-        _IDS_downtime_action,
         (),
         _READS_downtime_action,
     )
@@ -3275,15 +3273,10 @@ def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -
     return _run_activity_tracker(rng if rng is not None else random.Random(), 0, check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major')))
 
 
-def _odds_activity_tracker(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_activity_tracker(given: Mapping[str, object]) -> Joint:
     v_goal = check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
     r_total = v_goal
-    b = _band_activity_tracker(r_total, None, (), (), False, v_goal)
-    if not _IDS_activity_tracker:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_activity_tracker}
-    found[_IDS_activity_tracker[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_activity_tracker(r_total, None, (), (), False, v_goal), r_total): 1}, 1
 
 
 
@@ -3354,15 +3347,14 @@ def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_amount_wasted(Replaying(g), v_settlement))
 
 
-def _odds_amount_wasted(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_amount_wasted(given: Mapping[str, object]) -> Joint:
     v_settlement = check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     plan = Planning()
     _total_amount_wasted(plan, v_settlement)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_amount_wasted(Replaying(g), v_settlement),
         lambda t, n, f, k: _band_amount_wasted(t, n, f, k, plan.zero, v_settlement),
-        _IDS_amount_wasted,
         (),
         _READS_amount_wasted,
     )
@@ -3427,14 +3419,13 @@ def _totals_combat_distance(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_combat_distance(Replaying(g)))
 
 
-def _odds_combat_distance(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_combat_distance(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_combat_distance(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_combat_distance(Replaying(g)),
         lambda t, n, f, k: _band_combat_distance(t, n, f, k, plan.zero),
-        _IDS_combat_distance,
         (),
         _READS_combat_distance,
     )
@@ -3502,14 +3493,13 @@ def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g)))
 
 
-def _odds_surprise(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_surprise(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_surprise(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_surprise(Replaying(g)),
         lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero),
-        _IDS_surprise,
         (),
         _READS_surprise,
     )
@@ -3579,15 +3569,14 @@ def _totals_initiative(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_initiative(Replaying(g), v_call))
 
 
-def _odds_initiative(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_initiative(given: Mapping[str, object]) -> Joint:
     v_call = check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
     plan = Planning()
     _total_initiative(plan, v_call)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_initiative(Replaying(g), v_call),
         lambda t, n, f, k: _band_initiative(t, n, f, k, plan.zero, v_call),
-        _IDS_initiative,
         (),
         _READS_initiative,
     )
@@ -3636,16 +3625,11 @@ def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = No
     return _run_spd(rng if rng is not None else random.Random(), 0, check_int('skill', skill, 1, 20), check_int('encumbrance', encumbrance, 0, 12))
 
 
-def _odds_spd(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_spd(given: Mapping[str, object]) -> Joint:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     r_total = (v_skill - v_encumbrance)
-    b = _band_spd(r_total, None, (), (), False, v_skill, v_encumbrance)
-    if not _IDS_spd:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_spd}
-    found[_IDS_spd[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_spd(r_total, None, (), (), False, v_skill, v_encumbrance), r_total): 1}, 1
 
 
 
@@ -3720,15 +3704,10 @@ def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result:
     return _run_movement_dice(rng if rng is not None else random.Random(), 0, check_int('spd', spd, -11, 20))
 
 
-def _odds_movement_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_movement_dice(given: Mapping[str, object]) -> Joint:
     v_spd = check_int('spd', given.get('spd', 8), -11, 20)
     r_total = v_spd
-    b = _band_movement_dice(r_total, None, (), (), False, v_spd)
-    if not _IDS_movement_dice:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_movement_dice}
-    found[_IDS_movement_dice[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_movement_dice(r_total, None, (), (), False, v_spd), r_total): 1}, 1
 
 
 
@@ -3791,15 +3770,14 @@ def _totals_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_movement_roll(Replaying(g), v_movement_dice))
 
 
-def _odds_movement_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_movement_roll(given: Mapping[str, object]) -> Joint:
     v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     plan = Planning()
     _total_movement_roll(plan, v_movement_dice)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_movement_roll(Replaying(g), v_movement_dice),
         lambda t, n, f, k: _band_movement_roll(t, n, f, k, plan.zero, v_movement_dice),
-        _IDS_movement_roll,
         (),
         _READS_movement_roll,
     )
@@ -3850,15 +3828,10 @@ def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result
     return _run_shift(rng if rng is not None else random.Random(), 0, check_int('movement_dice', movement_dice, 0, 5))
 
 
-def _odds_shift(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_shift(given: Mapping[str, object]) -> Joint:
     v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     r_total = (v_movement_dice * 10)
-    b = _band_shift(r_total, None, (), (), False, v_movement_dice)
-    if not _IDS_shift:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_shift}
-    found[_IDS_shift[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_shift(r_total, None, (), (), False, v_movement_dice), r_total): 1}, 1
 
 
 
@@ -3948,18 +3921,17 @@ def _totals_attack_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile))
 
 
-def _odds_attack_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
     v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
     v_missile = check_flag('missile', given.get('missile', False))
     plan = Planning()
     _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile),
         lambda t, n, f, k: _band_attack_roll(t, n, f, k, plan.zero, v_die, v_blocks, v_enhance, v_missile),
-        _IDS_attack_roll,
         (),
         _READS_attack_roll,
     )
@@ -4044,17 +4016,12 @@ def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: r
     return _run_enhance_impair(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), check_int('blocks', blocks, 0, 6), check_int('enhance', enhance, 0, 6))
 
 
-def _odds_enhance_impair(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
     v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
     r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
-    b = _band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance)
-    if not _IDS_enhance_impair:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_enhance_impair}
-    found[_IDS_enhance_impair[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance), r_total): 1}, 1
 
 
 
@@ -4186,16 +4153,11 @@ def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random
     return _run_wounds(rng if rng is not None else random.Random(), 0, check_int('damage', damage, 1, 30), check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic')))
 
 
-def _odds_wounds(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_wounds(given: Mapping[str, object]) -> Joint:
     v_damage = check_int('damage', given.get('damage', 1), 1, 30)
     v_damage_type = check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic'))
     r_total = v_damage
-    b = _band_wounds(r_total, None, (), (), False, v_damage, v_damage_type)
-    if not _IDS_wounds:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_wounds}
-    found[_IDS_wounds[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_wounds(r_total, None, (), (), False, v_damage, v_damage_type), r_total): 1}, 1
 
 
 
@@ -4270,17 +4232,16 @@ def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int, Fract
     return exact_totals(plan.specs, lambda g: _total_zero_hp_saving_throw(Replaying(g), v_phys, v_damage_taken, v_dv))
 
 
-def _odds_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_zero_hp_saving_throw(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     v_damage_taken = check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     plan = Planning()
     _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_zero_hp_saving_throw(Replaying(g), v_phys, v_damage_taken, v_dv),
         lambda t, n, f, k: _band_zero_hp_saving_throw(t, n, f, k, plan.zero, v_phys, v_damage_taken, v_dv),
-        _IDS_zero_hp_saving_throw,
         (),
         _READS_zero_hp_saving_throw,
     )
@@ -4368,16 +4329,15 @@ def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int, Fracti
     return exact_totals(plan.specs, lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint))
 
 
-def _odds_chase_movement_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
     v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     v_sprint = check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
     plan = Planning()
     _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint),
         lambda t, n, f, k: _band_chase_movement_roll(t, n, f, k, plan.zero, v_movement_dice, v_sprint),
-        _IDS_chase_movement_roll,
         (),
         _READS_chase_movement_roll,
     )
@@ -4461,15 +4421,10 @@ def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None)
     return _run_fall_damage_table(rng if rng is not None else random.Random(), 0, check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
-def _odds_fall_damage_table(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
     v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     r_total = v_height
-    b = _band_fall_damage_table(r_total, None, (), (), False, v_height)
-    if not _IDS_fall_damage_table:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_fall_damage_table}
-    found[_IDS_fall_damage_table[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_fall_damage_table(r_total, None, (), (), False, v_height), r_total): 1}, 1
 
 
 
@@ -4532,15 +4487,14 @@ def _totals_fall_damage(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_fall_damage(Replaying(g), v_height))
 
 
-def _odds_fall_damage(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_fall_damage(given: Mapping[str, object]) -> Joint:
     v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     plan = Planning()
     _total_fall_damage(plan, v_height)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_fall_damage(Replaying(g), v_height),
         lambda t, n, f, k: _band_fall_damage(t, n, f, k, plan.zero, v_height),
-        _IDS_fall_damage,
         (),
         _READS_fall_damage,
     )
@@ -4604,14 +4558,13 @@ def _totals_burning(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_burning(Replaying(g)))
 
 
-def _odds_burning(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_burning(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_burning(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_burning(Replaying(g)),
         lambda t, n, f, k: _band_burning(t, n, f, k, plan.zero),
-        _IDS_burning,
         (),
         _READS_burning,
     )
@@ -4670,15 +4623,10 @@ def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result:
     return _run_hold_breath(rng if rng is not None else random.Random(), 0, check_int('phys', phys, 1, 20))
 
 
-def _odds_hold_breath(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_hold_breath(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
     r_total = (v_phys - 10)
-    b = _band_hold_breath(r_total, None, (), (), False, v_phys)
-    if not _IDS_hold_breath:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_hold_breath}
-    found[_IDS_hold_breath[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_hold_breath(r_total, None, (), (), False, v_phys), r_total): 1}, 1
 
 
 
@@ -4739,14 +4687,13 @@ def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_out_of_breath(Replaying(g)))
 
 
-def _odds_out_of_breath(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_out_of_breath(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_out_of_breath(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_out_of_breath(Replaying(g)),
         lambda t, n, f, k: _band_out_of_breath(t, n, f, k, plan.zero),
-        _IDS_out_of_breath,
         (),
         _READS_out_of_breath,
     )
@@ -4885,53 +4832,53 @@ RESOLVERS: dict[str, Callable[..., Result]] = {
     'hold_breath': hold_breath,
     'out_of_breath': out_of_breath,
 }
-_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {
-    'check': _odds_check,
-    'saving_throw': _odds_saving_throw,
-    'reaction_roll': _odds_reaction_roll,
-    'giving_exchange': _odds_giving_exchange,
-    'taking_exchange': _odds_taking_exchange,
-    'convincing_exchange': _odds_convincing_exchange,
-    'item_slots': _odds_item_slots,
-    'encumbrance': _odds_encumbrance,
-    'restore_depletion': _odds_restore_depletion,
-    'supply_available': _odds_supply_available,
-    'travel_event_die': _odds_travel_event_die,
-    'take_watch': _odds_take_watch,
-    'travel_pace': _odds_travel_pace,
-    'weather': _odds_weather,
-    'exploration_event_die': _odds_exploration_event_die,
-    'exploration_pace': _odds_exploration_pace,
-    'stealth': _odds_stealth,
-    'group_stealth': _odds_group_stealth,
-    'illumination': _odds_illumination,
-    'harvesting': _odds_harvesting,
-    'creature_components': _odds_creature_components,
-    'stuck_door': _odds_stuck_door,
-    'locks': _odds_locks,
-    'downtime_event_die': _odds_downtime_event_die,
-    'downtime_complications': _odds_downtime_complications,
-    'downtime_trends': _odds_downtime_trends,
-    'downtime_action': _odds_downtime_action,
-    'activity_tracker': _odds_activity_tracker,
-    'amount_wasted': _odds_amount_wasted,
-    'combat_distance': _odds_combat_distance,
-    'surprise': _odds_surprise,
-    'initiative': _odds_initiative,
-    'spd': _odds_spd,
-    'movement_dice': _odds_movement_dice,
-    'movement_roll': _odds_movement_roll,
-    'shift': _odds_shift,
-    'attack_roll': _odds_attack_roll,
-    'enhance_impair': _odds_enhance_impair,
-    'wounds': _odds_wounds,
-    'zero_hp_saving_throw': _odds_zero_hp_saving_throw,
-    'chase_movement_roll': _odds_chase_movement_roll,
-    'fall_damage_table': _odds_fall_damage_table,
-    'fall_damage': _odds_fall_damage,
-    'burning': _odds_burning,
-    'hold_breath': _odds_hold_breath,
-    'out_of_breath': _odds_out_of_breath,
+_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
+    'check': (_joint_check, _IDS_check),
+    'saving_throw': (_joint_saving_throw, _IDS_saving_throw),
+    'reaction_roll': (_joint_reaction_roll, _IDS_reaction_roll),
+    'giving_exchange': (_joint_giving_exchange, _IDS_giving_exchange),
+    'taking_exchange': (_joint_taking_exchange, _IDS_taking_exchange),
+    'convincing_exchange': (_joint_convincing_exchange, _IDS_convincing_exchange),
+    'item_slots': (_joint_item_slots, _IDS_item_slots),
+    'encumbrance': (_joint_encumbrance, _IDS_encumbrance),
+    'restore_depletion': (_joint_restore_depletion, _IDS_restore_depletion),
+    'supply_available': (_joint_supply_available, _IDS_supply_available),
+    'travel_event_die': (_joint_travel_event_die, _IDS_travel_event_die),
+    'take_watch': (_joint_take_watch, _IDS_take_watch),
+    'travel_pace': (_joint_travel_pace, _IDS_travel_pace),
+    'weather': (_joint_weather, _IDS_weather),
+    'exploration_event_die': (_joint_exploration_event_die, _IDS_exploration_event_die),
+    'exploration_pace': (_joint_exploration_pace, _IDS_exploration_pace),
+    'stealth': (_joint_stealth, _IDS_stealth),
+    'group_stealth': (_joint_group_stealth, _IDS_group_stealth),
+    'illumination': (_joint_illumination, _IDS_illumination),
+    'harvesting': (_joint_harvesting, _IDS_harvesting),
+    'creature_components': (_joint_creature_components, _IDS_creature_components),
+    'stuck_door': (_joint_stuck_door, _IDS_stuck_door),
+    'locks': (_joint_locks, _IDS_locks),
+    'downtime_event_die': (_joint_downtime_event_die, _IDS_downtime_event_die),
+    'downtime_complications': (_joint_downtime_complications, _IDS_downtime_complications),
+    'downtime_trends': (_joint_downtime_trends, _IDS_downtime_trends),
+    'downtime_action': (_joint_downtime_action, _IDS_downtime_action),
+    'activity_tracker': (_joint_activity_tracker, _IDS_activity_tracker),
+    'amount_wasted': (_joint_amount_wasted, _IDS_amount_wasted),
+    'combat_distance': (_joint_combat_distance, _IDS_combat_distance),
+    'surprise': (_joint_surprise, _IDS_surprise),
+    'initiative': (_joint_initiative, _IDS_initiative),
+    'spd': (_joint_spd, _IDS_spd),
+    'movement_dice': (_joint_movement_dice, _IDS_movement_dice),
+    'movement_roll': (_joint_movement_roll, _IDS_movement_roll),
+    'shift': (_joint_shift, _IDS_shift),
+    'attack_roll': (_joint_attack_roll, _IDS_attack_roll),
+    'enhance_impair': (_joint_enhance_impair, _IDS_enhance_impair),
+    'wounds': (_joint_wounds, _IDS_wounds),
+    'zero_hp_saving_throw': (_joint_zero_hp_saving_throw, _IDS_zero_hp_saving_throw),
+    'chase_movement_roll': (_joint_chase_movement_roll, _IDS_chase_movement_roll),
+    'fall_damage_table': (_joint_fall_damage_table, _IDS_fall_damage_table),
+    'fall_damage': (_joint_fall_damage, _IDS_fall_damage),
+    'burning': (_joint_burning, _IDS_burning),
+    'hold_breath': (_joint_hold_breath, _IDS_hold_breath),
+    'out_of_breath': (_joint_out_of_breath, _IDS_out_of_breath),
 }
 INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
     'check': (('dv', 'int', -10, 30, (), 4), ('attribute', 'int', 1, 20, (), 10)),
@@ -5111,8 +5058,19 @@ def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object])
 
 def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _ODDS)
-    return _ODDS[name](inputs)
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return odds_of(joint(inputs), ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int, Fraction]:

@@ -10,7 +10,8 @@ from typing import TypeVar
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
-MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
+MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
+MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,25 +429,101 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-def exact_odds(
-    specs: list[Spec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
-    ids: tuple[str, ...],
-    rerolled: Collection[int] = (),
-    reads: ReadSpec = READ_ALL,
-) -> dict[str, Fraction]:
-    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
-    weights = [0] * (len(ids) + 1)
-    for (band, _), weight in joint.items():
-        weights[band] += weight
+Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+
+
+def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up).
+
+    Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
+    result. Without bands (a plain value) the odds are of each value, as text.
+    """
+    weights, denominator = joint
+    if not ids:
+        return {str(total): Fraction(w, denominator) for (_, total), w in weights.items()}
+    by_band = [0] * (len(ids) + 1)
+    for (band, _), weight in weights.items():
+        by_band[band] += weight
     out: dict[str, Fraction] = {}
     for i, band_id in enumerate(ids):
-        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
-    if weights[-1]:
-        out["none"] = Fraction(weights[-1], denominator)
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(by_band[i], denominator)
+    if by_band[-1]:
+        out["none"] = Fraction(by_band[-1], denominator)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """`n` results of one roll for balance work, drawn from its exact odds (see `simulate`).
+
+    Each draw is one roll's (outcome, total), with exactly the probability `odds()` gives it;
+    `results` lists the distinct ones and `draws` says which came up on each roll, in order.
+    """
+
+    name: str
+    inputs: Mapping[str, object]
+    seed: int
+    results: tuple[tuple[str, object], ...]  # (outcome id, total); `none` where no band takes it
+    draws: list[int]  # an index into `results` for each roll
+
+    @property
+    def n(self) -> int:
+        return len(self.draws)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome of each roll, in order."""
+        results = self.results
+        return [results[i][0] for i in self.draws]
+
+    @property
+    def totals(self) -> list[object]:
+        """The total of each roll, in order."""
+        results = self.results
+        return [results[i][1] for i in self.draws]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rolls came up each outcome (every outcome listed, in band order)."""
+        tally = [0] * len(self.results)
+        for i in self.draws:
+            tally[i] += 1
+        out: dict[str, int] = {}
+        for (outcome, _), times in zip(self.results, tally, strict=True):
+            out[outcome] = out.get(outcome, 0) + times
+        return out
+
+    def share(self, outcome: str) -> float:
+        """The fraction of rolls that came up `outcome`."""
+        return self.counts.get(outcome, 0) / max(self.n, 1)
+
+
+def _order(total: object) -> tuple[int, int, str]:
+    return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
+
+
+def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+           seed: int | None) -> Simulation:
+    """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
+        raise ValueError(f"n is a whole number of rolls from 0 to {MAX_SIMULATED:,}, not {n!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    weights, _ = joint
+    entries = [(band, total, weight) for (band, total), weight in weights.items()]
+    entries += [(i, None, 0) for i in range(len(ids)) if not any(band == i for band, _, _ in entries)]
+    entries.sort(key=lambda entry: (entry[0] % (len(ids) + 1), _order(entry[1])))  # band order; `none` last
+    results = tuple((ids[band] if band >= 0 else "none" if ids else str(total), total) for band, total, _ in entries)
+    cumulative: list[int] = []
+    running = 0
+    for _, _, weight in entries:  # a band that cannot come up keeps its place with no weight: never drawn
+        running += weight
+        cumulative.append(running)
+    if running >= 2**53:  # beyond a float's exact range: scale the weights down (a relative error under 2^-50)
+        shift = running.bit_length() - 53
+        cumulative = [c >> shift for c in cumulative]
+    draws = random.Random(seed).choices(range(len(results)), cum_weights=cumulative, k=n)
+    return Simulation(name, dict(inputs), seed, results, draws)
 
 
 def exact_totals(
@@ -935,7 +1012,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'f2f115324f374e0086143826104a5ebe7702463f2d25a73bf68530c95604e881'
+COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -986,14 +1063,9 @@ def starting_orders(*, rng: random.Random | None = None) -> Result:
     return _run_starting_orders(rng if rng is not None else random.Random(), 0)
 
 
-def _odds_starting_orders(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_starting_orders(given: Mapping[str, object]) -> Joint:
     r_total = ((4 + 2) + 2)
-    b = _band_starting_orders(r_total, None, (), (), False)
-    if not _IDS_starting_orders:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_starting_orders}
-    found[_IDS_starting_orders[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_starting_orders(r_total, None, (), (), False), r_total): 1}, 1
 
 
 
@@ -1039,14 +1111,9 @@ def starting_gold(*, rng: random.Random | None = None) -> Result:
     return _run_starting_gold(rng if rng is not None else random.Random(), 0)
 
 
-def _odds_starting_gold(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_starting_gold(given: Mapping[str, object]) -> Joint:
     r_total = ((2 * 20) + (1 * 10))
-    b = _band_starting_gold(r_total, None, (), (), False)
-    if not _IDS_starting_gold:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_starting_gold}
-    found[_IDS_starting_gold[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_starting_gold(r_total, None, (), (), False), r_total): 1}, 1
 
 
 
@@ -1101,17 +1168,12 @@ def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.
     return _run_crew_dies(rng if rng is not None else random.Random(), 0, check_int('length', length, 1, 12), check_int('damage', damage, 0, 12), check_int('strain', strain, 0, 12))
 
 
-def _odds_crew_dies(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
     v_length = check_int('length', given.get('length', 6), 1, 12)
     v_damage = check_int('damage', given.get('damage', 0), 0, 12)
     v_strain = check_int('strain', given.get('strain', 0), 0, 12)
     r_total = (v_damage + v_strain)
-    b = _band_crew_dies(r_total, None, (), (), False, v_length, v_damage, v_strain)
-    if not _IDS_crew_dies:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_crew_dies}
-    found[_IDS_crew_dies[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_crew_dies(r_total, None, (), (), False, v_length, v_damage, v_strain), r_total): 1}, 1
 
 
 
@@ -1195,16 +1257,11 @@ def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: ra
     return _run_map_spaces(rng if rng is not None else random.Random(), 0, check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')), check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10))
 
 
-def _odds_map_spaces(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
     v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
     v_crew_on_blue_nodes = check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10)
     r_total = v_space
-    b = _band_map_spaces(r_total, None, (), (), False, v_space, v_crew_on_blue_nodes)
-    if not _IDS_map_spaces:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_map_spaces}
-    found[_IDS_map_spaces[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_map_spaces(r_total, None, (), (), False, v_space, v_crew_on_blue_nodes), r_total): 1}, 1
 
 
 
@@ -1250,16 +1307,11 @@ def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | N
     return _run_storm_strain(rng if rng is not None else random.Random(), 0, check_int('strain', strain, 0, 12), check_flag('storm', storm))
 
 
-def _odds_storm_strain(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
     v_strain = check_int('strain', given.get('strain', 1), 0, 12)
     v_storm = check_flag('storm', given.get('storm', False))
     r_total = ((v_strain * 2) if v_storm else v_strain)
-    b = _band_storm_strain(r_total, None, (), (), False, v_strain, v_storm)
-    if not _IDS_storm_strain:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_storm_strain}
-    found[_IDS_storm_strain[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_storm_strain(r_total, None, (), (), False, v_strain, v_storm), r_total): 1}, 1
 
 
 
@@ -1305,15 +1357,10 @@ def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None
     return _run_ship_movement_actions(rng if rng is not None else random.Random(), 0, check_int('movement_orders', movement_orders, 0, 8))
 
 
-def _odds_ship_movement_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
     v_movement_orders = check_int('movement_orders', given.get('movement_orders', 1), 0, 8)
     r_total = (2 * v_movement_orders)
-    b = _band_ship_movement_actions(r_total, None, (), (), False, v_movement_orders)
-    if not _IDS_ship_movement_actions:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_ship_movement_actions}
-    found[_IDS_ship_movement_actions[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_ship_movement_actions(r_total, None, (), (), False, v_movement_orders), r_total): 1}, 1
 
 
 
@@ -1368,15 +1415,10 @@ def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None
     return _run_sea_event_draw(rng if rng is not None else random.Random(), 0, check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')))
 
 
-def _odds_sea_event_draw(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
     v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
     r_total = v_space
-    b = _band_sea_event_draw(r_total, None, (), (), False, v_space)
-    if not _IDS_sea_event_draw:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_sea_event_draw}
-    found[_IDS_sea_event_draw[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_sea_event_draw(r_total, None, (), (), False, v_space), r_total): 1}, 1
 
 
 
@@ -1480,7 +1522,7 @@ def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_expedition_test(Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier), lambda t, n, f, k: _band_expedition_test(t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier), rerolled, _READS_expedition_test)
 
 
-def _odds_expedition_test(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
     v_stat = check_int('stat', given.get('stat', 5), 1, 10)
     v_selfless = check_flag('selfless', given.get('selfless', False))
     v_hermit = check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
@@ -1491,11 +1533,10 @@ def _odds_expedition_test(given: Mapping[str, object]) -> dict[str, Fraction]:
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_expedition_test(Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier),
         lambda t, n, f, k: _band_expedition_test(t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier),
-        _IDS_expedition_test,
         rerolled,
         _READS_expedition_test,
     )
@@ -1577,7 +1618,7 @@ def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fract
     return exact_totals(plan.specs, lambda g: _total_expedition_test_crew(Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested))
 
 
-def _odds_expedition_test_crew(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_expedition_test_crew(given: Mapping[str, object]) -> Joint:
     v_a = check_int('a', given.get('a', 5), 1, 10)
     v_b = check_int('b', given.get('b', 5), 1, 10)
     v_c = check_int('c', given.get('c', 5), 1, 10)
@@ -1585,11 +1626,10 @@ def _odds_expedition_test_crew(given: Mapping[str, object]) -> dict[str, Fractio
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     plan = Planning()
     _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_expedition_test_crew(Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested),
         lambda t, n, f, k: _band_expedition_test_crew(t, n, f, k, plan.zero, v_a, v_b, v_c, v_arrogant, v_tested),
-        _IDS_expedition_test_crew,
         (),
         _READS_expedition_test_crew,
     )
@@ -1650,15 +1690,10 @@ def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None)
     return _run_abandon_expedition(rng if rng is not None else random.Random(), 0, check_choice('card', card, ('tests', 'choices')))
 
 
-def _odds_abandon_expedition(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
     v_card = check_choice('card', given.get('card', 'tests'), ('tests', 'choices'))
     r_total = v_card
-    b = _band_abandon_expedition(r_total, None, (), (), False, v_card)
-    if not _IDS_abandon_expedition:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_abandon_expedition}
-    found[_IDS_abandon_expedition[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_abandon_expedition(r_total, None, (), (), False, v_card), r_total): 1}, 1
 
 
 
@@ -1704,17 +1739,12 @@ def weapon_attack_dice(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: b
     return _run_weapon_attack_dice(rng if rng is not None else random.Random(), 0, check_int('zone_dice', zone_dice, 0, 6), check_flag('cannoneer', cannoneer), check_flag('clumsy', clumsy))
 
 
-def _odds_weapon_attack_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
     v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 0, 6)
     v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
     v_clumsy = check_flag('clumsy', given.get('clumsy', False))
     r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
-    b = _band_weapon_attack_dice(r_total, None, (), (), False, v_zone_dice, v_cannoneer, v_clumsy)
-    if not _IDS_weapon_attack_dice:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_weapon_attack_dice}
-    found[_IDS_weapon_attack_dice[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_weapon_attack_dice(r_total, None, (), (), False, v_zone_dice, v_cannoneer, v_clumsy), r_total): 1}, 1
 
 
 
@@ -1760,17 +1790,12 @@ def marketplace_price(*, price: int = 20, deal: str = 'selling', charismatic: bo
     return _run_marketplace_price(rng if rng is not None else random.Random(), 0, check_int('price', price, 0, 100), check_choice('deal', deal, ('selling', 'buying')), check_flag('charismatic', charismatic))
 
 
-def _odds_marketplace_price(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
     v_price = check_int('price', given.get('price', 20), 0, 100)
     v_deal = check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying'))
     v_charismatic = check_flag('charismatic', given.get('charismatic', False))
     r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
-    b = _band_marketplace_price(r_total, None, (), (), False, v_price, v_deal, v_charismatic)
-    if not _IDS_marketplace_price:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_marketplace_price}
-    found[_IDS_marketplace_price[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_marketplace_price(r_total, None, (), (), False, v_price, v_deal, v_charismatic), r_total): 1}, 1
 
 
 
@@ -1816,16 +1841,11 @@ def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.
     return _run_reclaim_orders(rng if rng is not None else random.Random(), 0, check_int('exhausted', exhausted, 0, 12), check_flag('forgo_turn', forgo_turn))
 
 
-def _odds_reclaim_orders(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
     v_exhausted = check_int('exhausted', given.get('exhausted', 3), 0, 12)
     v_forgo_turn = check_flag('forgo_turn', given.get('forgo_turn', False))
     r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
-    b = _band_reclaim_orders(r_total, None, (), (), False, v_exhausted, v_forgo_turn)
-    if not _IDS_reclaim_orders:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_reclaim_orders}
-    found[_IDS_reclaim_orders[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_reclaim_orders(r_total, None, (), (), False, v_exhausted, v_forgo_turn), r_total): 1}, 1
 
 
 
@@ -1880,18 +1900,13 @@ def trade_orders(*, given: int = 1, received: int = 1, adjacent: bool = True, pl
     return _run_trade_orders(rng if rng is not None else random.Random(), 0, check_int('given', given, 0, 12), check_int('received', received, 0, 12), check_flag('adjacent', adjacent), check_flag('players_turn', players_turn))
 
 
-def _odds_trade_orders(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
     v_given = check_int('given', given.get('given', 1), 0, 12)
     v_received = check_int('received', given.get('received', 1), 0, 12)
     v_adjacent = check_flag('adjacent', given.get('adjacent', True))
     v_players_turn = check_flag('players_turn', given.get('players_turn', True))
     r_total = (v_given - v_received)
-    b = _band_trade_orders(r_total, None, (), (), False, v_given, v_received, v_adjacent, v_players_turn)
-    if not _IDS_trade_orders:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_trade_orders}
-    found[_IDS_trade_orders[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_trade_orders(r_total, None, (), (), False, v_given, v_received, v_adjacent, v_players_turn), r_total): 1}, 1
 
 
 
@@ -1937,19 +1952,14 @@ def combat_pool(*, first: int = 2, second: int = 0, third: int = 0, brawlers: in
     return _run_combat_pool(rng if rng is not None else random.Random(), 0, check_int('first', first, 0, 5), check_int('second', second, 0, 5), check_int('third', third, 0, 5), check_int('brawlers', brawlers, 0, 3), check_int('cowardly', cowardly, 0, 3))
 
 
-def _odds_combat_pool(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
     v_first = check_int('first', given.get('first', 2), 0, 5)
     v_second = check_int('second', given.get('second', 0), 0, 5)
     v_third = check_int('third', given.get('third', 0), 0, 5)
     v_brawlers = check_int('brawlers', given.get('brawlers', 0), 0, 3)
     v_cowardly = check_int('cowardly', given.get('cowardly', 0), 0, 3)
     r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
-    b = _band_combat_pool(r_total, None, (), (), False, v_first, v_second, v_third, v_brawlers, v_cowardly)
-    if not _IDS_combat_pool:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_combat_pool}
-    found[_IDS_combat_pool[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_combat_pool(r_total, None, (), (), False, v_first, v_second, v_third, v_brawlers, v_cowardly), r_total): 1}, 1
 
 
 
@@ -1995,17 +2005,12 @@ def loyalty_lost(*, crew_deaths: int = 0, influence_drawn: int = 0, unpaid: int 
     return _run_loyalty_lost(rng if rng is not None else random.Random(), 0, check_int('crew_deaths', crew_deaths, 0, 6), check_int('influence_drawn', influence_drawn, 0, 6), check_int('unpaid', unpaid, 0, 6))
 
 
-def _odds_loyalty_lost(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
     v_crew_deaths = check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6)
     v_influence_drawn = check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6)
     v_unpaid = check_int('unpaid', given.get('unpaid', 0), 0, 6)
     r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
-    b = _band_loyalty_lost(r_total, None, (), (), False, v_crew_deaths, v_influence_drawn, v_unpaid)
-    if not _IDS_loyalty_lost:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_loyalty_lost}
-    found[_IDS_loyalty_lost[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_loyalty_lost(r_total, None, (), (), False, v_crew_deaths, v_influence_drawn, v_unpaid), r_total): 1}, 1
 
 
 
@@ -2100,17 +2105,16 @@ def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int, Fra
     return exact_totals(plan.specs, lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger))
 
 
-def _odds_enemy_agent_activation(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_enemy_agent_activation(given: Mapping[str, object]) -> Joint:
     v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
     v_distance = check_int('distance', given.get('distance', 1), 0, 3)
     v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = Planning()
     _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger),
         lambda t, n, f, k: _band_enemy_agent_activation(t, n, f, k, plan.zero, v_enemy_dice, v_distance, v_trigger),
-        _IDS_enemy_agent_activation,
         (),
         _READS_enemy_agent_activation,
     )
@@ -2194,7 +2198,7 @@ def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_crew_attack(Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice))
 
 
-def _odds_crew_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
     v_combat = check_int('combat', given.get('combat', 3), 1, 3)
     v_evading = check_int('evading', given.get('evading', 1), 0, 3)
     v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
@@ -2202,11 +2206,10 @@ def _odds_crew_attack(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     plan = Planning()
     _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_crew_attack(Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
         lambda t, n, f, k: _band_crew_attack(t, n, f, k, plan.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
-        _IDS_crew_attack,
         (),
         _READS_crew_attack,
     )
@@ -2255,16 +2258,11 @@ def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = 
     return _run_counter_dice(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 0, 10), check_int('combat', combat, 0, 5))
 
 
-def _odds_counter_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
     v_hits = check_int('hits', given.get('hits', 2), 0, 10)
     v_combat = check_int('combat', given.get('combat', 2), 0, 5)
     r_total = min(v_hits, v_combat)
-    b = _band_counter_dice(r_total, None, (), (), False, v_hits, v_combat)
-    if not _IDS_counter_dice:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_counter_dice}
-    found[_IDS_counter_dice[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_counter_dice(r_total, None, (), (), False, v_hits, v_combat), r_total): 1}, 1
 
 
 
@@ -2343,18 +2341,17 @@ def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_counter_roll(Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice))
 
 
-def _odds_counter_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
     v_hits = check_int('hits', given.get('hits', 2), 1, 4)
     v_combat = check_int('combat', given.get('combat', 2), 1, 3)
     v_evading = check_int('evading', given.get('evading', 0), 0, 3)
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     plan = Planning()
     _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_counter_roll(Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
         lambda t, n, f, k: _band_counter_roll(t, n, f, k, plan.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
-        _IDS_counter_roll,
         (),
         _READS_counter_roll,
     )
@@ -2439,7 +2436,7 @@ def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_weapon_fire(Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice))
 
 
-def _odds_weapon_fire(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
     v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
     v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
     v_clumsy = check_flag('clumsy', given.get('clumsy', False))
@@ -2447,11 +2444,10 @@ def _odds_weapon_fire(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     plan = Planning()
     _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_weapon_fire(Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
         lambda t, n, f, k: _band_weapon_fire(t, n, f, k, plan.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
-        _IDS_weapon_fire,
         (),
         _READS_weapon_fire,
     )
@@ -2549,17 +2545,16 @@ def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger))
 
 
-def _odds_enemy_ship_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_enemy_ship_roll(given: Mapping[str, object]) -> Joint:
     v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
     v_in_range = check_flag('in_range', given.get('in_range', False))
     v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = Planning()
     _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger),
         lambda t, n, f, k: _band_enemy_ship_roll(t, n, f, k, plan.zero, v_enemy_dice, v_in_range, v_trigger),
-        _IDS_enemy_ship_roll,
         (),
         _READS_enemy_ship_roll,
     )
@@ -2617,16 +2612,11 @@ def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = 
     return _run_ship_sunk(rng if rng is not None else random.Random(), 0, check_int('nodes', nodes, 1, 20), check_int('damaged', damaged, 0, 20))
 
 
-def _odds_ship_sunk(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
     v_nodes = check_int('nodes', given.get('nodes', 10), 1, 20)
     v_damaged = check_int('damaged', given.get('damaged', 0), 0, 20)
     r_total = v_damaged
-    b = _band_ship_sunk(r_total, None, (), (), False, v_nodes, v_damaged)
-    if not _IDS_ship_sunk:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_ship_sunk}
-    found[_IDS_ship_sunk[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_ship_sunk(r_total, None, (), (), False, v_nodes, v_damaged), r_total): 1}, 1
 
 
 
@@ -2672,15 +2662,10 @@ def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Res
     return _run_ship_evasion_dice(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 0, 10))
 
 
-def _odds_ship_evasion_dice(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
     v_hits = check_int('hits', given.get('hits', 2), 0, 10)
     r_total = v_hits
-    b = _band_ship_evasion_dice(r_total, None, (), (), False, v_hits)
-    if not _IDS_ship_evasion_dice:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_ship_evasion_dice}
-    found[_IDS_ship_evasion_dice[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_ship_evasion_dice(r_total, None, (), (), False, v_hits), r_total): 1}, 1
 
 
 
@@ -2747,15 +2732,14 @@ def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_ship_evasion(Replaying(g), v_hits))
 
 
-def _odds_ship_evasion(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_ship_evasion(given: Mapping[str, object]) -> Joint:
     v_hits = check_int('hits', given.get('hits', 2), 1, 6)
     plan = Planning()
     _total_ship_evasion(plan, v_hits)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_ship_evasion(Replaying(g), v_hits),
         lambda t, n, f, k: _band_ship_evasion(t, n, f, k, plan.zero, v_hits),
-        _IDS_ship_evasion,
         (),
         _READS_ship_evasion,
     )
@@ -2913,32 +2897,32 @@ RESOLVERS: dict[str, Callable[..., Result]] = {
     'ship_evasion_dice': ship_evasion_dice,
     'ship_evasion': ship_evasion,
 }
-_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {
-    'starting_orders': _odds_starting_orders,
-    'starting_gold': _odds_starting_gold,
-    'crew_dies': _odds_crew_dies,
-    'map_spaces': _odds_map_spaces,
-    'storm_strain': _odds_storm_strain,
-    'ship_movement_actions': _odds_ship_movement_actions,
-    'sea_event_draw': _odds_sea_event_draw,
-    'expedition_test': _odds_expedition_test,
-    'expedition_test_crew': _odds_expedition_test_crew,
-    'abandon_expedition': _odds_abandon_expedition,
-    'weapon_attack_dice': _odds_weapon_attack_dice,
-    'marketplace_price': _odds_marketplace_price,
-    'reclaim_orders': _odds_reclaim_orders,
-    'trade_orders': _odds_trade_orders,
-    'combat_pool': _odds_combat_pool,
-    'loyalty_lost': _odds_loyalty_lost,
-    'enemy_agent_activation': _odds_enemy_agent_activation,
-    'crew_attack': _odds_crew_attack,
-    'counter_dice': _odds_counter_dice,
-    'counter_roll': _odds_counter_roll,
-    'weapon_fire': _odds_weapon_fire,
-    'enemy_ship_roll': _odds_enemy_ship_roll,
-    'ship_sunk': _odds_ship_sunk,
-    'ship_evasion_dice': _odds_ship_evasion_dice,
-    'ship_evasion': _odds_ship_evasion,
+_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
+    'starting_orders': (_joint_starting_orders, _IDS_starting_orders),
+    'starting_gold': (_joint_starting_gold, _IDS_starting_gold),
+    'crew_dies': (_joint_crew_dies, _IDS_crew_dies),
+    'map_spaces': (_joint_map_spaces, _IDS_map_spaces),
+    'storm_strain': (_joint_storm_strain, _IDS_storm_strain),
+    'ship_movement_actions': (_joint_ship_movement_actions, _IDS_ship_movement_actions),
+    'sea_event_draw': (_joint_sea_event_draw, _IDS_sea_event_draw),
+    'expedition_test': (_joint_expedition_test, _IDS_expedition_test),
+    'expedition_test_crew': (_joint_expedition_test_crew, _IDS_expedition_test_crew),
+    'abandon_expedition': (_joint_abandon_expedition, _IDS_abandon_expedition),
+    'weapon_attack_dice': (_joint_weapon_attack_dice, _IDS_weapon_attack_dice),
+    'marketplace_price': (_joint_marketplace_price, _IDS_marketplace_price),
+    'reclaim_orders': (_joint_reclaim_orders, _IDS_reclaim_orders),
+    'trade_orders': (_joint_trade_orders, _IDS_trade_orders),
+    'combat_pool': (_joint_combat_pool, _IDS_combat_pool),
+    'loyalty_lost': (_joint_loyalty_lost, _IDS_loyalty_lost),
+    'enemy_agent_activation': (_joint_enemy_agent_activation, _IDS_enemy_agent_activation),
+    'crew_attack': (_joint_crew_attack, _IDS_crew_attack),
+    'counter_dice': (_joint_counter_dice, _IDS_counter_dice),
+    'counter_roll': (_joint_counter_roll, _IDS_counter_roll),
+    'weapon_fire': (_joint_weapon_fire, _IDS_weapon_fire),
+    'enemy_ship_roll': (_joint_enemy_ship_roll, _IDS_enemy_ship_roll),
+    'ship_sunk': (_joint_ship_sunk, _IDS_ship_sunk),
+    'ship_evasion_dice': (_joint_ship_evasion_dice, _IDS_ship_evasion_dice),
+    'ship_evasion': (_joint_ship_evasion, _IDS_ship_evasion),
 }
 INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
     'starting_orders': (),
@@ -3248,8 +3232,19 @@ def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object])
 
 def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _ODDS)
-    return _ODDS[name](inputs)
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return odds_of(joint(inputs), ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int, Fraction]:

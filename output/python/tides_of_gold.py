@@ -10,7 +10,8 @@ from typing import TypeVar
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
-MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
+MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
+MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,25 +429,101 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-def exact_odds(
-    specs: list[Spec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
-    ids: tuple[str, ...],
-    rerolled: Collection[int] = (),
-    reads: ReadSpec = READ_ALL,
-) -> dict[str, Fraction]:
-    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
-    weights = [0] * (len(ids) + 1)
-    for (band, _), weight in joint.items():
-        weights[band] += weight
+Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+
+
+def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up).
+
+    Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
+    result. Without bands (a plain value) the odds are of each value, as text.
+    """
+    weights, denominator = joint
+    if not ids:
+        return {str(total): Fraction(w, denominator) for (_, total), w in weights.items()}
+    by_band = [0] * (len(ids) + 1)
+    for (band, _), weight in weights.items():
+        by_band[band] += weight
     out: dict[str, Fraction] = {}
     for i, band_id in enumerate(ids):
-        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
-    if weights[-1]:
-        out["none"] = Fraction(weights[-1], denominator)
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(by_band[i], denominator)
+    if by_band[-1]:
+        out["none"] = Fraction(by_band[-1], denominator)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """`n` results of one roll for balance work, drawn from its exact odds (see `simulate`).
+
+    Each draw is one roll's (outcome, total), with exactly the probability `odds()` gives it;
+    `results` lists the distinct ones and `draws` says which came up on each roll, in order.
+    """
+
+    name: str
+    inputs: Mapping[str, object]
+    seed: int
+    results: tuple[tuple[str, object], ...]  # (outcome id, total); `none` where no band takes it
+    draws: list[int]  # an index into `results` for each roll
+
+    @property
+    def n(self) -> int:
+        return len(self.draws)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome of each roll, in order."""
+        results = self.results
+        return [results[i][0] for i in self.draws]
+
+    @property
+    def totals(self) -> list[object]:
+        """The total of each roll, in order."""
+        results = self.results
+        return [results[i][1] for i in self.draws]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rolls came up each outcome (every outcome listed, in band order)."""
+        tally = [0] * len(self.results)
+        for i in self.draws:
+            tally[i] += 1
+        out: dict[str, int] = {}
+        for (outcome, _), times in zip(self.results, tally, strict=True):
+            out[outcome] = out.get(outcome, 0) + times
+        return out
+
+    def share(self, outcome: str) -> float:
+        """The fraction of rolls that came up `outcome`."""
+        return self.counts.get(outcome, 0) / max(self.n, 1)
+
+
+def _order(total: object) -> tuple[int, int, str]:
+    return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
+
+
+def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+           seed: int | None) -> Simulation:
+    """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
+        raise ValueError(f"n is a whole number of rolls from 0 to {MAX_SIMULATED:,}, not {n!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    weights, _ = joint
+    entries = [(band, total, weight) for (band, total), weight in weights.items()]
+    entries += [(i, None, 0) for i in range(len(ids)) if not any(band == i for band, _, _ in entries)]
+    entries.sort(key=lambda entry: (entry[0] % (len(ids) + 1), _order(entry[1])))  # band order; `none` last
+    results = tuple((ids[band] if band >= 0 else "none" if ids else str(total), total) for band, total, _ in entries)
+    cumulative: list[int] = []
+    running = 0
+    for _, _, weight in entries:  # a band that cannot come up keeps its place with no weight: never drawn
+        running += weight
+        cumulative.append(running)
+    if running >= 2**53:  # beyond a float's exact range: scale the weights down (a relative error under 2^-50)
+        shift = running.bit_length() - 53
+        cumulative = [c >> shift for c in cumulative]
+    draws = random.Random(seed).choices(range(len(results)), cum_weights=cumulative, k=n)
+    return Simulation(name, dict(inputs), seed, results, draws)
 
 
 def exact_totals(
@@ -935,7 +1012,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'f2f115324f374e0086143826104a5ebe7702463f2d25a73bf68530c95604e881'
+COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1015,18 +1092,17 @@ def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty))
 
 
-def _odds_action_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_action_roll(given: Mapping[str, object]) -> Joint:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     v_bonus_die = check_flag('bonus_die', given.get('bonus_die', False))
     v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
     v_penalty = check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
     plan = Planning()
     _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty),
         lambda t, n, f, k: _band_action_roll(t, n, f, k, plan.zero, v_dots, v_bonus_die, v_edge, v_penalty),
-        _IDS_action_roll,
         (),
         _READS_action_roll,
     )
@@ -1091,15 +1167,14 @@ def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
 
 
-def _odds_resistance_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
     v_attribute = check_int('attribute', given.get('attribute', 2), 1, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_resistance_roll(Replaying(g), v_attribute),
         lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
-        _IDS_resistance_roll,
         (),
         _READS_resistance_roll,
     )
@@ -1174,15 +1249,14 @@ def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int, Fraction
     return exact_totals(plan.specs, lambda g: _total_consequence_clock(Replaying(g), v_dots))
 
 
-def _odds_consequence_clock(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_consequence_clock(given: Mapping[str, object]) -> Joint:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_consequence_clock(plan, v_dots)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_consequence_clock(Replaying(g), v_dots),
         lambda t, n, f, k: _band_consequence_clock(t, n, f, k, plan.zero, v_dots),
-        _IDS_consequence_clock,
         (),
         _READS_consequence_clock,
     )
@@ -1262,15 +1336,14 @@ def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_obstacle_clock(Replaying(g), v_dots))
 
 
-def _odds_obstacle_clock(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_obstacle_clock(given: Mapping[str, object]) -> Joint:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_obstacle_clock(plan, v_dots)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_obstacle_clock(Replaying(g), v_dots),
         lambda t, n, f, k: _band_obstacle_clock(t, n, f, k, plan.zero, v_dots),
-        _IDS_obstacle_clock,
         (),
         _READS_obstacle_clock,
     )
@@ -1338,14 +1411,13 @@ def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int, Fraction]
     return exact_totals(plan.specs, lambda g: _total_heritage_connect(Replaying(g)))
 
 
-def _odds_heritage_connect(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_heritage_connect(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_heritage_connect(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_heritage_connect(Replaying(g)),
         lambda t, n, f, k: _band_heritage_connect(t, n, f, k, plan.zero),
-        _IDS_heritage_connect,
         (),
         _READS_heritage_connect,
     )
@@ -1421,15 +1493,14 @@ def _totals_coin_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_coin_roll(Replaying(g), v_wealth))
 
 
-def _odds_coin_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_coin_roll(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_coin_roll(plan, v_wealth)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_coin_roll(Replaying(g), v_wealth),
         lambda t, n, f, k: _band_coin_roll(t, n, f, k, plan.zero, v_wealth),
-        _IDS_coin_roll,
         (),
         _READS_coin_roll,
     )
@@ -1492,15 +1563,10 @@ def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> R
     return _run_ship_actions(rng if rng is not None else random.Random(), 0, check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')))
 
 
-def _odds_ship_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
     v_trait = check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size'))
     r_total = v_trait
-    b = _band_ship_actions(r_total, None, (), (), False, v_trait)
-    if not _IDS_ship_actions:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_ship_actions}
-    found[_IDS_ship_actions[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_ship_actions(r_total, None, (), (), False, v_trait), r_total): 1}, 1
 
 
 
@@ -1560,15 +1626,10 @@ def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result
     return _run_loadout(rng if rng is not None else random.Random(), 0, check_choice('load', load, ('light', 'normal', 'heavy')))
 
 
-def _odds_loadout(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_loadout(given: Mapping[str, object]) -> Joint:
     v_load = check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy'))
     r_total = v_load
-    b = _band_loadout(r_total, None, (), (), False, v_load)
-    if not _IDS_loadout:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_loadout}
-    found[_IDS_loadout[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_loadout(r_total, None, (), (), False, v_load), r_total): 1}, 1
 
 
 
@@ -1614,7 +1675,7 @@ def score_engagement_modifier(*, bold: bool = False, complex: bool = False, vuln
     return _run_score_engagement_modifier(rng if rng is not None else random.Random(), 0, check_flag('bold', bold), check_flag('complex', complex), check_flag('vulnerability', vulnerability), check_flag('strongest', strongest), check_flag('aid', aid), check_flag('interference', interference))
 
 
-def _odds_score_engagement_modifier(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
     v_bold = check_flag('bold', given.get('bold', False))
     v_complex = check_flag('complex', given.get('complex', False))
     v_vulnerability = check_flag('vulnerability', given.get('vulnerability', False))
@@ -1622,12 +1683,7 @@ def _odds_score_engagement_modifier(given: Mapping[str, object]) -> dict[str, Fr
     v_aid = check_flag('aid', given.get('aid', False))
     v_interference = check_flag('interference', given.get('interference', False))
     r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
-    b = _band_score_engagement_modifier(r_total, None, (), (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    if not _IDS_score_engagement_modifier:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_score_engagement_modifier}
-    found[_IDS_score_engagement_modifier[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_score_engagement_modifier(r_total, None, (), (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference), r_total): 1}, 1
 
 
 
@@ -1708,7 +1764,7 @@ def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]
     return exact_totals(plan.specs, lambda g: _total_score_engagement(Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier))
 
 
-def _odds_score_engagement(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
     v_bold = check_flag('bold', given.get('bold', False))
     v_complex = check_flag('complex', given.get('complex', False))
     v_vulnerability = check_flag('vulnerability', given.get('vulnerability', False))
@@ -1718,11 +1774,10 @@ def _odds_score_engagement(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     plan = Planning()
     _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_score_engagement(Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier),
         lambda t, n, f, k: _band_score_engagement(t, n, f, k, plan.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier),
-        _IDS_score_engagement,
         (),
         _READS_score_engagement,
     )
@@ -1786,15 +1841,10 @@ def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None
     return _run_flashback_cost(rng if rng is not None else random.Random(), 0, check_choice('action', action, ('ordinary', 'complex', 'elaborate')))
 
 
-def _odds_flashback_cost(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
     v_action = check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
     r_total = v_action
-    b = _band_flashback_cost(r_total, None, (), (), False, v_action)
-    if not _IDS_flashback_cost:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_flashback_cost}
-    found[_IDS_flashback_cost[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_flashback_cost(r_total, None, (), (), False, v_action), r_total): 1}, 1
 
 
 
@@ -1865,15 +1915,10 @@ def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
     return _run_loot(rng if rng is not None else random.Random(), 0, check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major')))
 
 
-def _odds_loot(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_loot(given: Mapping[str, object]) -> Joint:
     v_job = check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
     r_total = v_job
-    b = _band_loot(r_total, None, (), (), False, v_job)
-    if not _IDS_loot:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_loot}
-    found[_IDS_loot[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_loot(r_total, None, (), (), False, v_job), r_total): 1}, 1
 
 
 
@@ -1933,15 +1978,10 @@ def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result
     return _run_cargo_seized(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
 
 
-def _odds_cargo_seized(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     r_total = v_wealth
-    b = _band_cargo_seized(r_total, None, (), (), False, v_wealth)
-    if not _IDS_cargo_seized:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_cargo_seized}
-    found[_IDS_cargo_seized[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_cargo_seized(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
 
 
 
@@ -1987,15 +2027,10 @@ def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result
     return _run_cargo_capacity(rng if rng is not None else random.Random(), 0, check_int('size', size, 0, 5))
 
 
-def _odds_cargo_capacity(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
     v_size = check_int('size', given.get('size', 2), 0, 5)
     r_total = (v_size * 2)
-    b = _band_cargo_capacity(r_total, None, (), (), False, v_size)
-    if not _IDS_cargo_capacity:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_cargo_capacity}
-    found[_IDS_cargo_capacity[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_cargo_capacity(r_total, None, (), (), False, v_size), r_total): 1}, 1
 
 
 
@@ -2041,16 +2076,11 @@ def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Rand
     return _run_odyssey_trigger(rng if rng is not None else random.Random(), 0, check_int('sea_hexes', sea_hexes, 0, 20), check_int('reef_hexes', reef_hexes, 0, 20))
 
 
-def _odds_odyssey_trigger(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
     v_sea_hexes = check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20)
     v_reef_hexes = check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20)
     r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
-    b = _band_odyssey_trigger(r_total, None, (), (), False, v_sea_hexes, v_reef_hexes)
-    if not _IDS_odyssey_trigger:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_odyssey_trigger}
-    found[_IDS_odyssey_trigger[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_odyssey_trigger(r_total, None, (), (), False, v_sea_hexes, v_reef_hexes), r_total): 1}, 1
 
 
 
@@ -2125,15 +2155,10 @@ def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) 
     return _run_odyssey_plans(rng if rng is not None else random.Random(), 0, check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')))
 
 
-def _odds_odyssey_plans(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
     v_plan = check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))
     r_total = v_plan
-    b = _band_odyssey_plans(r_total, None, (), (), False, v_plan)
-    if not _IDS_odyssey_plans:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_odyssey_plans}
-    found[_IDS_odyssey_plans[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_odyssey_plans(r_total, None, (), (), False, v_plan), r_total): 1}, 1
 
 
 
@@ -2179,7 +2204,7 @@ def odyssey_engagement_modifier(*, dominant_trait: bool = False, near_land: bool
     return _run_odyssey_engagement_modifier(rng if rng is not None else random.Random(), 0, check_flag('dominant_trait', dominant_trait), check_flag('near_land', near_land), check_flag('ally', ally), check_flag('weak_trait', weak_trait), check_flag('indirect', indirect), check_flag('faction', faction))
 
 
-def _odds_odyssey_engagement_modifier(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
     v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
     v_near_land = check_flag('near_land', given.get('near_land', False))
     v_ally = check_flag('ally', given.get('ally', False))
@@ -2187,12 +2212,7 @@ def _odds_odyssey_engagement_modifier(given: Mapping[str, object]) -> dict[str, 
     v_indirect = check_flag('indirect', given.get('indirect', False))
     v_faction = check_flag('faction', given.get('faction', False))
     r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
-    b = _band_odyssey_engagement_modifier(r_total, None, (), (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    if not _IDS_odyssey_engagement_modifier:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_odyssey_engagement_modifier}
-    found[_IDS_odyssey_engagement_modifier[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_odyssey_engagement_modifier(r_total, None, (), (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction), r_total): 1}, 1
 
 
 
@@ -2273,7 +2293,7 @@ def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fractio
     return exact_totals(plan.specs, lambda g: _total_odyssey_engagement(Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier))
 
 
-def _odds_odyssey_engagement(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
     v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
     v_near_land = check_flag('near_land', given.get('near_land', False))
     v_ally = check_flag('ally', given.get('ally', False))
@@ -2283,11 +2303,10 @@ def _odds_odyssey_engagement(given: Mapping[str, object]) -> dict[str, Fraction]
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     plan = Planning()
     _total_odyssey_engagement(plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_odyssey_engagement(Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier),
         lambda t, n, f, k: _band_odyssey_engagement(t, n, f, k, plan.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier),
-        _IDS_odyssey_engagement,
         (),
         _READS_odyssey_engagement,
     )
@@ -2371,14 +2390,13 @@ def _totals_zone_1(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_zone_1(Replaying(g)))
 
 
-def _odds_zone_1(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_zone_1(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_zone_1(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_zone_1(Replaying(g)),
         lambda t, n, f, k: _band_zone_1(t, n, f, k, plan.zero),
-        _IDS_zone_1,
         (),
         _READS_zone_1,
     )
@@ -2464,14 +2482,13 @@ def _totals_zone_2(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_zone_2(Replaying(g)))
 
 
-def _odds_zone_2(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_zone_2(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_zone_2(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_zone_2(Replaying(g)),
         lambda t, n, f, k: _band_zone_2(t, n, f, k, plan.zero),
-        _IDS_zone_2,
         (),
         _READS_zone_2,
     )
@@ -2559,14 +2576,13 @@ def _totals_zone_3(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_zone_3(Replaying(g)))
 
 
-def _odds_zone_3(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_zone_3(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_zone_3(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_zone_3(Replaying(g)),
         lambda t, n, f, k: _band_zone_3(t, n, f, k, plan.zero),
-        _IDS_zone_3,
         (),
         _READS_zone_3,
     )
@@ -2644,14 +2660,13 @@ def _totals_zone_4(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_zone_4(Replaying(g)))
 
 
-def _odds_zone_4(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_zone_4(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_zone_4(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_zone_4(Replaying(g)),
         lambda t, n, f, k: _band_zone_4(t, n, f, k, plan.zero),
-        _IDS_zone_4,
         (),
         _READS_zone_4,
     )
@@ -2736,15 +2751,14 @@ def _totals_tier_i(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_tier_i(Replaying(g), v_mythical))
 
 
-def _odds_tier_i(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_tier_i(given: Mapping[str, object]) -> Joint:
     v_mythical = check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_i(plan, v_mythical)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_tier_i(Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_i(t, n, f, k, plan.zero, v_mythical),
-        _IDS_tier_i,
         (),
         _READS_tier_i,
     )
@@ -2829,15 +2843,14 @@ def _totals_tier_ii(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_tier_ii(Replaying(g), v_mythical))
 
 
-def _odds_tier_ii(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_tier_ii(given: Mapping[str, object]) -> Joint:
     v_mythical = check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_ii(plan, v_mythical)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_tier_ii(Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_ii(t, n, f, k, plan.zero, v_mythical),
-        _IDS_tier_ii,
         (),
         _READS_tier_ii,
     )
@@ -2922,15 +2935,14 @@ def _totals_tier_iii(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_tier_iii(Replaying(g), v_mythical))
 
 
-def _odds_tier_iii(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_tier_iii(given: Mapping[str, object]) -> Joint:
     v_mythical = check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iii(plan, v_mythical)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_tier_iii(Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_iii(t, n, f, k, plan.zero, v_mythical),
-        _IDS_tier_iii,
         (),
         _READS_tier_iii,
     )
@@ -3015,15 +3027,14 @@ def _totals_tier_iv(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_tier_iv(Replaying(g), v_mythical))
 
 
-def _odds_tier_iv(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_tier_iv(given: Mapping[str, object]) -> Joint:
     v_mythical = check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iv(plan, v_mythical)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_tier_iv(Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_iv(t, n, f, k, plan.zero, v_mythical),
-        _IDS_tier_iv,
         (),
         _READS_tier_iv,
     )
@@ -3102,14 +3113,13 @@ def _totals_tier_v(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_tier_v(Replaying(g)))
 
 
-def _odds_tier_v(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_tier_v(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_tier_v(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_tier_v(Replaying(g)),
         lambda t, n, f, k: _band_tier_v(t, n, f, k, plan.zero),
-        _IDS_tier_v,
         (),
         _READS_tier_v,
     )
@@ -3186,14 +3196,13 @@ def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int, Fraction
     return exact_totals(plan.specs, lambda g: _total_mythical_monsters(Replaying(g)))
 
 
-def _odds_mythical_monsters(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_mythical_monsters(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_mythical_monsters(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_mythical_monsters(Replaying(g)),
         lambda t, n, f, k: _band_mythical_monsters(t, n, f, k, plan.zero),
-        _IDS_mythical_monsters,
         (),
         _READS_mythical_monsters,
     )
@@ -3256,15 +3265,10 @@ def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) ->
     return _run_limiting_traits(rng if rng is not None else random.Random(), 0, check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')))
 
 
-def _odds_limiting_traits(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
     v_trait = check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size'))
     r_total = v_trait
-    b = _band_limiting_traits(r_total, None, (), (), False, v_trait)
-    if not _IDS_limiting_traits:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_limiting_traits}
-    found[_IDS_limiting_traits[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_limiting_traits(r_total, None, (), (), False, v_trait), r_total): 1}, 1
 
 
 
@@ -3310,15 +3314,10 @@ def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
     return _run_max_cohorts(rng if rng is not None else random.Random(), 0, check_int('crew', crew, 0, 5))
 
 
-def _odds_max_cohorts(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
     v_crew = check_int('crew', given.get('crew', 2), 0, 5)
     r_total = v_crew
-    b = _band_max_cohorts(r_total, None, (), (), False, v_crew)
-    if not _IDS_max_cohorts:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_max_cohorts}
-    found[_IDS_max_cohorts[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_max_cohorts(r_total, None, (), (), False, v_crew), r_total): 1}, 1
 
 
 
@@ -3364,16 +3363,11 @@ def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.
     return _run_can_fight_back(rng if rng is not None else random.Random(), 0, check_int('firepower', firepower, 0, 5), check_int('opponent_wealth', opponent_wealth, 0, 5))
 
 
-def _odds_can_fight_back(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
     v_firepower = check_int('firepower', given.get('firepower', 2), 0, 5)
     v_opponent_wealth = check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5)
     r_total = (v_firepower >= v_opponent_wealth)
-    b = _band_can_fight_back(r_total, None, (), (), False, v_firepower, v_opponent_wealth)
-    if not _IDS_can_fight_back:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_can_fight_back}
-    found[_IDS_can_fight_back[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_can_fight_back(r_total, None, (), (), False, v_firepower, v_opponent_wealth), r_total): 1}, 1
 
 
 
@@ -3419,15 +3413,10 @@ def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result
     return _run_phases_at_sea(rng if rng is not None else random.Random(), 0, check_int('speed', speed, 0, 5))
 
 
-def _odds_phases_at_sea(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
     v_speed = check_int('speed', given.get('speed', 2), 0, 5)
     r_total = (v_speed + 1)
-    b = _band_phases_at_sea(r_total, None, (), (), False, v_speed)
-    if not _IDS_phases_at_sea:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_phases_at_sea}
-    found[_IDS_phases_at_sea[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_phases_at_sea(r_total, None, (), (), False, v_speed), r_total): 1}, 1
 
 
 
@@ -3479,17 +3468,12 @@ def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Ra
     return _run_compare_wealth(rng if rng is not None else random.Random(), 0, check_int('own_wealth', own_wealth, 0, 5), check_int('enemy_wealth', enemy_wealth, 0, 5))
 
 
-def _odds_compare_wealth(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
     v_own_wealth = check_int('own_wealth', given.get('own_wealth', 2), 0, 5)
     v_enemy_wealth = check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5)
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
     r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
-    b = _band_compare_wealth(r_total, None, (), (), False, v_own_wealth, v_enemy_wealth, v_difference)
-    if not _IDS_compare_wealth:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_compare_wealth}
-    found[_IDS_compare_wealth[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_compare_wealth(r_total, None, (), (), False, v_own_wealth, v_enemy_wealth, v_difference), r_total): 1}, 1
 
 
 
@@ -3562,14 +3546,13 @@ def _totals_crisis(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_crisis(Replaying(g)))
 
 
-def _odds_crisis(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_crisis(given: Mapping[str, object]) -> Joint:
     plan = Planning()
     _total_crisis(plan)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_crisis(Replaying(g)),
         lambda t, n, f, k: _band_crisis(t, n, f, k, plan.zero),
-        _IDS_crisis,
         (),
         _READS_crisis,
     )
@@ -3643,16 +3626,15 @@ def _totals_sea_raid(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment))
 
 
-def _odds_sea_raid(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_sea_raid(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     plan = Planning()
     _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment),
         lambda t, n, f, k: _band_sea_raid(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment),
-        _IDS_sea_raid,
         (),
         _READS_sea_raid,
     )
@@ -3701,16 +3683,11 @@ def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = 
     return _run_tithe(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_flag('at_war', at_war))
 
 
-def _odds_tithe(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_tithe(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_at_war = check_flag('at_war', given.get('at_war', False))
     r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
-    b = _band_tithe(r_total, None, (), (), False, v_wealth, v_at_war)
-    if not _IDS_tithe:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_tithe}
-    found[_IDS_tithe[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_tithe(r_total, None, (), (), False, v_wealth, v_at_war), r_total): 1}, 1
 
 
 
@@ -3775,15 +3752,10 @@ def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = N
     return _run_notoriety_gain(rng if rng is not None else random.Random(), 0, check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')))
 
 
-def _odds_notoriety_gain(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
     v_exposure = check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
     r_total = v_exposure
-    b = _band_notoriety_gain(r_total, None, (), (), False, v_exposure)
-    if not _IDS_notoriety_gain:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_notoriety_gain}
-    found[_IDS_notoriety_gain[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_notoriety_gain(r_total, None, (), (), False, v_exposure), r_total): 1}, 1
 
 
 
@@ -3830,18 +3802,13 @@ def notoriety_increase(*, exposure: str = 'contained', high_profile: bool = Fals
     return _run_notoriety_increase(rng if rng is not None else random.Random(), 0, check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')), check_flag('high_profile', high_profile), check_flag('at_war', at_war), check_flag('killing', killing))
 
 
-def _odds_notoriety_increase(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
     v_exposure = check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
     v_high_profile = check_flag('high_profile', given.get('high_profile', False))
     v_at_war = check_flag('at_war', given.get('at_war', False))
     v_killing = check_flag('killing', given.get('killing', False))
     r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
-    b = _band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing)
-    if not _IDS_notoriety_increase:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_notoriety_increase}
-    found[_IDS_notoriety_increase[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing), r_total): 1}, 1
 
 
 
@@ -3887,16 +3854,11 @@ def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = No
     return _run_bribe(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_int('notoriety', notoriety, 0, 12))
 
 
-def _odds_bribe(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_bribe(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
     r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
-    b = _band_bribe(r_total, None, (), (), False, v_wealth, v_notoriety)
-    if not _IDS_bribe:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_bribe}
-    found[_IDS_bribe[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_bribe(r_total, None, (), (), False, v_wealth, v_notoriety), r_total): 1}, 1
 
 
 
@@ -3942,15 +3904,10 @@ def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = Non
     return _run_fight_off_harm(rng if rng is not None else random.Random(), 0, check_int('aggressor_wealth', aggressor_wealth, 0, 5))
 
 
-def _odds_fight_off_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
     v_aggressor_wealth = check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5)
     r_total = v_aggressor_wealth
-    b = _band_fight_off_harm(r_total, None, (), (), False, v_aggressor_wealth)
-    if not _IDS_fight_off_harm:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_fight_off_harm}
-    found[_IDS_fight_off_harm[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_fight_off_harm(r_total, None, (), (), False, v_aggressor_wealth), r_total): 1}, 1
 
 
 
@@ -4015,15 +3972,10 @@ def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = 
     return _run_raid_wealth_adjustment(rng if rng is not None else random.Random(), 0, check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')))
 
 
-def _odds_raid_wealth_adjustment(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     r_total = v_cargo
-    b = _band_raid_wealth_adjustment(r_total, None, (), (), False, v_cargo)
-    if not _IDS_raid_wealth_adjustment:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_raid_wealth_adjustment}
-    found[_IDS_raid_wealth_adjustment[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_raid_wealth_adjustment(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
 
 
 
@@ -4115,18 +4067,17 @@ def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_raid_type(Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth))
 
 
-def _odds_raid_type(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_raid_type(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     plan = Planning()
     _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_raid_type(Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
         lambda t, n, f, k: _band_raid_type(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
-        _IDS_raid_type,
         (),
         _READS_raid_type,
     )
@@ -4197,15 +4148,14 @@ def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_acquire_asset(Replaying(g), v_wealth))
 
 
-def _odds_acquire_asset(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_acquire_asset(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_acquire_asset(plan, v_wealth)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_acquire_asset(Replaying(g), v_wealth),
         lambda t, n, f, k: _band_acquire_asset(t, n, f, k, plan.zero, v_wealth),
-        _IDS_acquire_asset,
         (),
         _READS_acquire_asset,
     )
@@ -4285,15 +4235,14 @@ def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction
     return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_dots))
 
 
-def _odds_long_term_project(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_long_term_project(plan, v_dots)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_long_term_project(Replaying(g), v_dots),
         lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_dots),
-        _IDS_long_term_project,
         (),
         _READS_long_term_project,
     )
@@ -4373,15 +4322,14 @@ def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int, Fraction]
     return exact_totals(plan.specs, lambda g: _total_reduce_notoriety(Replaying(g), v_dots))
 
 
-def _odds_reduce_notoriety(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_reduce_notoriety(given: Mapping[str, object]) -> Joint:
     v_dots = check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_reduce_notoriety(plan, v_dots)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_reduce_notoriety(Replaying(g), v_dots),
         lambda t, n, f, k: _band_reduce_notoriety(t, n, f, k, plan.zero, v_dots),
-        _IDS_reduce_notoriety,
         (),
         _READS_reduce_notoriety,
     )
@@ -4453,16 +4401,15 @@ def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int, Fraction]
     return exact_totals(plan.specs, lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked))
 
 
-def _odds_seek_your_anchor(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_seek_your_anchor(given: Mapping[str, object]) -> Joint:
     v_lowest_attribute = check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
     v_stress_marked = check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
     plan = Planning()
     _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked),
         lambda t, n, f, k: _band_seek_your_anchor(t, n, f, k, plan.zero, v_lowest_attribute, v_stress_marked),
-        _IDS_seek_your_anchor,
         (),
         _READS_seek_your_anchor,
     )
@@ -4511,15 +4458,10 @@ def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
     return _run_trade_actions(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
 
 
-def _odds_trade_actions(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     r_total = (v_wealth + 1)
-    b = _band_trade_actions(r_total, None, (), (), False, v_wealth)
-    if not _IDS_trade_actions:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_trade_actions}
-    found[_IDS_trade_actions[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_trade_actions(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
 
 
 
@@ -4595,15 +4537,14 @@ def _totals_seller_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_seller_roll(Replaying(g), v_market))
 
 
-def _odds_seller_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_seller_roll(given: Mapping[str, object]) -> Joint:
     v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     plan = Planning()
     _total_seller_roll(plan, v_market)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_seller_roll(Replaying(g), v_market),
         lambda t, n, f, k: _band_seller_roll(t, n, f, k, plan.zero, v_market),
-        _IDS_seller_roll,
         (),
         _READS_seller_roll,
     )
@@ -4686,16 +4627,11 @@ def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None
     return _run_sale_price(rng if rng is not None else random.Random(), 0, check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')), check_int('sold', sold, 1, 5))
 
 
-def _odds_sale_price(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_sale_price(given: Mapping[str, object]) -> Joint:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     v_sold = check_int('sold', given.get('sold', 1), 1, 5)
     r_total = v_cargo
-    b = _band_sale_price(r_total, None, (), (), False, v_cargo, v_sold)
-    if not _IDS_sale_price:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_sale_price}
-    found[_IDS_sale_price[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_sale_price(r_total, None, (), (), False, v_cargo, v_sold), r_total): 1}, 1
 
 
 
@@ -4760,15 +4696,10 @@ def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> 
     return _run_barter_wealth(rng if rng is not None else random.Random(), 0, check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')))
 
 
-def _odds_barter_wealth(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     r_total = v_cargo
-    b = _band_barter_wealth(r_total, None, (), (), False, v_cargo)
-    if not _IDS_barter_wealth:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_barter_wealth}
-    found[_IDS_barter_wealth[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_barter_wealth(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
 
 
 
@@ -4814,16 +4745,11 @@ def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random |
     return _run_barter_value(rng if rng is not None else random.Random(), 0, check_int('level', level, 2, 5), check_choice('market', market, ('scarce', 'normal', 'overflowing')))
 
 
-def _odds_barter_value(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_barter_value(given: Mapping[str, object]) -> Joint:
     v_level = check_int('level', given.get('level', 2), 2, 5)
     v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
-    b = _band_barter_value(r_total, None, (), (), False, v_level, v_market)
-    if not _IDS_barter_value:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_barter_value}
-    found[_IDS_barter_value[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_barter_value(r_total, None, (), (), False, v_level, v_market), r_total): 1}, 1
 
 
 
@@ -4895,15 +4821,14 @@ def _totals_gossip(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_gossip(Replaying(g), v_wealth))
 
 
-def _odds_gossip(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_gossip(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_gossip(plan, v_wealth)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_gossip(Replaying(g), v_wealth),
         lambda t, n, f, k: _band_gossip(t, n, f, k, plan.zero, v_wealth),
-        _IDS_gossip,
         (),
         _READS_gossip,
     )
@@ -4984,15 +4909,14 @@ def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int, Fractio
     return exact_totals(plan.specs, lambda g: _total_manipulate_markets(Replaying(g), v_wealth))
 
 
-def _odds_manipulate_markets(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_manipulate_markets(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_manipulate_markets(plan, v_wealth)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_manipulate_markets(Replaying(g), v_wealth),
         lambda t, n, f, k: _band_manipulate_markets(t, n, f, k, plan.zero, v_wealth),
-        _IDS_manipulate_markets,
         (),
         _READS_manipulate_markets,
     )
@@ -5189,60 +5113,60 @@ RESOLVERS: dict[str, Callable[..., Result]] = {
     'gossip': gossip,
     'manipulate_markets': manipulate_markets,
 }
-_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {
-    'action_roll': _odds_action_roll,
-    'resistance_roll': _odds_resistance_roll,
-    'consequence_clock': _odds_consequence_clock,
-    'obstacle_clock': _odds_obstacle_clock,
-    'heritage_connect': _odds_heritage_connect,
-    'coin_roll': _odds_coin_roll,
-    'ship_actions': _odds_ship_actions,
-    'loadout': _odds_loadout,
-    'score_engagement_modifier': _odds_score_engagement_modifier,
-    'score_engagement': _odds_score_engagement,
-    'flashback_cost': _odds_flashback_cost,
-    'loot': _odds_loot,
-    'cargo_seized': _odds_cargo_seized,
-    'cargo_capacity': _odds_cargo_capacity,
-    'odyssey_trigger': _odds_odyssey_trigger,
-    'odyssey_plans': _odds_odyssey_plans,
-    'odyssey_engagement_modifier': _odds_odyssey_engagement_modifier,
-    'odyssey_engagement': _odds_odyssey_engagement,
-    'zone_1': _odds_zone_1,
-    'zone_2': _odds_zone_2,
-    'zone_3': _odds_zone_3,
-    'zone_4': _odds_zone_4,
-    'tier_i': _odds_tier_i,
-    'tier_ii': _odds_tier_ii,
-    'tier_iii': _odds_tier_iii,
-    'tier_iv': _odds_tier_iv,
-    'tier_v': _odds_tier_v,
-    'mythical_monsters': _odds_mythical_monsters,
-    'limiting_traits': _odds_limiting_traits,
-    'max_cohorts': _odds_max_cohorts,
-    'can_fight_back': _odds_can_fight_back,
-    'phases_at_sea': _odds_phases_at_sea,
-    'compare_wealth': _odds_compare_wealth,
-    'crisis': _odds_crisis,
-    'sea_raid': _odds_sea_raid,
-    'tithe': _odds_tithe,
-    'notoriety_gain': _odds_notoriety_gain,
-    'notoriety_increase': _odds_notoriety_increase,
-    'bribe': _odds_bribe,
-    'fight_off_harm': _odds_fight_off_harm,
-    'raid_wealth_adjustment': _odds_raid_wealth_adjustment,
-    'raid_type': _odds_raid_type,
-    'acquire_asset': _odds_acquire_asset,
-    'long_term_project': _odds_long_term_project,
-    'reduce_notoriety': _odds_reduce_notoriety,
-    'seek_your_anchor': _odds_seek_your_anchor,
-    'trade_actions': _odds_trade_actions,
-    'seller_roll': _odds_seller_roll,
-    'sale_price': _odds_sale_price,
-    'barter_wealth': _odds_barter_wealth,
-    'barter_value': _odds_barter_value,
-    'gossip': _odds_gossip,
-    'manipulate_markets': _odds_manipulate_markets,
+_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
+    'action_roll': (_joint_action_roll, _IDS_action_roll),
+    'resistance_roll': (_joint_resistance_roll, _IDS_resistance_roll),
+    'consequence_clock': (_joint_consequence_clock, _IDS_consequence_clock),
+    'obstacle_clock': (_joint_obstacle_clock, _IDS_obstacle_clock),
+    'heritage_connect': (_joint_heritage_connect, _IDS_heritage_connect),
+    'coin_roll': (_joint_coin_roll, _IDS_coin_roll),
+    'ship_actions': (_joint_ship_actions, _IDS_ship_actions),
+    'loadout': (_joint_loadout, _IDS_loadout),
+    'score_engagement_modifier': (_joint_score_engagement_modifier, _IDS_score_engagement_modifier),
+    'score_engagement': (_joint_score_engagement, _IDS_score_engagement),
+    'flashback_cost': (_joint_flashback_cost, _IDS_flashback_cost),
+    'loot': (_joint_loot, _IDS_loot),
+    'cargo_seized': (_joint_cargo_seized, _IDS_cargo_seized),
+    'cargo_capacity': (_joint_cargo_capacity, _IDS_cargo_capacity),
+    'odyssey_trigger': (_joint_odyssey_trigger, _IDS_odyssey_trigger),
+    'odyssey_plans': (_joint_odyssey_plans, _IDS_odyssey_plans),
+    'odyssey_engagement_modifier': (_joint_odyssey_engagement_modifier, _IDS_odyssey_engagement_modifier),
+    'odyssey_engagement': (_joint_odyssey_engagement, _IDS_odyssey_engagement),
+    'zone_1': (_joint_zone_1, _IDS_zone_1),
+    'zone_2': (_joint_zone_2, _IDS_zone_2),
+    'zone_3': (_joint_zone_3, _IDS_zone_3),
+    'zone_4': (_joint_zone_4, _IDS_zone_4),
+    'tier_i': (_joint_tier_i, _IDS_tier_i),
+    'tier_ii': (_joint_tier_ii, _IDS_tier_ii),
+    'tier_iii': (_joint_tier_iii, _IDS_tier_iii),
+    'tier_iv': (_joint_tier_iv, _IDS_tier_iv),
+    'tier_v': (_joint_tier_v, _IDS_tier_v),
+    'mythical_monsters': (_joint_mythical_monsters, _IDS_mythical_monsters),
+    'limiting_traits': (_joint_limiting_traits, _IDS_limiting_traits),
+    'max_cohorts': (_joint_max_cohorts, _IDS_max_cohorts),
+    'can_fight_back': (_joint_can_fight_back, _IDS_can_fight_back),
+    'phases_at_sea': (_joint_phases_at_sea, _IDS_phases_at_sea),
+    'compare_wealth': (_joint_compare_wealth, _IDS_compare_wealth),
+    'crisis': (_joint_crisis, _IDS_crisis),
+    'sea_raid': (_joint_sea_raid, _IDS_sea_raid),
+    'tithe': (_joint_tithe, _IDS_tithe),
+    'notoriety_gain': (_joint_notoriety_gain, _IDS_notoriety_gain),
+    'notoriety_increase': (_joint_notoriety_increase, _IDS_notoriety_increase),
+    'bribe': (_joint_bribe, _IDS_bribe),
+    'fight_off_harm': (_joint_fight_off_harm, _IDS_fight_off_harm),
+    'raid_wealth_adjustment': (_joint_raid_wealth_adjustment, _IDS_raid_wealth_adjustment),
+    'raid_type': (_joint_raid_type, _IDS_raid_type),
+    'acquire_asset': (_joint_acquire_asset, _IDS_acquire_asset),
+    'long_term_project': (_joint_long_term_project, _IDS_long_term_project),
+    'reduce_notoriety': (_joint_reduce_notoriety, _IDS_reduce_notoriety),
+    'seek_your_anchor': (_joint_seek_your_anchor, _IDS_seek_your_anchor),
+    'trade_actions': (_joint_trade_actions, _IDS_trade_actions),
+    'seller_roll': (_joint_seller_roll, _IDS_seller_roll),
+    'sale_price': (_joint_sale_price, _IDS_sale_price),
+    'barter_wealth': (_joint_barter_wealth, _IDS_barter_wealth),
+    'barter_value': (_joint_barter_value, _IDS_barter_value),
+    'gossip': (_joint_gossip, _IDS_gossip),
+    'manipulate_markets': (_joint_manipulate_markets, _IDS_manipulate_markets),
 }
 INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
     'action_roll': (('dots', 'int', 0, 4, (), 1), ('bonus_die', 'flag', None, None, (), False), ('edge', 'choice', None, None, ('none', 'edge', 'major'), 'none'), ('penalty', 'choice', None, None, ('none', 'penalty', 'major'), 'none')),
@@ -5467,8 +5391,19 @@ def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object])
 
 def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _ODDS)
-    return _ODDS[name](inputs)
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return odds_of(joint(inputs), ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int, Fraction]:

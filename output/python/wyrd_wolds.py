@@ -10,7 +10,8 @@ from typing import TypeVar
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
-MAX_OUTCOMES = 2_000_000  # distinct dice outcomes exact odds enumerate for one set of inputs
+MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
+MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,25 +429,101 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-def exact_odds(
-    specs: list[Spec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int],
-    ids: tuple[str, ...],
-    rerolled: Collection[int] = (),
-    reads: ReadSpec = READ_ALL,
-) -> dict[str, Fraction]:
-    """Exact probability of each band (two bands may share an outcome id: their odds add up)."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
-    weights = [0] * (len(ids) + 1)
-    for (band, _), weight in joint.items():
-        weights[band] += weight
+Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+
+
+def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+    """Exact probability of each band (two bands may share an outcome id: their odds add up).
+
+    Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
+    result. Without bands (a plain value) the odds are of each value, as text.
+    """
+    weights, denominator = joint
+    if not ids:
+        return {str(total): Fraction(w, denominator) for (_, total), w in weights.items()}
+    by_band = [0] * (len(ids) + 1)
+    for (band, _), weight in weights.items():
+        by_band[band] += weight
     out: dict[str, Fraction] = {}
     for i, band_id in enumerate(ids):
-        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(weights[i], denominator)
-    if weights[-1]:
-        out["none"] = Fraction(weights[-1], denominator)
+        out[band_id] = out.get(band_id, Fraction(0)) + Fraction(by_band[i], denominator)
+    if by_band[-1]:
+        out["none"] = Fraction(by_band[-1], denominator)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """`n` results of one roll for balance work, drawn from its exact odds (see `simulate`).
+
+    Each draw is one roll's (outcome, total), with exactly the probability `odds()` gives it;
+    `results` lists the distinct ones and `draws` says which came up on each roll, in order.
+    """
+
+    name: str
+    inputs: Mapping[str, object]
+    seed: int
+    results: tuple[tuple[str, object], ...]  # (outcome id, total); `none` where no band takes it
+    draws: list[int]  # an index into `results` for each roll
+
+    @property
+    def n(self) -> int:
+        return len(self.draws)
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The outcome of each roll, in order."""
+        results = self.results
+        return [results[i][0] for i in self.draws]
+
+    @property
+    def totals(self) -> list[object]:
+        """The total of each roll, in order."""
+        results = self.results
+        return [results[i][1] for i in self.draws]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rolls came up each outcome (every outcome listed, in band order)."""
+        tally = [0] * len(self.results)
+        for i in self.draws:
+            tally[i] += 1
+        out: dict[str, int] = {}
+        for (outcome, _), times in zip(self.results, tally, strict=True):
+            out[outcome] = out.get(outcome, 0) + times
+        return out
+
+    def share(self, outcome: str) -> float:
+        """The fraction of rolls that came up `outcome`."""
+        return self.counts.get(outcome, 0) / max(self.n, 1)
+
+
+def _order(total: object) -> tuple[int, int, str]:
+    return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
+
+
+def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+           seed: int | None) -> Simulation:
+    """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
+        raise ValueError(f"n is a whole number of rolls from 0 to {MAX_SIMULATED:,}, not {n!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    weights, _ = joint
+    entries = [(band, total, weight) for (band, total), weight in weights.items()]
+    entries += [(i, None, 0) for i in range(len(ids)) if not any(band == i for band, _, _ in entries)]
+    entries.sort(key=lambda entry: (entry[0] % (len(ids) + 1), _order(entry[1])))  # band order; `none` last
+    results = tuple((ids[band] if band >= 0 else "none" if ids else str(total), total) for band, total, _ in entries)
+    cumulative: list[int] = []
+    running = 0
+    for _, _, weight in entries:  # a band that cannot come up keeps its place with no weight: never drawn
+        running += weight
+        cumulative.append(running)
+    if running >= 2**53:  # beyond a float's exact range: scale the weights down (a relative error under 2^-50)
+        shift = running.bit_length() - 53
+        cumulative = [c >> shift for c in cumulative]
+    draws = random.Random(seed).choices(range(len(results)), cum_weights=cumulative, k=n)
+    return Simulation(name, dict(inputs), seed, results, draws)
 
 
 def exact_totals(
@@ -935,7 +1012,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'f2f115324f374e0086143826104a5ebe7702463f2d25a73bf68530c95604e881'
+COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1002,15 +1079,14 @@ def _totals_simple_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_simple_roll(Replaying(g), v_rating))
 
 
-def _odds_simple_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_simple_roll(given: Mapping[str, object]) -> Joint:
     v_rating = check_int('rating', given.get('rating', 1), 0, 6)
     plan = Planning()
     _total_simple_roll(plan, v_rating)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_simple_roll(Replaying(g), v_rating),
         lambda t, n, f, k: _band_simple_roll(t, n, f, k, plan.zero, v_rating),
-        _IDS_simple_roll,
         (),
         _READS_simple_roll,
     )
@@ -1094,15 +1170,10 @@ def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = No
     return _run_action_attribute(rng if rng is not None else random.Random(), 0, check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck')))
 
 
-def _odds_action_attribute(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
     v_action = check_choice('action', given.get('action', 'skirmish'), ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))
     r_total = v_action
-    b = _band_action_attribute(r_total, None, (), (), False, v_action)
-    if not _IDS_action_attribute:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_action_attribute}
-    found[_IDS_action_attribute[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_action_attribute(r_total, None, (), (), False, v_action), r_total): 1}, 1
 
 
 
@@ -1148,18 +1219,13 @@ def insight_rating(*, hunt: int = 0, study: int = 0, survey: int = 0, tinker: in
     return _run_insight_rating(rng if rng is not None else random.Random(), 0, check_int('hunt', hunt, 0, 4), check_int('study', study, 0, 4), check_int('survey', survey, 0, 4), check_int('tinker', tinker, 0, 4))
 
 
-def _odds_insight_rating(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
     v_hunt = check_int('hunt', given.get('hunt', 0), 0, 4)
     v_study = check_int('study', given.get('study', 0), 0, 4)
     v_survey = check_int('survey', given.get('survey', 0), 0, 4)
     v_tinker = check_int('tinker', given.get('tinker', 0), 0, 4)
     r_total = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
-    b = _band_insight_rating(r_total, None, (), (), False, v_hunt, v_study, v_survey, v_tinker)
-    if not _IDS_insight_rating:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_insight_rating}
-    found[_IDS_insight_rating[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_insight_rating(r_total, None, (), (), False, v_hunt, v_study, v_survey, v_tinker), r_total): 1}, 1
 
 
 
@@ -1205,18 +1271,13 @@ def prowess_rating(*, finesse: int = 0, prowl: int = 0, skirmish: int = 0, wreck
     return _run_prowess_rating(rng if rng is not None else random.Random(), 0, check_int('finesse', finesse, 0, 4), check_int('prowl', prowl, 0, 4), check_int('skirmish', skirmish, 0, 4), check_int('wreck', wreck, 0, 4))
 
 
-def _odds_prowess_rating(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
     v_finesse = check_int('finesse', given.get('finesse', 0), 0, 4)
     v_prowl = check_int('prowl', given.get('prowl', 0), 0, 4)
     v_skirmish = check_int('skirmish', given.get('skirmish', 0), 0, 4)
     v_wreck = check_int('wreck', given.get('wreck', 0), 0, 4)
     r_total = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
-    b = _band_prowess_rating(r_total, None, (), (), False, v_finesse, v_prowl, v_skirmish, v_wreck)
-    if not _IDS_prowess_rating:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_prowess_rating}
-    found[_IDS_prowess_rating[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_prowess_rating(r_total, None, (), (), False, v_finesse, v_prowl, v_skirmish, v_wreck), r_total): 1}, 1
 
 
 
@@ -1262,18 +1323,13 @@ def resolve_rating(*, attune: int = 0, command: int = 0, consort: int = 0, sway:
     return _run_resolve_rating(rng if rng is not None else random.Random(), 0, check_int('attune', attune, 0, 4), check_int('command', command, 0, 4), check_int('consort', consort, 0, 4), check_int('sway', sway, 0, 4))
 
 
-def _odds_resolve_rating(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
     v_attune = check_int('attune', given.get('attune', 0), 0, 4)
     v_command = check_int('command', given.get('command', 0), 0, 4)
     v_consort = check_int('consort', given.get('consort', 0), 0, 4)
     v_sway = check_int('sway', given.get('sway', 0), 0, 4)
     r_total = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
-    b = _band_resolve_rating(r_total, None, (), (), False, v_attune, v_command, v_consort, v_sway)
-    if not _IDS_resolve_rating:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_resolve_rating}
-    found[_IDS_resolve_rating[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_resolve_rating(r_total, None, (), (), False, v_attune, v_command, v_consort, v_sway), r_total): 1}, 1
 
 
 
@@ -1333,15 +1389,10 @@ def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -
     return _run_clock_size(rng if rng is not None else random.Random(), 0, check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting')))
 
 
-def _odds_clock_size(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_clock_size(given: Mapping[str, object]) -> Joint:
     v_obstacle = check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
     r_total = v_obstacle
-    b = _band_clock_size(r_total, None, (), (), False, v_obstacle)
-    if not _IDS_clock_size:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_clock_size}
-    found[_IDS_clock_size[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_clock_size(r_total, None, (), (), False, v_obstacle), r_total): 1}, 1
 
 
 
@@ -1402,15 +1453,10 @@ def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> R
     return _run_racing_result(rng if rng is not None else random.Random(), 0, check_choice('first', first, ('pcs', 'opposition', 'both')))
 
 
-def _odds_racing_result(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_racing_result(given: Mapping[str, object]) -> Joint:
     v_first = check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
     r_total = v_first
-    b = _band_racing_result(r_total, None, (), (), False, v_first)
-    if not _IDS_racing_result:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_racing_result}
-    found[_IDS_racing_result[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_racing_result(r_total, None, (), (), False, v_first), r_total): 1}, 1
 
 
 
@@ -1471,15 +1517,10 @@ def positions(*, position: str = 'risky', rng: random.Random | None = None) -> R
     return _run_positions(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')))
 
 
-def _odds_positions(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_positions(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     r_total = v_position
-    b = _band_positions(r_total, None, (), (), False, v_position)
-    if not _IDS_positions:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_positions}
-    found[_IDS_positions[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_positions(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
 
@@ -1614,7 +1655,7 @@ def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_action_roll(Replaying(g), v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice))
 
 
-def _odds_action_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_action_roll(given: Mapping[str, object]) -> Joint:
     v_rating = check_int('rating', given.get('rating', 1), 0, 4)
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     v_assistance = check_flag('assistance', given.get('assistance', False))
@@ -1624,11 +1665,10 @@ def _odds_action_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     plan = Planning()
     _total_action_roll(plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_action_roll(Replaying(g), v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice),
         lambda t, n, f, k: _band_action_roll(t, n, f, k, plan.zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice),
-        _IDS_action_roll,
         (),
         _READS_action_roll,
     )
@@ -1702,15 +1742,10 @@ def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None)
     return _run_effect_levels(rng if rng is not None else random.Random(), 0, check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')))
 
 
-def _odds_effect_levels(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
     v_effect = check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
     r_total = v_effect
-    b = _band_effect_levels(r_total, None, (), (), False, v_effect)
-    if not _IDS_effect_levels:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_effect_levels}
-    found[_IDS_effect_levels[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_effect_levels(r_total, None, (), (), False, v_effect), r_total): 1}, 1
 
 
 
@@ -1756,16 +1791,11 @@ def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random |
     return _run_effective_quality(rng if rng is not None else random.Random(), 0, check_int('tier', tier, 0, 6), check_flag('fine', fine))
 
 
-def _odds_effective_quality(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
     v_tier = check_int('tier', given.get('tier', 1), 0, 6)
     v_fine = check_flag('fine', given.get('fine', False))
     r_total = (v_tier + v_fine)
-    b = _band_effective_quality(r_total, None, (), (), False, v_tier, v_fine)
-    if not _IDS_effective_quality:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_effective_quality}
-    found[_IDS_effective_quality[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_effective_quality(r_total, None, (), (), False, v_tier, v_fine), r_total): 1}, 1
 
 
 
@@ -1826,17 +1856,12 @@ def quality_factor(*, tier: int = 1, fine: bool = False, opposition: int = 1, rn
     return _run_quality_factor(rng if rng is not None else random.Random(), 0, check_int('tier', tier, 0, 6), check_flag('fine', fine), check_int('opposition', opposition, 0, 6))
 
 
-def _odds_quality_factor(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
     v_tier = check_int('tier', given.get('tier', 1), 0, 6)
     v_fine = check_flag('fine', given.get('fine', False))
     v_opposition = check_int('opposition', given.get('opposition', 1), 0, 6)
     r_total = sign(((v_tier + v_fine) - v_opposition))
-    b = _band_quality_factor(r_total, None, (), (), False, v_tier, v_fine, v_opposition)
-    if not _IDS_quality_factor:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_quality_factor}
-    found[_IDS_quality_factor[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_quality_factor(r_total, None, (), (), False, v_tier, v_fine, v_opposition), r_total): 1}, 1
 
 
 
@@ -1907,7 +1932,7 @@ def effect_level(*, gut: str = 'standard', potency: str = 'even', quality: str =
     return _run_effect_level(rng if rng is not None else random.Random(), 0, check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme')), check_choice('potency', potency, ('disadvantage', 'even', 'advantage')), check_choice('quality', quality, ('disadvantage', 'even', 'advantage')), check_choice('scale', scale, ('disadvantage', 'even', 'advantage')), check_int('bonus', bonus, 0, 3), check_flag('reduced_effect', reduced_effect))
 
 
-def _odds_effect_level(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_effect_level(given: Mapping[str, object]) -> Joint:
     v_gut = check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
     v_potency = check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage'))
     v_quality = check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage'))
@@ -1916,12 +1941,7 @@ def _odds_effect_level(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_reduced_effect = check_flag('reduced_effect', given.get('reduced_effect', False))
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
     r_total = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
-    b = _band_effect_level(r_total, None, (), (), False, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
-    if not _IDS_effect_level:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_effect_level}
-    found[_IDS_effect_level[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_effect_level(r_total, None, (), (), False, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed), r_total): 1}, 1
 
 
 
@@ -1985,16 +2005,11 @@ def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.
     return _run_traded_effect(rng if rng is not None else random.Random(), 0, check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')), check_choice('trade', trade, ('none', 'for_effect', 'for_position')))
 
 
-def _odds_traded_effect(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
     v_effect = check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
     v_trade = check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
     r_total = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
-    b = _band_traded_effect(r_total, None, (), (), False, v_effect, v_trade)
-    if not _IDS_traded_effect:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_traded_effect}
-    found[_IDS_traded_effect[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_traded_effect(r_total, None, (), (), False, v_effect, v_trade), r_total): 1}, 1
 
 
 
@@ -2053,16 +2068,11 @@ def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random
     return _run_traded_position(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')), check_choice('trade', trade, ('none', 'for_effect', 'for_position')))
 
 
-def _odds_traded_position(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_traded_position(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     v_trade = check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
     r_total = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
-    b = _band_traded_position(r_total, None, (), (), False, v_position, v_trade)
-    if not _IDS_traded_position:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_traded_position}
-    found[_IDS_traded_position[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_traded_position(r_total, None, (), (), False, v_position, v_trade), r_total): 1}, 1
 
 
 
@@ -2124,15 +2134,10 @@ def complication_ticks(*, complication: str = 'standard', rng: random.Random | N
     return _run_complication_ticks(rng if rng is not None else random.Random(), 0, check_choice('complication', complication, ('minor', 'standard', 'serious')))
 
 
-def _odds_complication_ticks(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
     v_complication = check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious'))
     r_total = v_complication
-    b = _band_complication_ticks(r_total, None, (), (), False, v_complication)
-    if not _IDS_complication_ticks:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_complication_ticks}
-    found[_IDS_complication_ticks[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_complication_ticks(r_total, None, (), (), False, v_complication), r_total): 1}, 1
 
 
 
@@ -2186,15 +2191,10 @@ def worse_position(*, position: str = 'risky', rng: random.Random | None = None)
     return _run_worse_position(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')))
 
 
-def _odds_worse_position(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_worse_position(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     r_total = step(_O_worse_position_position, v_position, 1)
-    b = _band_worse_position(r_total, None, (), (), False, v_position)
-    if not _IDS_worse_position:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_worse_position}
-    found[_IDS_worse_position[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_worse_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
 
@@ -2254,15 +2254,10 @@ def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | 
     return _run_resistance_attribute(rng if rng is not None else random.Random(), 0, check_choice('consequence', consequence, ('deception', 'physical', 'mental')))
 
 
-def _odds_resistance_attribute(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
     v_consequence = check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental'))
     r_total = v_consequence
-    b = _band_resistance_attribute(r_total, None, (), (), False, v_consequence)
-    if not _IDS_resistance_attribute:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_resistance_attribute}
-    found[_IDS_resistance_attribute[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_resistance_attribute(r_total, None, (), (), False, v_consequence), r_total): 1}, 1
 
 
 
@@ -2329,15 +2324,14 @@ def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
 
 
-def _odds_resistance_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
     v_attribute = check_int('attribute', given.get('attribute', 2), 0, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_resistance_roll(Replaying(g), v_attribute),
         lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
-        _IDS_resistance_roll,
         (),
         _READS_resistance_roll,
     )
@@ -2398,16 +2392,11 @@ def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random |
     return _run_resisted_harm(rng if rng is not None else random.Random(), 0, check_int('harm', harm, 1, 4), check_choice('ruling', ruling, ('reduce', 'avoid')))
 
 
-def _odds_resisted_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
     v_harm = check_int('harm', given.get('harm', 3), 1, 4)
     v_ruling = check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid'))
     r_total = (0 if (v_ruling == 'avoid') else (v_harm - 1))
-    b = _band_resisted_harm(r_total, None, (), (), False, v_harm, v_ruling)
-    if not _IDS_resisted_harm:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_resisted_harm}
-    found[_IDS_resisted_harm[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_resisted_harm(r_total, None, (), (), False, v_harm, v_ruling), r_total): 1}, 1
 
 
 
@@ -2466,16 +2455,11 @@ def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | No
     return _run_armored_harm(rng if rng is not None else random.Random(), 0, check_int('harm', harm, 1, 4), check_choice('boxes', boxes, ('armor', 'heavy')))
 
 
-def _odds_armored_harm(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
     v_harm = check_int('harm', given.get('harm', 2), 1, 4)
     v_boxes = check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy'))
     r_total = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
-    b = _band_armored_harm(r_total, None, (), (), False, v_harm, v_boxes)
-    if not _IDS_armored_harm:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_armored_harm}
-    found[_IDS_armored_harm[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_armored_harm(r_total, None, (), (), False, v_harm, v_boxes), r_total): 1}, 1
 
 
 
@@ -2554,17 +2538,16 @@ def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_fortune_roll(Replaying(g), v_trait, v_advantages, v_disadvantages))
 
 
-def _odds_fortune_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_fortune_roll(given: Mapping[str, object]) -> Joint:
     v_trait = check_int('trait', given.get('trait', 1), 0, 6)
     v_advantages = check_int('advantages', given.get('advantages', 0), 0, 3)
     v_disadvantages = check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
     plan = Planning()
     _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_fortune_roll(Replaying(g), v_trait, v_advantages, v_disadvantages),
         lambda t, n, f, k: _band_fortune_roll(t, n, f, k, plan.zero, v_trait, v_advantages, v_disadvantages),
-        _IDS_fortune_roll,
         (),
         _READS_fortune_roll,
     )
@@ -2621,15 +2604,10 @@ def information_detail(*, effect: str = 'standard', rng: random.Random | None = 
     return _run_information_detail(rng if rng is not None else random.Random(), 0, check_choice('effect', effect, ('great', 'standard', 'limited')))
 
 
-def _odds_information_detail(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_information_detail(given: Mapping[str, object]) -> Joint:
     v_effect = check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
     r_total = v_effect
-    b = _band_information_detail(r_total, None, (), (), False, v_effect)
-    if not _IDS_information_detail:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_information_detail}
-    found[_IDS_information_detail[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_information_detail(r_total, None, (), (), False, v_effect), r_total): 1}, 1
 
 
 
@@ -2706,15 +2684,14 @@ def _totals_gather_information(given: Mapping[str, object]) -> dict[int, Fractio
     return exact_totals(plan.specs, lambda g: _total_gather_information(Replaying(g), v_rating))
 
 
-def _odds_gather_information(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_gather_information(given: Mapping[str, object]) -> Joint:
     v_rating = check_int('rating', given.get('rating', 1), 0, 4)
     plan = Planning()
     _total_gather_information(plan, v_rating)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_gather_information(Replaying(g), v_rating),
         lambda t, n, f, k: _band_gather_information(t, n, f, k, plan.zero, v_rating),
-        _IDS_gather_information,
         (),
         _READS_gather_information,
     )
@@ -2778,15 +2755,10 @@ def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Res
     return _run_xp_award(rng if rng is not None else random.Random(), 0, check_choice('happened', happened, ('never', 'once', 'often')))
 
 
-def _odds_xp_award(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_xp_award(given: Mapping[str, object]) -> Joint:
     v_happened = check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
     r_total = v_happened
-    b = _band_xp_award(r_total, None, (), (), False, v_happened)
-    if not _IDS_xp_award:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_xp_award}
-    found[_IDS_xp_award[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_xp_award(r_total, None, (), (), False, v_happened), r_total): 1}, 1
 
 
 
@@ -2836,17 +2808,12 @@ def end_of_session_xp(*, playbook: str = 'never', beliefs: str = 'never', strugg
     return _run_end_of_session_xp(rng if rng is not None else random.Random(), 0, check_choice('playbook', playbook, ('never', 'once', 'often')), check_choice('beliefs', beliefs, ('never', 'once', 'often')), check_choice('struggle', struggle, ('never', 'once', 'often')))
 
 
-def _odds_end_of_session_xp(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
     v_playbook = check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often'))
     v_beliefs = check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often'))
     v_struggle = check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often'))
     r_total = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
-    b = _band_end_of_session_xp(r_total, None, (), (), False, v_playbook, v_beliefs, v_struggle)
-    if not _IDS_end_of_session_xp:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_end_of_session_xp}
-    found[_IDS_end_of_session_xp[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_end_of_session_xp(r_total, None, (), (), False, v_playbook, v_beliefs, v_struggle), r_total): 1}, 1
 
 
 
@@ -2896,18 +2863,13 @@ def party_session_xp(*, party: str = 'never', station: str = 'never', reputation
     return _run_party_session_xp(rng if rng is not None else random.Random(), 0, check_choice('party', party, ('never', 'once', 'often')), check_choice('station', station, ('never', 'once', 'often')), check_choice('reputation', reputation, ('never', 'once', 'often')), check_choice('nature', nature, ('never', 'once', 'often')))
 
 
-def _odds_party_session_xp(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
     v_party = check_choice('party', given.get('party', 'never'), ('never', 'once', 'often'))
     v_station = check_choice('station', given.get('station', 'never'), ('never', 'once', 'often'))
     v_reputation = check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often'))
     v_nature = check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often'))
     r_total = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
-    b = _band_party_session_xp(r_total, None, (), (), False, v_party, v_station, v_reputation, v_nature)
-    if not _IDS_party_session_xp:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_party_session_xp}
-    found[_IDS_party_session_xp[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_party_session_xp(r_total, None, (), (), False, v_party, v_station, v_reputation, v_nature), r_total): 1}, 1
 
 
 
@@ -2964,15 +2926,10 @@ def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result:
     return _run_load_levels(rng if rng is not None else random.Random(), 0, check_int('load', load, 0, 12))
 
 
-def _odds_load_levels(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_load_levels(given: Mapping[str, object]) -> Joint:
     v_load = check_int('load', given.get('load', 3), 0, 12)
     r_total = v_load
-    b = _band_load_levels(r_total, None, (), (), False, v_load)
-    if not _IDS_load_levels:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_load_levels}
-    found[_IDS_load_levels[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_load_levels(r_total, None, (), (), False, v_load), r_total): 1}, 1
 
 
 
@@ -3038,18 +2995,13 @@ def group_action(*, first: str = 'full', second: str = 'bad', third: str = 'abse
     return _run_group_action(rng if rng is not None else random.Random(), 0, check_choice('first', first, ('bad', 'partial', 'full', 'critical')), check_choice('second', second, ('bad', 'partial', 'full', 'critical')), check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical')), check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical')))
 
 
-def _odds_group_action(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_group_action(given: Mapping[str, object]) -> Joint:
     v_first = check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical'))
     v_second = check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical'))
     v_third = check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
     v_fourth = check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
     r_total = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
-    b = _band_group_action(r_total, None, (), (), False, v_first, v_second, v_third, v_fourth)
-    if not _IDS_group_action:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_group_action}
-    found[_IDS_group_action[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_group_action(r_total, None, (), (), False, v_first, v_second, v_third, v_fourth), r_total): 1}, 1
 
 
 
@@ -3103,15 +3055,10 @@ def improved_position(*, position: str = 'risky', rng: random.Random | None = No
     return _run_improved_position(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')))
 
 
-def _odds_improved_position(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_improved_position(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     r_total = step(_O_improved_position_position, v_position, -1)
-    b = _band_improved_position(r_total, None, (), (), False, v_position)
-    if not _IDS_improved_position:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_improved_position}
-    found[_IDS_improved_position[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_improved_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
 
@@ -3181,16 +3128,15 @@ def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_downtime_roll(Replaying(g), v_rating, v_push))
 
 
-def _odds_downtime_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_downtime_roll(given: Mapping[str, object]) -> Joint:
     v_rating = check_int('rating', given.get('rating', 1), 0, 4)
     v_push = check_flag('push', given.get('push', False))
     plan = Planning()
     _total_downtime_roll(plan, v_rating, v_push)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_downtime_roll(Replaying(g), v_rating, v_push),
         lambda t, n, f, k: _band_downtime_roll(t, n, f, k, plan.zero, v_rating, v_push),
-        _IDS_downtime_roll,
         (),
         _READS_downtime_roll,
     )
@@ -3271,16 +3217,15 @@ def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction
     return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_rating, v_push))
 
 
-def _odds_long_term_project(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
     v_rating = check_int('rating', given.get('rating', 1), 0, 4)
     v_push = check_flag('push', given.get('push', False))
     plan = Planning()
     _total_long_term_project(plan, v_rating, v_push)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_long_term_project(Replaying(g), v_rating, v_push),
         lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_rating, v_push),
-        _IDS_long_term_project,
         (),
         _READS_long_term_project,
     )
@@ -3363,16 +3308,15 @@ def _totals_recovery(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_recovery(Replaying(g), v_healer_rating, v_treatment))
 
 
-def _odds_recovery(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_recovery(given: Mapping[str, object]) -> Joint:
     v_healer_rating = check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
     v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
     plan = Planning()
     _total_recovery(plan, v_healer_rating, v_treatment)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_recovery(Replaying(g), v_healer_rating, v_treatment),
         lambda t, n, f, k: _band_recovery(t, n, f, k, plan.zero, v_healer_rating, v_treatment),
-        _IDS_recovery,
         (),
         _READS_recovery,
     )
@@ -3436,15 +3380,10 @@ def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None 
     return _run_recovery_treatment(rng if rng is not None else random.Random(), 0, check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
 
 
-def _odds_recovery_treatment(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
     v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
     r_total = v_treatment
-    b = _band_recovery_treatment(r_total, None, (), (), False, v_treatment)
-    if not _IDS_recovery_treatment:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_recovery_treatment}
-    found[_IDS_recovery_treatment[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_recovery_treatment(r_total, None, (), (), False, v_treatment), r_total): 1}, 1
 
 
 
@@ -3504,16 +3443,11 @@ def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random |
     return _run_improved_result(rng if rng is not None else random.Random(), 0, check_choice('result', result, ('bad', 'partial', 'full', 'critical')), check_int('coin', coin, 0, 3))
 
 
-def _odds_improved_result(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_improved_result(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical'))
     v_coin = check_int('coin', given.get('coin', 0), 0, 3)
     r_total = step(_O_improved_result_result, v_result, v_coin)
-    b = _band_improved_result(r_total, None, (), (), False, v_result, v_coin)
-    if not _IDS_improved_result:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_improved_result}
-    found[_IDS_improved_result[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_improved_result(r_total, None, (), (), False, v_result, v_coin), r_total): 1}, 1
 
 
 
@@ -3561,15 +3495,10 @@ def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -
     return _run_train(rng if rng is not None else random.Random(), 0, check_flag('training_upgrade', training_upgrade))
 
 
-def _odds_train(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_train(given: Mapping[str, object]) -> Joint:
     v_training_upgrade = check_flag('training_upgrade', given.get('training_upgrade', False))
     r_total = (1 + v_training_upgrade)
-    b = _band_train(r_total, None, (), (), False, v_training_upgrade)
-    if not _IDS_train:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_train}
-    found[_IDS_train[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_train(r_total, None, (), (), False, v_training_upgrade), r_total): 1}, 1
 
 
 
@@ -3638,15 +3567,14 @@ def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int, Fraction
     return exact_totals(plan.specs, lambda g: _total_magnitude_fortune(Replaying(g), v_magnitude))
 
 
-def _odds_magnitude_fortune(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_fortune(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
     plan = Planning()
     _total_magnitude_fortune(plan, v_magnitude)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_magnitude_fortune(Replaying(g), v_magnitude),
         lambda t, n, f, k: _band_magnitude_fortune(t, n, f, k, plan.zero, v_magnitude),
-        _IDS_magnitude_fortune,
         (),
         _READS_magnitude_fortune,
     )
@@ -3712,15 +3640,10 @@ def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> R
     return _run_magnitude_area(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
 
 
-def _odds_magnitude_area(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total = v_magnitude
-    b = _band_magnitude_area(r_total, None, (), (), False, v_magnitude)
-    if not _IDS_magnitude_area:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_magnitude_area}
-    found[_IDS_magnitude_area[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_magnitude_area(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
 
@@ -3786,15 +3709,10 @@ def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> 
     return _run_magnitude_scale(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
 
 
-def _odds_magnitude_scale(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total = v_magnitude
-    b = _band_magnitude_scale(r_total, None, (), (), False, v_magnitude)
-    if not _IDS_magnitude_scale:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_magnitude_scale}
-    found[_IDS_magnitude_scale[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_magnitude_scale(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
 
@@ -3860,15 +3778,10 @@ def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) 
     return _run_magnitude_duration(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
 
 
-def _odds_magnitude_duration(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total = v_magnitude
-    b = _band_magnitude_duration(r_total, None, (), (), False, v_magnitude)
-    if not _IDS_magnitude_duration:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_magnitude_duration}
-    found[_IDS_magnitude_duration[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_magnitude_duration(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
 
@@ -3934,15 +3847,10 @@ def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> 
     return _run_magnitude_range(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
 
 
-def _odds_magnitude_range(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total = v_magnitude
-    b = _band_magnitude_range(r_total, None, (), (), False, v_magnitude)
-    if not _IDS_magnitude_range:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_magnitude_range}
-    found[_IDS_magnitude_range[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_magnitude_range(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
 
@@ -4008,15 +3916,10 @@ def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -
     return _run_magnitude_quality(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
 
 
-def _odds_magnitude_quality(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total = v_magnitude
-    b = _band_magnitude_quality(r_total, None, (), (), False, v_magnitude)
-    if not _IDS_magnitude_quality:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_magnitude_quality}
-    found[_IDS_magnitude_quality[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_magnitude_quality(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
 
@@ -4082,15 +3985,10 @@ def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> 
     return _run_magnitude_force(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
 
 
-def _odds_magnitude_force(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total = v_magnitude
-    b = _band_magnitude_force(r_total, None, (), (), False, v_magnitude)
-    if not _IDS_magnitude_force:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_magnitude_force}
-    found[_IDS_magnitude_force[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_magnitude_force(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
 
@@ -4156,15 +4054,10 @@ def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> R
     return _run_quality_examples(rng if rng is not None else random.Random(), 0, check_int('quality', quality, 0, 6))
 
 
-def _odds_quality_examples(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
     v_quality = check_int('quality', given.get('quality', 0), 0, 6)
     r_total = v_quality
-    b = _band_quality_examples(r_total, None, (), (), False, v_quality)
-    if not _IDS_quality_examples:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_quality_examples}
-    found[_IDS_quality_examples[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_quality_examples(r_total, None, (), (), False, v_quality), r_total): 1}, 1
 
 
 
@@ -4230,15 +4123,10 @@ def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Resul
     return _run_force_examples(rng if rng is not None else random.Random(), 0, check_int('force', force, 0, 6))
 
 
-def _odds_force_examples(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_force_examples(given: Mapping[str, object]) -> Joint:
     v_force = check_int('force', given.get('force', 0), 0, 6)
     r_total = v_force
-    b = _band_force_examples(r_total, None, (), (), False, v_force)
-    if not _IDS_force_examples:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_force_examples}
-    found[_IDS_force_examples[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_force_examples(r_total, None, (), (), False, v_force), r_total): 1}, 1
 
 
 
@@ -4286,17 +4174,12 @@ def ritual_stress(*, magnitude: int = 6, added: int = 0, casting_time: str = 'mo
     return _run_ritual_stress(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6), check_int('added', added, 0, 6), check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')))
 
 
-def _odds_ritual_stress(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
     v_added = check_int('added', given.get('added', 0), 0, 6)
     v_casting_time = check_choice('casting_time', given.get('casting_time', 'moments'), ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))
     r_total = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
-    b = _band_ritual_stress(r_total, None, (), (), False, v_magnitude, v_added, v_casting_time)
-    if not _IDS_ritual_stress:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_ritual_stress}
-    found[_IDS_ritual_stress[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_ritual_stress(r_total, None, (), (), False, v_magnitude, v_added, v_casting_time), r_total): 1}, 1
 
 
 
@@ -4392,7 +4275,7 @@ def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
     return exact_totals(plan.specs, lambda g: _total_crafting_roll(Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base))
 
 
-def _odds_crafting_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
     v_tinker = check_int('tinker', given.get('tinker', 1), 0, 4)
     v_tier = check_int('tier', given.get('tier', 1), 0, 4)
     v_coin = check_int('coin', given.get('coin', 0), 0, 4)
@@ -4401,11 +4284,10 @@ def _odds_crafting_roll(given: Mapping[str, object]) -> dict[str, Fraction]:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     plan = Planning()
     _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    return exact_odds(
+    return exact_joint(
         plan.specs,
         lambda g: _total_crafting_roll(Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
         lambda t, n, f, k: _band_crafting_roll(t, n, f, k, plan.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
-        _IDS_crafting_roll,
         (),
         _READS_crafting_roll,
     )
@@ -4474,16 +4356,11 @@ def modification_requirement(*, modification: str = 'simple', tier: int = 1, rng
     return _run_modification_requirement(rng if rng is not None else random.Random(), 0, check_choice('modification', modification, ('simple', 'significant', 'special')), check_int('tier', tier, 0, 4))
 
 
-def _odds_modification_requirement(given: Mapping[str, object]) -> dict[str, Fraction]:
+def _joint_modification_requirement(given: Mapping[str, object]) -> Joint:
     v_modification = check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special'))
     v_tier = check_int('tier', given.get('tier', 1), 0, 4)
     r_total = v_modification
-    b = _band_modification_requirement(r_total, None, (), (), False, v_modification, v_tier)
-    if not _IDS_modification_requirement:
-        return {str(r_total): Fraction(1)}
-    found = {band: Fraction(0) for band in _IDS_modification_requirement}
-    found[_IDS_modification_requirement[b] if b >= 0 else 'none'] = Fraction(1)
-    return found
+    return {(_band_modification_requirement(r_total, None, (), (), False, v_modification, v_tier), r_total): 1}, 1
 
 
 
@@ -4730,55 +4607,55 @@ RESOLVERS: dict[str, Callable[..., Result]] = {
     'crafting_roll': crafting_roll,
     'modification_requirement': modification_requirement,
 }
-_ODDS: dict[str, Callable[[Mapping[str, object]], dict[str, Fraction]]] = {
-    'simple_roll': _odds_simple_roll,
-    'action_attribute': _odds_action_attribute,
-    'insight_rating': _odds_insight_rating,
-    'prowess_rating': _odds_prowess_rating,
-    'resolve_rating': _odds_resolve_rating,
-    'clock_size': _odds_clock_size,
-    'racing_result': _odds_racing_result,
-    'positions': _odds_positions,
-    'action_roll': _odds_action_roll,
-    'effect_levels': _odds_effect_levels,
-    'effective_quality': _odds_effective_quality,
-    'quality_factor': _odds_quality_factor,
-    'effect_level': _odds_effect_level,
-    'traded_effect': _odds_traded_effect,
-    'traded_position': _odds_traded_position,
-    'complication_ticks': _odds_complication_ticks,
-    'worse_position': _odds_worse_position,
-    'resistance_attribute': _odds_resistance_attribute,
-    'resistance_roll': _odds_resistance_roll,
-    'resisted_harm': _odds_resisted_harm,
-    'armored_harm': _odds_armored_harm,
-    'fortune_roll': _odds_fortune_roll,
-    'information_detail': _odds_information_detail,
-    'gather_information': _odds_gather_information,
-    'xp_award': _odds_xp_award,
-    'end_of_session_xp': _odds_end_of_session_xp,
-    'party_session_xp': _odds_party_session_xp,
-    'load_levels': _odds_load_levels,
-    'group_action': _odds_group_action,
-    'improved_position': _odds_improved_position,
-    'downtime_roll': _odds_downtime_roll,
-    'long_term_project': _odds_long_term_project,
-    'recovery': _odds_recovery,
-    'recovery_treatment': _odds_recovery_treatment,
-    'improved_result': _odds_improved_result,
-    'train': _odds_train,
-    'magnitude_fortune': _odds_magnitude_fortune,
-    'magnitude_area': _odds_magnitude_area,
-    'magnitude_scale': _odds_magnitude_scale,
-    'magnitude_duration': _odds_magnitude_duration,
-    'magnitude_range': _odds_magnitude_range,
-    'magnitude_quality': _odds_magnitude_quality,
-    'magnitude_force': _odds_magnitude_force,
-    'quality_examples': _odds_quality_examples,
-    'force_examples': _odds_force_examples,
-    'ritual_stress': _odds_ritual_stress,
-    'crafting_roll': _odds_crafting_roll,
-    'modification_requirement': _odds_modification_requirement,
+_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
+    'simple_roll': (_joint_simple_roll, _IDS_simple_roll),
+    'action_attribute': (_joint_action_attribute, _IDS_action_attribute),
+    'insight_rating': (_joint_insight_rating, _IDS_insight_rating),
+    'prowess_rating': (_joint_prowess_rating, _IDS_prowess_rating),
+    'resolve_rating': (_joint_resolve_rating, _IDS_resolve_rating),
+    'clock_size': (_joint_clock_size, _IDS_clock_size),
+    'racing_result': (_joint_racing_result, _IDS_racing_result),
+    'positions': (_joint_positions, _IDS_positions),
+    'action_roll': (_joint_action_roll, _IDS_action_roll),
+    'effect_levels': (_joint_effect_levels, _IDS_effect_levels),
+    'effective_quality': (_joint_effective_quality, _IDS_effective_quality),
+    'quality_factor': (_joint_quality_factor, _IDS_quality_factor),
+    'effect_level': (_joint_effect_level, _IDS_effect_level),
+    'traded_effect': (_joint_traded_effect, _IDS_traded_effect),
+    'traded_position': (_joint_traded_position, _IDS_traded_position),
+    'complication_ticks': (_joint_complication_ticks, _IDS_complication_ticks),
+    'worse_position': (_joint_worse_position, _IDS_worse_position),
+    'resistance_attribute': (_joint_resistance_attribute, _IDS_resistance_attribute),
+    'resistance_roll': (_joint_resistance_roll, _IDS_resistance_roll),
+    'resisted_harm': (_joint_resisted_harm, _IDS_resisted_harm),
+    'armored_harm': (_joint_armored_harm, _IDS_armored_harm),
+    'fortune_roll': (_joint_fortune_roll, _IDS_fortune_roll),
+    'information_detail': (_joint_information_detail, _IDS_information_detail),
+    'gather_information': (_joint_gather_information, _IDS_gather_information),
+    'xp_award': (_joint_xp_award, _IDS_xp_award),
+    'end_of_session_xp': (_joint_end_of_session_xp, _IDS_end_of_session_xp),
+    'party_session_xp': (_joint_party_session_xp, _IDS_party_session_xp),
+    'load_levels': (_joint_load_levels, _IDS_load_levels),
+    'group_action': (_joint_group_action, _IDS_group_action),
+    'improved_position': (_joint_improved_position, _IDS_improved_position),
+    'downtime_roll': (_joint_downtime_roll, _IDS_downtime_roll),
+    'long_term_project': (_joint_long_term_project, _IDS_long_term_project),
+    'recovery': (_joint_recovery, _IDS_recovery),
+    'recovery_treatment': (_joint_recovery_treatment, _IDS_recovery_treatment),
+    'improved_result': (_joint_improved_result, _IDS_improved_result),
+    'train': (_joint_train, _IDS_train),
+    'magnitude_fortune': (_joint_magnitude_fortune, _IDS_magnitude_fortune),
+    'magnitude_area': (_joint_magnitude_area, _IDS_magnitude_area),
+    'magnitude_scale': (_joint_magnitude_scale, _IDS_magnitude_scale),
+    'magnitude_duration': (_joint_magnitude_duration, _IDS_magnitude_duration),
+    'magnitude_range': (_joint_magnitude_range, _IDS_magnitude_range),
+    'magnitude_quality': (_joint_magnitude_quality, _IDS_magnitude_quality),
+    'magnitude_force': (_joint_magnitude_force, _IDS_magnitude_force),
+    'quality_examples': (_joint_quality_examples, _IDS_quality_examples),
+    'force_examples': (_joint_force_examples, _IDS_force_examples),
+    'ritual_stress': (_joint_ritual_stress, _IDS_ritual_stress),
+    'crafting_roll': (_joint_crafting_roll, _IDS_crafting_roll),
+    'modification_requirement': (_joint_modification_requirement, _IDS_modification_requirement),
 }
 INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
     'simple_roll': (('rating', 'int', 0, 6, (), 1),),
@@ -5070,8 +4947,19 @@ def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object])
 
 def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _ODDS)
-    return _ODDS[name](inputs)
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return odds_of(joint(inputs), ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    _known(name, inputs, _JOINTS)
+    joint, ids = _JOINTS[name]
+    return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int, Fraction]:
