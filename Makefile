@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: build test lint check fuzz clean
+.PHONY: build test lint check fuzz clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ build: $(STAMP)
 	$(BIN)/rulecraft build
 
 test: $(STAMP)
-	$(BIN)/ruff check compiler tests
+	$(BIN)/ruff check compiler tests bench
 	$(BIN)/mypy
 	$(BIN)/rulecraft fmt --check
 	$(BIN)/pytest
@@ -29,6 +29,22 @@ check: $(STAMP)
 
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/test_fuzz.py
+
+# `make bench`: the benchmark suite (bench/README.md); writes bench/REPORT.md. Its comparison libraries live in
+# bench/.venv only: d20 pins lark-parser 0.9, which installs into lark's folder, so it goes in without its
+# dependencies (it runs on lark 1.x) and the project's lark stays.
+BENCH_VENV := bench/.venv
+BENCH_STAMP := $(BENCH_VENV)/.installed
+
+$(BENCH_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/pip install --quiet -e . icepool numpy cachetools
+	$(BENCH_VENV)/bin/pip install --quiet --no-deps d20
+	touch $(BENCH_STAMP)
+
+bench: $(STAMP) $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python -m bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

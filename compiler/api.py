@@ -5,6 +5,9 @@ Backends (odds, codegen, render) take the `CheckedRuleset` this returns.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from . import model as m
@@ -47,16 +50,33 @@ def load(name_or_path: str, report: Report | None = None) -> Loaded:
     return load_text(source, display, path.stem, report)
 
 
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Collect cyclic garbage less often while compiling.
+
+    Parsing and checking allocate millions of small objects and free few of them until the
+    end, so Python's collector would walk the same live objects over and over: about a fifth
+    of the time on the real rulesets, more on big ones. The usual thresholds come back after.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(50_000, 20, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def load_text(source: str, display: str, ruleset_id: str, report: Report | None = None) -> Loaded:
     """Parse and check a ruleset's text (`display` names it in diagnostics). Raises CompileError."""
     report = report if report is not None else Report()
     report.sources[display] = source
-    try:
-        ruleset = parse(source, display, ruleset_id)
-    except CompileError as error:
-        report.diagnostics.extend(error.report.diagnostics)
-        raise CompileError(report) from None
-    checked = check(ruleset, source, report)
+    with fewer_collections():
+        try:
+            ruleset = parse(source, display, ruleset_id)
+        except CompileError as error:
+            report.diagnostics.extend(error.report.diagnostics)
+            raise CompileError(report) from None
+        checked = check(ruleset, source, report)
     if report.has_errors:
         raise CompileError(report)
     return Loaded(checked, report, source, display)

@@ -940,7 +940,7 @@ class Checker:
         out: list[Defect] = []
         if not resolver.bands:
             return out
-        gaps: dict[int | str, set[str]] = {}
+        gaps: set[int | str] = set()
         overlap_values: dict[tuple[str, ...], set[int | str]] = {}
         reached: set[str] = set()
         if self.budget.exhausted:
@@ -952,6 +952,7 @@ class Checker:
             return out
         worst_gap: tuple[Fraction, dict[str, object]] = (Fraction(0), {})
         totals: set[int] = set()
+        seen: set[int] = set()  # inputs that decide alike share one distribution: read each once
         for inputs in grid:
             try:
                 found = distribution(resolver, inputs, names, self.budget)
@@ -964,15 +965,18 @@ class Checker:
                            "the check works the roll out for every value of its inputs: make it work for these "
                            "(narrow the input's range, or test for the value)", resolver.name)
                 return out
-            for value in found.unmatched:
-                gaps.setdefault(value, set()).add(_inputs_text(inputs))
-            missed = sum(found.unmatched.values(), Fraction(0))
-            if missed > worst_gap[0]:
-                worst_gap = (missed, inputs)
+            if id(found) in seen:
+                continue
+            seen.add(id(found))
+            gaps.update(found.unmatched)
+            if found.unmatched:
+                missed = sum(found.unmatched.values(), Fraction(0))
+                if missed > worst_gap[0]:
+                    worst_gap = (missed, inputs)
             for value, ids in found.overlaps.items():
                 overlap_values.setdefault(ids, set()).add(value)
-            reached |= {k for k, p in found.outcomes.items() if p > 0}
-            totals |= {t for t, p in found.totals.items() if isinstance(t, int) and p > 0}
+            reached.update(k for k, p in found.outcomes.items() if p.numerator)
+            totals.update(t for t, p in found.totals.items() if isinstance(t, int) and p.numerator)
         if gaps:
             gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
             chance, where = worst_gap

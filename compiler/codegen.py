@@ -28,7 +28,7 @@ from pathlib import Path
 from . import __version__
 from . import model as m
 from .diagnostics import CompileError, Report
-from .evaluate import dice_symbols, walk
+from .evaluate import contains_dice, dice_symbols, walk
 from .odds import reads
 from .resources import compiler_fingerprint
 
@@ -428,8 +428,8 @@ class ModuleWriter:
     def values_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
         params = self.full_params(resolver)
-        w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, "
-               f"r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
+        w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling | None, r_total: object, "
+               f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "")
                + ") -> dict[str, object]:")
         with w.indent():
@@ -488,11 +488,13 @@ class ModuleWriter:
                            "else None, outcome, {}, "
                            f"describe({resolver.label!r}, d.groups, r_total, outcome, [], {{}})),)")
                     self.roll_lines(resolver, compiler, again=True)
-            w.line("extra = Rolling(rng)")
+            rolls_more = any(contains_dice(e) for b in resolver.bands for _, e in b.values)
+            w.line("extra = Rolling(rng)" if rolls_more else "extra = None  # no band's data rolls dice")
             w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero{tail})")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
-            w.line(f"trace = describe({resolver.label!r}, d.groups, r_total, outcome, extra.groups, values)")
+            w.line(f"trace = describe({resolver.label!r}, d.groups, r_total, outcome, "
+                   f"{'extra.groups' if rolls_more else '()'}, values)")
             if resolver.rerolls:
                 w.line("if first:")
                 with w.indent():
@@ -539,10 +541,7 @@ class ModuleWriter:
             w.line(f"r_total = {compiler.expr(resolver.value)}")
         else:
             w.line("r_total = None")
-        w.line("r_dice = tuple(f for g in d.groups for f in g.dice)")
-        w.line("r_kept = tuple(f for g in d.groups for f in g.kept)")
-        w.line("r_read = tuple(f for f in r_kept if isinstance(f, int))")
-        w.line("r_natural = d.groups[0].value if len(d.groups) == 1 else None")
+        w.line("r_dice, r_kept, r_read, r_natural = d.read()")
         w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, d.zero{tail})")
         w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
         w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")

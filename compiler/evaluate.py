@@ -341,15 +341,21 @@ def contains_dice(expr: m.Expr) -> bool:
     return any(isinstance(node, (m.Dice, m.Pool, m.Kept, m.CustomPool)) for node in walk(expr))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _subexpressions(expr: m.Expr) -> list[tuple[str, m.Expr | tuple[m.Expr, ...]]]:
     """The fields of a node that hold expressions (one, or a tuple of them), in declaration order."""
     out: list[tuple[str, m.Expr | tuple[m.Expr, ...]]] = []
-    for item in fields(expr):
-        value = getattr(expr, item.name)
+    names = _FIELD_NAMES.get(type(expr))
+    if names is None:  # fields() is slow to ask for every node: once per class
+        names = _FIELD_NAMES[type(expr)] = tuple(item.name for item in fields(expr) if item.name != "span")
+    for name in names:
+        value = getattr(expr, name)
         if isinstance(value, EXPR_TYPES):
-            out.append((item.name, value))  # type: ignore[arg-type]
+            out.append((name, value))  # type: ignore[arg-type]
         elif isinstance(value, tuple) and value and all(isinstance(v, EXPR_TYPES) for v in value):
-            out.append((item.name, value))
+            out.append((name, value))
     return out
 
 

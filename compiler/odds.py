@@ -28,7 +28,6 @@ from .evaluate import (
     as_number,
     children,
     compiled,
-    dice_symbols,
     evaluate,
     truthy,
     walk,
@@ -346,14 +345,19 @@ def analysis(resolver: m.Resolver) -> Analysis:
     found = _ANALYSES.get(id(resolver))
     if found is not None and found[0] is resolver:
         return found[1]
-    symbols = dice_symbols(resolver)
     dice_exprs: list[m.Expr] = [rule.expr for rule in resolver.dice]
     if resolver.zero_dice is not None:
         dice_exprs.append(resolver.zero_dice)
     exprs = dice_exprs + [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
+    deciding = exprs + [rule.when for rule in resolver.dice if rule.when is not None]
+    deciding += [e for e in (resolver.key, resolver.value) if e is not None]
+    deciding += [r.when for r in resolver.rerolls if r.when is not None]
+    nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
+    symbols = frozenset(face for e in dice_exprs for n in nodes[id(e)] if isinstance(n, m.CustomPool)
+                        for face in n.faces)  # what dice_symbols(resolver) gives, from the same walk
     counted: set[int | str] | None = set()
     names: set[str] = set()
-    for node in (n for e in exprs for n in walk(e)):
+    for node in (n for e in exprs for n in nodes[id(e)]):
         if isinstance(node, m.Name):
             names.add(node.name)
         elif isinstance(node, m.Call) and node.function == "count" and counted is not None:
@@ -364,10 +368,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
                 counted.add(arg.value)
             else:
                 counted = None
-    deciding = exprs + [rule.when for rule in resolver.dice if rule.when is not None]
-    deciding += [e for e in (resolver.key, resolver.value) if e is not None]
-    deciding += [r.when for r in resolver.rerolls if r.when is not None]
-    read = sorted({n.name for e in deciding for n in walk(e) if isinstance(n, m.Name)})
+    read = sorted({n.name for e in deciding for n in nodes[id(e)] if isinstance(n, m.Name)})
     specials: list[Special] = []
     for band in resolver.bands:
         if isinstance(band.condition, m.Natural):
@@ -384,7 +385,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
         Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names), symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
         any((isinstance(n, m.Name) and n.name in ROLL_NAMES) or (isinstance(n, m.Call) and n.function == "count")
-            for e in dice_exprs for n in walk(e)), tuple(read),
+            for e in dice_exprs for n in nodes[id(e)]), tuple(read),
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
         options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), {}, {})
     if len(_ANALYSES) > 10_000:

@@ -211,7 +211,7 @@ def _capped(text: str, what: str, data: dict[str, Any]) -> str:
 def to_yaml(data: dict[str, Any]) -> str:
     from ruamel.yaml import YAML
 
-    yaml = YAML(typ="safe", pure=True)
+    yaml = YAML(typ="safe", pure=False)  # libyaml's emitter (ruamel.yaml.clib): ten times the pure one
     yaml.default_flow_style = False
     yaml.allow_unicode = True
     yaml.width = 100

@@ -289,10 +289,22 @@ class Rolling:
         if count < 0:
             count = 0
         shown = _notation(count, sides, mode, keep, notation)
-        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
+
+    def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
+        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        groups = self.groups
+        if len(groups) == 1:
+            group = groups[0]
+            kept = group.kept
+            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+        dice = tuple(f for g in groups for f in g.dice)
+        kept = tuple(f for g in groups for f in g.kept)
+        return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
@@ -355,11 +367,19 @@ class Replaying:
         return value
 
 
+_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
+
+
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode == "sum":
-        return base
-    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
+    key = (count, sides, mode, keep)
+    found = _NOTATIONS.get(key)
+    if found is None:
+        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+        if len(_NOTATIONS) < 10_000:
+            _NOTATIONS[key] = found
+    return found
 
 
 _K = TypeVar("_K")
@@ -606,7 +626,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def group_trace(group: Group) -> str:
@@ -615,12 +635,30 @@ def group_trace(group: Group) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
+_SAID: dict[int, tuple[Outcome, str]] = {}
+
+
+def outcome_trace(outcome: Outcome) -> str:
+    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
+    found = _SAID.get(id(outcome))
+    if found is not None and found[0] is outcome:
+        return found[1]
+    meaning = outcome.label if outcome.label != outcome.key else ""
+    if outcome.text:
+        meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+    where = f" ({outcome.column})" if outcome.column else ""
+    said = f"{outcome.key}{where}: {meaning}"
+    if len(_SAID) < 100_000:
+        _SAID[id(outcome)] = (outcome, said)
+    return said
+
+
 def describe(
     label: str,
-    groups: list[Group],
+    groups: Sequence[Group],
     total: object,
     outcome: Outcome | None,
-    extra: list[Group],
+    extra: Sequence[Group],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -636,14 +674,7 @@ def describe(
         parts.append(text)
     else:
         parts.append(f"{label}: {total}" if total is not None else label)
-    if outcome is None:
-        parts.append("no band takes this result")
-    else:
-        meaning = outcome.label if outcome.label != outcome.key else ""
-        if outcome.text:
-            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
-        where = f" ({outcome.column})" if outcome.column else ""
-        parts.append(f"{outcome.key}{where}: {meaning}")
+    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
     for group in extra:
         parts.append(f"then {group_trace(group)}")
     return " → ".join(parts)

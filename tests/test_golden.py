@@ -8,7 +8,7 @@ import pytest
 
 from compiler.api import load
 from compiler.codegen import generate
-from compiler.render import export_data, to_html, to_json
+from compiler.render import export_data, to_html, to_json, to_yaml
 from tests.conftest import ROOT
 
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))
@@ -26,6 +26,16 @@ def test_building_twice_gives_the_committed_bytes(path: Path) -> None:
     assert html == to_html(export_data(second))
     assert html == (ROOT / "output" / "html" / f"{path.stem}.html").read_text(encoding="utf-8")
     assert to_json(data) == (ROOT / "output" / "json" / f"{path.stem}.json").read_text(encoding="utf-8")
+    assert to_yaml(data) == (ROOT / "output" / "yaml" / f"{path.stem}.yaml").read_text(encoding="utf-8")
+
+
+def test_yaml_is_written_by_libyaml_whose_line_breaks_the_committed_files_have() -> None:
+    """ruamel.yaml falls back to its pure-Python emitter without ruamel.yaml.clib, and that one wraps
+    long text differently: the same source would give other bytes. The dependency is declared; this
+    says so plainly if an environment lacks it."""
+    from ruamel.yaml import YAML
+
+    assert YAML(typ="safe", pure=False).Emitter.__name__ == "CEmitter"
 
 
 def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:

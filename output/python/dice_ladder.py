@@ -279,10 +279,22 @@ class Rolling:
         if count < 0:
             count = 0
         shown = _notation(count, sides, mode, keep, notation)
-        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
+
+    def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
+        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        groups = self.groups
+        if len(groups) == 1:
+            group = groups[0]
+            kept = group.kept
+            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+        dice = tuple(f for g in groups for f in g.dice)
+        kept = tuple(f for g in groups for f in g.kept)
+        return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
@@ -345,11 +357,19 @@ class Replaying:
         return value
 
 
+_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
+
+
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode == "sum":
-        return base
-    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
+    key = (count, sides, mode, keep)
+    found = _NOTATIONS.get(key)
+    if found is None:
+        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+        if len(_NOTATIONS) < 10_000:
+            _NOTATIONS[key] = found
+    return found
 
 
 _K = TypeVar("_K")
@@ -596,7 +616,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def group_trace(group: Group) -> str:
@@ -605,12 +625,30 @@ def group_trace(group: Group) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
+_SAID: dict[int, tuple[Outcome, str]] = {}
+
+
+def outcome_trace(outcome: Outcome) -> str:
+    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
+    found = _SAID.get(id(outcome))
+    if found is not None and found[0] is outcome:
+        return found[1]
+    meaning = outcome.label if outcome.label != outcome.key else ""
+    if outcome.text:
+        meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+    where = f" ({outcome.column})" if outcome.column else ""
+    said = f"{outcome.key}{where}: {meaning}"
+    if len(_SAID) < 100_000:
+        _SAID[id(outcome)] = (outcome, said)
+    return said
+
+
 def describe(
     label: str,
-    groups: list[Group],
+    groups: Sequence[Group],
     total: object,
     outcome: Outcome | None,
-    extra: list[Group],
+    extra: Sequence[Group],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -626,14 +664,7 @@ def describe(
         parts.append(text)
     else:
         parts.append(f"{label}: {total}" if total is not None else label)
-    if outcome is None:
-        parts.append("no band takes this result")
-    else:
-        meaning = outcome.label if outcome.label != outcome.key else ""
-        if outcome.text:
-            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
-        where = f" ({outcome.column})" if outcome.column else ""
-        parts.append(f"{outcome.key}{where}: {meaning}")
+    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
     for group in extra:
         parts.append(f"then {group_trace(group)}")
     return " → ".join(parts)
@@ -1012,7 +1043,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
+COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1050,7 +1081,7 @@ def _band_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | st
     return -1
 
 
-def _values_test(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> dict[str, object]:
+def _values_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_roll'] = False
@@ -1066,17 +1097,14 @@ def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     d = Rolling(rng)
     r_total: object = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_test(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     c = 0
     outcome = _OUT_test[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_test(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     inputs: dict[str, object] = {'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced, 'impaired': v_impaired}
-    trace = describe('Test', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Test', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('test', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1162,7 +1190,7 @@ def _band_contest(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> dict[str, object]:
+def _values_contest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -1180,17 +1208,14 @@ def _values_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_contest(d, v_mine, v_theirs, v_edge)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_contest(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs, v_edge)
     c = 0
     outcome = _OUT_contest[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs, v_edge)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
-    trace = describe('Contest', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Contest', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('contest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1244,7 +1269,7 @@ def _band_advantage_and_disadvantage(r_total: object, r_natural: int | None, r_d
     return -1
 
 
-def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
+def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['additional_dice'] = 1
@@ -1258,17 +1283,14 @@ def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling, r_total: obje
 def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with: str) -> Result:
     d = Rolling(rng)
     r_total = v_roll_with
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_advantage_and_disadvantage(r_total, r_natural, r_dice, r_read, d.zero, v_roll_with)
     c = 0
     outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_roll_with)
     inputs: dict[str, object] = {'roll_with': v_roll_with}
-    trace = describe('Advantage and Disadvantage', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Advantage and Disadvantage', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('advantage_and_disadvantage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1304,7 +1326,7 @@ def _band_impaired_and_enhanced(r_total: object, r_natural: int | None, r_dice: 
     return -1
 
 
-def _values_impaired_and_enhanced(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
+def _values_impaired_and_enhanced(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['direction'] = -1
@@ -1316,17 +1338,14 @@ def _values_impaired_and_enhanced(b: int, c: int, d: Rolling, r_total: object, r
 def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -> Result:
     d = Rolling(rng)
     r_total = v_roll_is
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_impaired_and_enhanced(r_total, r_natural, r_dice, r_read, d.zero, v_roll_is)
     c = 0
     outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_roll_is)
     inputs: dict[str, object] = {'roll_is': v_roll_is}
-    trace = describe('Empaired and Enhanced', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Empaired and Enhanced', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('impaired_and_enhanced', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1379,7 +1398,7 @@ def _band_dice_ladder(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_dice_ladder(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> dict[str, object]:
+def _values_dice_ladder(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_roll'] = False
@@ -1402,17 +1421,14 @@ def _values_dice_ladder(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result:
     d = Rolling(rng)
     r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_steps)
     c = 0
     outcome = _OUT_dice_ladder[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_steps)
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
-    trace = describe('Dice Ladder', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Dice Ladder', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('dice_ladder', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1444,7 +1460,7 @@ def _band_skills_known(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_skills_known(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
+def _values_skills_known(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1453,17 +1469,14 @@ def _values_skills_known(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     d = Rolling(rng)
     r_total = (_N_skills_known_int_die[v_int_die] * 1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_skills_known(r_total, r_natural, r_dice, r_read, d.zero, v_int_die)
     c = 0
     outcome = _OUT_skills_known[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_int_die)
     inputs: dict[str, object] = {'int_die': v_int_die}
-    trace = describe('Skills known', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Skills known', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('skills_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1508,7 +1521,7 @@ def _band_spell(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_spell(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
+def _values_spell(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['cast'] = True
@@ -1523,17 +1536,14 @@ def _values_spell(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_spell(d, v_wil, v_dn, v_concentration)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_spell(r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_dn, v_concentration)
     c = 0
     outcome = _OUT_spell[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_dn, v_concentration)
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
-    trace = describe('Spells', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Spells', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('spell', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1582,7 +1592,7 @@ def _band_spells_known(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_spells_known(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_spells_known(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1591,17 +1601,14 @@ def _values_spells_known(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total = (_N_spells_known_wil[v_wil] * 1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_spells_known(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_spells_known[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Spells known', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Spells known', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('spells_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1632,7 +1639,7 @@ def _band_item_slots(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
+def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1641,17 +1648,14 @@ def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     d = Rolling(rng)
     r_total = (2 * _N_item_slots_str_die[v_str_die])
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_item_slots(r_total, r_natural, r_dice, r_read, d.zero, v_str_die)
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_str_die)
     inputs: dict[str, object] = {'str_die': v_str_die}
-    trace = describe('Item slots', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Item slots', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1681,7 +1685,7 @@ def _band_slots_filled(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_slots_filled(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
+def _values_slots_filled(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1690,17 +1694,14 @@ def _values_slots_filled(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int, v_coins: int) -> Result:
     d = Rolling(rng)
     r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_slots_filled(r_total, r_natural, r_dice, r_read, d.zero, v_items, v_bulky, v_coins)
     c = 0
     outcome = _OUT_slots_filled[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_items, v_bulky, v_coins)
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
-    trace = describe('Slots filled', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Slots filled', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('slots_filled', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1742,7 +1743,7 @@ def _band_carrying(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_carrying(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
+def _values_carrying(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['disadvantage'] = True
@@ -1755,17 +1756,14 @@ def _values_carrying(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int) -> Result:
     d = Rolling(rng)
     r_total = v_filled
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_carrying(r_total, r_natural, r_dice, r_read, d.zero, v_str_die, v_filled)
     c = 0
     outcome = _OUT_carrying[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_str_die, v_filled)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
-    trace = describe('Carrying', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Carrying', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('carrying', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1805,7 +1803,7 @@ def _band_luck_die(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_luck_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> dict[str, object]:
+def _values_luck_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['luck'] = r_total
@@ -1815,17 +1813,14 @@ def _values_luck_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_luck_die(d, v_die)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_luck_die(r_total, r_natural, r_dice, r_read, d.zero, v_die)
     c = 0
     outcome = _OUT_luck_die[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die)
     inputs: dict[str, object] = {'die': v_die}
-    trace = describe('Luck die', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Luck die', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('luck_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1878,7 +1873,7 @@ def _band_detachments(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_detachments(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
+def _values_detachments(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['advantage'] = True
@@ -1891,17 +1886,14 @@ def _values_detachments(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: str, v_blast: bool) -> Result:
     d = Rolling(rng)
     r_total = v_attacker
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_detachments(r_total, r_natural, r_dice, r_read, d.zero, v_attacker, v_target, v_blast)
     c = 0
     outcome = _OUT_detachments[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attacker, v_target, v_blast)
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
-    trace = describe('Detachments', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Detachments', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('detachments', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1942,7 +1934,7 @@ def _band_rounds(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_rounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> dict[str, object]:
+def _values_rounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['length'] = 'about ten seconds'
@@ -1961,17 +1953,14 @@ def _values_rounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     d = Rolling(rng)
     r_total = v_time
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_rounds(r_total, r_natural, r_dice, r_read, d.zero, v_time)
     c = 0
     outcome = _OUT_rounds[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_time)
     inputs: dict[str, object] = {'time': v_time}
-    trace = describe('Rounds', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Rounds', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('rounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2023,7 +2012,7 @@ def _band_surprise(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_surprise(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2041,17 +2030,14 @@ def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_surprise(d, v_mine, v_theirs)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_surprise(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Surprise', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Surprise', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('surprise', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2097,7 +2083,7 @@ def _band_hireling_share(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_hireling_share(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
+def _values_hireling_share(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2106,17 +2092,14 @@ def _values_hireling_share(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares: int, v_fee: int) -> Result:
     d = Rolling(rng)
     r_total = (floor_div(v_plunder, v_shares) - v_fee)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_hireling_share(r_total, r_natural, r_dice, r_read, d.zero, v_plunder, v_shares, v_fee)
     c = 0
     outcome = _OUT_hireling_share[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_plunder, v_shares, v_fee)
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
-    trace = describe("Hireling's share", d.groups, r_total, outcome, extra.groups, values)
+    trace = describe("Hireling's share", d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('hireling_share', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2170,7 +2153,7 @@ def _band_hireling_contest(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_hireling_contest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_hireling_contest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2188,17 +2171,14 @@ def _values_hireling_contest(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_hireling_contest(d, v_mine, v_theirs)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_hireling_contest[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Unpaid hirelings', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Unpaid hirelings', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('hireling_contest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2245,7 +2225,7 @@ def _band_hirelings_max(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_hirelings_max(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_hirelings_max(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2254,17 +2234,14 @@ def _values_hirelings_max(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total = (_N_hirelings_max_wil[v_wil] * 1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_hirelings_max(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_hirelings_max[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Hirelings', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Hirelings', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('hirelings_max', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2315,7 +2292,7 @@ def _band_reaction(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_reaction(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_reaction(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2323,17 +2300,14 @@ def _values_reaction(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_reaction(d, v_wil)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_reaction(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_reaction[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_reaction(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Reactions', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Reactions', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('reaction', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2399,7 +2373,7 @@ def _band_leverage(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_leverage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_leverage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2417,17 +2391,14 @@ def _values_leverage(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_leverage(d, v_mine, v_theirs)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_leverage(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_leverage[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Leverage', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Leverage', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('leverage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2493,7 +2464,7 @@ def _band_attack(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_attack(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> dict[str, object]:
+def _values_attack(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['harm'] = r_total
@@ -2507,17 +2478,14 @@ def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_ot
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     d = Rolling(rng)
     r_total: object = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_attack(r_total, r_natural, r_dice, r_read, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     c = 0
     outcome = _OUT_attack[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_attack(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     inputs: dict[str, object] = {'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor}
-    trace = describe('Attacks', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Attacks', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('attack', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2571,7 +2539,7 @@ def _band_armor(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_armor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
+def _values_armor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['cap'] = 3
@@ -2581,17 +2549,14 @@ def _values_armor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     d = Rolling(rng)
     r_total = min(v_armor_total, 3)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_armor(r_total, r_natural, r_dice, r_read, d.zero, v_armor_total)
     c = 0
     outcome = _OUT_armor[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_armor_total)
     inputs: dict[str, object] = {'armor_total': v_armor_total}
-    trace = describe('Armor', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Armor', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('armor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2630,7 +2595,7 @@ def _band_blast(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_blast(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> dict[str, object]:
+def _values_blast(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['targets'] = r_total
@@ -2640,17 +2605,14 @@ def _values_blast(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_blast(d, v_weapon)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_blast(r_total, r_natural, r_dice, r_read, d.zero, v_weapon)
     c = 0
     outcome = _OUT_blast[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_weapon)
     inputs: dict[str, object] = {'weapon': v_weapon}
-    trace = describe('Blast', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Blast', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('blast', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2716,7 +2678,7 @@ def _band_morale_check(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_morale_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> dict[str, object]:
+def _values_morale_check(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2736,17 +2698,14 @@ def _values_morale_check(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_morale_check(d, v_wil, v_their_wil)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_morale_check(r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_their_wil)
     c = 0
     outcome = _OUT_morale_check[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_their_wil)
     inputs: dict[str, object] = {'wil': v_wil, 'their_wil': v_their_wil}
-    trace = describe('Morale', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Morale', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2821,7 +2780,7 @@ def _band_morale(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_morale(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_morale(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2829,17 +2788,14 @@ def _values_morale(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_morale(d, v_wil)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_morale(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     c = 0
     outcome = _OUT_morale[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_morale(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('What the surviving enemies do', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('What the surviving enemies do', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('morale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2883,7 +2839,7 @@ def _band_fatigue(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_fatigue(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> dict[str, object]:
+def _values_fatigue(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['impairs'] = 'test'
@@ -2893,17 +2849,14 @@ def _values_fatigue(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     d = Rolling(rng)
     r_total = max((v_days - 1), 0)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_fatigue(r_total, r_natural, r_dice, r_read, d.zero, v_days)
     c = 0
     outcome = _OUT_fatigue[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_days)
     inputs: dict[str, object] = {'days': v_days}
-    trace = describe('Fatigue', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Fatigue', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fatigue', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2933,7 +2886,7 @@ def _band_fatigue_rest(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_fatigue_rest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
+def _values_fatigue_rest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2942,17 +2895,14 @@ def _values_fatigue_rest(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: int) -> Result:
     d = Rolling(rng)
     r_total = max((v_fatigue - v_nights), 0)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_fatigue_rest(r_total, r_natural, r_dice, r_read, d.zero, v_fatigue, v_nights)
     c = 0
     outcome = _OUT_fatigue_rest[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_fatigue, v_nights)
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
-    trace = describe('Fatigue after rest', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Fatigue after rest', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fatigue_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2999,7 +2949,7 @@ def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_critical_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
+def _values_critical_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['passed'] = True
@@ -3016,17 +2966,14 @@ def _values_critical_harm(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_critical_harm(d, v_attribute, v_dn)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_critical_harm(r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_dn)
     c = 0
     outcome = _OUT_critical_harm[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_dn)
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
-    trace = describe('Critical harm', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Critical harm', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('critical_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3076,7 +3023,7 @@ def _band_week_of_rest(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_week_of_rest(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
+def _values_week_of_rest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3085,17 +3032,14 @@ def _values_week_of_rest(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> Result:
     d = Rolling(rng)
     r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_week_of_rest(r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_original)
     c = 0
     outcome = _OUT_week_of_rest[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_original)
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
-    trace = describe('After a full week of rest', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('After a full week of rest', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('week_of_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3144,7 +3088,7 @@ def _band_advancement(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_advancement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> dict[str, object]:
+def _values_advancement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['hoard'] = 1000
@@ -3177,17 +3121,14 @@ def _values_advancement(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     d = Rolling(rng)
     r_total = v_title
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_advancement(r_total, r_natural, r_dice, r_read, d.zero, v_title)
     c = 0
     outcome = _OUT_advancement[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_title)
     inputs: dict[str, object] = {'title': v_title}
-    trace = describe('Advancement', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Advancement', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('advancement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3217,7 +3158,7 @@ def _band_advancement_reached(r_total: object, r_natural: int | None, r_dice: Se
     return -1
 
 
-def _values_advancement_reached(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
+def _values_advancement_reached(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3226,17 +3167,14 @@ def _values_advancement_reached(b: int, c: int, d: Rolling, r_total: object, r_n
 def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Result:
     d = Rolling(rng)
     r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_advancement_reached(r_total, r_natural, r_dice, r_read, d.zero, v_hoard)
     c = 0
     outcome = _OUT_advancement_reached[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hoard)
     inputs: dict[str, object] = {'hoard': v_hoard}
-    trace = describe('Thresholds reached', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Thresholds reached', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('advancement_reached', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

@@ -279,10 +279,22 @@ class Rolling:
         if count < 0:
             count = 0
         shown = _notation(count, sides, mode, keep, notation)
-        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
+
+    def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
+        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        groups = self.groups
+        if len(groups) == 1:
+            group = groups[0]
+            kept = group.kept
+            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+        dice = tuple(f for g in groups for f in g.dice)
+        kept = tuple(f for g in groups for f in g.kept)
+        return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
@@ -345,11 +357,19 @@ class Replaying:
         return value
 
 
+_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
+
+
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode == "sum":
-        return base
-    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
+    key = (count, sides, mode, keep)
+    found = _NOTATIONS.get(key)
+    if found is None:
+        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+        if len(_NOTATIONS) < 10_000:
+            _NOTATIONS[key] = found
+    return found
 
 
 _K = TypeVar("_K")
@@ -596,7 +616,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def group_trace(group: Group) -> str:
@@ -605,12 +625,30 @@ def group_trace(group: Group) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
+_SAID: dict[int, tuple[Outcome, str]] = {}
+
+
+def outcome_trace(outcome: Outcome) -> str:
+    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
+    found = _SAID.get(id(outcome))
+    if found is not None and found[0] is outcome:
+        return found[1]
+    meaning = outcome.label if outcome.label != outcome.key else ""
+    if outcome.text:
+        meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+    where = f" ({outcome.column})" if outcome.column else ""
+    said = f"{outcome.key}{where}: {meaning}"
+    if len(_SAID) < 100_000:
+        _SAID[id(outcome)] = (outcome, said)
+    return said
+
+
 def describe(
     label: str,
-    groups: list[Group],
+    groups: Sequence[Group],
     total: object,
     outcome: Outcome | None,
-    extra: list[Group],
+    extra: Sequence[Group],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -626,14 +664,7 @@ def describe(
         parts.append(text)
     else:
         parts.append(f"{label}: {total}" if total is not None else label)
-    if outcome is None:
-        parts.append("no band takes this result")
-    else:
-        meaning = outcome.label if outcome.label != outcome.key else ""
-        if outcome.text:
-            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
-        where = f" ({outcome.column})" if outcome.column else ""
-        parts.append(f"{outcome.key}{where}: {meaning}")
+    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
     for group in extra:
         parts.append(f"then {group_trace(group)}")
     return " → ".join(parts)
@@ -1012,7 +1043,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
+COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1037,7 +1068,7 @@ def _band_check(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
+def _values_check(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1051,17 +1082,14 @@ def _values_check(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_check(d, v_dv, v_attribute)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_check(r_total, r_natural, r_dice, r_read, d.zero, v_dv, v_attribute)
     c = 0
     outcome = _OUT_check[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dv, v_attribute)
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
-    trace = describe('Check', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Check', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('check', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1123,7 +1151,7 @@ def _band_saving_throw(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_saving_throw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
+def _values_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1136,17 +1164,14 @@ def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_at
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     d = Rolling(rng)
     r_total: object = _total_saving_throw(d, v_threat_renown, v_attribute, v_dv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_saving_throw(r_total, r_natural, r_dice, r_read, d.zero, v_threat_renown, v_attribute, v_dv)
     c = 0
     outcome = _OUT_saving_throw[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_threat_renown, v_attribute, v_dv)
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
-    trace = describe('Saving Throw', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Saving Throw', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('saving_throw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1209,7 +1234,7 @@ def _band_reaction_roll(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_reaction_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> dict[str, object]:
+def _values_reaction_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['dv'] = 8
@@ -1225,17 +1250,14 @@ def _values_reaction_roll(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     d = Rolling(rng)
     r_total = v_column
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_reaction_roll(r_total, r_natural, r_dice, r_read, d.zero, v_column)
     c = 0
     outcome = _OUT_reaction_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_column)
     inputs: dict[str, object] = {'column': v_column}
-    trace = describe('Reaction Rolls', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Reaction Rolls', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('reaction_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1274,7 +1296,7 @@ def _band_giving_exchange(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_giving_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> dict[str, object]:
+def _values_giving_exchange(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['disposition'] = 1
@@ -1286,17 +1308,14 @@ def _values_giving_exchange(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact: str) -> Result:
     d = Rolling(rng)
     r_total = v_result
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_impact)
     c = 0
     outcome = _OUT_giving_exchange[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
-    trace = describe('Giving exchange', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Giving exchange', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('giving_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1342,7 +1361,7 @@ def _band_taking_exchange(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_taking_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
+def _values_taking_exchange(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['disposition'] = -3
@@ -1354,17 +1373,14 @@ def _values_taking_exchange(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
     d = Rolling(rng)
     r_total = v_result
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     c = 0
     outcome = _OUT_taking_exchange[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_taking_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = describe('Taking exchange', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Taking exchange', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('taking_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1411,7 +1427,7 @@ def _band_convincing_exchange(r_total: object, r_natural: int | None, r_dice: Se
     return -1
 
 
-def _values_convincing_exchange(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
+def _values_convincing_exchange(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['disposition'] = -3
@@ -1423,17 +1439,14 @@ def _values_convincing_exchange(b: int, c: int, d: Rolling, r_total: object, r_n
 def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
     d = Rolling(rng)
     r_total = v_result
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     c = 0
     outcome = _OUT_convincing_exchange[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_convincing_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = describe('Convincing exchange', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Convincing exchange', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('convincing_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1465,7 +1478,7 @@ def _band_item_slots(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
+def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1474,17 +1487,14 @@ def _values_item_slots(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     d = Rolling(rng)
     r_total = v_phys
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_item_slots(r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = describe('Item Slots', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Item Slots', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1519,7 +1529,7 @@ def _band_encumbrance(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_encumbrance(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
+def _values_encumbrance(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['item_slots'] = v_phys
@@ -1531,17 +1541,14 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
     d = Rolling(rng)
     r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_encumbrance(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_filled, v_exhaustion, v_used)
     c = 0
     outcome = _OUT_encumbrance[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_encumbrance(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_filled, v_exhaustion, v_used)
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
-    trace = describe('Encumbrance', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Encumbrance', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('encumbrance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1574,7 +1581,7 @@ def _band_restore_depletion(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_restore_depletion(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
+def _values_restore_depletion(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['supply_per_item_slot'] = 4
@@ -1584,17 +1591,14 @@ def _values_restore_depletion(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) -> Result:
     d = Rolling(rng)
     r_total = (4 * v_item_slots)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_restore_depletion(r_total, r_natural, r_dice, r_read, d.zero, v_item_slots)
     c = 0
     outcome = _OUT_restore_depletion[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_item_slots)
     inputs: dict[str, object] = {'item_slots': v_item_slots}
-    trace = describe('Supply', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Supply', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('restore_depletion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1656,7 +1660,7 @@ def _column_supply_available(v_settlement: str, v_column: int) -> int:
     raise ValueError(f"no column of Supply Available per Downtime Turn takes {r_total}")
 
 
-def _values_supply_available(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> dict[str, object]:
+def _values_supply_available(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = (10, 20, None, None, None, None)[c]
@@ -1674,17 +1678,14 @@ def _values_supply_available(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_column: int) -> Result:
     d = Rolling(rng)
     r_total = v_settlement
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_supply_available(r_total, r_natural, r_dice, r_read, d.zero, v_settlement, v_column)
     c = _column_supply_available(v_settlement, v_column)
     outcome = _OUT_supply_available[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_settlement, v_column)
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
-    trace = describe('Supply Available per Downtime Turn', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Supply Available per Downtime Turn', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('supply_available', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1741,7 +1742,7 @@ def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_travel_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> dict[str, object]:
+def _values_travel_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1749,17 +1750,14 @@ def _values_travel_event_die(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_travel_event_die(d, v_no_watch)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, d.zero, v_no_watch)
     c = 0
     outcome = _OUT_travel_event_die[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_travel_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_no_watch)
     inputs: dict[str, object] = {'no_watch': v_no_watch}
-    trace = describe('Travel Turn Quick Reference', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Travel Turn Quick Reference', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('travel_event_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1812,7 +1810,7 @@ def _band_take_watch(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_take_watch(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
+def _values_take_watch(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['exhaustion'] = False
@@ -1824,17 +1822,14 @@ def _values_take_watch(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     d = Rolling(rng)
     r_total = v_watchers
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_take_watch(r_total, r_natural, r_dice, r_read, d.zero, v_watchers)
     c = 0
     outcome = _OUT_take_watch[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_watchers)
     inputs: dict[str, object] = {'watchers': v_watchers}
-    trace = describe('Take watch', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Take watch', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('take_watch', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1900,7 +1895,7 @@ def _band_travel_pace(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_travel_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
+def _values_travel_pace(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['pace'] = '+1/x'
@@ -1942,17 +1937,14 @@ def _values_travel_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
     d = Rolling(rng)
     r_total = v_condition
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_travel_pace(r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     c = 0
     outcome = _OUT_travel_pace[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = describe('Pace', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Pace', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('travel_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2015,7 +2007,7 @@ def _column_weather(v_season: str, v_modifier: int) -> int:
     raise ValueError(f"no column of Weather takes {r_total}")
 
 
-def _values_weather(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> dict[str, object]:
+def _values_weather(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['inclement'] = (v_season == 'spring')
@@ -2044,17 +2036,14 @@ def _values_weather(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_weather(d, v_season, v_modifier)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_weather(r_total, r_natural, r_dice, r_read, d.zero, v_season, v_modifier)
     c = _column_weather(v_season, v_modifier)
     outcome = _OUT_weather[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_season, v_modifier)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
-    trace = describe('Weather', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Weather', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('weather', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2123,7 +2112,7 @@ def _band_exploration_event_die(r_total: object, r_natural: int | None, r_dice: 
     return -1
 
 
-def _values_exploration_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_exploration_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2131,17 +2120,14 @@ def _values_exploration_event_die(b: int, c: int, d: Rolling, r_total: object, r
 def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_exploration_event_die(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_exploration_event_die(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_exploration_event_die[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_exploration_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Exploration Turn Quick Reference', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Exploration Turn Quick Reference', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('exploration_event_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2198,7 +2184,7 @@ def _band_exploration_pace(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_exploration_pace(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
+def _values_exploration_pace(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['pace'] = 'x/+1'
@@ -2218,17 +2204,14 @@ def _values_exploration_pace(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
     d = Rolling(rng)
     r_total = v_condition
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_exploration_pace(r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     c = 0
     outcome = _OUT_exploration_pace[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = describe('Pace', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Pace', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('exploration_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2274,7 +2257,7 @@ def _band_stealth(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_stealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
+def _values_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2287,17 +2270,14 @@ def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: in
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     d = Rolling(rng)
     r_total: object = _total_stealth(d, v_skill, v_encumbrance, v_dv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_stealth(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance, v_dv)
     c = 0
     outcome = _OUT_stealth[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = describe('Stealth', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Stealth', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('stealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2361,7 +2341,7 @@ def _band_group_stealth(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_group_stealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
+def _values_group_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2374,17 +2354,14 @@ def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_enc
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     d = Rolling(rng)
     r_total: object = _total_group_stealth(d, v_skill, v_group_encumbrance, v_dv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_group_stealth(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_group_encumbrance, v_dv)
     c = 0
     outcome = _OUT_group_stealth[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_group_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_group_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
-    trace = describe('Group stealth', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Group stealth', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('group_stealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2441,7 +2418,7 @@ def _band_illumination(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_illumination(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
+def _values_illumination(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['people_lit'] = v_burn
@@ -2451,17 +2428,14 @@ def _values_illumination(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: int) -> Result:
     d = Rolling(rng)
     r_total = v_burn
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_illumination(r_total, r_natural, r_dice, r_read, d.zero, v_burn, v_members)
     c = 0
     outcome = _OUT_illumination[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_burn, v_members)
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
-    trace = describe('Illumination', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Illumination', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('illumination', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2508,7 +2482,7 @@ def _band_harvesting(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_harvesting(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
+def _values_harvesting(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2521,17 +2495,14 @@ def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int)
     v_dv, = _lets_harvesting(v_skill, v_threat)
     d = Rolling(rng)
     r_total: object = _total_harvesting(d, v_skill, v_threat, v_dv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_harvesting(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_threat, v_dv)
     c = 0
     outcome = _OUT_harvesting[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_threat, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
-    trace = describe('Harvesting Materials', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Harvesting Materials', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('harvesting', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2579,7 +2550,7 @@ def _band_creature_components(r_total: object, r_natural: int | None, r_dice: Se
     return -1
 
 
-def _values_creature_components(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
+def _values_creature_components(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['item_slots'] = floor_div(v_threat, 2)
@@ -2591,17 +2562,14 @@ def _values_creature_components(b: int, c: int, d: Rolling, r_total: object, r_n
 def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> Result:
     d = Rolling(rng)
     r_total = floor_div(v_threat, 2)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_creature_components(r_total, r_natural, r_dice, r_read, d.zero, v_threat)
     c = 0
     outcome = _OUT_creature_components[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_threat)
     inputs: dict[str, object] = {'threat': v_threat}
-    trace = describe('Components from a creature', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Components from a creature', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('creature_components', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2650,7 +2618,7 @@ def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_stuck_door(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
+def _values_stuck_door(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2665,17 +2633,14 @@ def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int,
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     d = Rolling(rng)
     r_total: object = _total_stuck_door(d, v_phys, v_door_dv, v_helpers, v_dv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_stuck_door(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
     c = 0
     outcome = _OUT_stuck_door[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_stuck_door(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
-    trace = describe('Doors', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Doors', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('stuck_door', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2766,7 +2731,7 @@ def _band_locks(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_locks(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_locks(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sequence'] = 'Twist, Tap, Twist'
@@ -2810,17 +2775,14 @@ def _values_locks(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_locks(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_locks(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_locks(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_locks[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Locks', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Locks', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('locks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2885,7 +2847,7 @@ def _band_downtime_event_die(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_downtime_event_die(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['next'] = 'downtime_complications'
@@ -2897,17 +2859,14 @@ def _values_downtime_event_die(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_downtime_event_die(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_downtime_event_die(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_downtime_event_die[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Turn Quick Reference', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Downtime Turn Quick Reference', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2995,7 +2954,7 @@ def _band_downtime_complications(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_complications(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 8:
         values['downtime_turns'] = d.term(1, 4, 'sum', 0, 'd4', None)
@@ -3005,10 +2964,7 @@ def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: object, 
 def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_downtime_complications(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_downtime_complications(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
@@ -3083,7 +3039,7 @@ def _band_downtime_trends(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_downtime_trends(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_trends(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3091,17 +3047,14 @@ def _values_downtime_trends(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_downtime_trends(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_downtime_trends(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_downtime_trends[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_downtime_trends(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Trends', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Downtime Trends', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_trends', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3157,7 +3110,7 @@ def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_downtime_action(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> dict[str, object]:
+def _values_downtime_action(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['progress'] = 1
@@ -3167,17 +3120,14 @@ def _values_downtime_action(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_downtime_action(d, v_modifiers)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_downtime_action(r_total, r_natural, r_dice, r_read, d.zero, v_modifiers)
     c = 0
     outcome = _OUT_downtime_action[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_modifiers)
     inputs: dict[str, object] = {'modifiers': v_modifiers}
-    trace = describe('Downtime Turn Actions', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Downtime Turn Actions', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3233,7 +3183,7 @@ def _band_activity_tracker(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_activity_tracker(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
+def _values_activity_tracker(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['size'] = 1
@@ -3249,17 +3199,14 @@ def _values_activity_tracker(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result:
     d = Rolling(rng)
     r_total = v_goal
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_activity_tracker(r_total, r_natural, r_dice, r_read, d.zero, v_goal)
     c = 0
     outcome = _OUT_activity_tracker[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_goal)
     inputs: dict[str, object] = {'goal': v_goal}
-    trace = describe('Setting trackers for activities', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Setting trackers for activities', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('activity_tracker', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3305,7 +3252,7 @@ def _band_amount_wasted(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_amount_wasted(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> dict[str, object]:
+def _values_amount_wasted(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['amount'] = r_total
@@ -3316,17 +3263,14 @@ def _values_amount_wasted(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_amount_wasted(d, v_settlement)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, d.zero, v_settlement)
     c = 0
     outcome = _OUT_amount_wasted[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_settlement)
     inputs: dict[str, object] = {'settlement': v_settlement}
-    trace = describe('Amount wasted by Settlement Type.', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Amount wasted by Settlement Type.', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('amount_wasted', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3378,7 +3322,7 @@ def _band_combat_distance(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_combat_distance(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_combat_distance(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = r_total
@@ -3389,17 +3333,14 @@ def _values_combat_distance(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_combat_distance(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_combat_distance(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_combat_distance[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Combat Distance', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Combat Distance', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('combat_distance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3455,7 +3396,7 @@ def _band_surprise(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_surprise(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3463,17 +3404,14 @@ def _values_surprise(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_surprise(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_surprise(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_surprise(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Surprise', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Surprise', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('surprise', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3526,7 +3464,7 @@ def _band_initiative(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_initiative(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> dict[str, object]:
+def _values_initiative(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['company_first'] = True
@@ -3538,17 +3476,14 @@ def _values_initiative(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_initiative(d, v_call)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_initiative(r_total, r_natural, r_dice, r_read, d.zero, v_call)
     c = 0
     outcome = _OUT_initiative[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_call)
     inputs: dict[str, object] = {'call': v_call}
-    trace = describe('Initiative', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Initiative', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('initiative', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3592,7 +3527,7 @@ def _band_spd(r_total: object, r_natural: int | None, r_dice: Sequence[int | str
     return -1
 
 
-def _values_spd(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
+def _values_spd(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3601,17 +3536,14 @@ def _values_spd(b: int, c: int, d: Rolling, r_total: object, r_natural: int | No
 def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
     d = Rolling(rng)
     r_total = (v_skill - v_encumbrance)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_spd(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance)
     c = 0
     outcome = _OUT_spd[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = describe('SPD', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('SPD', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('spd', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3660,7 +3592,7 @@ def _band_movement_dice(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_movement_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> dict[str, object]:
+def _values_movement_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 0
@@ -3680,17 +3612,14 @@ def _values_movement_dice(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     d = Rolling(rng)
     r_total = v_spd
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_movement_dice(r_total, r_natural, r_dice, r_read, d.zero, v_spd)
     c = 0
     outcome = _OUT_movement_dice[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_spd)
     inputs: dict[str, object] = {'spd': v_spd}
-    trace = describe('Movement dice', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Movement dice', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('movement_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3728,7 +3657,7 @@ def _band_movement_roll(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
+def _values_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = (r_total * 10)
@@ -3739,17 +3668,14 @@ def _values_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_movement_roll(d, v_movement_dice)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_movement_roll(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     c = 0
     outcome = _OUT_movement_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = describe('Movement roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Movement roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('movement_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3793,7 +3719,7 @@ def _band_shift(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_shift(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
+def _values_shift(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['unit'] = 'feet/yards'
@@ -3804,17 +3730,14 @@ def _values_shift(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
     r_total = (v_movement_dice * 10)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_shift(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     c = 0
     outcome = _OUT_shift[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = describe('Shift', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Shift', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('shift', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3863,7 +3786,7 @@ def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_attack_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
+def _values_attack_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -3887,17 +3810,14 @@ def _values_attack_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_attack_roll(d, v_die, v_blocks, v_enhance, v_missile)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_attack_roll(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance, v_missile)
     c = 0
     outcome = _OUT_attack_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_attack_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance, v_missile)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
-    trace = describe('Attack Roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Attack Roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('attack_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3970,7 +3890,7 @@ def _band_enhance_impair(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_enhance_impair(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
+def _values_enhance_impair(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sides'] = 1
@@ -3992,17 +3912,14 @@ def _values_enhance_impair(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int) -> Result:
     d = Rolling(rng)
     r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_enhance_impair(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance)
     c = 0
     outcome = _OUT_enhance_impair[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
-    trace = describe('Enhance & Impair', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Enhance & Impair', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('enhance_impair', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4080,7 +3997,7 @@ def _column_wounds(v_damage: int, v_damage_type: str) -> int:
     raise ValueError(f"no column of Wounds takes {r_total}")
 
 
-def _values_wounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> dict[str, object]:
+def _values_wounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['deaths_door'] = (v_damage_type == 'physical')
@@ -4129,10 +4046,7 @@ def _values_wounds(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: str) -> Result:
     d = Rolling(rng)
     r_total = v_damage
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_wounds(r_total, r_natural, r_dice, r_read, d.zero, v_damage, v_damage_type)
     c = _column_wounds(v_damage, v_damage_type)
     outcome = _OUT_wounds[b][c] if b >= 0 else None
@@ -4186,7 +4100,7 @@ def _band_zero_hp_saving_throw(r_total: object, r_natural: int | None, r_dice: S
     return -1
 
 
-def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
+def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['out_of_action'] = False
@@ -4199,17 +4113,14 @@ def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_dam
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     d = Rolling(rng)
     r_total: object = _total_zero_hp_saving_throw(d, v_phys, v_damage_taken, v_dv)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_damage_taken, v_dv)
     c = 0
     outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_zero_hp_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_damage_taken, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
-    trace = describe('Death & Dying', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Death & Dying', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4278,7 +4189,7 @@ def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: Se
     return -1
 
 
-def _values_chase_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
+def _values_chase_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = 0
@@ -4297,17 +4208,14 @@ def _values_chase_movement_roll(b: int, c: int, d: Rolling, r_total: object, r_n
 def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice, v_sprint)
     c = 0
     outcome = _OUT_chase_movement_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_chase_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice, v_sprint)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
-    trace = describe('Chase movement roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Chase movement roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4375,7 +4283,7 @@ def _band_fall_damage_table(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_fall_damage_table(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
+def _values_fall_damage_table(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = d.term(1, 6, 'sum', 0, 'd6', None)
@@ -4397,10 +4305,7 @@ def _values_fall_damage_table(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Result:
     d = Rolling(rng)
     r_total = v_height
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_fall_damage_table(r_total, r_natural, r_dice, r_read, d.zero, v_height)
     c = 0
     outcome = _OUT_fall_damage_table[b][c] if b >= 0 else None
@@ -4446,7 +4351,7 @@ def _band_fall_damage(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_fall_damage(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
+def _values_fall_damage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -4456,17 +4361,14 @@ def _values_fall_damage(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_fall_damage(d, v_height)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_fall_damage(r_total, r_natural, r_dice, r_read, d.zero, v_height)
     c = 0
     outcome = _OUT_fall_damage[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = describe('Fall damage', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Fall damage', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fall_damage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4518,7 +4420,7 @@ def _band_burning(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_burning(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_burning(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -4528,17 +4430,14 @@ def _values_burning(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_burning(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_burning(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_burning(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_burning[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Burning', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Burning', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('burning', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4586,7 +4485,7 @@ def _band_hold_breath(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_hold_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
+def _values_hold_breath(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     if b == 0:
@@ -4599,17 +4498,14 @@ def _values_hold_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     d = Rolling(rng)
     r_total = (v_phys - 10)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_hold_breath(r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     c = 0
     outcome = _OUT_hold_breath[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = describe('Hold breath', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Hold breath', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('hold_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4647,7 +4543,7 @@ def _band_out_of_breath(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_out_of_breath(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_out_of_breath(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -4657,17 +4553,14 @@ def _values_out_of_breath(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_out_of_breath(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_out_of_breath(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_out_of_breath[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Out of breath', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Out of breath', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('out_of_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

@@ -279,10 +279,22 @@ class Rolling:
         if count < 0:
             count = 0
         shown = _notation(count, sides, mode, keep, notation)
-        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
+
+    def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
+        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        groups = self.groups
+        if len(groups) == 1:
+            group = groups[0]
+            kept = group.kept
+            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+        dice = tuple(f for g in groups for f in g.dice)
+        kept = tuple(f for g in groups for f in g.kept)
+        return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
@@ -345,11 +357,19 @@ class Replaying:
         return value
 
 
+_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
+
+
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode == "sum":
-        return base
-    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
+    key = (count, sides, mode, keep)
+    found = _NOTATIONS.get(key)
+    if found is None:
+        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+        if len(_NOTATIONS) < 10_000:
+            _NOTATIONS[key] = found
+    return found
 
 
 _K = TypeVar("_K")
@@ -596,7 +616,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def group_trace(group: Group) -> str:
@@ -605,12 +625,30 @@ def group_trace(group: Group) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
+_SAID: dict[int, tuple[Outcome, str]] = {}
+
+
+def outcome_trace(outcome: Outcome) -> str:
+    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
+    found = _SAID.get(id(outcome))
+    if found is not None and found[0] is outcome:
+        return found[1]
+    meaning = outcome.label if outcome.label != outcome.key else ""
+    if outcome.text:
+        meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+    where = f" ({outcome.column})" if outcome.column else ""
+    said = f"{outcome.key}{where}: {meaning}"
+    if len(_SAID) < 100_000:
+        _SAID[id(outcome)] = (outcome, said)
+    return said
+
+
 def describe(
     label: str,
-    groups: list[Group],
+    groups: Sequence[Group],
     total: object,
     outcome: Outcome | None,
-    extra: list[Group],
+    extra: Sequence[Group],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -626,14 +664,7 @@ def describe(
         parts.append(text)
     else:
         parts.append(f"{label}: {total}" if total is not None else label)
-    if outcome is None:
-        parts.append("no band takes this result")
-    else:
-        meaning = outcome.label if outcome.label != outcome.key else ""
-        if outcome.text:
-            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
-        where = f" ({outcome.column})" if outcome.column else ""
-        parts.append(f"{outcome.key}{where}: {meaning}")
+    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
     for group in extra:
         parts.append(f"then {group_trace(group)}")
     return " → ".join(parts)
@@ -1012,7 +1043,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
+COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1030,7 +1061,7 @@ def _band_starting_orders(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_starting_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_starting_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1039,17 +1070,14 @@ def _values_starting_orders(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total = ((4 + 2) + 2)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_starting_orders(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_starting_orders[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Order tokens at setup', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Order tokens at setup', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('starting_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1078,7 +1106,7 @@ def _band_starting_gold(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_starting_gold(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_starting_gold(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1087,17 +1115,14 @@ def _values_starting_gold(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total = ((2 * 20) + (1 * 10))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_starting_gold(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_starting_gold[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Gold at setup', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Gold at setup', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('starting_gold', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1132,7 +1157,7 @@ def _band_crew_dies(r_total: object, r_natural: int | None, r_dice: Sequence[int
     return -1
 
 
-def _values_crew_dies(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
+def _values_crew_dies(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['dies'] = True
@@ -1144,17 +1169,14 @@ def _values_crew_dies(b: int, c: int, d: Rolling, r_total: object, r_natural: in
 def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int, v_strain: int) -> Result:
     d = Rolling(rng)
     r_total = (v_damage + v_strain)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_crew_dies(r_total, r_natural, r_dice, r_read, d.zero, v_length, v_damage, v_strain)
     c = 0
     outcome = _OUT_crew_dies[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_length, v_damage, v_strain)
     inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
-    trace = describe('Health/Strain track fills', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Health/Strain track fills', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crew_dies', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1207,7 +1229,7 @@ def _band_map_spaces(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_map_spaces(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
+def _values_map_spaces(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['blue_node_crew'] = 1
@@ -1233,17 +1255,14 @@ def _values_map_spaces(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue_nodes: int) -> Result:
     d = Rolling(rng)
     r_total = v_space
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_map_spaces(r_total, r_natural, r_dice, r_read, d.zero, v_space, v_crew_on_blue_nodes)
     c = 0
     outcome = _OUT_map_spaces[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_space, v_crew_on_blue_nodes)
     inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
-    trace = describe('Map spaces', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Map spaces', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('map_spaces', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1274,7 +1293,7 @@ def _band_storm_strain(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_storm_strain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
+def _values_storm_strain(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1283,17 +1302,14 @@ def _values_storm_strain(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bool) -> Result:
     d = Rolling(rng)
     r_total = ((v_strain * 2) if v_storm else v_strain)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_storm_strain(r_total, r_natural, r_dice, r_read, d.zero, v_strain, v_storm)
     c = 0
     outcome = _OUT_storm_strain[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_strain, v_storm)
     inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
-    trace = describe('Strain in a Storm', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Strain in a Storm', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('storm_strain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1324,7 +1340,7 @@ def _band_ship_movement_actions(r_total: object, r_natural: int | None, r_dice: 
     return -1
 
 
-def _values_ship_movement_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
+def _values_ship_movement_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1333,17 +1349,14 @@ def _values_ship_movement_actions(b: int, c: int, d: Rolling, r_total: object, r
 def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders: int) -> Result:
     d = Rolling(rng)
     r_total = (2 * v_movement_orders)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_ship_movement_actions(r_total, r_natural, r_dice, r_read, d.zero, v_movement_orders)
     c = 0
     outcome = _OUT_ship_movement_actions[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_orders)
     inputs: dict[str, object] = {'movement_orders': v_movement_orders}
-    trace = describe('Movement actions from Movement Orders', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Movement actions from Movement Orders', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ship_movement_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1379,7 +1392,7 @@ def _band_sea_event_draw(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_sea_event_draw(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> dict[str, object]:
+def _values_sea_event_draw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sea_event_cards'] = 0
@@ -1391,17 +1404,14 @@ def _values_sea_event_draw(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     d = Rolling(rng)
     r_total = v_space
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, d.zero, v_space)
     c = 0
     outcome = _OUT_sea_event_draw[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_space)
     inputs: dict[str, object] = {'space': v_space}
-    trace = describe('Sea Events', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Sea Events', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('sea_event_draw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1448,7 +1458,7 @@ def _band_expedition_test(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_expedition_test(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
+def _values_expedition_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1470,10 +1480,7 @@ def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     d = Rolling(rng)
     r_total: object = _total_expedition_test(d, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_expedition_test(r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     c = 0
     outcome = _OUT_expedition_test[b][c] if b >= 0 else None
@@ -1482,17 +1489,14 @@ def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless
         first = (Result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', d.groups, r_total, outcome, [], {})),)
         d = Rolling(rng)
         r_total = _total_expedition_test(d, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
-        r_dice = tuple(f for g in d.groups for f in g.dice)
-        r_kept = tuple(f for g in d.groups for f in g.kept)
-        r_read = tuple(f for f in r_kept if isinstance(f, int))
-        r_natural = d.groups[0].value if len(d.groups) == 1 else None
+        r_dice, r_kept, r_read, r_natural = d.read()
         b = _band_expedition_test(r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
         c = 0
         outcome = _OUT_expedition_test[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_expedition_test(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     inputs: dict[str, object] = {'stat': v_stat, 'selfless': v_selfless, 'hermit': v_hermit, 'fortuitous': v_fortuitous, 'dyspraxic': v_dyspraxic}
-    trace = describe('Island Exploration test', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Island Exploration test', d.groups, r_total, outcome, (), values)
     if first:
         trace = first[0].trace + '; rolled again, the new result is final: ' + trace.removeprefix('Island Exploration test: ')
     chain: tuple[Result, ...] = ()
@@ -1568,7 +1572,7 @@ def _band_expedition_test_crew(r_total: object, r_natural: int | None, r_dice: S
     return -1
 
 
-def _values_expedition_test_crew(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
+def _values_expedition_test_crew(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1583,17 +1587,14 @@ def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     d = Rolling(rng)
     r_total: object = _total_expedition_test_crew(d, v_a, v_b, v_c, v_arrogant, v_tested)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
     c = 0
     outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_expedition_test_crew(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
-    trace = describe('Island Exploration test (three Crew)', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Island Exploration test (three Crew)', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1651,7 +1652,7 @@ def _band_abandon_expedition(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_abandon_expedition(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> dict[str, object]:
+def _values_abandon_expedition(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_abandon'] = True
@@ -1666,17 +1667,14 @@ def _values_abandon_expedition(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Result:
     d = Rolling(rng)
     r_total = v_card
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_abandon_expedition(r_total, r_natural, r_dice, r_read, d.zero, v_card)
     c = 0
     outcome = _OUT_abandon_expedition[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_card)
     inputs: dict[str, object] = {'card': v_card}
-    trace = describe('Abandoning an Expedition', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Abandoning an Expedition', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('abandon_expedition', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1706,7 +1704,7 @@ def _band_weapon_attack_dice(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_weapon_attack_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
+def _values_weapon_attack_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1715,17 +1713,14 @@ def _values_weapon_attack_dice(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_weapon_attack_dice(rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> Result:
     d = Rolling(rng)
     r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_weapon_attack_dice(r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
     c = 0
     outcome = _OUT_weapon_attack_dice[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_weapon_attack_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
-    trace = describe("Attack dice when manning a Ship's weapon", d.groups, r_total, outcome, extra.groups, values)
+    trace = describe("Attack dice when manning a Ship's weapon", d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('weapon_attack_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1757,7 +1752,7 @@ def _band_marketplace_price(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_marketplace_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
+def _values_marketplace_price(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1766,17 +1761,14 @@ def _values_marketplace_price(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal: str, v_charismatic: bool) -> Result:
     d = Rolling(rng)
     r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_marketplace_price(r_total, r_natural, r_dice, r_read, d.zero, v_price, v_deal, v_charismatic)
     c = 0
     outcome = _OUT_marketplace_price[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_marketplace_price(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_price, v_deal, v_charismatic)
     inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
-    trace = describe('Marketplace prices', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Marketplace prices', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('marketplace_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1808,7 +1800,7 @@ def _band_reclaim_orders(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_reclaim_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
+def _values_reclaim_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1817,17 +1809,14 @@ def _values_reclaim_orders(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forgo_turn: bool) -> Result:
     d = Rolling(rng)
     r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_reclaim_orders(r_total, r_natural, r_dice, r_read, d.zero, v_exhausted, v_forgo_turn)
     c = 0
     outcome = _OUT_reclaim_orders[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exhausted, v_forgo_turn)
     inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
-    trace = describe('Reclaiming Orders', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Reclaiming Orders', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('reclaim_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1864,7 +1853,7 @@ def _band_trade_orders(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_trade_orders(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
+def _values_trade_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['allowed'] = True
@@ -1876,17 +1865,14 @@ def _values_trade_orders(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_trade_orders(rng: random.Random, depth: int, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> Result:
     d = Rolling(rng)
     r_total = (v_given - v_received)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_trade_orders(r_total, r_natural, r_dice, r_read, d.zero, v_given, v_received, v_adjacent, v_players_turn)
     c = 0
     outcome = _OUT_trade_orders[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_trade_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_given, v_received, v_adjacent, v_players_turn)
     inputs: dict[str, object] = {'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn}
-    trace = describe('Trading Orders', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Trading Orders', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('trade_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1919,7 +1905,7 @@ def _band_combat_pool(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_combat_pool(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
+def _values_combat_pool(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1928,17 +1914,14 @@ def _values_combat_pool(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_combat_pool(rng: random.Random, depth: int, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> Result:
     d = Rolling(rng)
     r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_combat_pool(r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
     c = 0
     outcome = _OUT_combat_pool[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_combat_pool(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly}
-    trace = describe('Combat dice of the Crew on a node', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Combat dice of the Crew on a node', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('combat_pool', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1972,7 +1955,7 @@ def _band_loyalty_lost(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_loyalty_lost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
+def _values_loyalty_lost(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1981,17 +1964,14 @@ def _values_loyalty_lost(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_loyalty_lost(rng: random.Random, depth: int, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> Result:
     d = Rolling(rng)
     r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_loyalty_lost(r_total, r_natural, r_dice, r_read, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
     c = 0
     outcome = _OUT_loyalty_lost[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_loyalty_lost(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
     inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
-    trace = describe('Loyalty lost', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Loyalty lost', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('loyalty_lost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2043,7 +2023,7 @@ def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_enemy_agent_activation(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
+def _values_enemy_agent_activation(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['zones_moved'] = min(r_dice.count('movement'), v_distance)
@@ -2072,17 +2052,14 @@ def _values_enemy_agent_activation(b: int, c: int, d: Rolling, r_total: object, 
 def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_enemy_agent_activation(d, v_enemy_dice, v_distance, v_trigger)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_distance, v_trigger)
     c = 0
     outcome = _OUT_enemy_agent_activation[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_enemy_agent_activation(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_distance, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
-    trace = describe('Enemy Agent activation', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Enemy Agent activation', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2146,7 +2123,7 @@ def _band_crew_attack(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_crew_attack(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
+def _values_crew_attack(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage_to_enemy'] = (r_dice.count('hit') + (2 * r_dice.count('two_damage')))
@@ -2163,17 +2140,14 @@ def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: i
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     d = Rolling(rng)
     r_total: object = _total_crew_attack(d, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_crew_attack(r_total, r_natural, r_dice, r_read, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     c = 0
     outcome = _OUT_crew_attack[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_crew_attack(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     inputs: dict[str, object] = {'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger}
-    trace = describe('Crew attacking enemies', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Crew attacking enemies', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crew_attack', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2225,7 +2199,7 @@ def _band_counter_dice(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_counter_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
+def _values_counter_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2234,17 +2208,14 @@ def _values_counter_dice(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int) -> Result:
     d = Rolling(rng)
     r_total = min(v_hits, v_combat)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_counter_dice(r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat)
     c = 0
     outcome = _OUT_counter_dice[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
-    trace = describe('Counter dice', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Counter dice', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('counter_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2292,7 +2263,7 @@ def _band_counter_roll(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_counter_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
+def _values_counter_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage_to_enemy'] = 0
@@ -2307,17 +2278,14 @@ def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     d = Rolling(rng)
     r_total: object = _total_counter_roll(d, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_counter_roll(r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     c = 0
     outcome = _OUT_counter_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_counter_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
-    trace = describe('Counter', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Counter', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('counter_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2386,7 +2354,7 @@ def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_weapon_fire(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
+def _values_weapon_fire(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = (r_dice.count('hit') + (2 * r_dice.count('two_damage')))
@@ -2401,17 +2369,14 @@ def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannone
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     d = Rolling(rng)
     r_total: object = _total_weapon_fire(d, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_weapon_fire(r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     c = 0
     outcome = _OUT_weapon_fire[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_weapon_fire(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger}
-    trace = describe("Firing a ship's weapon", d.groups, r_total, outcome, extra.groups, values)
+    trace = describe("Firing a ship's weapon", d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('weapon_fire', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2483,7 +2448,7 @@ def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_enemy_ship_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
+def _values_enemy_ship_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['movement'] = r_dice.count('movement')
@@ -2512,17 +2477,14 @@ def _values_enemy_ship_roll(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_enemy_ship_roll(d, v_enemy_dice, v_in_range, v_trigger)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_in_range, v_trigger)
     c = 0
     outcome = _OUT_enemy_ship_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_enemy_ship_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_in_range, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
-    trace = describe('Enemy ship activation roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Enemy ship activation roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2576,7 +2538,7 @@ def _band_ship_sunk(r_total: object, r_natural: int | None, r_dice: Sequence[int
     return -1
 
 
-def _values_ship_sunk(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
+def _values_ship_sunk(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sunk'] = True
@@ -2588,17 +2550,14 @@ def _values_ship_sunk(b: int, c: int, d: Rolling, r_total: object, r_natural: in
 def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int) -> Result:
     d = Rolling(rng)
     r_total = v_damaged
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, d.zero, v_nodes, v_damaged)
     c = 0
     outcome = _OUT_ship_sunk[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_nodes, v_damaged)
     inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
-    trace = describe('Ship sunk', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Ship sunk', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ship_sunk', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2629,7 +2588,7 @@ def _band_ship_evasion_dice(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_ship_evasion_dice(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
+def _values_ship_evasion_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2638,17 +2597,14 @@ def _values_ship_evasion_dice(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Result:
     d = Rolling(rng)
     r_total = v_hits
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_ship_evasion_dice(r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     c = 0
     outcome = _OUT_ship_evasion_dice[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = describe('Evasion dice against an enemy ship', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Evasion dice against an enemy ship', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ship_evasion_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2689,7 +2645,7 @@ def _band_ship_evasion(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_ship_evasion(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
+def _values_ship_evasion(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = 0
@@ -2701,17 +2657,14 @@ def _values_ship_evasion(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_ship_evasion(d, v_hits)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     c = 0
     outcome = _OUT_ship_evasion[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = describe("Evading an enemy ship's hits", d.groups, r_total, outcome, extra.groups, values)
+    trace = describe("Evading an enemy ship's hits", d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ship_evasion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

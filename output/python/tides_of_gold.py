@@ -279,10 +279,22 @@ class Rolling:
         if count < 0:
             count = 0
         shown = _notation(count, sides, mode, keep, notation)
-        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
+
+    def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
+        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        groups = self.groups
+        if len(groups) == 1:
+            group = groups[0]
+            kept = group.kept
+            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+        dice = tuple(f for g in groups for f in g.dice)
+        kept = tuple(f for g in groups for f in g.kept)
+        return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
@@ -345,11 +357,19 @@ class Replaying:
         return value
 
 
+_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
+
+
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode == "sum":
-        return base
-    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
+    key = (count, sides, mode, keep)
+    found = _NOTATIONS.get(key)
+    if found is None:
+        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+        if len(_NOTATIONS) < 10_000:
+            _NOTATIONS[key] = found
+    return found
 
 
 _K = TypeVar("_K")
@@ -596,7 +616,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def group_trace(group: Group) -> str:
@@ -605,12 +625,30 @@ def group_trace(group: Group) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
+_SAID: dict[int, tuple[Outcome, str]] = {}
+
+
+def outcome_trace(outcome: Outcome) -> str:
+    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
+    found = _SAID.get(id(outcome))
+    if found is not None and found[0] is outcome:
+        return found[1]
+    meaning = outcome.label if outcome.label != outcome.key else ""
+    if outcome.text:
+        meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+    where = f" ({outcome.column})" if outcome.column else ""
+    said = f"{outcome.key}{where}: {meaning}"
+    if len(_SAID) < 100_000:
+        _SAID[id(outcome)] = (outcome, said)
+    return said
+
+
 def describe(
     label: str,
-    groups: list[Group],
+    groups: Sequence[Group],
     total: object,
     outcome: Outcome | None,
-    extra: list[Group],
+    extra: Sequence[Group],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -626,14 +664,7 @@ def describe(
         parts.append(text)
     else:
         parts.append(f"{label}: {total}" if total is not None else label)
-    if outcome is None:
-        parts.append("no band takes this result")
-    else:
-        meaning = outcome.label if outcome.label != outcome.key else ""
-        if outcome.text:
-            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
-        where = f" ({outcome.column})" if outcome.column else ""
-        parts.append(f"{outcome.key}{where}: {meaning}")
+    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
     for group in extra:
         parts.append(f"then {group_trace(group)}")
     return " → ".join(parts)
@@ -1012,7 +1043,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
+COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1044,7 +1075,7 @@ def _band_action_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
+def _values_action_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['complication'] = True
@@ -1058,17 +1089,14 @@ def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_action_roll(r_total, r_natural, r_dice, r_read, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
     c = 0
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
-    trace = describe('Action roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Action roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('action_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1126,7 +1154,7 @@ def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
+def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = (6 - r_total)
@@ -1136,17 +1164,14 @@ def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_resistance_roll(d, v_attribute)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
     c = 0
     outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = describe('Resistance roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Resistance roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resistance_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1204,7 +1229,7 @@ def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_consequence_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_consequence_clock(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 2
@@ -1218,17 +1243,14 @@ def _values_consequence_clock(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_consequence_clock(d, v_dots)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_consequence_clock[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Consequence clocks', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Consequence clocks', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('consequence_clock', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1289,7 +1311,7 @@ def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_obstacle_clock(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_obstacle_clock(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -1305,17 +1327,14 @@ def _values_obstacle_clock(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_obstacle_clock(d, v_dots)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_obstacle_clock[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Obstacle clocks', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Obstacle clocks', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('obstacle_clock', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1373,7 +1392,7 @@ def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_heritage_connect(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_heritage_connect(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1381,17 +1400,14 @@ def _values_heritage_connect(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_heritage_connect(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_heritage_connect[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_heritage_connect(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Heritage: CONNECT', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Heritage: CONNECT', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('heritage_connect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1447,7 +1463,7 @@ def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int
     return -1
 
 
-def _values_coin_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_coin_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin_spent'] = 0
@@ -1462,17 +1478,14 @@ def _values_coin_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: in
 def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_coin_roll(d, v_wealth)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_coin_roll(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_coin_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Coin roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Coin roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('coin_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1531,7 +1544,7 @@ def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_ship_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
+def _values_ship_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1539,17 +1552,14 @@ def _values_ship_actions(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     d = Rolling(rng)
     r_total = v_trait
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_ship_actions(r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     c = 0
     outcome = _OUT_ship_actions[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_ship_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = describe('Ship actions', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Ship actions', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ship_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1588,7 +1598,7 @@ def _band_loadout(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_loadout(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
+def _values_loadout(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['slots'] = 3
@@ -1602,17 +1612,14 @@ def _values_loadout(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     d = Rolling(rng)
     r_total = v_load
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_loadout(r_total, r_natural, r_dice, r_read, d.zero, v_load)
     c = 0
     outcome = _OUT_loadout[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
-    trace = describe('Pick item loadouts', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Pick item loadouts', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('loadout', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1642,7 +1649,7 @@ def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_di
     return -1
 
 
-def _values_score_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
+def _values_score_engagement_modifier(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1651,17 +1658,14 @@ def _values_score_engagement_modifier(b: int, c: int, d: Rolling, r_total: objec
 def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
     d = Rolling(rng)
     r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_score_engagement_modifier(r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     c = 0
     outcome = _OUT_score_engagement_modifier[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_score_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
-    trace = describe('Score engagement modifier', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Score engagement modifier', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('score_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1718,7 +1722,7 @@ def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_score_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
+def _values_score_engagement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1727,17 +1731,14 @@ def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_comple
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     d = Rolling(rng)
     r_total: object = _total_score_engagement(d, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_score_engagement(r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     c = 0
     outcome = _OUT_score_engagement[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_score_engagement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
-    trace = describe('Make engagement roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Make engagement roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('score_engagement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1802,7 +1803,7 @@ def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_flashback_cost(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
+def _values_flashback_cost(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = 0
@@ -1817,17 +1818,14 @@ def _values_flashback_cost(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result:
     d = Rolling(rng)
     r_total = v_action
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_flashback_cost(r_total, r_natural, r_dice, r_read, d.zero, v_action)
     c = 0
     outcome = _OUT_flashback_cost[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
-    trace = describe('Use flashbacks', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Use flashbacks', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('flashback_cost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1872,7 +1870,7 @@ def _band_loot(r_total: object, r_natural: int | None, r_dice: Sequence[int | st
     return -1
 
 
-def _values_loot(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
+def _values_loot(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin'] = 2
@@ -1891,17 +1889,14 @@ def _values_loot(b: int, c: int, d: Rolling, r_total: object, r_natural: int | N
 def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     d = Rolling(rng)
     r_total = v_job
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_loot(r_total, r_natural, r_dice, r_read, d.zero, v_job)
     c = 0
     outcome = _OUT_loot[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_job)
     inputs: dict[str, object] = {'job': v_job}
-    trace = describe('Get loot', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Get loot', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('loot', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1940,7 +1935,7 @@ def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_cargo_seized(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_cargo_seized(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 1
@@ -1954,17 +1949,14 @@ def _values_cargo_seized(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total = v_wealth
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_cargo_seized(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_cargo_seized[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Crew gains cargo', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Crew gains cargo', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('cargo_seized', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1994,7 +1986,7 @@ def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_cargo_capacity(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
+def _values_cargo_capacity(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2003,17 +1995,14 @@ def _values_cargo_capacity(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     d = Rolling(rng)
     r_total = (v_size * 2)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_cargo_capacity(r_total, r_natural, r_dice, r_read, d.zero, v_size)
     c = 0
     outcome = _OUT_cargo_capacity[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_size)
     inputs: dict[str, object] = {'size': v_size}
-    trace = describe('Cargo storage', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Cargo storage', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('cargo_capacity', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2043,7 +2032,7 @@ def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_odyssey_trigger(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
+def _values_odyssey_trigger(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2052,17 +2041,14 @@ def _values_odyssey_trigger(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_reef_hexes: int) -> Result:
     d = Rolling(rng)
     r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_odyssey_trigger(r_total, r_natural, r_dice, r_read, d.zero, v_sea_hexes, v_reef_hexes)
     c = 0
     outcome = _OUT_odyssey_trigger[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_sea_hexes, v_reef_hexes)
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
-    trace = describe('Use an Odyssey', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Use an Odyssey', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('odyssey_trigger', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2111,7 +2097,7 @@ def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_odyssey_plans(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
+def _values_odyssey_plans(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['trait'] = 'firepower'
@@ -2131,17 +2117,14 @@ def _values_odyssey_plans(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     d = Rolling(rng)
     r_total = v_plan
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_odyssey_plans(r_total, r_natural, r_dice, r_read, d.zero, v_plan)
     c = 0
     outcome = _OUT_odyssey_plans[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_plan)
     inputs: dict[str, object] = {'plan': v_plan}
-    trace = describe('Plan', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Plan', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('odyssey_plans', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2171,7 +2154,7 @@ def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_
     return -1
 
 
-def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
+def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2180,17 +2163,14 @@ def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling, r_total: obj
 def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
     d = Rolling(rng)
     r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_odyssey_engagement_modifier(r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     c = 0
     outcome = _OUT_odyssey_engagement_modifier[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_odyssey_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
-    trace = describe('Odyssey engagement modifier', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Odyssey engagement modifier', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('odyssey_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2247,7 +2227,7 @@ def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_odyssey_engagement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
+def _values_odyssey_engagement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2256,17 +2236,14 @@ def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bo
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     d = Rolling(rng)
     r_total: object = _total_odyssey_engagement(d, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     c = 0
     outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_odyssey_engagement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
-    trace = describe('Engagement roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Engagement roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2342,7 +2319,7 @@ def _band_zone_1(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_zone_1(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_1(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = 'zone_2'
@@ -2352,17 +2329,14 @@ def _values_zone_1(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_zone_1(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_zone_1(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_1[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 1', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Zone 1', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2432,7 +2406,7 @@ def _band_zone_2(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_zone_2(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_2(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_i'
@@ -2444,17 +2418,14 @@ def _values_zone_2(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_zone_2(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_zone_2(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_2[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 2', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Zone 2', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2524,7 +2495,7 @@ def _band_zone_3(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_zone_3(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_3(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_ii'
@@ -2538,17 +2509,14 @@ def _values_zone_3(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_zone_3(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_zone_3(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_3[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 3', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Zone 3', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2618,7 +2586,7 @@ def _band_zone_4(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_zone_4(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_4(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_iv'
@@ -2630,17 +2598,14 @@ def _values_zone_4(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_zone_4(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_zone_4(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_zone_4(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_zone_4[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 4', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Zone 4', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('zone_4', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2702,7 +2667,7 @@ def _band_tier_i(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_tier_i(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_i(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_ii')
@@ -2712,17 +2677,14 @@ def _values_tier_i(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_tier_i(d, v_mythical)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_tier_i(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_i[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier I', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Tier I', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2794,7 +2756,7 @@ def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_tier_ii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_ii(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iii')
@@ -2804,17 +2766,14 @@ def _values_tier_ii(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_tier_ii(d, v_mythical)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_tier_ii(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_ii[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier II', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Tier II', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2886,7 +2845,7 @@ def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_tier_iii(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iii(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iv')
@@ -2896,17 +2855,14 @@ def _values_tier_iii(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_tier_iii(d, v_mythical)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_tier_iii(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_iii[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier III', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Tier III', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2978,7 +2934,7 @@ def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_tier_iv(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iv(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_v')
@@ -2988,17 +2944,14 @@ def _values_tier_iv(b: int, c: int, d: Rolling, r_total: object, r_natural: int 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_tier_iv(d, v_mythical)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_tier_iv(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     c = 0
     outcome = _OUT_tier_iv[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier IV', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Tier IV', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -3073,7 +3026,7 @@ def _band_tier_v(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_tier_v(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_tier_v(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['or_roll'] = 'mythical_monsters'
@@ -3083,17 +3036,14 @@ def _values_tier_v(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_tier_v(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_tier_v(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_tier_v(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_tier_v[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Tier V', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Tier V', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('tier_v', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3158,7 +3108,7 @@ def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_mythical_monsters(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_mythical_monsters(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3166,17 +3116,14 @@ def _values_mythical_monsters(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_mythical_monsters(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_mythical_monsters(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_mythical_monsters[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_mythical_monsters(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Mythical Monsters', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Mythical Monsters', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('mythical_monsters', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3233,7 +3180,7 @@ def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_limiting_traits(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
+def _values_limiting_traits(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3241,17 +3188,14 @@ def _values_limiting_traits(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result:
     d = Rolling(rng)
     r_total = v_trait
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_limiting_traits(r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     c = 0
     outcome = _OUT_limiting_traits[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_limiting_traits(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait)
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = describe('Limiting traits', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Limiting traits', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('limiting_traits', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3281,7 +3225,7 @@ def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_max_cohorts(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
+def _values_max_cohorts(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3290,17 +3234,14 @@ def _values_max_cohorts(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     d = Rolling(rng)
     r_total = v_crew
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_max_cohorts(r_total, r_natural, r_dice, r_read, d.zero, v_crew)
     c = 0
     outcome = _OUT_max_cohorts[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_crew)
     inputs: dict[str, object] = {'crew': v_crew}
-    trace = describe('Crew: max cohorts', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Crew: max cohorts', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('max_cohorts', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3330,7 +3271,7 @@ def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_can_fight_back(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
+def _values_can_fight_back(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3339,17 +3280,14 @@ def _values_can_fight_back(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_opponent_wealth: int) -> Result:
     d = Rolling(rng)
     r_total = (v_firepower >= v_opponent_wealth)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_can_fight_back(r_total, r_natural, r_dice, r_read, d.zero, v_firepower, v_opponent_wealth)
     c = 0
     outcome = _OUT_can_fight_back[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_can_fight_back(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_firepower, v_opponent_wealth)
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
-    trace = describe('Firepower: fight back', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Firepower: fight back', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('can_fight_back', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3380,7 +3318,7 @@ def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_phases_at_sea(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
+def _values_phases_at_sea(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3389,17 +3327,14 @@ def _values_phases_at_sea(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     d = Rolling(rng)
     r_total = (v_speed + 1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_phases_at_sea(r_total, r_natural, r_dice, r_read, d.zero, v_speed)
     c = 0
     outcome = _OUT_phases_at_sea[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_speed)
     inputs: dict[str, object] = {'speed': v_speed}
-    trace = describe('Speed: phases at sea', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Speed: phases at sea', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('phases_at_sea', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3434,7 +3369,7 @@ def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_compare_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
+def _values_compare_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3444,17 +3379,14 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
     d = Rolling(rng)
     r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_compare_wealth(r_total, r_natural, r_dice, r_read, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
     c = 0
     outcome = _OUT_compare_wealth[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_compare_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
-    trace = describe('Compare wealth', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Compare wealth', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('compare_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3506,7 +3438,7 @@ def _band_crisis(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_crisis(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_crisis(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['starts'] = 'sinking_clock'
@@ -3516,17 +3448,14 @@ def _values_crisis(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_crisis(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_crisis(d)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_crisis(r_total, r_natural, r_dice, r_read, d.zero)
     c = 0
     outcome = _OUT_crisis[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
     inputs: dict[str, object] = {}
-    trace = describe('Crisis', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Crisis', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crisis', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3582,7 +3511,7 @@ def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_sea_raid(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
+def _values_sea_raid(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['raid'] = True
@@ -3594,17 +3523,14 @@ def _values_sea_raid(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_sea_raid(d, v_wealth, v_cargo_adjustment)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_sea_raid(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment)
     c = 0
     outcome = _OUT_sea_raid[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
-    trace = describe('Downtime at sea: raids', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Downtime at sea: raids', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('sea_raid', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3650,7 +3576,7 @@ def _band_tithe(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_tithe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
+def _values_tithe(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3659,17 +3585,14 @@ def _values_tithe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) -> Result:
     d = Rolling(rng)
     r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_tithe(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_at_war)
     c = 0
     outcome = _OUT_tithe[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_at_war)
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
-    trace = describe('Tithes', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Tithes', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('tithe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3712,7 +3635,7 @@ def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_notoriety_gain(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
+def _values_notoriety_gain(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['notoriety'] = 0
@@ -3728,17 +3651,14 @@ def _values_notoriety_gain(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Result:
     d = Rolling(rng)
     r_total = v_exposure
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_notoriety_gain(r_total, r_natural, r_dice, r_read, d.zero, v_exposure)
     c = 0
     outcome = _OUT_notoriety_gain[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exposure)
     inputs: dict[str, object] = {'exposure': v_exposure}
-    trace = describe('Notoriety', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Notoriety', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('notoriety_gain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3769,7 +3689,7 @@ def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_notoriety_increase(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
+def _values_notoriety_increase(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3778,17 +3698,14 @@ def _values_notoriety_increase(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> Result:
     d = Rolling(rng)
     r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_notoriety_increase(r_total, r_natural, r_dice, r_read, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
     c = 0
     outcome = _OUT_notoriety_increase[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_notoriety_increase(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
     inputs: dict[str, object] = {'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing}
-    trace = describe('Notoriety increase', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Notoriety increase', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('notoriety_increase', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3821,7 +3738,7 @@ def _band_bribe(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_bribe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
+def _values_bribe(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3830,17 +3747,14 @@ def _values_bribe(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) -> Result:
     d = Rolling(rng)
     r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_bribe(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_notoriety)
     c = 0
     outcome = _OUT_bribe[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_notoriety)
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
-    trace = describe('Bribes', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Bribes', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('bribe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3871,7 +3785,7 @@ def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_fight_off_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
+def _values_fight_off_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3880,17 +3794,14 @@ def _values_fight_off_harm(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int) -> Result:
     d = Rolling(rng)
     r_total = v_aggressor_wealth
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_fight_off_harm(r_total, r_natural, r_dice, r_read, d.zero, v_aggressor_wealth)
     c = 0
     outcome = _OUT_fight_off_harm[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_aggressor_wealth)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
-    trace = describe('Fight them off', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Fight them off', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fight_off_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3932,7 +3843,7 @@ def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice:
     return -1
 
 
-def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 3
@@ -3948,17 +3859,14 @@ def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling, r_total: object, 
 def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) -> Result:
     d = Rolling(rng)
     r_total = v_cargo
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_raid_wealth_adjustment(r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     c = 0
     outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = describe('Cargo and raid wealth', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Cargo and raid wealth', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('raid_wealth_adjustment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4018,7 +3926,7 @@ def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, 
     raise ValueError(f"no column of Raid type takes {r_total}")
 
 
-def _values_raid_type(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
+def _values_raid_type(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if c == 0:
         values['bribe'] = 3
@@ -4033,17 +3941,14 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = Rolling(rng)
     r_total: object = _total_raid_type(d, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_raid_type(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     outcome = _OUT_raid_type[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_raid_type(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
-    trace = describe('Raid type', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Raid type', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('raid_type', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4107,7 +4012,7 @@ def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_acquire_asset(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_acquire_asset(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['complication'] = True
@@ -4117,17 +4022,14 @@ def _values_acquire_asset(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_acquire_asset(d, v_wealth)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_acquire_asset[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Acquire asset', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Acquire asset', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('acquire_asset', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4188,7 +4090,7 @@ def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -4204,17 +4106,14 @@ def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_long_term_project(d, v_dots)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Long-term project', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Long-term project', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('long_term_project', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4275,7 +4174,7 @@ def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_reduce_notoriety(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_reduce_notoriety(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['levels'] = 0
@@ -4291,17 +4190,14 @@ def _values_reduce_notoriety(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_reduce_notoriety(d, v_dots)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     c = 0
     outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Reduce notoriety', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Reduce notoriety', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4356,7 +4252,7 @@ def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_seek_your_anchor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
+def _values_seek_your_anchor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress_cleared'] = r_total
@@ -4369,17 +4265,14 @@ def _values_seek_your_anchor(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_seek_your_anchor(d, v_lowest_attribute, v_stress_marked)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, d.zero, v_lowest_attribute, v_stress_marked)
     c = 0
     outcome = _OUT_seek_your_anchor[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_seek_your_anchor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_lowest_attribute, v_stress_marked)
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
-    trace = describe('Seek your anchor', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Seek your anchor', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4425,7 +4318,7 @@ def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_trade_actions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_trade_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -4434,17 +4327,14 @@ def _values_trade_actions(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total = (v_wealth + 1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_trade_actions(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_trade_actions[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Trade actions', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Trade actions', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('trade_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4492,7 +4382,7 @@ def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_seller_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> dict[str, object]:
+def _values_seller_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['profit'] = -2
@@ -4506,17 +4396,14 @@ def _values_seller_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_seller_roll(d, v_market)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_seller_roll(r_total, r_natural, r_dice, r_read, d.zero, v_market)
     c = 0
     outcome = _OUT_seller_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_market)
     inputs: dict[str, object] = {'market': v_market}
-    trace = describe('Seller', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Seller', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('seller_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4587,7 +4474,7 @@ def _column_sale_price(v_cargo: str, v_sold: int) -> int:
     raise ValueError(f"no column of Cargo sale prices takes {r_total}")
 
 
-def _values_sale_price(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
+def _values_sale_price(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = (7, 15, None, None, None)[c]
@@ -4603,17 +4490,14 @@ def _values_sale_price(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -> Result:
     d = Rolling(rng)
     r_total = v_cargo
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_sale_price(r_total, r_natural, r_dice, r_read, d.zero, v_cargo, v_sold)
     c = _column_sale_price(v_cargo, v_sold)
     outcome = _OUT_sale_price[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo, v_sold)
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
-    trace = describe('Cargo sale prices', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Cargo sale prices', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('sale_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4656,7 +4540,7 @@ def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_barter_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_barter_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 5
@@ -4672,17 +4556,14 @@ def _values_barter_wealth(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     d = Rolling(rng)
     r_total = v_cargo
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_barter_wealth(r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     c = 0
     outcome = _OUT_barter_wealth[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = describe('Barter', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Barter', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('barter_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4712,7 +4593,7 @@ def _band_barter_value(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_barter_value(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
+def _values_barter_value(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -4721,17 +4602,14 @@ def _values_barter_value(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: str) -> Result:
     d = Rolling(rng)
     r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_barter_value(r_total, r_natural, r_dice, r_read, d.zero, v_level, v_market)
     c = 0
     outcome = _OUT_barter_value[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_level, v_market)
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
-    trace = describe('Barter: Wealth equivalent in port', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Barter: Wealth equivalent in port', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('barter_value', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4776,7 +4654,7 @@ def _band_gossip(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_gossip(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_gossip(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['choose'] = 2
@@ -4790,17 +4668,14 @@ def _values_gossip(b: int, c: int, d: Rolling, r_total: object, r_natural: int |
 def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_gossip(d, v_wealth)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_gossip(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_gossip[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Gossip', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Gossip', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('gossip', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4858,7 +4733,7 @@ def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_manipulate_markets(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_manipulate_markets(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['choose'] = 1
@@ -4878,17 +4753,14 @@ def _values_manipulate_markets(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_manipulate_markets(d, v_wealth)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     c = 0
     outcome = _OUT_manipulate_markets[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Manipulate markets', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Manipulate markets', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('manipulate_markets', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

@@ -279,10 +279,22 @@ class Rolling:
         if count < 0:
             count = 0
         shown = _notation(count, sides, mode, keep, notation)
-        check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
+            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
+
+    def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
+        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        groups = self.groups
+        if len(groups) == 1:
+            group = groups[0]
+            kept = group.kept
+            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+        dice = tuple(f for g in groups for f in g.dice)
+        kept = tuple(f for g in groups for f in g.kept)
+        return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
     def custom(self, count: int, die: Faces) -> int:
         die.check()
@@ -345,11 +357,19 @@ class Replaying:
         return value
 
 
+_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
+
+
 def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode == "sum":
-        return base
-    return f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
+    key = (count, sides, mode, keep)
+    found = _NOTATIONS.get(key)
+    if found is None:
+        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
+        if len(_NOTATIONS) < 10_000:
+            _NOTATIONS[key] = found
+    return found
 
 
 _K = TypeVar("_K")
@@ -596,7 +616,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def group_trace(group: Group) -> str:
@@ -605,12 +625,30 @@ def group_trace(group: Group) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
+_SAID: dict[int, tuple[Outcome, str]] = {}
+
+
+def outcome_trace(outcome: Outcome) -> str:
+    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
+    found = _SAID.get(id(outcome))
+    if found is not None and found[0] is outcome:
+        return found[1]
+    meaning = outcome.label if outcome.label != outcome.key else ""
+    if outcome.text:
+        meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
+    where = f" ({outcome.column})" if outcome.column else ""
+    said = f"{outcome.key}{where}: {meaning}"
+    if len(_SAID) < 100_000:
+        _SAID[id(outcome)] = (outcome, said)
+    return said
+
+
 def describe(
     label: str,
-    groups: list[Group],
+    groups: Sequence[Group],
     total: object,
     outcome: Outcome | None,
-    extra: list[Group],
+    extra: Sequence[Group],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -626,14 +664,7 @@ def describe(
         parts.append(text)
     else:
         parts.append(f"{label}: {total}" if total is not None else label)
-    if outcome is None:
-        parts.append("no band takes this result")
-    else:
-        meaning = outcome.label if outcome.label != outcome.key else ""
-        if outcome.text:
-            meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
-        where = f" ({outcome.column})" if outcome.column else ""
-        parts.append(f"{outcome.key}{where}: {meaning}")
+    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
     for group in extra:
         parts.append(f"then {group_trace(group)}")
     return " → ".join(parts)
@@ -1012,7 +1043,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'eaab3153d1b618a55b75867c7034529d1aac1aaec79b0fe83fc774aeb9ea92fe'
+COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1040,7 +1071,7 @@ def _band_simple_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_simple_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
+def _values_simple_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1048,17 +1079,14 @@ def _values_simple_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_simple_roll(d, v_rating)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_simple_roll(r_total, r_natural, r_dice, r_read, d.zero, v_rating)
     c = 0
     outcome = _OUT_simple_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_simple_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating)
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = describe('Rolling the dice', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Rolling the dice', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('simple_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1138,7 +1166,7 @@ def _band_action_attribute(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_action_attribute(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
+def _values_action_attribute(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -1146,17 +1174,14 @@ def _values_action_attribute(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result:
     d = Rolling(rng)
     r_total = v_action
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_action_attribute(r_total, r_natural, r_dice, r_read, d.zero, v_action)
     c = 0
     outcome = _OUT_action_attribute[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_action_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
-    trace = describe('Attribute of an action', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Attribute of an action', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('action_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1186,7 +1211,7 @@ def _band_insight_rating(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_insight_rating(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> dict[str, object]:
+def _values_insight_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1195,17 +1220,14 @@ def _values_insight_rating(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_insight_rating(rng: random.Random, depth: int, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> Result:
     d = Rolling(rng)
     r_total = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_insight_rating(r_total, r_natural, r_dice, r_read, d.zero, v_hunt, v_study, v_survey, v_tinker)
     c = 0
     outcome = _OUT_insight_rating[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_insight_rating(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hunt, v_study, v_survey, v_tinker)
     inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
-    trace = describe('Insight rating', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Insight rating', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('insight_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1238,7 +1260,7 @@ def _band_prowess_rating(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_prowess_rating(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> dict[str, object]:
+def _values_prowess_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1247,17 +1269,14 @@ def _values_prowess_rating(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_prowess_rating(rng: random.Random, depth: int, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> Result:
     d = Rolling(rng)
     r_total = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_prowess_rating(r_total, r_natural, r_dice, r_read, d.zero, v_finesse, v_prowl, v_skirmish, v_wreck)
     c = 0
     outcome = _OUT_prowess_rating[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_prowess_rating(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_finesse, v_prowl, v_skirmish, v_wreck)
     inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
-    trace = describe('Prowess rating', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Prowess rating', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('prowess_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1290,7 +1309,7 @@ def _band_resolve_rating(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_resolve_rating(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> dict[str, object]:
+def _values_resolve_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1299,17 +1318,14 @@ def _values_resolve_rating(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_resolve_rating(rng: random.Random, depth: int, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> Result:
     d = Rolling(rng)
     r_total = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_resolve_rating(r_total, r_natural, r_dice, r_read, d.zero, v_attune, v_command, v_consort, v_sway)
     c = 0
     outcome = _OUT_resolve_rating[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_resolve_rating(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attune, v_command, v_consort, v_sway)
     inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
-    trace = describe('Resolve rating', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Resolve rating', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resolve_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1351,7 +1367,7 @@ def _band_clock_size(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _values_clock_size(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> dict[str, object]:
+def _values_clock_size(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 4
@@ -1365,17 +1381,14 @@ def _values_clock_size(b: int, c: int, d: Rolling, r_total: object, r_natural: i
 def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     d = Rolling(rng)
     r_total = v_obstacle
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_clock_size(r_total, r_natural, r_dice, r_read, d.zero, v_obstacle)
     c = 0
     outcome = _OUT_clock_size[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_obstacle)
     inputs: dict[str, object] = {'obstacle': v_obstacle}
-    trace = describe('Progress clock sizes', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Progress clock sizes', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('clock_size', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1414,7 +1427,7 @@ def _band_racing_result(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_racing_result(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> dict[str, object]:
+def _values_racing_result(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['escape'] = True
@@ -1429,17 +1442,14 @@ def _values_racing_result(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     d = Rolling(rng)
     r_total = v_first
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_racing_result(r_total, r_natural, r_dice, r_read, d.zero, v_first)
     c = 0
     outcome = _OUT_racing_result[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first)
     inputs: dict[str, object] = {'first': v_first}
-    trace = describe('Racing clocks: who finishes first', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Racing clocks: who finishes first', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('racing_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1479,7 +1489,7 @@ def _band_positions(r_total: object, r_natural: int | None, r_dice: Sequence[int
     return -1
 
 
-def _values_positions(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
+def _values_positions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['consequences'] = 'less serious'
@@ -1493,17 +1503,14 @@ def _values_positions(b: int, c: int, d: Rolling, r_total: object, r_natural: in
 def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
     r_total = v_position
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_positions(r_total, r_natural, r_dice, r_read, d.zero, v_position)
     c = 0
     outcome = _OUT_positions[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('The GM Sets the Position', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('The GM Sets the Position', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('positions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1568,7 +1575,7 @@ def _column_action_roll(v_rating: int, v_position: str, v_assistance: bool, v_pu
     raise ValueError(f"no column of ACTION ROLL takes {r_total}")
 
 
-def _values_action_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> dict[str, object]:
+def _values_action_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['effect_levels'] = 1
@@ -1618,17 +1625,14 @@ def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: 
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     d = Rolling(rng)
     r_total: object = _total_action_roll(d, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_action_roll(r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     c = _column_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     inputs: dict[str, object] = {'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain, 'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm}
-    trace = describe('ACTION ROLL', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('ACTION ROLL', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('action_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1700,7 +1704,7 @@ def _band_effect_levels(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_effect_levels(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
+def _values_effect_levels(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['ticks'] = 3
@@ -1718,17 +1722,14 @@ def _values_effect_levels(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     d = Rolling(rng)
     r_total = v_effect
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_effect_levels(r_total, r_natural, r_dice, r_read, d.zero, v_effect)
     c = 0
     outcome = _OUT_effect_levels[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_effect)
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = describe('Effect Levels', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Effect Levels', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('effect_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1758,7 +1759,7 @@ def _band_effective_quality(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_effective_quality(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> dict[str, object]:
+def _values_effective_quality(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1767,17 +1768,14 @@ def _values_effective_quality(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: bool) -> Result:
     d = Rolling(rng)
     r_total = (v_tier + v_fine)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_effective_quality(r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine)
     c = 0
     outcome = _OUT_effective_quality[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
-    trace = describe('Quality/Tier with fine items', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Quality/Tier with fine items', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('effective_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1817,7 +1815,7 @@ def _band_quality_factor(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_quality_factor(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> dict[str, object]:
+def _values_quality_factor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     if b == 0:
@@ -1832,17 +1830,14 @@ def _values_quality_factor(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: bool, v_opposition: int) -> Result:
     d = Rolling(rng)
     r_total = sign(((v_tier + v_fine) - v_opposition))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_quality_factor(r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine, v_opposition)
     c = 0
     outcome = _OUT_quality_factor[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine, v_opposition)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
-    trace = describe('Quality factor', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Quality factor', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('quality_factor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1898,7 +1893,7 @@ def _band_effect_level(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_effect_level(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> dict[str, object]:
+def _values_effect_level(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1908,17 +1903,14 @@ def _run_effect_level(rng: random.Random, depth: int, v_gut: str, v_potency: str
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
     d = Rolling(rng)
     r_total = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_effect_level(r_total, r_natural, r_dice, r_read, d.zero, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
     c = 0
     outcome = _OUT_effect_level[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_effect_level(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
     inputs: dict[str, object] = {'gut': v_gut, 'potency': v_potency, 'quality': v_quality, 'scale': v_scale, 'bonus': v_bonus, 'reduced_effect': v_reduced_effect}
-    trace = describe('Effect level', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Effect level', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('effect_level', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1972,7 +1964,7 @@ def _band_traded_effect(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_traded_effect(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> dict[str, object]:
+def _values_traded_effect(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1981,17 +1973,14 @@ def _values_traded_effect(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: str) -> Result:
     d = Rolling(rng)
     r_total = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_traded_effect(r_total, r_natural, r_dice, r_read, d.zero, v_effect, v_trade)
     c = 0
     outcome = _OUT_traded_effect[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_effect, v_trade)
     inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
-    trace = describe('Trading Position for Effect: effect', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Trading Position for Effect: effect', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('traded_effect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2034,7 +2023,7 @@ def _band_traded_position(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_traded_position(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> dict[str, object]:
+def _values_traded_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['example'] = '*"I didn\'t realize it was that far. Hmmm. Okay, what if I just go as fast as I can. Can I get all the way across if I make a desperate roll?"*'
@@ -2044,17 +2033,14 @@ def _values_traded_position(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trade: str) -> Result:
     d = Rolling(rng)
     r_total = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_traded_position(r_total, r_natural, r_dice, r_read, d.zero, v_position, v_trade)
     c = 0
     outcome = _OUT_traded_position[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position, v_trade)
     inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
-    trace = describe('Trading Position for Effect: position', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Trading Position for Effect: position', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('traded_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2094,7 +2080,7 @@ def _band_complication_ticks(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_complication_ticks(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> dict[str, object]:
+def _values_complication_ticks(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['ticks'] = 1
@@ -2110,17 +2096,14 @@ def _values_complication_ticks(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str) -> Result:
     d = Rolling(rng)
     r_total = v_complication
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_complication_ticks(r_total, r_natural, r_dice, r_read, d.zero, v_complication)
     c = 0
     outcome = _OUT_complication_ticks[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_complication)
     inputs: dict[str, object] = {'complication': v_complication}
-    trace = describe('Complication', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Complication', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('complication_ticks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2158,7 +2141,7 @@ def _band_worse_position(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_worse_position(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
+def _values_worse_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2167,17 +2150,14 @@ def _values_worse_position(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
     r_total = step(_O_worse_position_position, v_position, 1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_worse_position(r_total, r_natural, r_dice, r_read, d.zero, v_position)
     c = 0
     outcome = _OUT_worse_position[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('Worse Position', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Worse Position', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('worse_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2216,7 +2196,7 @@ def _band_resistance_attribute(r_total: object, r_natural: int | None, r_dice: S
     return -1
 
 
-def _values_resistance_attribute(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> dict[str, object]:
+def _values_resistance_attribute(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['attribute'] = 'Insight'
@@ -2230,17 +2210,14 @@ def _values_resistance_attribute(b: int, c: int, d: Rolling, r_total: object, r_
 def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str) -> Result:
     d = Rolling(rng)
     r_total = v_consequence
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_resistance_attribute(r_total, r_natural, r_dice, r_read, d.zero, v_consequence)
     c = 0
     outcome = _OUT_resistance_attribute[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_consequence)
     inputs: dict[str, object] = {'consequence': v_consequence}
-    trace = describe('Which attribute resists', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Which attribute resists', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resistance_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2281,7 +2258,7 @@ def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
+def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = -1
@@ -2293,17 +2270,14 @@ def _values_resistance_roll(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_resistance_roll(d, v_attribute)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
     c = 0
     outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = describe('RESISTANCE ROLL', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('RESISTANCE ROLL', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resistance_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2359,7 +2333,7 @@ def _band_resisted_harm(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_resisted_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> dict[str, object]:
+def _values_resisted_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2368,17 +2342,14 @@ def _values_resisted_harm(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: str) -> Result:
     d = Rolling(rng)
     r_total = (0 if (v_ruling == 'avoid') else (v_harm - 1))
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_resisted_harm(r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_ruling)
     c = 0
     outcome = _OUT_resisted_harm[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_ruling)
     inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
-    trace = describe('Harm after resistance', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Harm after resistance', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resisted_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2422,7 +2393,7 @@ def _band_armored_harm(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_armored_harm(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> dict[str, object]:
+def _values_armored_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2431,17 +2402,14 @@ def _values_armored_harm(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result:
     d = Rolling(rng)
     r_total = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_armored_harm(r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_boxes)
     c = 0
     outcome = _OUT_armored_harm[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_boxes)
     inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
-    trace = describe('Harm after armor', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Harm after armor', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('armored_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2489,7 +2457,7 @@ def _band_fortune_roll(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_fortune_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> dict[str, object]:
+def _values_fortune_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['effect'] = 'great'
@@ -2505,17 +2473,14 @@ def _values_fortune_roll(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_fortune_roll(d, v_trait, v_advantages, v_disadvantages)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_fortune_roll(r_total, r_natural, r_dice, r_read, d.zero, v_trait, v_advantages, v_disadvantages)
     c = 0
     outcome = _OUT_fortune_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_fortune_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait, v_advantages, v_disadvantages)
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
-    trace = describe('FORTUNE ROLL', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('FORTUNE ROLL', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fortune_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2572,7 +2537,7 @@ def _band_information_detail(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_information_detail(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
+def _values_information_detail(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2580,17 +2545,14 @@ def _values_information_detail(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result:
     d = Rolling(rng)
     r_total = v_effect
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_information_detail(r_total, r_natural, r_dice, r_read, d.zero, v_effect)
     c = 0
     outcome = _OUT_information_detail[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_information_detail(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_effect)
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = describe('GATHER INFORMATION', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('GATHER INFORMATION', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('information_detail', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2637,7 +2599,7 @@ def _band_gather_information(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_gather_information(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
+def _values_gather_information(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['effect'] = 'great'
@@ -2653,17 +2615,14 @@ def _values_gather_information(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_gather_information(d, v_rating)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_gather_information(r_total, r_natural, r_dice, r_read, d.zero, v_rating)
     c = 0
     outcome = _OUT_gather_information[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating)
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = describe('Gather information (fortune roll)', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Gather information (fortune roll)', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('gather_information', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2717,7 +2676,7 @@ def _band_xp_award(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_xp_award(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> dict[str, object]:
+def _values_xp_award(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['xp'] = 0
@@ -2731,17 +2690,14 @@ def _values_xp_award(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     d = Rolling(rng)
     r_total = v_happened
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_xp_award(r_total, r_natural, r_dice, r_read, d.zero, v_happened)
     c = 0
     outcome = _OUT_xp_award[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_happened)
     inputs: dict[str, object] = {'happened': v_happened}
-    trace = describe('xp for a trigger', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('xp for a trigger', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('xp_award', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2774,7 +2730,7 @@ def _band_end_of_session_xp(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_end_of_session_xp(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> dict[str, object]:
+def _values_end_of_session_xp(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['example'] = "> Nadja is playing a Hound. At the end of the session, she reviews her xp triggers and tells the group how much xp she's getting. She rolled two desperate **Hunt** actions during the session, so she marked 2 xp on her **Insight** xp track. She addressed several challenges with tracking or violence, so she marks 2 xp for that. She expressed her Iruvian heritage many times when dealing with the Red Sashes, so she takes 2 xp for that. She also showcased her character's beliefs, but 2 xp is the maximum for that category, so she doesn't get any more. She didn't struggle with her vice or traumas, so no xp there. That's 4 xp at the end of the session. She decides to put it all in her **Insight** xp track. This fills the track, so she adds a new action dot in **Hunt**."
@@ -2784,17 +2740,14 @@ def _values_end_of_session_xp(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_beliefs: str, v_struggle: str) -> Result:
     d = Rolling(rng)
     r_total = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_end_of_session_xp(r_total, r_natural, r_dice, r_read, d.zero, v_playbook, v_beliefs, v_struggle)
     c = 0
     outcome = _OUT_end_of_session_xp[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_end_of_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_playbook, v_beliefs, v_struggle)
     inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
-    trace = describe('End-of-session xp', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('End-of-session xp', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('end_of_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2830,7 +2783,7 @@ def _band_party_session_xp(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_party_session_xp(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> dict[str, object]:
+def _values_party_session_xp(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2839,17 +2792,14 @@ def _values_party_session_xp(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_party_session_xp(rng: random.Random, depth: int, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> Result:
     d = Rolling(rng)
     r_total = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_party_session_xp(r_total, r_natural, r_dice, r_read, d.zero, v_party, v_station, v_reputation, v_nature)
     c = 0
     outcome = _OUT_party_session_xp[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_party_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_party, v_station, v_reputation, v_nature)
     inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
-    trace = describe('Party xp', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Party xp', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('party_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2894,7 +2844,7 @@ def _band_load_levels(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_load_levels(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: int) -> dict[str, object]:
+def _values_load_levels(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -2902,17 +2852,14 @@ def _values_load_levels(b: int, c: int, d: Rolling, r_total: object, r_natural: 
 def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     d = Rolling(rng)
     r_total = v_load
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_load_levels(r_total, r_natural, r_dice, r_read, d.zero, v_load)
     c = 0
     outcome = _OUT_load_levels[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_load_levels(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
-    trace = describe('Loadout', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Loadout', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('load_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2958,7 +2905,7 @@ def _band_group_action(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_group_action(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> dict[str, object]:
+def _values_group_action(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['leader_stress'] = ((((v_first == 'bad') + (v_second == 'bad')) + (v_third == 'bad')) + (v_fourth == 'bad'))
@@ -2971,17 +2918,14 @@ def _values_group_action(b: int, c: int, d: Rolling, r_total: object, r_natural:
 def _run_group_action(rng: random.Random, depth: int, v_first: str, v_second: str, v_third: str, v_fourth: str) -> Result:
     d = Rolling(rng)
     r_total = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_group_action(r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_fourth)
     c = 0
     outcome = _OUT_group_action[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_group_action(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_fourth)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
-    trace = describe('Lead a group action', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Lead a group action', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('group_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3022,7 +2966,7 @@ def _band_improved_position(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_improved_position(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
+def _values_improved_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3031,17 +2975,14 @@ def _values_improved_position(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
     r_total = step(_O_improved_position_position, v_position, -1)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_improved_position(r_total, r_natural, r_dice, r_read, d.zero, v_position)
     c = 0
     outcome = _OUT_improved_position[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('Set up: improved position', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Set up: improved position', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('improved_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3088,7 +3029,7 @@ def _band_downtime_roll(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_downtime_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
+def _values_downtime_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3096,17 +3037,14 @@ def _values_downtime_roll(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_downtime_roll(d, v_rating, v_push)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_downtime_roll(r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
     c = 0
     outcome = _OUT_downtime_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_downtime_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = describe('Downtime roll', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Downtime roll', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3169,7 +3107,7 @@ def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
+def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 5
@@ -3185,17 +3123,14 @@ def _values_long_term_project(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = Rolling(rng)
     r_total: object = _total_long_term_project(d, v_rating, v_push)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = describe('Long-term project', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Long-term project', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('long_term_project', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3260,7 +3195,7 @@ def _band_recovery(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_recovery(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> dict[str, object]:
+def _values_recovery(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 5
@@ -3276,17 +3211,14 @@ def _values_recovery(b: int, c: int, d: Rolling, r_total: object, r_natural: int
 def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
     d = Rolling(rng)
     r_total: object = _total_recovery(d, v_healer_rating, v_treatment)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_recovery(r_total, r_natural, r_dice, r_read, d.zero, v_healer_rating, v_treatment)
     c = 0
     outcome = _OUT_recovery[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_healer_rating, v_treatment)
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
-    trace = describe('Recover', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Recover', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('recovery', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3341,7 +3273,7 @@ def _band_recovery_treatment(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_recovery_treatment(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> dict[str, object]:
+def _values_recovery_treatment(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = 0
@@ -3356,17 +3288,14 @@ def _values_recovery_treatment(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) -> Result:
     d = Rolling(rng)
     r_total = v_treatment
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_recovery_treatment(r_total, r_natural, r_dice, r_read, d.zero, v_treatment)
     c = 0
     outcome = _OUT_recovery_treatment[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_treatment)
     inputs: dict[str, object] = {'treatment': v_treatment}
-    trace = describe('Recover: treatment and stress', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Recover: treatment and stress', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('recovery_treatment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3410,7 +3339,7 @@ def _band_improved_result(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_improved_result(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> dict[str, object]:
+def _values_improved_result(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3419,17 +3348,14 @@ def _values_improved_result(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: int) -> Result:
     d = Rolling(rng)
     r_total = step(_O_improved_result_result, v_result, v_coin)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_improved_result(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_coin)
     c = 0
     outcome = _OUT_improved_result[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_coin)
     inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
-    trace = describe('Spend coin to increase the result level', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Spend coin to increase the result level', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('improved_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3460,7 +3386,7 @@ def _band_train(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return -1
 
 
-def _values_train(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> dict[str, object]:
+def _values_train(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['limit'] = '*You can train a given xp track only once per downtime.*'
@@ -3471,17 +3397,14 @@ def _values_train(b: int, c: int, d: Rolling, r_total: object, r_natural: int | 
 def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Result:
     d = Rolling(rng)
     r_total = (1 + v_training_upgrade)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_train(r_total, r_natural, r_dice, r_read, d.zero, v_training_upgrade)
     c = 0
     outcome = _OUT_train[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_training_upgrade)
     inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
-    trace = describe('Train', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Train', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('train', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3528,7 +3451,7 @@ def _band_magnitude_fortune(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_magnitude_fortune(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_fortune(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3536,17 +3459,14 @@ def _values_magnitude_fortune(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total: object = _total_magnitude_fortune(d, v_magnitude)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_fortune[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_fortune(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('Magnitude fortune roll: the crushing wave', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Magnitude fortune roll: the crushing wave', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3608,7 +3528,7 @@ def _band_magnitude_area(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_magnitude_area(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_area(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3616,17 +3536,14 @@ def _values_magnitude_area(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_area(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_area[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_area(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('AREA', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('AREA', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_area', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3677,7 +3594,7 @@ def _band_magnitude_scale(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_magnitude_scale(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_scale(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3685,17 +3602,14 @@ def _values_magnitude_scale(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_scale(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_scale[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_scale(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('SCALE', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('SCALE', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_scale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3746,7 +3660,7 @@ def _band_magnitude_duration(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_magnitude_duration(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_duration(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3754,17 +3668,14 @@ def _values_magnitude_duration(b: int, c: int, d: Rolling, r_total: object, r_na
 def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_duration(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_duration[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_duration(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('DURATION', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('DURATION', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_duration', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3815,7 +3726,7 @@ def _band_magnitude_range(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_magnitude_range(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_range(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3823,17 +3734,14 @@ def _values_magnitude_range(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_range(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_range[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_range(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('RANGE', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('RANGE', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_range', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3884,7 +3792,7 @@ def _band_magnitude_quality(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_magnitude_quality(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_quality(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3892,17 +3800,14 @@ def _values_magnitude_quality(b: int, c: int, d: Rolling, r_total: object, r_nat
 def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_quality(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_quality[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_quality(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('TIER & QUALITY', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('TIER & QUALITY', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3953,7 +3858,7 @@ def _band_magnitude_force(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_magnitude_force(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
+def _values_magnitude_force(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -3961,17 +3866,14 @@ def _values_magnitude_force(b: int, c: int, d: Rolling, r_total: object, r_natur
 def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_magnitude_force(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_force[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_magnitude_force(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('FORCE', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('FORCE', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_force', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4022,7 +3924,7 @@ def _band_quality_examples(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_quality_examples(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_quality: int) -> dict[str, object]:
+def _values_quality_examples(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_quality: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -4030,17 +3932,14 @@ def _values_quality_examples(b: int, c: int, d: Rolling, r_total: object, r_natu
 def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result:
     d = Rolling(rng)
     r_total = v_quality
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_quality_examples(r_total, r_natural, r_dice, r_read, d.zero, v_quality)
     c = 0
     outcome = _OUT_quality_examples[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_quality_examples(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_quality)
     inputs: dict[str, object] = {'quality': v_quality}
-    trace = describe('QUALITY EXAMPLES', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('QUALITY EXAMPLES', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('quality_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4091,7 +3990,7 @@ def _band_force_examples(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_force_examples(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_force: int) -> dict[str, object]:
+def _values_force_examples(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_force: int) -> dict[str, object]:
     values: dict[str, object] = {}
     return values
 
@@ -4099,17 +3998,14 @@ def _values_force_examples(b: int, c: int, d: Rolling, r_total: object, r_natura
 def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     d = Rolling(rng)
     r_total = v_force
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_force_examples(r_total, r_natural, r_dice, r_read, d.zero, v_force)
     c = 0
     outcome = _OUT_force_examples[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_force_examples(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_force)
     inputs: dict[str, object] = {'force': v_force}
-    trace = describe('FORCE EXAMPLES', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('FORCE EXAMPLES', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('force_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4140,7 +4036,7 @@ def _band_ritual_stress(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_ritual_stress(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> dict[str, object]:
+def _values_ritual_stress(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['example'] = "> In a different session, a Whisper wants to accomplish a ritual that will unleash a hurricane across the district. The GM says that this is a very significant effect, so they add two levels of magnitude together: *force 6* and *range 5*. To create such a devastating power, the Whisper will suffer 11 stress! The GM offers a compromise: the ritual will take a few hours to complete, so the stress cost will be reduced to 8, but some people in the affected area may realize what's happening and flee before the full storm hits.*"
@@ -4150,17 +4046,14 @@ def _values_ritual_stress(b: int, c: int, d: Rolling, r_total: object, r_natural
 def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str) -> Result:
     d = Rolling(rng)
     r_total = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_ritual_stress(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude, v_added, v_casting_time)
     c = 0
     outcome = _OUT_ritual_stress[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_ritual_stress(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude, v_added, v_casting_time)
     inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
-    trace = describe('Ritual stress', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Ritual stress', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ritual_stress', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4214,7 +4107,7 @@ def _band_crafting_roll(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_crafting_roll(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> dict[str, object]:
+def _values_crafting_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['tier_offset'] = 2
@@ -4239,17 +4132,14 @@ def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: in
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     d = Rolling(rng)
     r_total: object = _total_crafting_roll(d, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_crafting_roll(r_total, r_natural, r_dice, r_read, d.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     c = 0
     outcome = _OUT_crafting_roll[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_crafting_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     inputs: dict[str, object] = {'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum}
-    trace = describe('CRAFTING ROLL', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('CRAFTING ROLL', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crafting_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4312,7 +4202,7 @@ def _band_modification_requirement(r_total: object, r_natural: int | None, r_dic
     return -1
 
 
-def _values_modification_requirement(b: int, c: int, d: Rolling, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> dict[str, object]:
+def _values_modification_requirement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['example'] = '*A rifle that breaks down into two sections to be more easily concealed.*'
@@ -4332,17 +4222,14 @@ def _values_modification_requirement(b: int, c: int, d: Rolling, r_total: object
 def _run_modification_requirement(rng: random.Random, depth: int, v_modification: str, v_tier: int) -> Result:
     d = Rolling(rng)
     r_total = v_modification
-    r_dice = tuple(f for g in d.groups for f in g.dice)
-    r_kept = tuple(f for g in d.groups for f in g.kept)
-    r_read = tuple(f for f in r_kept if isinstance(f, int))
-    r_natural = d.groups[0].value if len(d.groups) == 1 else None
+    r_dice, r_kept, r_read, r_natural = d.read()
     b = _band_modification_requirement(r_total, r_natural, r_dice, r_read, d.zero, v_modification, v_tier)
     c = 0
     outcome = _OUT_modification_requirement[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = None  # no band's data rolls dice
     values = _values_modification_requirement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_modification, v_tier)
     inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
-    trace = describe('Modifying an item', d.groups, r_total, outcome, extra.groups, values)
+    trace = describe('Modifying an item', d.groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('modification_requirement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

@@ -1,0 +1,122 @@
+"""Section 6: `rulecraft roll` and `rulecraft odds` as whole processes, and what they import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+from .context import ROOT, Context, progress
+from .report import Section, Table, verdict
+from .timing import Candidate, compare, ratio, ratio_text, seconds, spread
+
+TARGET = 0.150  # seconds, whole process
+FORBIDDEN = ("jinja2", "weasyprint")  # the issue: no Jinja or WeasyPrint on these paths
+WATCHED = ("jinja2", "weasyprint", "lark", "ruamel", "markupsafe", "watchfiles", "fontTools", "PIL", "numpy")
+
+
+def commands() -> tuple[list[str], list[str], str]:
+    """(how to run rulecraft, how to run the same Python, which environment) — the project's .venv if present."""
+    venv = ROOT / ".venv" / "bin"
+    if (venv / "rulecraft").exists() and (venv / "python").exists():
+        return [str(venv / "rulecraft")], [str(venv / "python")], "`.venv` (the project's environment)"
+    return [sys.executable, "-m", "compiler"], [sys.executable], f"`{sys.executable}` (`python -m compiler`)"
+
+
+def _run(cmd: list[str]) -> None:
+    subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=120)
+
+
+# Runs the command inside `python -X importtime` and, at exit, lists the modules really imported (importtime
+# also lists optional imports that failed, such as lark trying `regex`).
+_WRAPPER = """
+import atexit, json, runpy, sys
+atexit.register(lambda: sys.stderr.write("BENCH-MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+target, sys.argv = sys.argv[1], sys.argv[1:]
+if target == "-m":
+    sys.argv = ["compiler", *sys.argv[1:]]
+    runpy.run_module("compiler", run_name="__main__", alter_sys=True)
+else:
+    runpy.run_path(target, run_name="__main__")
+"""
+
+
+def imports(python: list[str], rulecraft: list[str], args: list[str]) -> tuple[float, dict[str, float], list[str]]:
+    """(total import time, cumulative import time of each top-level package imported, the compiler's modules)."""
+    target = [rulecraft[0]] if len(rulecraft) == 1 else ["-m"]
+    done = subprocess.run([*python, "-X", "importtime", "-c", _WRAPPER, *target, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    loaded: set[str] = set()
+    for line in done.stderr.splitlines():
+        if line.startswith("BENCH-MODULES "):
+            loaded = set(json.loads(line[len("BENCH-MODULES "):]))
+    total = 0.0
+    packages: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        parts = line[len("import time:"):].split("|")
+        try:
+            self_us, cumulative_us = int(parts[0]), int(parts[1])
+        except ValueError:
+            continue  # the header line
+        name = parts[2].strip()
+        if name not in loaded:
+            continue
+        total += self_us / 1e6
+        top = name.split(".")[0]
+        packages[top] = max(packages.get(top, 0.0), cumulative_us / 1e6 if name == top else 0.0)
+    ours = sorted(name for name in loaded if name.startswith("compiler."))
+    return total, packages, ours
+
+
+def run(ctx: Context) -> Section:
+    section = Section("startup", "Start-up")
+    rulecraft, python, where = commands()
+    roll = [*rulecraft, "roll", "tides_of_gold", "action_roll", "--seed", "1"]
+    odds = [*rulecraft, "odds", "tides_of_gold", "action_roll"]
+    shown = {"roll": "rulecraft roll tides_of_gold action_roll --seed 1", "odds":
+             "rulecraft odds tides_of_gold action_roll", "pass": "python -c pass",
+             "imports": 'python -c "import random, fractions"'}
+    section.text(
+        f"Whole processes from {where}, each started with `subprocess.run` (output discarded), the four commands "
+        "interleaved. `python -c pass` is the floor any Python command pays; `import random, fractions` what a "
+        "resolver needs from the standard library.")
+    progress("startup: timing whole processes")
+    settings = replace(ctx.settings, min_time=0.0, repeats=2 if ctx.quick else 15, min_repeats=1 if ctx.quick else 5,
+                       budget=2.0 if ctx.quick else 15.0, slow_call=0.0 if ctx.quick else 1e9)
+    found = compare([Candidate("roll", lambda: _run(roll)), Candidate("odds", lambda: _run(odds)),
+                     Candidate("pass", lambda: _run([*python, "-c", "pass"])),
+                     Candidate("imports", lambda: _run([*python, "-c", "import random, fractions"]))], settings)
+    table = Table(("command", "median", "spread", "runs", "/ python -c pass", f"target < {TARGET * 1000:.0f} ms",
+                   "verdict"))
+    for key in ("roll", "odds", "pass", "imports"):
+        s = found[key]
+        judged = key in ("roll", "odds")
+        table.add(f"`{shown[key]}`", seconds(s.median), spread(s), s.repeats, ratio_text(ratio(s, found["pass"])),
+                  f"< {TARGET * 1000:.0f} ms" if judged else "", verdict(s.median < TARGET) if judged else "")
+        if judged:
+            section.target(f"`{shown[key]}` as a whole process < {TARGET * 1000:.0f} ms", seconds(s.median),
+                           verdict(s.median < TARGET))
+    section.table(table)
+
+    section.text("### 6.1 What those commands import (`python -X importtime`)")
+    heavy = Table(("command", "import time (sum of self)", "modules of the compiler",
+                   *(f"`{name}`" for name in WATCHED), "other third-party packages"))
+    stdlib = set(sys.stdlib_module_names)
+    for key, args in (("roll", roll[len(rulecraft):]), ("odds", odds[len(rulecraft):])):
+        progress(f"startup: import time of {key}")
+        total, packages, ours = imports(python, rulecraft, args)
+        others = sorted(p for p in packages if p not in stdlib and p not in WATCHED and p not in
+                        ("compiler", "__main__", "site", "encodings", "sitecustomize") and not p.startswith("_"))
+        heavy.add(f"`{shown[key]}`", seconds(total), ", ".join(sorted(m.removeprefix("compiler.") for m in ours))
+                  or "none", *(seconds(packages[name]) if name in packages else "—" for name in WATCHED),
+                  ", ".join(others) or "none")
+        loaded = [name for name in FORBIDDEN if name in packages]
+        section.target(f"`{shown[key]}` imports no Jinja or WeasyPrint", ", ".join(loaded) + " imported" if loaded
+                       else "neither imported", verdict(not loaded))
+    section.table(heavy)
+    section.text("A package's time is its cumulative import time where it is first imported (— means not "
+                 "imported).")
+    return section
