@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 build: $(STAMP)
-	$(BIN)/rulecraft build
+	$(BIN)/rulecraft build --one-page
 
 test: $(STAMP)
 	$(BIN)/ruff check compiler tests bench

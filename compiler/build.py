@@ -32,11 +32,15 @@ class Plan:
 
 
 def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str = "a4",
-         report: Report | None = None, templates: Path | None = None) -> Plan:
-    """Every output of every target, in memory. Raises CompileError if any ruleset has errors."""
+         report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("full",)) -> Plan:
+    """Every output of every target, in memory. Raises CompileError if any ruleset has errors.
+
+    `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
+    and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`).
+    """
     from .api import load
     from .codegen import generate
-    from .render import JSON_SCHEMA, export_data, to_json, to_yaml
+    from .render import JSON_SCHEMA, export_data, layout_problems, to_json, to_yaml
 
     result = Plan(report=report if report is not None else Report())
     html_for_pdf: list[tuple[Path, str]] = []
@@ -48,6 +52,13 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
             failed = True
             continue
         rid = loaded.checked.id
+        problems = layout_problems(loaded.checked)  # `rulecraft check` does not see these yet
+        for message, span in problems:
+            result.report.error("TYPE", message, loaded.path, span,
+                                hint="a section takes `columns: 1`, `columns: 2` or `columns: 3` (cards side by side)")
+        if problems:
+            failed = True
+            continue
         data = export_data(loaded.checked)
         if "python" in formats:
             result.files[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)
@@ -55,12 +66,13 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
             result.files[out_dir / "json" / f"{rid}.json"] = to_json(data)
         if "yaml" in formats:
             result.files[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
-        if "html" in formats or "pdf" in formats:
-            html = render_html(data, templates, page, result.report)
+        for sheet in sheets if "html" in formats or "pdf" in formats else ():
+            html = render_html(data, templates, page, result.report, sheet)
+            name = rid if sheet == "full" else f"{rid}.{sheet}"
             if "html" in formats:
-                result.files[out_dir / "html" / f"{rid}.html"] = html
+                result.files[out_dir / "html" / f"{name}.html"] = html
             if "pdf" in formats:
-                html_for_pdf.append((out_dir / "pdf" / f"{rid}.pdf", html))
+                html_for_pdf.append((out_dir / "pdf" / f"{name}.pdf", html))
     if failed:
         raise CompileError(result.report)
     if "json" in formats:
@@ -70,14 +82,15 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     return result
 
 
-def render_html(data: dict[str, Any], templates: Path | None, page: str, report: Report) -> str:
+def render_html(data: dict[str, Any], templates: Path | None, page: str, report: Report,
+                sheet: str = "full") -> str:
     """The sheet; a broken template (a designer's own, from --templates) is a diagnostic at its line."""
     from jinja2 import TemplateError, TemplateSyntaxError
 
     from .render import to_html
 
     try:
-        return to_html(data, extra_templates=templates, page=page)
+        return to_html(data, extra_templates=templates, page=page, sheet=sheet)
     except TemplateError as problem:
         where, line = template_place(problem)
         source = getattr(problem, "source", None)

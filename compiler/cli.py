@@ -57,6 +57,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build.add_argument("--templates", metavar="DIR", default=None,
                        help="a folder of templates (sheet.html.j2, sheet.css, ...) that override the built-in "
                             "ones file by file")
+    build.add_argument("--one-page", action="store_true",
+                       help="also build each ruleset's one-page sheet of its core rolls, bands and odds "
+                            "(html/<id>.core.html, pdf/<id>.core.pdf)")
     build.set_defaults(run=cmd_build)
 
     check = sub.add_parser("check", help="report errors and design defects")
@@ -154,7 +157,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError(f"--templates {args.templates}: no such folder")
     out_dir = Path(args.output) if args.output else project_root() / "output"
     try:
-        built = plan(targets(args.paths), formats, out_dir, page=args.page, templates=templates)
+        built = plan(targets(args.paths), formats, out_dir, page=args.page, templates=templates,
+                     sheets=("full", "core") if args.one_page else ("full",))
     except CompileError as error:
         print(error.report.format_text(), file=sys.stderr)
         print("build failed: nothing was written", file=sys.stderr)

@@ -8,6 +8,7 @@ applied after escaping.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import math
@@ -186,7 +187,8 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
         "title": checked.title,
         "source": {"path": checked.source_path, "sha256": checked.source_hash},
         "meta": dict(checked.meta),
-        "sections": [{"title": s.title, "sources": citation_data(s.citation)} for s in checked.sections],
+        "sections": [{"title": s.title, "sources": citation_data(s.citation), "columns": section_columns(s)}
+                     for s in checked.sections],
         "definitions": [definition_data(checked, d) for d in checked.definitions],
         "errata": [
             {"id": e.id, "title": e.title, "sources": citation_data(e.citation), "text": e.text,
@@ -195,6 +197,27 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
             for e in checked.errata
         ],
     }
+
+
+COLUMNS = (1, 2, 3)
+
+
+def section_columns(section: m.Section) -> int | None:
+    """The columns of cards a section asks for (`columns: 1`, `2` or `3` under it); None: the sheet's own."""
+    value = next((a.value for a in section.attrs if a.name == "columns"), None)
+    return value.value if isinstance(value, m.Number) and value.value in COLUMNS else None
+
+
+def layout_problems(checked: m.CheckedRuleset) -> list[tuple[str, m.Span]]:
+    """What in the ruleset the sheet cannot lay out: a section attribute it does not know, or a bad `columns:`."""
+    problems = []
+    for section in checked.sections:
+        for attr in section.attrs:
+            if attr.name != "columns":
+                problems.append((f"a section takes only `columns:` (1, 2 or 3), not `{attr.name}:`", attr.span))
+            elif section_columns(section) is None or attr.when is not None:
+                problems.append(("`columns:` of a section is 1, 2 or 3", attr.span))
+    return problems
 
 
 def to_json(data: dict[str, Any]) -> str:
@@ -267,6 +290,15 @@ def rich(text: object) -> Markup:
     return Markup(escaped.replace("\n", "<br>"))
 
 
+_HYPHENATED = re.compile(r"\w+(?:-\w+)+")
+
+
+def citation(text: object) -> Markup:
+    """A source citation whose IDs and line ranges (`TOG-01`, `lines 13-17`) never break at their hyphen."""
+    escaped = str(escape(str(text)))
+    return Markup(_HYPHENATED.sub(lambda match: f'<span class="nowrap">{match.group(0)}</span>', escaped))
+
+
 def show(value: object) -> Markup:
     """A datum as a reader wants it: yes/no for flags, `unknown` for lost values, expressions as written."""
     if value is True:
@@ -278,6 +310,24 @@ def show(value: object) -> Markup:
     if isinstance(value, dict) and "expr" in value:
         return rich(value["expr"])
     return rich(value)
+
+
+CARD_LINE = 48  # characters of rules text on one line of a card, two cards to a page's width
+SHORT_CARD = 8  # lines: a card this short is never split between columns or pages
+
+
+def card_lines(definition: dict[str, Any]) -> int:
+    """About how many lines a definition's card takes on a sheet (the templates keep short cards whole)."""
+    def lines(text: object) -> int:
+        return 1 + len(str(text or "")) // CARD_LINE
+
+    count = 3 + (lines(definition["text"]) if definition["text"] else 0)
+    count += sum(lines(band["text"]) for band in definition.get("bands", []))
+    count += sum(lines(entry["text"]) + len(entry["children"]) for entry in definition.get("entries", []))
+    count += sum(lines(value) for value in definition.get("details", {}).values())
+    count += sum(len(definition.get(name, [])) for name in ("cards", "faces", "levels"))
+    odds = definition.get("odds")
+    return count + (3 + len(odds["rows"]) if odds and len(odds["rows"]) > 1 else 0)
 
 
 @cache  # compiled templates are kept; Jinja reloads a template whose file changed (auto_reload)
@@ -293,32 +343,81 @@ def environment(extra_templates: Path | None = None) -> Any:
                       keep_trailing_newline=True)
     env.filters["rich"] = rich
     env.filters["show"] = show
+    env.filters["citation"] = citation
     env.tests["die_name"] = lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value)))  # `d8`: drawn as a die
     env.globals["palette"] = PALETTE
+    env.globals["short_card"] = lambda definition: card_lines(definition) <= SHORT_CARD
     env.globals["cos"] = math.cos
     env.globals["sin"] = math.sin
     return env
 
 
 PAGE_SIZES = {"a4": "A4", "letter": "letter"}
+MEDIA_TYPES = {".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf",
+               ".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
+_URL = re.compile(r"""url\(\s*(["']?)([^"')\s]+)\1\s*\)""")
 
 
-def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str = "a4") -> str:
-    """The reference sheet: one HTML file, styles inline; `page` is the paper it prints on (a4, letter)."""
+def inline_urls(css: str, folders: list[Path]) -> str:
+    """`css` with every relative `url(...)` replaced by that file as a `data:` URI: the sheet requests nothing.
+
+    A file is looked up in `folders` in order (a theme's folder, then the built-in templates),
+    the way templates are; a URL with a scheme (`data:`, `https:`) or a fragment is left as written.
+    """
+    def replace(match: re.Match[str]) -> str:
+        target = match.group(2)
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|#", target):
+            return match.group(0)
+        for folder in folders:
+            path = folder / target
+            if path.is_file():
+                return f'url("{data_uri(path.resolve(), path.stat().st_mtime_ns)}")'
+        from jinja2 import TemplateNotFound
+
+        raise TemplateNotFound(target, f"{target}: the CSS asks for this file, but no templates folder has it")
+    return _URL.sub(replace, css)
+
+
+@cache  # keyed on the file's modification time too, so a changed font is read again
+def data_uri(path: Path, mtime_ns: int) -> str:
+    media_type = MEDIA_TYPES.get(path.suffix.lower(), "application/octet-stream")
+    return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+SHEETS = ("full", "core")
+
+
+def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str = "a4", sheet: str = "full") -> str:
+    """The reference sheet: one HTML file, styles and fonts inline; `page` is the paper it prints on (a4, letter).
+
+    `sheet` is "full" (every definition by section, contents, errata) or "core": the rolls alone,
+    with their bands and odds, in three dense columns that aim to fit one page.
+    """
     if page not in PAGE_SIZES:
         raise ValueError(f"page size is one of {', '.join(PAGE_SIZES)}, not {page!r}")
+    if sheet not in SHEETS:
+        raise ValueError(f"sheet is one of {', '.join(SHEETS)}, not {sheet!r}")
     env = environment(extra_templates)
-    css = env.loader.get_source(env, "sheet.css")[0]
+    folders = [extra_templates, templates_dir()] if extra_templates is not None else [templates_dir()]
+    css = "\n".join(inline_urls(env.loader.get_source(env, name)[0], folders) for name in ("fonts.css", "sheet.css"))
     sections: list[dict[str, Any]] = []
     by_title: dict[str | None, dict[str, Any]] = {}
     for definition in data["definitions"]:
-        key = definition["section"]
+        key = definition["section"] if sheet == "full" else "Core rolls"
+        if sheet == "core" and definition["kind"] != "roll":
+            continue
         if key not in by_title:
-            section = next((s for s in data["sections"] if s["title"] == key), {"title": key or data["title"],
-                                                                                  "sources": {"text": ""}})
-            by_title[key] = {"title": section["title"], "sources": section["sources"], "definitions": []}
+            section = next((s for s in data["sections"] if s["title"] == key and sheet == "full"),
+                           {"title": key or data["title"], "sources": {"text": ""}, "columns": None})
+            by_title[key] = {"title": section["title"], "sources": section["sources"],
+                             "columns": section.get("columns"), "definitions": []}
             sections.append(by_title[key])
         by_title[key]["definitions"].append(definition)
+    for section in sections:
+        # The ruleset's choice; else three dense columns on the core sheet, else two, but one for a lone card
+        # of up to 30 lines, which two balanced columns would cut in half.
+        lone = len(section["definitions"]) == 1 and card_lines(section["definitions"][0]) <= 30
+        section["columns"] = section["columns"] or (3 if sheet == "core" else 1 if lone else 2)
     errata_by_item: dict[str, list[str]] = {}
     for erratum in data["errata"]:
         items = {i for r in erratum["resolves"] for i in r["items"]}
@@ -329,7 +428,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     parts: list[str] = []
     size = 0
     for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
-                                  page_size=PAGE_SIZES[page]):
+                                  page_size=PAGE_SIZES[page], sheet=sheet):
         size += len(part)
         if size > MAX_OUTPUT_BYTES:  # stopped as it passes the cap, not rendered in full first
             raise output_too_large("sheet", str(data.get("source", {}).get("path", "")))

@@ -38,3 +38,22 @@ def tog_loaded():  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def tog(tog_loaded):  # type: ignore[no-untyped-def]
     return compile_module(generate(tog_loaded.checked), "generated_tides_of_gold")
+
+
+# ---------------------------------------------------------------- sheets, rendered from the templates of the checkout
+
+RULESET_IDS = tuple(sorted(p.stem for p in (ROOT / "rulesets").glob("*.rules")))
+SHEET_KINDS = (("full", "a4"), ("core", "a4"), ("core", "letter"))  # what the sheet and PDF tests read
+
+
+@pytest.fixture(scope="session")
+def sheet_html() -> dict[tuple[str, str, str], str]:
+    """(ruleset id, sheet, page) -> the sheet's HTML, for every ruleset and every kind in SHEET_KINDS."""
+    from compiler.render import export_data, to_html
+
+    sheets: dict[tuple[str, str, str], str] = {}
+    for rid in RULESET_IDS:
+        data = export_data(load(rid).checked)
+        for sheet, page in SHEET_KINDS:
+            sheets[rid, sheet, page] = to_html(data, page=page, sheet=sheet)
+    return sheets

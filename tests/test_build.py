@@ -144,3 +144,45 @@ def test_a_broken_theme_template_is_a_diagnostic_at_its_line(project: Path,
 def test_templates_must_be_a_folder(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["build", "--templates", str(project / "nowhere")]) == 1
     assert "--templates" in capsys.readouterr().err
+
+
+def test_one_page_adds_the_core_sheet_of_each_ruleset(project: Path) -> None:
+    assert main(["build", "--format", "html,pdf", "--one-page"]) == 0
+    core = (project / "output" / "html" / "tiny.core.html").read_text(encoding="utf-8")
+    assert '<body class="sheet-core">' in core and 'id="action"' in core
+    assert (project / "output" / "pdf" / "tiny.core.pdf").read_bytes().startswith(b"%PDF")
+    assert '<body class="sheet-full">' in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+
+
+def test_a_section_sets_its_columns_and_a_bad_value_is_an_error(project: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    source = SOURCE.replace('roll action', 'section "Rolls"\n  columns: 3\n\nroll action')
+    (project / "rulesets" / "tiny.rules").write_text(source, encoding="utf-8")
+    assert main(["build", "--format", "html"]) == 0
+    assert '<section class="section cols-3"' in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    before = snapshot(project)
+    for wrong, message in (("columns: 4", "`columns:` of a section is 1, 2 or 3"),
+                           ("colums: 2", "a section takes only `columns:`")):
+        (project / "rulesets" / "tiny.rules").write_text(source.replace("columns: 3", wrong), encoding="utf-8")
+        assert main(["build"]) == 1
+        err = capsys.readouterr().err
+        assert "tiny.rules:4:3: error[TYPE]" in err and message in err
+        assert snapshot(project) == before
+
+
+def test_a_theme_brings_its_own_files_for_the_css_and_a_missing_one_is_a_diagnostic(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    theme = project / "theme"
+    (theme / "fonts").mkdir(parents=True)
+    (theme / "fonts" / "Display.woff2").write_bytes(b"wOF2 not really a font")
+    (theme / "sheet.css").write_text('@font-face { font-family: D; src: url("fonts/Display.woff2"); }\n'
+                                     'h1 { background: url(paper.png); }\n', encoding="utf-8")
+    before = snapshot(project)
+    assert main(["build", "--format", "html", "--templates", str(theme)]) == 1
+    assert "error[TEMPLATE]" in capsys.readouterr().err and snapshot(project) == before
+    (theme / "paper.png").write_bytes(b"\x89PNG")
+    assert main(["build", "--format", "html", "--templates", str(theme)]) == 0
+    html = (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert 'url("data:font/woff2;base64,d09GMiBub3QgcmVhbGx5IGEgZm9udA==")' in html
+    assert 'url("data:image/png;base64,iVBORw==")' in html
+    assert 'url("data:font/woff2;base64,' + "d09GMgABAAAA" in html  # the built-in fonts.css still applies

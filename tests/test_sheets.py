@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from html import unescape
 from xml.etree import ElementTree
 
 import pytest
@@ -11,7 +11,7 @@ from markupsafe import escape
 
 from compiler.api import load
 from compiler.render import export_data, to_html
-from tests.conftest import ROOT
+from tests.conftest import ROOT, RULESET_IDS, SHEET_KINDS
 
 MM_PER_PX = 25.4 / 96
 
@@ -49,37 +49,97 @@ def test_running_headers_and_contents_page_numbers_come_from_the_sheet(data: dic
     assert html.count('<li><a href="#section-') == len(sections)
 
 
-# ---------------------------------------------------------------- what the built sheets hold
+# ---------------------------------------------------------------- what the sheets hold (rendered now, every kind)
 
-HTML_SHEETS = sorted((ROOT / "output" / "html").glob("*.html"))
 INVENTORY = ROOT.parent / "shared" / "inventory.md"
+SHEETS = [(rid, sheet, page) for rid in RULESET_IDS for sheet, page in SHEET_KINDS]
+SHEET_IDS = [".".join(key) for key in SHEETS]
+FONTS = ROOT / "templates" / "fonts"
 
 
-@pytest.mark.parametrize("path", HTML_SHEETS, ids=[p.stem for p in HTML_SHEETS])
-def test_every_picture_is_valid_svg(path: Path) -> None:
+def visible_text(html: str) -> str:
+    """What a reader sees: the body without its tags, entities decoded (SVG labels included)."""
+    body = re.sub(r"<style>.*?</style>|<title>.*?</title>", " ", html, flags=re.S)
+    return unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_every_picture_is_valid_svg(sheet_html: dict[tuple[str, str, str], str], key: tuple[str, str, str]) -> None:
     """Each inline <svg> parses as XML on its own, with a viewBox and an accessible label."""
-    html = path.read_text(encoding="utf-8")
-    pictures = re.findall(r"<svg\b.*?</svg>", html, flags=re.S)
-    assert pictures, f"{path.name} draws no pictures"
+    pictures = re.findall(r"<svg\b.*?</svg>", sheet_html[key], flags=re.S)
+    assert pictures, f"{key} draws no pictures"
     for svg in pictures:
         element = ElementTree.fromstring(svg.replace("&nbsp;", "&#160;"))
         assert element.tag == "svg" and element.get("viewBox"), svg[:80]
         assert element.get("role") == "img" and element.get("aria-label"), svg[:80]
 
 
-@pytest.mark.parametrize("path", HTML_SHEETS, ids=[p.stem for p in HTML_SHEETS])
-def test_a_sheet_is_one_file_that_requests_nothing(path: Path) -> None:
-    html = path.read_text(encoding="utf-8")
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_a_sheet_is_one_file_that_requests_nothing(sheet_html: dict[tuple[str, str, str], str],
+                                                   key: tuple[str, str, str]) -> None:
+    html = sheet_html[key]
     assert not re.search(r"""\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", html, flags=re.I)
-    assert not re.search(r"""url\(\s*["']?(?:https?:)?//""", html, flags=re.I)
+    assert not re.search(r"""url\(\s*(?!["']?(?:data:|#))""", html, flags=re.I)  # fonts are inlined: data: only
     assert not re.search(r"@import|<link\b|<script\b|<iframe\b", html, flags=re.I)
-    assert '<meta name="viewport"' in html  # readable on a phone
+    assert html.count("@font-face") >= 6 and "data:font/woff2;base64," in html
+
+
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_a_sheet_reads_on_a_phone(sheet_html: dict[tuple[str, str, str], str], key: tuple[str, str, str]) -> None:
+    """Narrow screens get one column, and a wide table scrolls inside its own box instead of the page."""
+    html = sheet_html[key]
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+    phone = re.search(r"@media screen and \(max-width: 40rem\) \{(.*?)\n\}", html, flags=re.S)
+    assert phone, "no rules for narrow screens"
+    assert re.search(r"\.cards\b[^{]*\{[^}]*column-count: 1", phone.group(1))
+    assert re.search(r"\.table-wrap \{[^}]*overflow-x: auto", phone.group(1))
+    assert re.search(r"(?m)^svg \{[^}]*max-width: 100%", html)
+    tables = html.count("<table")
+    assert tables and html.count('<div class="table-wrap"><table') == tables
+
+
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_every_character_of_a_sheet_is_in_the_embedded_fonts(sheet_html: dict[tuple[str, str, str], str],
+                                                              key: tuple[str, str, str]) -> None:
+    """No character falls back to a font of the reader's machine (and none is missing from the PDF)."""
+    from fontTools.ttLib import TTFont
+
+    covered: set[int] = set()
+    for font in FONTS.glob("*.woff2"):
+        covered |= set(TTFont(font).getBestCmap())
+    generated = "0123456789 /.•◦"  # page numbers, contents leaders, list markers
+    needed = {c for c in visible_text(sheet_html[key]) + generated if not c.isspace()}
+    assert sorted(c for c in needed if ord(c) not in covered) == []
+
+
+def test_the_fonts_are_few_small_and_licensed() -> None:
+    files = sorted(FONTS.glob("*.woff2"))
+    assert len(files) == 9 and sum(f.stat().st_size for f in files) < 200_000
+    assert (FONTS / "OFL.txt").is_file() and (FONTS / "README.md").is_file()
+    css = (ROOT / "templates" / "fonts.css").read_text(encoding="utf-8")
+    assert sorted(re.findall(r'url\("fonts/([^"]+)"\)', css)) == [f.name for f in files]
+
+
+def test_a_sheet_is_the_same_bytes_every_time(sheet_html: dict[tuple[str, str, str], str]) -> None:
+    data = export_data(load("dice_ladder").checked)
+    for sheet, page in SHEET_KINDS:
+        assert to_html(data, page=page, sheet=sheet) == sheet_html["dice_ladder", sheet, page]
+
+
+def test_the_core_sheet_holds_the_rolls_and_nothing_else(sheet_html: dict[tuple[str, str, str], str]) -> None:
+    data = export_data(load("tides_of_gold").checked)
+    html = sheet_html["tides_of_gold", "core", "a4"]
+    rolls = [d["name"] for d in data["definitions"] if d["kind"] == "roll"]
+    cards = re.findall(r'<article class="card kind-(\w+)(?: short)?" id="(\w+)"', html)
+    assert cards == [("roll", name) for name in rolls]
+    assert '<body class="sheet-core">' in html and 'class="section cols-3"' in html
+    assert "<nav" not in html and 'id="errata"' not in html and 'href="#erratum-' not in html
 
 
 @pytest.mark.skipif(not INVENTORY.is_file(), reason="needs ../shared/inventory.md")
-def test_every_inventory_item_is_on_a_sheet() -> None:
+def test_every_inventory_item_is_on_a_sheet(sheet_html: dict[tuple[str, str, str], str]) -> None:
     items = re.findall(r"^#### ((?:TOG|WW|LAD|ERR|EVR)-\d+):", INVENTORY.read_text(encoding="utf-8"), flags=re.M)
     assert len(items) == 225
-    text = " ".join(re.sub(r"<[^>]+>", " ", p.read_text(encoding="utf-8")) for p in HTML_SHEETS)
+    text = " ".join(visible_text(html) for (_, sheet, _), html in sheet_html.items() if sheet == "full")
     cited = set(re.findall(r"\b(?:TOG|WW|LAD|ERR|EVR)-\d+\b", text))
     assert sorted(set(items) - cited) == []

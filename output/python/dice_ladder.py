@@ -1043,7 +1043,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
+COMPILER_SHA256 = '5fa461391f689d0aa349d173ab95e95a76513251a0e7efb555c2a7ecce3ae0e6'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

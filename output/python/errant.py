@@ -1043,7 +1043,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
+COMPILER_SHA256 = '5fa461391f689d0aa349d173ab95e95a76513251a0e7efb555c2a7ecce3ae0e6'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1043,7 +1043,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
+COMPILER_SHA256 = '5fa461391f689d0aa349d173ab95e95a76513251a0e7efb555c2a7ecce3ae0e6'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1043,7 +1043,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
+COMPILER_SHA256 = '5fa461391f689d0aa349d173ab95e95a76513251a0e7efb555c2a7ecce3ae0e6'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1043,7 +1043,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'fdd94f27c5636404163d68a44e94ce9d34fe0a7a5f74a459c5d10c4726dbebaf'
+COMPILER_SHA256 = '5fa461391f689d0aa349d173ab95e95a76513251a0e7efb555c2a7ecce3ae0e6'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (

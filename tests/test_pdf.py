@@ -1,0 +1,146 @@
+"""The PDFs read back as a printer sees them: page counts, tables, every item, embedded fonts.
+
+Every sheet of every ruleset (full on A4, core on A4 and Letter) is rendered once per test
+session, in parallel, from the templates of the checkout.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, RULESET_IDS, SHEET_KINDS
+
+pdfium = pytest.importorskip("pypdfium2")
+pypdf = pytest.importorskip("pypdf")
+
+Key = tuple[str, str, str]  # (ruleset id, sheet, page)
+SHEETS = [(rid, sheet, page) for rid in RULESET_IDS for sheet, page in SHEET_KINDS]
+SHEET_IDS = [".".join(key) for key in SHEETS]
+
+# Pages each sheet takes, as measured, with room for small edits to a ruleset. The core sheet aims at
+# one page; a ruleset with many rolls, or rolls whose odds need many bars (errant's check has 41
+# values of DV), takes two (see README, "Reference sheets").
+PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
+    ("full", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
+                     "wyrd_wolds": (26, 32)},
+    ("core", "a4"): {"dice_ladder": (1, 2), "errant": (1, 2), "everrain": (1, 2), "tides_of_gold": (1, 2),
+                     "wyrd_wolds": (1, 2)},
+    ("core", "letter"): {"dice_ladder": (1, 2), "errant": (1, 2), "everrain": (1, 2), "tides_of_gold": (1, 2),
+                         "wyrd_wolds": (1, 2)},
+}
+PAPER = {"a4": (595.3, 841.9), "letter": (612.0, 792.0)}  # points
+MARGIN_TOP, MARGIN_BOTTOM = 16 / 25.4 * 72, 15 / 25.4 * 72  # the running header and page number sit outside
+COLUMNS = {"full": 2, "core": 3}
+
+
+@pytest.fixture(scope="session")
+def pdfs(sheet_html: dict[Key, str]) -> dict[Key, bytes]:
+    from compiler.build import render_pdfs
+
+    longest_first = sorted(SHEETS, key=lambda key: len(sheet_html[key]) * (10 if key[1] == "full" else 1), reverse=True)
+    rendered = render_pdfs([(Path(*key), sheet_html[key]) for key in longest_first])
+    return {key: pdf for key, (_, pdf) in zip(longest_first, rendered, strict=True)}
+
+
+def lines(pdf: bytes, columns: int) -> Iterator[tuple[int, int, list[tuple[float, str]]]]:
+    """Each page's text lines inside the margins, by column: (page number, column, [(y, text), ...] top first).
+
+    Pieces of text belong to one line when their middles are within 3 points of each other.
+    """
+    document = pdfium.PdfDocument(pdf)
+    for number, page in enumerate(document, start=1):
+        width, height = page.get_size()
+        text = page.get_textpage()
+        pieces: list[list[tuple[float, float, str]]] = [[] for _ in range(columns)]
+        for i in range(text.count_rects()):
+            left, bottom, right, top = text.get_rect(i)
+            if bottom < MARGIN_BOTTOM or top > height - MARGIN_TOP:
+                continue
+            column = min(columns - 1, int(left / (width / columns)))
+            pieces[column].append(((bottom + top) / 2, left, text.get_text_bounded(left, bottom, right, top).strip()))
+        for column, found in enumerate(pieces):
+            rows: list[tuple[float, list[tuple[float, str]]]] = []
+            for middle, left, piece in sorted(found, reverse=True):
+                if rows and rows[-1][0] - middle < 3:
+                    rows[-1][1].append((left, piece))
+                else:
+                    rows.append((middle, [(left, piece)]))
+            yield number, column, [(y, " ".join(t for _, t in sorted(parts))) for y, parts in rows]
+
+
+def header_rows(html: str) -> list[list[str]]:
+    """The words of every table header row of a sheet."""
+    rows = re.findall(r"<thead><tr>(.*?)</tr></thead>", html, flags=re.S)
+    return [re.sub(r"<[^>]+>", " ", row).split() for row in rows]
+
+
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_page_count_and_paper(pdfs: dict[Key, bytes], key: Key) -> None:
+    rid, sheet, page = key
+    document = pdfium.PdfDocument(pdfs[key])
+    low, high = PAGES[sheet, page][rid]
+    assert low <= len(document) <= high
+    for p in document:
+        width, height = p.get_size()
+        assert abs(width - PAPER[page][0]) < 1 and abs(height - PAPER[page][1]) < 1
+
+
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_no_table_header_is_left_alone_at_the_foot_of_a_column(pdfs: dict[Key, bytes],
+                                                                sheet_html: dict[Key, str], key: Key) -> None:
+    """A header row (one line, or the lines it wraps to) has a row of its table right under it."""
+    headers = header_rows(sheet_html[key])
+    alone = []
+    for number, column, rows in lines(pdfs[key], COLUMNS[key[1]]):
+        for i, (_, text) in enumerate(rows):
+            words = text.split()
+            for header in headers:
+                if not words or words[0] != header[0] or not set(words) <= set(header):
+                    continue
+                rest = i + 1
+                while rest < len(rows) and set(rows[rest][1].split()) <= set(header):  # the header's wrapped lines
+                    rest += 1
+                if rest == len(rows) or rows[rest - 1][0] - rows[rest][0] > 30:
+                    alone.append(f"page {number}, column {column + 1}: {text!r}")
+    assert alone == []
+
+
+def test_every_inventory_item_is_in_the_pdf_text(pdfs: dict[Key, bytes]) -> None:
+    inventory = ROOT.parent / "shared" / "inventory.md"
+    if not inventory.is_file():
+        pytest.skip("needs ../shared/inventory.md")
+    items = re.findall(r"^#### ((?:TOG|WW|LAD|ERR|EVR)-\d+):", inventory.read_text(encoding="utf-8"), flags=re.M)
+    text = "\n".join(page.get_textpage().get_text_range() for (_, sheet, _), pdf in pdfs.items() if sheet == "full"
+                     for page in pdfium.PdfDocument(pdf))
+    assert len(items) == 225
+    assert sorted(set(items) - set(re.findall(r"\b(?:TOG|WW|LAD|ERR|EVR)-\d+\b", text))) == []
+
+
+def fonts(resources: Any) -> Iterator[Any]:
+    """Every font a page's resources use, in its form XObjects (the SVG pictures) too."""
+    resources = resources.get_object() if resources is not None else {}
+    for font in resources.get("/Font", pypdf.generic.DictionaryObject()).get_object().values():
+        yield font.get_object()
+    for xobject in resources.get("/XObject", pypdf.generic.DictionaryObject()).get_object().values():
+        yield from fonts(xobject.get_object().get("/Resources"))
+
+
+@pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
+def test_every_font_is_ours_and_embedded(pdfs: dict[Key, bytes], key: Key) -> None:
+    reader = pypdf.PdfReader(io.BytesIO(pdfs[key]))
+    seen = set()
+    for page in reader.pages:
+        for font in fonts(page.get("/Resources")):
+            name = str(font["/BaseFont"]).lstrip("/").split("+")[-1]
+            described = font["/DescendantFonts"][0].get_object() if font["/Subtype"] == "/Type0" else font
+            descriptor = described["/FontDescriptor"].get_object()
+            assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), f"{name} is not embedded"
+            seen.add(name)
+    assert seen and all(name.startswith("Rulecraft-") for name in seen), seen
+    assert {"Rulecraft-Sans", "Rulecraft-Sans-Bold"} | ({"Rulecraft-Serif"} if key[1] == "full" else set()) <= seen
