@@ -1,16 +1,17 @@
 """Odds: exact distributions of every resolver, read from the checked model.
 
 For given inputs a resolver's dice expression becomes a *plan* (which dice
-terms are rolled, how many, how read); the plan's outcomes are enumerated as
-multisets (runtime.pool_outcomes) and each is classified into a band. The
-result is exact: `Fraction`s that sum to 1.
+terms are rolled, how many, how read); each group of the plan becomes its
+distinct readings (runtime.dice_readings, keeping apart only what the bands
+read), and each joint reading is classified into a band. The result is exact:
+`Fraction`s that sum to 1.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -28,6 +29,7 @@ from .evaluate import (
     as_number,
     children,
     compiled,
+    dice_symbols,
     evaluate,
     truthy,
     walk,
@@ -38,6 +40,8 @@ from .runtime import (
     MAX_READINGS,
     MAX_SIDES,
     Faces,
+    Reading,
+    combined_readings,
     count_text,
     dice_readings,
     reroll_weights,
@@ -72,16 +76,6 @@ class Plan:
             total *= group.sides ** group.count
         return total
 
-    def enumeration_size(self) -> int:
-        """How many dice outcomes exact odds enumerate: distinct multisets of each group, multiplied."""
-        return enumeration_size((g.count, g.sides) for g in self.groups)
-
-
-def enumeration_size(groups: Iterable[tuple[int, int]]) -> int:
-    total = 1
-    for count, sides in groups:
-        total *= math.comb(max(sides, 1) + max(count, 0) - 1, max(count, 0))
-    return total
 
 
 @dataclass
@@ -353,8 +347,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
     deciding += [e for e in (resolver.key, resolver.value) if e is not None]
     deciding += [r.when for r in resolver.rerolls if r.when is not None]
     nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
-    symbols = frozenset(face for e in dice_exprs for n in nodes[id(e)] if isinstance(n, m.CustomPool)
-                        for face in n.faces)  # what dice_symbols(resolver) gives, from the same walk
+    symbols = dice_symbols(resolver)
     counted: set[int | str] | None = set()
     names: set[str] = set()
     for node in (n for e in exprs for n in nodes[id(e)]):
@@ -406,7 +399,7 @@ def reads(resolver: m.Resolver) -> tuple[Reads, frozenset[str]]:
     return found.reads, found.symbols
 
 
-def group_readings(group: GroupPlan, wanted: Reads) -> tuple[Prepared, ...]:
+def group_readings(group: GroupPlan, wanted: Reads) -> tuple[Reading, ...]:
     """The distinct readings of one dice group (runtime.dice_readings), shared by every input that rolls it."""
     try:
         return _readings(group.count, group.sides, group.mode, group.keep, group.faces, group.values, wanted)
@@ -417,10 +410,9 @@ def group_readings(group: GroupPlan, wanted: Reads) -> tuple[Prepared, ...]:
 
 @lru_cache(maxsize=4096)
 def _readings(count: int, sides: int, mode: str, keep: int, faces: tuple[str, ...], values: tuple[int, ...],
-              wanted: Reads) -> tuple[Prepared, ...]:
+              wanted: Reads) -> tuple[Reading, ...]:
     die = Faces("die", faces, values) if faces else None
-    return tuple((value, dict(shown), high, low, weight) for value, shown, high, low, weight in
-                 dice_readings(count, sides, mode, keep, die, wanted.counted, wanted.high, wanted.low))
+    return tuple(dice_readings(count, sides, mode, keep, die, wanted.counted, wanted.high, wanted.low))
 
 
 def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str],
@@ -442,35 +434,6 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
 
 
 _ABSENT = object()
-
-
-Prepared = tuple[int, dict[int | str, int], int | None, int | None, int]  # a reading, its counts as a dict
-
-
-def _combined(per_group: list[tuple[Prepared, ...]], terms: list[int]) -> Iterator[
-        tuple[dict[int, int], Mapping[int | str, int], int | None, int | None, int | None, int]]:
-    """Each joint reading of a plan's groups: dice values by term, counts, natural, highest, lowest, weight."""
-    if len(per_group) == 1:
-        term = terms[0]
-        for value, shown, high, low, weight in per_group[0]:
-            yield {term: value}, shown, value, high, low, weight
-        return
-    for combination in itertools.product(*per_group):
-        weight = 1
-        dice: dict[int, int] = {}
-        counts: dict[int | str, int] = {}
-        top: int | None = None
-        bottom: int | None = None
-        for term, (value, shown, high, low, w) in zip(terms, combination, strict=True):
-            weight *= w
-            dice[term] = value
-            for face, n in shown.items():
-                counts[face] = counts.get(face, 0) + n
-            if high is not None:
-                top = high if top is None else max(top, high)
-            if low is not None:
-                bottom = low if bottom is None else min(bottom, low)
-        yield dice, counts, None, top, bottom, weight
 
 
 def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget | None) -> Distribution:
@@ -499,7 +462,12 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     zero = any(g.zero for g in plan.groups)
     terms = [id(g.term) for g in plan.groups]
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
-    for dice, counts, natural, top, bottom, weight in _combined(per_group, terms):
+    single = terms[0] if len(terms) == 1 else None
+    for values, counts, top, bottom, weight in combined_readings(per_group):
+        if single is not None:  # the common case, kept cheap: one group, its value the natural roll
+            dice, natural = {single: values[0]}, values[0]
+        else:
+            dice, natural = dict(zip(terms, values, strict=True)), None
         if read_roll:
             scope.facts = RollFacts(0, natural, counts, zero, top, bottom)
         total = total_of(scope, dice)

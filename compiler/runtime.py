@@ -2,15 +2,15 @@
 
 Generated modules hold this tested code, then data literals and thin
 compiled functions (Lark's standalone pattern). The compiler's own odds
-stage uses the same dice combinatorics (`pool_outcomes`), so the exact
-fractions on the sheets and the generated `odds()` come from one tested
-implementation, while band selection is compiled separately and checked
-against it by the test-suite.
+stage uses the same dice combinatorics (`dice_readings`, `combined_readings`),
+so the exact fractions on the sheets and the generated `odds()` come from one
+tested implementation, while band selection is compiled separately and
+checked against it by the test-suite.
 """
 
 ###{runtime
 import random
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
@@ -151,7 +151,16 @@ def count_text(number: int) -> str:
     return f"{number:,}" if number < 10**15 else f"about 10^{len(str(number)) - 1}"
 
 
-Reading = tuple[int, tuple[tuple[int | str, int], ...], int | None, int | None, int]
+class Tally(dict[int | str, int]):
+    """The faces of a roll, counted: what bands read of the dice (`count(6)`) in exact odds."""
+
+    __slots__ = ()
+
+    def count(self, face: int | str) -> int:
+        return self.get(face, 0)
+
+
+Reading = tuple[int, Tally, int | None, int | None, int]  # value, faces counted, highest, lowest kept, weight
 MAX_READINGS = 2_000_000  # distinct readings of one dice group exact odds work through
 
 
@@ -202,7 +211,8 @@ def _summed(faces: list[tuple[int | str | None, int | None, int, int]], count: i
         poly[value - least] = times
     power = polynomial_power(poly, count)
     offset = least * count
-    return [(offset + i, (), None, None, w) for i, w in enumerate(power) if w]
+    nothing_counted = Tally()  # a plain sum counts no face; one empty tally, never written to, serves all
+    return [(offset + i, nothing_counted, None, None, w) for i, w in enumerate(power) if w]
 
 
 def polynomial_power(poly: list[int], n: int) -> list[int]:
@@ -262,7 +272,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     for (_, total, counts, top, bottom), weight in states.items():
         key = (total, counts, top, bottom)
         done[key] = done.get(key, 0) + weight
-    return [(total, counts, top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
+    return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
 ZeroRule = tuple[int, int, str, int, str] | None
@@ -391,18 +401,33 @@ def denominator_of(specs: list[Spec]) -> int:
     return denominator
 
 
-class Tally(dict[int | str, int]):
-    """The faces of a roll, counted: what bands read of the dice (`count(6)`) in exact odds."""
-
-    __slots__ = ()
-
-    def count(self, face: int | str) -> int:
-        return self.get(face, 0)
-
-
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
 READ_ALL: ReadSpec = (None, True, True)
 READ_VALUES: ReadSpec = (frozenset(), False, False)
+
+
+def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
+        tuple[tuple[int, ...], Tally, int | None, int | None, int]]:
+    """Each joint reading of a roll's dice groups: every group's value, the faces counted over all of
+    them, the highest and lowest kept die, and the weight (one group's readings pass straight through)."""
+    if len(per_group) == 1:
+        for value, shown, high, low, weight in per_group[0]:
+            yield (value,), shown, high, low, weight
+        return
+    for combination in product(*per_group):
+        weight = 1
+        tally = Tally()
+        top: int | None = None
+        bottom: int | None = None
+        for _, shown, high, low, w in combination:
+            weight *= w
+            for face, n in shown.items():
+                tally[face] = tally.get(face, 0) + n
+            if high is not None:
+                top = high if top is None else max(top, high)
+            if low is not None:
+                bottom = low if bottom is None else min(bottom, low)
+        yield tuple(reading[0] for reading in combination), tally, top, bottom, weight
 
 
 def exact_joint(
@@ -428,19 +453,7 @@ def exact_joint(
                          f"{MAX_OUTCOMES:,}")
     joint: dict[tuple[int, int], int] = {}
     single = len(specs) == 1
-    for combination in product(*per_group):
-        weight = 1
-        tally = Tally()
-        top = bottom = None
-        for _, shown, high, low, w in combination:
-            weight *= w
-            for face, n in shown:
-                tally[face] = tally.get(face, 0) + n
-            if high is not None:
-                top = high if top is None else max(top, high)
-            if low is not None:
-                bottom = low if bottom is None else min(bottom, low)
-        values = tuple(reading[0] for reading in combination)
+    for values, tally, top, bottom, weight in combined_readings(per_group):
         total = total_of(values)
         band = -1 if band_of is None else band_of(
             total, values[0] if single else None, tally,

@@ -37,7 +37,7 @@ def brute(count: int, sides: int, mode: str, keep: int, die: Faces | None,
 def normal(readings: list[Reading]) -> Counter[Key]:
     out: Counter[Key] = Counter()
     for value, shown, high, low, weight in readings:
-        out[(value, tuple(sorted(((f, n) for f, n in shown if n), key=str)), high, low)] += weight
+        out[(value, tuple(sorted(((f, n) for f, n in shown.items() if n), key=str)), high, low)] += weight
     return out
 
 
