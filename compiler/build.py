@@ -40,7 +40,7 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     """
     from .api import load
     from .codegen import generate
-    from .render import JSON_SCHEMA, export_data, layout_problems, to_json, to_yaml
+    from .render import JSON_SCHEMA, export_data, to_json, to_yaml
 
     result = Plan(report=report if report is not None else Report())
     html_for_pdf: list[tuple[Path, str]] = []
@@ -52,13 +52,6 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
             failed = True
             continue
         rid = loaded.checked.id
-        problems = layout_problems(loaded.checked)  # `rulecraft check` does not see these yet
-        for message, span in problems:
-            result.report.error("TYPE", message, loaded.path, span,
-                                hint="a section takes `columns: 1`, `columns: 2` or `columns: 3` (cards side by side)")
-        if problems:
-            failed = True
-            continue
         data = export_data(loaded.checked)
         if "python" in formats:
             result.files[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)

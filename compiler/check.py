@@ -78,6 +78,7 @@ class Checker:
         else:
             fixed, remaining = published, defects
         self.limits(fixed)
+        self.check_sections()
         self.report_defects(defects, remaining)
         return m.CheckedRuleset(
             id=self.ruleset.id,
@@ -91,6 +92,17 @@ class Checker:
             types=tuple((t.name, self.resolve_type(t.spec, record=False)) for t in self.ruleset.types
                         if not isinstance(self.resolve_type(t.spec, record=False), m.NamedType)),
         )
+
+    def check_sections(self) -> None:
+        """A section takes one attribute, how many columns of cards its sheet pages have."""
+        hint = "a section takes `columns: 1`, `columns: 2` or `columns: 3` (cards side by side)"
+        for section in self.ruleset.sections:
+            for attr in section.attrs:
+                if attr.name != "columns":
+                    self.error("TYPE", f"a section takes only `columns:` (1, 2 or 3), not `{attr.name}:`",
+                               attr.span, hint)
+                elif section.columns() is None or attr.when is not None:
+                    self.error("TYPE", "`columns:` of a section is 1, 2 or 3", attr.span, hint)
 
     # ---------------------------------------------------------------- diagnostics
 

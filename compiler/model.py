@@ -384,6 +384,14 @@ class Section:
     attrs: tuple[Attr, ...]
     span: Span = _span()
 
+    def columns(self) -> int | None:
+        """The columns of cards the section asks for (`columns: 1`, `2` or `3` under it); None: the sheet's own."""
+        value = next((a.value for a in self.attrs if a.name == "columns"), None)
+        return value.value if isinstance(value, Number) and value.value in SECTION_COLUMNS else None
+
+
+SECTION_COLUMNS = (1, 2, 3)
+
 
 @dataclass(frozen=True, slots=True)
 class TypeDef:

@@ -187,7 +187,7 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
         "title": checked.title,
         "source": {"path": checked.source_path, "sha256": checked.source_hash},
         "meta": dict(checked.meta),
-        "sections": [{"title": s.title, "sources": citation_data(s.citation), "columns": section_columns(s)}
+        "sections": [{"title": s.title, "sources": citation_data(s.citation), "columns": s.columns()}
                      for s in checked.sections],
         "definitions": [definition_data(checked, d) for d in checked.definitions],
         "errata": [
@@ -197,27 +197,6 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
             for e in checked.errata
         ],
     }
-
-
-COLUMNS = (1, 2, 3)
-
-
-def section_columns(section: m.Section) -> int | None:
-    """The columns of cards a section asks for (`columns: 1`, `2` or `3` under it); None: the sheet's own."""
-    value = next((a.value for a in section.attrs if a.name == "columns"), None)
-    return value.value if isinstance(value, m.Number) and value.value in COLUMNS else None
-
-
-def layout_problems(checked: m.CheckedRuleset) -> list[tuple[str, m.Span]]:
-    """What in the ruleset the sheet cannot lay out: a section attribute it does not know, or a bad `columns:`."""
-    problems = []
-    for section in checked.sections:
-        for attr in section.attrs:
-            if attr.name != "columns":
-                problems.append((f"a section takes only `columns:` (1, 2 or 3), not `{attr.name}:`", attr.span))
-            elif section_columns(section) is None or attr.when is not None:
-                problems.append(("`columns:` of a section is 1, 2 or 3", attr.span))
-    return problems
 
 
 def to_json(data: dict[str, Any]) -> str:

@@ -168,6 +168,9 @@ def test_a_section_sets_its_columns_and_a_bad_value_is_an_error(project: Path,
         err = capsys.readouterr().err
         assert "tiny.rules:4:3: error[TYPE]" in err and message in err
         assert snapshot(project) == before
+        assert main(["check"]) == 1  # the check stage finds it, so `check` and `watch` say it too
+        said = capsys.readouterr()
+        assert "tiny.rules:4:3: error[TYPE]" in said.out + said.err and message in said.out + said.err
 
 
 def test_a_theme_brings_its_own_files_for_the_css_and_a_missing_one_is_a_diagnostic(

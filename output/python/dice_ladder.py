@@ -1056,7 +1056,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '827124eaf7e69e3a99f0898113bd644de9b90ffe3707f76638ae4aebaf20b7d5'
+COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

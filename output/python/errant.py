@@ -1056,7 +1056,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '827124eaf7e69e3a99f0898113bd644de9b90ffe3707f76638ae4aebaf20b7d5'
+COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1056,7 +1056,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '827124eaf7e69e3a99f0898113bd644de9b90ffe3707f76638ae4aebaf20b7d5'
+COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

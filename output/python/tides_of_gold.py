@@ -1056,7 +1056,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '827124eaf7e69e3a99f0898113bd644de9b90ffe3707f76638ae4aebaf20b7d5'
+COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

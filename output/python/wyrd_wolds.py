@@ -1056,7 +1056,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '827124eaf7e69e3a99f0898113bd644de9b90ffe3707f76638ae4aebaf20b7d5'
+COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
