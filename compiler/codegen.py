@@ -31,6 +31,7 @@ from .diagnostics import CompileError, Report
 from .evaluate import contains_dice, dice_symbols, walk
 from .odds import reads
 from .resources import compiler_fingerprint
+from .runtime import MAX_DICE, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
@@ -200,6 +201,9 @@ class ExprCompiler:
         base = term.dice if isinstance(term, m.Kept) else term
         mode = term.mode if isinstance(term, m.Kept) else "sum"
         keep = term.count if isinstance(term, m.Kept) else 0
+        fixed = fixed_dice(term)
+        if fixed is not None:  # checked and named here, not on every roll
+            return f"d.fixed{fixed!r}"
         count = self.number(base.count) if isinstance(base, m.Pool) else repr(base.count)
         sides = repr(base.sides) if isinstance(base.sides, int) else self.number(base.sides)
         zero = "None"
@@ -210,6 +214,42 @@ class ExprCompiler:
                 zkeep = self.zero.count if isinstance(self.zero, m.Kept) else 0
                 zero = repr((zbase.count, zbase.sides, zmode, zkeep, m.expr_text(self.zero)))
         return f"d.term({count}, {sides}, {mode!r}, {keep}, {m.expr_text(term)!r}, {zero})"
+
+
+FixedDice = tuple[int, int, str, int, str]
+
+
+def fixed_dice(term: m.Expr) -> FixedDice | None:
+    """`(count, sides, mode, keep, notation)` of dice the rules fix (`2d6`, `3d6 keep highest 2`), within the caps."""
+    base = term.dice if isinstance(term, m.Kept) else term
+    if not (isinstance(base, m.Dice) and 1 <= base.count <= MAX_DICE and 1 <= base.sides <= MAX_SIDES):
+        return None
+    mode = term.mode if isinstance(term, m.Kept) else "sum"
+    keep = min(term.count, base.count) if isinstance(term, m.Kept) else 0
+    shown = dice_notation(base.count, base.sides, mode, keep, m.expr_text(term))
+    return base.count, base.sides, mode, keep, shown
+
+
+def single_term(resolver: m.Resolver) -> FixedDice | None:
+    """`fixed_dice` of a roll whose dice are one fixed term whatever the inputs (`d6`, `2d6 highest`)."""
+    if len(resolver.dice) != 1 or resolver.dice[0].when is not None:
+        return None
+    return fixed_dice(resolver.dice[0].expr)
+
+
+def whole(expr: m.Expr, compiler: ExprCompiler) -> str:
+    """A roll's total as an int: a dice term is one already; anything else goes through `int()`."""
+    code = compiler.number(expr)
+    return code if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)) else f"int({code})"
+
+
+def sets_values(resolver: m.Resolver) -> bool:
+    """Whether any band, column or formula of a resolver gives a result values (else they are `{}`)."""
+    if resolver.kind == "formula" or any(column.values for column in resolver.columns):
+        return True
+    return any(band.values or band.chain is not None or band.column_values
+               or (resolver.columns and any(isinstance(cell, int) for cell in band.cells))
+               for band in resolver.bands)
 
 
 def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -> str:
@@ -233,6 +273,33 @@ def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -
         else:
             tests.append("True")
     return " or ".join(tests)
+
+
+MAX_BAND_TABLE = 4096  # values a band table may list (a d100 table lists 100)
+
+
+def band_table(resolver: m.Resolver) -> tuple[dict[int | str, int], int] | None:
+    """The band of each value, when every band names its values (`1-3`, `4`, an option), and the band of
+    any other value (an `otherwise` band, or -1): a table look-up is one dict read instead of a test per band."""
+    table: dict[int | str, int] = {}
+    default = -1
+    for index, band in ordered_bands(resolver):
+        condition = band.condition
+        if isinstance(condition, m.OptionKey):
+            table.setdefault(condition.name, index)
+        elif isinstance(condition, m.Ranges) and all(p.low is not None and p.high is not None
+                                                     for p in condition.parts):
+            for part in condition.parts:
+                assert part.low is not None and part.high is not None
+                if len(table) + part.high - part.low >= MAX_BAND_TABLE:
+                    return None
+                for value in range(part.low, part.high + 1):
+                    table.setdefault(value, index)
+        elif isinstance(condition, m.Otherwise):
+            default = index if default == -1 else default
+        else:
+            return None
+    return table, default
 
 
 def ordered_bands(resolver: m.Resolver) -> list[tuple[int, m.Band]]:
@@ -387,9 +454,9 @@ class ModuleWriter:
                 assert rule.when is not None
                 w.line(f"if {compiler.expr(rule.when)}:")
                 with w.indent():
-                    w.line(f"return int({compiler.number(rule.expr)})")
+                    w.line(f"return {whole(rule.expr, compiler)}")
             if plain is not None:
-                w.line(f"return int({compiler.number(plain.expr)})")
+                w.line(f"return {whole(plain.expr, compiler)}")
             else:
                 w.line(f"raise ValueError({resolver.name + ' has no dice for these inputs'!r})")
         w.line()
@@ -397,16 +464,27 @@ class ModuleWriter:
 
     def band_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
+        table = band_table(resolver)
+        if table is not None:
+            w.line(f"_BAND_{resolver.name}: dict[int | str, int] = {table[0]!r}  # the band of each value")
+            w.line()
         params = self.full_params(resolver)
         w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, "
                f"r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
-            for index, band in ordered_bands(resolver):
-                w.line(f"if {condition_code(band.condition, 'r_total', compiler)}:")
-                with w.indent():
-                    w.line(f"return {index}")
-            w.line("return -1")
+            if table is not None:
+                w.line(f"return _BAND_{resolver.name}.get(r_total, {table[1]})  # type: ignore[call-overload]")
+            else:
+                for index, band in ordered_bands(resolver):
+                    if isinstance(band.condition, m.Otherwise):
+                        w.line(f"return {index}")
+                        break
+                    w.line(f"if {condition_code(band.condition, 'r_total', compiler)}:")
+                    with w.indent():
+                        w.line(f"return {index}")
+                else:
+                    w.line("return -1")
         w.line()
         w.line()
 
@@ -426,6 +504,8 @@ class ModuleWriter:
         w.line()
 
     def values_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        if not sets_values(resolver):
+            return  # the runner starts from an empty dict
         w = self.w
         params = self.full_params(resolver)
         w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling | None, r_total: object, "
@@ -486,22 +566,30 @@ class ModuleWriter:
                 with w.indent():
                     w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
                            "else None, outcome, {}, "
-                           f"describe({resolver.label!r}, d.groups, r_total, outcome, [], {{}})),)")
+                           f"describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
                     self.roll_lines(resolver, compiler, again=True)
             rolls_more = any(contains_dice(e) for b in resolver.bands for _, e in b.values)
             w.line("extra = Rolling(rng)" if rolls_more else "extra = None  # no band's data rolls dice")
-            w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero{tail})")
+            if sets_values(resolver):
+                w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, zero{tail})")
+            else:
+                w.line("values: dict[str, object] = {}")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
-            w.line(f"trace = describe({resolver.label!r}, d.groups, r_total, outcome, "
-                   f"{'extra.groups' if rolls_more else '()'}, values)")
+            chains = any(b.chain is not None for b in resolver.bands)
+            told = (f"({resolver.label!r}, groups, r_total, outcome, "
+                    f"{'extra.groups' if rolls_more else '()'}, values)")
+            if resolver.rerolls or chains:  # the text is added to below
+                w.line(f"trace = describe{told}")
+            else:
+                w.line(f"trace = {told}  # the arguments of describe(): Result.trace tells it when first read")
             if resolver.rerolls:
                 w.line("if first:")
                 with w.indent():
                     w.line(f"trace = first[0].trace + '; rolled again, the new result is final: ' + "
                            f"trace.removeprefix({resolver.label + ': '!r})")
             w.line("chain: tuple[Result, ...] = ()")
-            if any(b.chain is not None for b in resolver.bands):
+            if chains:
                 w.line("target = values.get('next')")
                 w.line("if isinstance(target, str) and target in _RUNNERS:")
                 with w.indent():
@@ -512,7 +600,8 @@ class ModuleWriter:
                     w.line("link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
                            "link.values, link.trace, (), link.seed)")
                     w.line("chain = (link,) + chain[1:]")
-            total = "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None"
+            total = "r_total" if resolver.dice else (  # _total_ returns an int
+                "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None")
             rerolled = ", rerolled=first" if resolver.rerolls else ""
             w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})")
         w.line()
@@ -532,17 +621,40 @@ class ModuleWriter:
         name = resolver.name
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
-        w.line("d = Rolling(rng)")
-        if resolver.dice:
-            w.line(f"r_total{'' if again else ': object'} = _total_{name}(d{tail})")
-        elif resolver.key is not None:
-            w.line(f"r_total = {compiler.expr(resolver.key)}")
-        elif resolver.value is not None:
-            w.line(f"r_total = {compiler.expr(resolver.value)}")
+        single = single_term(resolver)
+        if single is not None and single[0] == 1:  # one die: rolled right here, as roll_group would
+            w.line(f"r_total = r_natural = rng.randint(1, {single[1]})")
+            w.line("r_dice = r_kept = r_read = (r_total,)")
+            w.line(f"groups = (_group(Group, ({single[4]!r}, r_dice, r_kept, r_total)),)")
+            w.line("zero = False")
+        elif single is not None:  # one fixed term: rolled straight into the locals, no dice source
+            w.line(f"group = roll_group(rng, *{single!r})")
+            w.line("groups = (group,)")
+            w.line("_, r_dice, r_kept, r_total = group")
+            w.line("r_read, r_natural, zero = r_kept, r_total, False")
         else:
-            w.line("r_total = None")
-        w.line("r_dice, r_kept, r_read, r_natural = d.read()")
-        w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, d.zero{tail})")
+            w.line("d = Rolling(rng)")
+            if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline
+                w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
+            elif resolver.dice:
+                w.line(f"r_total{'' if again else ': int'} = _total_{name}(d{tail})")
+            elif resolver.key is not None:
+                w.line(f"r_total = {compiler.expr(resolver.key)}")
+            elif resolver.value is not None:
+                w.line(f"r_total = {compiler.expr(resolver.value)}")
+            else:
+                w.line("r_total = None")
+            if resolver.dice and all(isinstance(rule.expr, (m.Dice, m.Pool, m.Kept)) for rule in resolver.dice):
+                w.line("_, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off")
+                w.line("r_read = r_kept")
+            else:
+                w.line("r_dice, r_kept, r_read, r_natural = d.read()")
+            w.line("groups, zero = d.groups, d.zero")
+        table = band_table(resolver)
+        if table is not None:
+            w.line(f"b = _BAND_{name}.get(r_total, {table[1]})  # type: ignore[call-overload]")
+        else:
+            w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, zero{tail})")
         w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
         w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -74,6 +74,37 @@ class Result:
         }
 
 
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
+        self.slot = slot
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
+        if result is None:
+            return self  # type: ignore[return-value]
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: object) -> None:
+        self.slot.__set__(result, trace)
+
+
+Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of a list, one step of a procedure (with its sub-steps), with its data."""
@@ -100,14 +131,16 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-@dataclass(slots=True)
-class Group:
-    """One dice term of a roll, as rolled."""
+class Group(NamedTuple):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
 
     notation: str
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,16 +159,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    check_dice(count, sides, notation)
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
-    dice = tuple([randint(1, sides) for _ in range(count)])
-    if mode == "sum":
-        return Group(notation, dice, dice, sum(dice))
-    ordered = sorted(dice, reverse=(mode == "highest"))
-    kept = tuple(ordered[:keep])
-    return Group(notation, dice, kept, sum(kept))
+    if count == 1:
+        value = randint(1, sides)
+        dice: tuple[int, ...] = (value,)
+        return _group(Group, (shown, dice, dice, value))
+    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
+    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return _group(Group, (shown, dice, kept, sum(kept)))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -298,9 +331,13 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        shown = _notation(count, sides, mode, keep, notation)
+        shown = dice_notation(count, sides, mode, keep, notation)
         if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
             check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        return self.fixed(count, sides, mode, keep, shown)
+
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
@@ -350,6 +387,10 @@ class Planning:
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        self.specs.append((count, sides, mode, keep, None))
+        return 0
+
     def custom(self, count: int, die: Faces) -> int:
         die.check()
         check_dice(count, len(die.symbols), f"{count} {die.name}")
@@ -371,6 +412,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
     def custom(self, count: int, die: Faces) -> int:
         value = self.values[self.index]
         self.index += 1
@@ -380,7 +426,7 @@ class Replaying:
 _NOTATIONS: dict[tuple[int, int, str, int], str] = {}
 
 
-def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
     key = (count, sides, mode, keep)
     found = _NOTATIONS.get(key)
@@ -639,6 +685,10 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
+    if len(values) == 1:
+        return str(values[0])
+    if len(values) == 2:
+        return f"{values[0]}, {values[1]}"
     return ", ".join(map(str, values))
 
 
@@ -675,22 +725,23 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    parts: list[str] = []
-    if groups:
-        rolled = " and ".join(group_trace(g) for g in groups)
-        text = f"{label}: rolled {rolled}"
-        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
-            diff = total - groups[0].value
-            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
+    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    if len(groups) == 1:
+        group = groups[0]
+        text = f"{label}: rolled {group_trace(group)}"
+        if isinstance(total, int) and total != group.value:
+            diff = total - group.value
+            text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+    elif groups:
+        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
-        parts.append(text)
     else:
-        parts.append(f"{label}: {total}" if total is not None else label)
-    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
+        text = f"{label}: {total}" if total is not None else label
+    text += f" → {said}"
     for group in extra:
-        parts.append(f"then {group_trace(group)}")
-    return " → ".join(parts)
+        text += f" → then {group_trace(group)}"
+    return text
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -64,6 +64,37 @@ class Result:
         }
 
 
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
+        self.slot = slot
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
+        if result is None:
+            return self  # type: ignore[return-value]
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: object) -> None:
+        self.slot.__set__(result, trace)
+
+
+Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of a list, one step of a procedure (with its sub-steps), with its data."""
@@ -90,14 +121,16 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-@dataclass(slots=True)
-class Group:
-    """One dice term of a roll, as rolled."""
+class Group(NamedTuple):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
 
     notation: str
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +149,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    check_dice(count, sides, notation)
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
-    dice = tuple([randint(1, sides) for _ in range(count)])
-    if mode == "sum":
-        return Group(notation, dice, dice, sum(dice))
-    ordered = sorted(dice, reverse=(mode == "highest"))
-    kept = tuple(ordered[:keep])
-    return Group(notation, dice, kept, sum(kept))
+    if count == 1:
+        value = randint(1, sides)
+        dice: tuple[int, ...] = (value,)
+        return _group(Group, (shown, dice, dice, value))
+    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
+    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return _group(Group, (shown, dice, kept, sum(kept)))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -288,9 +321,13 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        shown = _notation(count, sides, mode, keep, notation)
+        shown = dice_notation(count, sides, mode, keep, notation)
         if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
             check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        return self.fixed(count, sides, mode, keep, shown)
+
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
@@ -340,6 +377,10 @@ class Planning:
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        self.specs.append((count, sides, mode, keep, None))
+        return 0
+
     def custom(self, count: int, die: Faces) -> int:
         die.check()
         check_dice(count, len(die.symbols), f"{count} {die.name}")
@@ -361,6 +402,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
     def custom(self, count: int, die: Faces) -> int:
         value = self.values[self.index]
         self.index += 1
@@ -370,7 +416,7 @@ class Replaying:
 _NOTATIONS: dict[tuple[int, int, str, int], str] = {}
 
 
-def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
     key = (count, sides, mode, keep)
     found = _NOTATIONS.get(key)
@@ -629,6 +675,10 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
+    if len(values) == 1:
+        return str(values[0])
+    if len(values) == 2:
+        return f"{values[0]}, {values[1]}"
     return ", ".join(map(str, values))
 
 
@@ -665,22 +715,23 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    parts: list[str] = []
-    if groups:
-        rolled = " and ".join(group_trace(g) for g in groups)
-        text = f"{label}: rolled {rolled}"
-        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
-            diff = total - groups[0].value
-            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
+    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    if len(groups) == 1:
+        group = groups[0]
+        text = f"{label}: rolled {group_trace(group)}"
+        if isinstance(total, int) and total != group.value:
+            diff = total - group.value
+            text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+    elif groups:
+        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
-        parts.append(text)
     else:
-        parts.append(f"{label}: {total}" if total is not None else label)
-    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
+        text = f"{label}: {total}" if total is not None else label
+    text += f" → {said}"
     for group in extra:
-        parts.append(f"then {group_trace(group)}")
-    return " → ".join(parts)
+        text += f" → then {group_trace(group)}"
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -1056,7 +1107,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
+COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1078,10 +1129,10 @@ def _lets_test(v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v
 
 def _total_test(d: Rolling | Planning | Replaying, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> int:
     if bool(v_adv and (not v_disadvantage)):
-        return int(d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'highest', 1, '2d(step(die, steps)) highest', None))
+        return d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'highest', 1, '2d(step(die, steps)) highest', None)
     if bool(v_disadvantage and (not v_adv)):
-        return int(d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'lowest', 1, '2d(step(die, steps)) lowest', None))
-    return int(d.term(1, _N_test_die[step(_O_test_die, v_die, v_steps)], 'sum', 0, 'd(step(die, steps))', None))
+        return d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'lowest', 1, '2d(step(die, steps)) lowest', None)
+    return d.term(1, _N_test_die[step(_O_test_die, v_die, v_steps)], 'sum', 0, 'd(step(die, steps))', None)
 
 
 def _band_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> int:
@@ -1089,9 +1140,7 @@ def _band_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | st
         return 0
     if (r_total >= v_dn):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> dict[str, object]:
@@ -1109,17 +1158,19 @@ def _values_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: 
 def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> Result:
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     d = Rolling(rng)
-    r_total: object = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_test(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
+    r_total: int = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_test(r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     c = 0
     outcome = _OUT_test[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_test(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
+    values = _values_test(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     inputs: dict[str, object] = {'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced, 'impaired': v_impaired}
-    trace = describe('Test', d.groups, r_total, outcome, (), values)
+    trace = ('Test', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('test', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1220,17 +1271,18 @@ def _values_contest(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_contest(d, v_mine, v_theirs, v_edge)
+    r_total: int = _total_contest(d, v_mine, v_theirs, v_edge)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_contest(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs, v_edge)
+    groups, zero = d.groups, d.zero
+    b = _band_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
     c = 0
     outcome = _OUT_contest[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs, v_edge)
+    values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
-    trace = describe('Contest', d.groups, r_total, outcome, (), values)
+    trace = ('Contest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('contest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1274,12 +1326,10 @@ _OUT_advantage_and_disadvantage: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_advantage_and_disadvantage: tuple[str, ...] = ('adv', 'dis')
 
+_BAND_advantage_and_disadvantage: dict[int | str, int] = {'adv': 0, 'dis': 1}  # the band of each value
+
 def _band_advantage_and_disadvantage(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> int:
-    if r_total == 'adv':
-        return 0
-    if r_total == 'dis':
-        return 1
-    return -1
+    return _BAND_advantage_and_disadvantage.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
@@ -1297,13 +1347,14 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
     d = Rolling(rng)
     r_total = v_roll_with
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_advantage_and_disadvantage(r_total, r_natural, r_dice, r_read, d.zero, v_roll_with)
+    groups, zero = d.groups, d.zero
+    b = _BAND_advantage_and_disadvantage.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_roll_with)
+    values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_with)
     inputs: dict[str, object] = {'roll_with': v_roll_with}
-    trace = describe('Advantage and Disadvantage', d.groups, r_total, outcome, (), values)
+    trace = ('Advantage and Disadvantage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('advantage_and_disadvantage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1331,12 +1382,10 @@ _OUT_impaired_and_enhanced: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_impaired_and_enhanced: tuple[str, ...] = ('imp', 'enh')
 
+_BAND_impaired_and_enhanced: dict[int | str, int] = {'imp': 0, 'enh': 1}  # the band of each value
+
 def _band_impaired_and_enhanced(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> int:
-    if r_total == 'imp':
-        return 0
-    if r_total == 'enh':
-        return 1
-    return -1
+    return _BAND_impaired_and_enhanced.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_impaired_and_enhanced(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
@@ -1352,13 +1401,14 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
     d = Rolling(rng)
     r_total = v_roll_is
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_impaired_and_enhanced(r_total, r_natural, r_dice, r_read, d.zero, v_roll_is)
+    groups, zero = d.groups, d.zero
+    b = _BAND_impaired_and_enhanced.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_roll_is)
+    values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_is)
     inputs: dict[str, object] = {'roll_is': v_roll_is}
-    trace = describe('Empaired and Enhanced', d.groups, r_total, outcome, (), values)
+    trace = ('Empaired and Enhanced', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('impaired_and_enhanced', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1435,13 +1485,14 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
     d = Rolling(rng)
     r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_steps)
+    groups, zero = d.groups, d.zero
+    b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
     c = 0
     outcome = _OUT_dice_ladder[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_steps)
+    values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
-    trace = describe('Dice Ladder', d.groups, r_total, outcome, (), values)
+    trace = ('Dice Ladder', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('dice_ladder', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1469,8 +1520,10 @@ _OUT_skills_known: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_skills_known: tuple[str, ...] = ()
 
+_BAND_skills_known: dict[int | str, int] = {}  # the band of each value
+
 def _band_skills_known(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> int:
-    return -1
+    return _BAND_skills_known.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_skills_known(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
@@ -1483,13 +1536,14 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     d = Rolling(rng)
     r_total = (_N_skills_known_int_die[v_int_die] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_skills_known(r_total, r_natural, r_dice, r_read, d.zero, v_int_die)
+    groups, zero = d.groups, d.zero
+    b = _BAND_skills_known.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_skills_known[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_int_die)
+    values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_int_die)
     inputs: dict[str, object] = {'int_die': v_int_die}
-    trace = describe('Skills known', d.groups, r_total, outcome, (), values)
+    trace = ('Skills known', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('skills_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1521,7 +1575,7 @@ _IDS_spell: tuple[str, ...] = ('cast', 'pass', 'fail')
 _READS_spell: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_spell(d: Rolling | Planning | Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
-    return int(d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None))
+    return d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
 
 
 def _band_spell(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> int:
@@ -1529,9 +1583,7 @@ def _band_spell(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
         return 0
     if (r_total >= v_dn):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_spell(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
@@ -1548,17 +1600,19 @@ def _values_spell(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_spell(d, v_wil, v_dn, v_concentration)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_spell(r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_dn, v_concentration)
+    r_total: int = d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     c = 0
     outcome = _OUT_spell[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_dn, v_concentration)
+    values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
-    trace = describe('Spells', d.groups, r_total, outcome, (), values)
+    trace = ('Spells', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('spell', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1601,8 +1655,10 @@ _OUT_spells_known: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_spells_known: tuple[str, ...] = ()
 
+_BAND_spells_known: dict[int | str, int] = {}  # the band of each value
+
 def _band_spells_known(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    return -1
+    return _BAND_spells_known.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_spells_known(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
@@ -1615,13 +1671,14 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total = (_N_spells_known_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_spells_known(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    groups, zero = d.groups, d.zero
+    b = _BAND_spells_known.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_spells_known[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Spells known', d.groups, r_total, outcome, (), values)
+    trace = ('Spells known', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('spells_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1648,8 +1705,10 @@ _OUT_item_slots: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
 
+_BAND_item_slots: dict[int | str, int] = {}  # the band of each value
+
 def _band_item_slots(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> int:
-    return -1
+    return _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
@@ -1662,13 +1721,14 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     d = Rolling(rng)
     r_total = (2 * _N_item_slots_str_die[v_str_die])
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_item_slots(r_total, r_natural, r_dice, r_read, d.zero, v_str_die)
+    groups, zero = d.groups, d.zero
+    b = _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_str_die)
+    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die)
     inputs: dict[str, object] = {'str_die': v_str_die}
-    trace = describe('Item slots', d.groups, r_total, outcome, (), values)
+    trace = ('Item slots', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1694,8 +1754,10 @@ _OUT_slots_filled: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_slots_filled: tuple[str, ...] = ()
 
+_BAND_slots_filled: dict[int | str, int] = {}  # the band of each value
+
 def _band_slots_filled(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> int:
-    return -1
+    return _BAND_slots_filled.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_slots_filled(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
@@ -1708,13 +1770,14 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     d = Rolling(rng)
     r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_slots_filled(r_total, r_natural, r_dice, r_read, d.zero, v_items, v_bulky, v_coins)
+    groups, zero = d.groups, d.zero
+    b = _BAND_slots_filled.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_slots_filled[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_items, v_bulky, v_coins)
+    values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_items, v_bulky, v_coins)
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
-    trace = describe('Slots filled', d.groups, r_total, outcome, (), values)
+    trace = ('Slots filled', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('slots_filled', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1751,9 +1814,7 @@ def _band_carrying(r_total: object, r_natural: int | None, r_dice: Sequence[int 
         return 0
     if (v_filled <= (4 * _N_carrying_str_die[v_str_die])):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_carrying(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
@@ -1770,13 +1831,14 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
     d = Rolling(rng)
     r_total = v_filled
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_carrying(r_total, r_natural, r_dice, r_read, d.zero, v_str_die, v_filled)
+    groups, zero = d.groups, d.zero
+    b = _band_carrying(r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
     c = 0
     outcome = _OUT_carrying[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_str_die, v_filled)
+    values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
-    trace = describe('Carrying', d.groups, r_total, outcome, (), values)
+    trace = ('Carrying', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('carrying', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1807,7 +1869,7 @@ _IDS_luck_die: tuple[str, ...] = ('luck',)
 _READS_luck_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_luck_die(d: Rolling | Planning | Replaying, v_die: str) -> int:
-    return int(d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None))
+    return d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
 
 
 def _band_luck_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> int:
@@ -1825,17 +1887,19 @@ def _values_luck_die(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_luck_die(d, v_die)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_luck_die(r_total, r_natural, r_dice, r_read, d.zero, v_die)
+    r_total: int = d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
     c = 0
     outcome = _OUT_luck_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die)
+    values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die)
     inputs: dict[str, object] = {'die': v_die}
-    trace = describe('Luck die', d.groups, r_total, outcome, (), values)
+    trace = ('Luck die', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('luck_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1881,9 +1945,7 @@ def _band_detachments(r_total: object, r_natural: int | None, r_dice: Sequence[i
         return 0
     if bool((v_attacker == 'individual') and (v_target == 'detachment') and (not v_blast)):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_detachments(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
@@ -1900,13 +1962,14 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
     d = Rolling(rng)
     r_total = v_attacker
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_detachments(r_total, r_natural, r_dice, r_read, d.zero, v_attacker, v_target, v_blast)
+    groups, zero = d.groups, d.zero
+    b = _band_detachments(r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
     c = 0
     outcome = _OUT_detachments[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attacker, v_target, v_blast)
+    values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
-    trace = describe('Detachments', d.groups, r_total, outcome, (), values)
+    trace = ('Detachments', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('detachments', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1937,14 +2000,10 @@ _OUT_rounds: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_rounds: tuple[str, ...] = ('encounter', 'exploring', 'traveling')
 
+_BAND_rounds: dict[int | str, int] = {'encounter': 0, 'exploring': 1, 'traveling': 2}  # the band of each value
+
 def _band_rounds(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> int:
-    if r_total == 'encounter':
-        return 0
-    if r_total == 'exploring':
-        return 1
-    if r_total == 'traveling':
-        return 2
-    return -1
+    return _BAND_rounds.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_rounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> dict[str, object]:
@@ -1967,13 +2026,14 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     d = Rolling(rng)
     r_total = v_time
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_rounds(r_total, r_natural, r_dice, r_read, d.zero, v_time)
+    groups, zero = d.groups, d.zero
+    b = _BAND_rounds.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_rounds[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_time)
+    values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_time)
     inputs: dict[str, object] = {'time': v_time}
-    trace = describe('Rounds', d.groups, r_total, outcome, (), values)
+    trace = ('Rounds', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('rounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2042,17 +2102,18 @@ def _values_surprise(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_surprise(d, v_mine, v_theirs)
+    r_total: int = int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_surprise(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
+    groups, zero = d.groups, d.zero
+    b = _band_surprise(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
+    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Surprise', d.groups, r_total, outcome, (), values)
+    trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('surprise', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2092,8 +2153,10 @@ _OUT_hireling_share: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_hireling_share: tuple[str, ...] = ()
 
+_BAND_hireling_share: dict[int | str, int] = {}  # the band of each value
+
 def _band_hireling_share(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> int:
-    return -1
+    return _BAND_hireling_share.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_hireling_share(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
@@ -2106,13 +2169,14 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     d = Rolling(rng)
     r_total = (floor_div(v_plunder, v_shares) - v_fee)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_hireling_share(r_total, r_natural, r_dice, r_read, d.zero, v_plunder, v_shares, v_fee)
+    groups, zero = d.groups, d.zero
+    b = _BAND_hireling_share.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_hireling_share[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_plunder, v_shares, v_fee)
+    values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plunder, v_shares, v_fee)
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
-    trace = describe("Hireling's share", d.groups, r_total, outcome, (), values)
+    trace = ("Hireling's share", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('hireling_share', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2183,17 +2247,18 @@ def _values_hireling_contest(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_hireling_contest(d, v_mine, v_theirs)
+    r_total: int = int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
+    groups, zero = d.groups, d.zero
+    b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_hireling_contest[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
+    values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Unpaid hirelings', d.groups, r_total, outcome, (), values)
+    trace = ('Unpaid hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('hireling_contest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2234,8 +2299,10 @@ _OUT_hirelings_max: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_hirelings_max: tuple[str, ...] = ()
 
+_BAND_hirelings_max: dict[int | str, int] = {}  # the band of each value
+
 def _band_hirelings_max(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    return -1
+    return _BAND_hirelings_max.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_hirelings_max(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
@@ -2248,13 +2315,14 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total = (_N_hirelings_max_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_hirelings_max(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    groups, zero = d.groups, d.zero
+    b = _BAND_hirelings_max.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_hirelings_max[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Hirelings', d.groups, r_total, outcome, (), values)
+    trace = ('Hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('hirelings_max', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2288,41 +2356,30 @@ _IDS_reaction: tuple[str, ...] = ('hostile', 'wary', 'indifferent', 'friendly', 
 _READS_reaction: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_reaction(d: Rolling | Planning | Replaying, v_wil: str) -> int:
-    return int(d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None))
+    return d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
 
+
+_BAND_reaction: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 4}  # the band of each value
 
 def _band_reaction(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    if 1 <= r_total <= 3:
-        return 0
-    if 4 <= r_total <= 5:
-        return 1
-    if 6 <= r_total <= 7:
-        return 2
-    if 8 <= r_total <= 9:
-        return 3
-    if 10 <= r_total <= 12:
-        return 4
-    return -1
-
-
-def _values_reaction(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_reaction.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_reaction(d, v_wil)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_reaction(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    r_total: int = d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _BAND_reaction.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_reaction[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_reaction(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Reactions', d.groups, r_total, outcome, (), values)
+    trace = ('Reactions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('reaction', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2403,17 +2460,18 @@ def _values_leverage(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_leverage(d, v_mine, v_theirs)
+    r_total: int = int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_leverage(r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
+    groups, zero = d.groups, d.zero
+    b = _band_leverage(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     c = 0
     outcome = _OUT_leverage[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mine, v_theirs)
+    values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Leverage', d.groups, r_total, outcome, (), values)
+    trace = ('Leverage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('leverage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2490,17 +2548,18 @@ def _values_attack(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> Result:
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     d = Rolling(rng)
-    r_total: object = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
+    r_total: int = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_attack(r_total, r_natural, r_dice, r_read, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
+    groups, zero = d.groups, d.zero
+    b = _band_attack(r_total, r_natural, r_dice, r_read, zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     c = 0
     outcome = _OUT_attack[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_attack(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
+    values = _values_attack(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     inputs: dict[str, object] = {'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor}
-    trace = describe('Attacks', d.groups, r_total, outcome, (), values)
+    trace = ('Attacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('attack', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2548,8 +2607,10 @@ _OUT_armor: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_armor: tuple[str, ...] = ()
 
+_BAND_armor: dict[int | str, int] = {}  # the band of each value
+
 def _band_armor(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> int:
-    return -1
+    return _BAND_armor.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_armor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
@@ -2563,13 +2624,14 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     d = Rolling(rng)
     r_total = min(v_armor_total, 3)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_armor(r_total, r_natural, r_dice, r_read, d.zero, v_armor_total)
+    groups, zero = d.groups, d.zero
+    b = _BAND_armor.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_armor[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_armor_total)
+    values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_armor_total)
     inputs: dict[str, object] = {'armor_total': v_armor_total}
-    trace = describe('Armor', d.groups, r_total, outcome, (), values)
+    trace = ('Armor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('armor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2599,7 +2661,7 @@ _IDS_blast: tuple[str, ...] = ('targets',)
 _READS_blast: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_blast(d: Rolling | Planning | Replaying, v_weapon: str) -> int:
-    return int(d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None))
+    return d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
 
 
 def _band_blast(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> int:
@@ -2617,17 +2679,19 @@ def _values_blast(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_blast(d, v_weapon)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_blast(r_total, r_natural, r_dice, r_read, d.zero, v_weapon)
+    r_total: int = d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
     c = 0
     outcome = _OUT_blast[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_weapon)
+    values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon)
     inputs: dict[str, object] = {'weapon': v_weapon}
-    trace = describe('Blast', d.groups, r_total, outcome, (), values)
+    trace = ('Blast', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('blast', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2710,15 +2774,16 @@ def _values_morale_check(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_morale_check(d, v_wil, v_their_wil)
+    r_total: int = int((d.term(1, _N_morale_check_wil[v_wil], 'sum', 0, 'd(wil)', None) - d.term(1, _N_morale_check_their_wil[v_their_wil], 'sum', 0, 'd(their_wil)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_morale_check(r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_their_wil)
+    groups, zero = d.groups, d.zero
+    b = _band_morale_check(r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
     c = 0
     outcome = _OUT_morale_check[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil, v_their_wil)
+    values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
     inputs: dict[str, object] = {'wil': v_wil, 'their_wil': v_their_wil}
-    trace = describe('Morale', d.groups, r_total, outcome, (), values)
+    trace = describe('Morale', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2728,7 +2793,7 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('morale_check', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2776,41 +2841,30 @@ _IDS_morale: tuple[str, ...] = ('hesitate', 'retreat', 'flee', 'surrender_condit
 _READS_morale: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_morale(d: Rolling | Planning | Replaying, v_wil: str) -> int:
-    return int(d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None))
+    return d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
 
+
+_BAND_morale: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 4}  # the band of each value
 
 def _band_morale(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    if 1 <= r_total <= 3:
-        return 0
-    if 4 <= r_total <= 5:
-        return 1
-    if 6 <= r_total <= 7:
-        return 2
-    if 8 <= r_total <= 9:
-        return 3
-    if 10 <= r_total <= 12:
-        return 4
-    return -1
-
-
-def _values_morale(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_morale.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_morale(d, v_wil)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_morale(r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    r_total: int = d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _BAND_morale.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_morale[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_morale(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wil)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('What the surviving enemies do', d.groups, r_total, outcome, (), values)
+    trace = ('What the surviving enemies do', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('morale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2848,8 +2902,10 @@ _OUT_fatigue: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fatigue: tuple[str, ...] = ()
 
+_BAND_fatigue: dict[int | str, int] = {}  # the band of each value
+
 def _band_fatigue(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> int:
-    return -1
+    return _BAND_fatigue.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_fatigue(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> dict[str, object]:
@@ -2863,13 +2919,14 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     d = Rolling(rng)
     r_total = max((v_days - 1), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_fatigue(r_total, r_natural, r_dice, r_read, d.zero, v_days)
+    groups, zero = d.groups, d.zero
+    b = _BAND_fatigue.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_fatigue[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_days)
+    values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_days)
     inputs: dict[str, object] = {'days': v_days}
-    trace = describe('Fatigue', d.groups, r_total, outcome, (), values)
+    trace = ('Fatigue', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('fatigue', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2895,8 +2952,10 @@ _OUT_fatigue_rest: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fatigue_rest: tuple[str, ...] = ()
 
+_BAND_fatigue_rest: dict[int | str, int] = {}  # the band of each value
+
 def _band_fatigue_rest(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> int:
-    return -1
+    return _BAND_fatigue_rest.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_fatigue_rest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
@@ -2909,13 +2968,14 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     d = Rolling(rng)
     r_total = max((v_fatigue - v_nights), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_fatigue_rest(r_total, r_natural, r_dice, r_read, d.zero, v_fatigue, v_nights)
+    groups, zero = d.groups, d.zero
+    b = _BAND_fatigue_rest.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_fatigue_rest[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_fatigue, v_nights)
+    values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_fatigue, v_nights)
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
-    trace = describe('Fatigue after rest', d.groups, r_total, outcome, (), values)
+    trace = ('Fatigue after rest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('fatigue_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2949,7 +3009,7 @@ _IDS_critical_harm: tuple[str, ...] = ('pass', 'dead', 'lowered')
 _READS_critical_harm: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_critical_harm(d: Rolling | Planning | Replaying, v_attribute: str, v_dn: int) -> int:
-    return int(d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None))
+    return d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
 
 
 def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> int:
@@ -2957,9 +3017,7 @@ def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: Sequence
         return 0
     if ((_O_critical_harm_attribute.index(v_attribute) + 1) == 1):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_critical_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
@@ -2978,17 +3036,19 @@ def _values_critical_harm(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_critical_harm(d, v_attribute, v_dn)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_critical_harm(r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_dn)
+    r_total: int = d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     c = 0
     outcome = _OUT_critical_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_dn)
+    values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
-    trace = describe('Critical harm', d.groups, r_total, outcome, (), values)
+    trace = ('Critical harm', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('critical_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3032,8 +3092,10 @@ _OUT_week_of_rest: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_week_of_rest: tuple[str, ...] = ()
 
+_BAND_week_of_rest: dict[int | str, int] = {}  # the band of each value
+
 def _band_week_of_rest(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> int:
-    return -1
+    return _BAND_week_of_rest.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_week_of_rest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
@@ -3046,13 +3108,14 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     d = Rolling(rng)
     r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_week_of_rest(r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_original)
+    groups, zero = d.groups, d.zero
+    b = _BAND_week_of_rest.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_week_of_rest[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute, v_original)
+    values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_original)
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
-    trace = describe('After a full week of rest', d.groups, r_total, outcome, (), values)
+    trace = ('After a full week of rest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('week_of_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3085,20 +3148,10 @@ _OUT_advancement: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_advancement: tuple[str, ...] = ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')
 
+_BAND_advancement: dict[int | str, int] = {'novice': 0, 'professional': 1, 'expert': 2, 'veteran': 3, 'master': 4, 'legend': 5}  # the band of each value
+
 def _band_advancement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> int:
-    if r_total == 'novice':
-        return 0
-    if r_total == 'professional':
-        return 1
-    if r_total == 'expert':
-        return 2
-    if r_total == 'veteran':
-        return 3
-    if r_total == 'master':
-        return 4
-    if r_total == 'legend':
-        return 5
-    return -1
+    return _BAND_advancement.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_advancement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> dict[str, object]:
@@ -3135,13 +3188,14 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     d = Rolling(rng)
     r_total = v_title
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_advancement(r_total, r_natural, r_dice, r_read, d.zero, v_title)
+    groups, zero = d.groups, d.zero
+    b = _BAND_advancement.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_advancement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_title)
+    values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_title)
     inputs: dict[str, object] = {'title': v_title}
-    trace = describe('Advancement', d.groups, r_total, outcome, (), values)
+    trace = ('Advancement', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('advancement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3167,8 +3221,10 @@ _OUT_advancement_reached: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_advancement_reached: tuple[str, ...] = ()
 
+_BAND_advancement_reached: dict[int | str, int] = {}  # the band of each value
+
 def _band_advancement_reached(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> int:
-    return -1
+    return _BAND_advancement_reached.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_advancement_reached(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
@@ -3181,13 +3237,14 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     d = Rolling(rng)
     r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_advancement_reached(r_total, r_natural, r_dice, r_read, d.zero, v_hoard)
+    groups, zero = d.groups, d.zero
+    b = _BAND_advancement_reached.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_advancement_reached[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hoard)
+    values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hoard)
     inputs: dict[str, object] = {'hoard': v_hoard}
-    trace = describe('Thresholds reached', d.groups, r_total, outcome, (), values)
+    trace = ('Thresholds reached', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('advancement_reached', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

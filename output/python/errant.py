@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -64,6 +64,37 @@ class Result:
         }
 
 
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
+        self.slot = slot
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
+        if result is None:
+            return self  # type: ignore[return-value]
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: object) -> None:
+        self.slot.__set__(result, trace)
+
+
+Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of a list, one step of a procedure (with its sub-steps), with its data."""
@@ -90,14 +121,16 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-@dataclass(slots=True)
-class Group:
-    """One dice term of a roll, as rolled."""
+class Group(NamedTuple):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
 
     notation: str
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +149,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    check_dice(count, sides, notation)
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
-    dice = tuple([randint(1, sides) for _ in range(count)])
-    if mode == "sum":
-        return Group(notation, dice, dice, sum(dice))
-    ordered = sorted(dice, reverse=(mode == "highest"))
-    kept = tuple(ordered[:keep])
-    return Group(notation, dice, kept, sum(kept))
+    if count == 1:
+        value = randint(1, sides)
+        dice: tuple[int, ...] = (value,)
+        return _group(Group, (shown, dice, dice, value))
+    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
+    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return _group(Group, (shown, dice, kept, sum(kept)))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -288,9 +321,13 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        shown = _notation(count, sides, mode, keep, notation)
+        shown = dice_notation(count, sides, mode, keep, notation)
         if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
             check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        return self.fixed(count, sides, mode, keep, shown)
+
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
@@ -340,6 +377,10 @@ class Planning:
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        self.specs.append((count, sides, mode, keep, None))
+        return 0
+
     def custom(self, count: int, die: Faces) -> int:
         die.check()
         check_dice(count, len(die.symbols), f"{count} {die.name}")
@@ -361,6 +402,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
     def custom(self, count: int, die: Faces) -> int:
         value = self.values[self.index]
         self.index += 1
@@ -370,7 +416,7 @@ class Replaying:
 _NOTATIONS: dict[tuple[int, int, str, int], str] = {}
 
 
-def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
     key = (count, sides, mode, keep)
     found = _NOTATIONS.get(key)
@@ -629,6 +675,10 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
+    if len(values) == 1:
+        return str(values[0])
+    if len(values) == 2:
+        return f"{values[0]}, {values[1]}"
     return ", ".join(map(str, values))
 
 
@@ -665,22 +715,23 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    parts: list[str] = []
-    if groups:
-        rolled = " and ".join(group_trace(g) for g in groups)
-        text = f"{label}: rolled {rolled}"
-        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
-            diff = total - groups[0].value
-            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
+    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    if len(groups) == 1:
+        group = groups[0]
+        text = f"{label}: rolled {group_trace(group)}"
+        if isinstance(total, int) and total != group.value:
+            diff = total - group.value
+            text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+    elif groups:
+        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
-        parts.append(text)
     else:
-        parts.append(f"{label}: {total}" if total is not None else label)
-    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
+        text = f"{label}: {total}" if total is not None else label
+    text += f" → {said}"
     for group in extra:
-        parts.append(f"then {group_trace(group)}")
-    return " → ".join(parts)
+        text += f" → then {group_trace(group)}"
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -1056,7 +1107,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
+COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1068,7 +1119,7 @@ _IDS_check: tuple[str, ...] = ('automatic_success', 'success', 'failure')
 _READS_check: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_check(d: Rolling | Planning | Replaying, v_dv: int, v_attribute: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_check(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> int:
@@ -1076,9 +1127,7 @@ def _band_check(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
         return 0
     if bool((r_total > v_dv) and (r_total < v_attribute)):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_check(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
@@ -1093,18 +1142,19 @@ def _values_check(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 
 def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_check(d, v_dv, v_attribute)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_check(r_total, r_natural, r_dice, r_read, d.zero, v_dv, v_attribute)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_check(r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     c = 0
     outcome = _OUT_check[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dv, v_attribute)
+    values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
-    trace = describe('Check', d.groups, r_total, outcome, (), values)
+    trace = ('Check', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('check', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1153,15 +1203,13 @@ def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[object, 
 
 
 def _total_saving_throw(d: Rolling | Planning | Replaying, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_saving_throw(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_attribute)):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
@@ -1175,18 +1223,19 @@ def _values_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result:
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    d = Rolling(rng)
-    r_total: object = _total_saving_throw(d, v_threat_renown, v_attribute, v_dv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_saving_throw(r_total, r_natural, r_dice, r_read, d.zero, v_threat_renown, v_attribute, v_dv)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
     c = 0
     outcome = _OUT_saving_throw[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_threat_renown, v_attribute, v_dv)
+    values = _values_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
-    trace = describe('Saving Throw', d.groups, r_total, outcome, (), values)
+    trace = ('Saving Throw', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('saving_throw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1233,18 +1282,10 @@ _OUT_reaction_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_reaction_roll: tuple[str, ...] = ('1', '2', '3', '4', '5')
 
+_BAND_reaction_roll: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}  # the band of each value
+
 def _band_reaction_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    return -1
+    return _BAND_reaction_roll.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_reaction_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> dict[str, object]:
@@ -1264,13 +1305,14 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     d = Rolling(rng)
     r_total = v_column
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_reaction_roll(r_total, r_natural, r_dice, r_read, d.zero, v_column)
+    groups, zero = d.groups, d.zero
+    b = _BAND_reaction_roll.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_reaction_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_column)
+    values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_column)
     inputs: dict[str, object] = {'column': v_column}
-    trace = describe('Reaction Rolls', d.groups, r_total, outcome, (), values)
+    trace = ('Reaction Rolls', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('reaction_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1322,13 +1364,14 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
     d = Rolling(rng)
     r_total = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_impact)
+    groups, zero = d.groups, d.zero
+    b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
     c = 0
     outcome = _OUT_giving_exchange[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_impact)
+    values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
-    trace = describe('Giving exchange', d.groups, r_total, outcome, (), values)
+    trace = ('Giving exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('giving_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1387,13 +1430,14 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
     d = Rolling(rng)
     r_total = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
+    groups, zero = d.groups, d.zero
+    b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     c = 0
     outcome = _OUT_taking_exchange[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_taking_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
+    values = _values_taking_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = describe('Taking exchange', d.groups, r_total, outcome, (), values)
+    trace = ('Taking exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('taking_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1453,13 +1497,14 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
     d = Rolling(rng)
     r_total = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
+    groups, zero = d.groups, d.zero
+    b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     c = 0
     outcome = _OUT_convincing_exchange[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_convincing_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_position, v_impact)
+    values = _values_convincing_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = describe('Convincing exchange', d.groups, r_total, outcome, (), values)
+    trace = ('Convincing exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('convincing_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1487,8 +1532,10 @@ _OUT_item_slots: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
 
+_BAND_item_slots: dict[int | str, int] = {}  # the band of each value
+
 def _band_item_slots(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
-    return -1
+    return _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
@@ -1501,13 +1548,14 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     d = Rolling(rng)
     r_total = v_phys
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_item_slots(r_total, r_natural, r_dice, r_read, d.zero, v_phys)
+    groups, zero = d.groups, d.zero
+    b = _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys)
+    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = describe('Item Slots', d.groups, r_total, outcome, (), values)
+    trace = ('Item Slots', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1538,8 +1586,10 @@ def _lets_encumbrance(v_phys: int, v_filled: int, v_exhaustion: int) -> tuple[ob
     return (v_used,)
 
 
+_BAND_encumbrance: dict[int | str, int] = {}  # the band of each value
+
 def _band_encumbrance(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> int:
-    return -1
+    return _BAND_encumbrance.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_encumbrance(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
@@ -1555,13 +1605,14 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     d = Rolling(rng)
     r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_encumbrance(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_filled, v_exhaustion, v_used)
+    groups, zero = d.groups, d.zero
+    b = _BAND_encumbrance.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_encumbrance[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_encumbrance(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_filled, v_exhaustion, v_used)
+    values = _values_encumbrance(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_filled, v_exhaustion, v_used)
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
-    trace = describe('Encumbrance', d.groups, r_total, outcome, (), values)
+    trace = ('Encumbrance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('encumbrance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1590,8 +1641,10 @@ _OUT_restore_depletion: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_restore_depletion: tuple[str, ...] = ()
 
+_BAND_restore_depletion: dict[int | str, int] = {}  # the band of each value
+
 def _band_restore_depletion(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> int:
-    return -1
+    return _BAND_restore_depletion.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_restore_depletion(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
@@ -1605,13 +1658,14 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     d = Rolling(rng)
     r_total = (4 * v_item_slots)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_restore_depletion(r_total, r_natural, r_dice, r_read, d.zero, v_item_slots)
+    groups, zero = d.groups, d.zero
+    b = _BAND_restore_depletion.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_restore_depletion[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_item_slots)
+    values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_item_slots)
     inputs: dict[str, object] = {'item_slots': v_item_slots}
-    trace = describe('Supply', d.groups, r_total, outcome, (), values)
+    trace = ('Supply', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('restore_depletion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1642,18 +1696,10 @@ _OUT_supply_available: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_supply_available: tuple[str, ...] = ('hamlet', 'village', 'town', 'city', 'metropolis')
 
+_BAND_supply_available: dict[int | str, int] = {'hamlet': 0, 'village': 1, 'town': 2, 'city': 3, 'metropolis': 4}  # the band of each value
+
 def _band_supply_available(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> int:
-    if r_total == 'hamlet':
-        return 0
-    if r_total == 'village':
-        return 1
-    if r_total == 'town':
-        return 2
-    if r_total == 'city':
-        return 3
-    if r_total == 'metropolis':
-        return 4
-    return -1
+    return _BAND_supply_available.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _column_supply_available(v_settlement: str, v_column: int) -> int:
@@ -1692,13 +1738,14 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
     d = Rolling(rng)
     r_total = v_settlement
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_supply_available(r_total, r_natural, r_dice, r_read, d.zero, v_settlement, v_column)
+    groups, zero = d.groups, d.zero
+    b = _BAND_supply_available.get(r_total, -1)  # type: ignore[call-overload]
     c = _column_supply_available(v_settlement, v_column)
     outcome = _OUT_supply_available[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_settlement, v_column)
+    values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement, v_column)
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
-    trace = describe('Supply Available per Downtime Turn', d.groups, r_total, outcome, (), values)
+    trace = ('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('supply_available', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1734,7 +1781,7 @@ _IDS_travel_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', 'unwatch
 _READS_travel_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_travel_event_die(d: Rolling | Planning | Replaying, v_no_watch: bool) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
 
 def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> int:
@@ -1755,24 +1802,20 @@ def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_travel_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_travel_event_die(d, v_no_watch)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, d.zero, v_no_watch)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, zero, v_no_watch)
     c = 0
     outcome = _OUT_travel_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_travel_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_no_watch)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'no_watch': v_no_watch}
-    trace = describe('Travel Turn Quick Reference', d.groups, r_total, outcome, (), values)
+    trace = ('Travel Turn Quick Reference', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('travel_event_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1813,14 +1856,10 @@ _OUT_take_watch: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_take_watch: tuple[str, ...] = ('no_exhaustion', 'no_watch', 'one_watcher')
 
+_BAND_take_watch: dict[int | str, int] = {2: 0, 0: 1, 1: 2}  # the band of each value
+
 def _band_take_watch(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> int:
-    if r_total == 2:
-        return 0
-    if r_total == 0:
-        return 1
-    if r_total == 1:
-        return 2
-    return -1
+    return _BAND_take_watch.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_take_watch(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
@@ -1836,13 +1875,14 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     d = Rolling(rng)
     r_total = v_watchers
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_take_watch(r_total, r_natural, r_dice, r_read, d.zero, v_watchers)
+    groups, zero = d.groups, d.zero
+    b = _BAND_take_watch.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_take_watch[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_watchers)
+    values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_watchers)
     inputs: dict[str, object] = {'watchers': v_watchers}
-    trace = describe('Take watch', d.groups, r_total, outcome, (), values)
+    trace = ('Take watch', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('take_watch', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1880,32 +1920,10 @@ _OUT_travel_pace: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_travel_pace: tuple[str, ...] = ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map')
 
+_BAND_travel_pace: dict[int | str, int] = {'mount': 0, 'road': 1, 'slowly': 2, 'quickly': 3, 'rough': 4, 'wild': 5, 'night': 6, 'inclement': 7, 'severe': 8, 'detailed_map': 9, 'general_map': 10, 'misleading_map': 11}  # the band of each value
+
 def _band_travel_pace(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
-    if r_total == 'mount':
-        return 0
-    if r_total == 'road':
-        return 1
-    if r_total == 'slowly':
-        return 2
-    if r_total == 'quickly':
-        return 3
-    if r_total == 'rough':
-        return 4
-    if r_total == 'wild':
-        return 5
-    if r_total == 'night':
-        return 6
-    if r_total == 'inclement':
-        return 7
-    if r_total == 'severe':
-        return 8
-    if r_total == 'detailed_map':
-        return 9
-    if r_total == 'general_map':
-        return 10
-    if r_total == 'misleading_map':
-        return 11
-    return -1
+    return _BAND_travel_pace.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_travel_pace(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
@@ -1951,13 +1969,14 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
     d = Rolling(rng)
     r_total = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_travel_pace(r_total, r_natural, r_dice, r_read, d.zero, v_condition)
+    groups, zero = d.groups, d.zero
+    b = _BAND_travel_pace.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_travel_pace[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_condition)
+    values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = describe('Pace', d.groups, r_total, outcome, (), values)
+    trace = ('Pace', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('travel_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1990,7 +2009,7 @@ _IDS_weather: tuple[str, ...] = ('2 or less', '3-5', '6-8', '9-11', '12+')
 _READS_weather: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_weather(d: Rolling | Planning | Replaying, v_season: str, v_modifier: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
 
 
 def _band_weather(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> int:
@@ -2048,17 +2067,18 @@ def _values_weather(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_weather(d, v_season, v_modifier)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_weather(r_total, r_natural, r_dice, r_read, d.zero, v_season, v_modifier)
+    groups, zero = d.groups, d.zero
+    b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     c = _column_weather(v_season, v_modifier)
     outcome = _OUT_weather[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_season, v_modifier)
+    values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
-    trace = describe('Weather', d.groups, r_total, outcome, (), values)
+    trace = ('Weather', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('weather', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2106,43 +2126,29 @@ _IDS_exploration_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_exploration_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_exploration_event_die(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_exploration_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
 def _band_exploration_event_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    return -1
-
-
-def _values_exploration_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_exploration_event_die.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_exploration_event_die(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_exploration_event_die(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_exploration_event_die.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_exploration_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_exploration_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Exploration Turn Quick Reference', d.groups, r_total, outcome, (), values)
+    trace = ('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('exploration_event_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2183,18 +2189,10 @@ _OUT_exploration_pace: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_exploration_pace: tuple[str, ...] = ('slowly', 'quickly', 'large', 'huge', 'explored')
 
+_BAND_exploration_pace: dict[int | str, int] = {'slowly': 0, 'quickly': 1, 'large': 2, 'huge': 3, 'explored': 4}  # the band of each value
+
 def _band_exploration_pace(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
-    if r_total == 'slowly':
-        return 0
-    if r_total == 'quickly':
-        return 1
-    if r_total == 'large':
-        return 2
-    if r_total == 'huge':
-        return 3
-    if r_total == 'explored':
-        return 4
-    return -1
+    return _BAND_exploration_pace.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_exploration_pace(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
@@ -2218,13 +2216,14 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
     d = Rolling(rng)
     r_total = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_exploration_pace(r_total, r_natural, r_dice, r_read, d.zero, v_condition)
+    groups, zero = d.groups, d.zero
+    b = _BAND_exploration_pace.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_exploration_pace[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_condition)
+    values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = describe('Pace', d.groups, r_total, outcome, (), values)
+    trace = ('Pace', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('exploration_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2259,15 +2258,13 @@ def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[object, ...]:
 
 
 def _total_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_stealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
@@ -2281,18 +2278,19 @@ def _values_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    d = Rolling(rng)
-    r_total: object = _total_stealth(d, v_skill, v_encumbrance, v_dv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_stealth(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance, v_dv)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     c = 0
     outcome = _OUT_stealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance, v_dv)
+    values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = describe('Stealth', d.groups, r_total, outcome, (), values)
+    trace = ('Stealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('stealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2343,15 +2341,13 @@ def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[object,
 
 
 def _total_group_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_group_stealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_group_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
@@ -2365,18 +2361,19 @@ def _values_group_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result:
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    d = Rolling(rng)
-    r_total: object = _total_group_stealth(d, v_skill, v_group_encumbrance, v_dv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_group_stealth(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_group_encumbrance, v_dv)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_group_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
     c = 0
     outcome = _OUT_group_stealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_group_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_group_encumbrance, v_dv)
+    values = _values_group_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
-    trace = describe('Group stealth', d.groups, r_total, outcome, (), values)
+    trace = ('Group stealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('group_stealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2426,9 +2423,7 @@ def _band_illumination(r_total: object, r_natural: int | None, r_dice: Sequence[
         return 0
     if ((v_burn * 2) < v_members):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_illumination(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
@@ -2442,13 +2437,14 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
     d = Rolling(rng)
     r_total = v_burn
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_illumination(r_total, r_natural, r_dice, r_read, d.zero, v_burn, v_members)
+    groups, zero = d.groups, d.zero
+    b = _band_illumination(r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
     c = 0
     outcome = _OUT_illumination[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_burn, v_members)
+    values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
-    trace = describe('Illumination', d.groups, r_total, outcome, (), values)
+    trace = ('Illumination', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('illumination', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2484,15 +2480,13 @@ def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[object, ...]:
 
 
 def _total_harvesting(d: Rolling | Planning | Replaying, v_skill: int, v_threat: int, v_dv: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_harvesting(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_harvesting(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
@@ -2506,18 +2500,19 @@ def _values_harvesting(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result:
     v_dv, = _lets_harvesting(v_skill, v_threat)
-    d = Rolling(rng)
-    r_total: object = _total_harvesting(d, v_skill, v_threat, v_dv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_harvesting(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_threat, v_dv)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_harvesting(r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     c = 0
     outcome = _OUT_harvesting[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_threat, v_dv)
+    values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
-    trace = describe('Harvesting Materials', d.groups, r_total, outcome, (), values)
+    trace = ('Harvesting Materials', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('harvesting', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2559,8 +2554,10 @@ _OUT_creature_components: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_creature_components: tuple[str, ...] = ()
 
+_BAND_creature_components: dict[int | str, int] = {}  # the band of each value
+
 def _band_creature_components(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> int:
-    return -1
+    return _BAND_creature_components.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_creature_components(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
@@ -2576,13 +2573,14 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     d = Rolling(rng)
     r_total = floor_div(v_threat, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_creature_components(r_total, r_natural, r_dice, r_read, d.zero, v_threat)
+    groups, zero = d.groups, d.zero
+    b = _BAND_creature_components.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_creature_components[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_threat)
+    values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat)
     inputs: dict[str, object] = {'threat': v_threat}
-    trace = describe('Components from a creature', d.groups, r_total, outcome, (), values)
+    trace = ('Components from a creature', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('creature_components', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2618,7 +2616,7 @@ def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[objec
 
 
 def _total_stuck_door(d: Rolling | Planning | Replaying, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
@@ -2626,9 +2624,7 @@ def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: Sequence[in
         return 0
     if bool((r_total > v_dv) and (r_total < v_phys)):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_stuck_door(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
@@ -2644,18 +2640,19 @@ def _values_stuck_door(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result:
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    d = Rolling(rng)
-    r_total: object = _total_stuck_door(d, v_phys, v_door_dv, v_helpers, v_dv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_stuck_door(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_stuck_door(r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
     c = 0
     outcome = _OUT_stuck_door[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_stuck_door(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_door_dv, v_helpers, v_dv)
+    values = _values_stuck_door(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
-    trace = describe('Doors', d.groups, r_total, outcome, (), values)
+    trace = ('Doors', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('stuck_door', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2713,35 +2710,13 @@ _IDS_locks: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10'
 _READS_locks: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_locks(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 12, 'sum', 0, 'd12', None))
+    return d.fixed(1, 12, 'sum', 0, 'd12')
 
+
+_BAND_locks: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9, 11: 10, 12: 11}  # the band of each value
 
 def _band_locks(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    if r_total == 7:
-        return 6
-    if r_total == 8:
-        return 7
-    if r_total == 9:
-        return 8
-    if r_total == 10:
-        return 9
-    if r_total == 11:
-        return 10
-    if r_total == 12:
-        return 11
-    return -1
+    return _BAND_locks.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_locks(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -2786,18 +2761,19 @@ def _values_locks(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 
 def _run_locks(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_locks(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_locks(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 12)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d12', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_locks.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_locks[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Locks', d.groups, r_total, outcome, (), values)
+    trace = ('Locks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('locks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2841,23 +2817,13 @@ _IDS_downtime_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_downtime_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_event_die(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_downtime_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
 def _band_downtime_event_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    return -1
+    return _BAND_downtime_event_die.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_downtime_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -2870,16 +2836,17 @@ def _values_downtime_event_die(b: int, c: int, d: Rolling | None, r_total: objec
 
 
 def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_downtime_event_die(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_downtime_event_die(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_downtime_event_die.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_downtime_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Turn Quick Reference', d.groups, r_total, outcome, (), values)
+    trace = describe('Downtime Turn Quick Reference', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2889,7 +2856,7 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('downtime_event_die', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2938,55 +2905,36 @@ _IDS_downtime_complications: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7
 _READS_downtime_complications: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_complications(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 11, 'sum', 0, 'd11', None))
+    return d.fixed(1, 11, 'sum', 0, 'd11')
 
+
+_BAND_downtime_complications: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9, 11: 10}  # the band of each value
 
 def _band_downtime_complications(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    if r_total == 7:
-        return 6
-    if r_total == 8:
-        return 7
-    if r_total == 9:
-        return 8
-    if r_total == 10:
-        return 9
-    if r_total == 11:
-        return 10
-    return -1
+    return _BAND_downtime_complications.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_downtime_complications(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 8:
-        values['downtime_turns'] = d.term(1, 4, 'sum', 0, 'd4', None)
+        values['downtime_turns'] = d.fixed(1, 4, 'sum', 0, 'd4')
     return values
 
 
 def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_downtime_complications(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_downtime_complications(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 11)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d11', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_downtime_complications.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Complications', d.groups, r_total, outcome, extra.groups, values)
+    trace = ('Downtime Complications', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_complications', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3031,45 +2979,29 @@ _IDS_downtime_trends: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7')
 _READS_downtime_trends: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_trends(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 7, 'sum', 0, 'd7', None))
+    return d.fixed(1, 7, 'sum', 0, 'd7')
 
+
+_BAND_downtime_trends: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6}  # the band of each value
 
 def _band_downtime_trends(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    if r_total == 7:
-        return 6
-    return -1
-
-
-def _values_downtime_trends(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_downtime_trends.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_downtime_trends(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_downtime_trends(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 7)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d7', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_downtime_trends.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_downtime_trends[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_downtime_trends(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Trends', d.groups, r_total, outcome, (), values)
+    trace = ('Downtime Trends', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_trends', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3110,7 +3042,7 @@ _IDS_downtime_action: tuple[str, ...] = ('success', 'setback', 'failure')
 _READS_downtime_action: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_action(d: Rolling | Planning | Replaying, v_modifiers: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + clamp(v_modifiers, -3, 3)))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
 
 
 def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> int:
@@ -3132,17 +3064,18 @@ def _values_downtime_action(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_downtime_action(d, v_modifiers)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_downtime_action(r_total, r_natural, r_dice, r_read, d.zero, v_modifiers)
+    groups, zero = d.groups, d.zero
+    b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     c = 0
     outcome = _OUT_downtime_action[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_modifiers)
+    values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     inputs: dict[str, object] = {'modifiers': v_modifiers}
-    trace = describe('Downtime Turn Actions', d.groups, r_total, outcome, (), values)
+    trace = ('Downtime Turn Actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3184,16 +3117,10 @@ _OUT_activity_tracker: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_activity_tracker: tuple[str, ...] = ('minor', 'significant', 'campaign', 'major')
 
+_BAND_activity_tracker: dict[int | str, int] = {'minor': 0, 'significant': 1, 'campaign': 2, 'major': 3}  # the band of each value
+
 def _band_activity_tracker(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> int:
-    if r_total == 'minor':
-        return 0
-    if r_total == 'significant':
-        return 1
-    if r_total == 'campaign':
-        return 2
-    if r_total == 'major':
-        return 3
-    return -1
+    return _BAND_activity_tracker.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_activity_tracker(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
@@ -3213,13 +3140,14 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
     d = Rolling(rng)
     r_total = v_goal
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_activity_tracker(r_total, r_natural, r_dice, r_read, d.zero, v_goal)
+    groups, zero = d.groups, d.zero
+    b = _BAND_activity_tracker.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_activity_tracker[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_goal)
+    values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_goal)
     inputs: dict[str, object] = {'goal': v_goal}
-    trace = describe('Setting trackers for activities', d.groups, r_total, outcome, (), values)
+    trace = ('Setting trackers for activities', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('activity_tracker', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3249,14 +3177,14 @@ _READS_amount_wasted: ReadSpec = (frozenset(), False, False)  # what the bands r
 
 def _total_amount_wasted(d: Rolling | Planning | Replaying, v_settlement: str) -> int:
     if (v_settlement == 'hamlet'):
-        return int((d.term(1, 4, 'sum', 0, 'd4', None) * 200))
+        return int((d.fixed(1, 4, 'sum', 0, 'd4') * 200))
     if (v_settlement == 'village'):
-        return int((d.term(1, 6, 'sum', 0, 'd6', None) * 400))
+        return int((d.fixed(1, 6, 'sum', 0, 'd6') * 400))
     if (v_settlement == 'town'):
-        return int((d.term(1, 8, 'sum', 0, 'd8', None) * 600))
+        return int((d.fixed(1, 8, 'sum', 0, 'd8') * 600))
     if (v_settlement == 'city'):
-        return int((d.term(1, 10, 'sum', 0, 'd10', None) * 800))
-    return int((d.term(1, 12, 'sum', 0, 'd12', None) * 1000))
+        return int((d.fixed(1, 10, 'sum', 0, 'd10') * 800))
+    return int((d.fixed(1, 12, 'sum', 0, 'd12') * 1000))
 
 
 def _band_amount_wasted(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> int:
@@ -3275,17 +3203,18 @@ def _values_amount_wasted(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_amount_wasted(d, v_settlement)
+    r_total: int = _total_amount_wasted(d, v_settlement)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, d.zero, v_settlement)
+    groups, zero = d.groups, d.zero
+    b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, zero, v_settlement)
     c = 0
     outcome = _OUT_amount_wasted[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_settlement)
+    values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement)
     inputs: dict[str, object] = {'settlement': v_settlement}
-    trace = describe('Amount wasted by Settlement Type.', d.groups, r_total, outcome, (), values)
+    trace = ('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('amount_wasted', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3326,7 +3255,7 @@ _IDS_combat_distance: tuple[str, ...] = ('distance',)
 _READS_combat_distance: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_combat_distance(d: Rolling | Planning | Replaying) -> int:
-    return int((d.term(1, 6, 'sum', 0, 'd6', None) * 10))
+    return int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
 
 
 def _band_combat_distance(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
@@ -3345,17 +3274,18 @@ def _values_combat_distance(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_combat_distance(d)
+    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_combat_distance(r_total, r_natural, r_dice, r_read, d.zero)
+    groups, zero = d.groups, d.zero
+    b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
     c = 0
     outcome = _OUT_combat_distance[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Combat Distance', d.groups, r_total, outcome, (), values)
+    trace = ('Combat Distance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('combat_distance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3396,37 +3326,29 @@ _IDS_surprise: tuple[str, ...] = ('1, 2', '5, 6', 'no_surprise')
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_surprise(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_surprise: dict[int | str, int] = {1: 0, 2: 0, 5: 1, 6: 1, 3: 2, 4: 2}  # the band of each value
 
 def _band_surprise(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1 or r_total == 2:
-        return 0
-    if r_total == 5 or r_total == 6:
-        return 1
-    if 3 <= r_total <= 4:
-        return 2
-    return -1
-
-
-def _values_surprise(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_surprise.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_surprise(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_surprise(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_surprise(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_surprise.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Surprise', d.groups, r_total, outcome, (), values)
+    trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('surprise', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3466,15 +3388,13 @@ _IDS_initiative: tuple[str, ...] = ('company_first', 'called_wrong')
 _READS_initiative: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_initiative(d: Rolling | Planning | Replaying, v_call: str) -> int:
-    return int((d.term(1, 6, 'sum', 0, 'd6', None) + d.term(1, 6, 'sum', 0, 'd6', None)))
+    return int((d.fixed(1, 6, 'sum', 0, 'd6') + d.fixed(1, 6, 'sum', 0, 'd6')))
 
 
 def _band_initiative(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> int:
     if bool(bool((v_call == 'even') and (floor_mod(r_total, 2) == 0)) or bool((v_call == 'odd') and (floor_mod(r_total, 2) == 1))):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_initiative(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> dict[str, object]:
@@ -3488,17 +3408,18 @@ def _values_initiative(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_initiative(d, v_call)
+    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') + d.fixed(1, 6, 'sum', 0, 'd6')))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_initiative(r_total, r_natural, r_dice, r_read, d.zero, v_call)
+    groups, zero = d.groups, d.zero
+    b = _band_initiative(r_total, r_natural, r_dice, r_read, zero, v_call)
     c = 0
     outcome = _OUT_initiative[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_call)
+    values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_call)
     inputs: dict[str, object] = {'call': v_call}
-    trace = describe('Initiative', d.groups, r_total, outcome, (), values)
+    trace = ('Initiative', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('initiative', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3536,8 +3457,10 @@ _OUT_spd: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_spd: tuple[str, ...] = ()
 
+_BAND_spd: dict[int | str, int] = {}  # the band of each value
+
 def _band_spd(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> int:
-    return -1
+    return _BAND_spd.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_spd(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
@@ -3550,13 +3473,14 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     d = Rolling(rng)
     r_total = (v_skill - v_encumbrance)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_spd(r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance)
+    groups, zero = d.groups, d.zero
+    b = _BAND_spd.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_spd[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_skill, v_encumbrance)
+    values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = describe('SPD', d.groups, r_total, outcome, (), values)
+    trace = ('SPD', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('spd', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3626,13 +3550,14 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     d = Rolling(rng)
     r_total = v_spd
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_movement_dice(r_total, r_natural, r_dice, r_read, d.zero, v_spd)
+    groups, zero = d.groups, d.zero
+    b = _band_movement_dice(r_total, r_natural, r_dice, r_read, zero, v_spd)
     c = 0
     outcome = _OUT_movement_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_spd)
+    values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_spd)
     inputs: dict[str, object] = {'spd': v_spd}
-    trace = describe('Movement dice', d.groups, r_total, outcome, (), values)
+    trace = ('Movement dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('movement_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3661,7 +3586,7 @@ _IDS_movement_roll: tuple[str, ...] = ('moved',)
 _READS_movement_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int) -> int:
-    return int(d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None))
+    return d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
 
 
 def _band_movement_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
@@ -3680,17 +3605,19 @@ def _values_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_movement_roll(d, v_movement_dice)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_movement_roll(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
+    r_total: int = d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     c = 0
     outcome = _OUT_movement_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
+    values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = describe('Movement roll', d.groups, r_total, outcome, (), values)
+    trace = ('Movement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('movement_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3728,8 +3655,10 @@ _OUT_shift: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_shift: tuple[str, ...] = ()
 
+_BAND_shift: dict[int | str, int] = {}  # the band of each value
+
 def _band_shift(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
-    return -1
+    return _BAND_shift.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_shift(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
@@ -3744,13 +3673,14 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
     r_total = (v_movement_dice * 10)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_shift(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
+    groups, zero = d.groups, d.zero
+    b = _BAND_shift.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_shift[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice)
+    values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = describe('Shift', d.groups, r_total, outcome, (), values)
+    trace = ('Shift', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('shift', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3784,7 +3714,7 @@ _IDS_attack_roll: tuple[str, ...] = ('one_and_max', 'rolled_one', 'max_damage', 
 _READS_attack_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_attack_roll(d: Rolling | Planning | Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
-    return int(d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None))
+    return d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
 
 
 def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
@@ -3794,9 +3724,7 @@ def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
         return 1
     if (r_total >= _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]):
         return 2
-    if True:
-        return 3
-    return -1
+    return 3
 
 
 def _values_attack_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
@@ -3822,17 +3750,19 @@ def _values_attack_roll(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_attack_roll(d, v_die, v_blocks, v_enhance, v_missile)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_attack_roll(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance, v_missile)
+    r_total: int = d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_attack_roll(r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
     c = 0
     outcome = _OUT_attack_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_attack_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance, v_missile)
+    values = _values_attack_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
-    trace = describe('Attack Roll', d.groups, r_total, outcome, (), values)
+    trace = ('Attack Roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('attack_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3885,22 +3815,10 @@ _OUT_enhance_impair: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_enhance_impair: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
 
+_BAND_enhance_impair: dict[int | str, int] = {'one': 0, 'd4': 1, 'd6': 2, 'd8': 3, 'd10': 4, 'd12': 5, 'd20': 6}  # the band of each value
+
 def _band_enhance_impair(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> int:
-    if r_total == 'one':
-        return 0
-    if r_total == 'd4':
-        return 1
-    if r_total == 'd6':
-        return 2
-    if r_total == 'd8':
-        return 3
-    if r_total == 'd10':
-        return 4
-    if r_total == 'd12':
-        return 5
-    if r_total == 'd20':
-        return 6
-    return -1
+    return _BAND_enhance_impair.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_enhance_impair(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
@@ -3926,13 +3844,14 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     d = Rolling(rng)
     r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_enhance_impair(r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance)
+    groups, zero = d.groups, d.zero
+    b = _BAND_enhance_impair.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_enhance_impair[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_die, v_blocks, v_enhance)
+    values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
-    trace = describe('Enhance & Impair', d.groups, r_total, outcome, (), values)
+    trace = ('Enhance & Impair', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('enhance_impair', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4023,7 +3942,7 @@ def _values_wounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural
         values['hp_halved'] = (v_damage_type == 'toxic')
     if b == 2:
         values['deaths_door'] = False
-        values['knocked_out_initiative_turns'] = (d.term(1, 12, 'sum', 0, 'd12', None) if (v_damage_type == 'shock') else 0)
+        values['knocked_out_initiative_turns'] = (d.fixed(1, 12, 'sum', 0, 'd12') if (v_damage_type == 'shock') else 0)
         values['exhaustion'] = (1 if (v_damage_type == 'shock') else 0)
         values['no_hp_recovery'] = (v_damage_type == 'toxic')
     if b == 3:
@@ -4060,13 +3979,14 @@ def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: st
     d = Rolling(rng)
     r_total = v_damage
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_wounds(r_total, r_natural, r_dice, r_read, d.zero, v_damage, v_damage_type)
+    groups, zero = d.groups, d.zero
+    b = _band_wounds(r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     c = _column_wounds(v_damage, v_damage_type)
     outcome = _OUT_wounds[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_damage, v_damage_type)
+    values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
-    trace = describe('Wounds', d.groups, r_total, outcome, extra.groups, values)
+    trace = ('Wounds', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('wounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4102,15 +4022,13 @@ def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[object
 
 
 def _total_zero_hp_saving_throw(d: Rolling | Planning | Replaying, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
-    return int(d.term(1, 20, 'sum', 0, 'd20', None))
+    return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
 def _band_zero_hp_saving_throw(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_phys)):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
@@ -4124,18 +4042,19 @@ def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling | None, r_total: obj
 
 def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result:
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    d = Rolling(rng)
-    r_total: object = _total_zero_hp_saving_throw(d, v_phys, v_damage_taken, v_dv)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_damage_taken, v_dv)
+    r_total = r_natural = rng.randint(1, 20)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
     c = 0
     outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_zero_hp_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys, v_damage_taken, v_dv)
+    values = _values_zero_hp_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
-    trace = describe('Death & Dying', d.groups, r_total, outcome, (), values)
+    trace = ('Death & Dying', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4184,10 +4103,10 @@ _READS_chase_movement_roll: ReadSpec = (frozenset([1, 2, 3, 4]), False, False)  
 
 def _total_chase_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'success'):
-        return int(d.term((2 * v_movement_dice), 4, 'sum', 0, '(2 * movement_dice)d4', None))
+        return d.term((2 * v_movement_dice), 4, 'sum', 0, '(2 * movement_dice)d4', None)
     if (v_sprint == 'failure'):
-        return int(d.term(0, 4, 'sum', 0, '0d4', None))
-    return int(d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None))
+        return d.term(0, 4, 'sum', 0, '0d4', None)
+    return d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
 
 
 def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> int:
@@ -4197,9 +4116,7 @@ def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: Se
         return 1
     if bool((r_dice.count(1) >= 2) or (r_dice.count(2) >= 2) or (r_dice.count(3) >= 2)):
         return 2
-    if True:
-        return 3
-    return -1
+    return 3
 
 
 def _values_chase_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
@@ -4220,17 +4137,19 @@ def _values_chase_movement_roll(b: int, c: int, d: Rolling | None, r_total: obje
 
 def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice, v_sprint)
+    r_total: int = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint)
     c = 0
     outcome = _OUT_chase_movement_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_chase_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_dice, v_sprint)
+    values = _values_chase_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
-    trace = describe('Chase movement roll', d.groups, r_total, outcome, (), values)
+    trace = ('Chase movement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4278,40 +4197,28 @@ _OUT_fall_damage_table: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fall_damage_table: tuple[str, ...] = ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
 
+_BAND_fall_damage_table: dict[int | str, int] = {'ft10': 0, 'ft20': 1, 'ft30': 2, 'ft40': 3, 'ft50': 4, 'ft60': 5, 'ft70': 6}  # the band of each value
+
 def _band_fall_damage_table(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
-    if r_total == 'ft10':
-        return 0
-    if r_total == 'ft20':
-        return 1
-    if r_total == 'ft30':
-        return 2
-    if r_total == 'ft40':
-        return 3
-    if r_total == 'ft50':
-        return 4
-    if r_total == 'ft60':
-        return 5
-    if r_total == 'ft70':
-        return 6
-    return -1
+    return _BAND_fall_damage_table.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_fall_damage_table(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
-        values['damage'] = d.term(1, 6, 'sum', 0, 'd6', None)
+        values['damage'] = d.fixed(1, 6, 'sum', 0, 'd6')
     if b == 1:
-        values['damage'] = (d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, 4, 'sum', 0, 'd4', None))
+        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 4, 'sum', 0, 'd4'))
     if b == 2:
-        values['damage'] = (d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, 6, 'sum', 0, 'd6', None))
+        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 6, 'sum', 0, 'd6'))
     if b == 3:
-        values['damage'] = (d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, 8, 'sum', 0, 'd8', None))
+        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 8, 'sum', 0, 'd8'))
     if b == 4:
-        values['damage'] = (d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, 10, 'sum', 0, 'd10', None))
+        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 10, 'sum', 0, 'd10'))
     if b == 5:
-        values['damage'] = (d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, 12, 'sum', 0, 'd12', None))
+        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 12, 'sum', 0, 'd12'))
     if b == 6:
-        values['damage'] = (d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, 20, 'sum', 0, 'd20', None))
+        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 20, 'sum', 0, 'd20'))
     return values
 
 
@@ -4319,13 +4226,14 @@ def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Res
     d = Rolling(rng)
     r_total = v_height
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_fall_damage_table(r_total, r_natural, r_dice, r_read, d.zero, v_height)
+    groups, zero = d.groups, d.zero
+    b = _BAND_fall_damage_table.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_fall_damage_table[b][c] if b >= 0 else None
     extra = Rolling(rng)
-    values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_height)
+    values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = describe('Fall Damage', d.groups, r_total, outcome, extra.groups, values)
+    trace = ('Fall Damage', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('fall_damage_table', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4355,7 +4263,7 @@ _IDS_fall_damage: tuple[str, ...] = ('damage',)
 _READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_fall_damage(d: Rolling | Planning | Replaying, v_height: str) -> int:
-    return int((d.term(1, 6, 'sum', 0, 'd6', None) * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
+    return int((d.fixed(1, 6, 'sum', 0, 'd6') * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
 
 
 def _band_fall_damage(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
@@ -4373,17 +4281,18 @@ def _values_fall_damage(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_fall_damage(d, v_height)
+    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_fall_damage(r_total, r_natural, r_dice, r_read, d.zero, v_height)
+    groups, zero = d.groups, d.zero
+    b = _band_fall_damage(r_total, r_natural, r_dice, r_read, zero, v_height)
     c = 0
     outcome = _OUT_fall_damage[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_height)
+    values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = describe('Fall damage', d.groups, r_total, outcome, (), values)
+    trace = ('Fall damage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fall_damage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4424,13 +4333,13 @@ _IDS_burning: tuple[str, ...] = ('damage',)
 _READS_burning: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_burning(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_burning: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
 
 def _band_burning(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if 1 <= r_total <= 6:
-        return 0
-    return -1
+    return _BAND_burning.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_burning(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -4441,18 +4350,19 @@ def _values_burning(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 
 def _run_burning(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_burning(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_burning(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_burning.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_burning[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Burning', d.groups, r_total, outcome, (), values)
+    trace = ('Burning', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('burning', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4512,13 +4422,14 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     d = Rolling(rng)
     r_total = (v_phys - 10)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_hold_breath(r_total, r_natural, r_dice, r_read, d.zero, v_phys)
+    groups, zero = d.groups, d.zero
+    b = _band_hold_breath(r_total, r_natural, r_dice, r_read, zero, v_phys)
     c = 0
     outcome = _OUT_hold_breath[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_phys)
+    values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = describe('Hold breath', d.groups, r_total, outcome, (), values)
+    trace = ('Hold breath', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('hold_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4547,13 +4458,13 @@ _IDS_out_of_breath: tuple[str, ...] = ('damage',)
 _READS_out_of_breath: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_out_of_breath(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_out_of_breath: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
 
 def _band_out_of_breath(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if 1 <= r_total <= 6:
-        return 0
-    return -1
+    return _BAND_out_of_breath.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_out_of_breath(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -4564,18 +4475,19 @@ def _values_out_of_breath(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 
 def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_out_of_breath(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_out_of_breath(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_out_of_breath.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_out_of_breath[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Out of breath', d.groups, r_total, outcome, (), values)
+    trace = ('Out of breath', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('out_of_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:

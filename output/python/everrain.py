@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -64,6 +64,37 @@ class Result:
         }
 
 
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
+        self.slot = slot
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
+        if result is None:
+            return self  # type: ignore[return-value]
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: object) -> None:
+        self.slot.__set__(result, trace)
+
+
+Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of a list, one step of a procedure (with its sub-steps), with its data."""
@@ -90,14 +121,16 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-@dataclass(slots=True)
-class Group:
-    """One dice term of a roll, as rolled."""
+class Group(NamedTuple):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
 
     notation: str
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +149,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    check_dice(count, sides, notation)
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
-    dice = tuple([randint(1, sides) for _ in range(count)])
-    if mode == "sum":
-        return Group(notation, dice, dice, sum(dice))
-    ordered = sorted(dice, reverse=(mode == "highest"))
-    kept = tuple(ordered[:keep])
-    return Group(notation, dice, kept, sum(kept))
+    if count == 1:
+        value = randint(1, sides)
+        dice: tuple[int, ...] = (value,)
+        return _group(Group, (shown, dice, dice, value))
+    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
+    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return _group(Group, (shown, dice, kept, sum(kept)))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -288,9 +321,13 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        shown = _notation(count, sides, mode, keep, notation)
+        shown = dice_notation(count, sides, mode, keep, notation)
         if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
             check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        return self.fixed(count, sides, mode, keep, shown)
+
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
@@ -340,6 +377,10 @@ class Planning:
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        self.specs.append((count, sides, mode, keep, None))
+        return 0
+
     def custom(self, count: int, die: Faces) -> int:
         die.check()
         check_dice(count, len(die.symbols), f"{count} {die.name}")
@@ -361,6 +402,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
     def custom(self, count: int, die: Faces) -> int:
         value = self.values[self.index]
         self.index += 1
@@ -370,7 +416,7 @@ class Replaying:
 _NOTATIONS: dict[tuple[int, int, str, int], str] = {}
 
 
-def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
     key = (count, sides, mode, keep)
     found = _NOTATIONS.get(key)
@@ -629,6 +675,10 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
+    if len(values) == 1:
+        return str(values[0])
+    if len(values) == 2:
+        return f"{values[0]}, {values[1]}"
     return ", ".join(map(str, values))
 
 
@@ -665,22 +715,23 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    parts: list[str] = []
-    if groups:
-        rolled = " and ".join(group_trace(g) for g in groups)
-        text = f"{label}: rolled {rolled}"
-        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
-            diff = total - groups[0].value
-            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
+    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    if len(groups) == 1:
+        group = groups[0]
+        text = f"{label}: rolled {group_trace(group)}"
+        if isinstance(total, int) and total != group.value:
+            diff = total - group.value
+            text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+    elif groups:
+        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
-        parts.append(text)
     else:
-        parts.append(f"{label}: {total}" if total is not None else label)
-    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
+        text = f"{label}: {total}" if total is not None else label
+    text += f" → {said}"
     for group in extra:
-        parts.append(f"then {group_trace(group)}")
-    return " → ".join(parts)
+        text += f" → then {group_trace(group)}"
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -1056,7 +1107,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
+COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1070,8 +1121,10 @@ _OUT_starting_orders: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_starting_orders: tuple[str, ...] = ()
 
+_BAND_starting_orders: dict[int | str, int] = {}  # the band of each value
+
 def _band_starting_orders(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return -1
+    return _BAND_starting_orders.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_starting_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -1084,13 +1137,14 @@ def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total = ((4 + 2) + 2)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_starting_orders(r_total, r_natural, r_dice, r_read, d.zero)
+    groups, zero = d.groups, d.zero
+    b = _BAND_starting_orders.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_starting_orders[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Order tokens at setup', d.groups, r_total, outcome, (), values)
+    trace = ('Order tokens at setup', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('starting_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1115,8 +1169,10 @@ _OUT_starting_gold: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_starting_gold: tuple[str, ...] = ()
 
+_BAND_starting_gold: dict[int | str, int] = {}  # the band of each value
+
 def _band_starting_gold(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return -1
+    return _BAND_starting_gold.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_starting_gold(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -1129,13 +1185,14 @@ def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
     r_total = ((2 * 20) + (1 * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_starting_gold(r_total, r_natural, r_dice, r_read, d.zero)
+    groups, zero = d.groups, d.zero
+    b = _BAND_starting_gold.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_starting_gold[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Gold at setup', d.groups, r_total, outcome, (), values)
+    trace = ('Gold at setup', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('starting_gold', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1165,9 +1222,7 @@ _IDS_crew_dies: tuple[str, ...] = ('dies', 'lives')
 def _band_crew_dies(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> int:
     if ((v_damage + v_strain) >= v_length):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_crew_dies(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
@@ -1183,13 +1238,14 @@ def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int,
     d = Rolling(rng)
     r_total = (v_damage + v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_crew_dies(r_total, r_natural, r_dice, r_read, d.zero, v_length, v_damage, v_strain)
+    groups, zero = d.groups, d.zero
+    b = _band_crew_dies(r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
     c = 0
     outcome = _OUT_crew_dies[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_length, v_damage, v_strain)
+    values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
     inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
-    trace = describe('Health/Strain track fills', d.groups, r_total, outcome, (), values)
+    trace = ('Health/Strain track fills', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('crew_dies', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1224,22 +1280,10 @@ _OUT_map_spaces: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_map_spaces: tuple[str, ...] = ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
 
+_BAND_map_spaces: dict[int | str, int] = {'calm_seas': 0, 'islands': 1, 'rough_seas': 2, 'storms': 3, 'ports': 4, 'altars': 5, 'shipwrecks': 6}  # the band of each value
+
 def _band_map_spaces(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> int:
-    if r_total == 'calm_seas':
-        return 0
-    if r_total == 'islands':
-        return 1
-    if r_total == 'rough_seas':
-        return 2
-    if r_total == 'storms':
-        return 3
-    if r_total == 'ports':
-        return 4
-    if r_total == 'altars':
-        return 5
-    if r_total == 'shipwrecks':
-        return 6
-    return -1
+    return _BAND_map_spaces.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_map_spaces(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
@@ -1269,13 +1313,14 @@ def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue
     d = Rolling(rng)
     r_total = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_map_spaces(r_total, r_natural, r_dice, r_read, d.zero, v_space, v_crew_on_blue_nodes)
+    groups, zero = d.groups, d.zero
+    b = _BAND_map_spaces.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_map_spaces[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_space, v_crew_on_blue_nodes)
+    values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space, v_crew_on_blue_nodes)
     inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
-    trace = describe('Map spaces', d.groups, r_total, outcome, (), values)
+    trace = ('Map spaces', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('map_spaces', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1302,8 +1347,10 @@ _OUT_storm_strain: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_storm_strain: tuple[str, ...] = ()
 
+_BAND_storm_strain: dict[int | str, int] = {}  # the band of each value
+
 def _band_storm_strain(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> int:
-    return -1
+    return _BAND_storm_strain.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_storm_strain(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
@@ -1316,13 +1363,14 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
     d = Rolling(rng)
     r_total = ((v_strain * 2) if v_storm else v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_storm_strain(r_total, r_natural, r_dice, r_read, d.zero, v_strain, v_storm)
+    groups, zero = d.groups, d.zero
+    b = _BAND_storm_strain.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_storm_strain[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_strain, v_storm)
+    values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_strain, v_storm)
     inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
-    trace = describe('Strain in a Storm', d.groups, r_total, outcome, (), values)
+    trace = ('Strain in a Storm', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('storm_strain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1349,8 +1397,10 @@ _OUT_ship_movement_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_movement_actions: tuple[str, ...] = ()
 
+_BAND_ship_movement_actions: dict[int | str, int] = {}  # the band of each value
+
 def _band_ship_movement_actions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> int:
-    return -1
+    return _BAND_ship_movement_actions.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_ship_movement_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
@@ -1363,13 +1413,14 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
     d = Rolling(rng)
     r_total = (2 * v_movement_orders)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_ship_movement_actions(r_total, r_natural, r_dice, r_read, d.zero, v_movement_orders)
+    groups, zero = d.groups, d.zero
+    b = _BAND_ship_movement_actions.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_ship_movement_actions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_movement_orders)
+    values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_orders)
     inputs: dict[str, object] = {'movement_orders': v_movement_orders}
-    trace = describe('Movement actions from Movement Orders', d.groups, r_total, outcome, (), values)
+    trace = ('Movement actions from Movement Orders', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('ship_movement_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1400,9 +1451,7 @@ _IDS_sea_event_draw: tuple[str, ...] = ('no_draw', 'draw')
 def _band_sea_event_draw(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> int:
     if bool((v_space == 'ports') or (v_space == 'islands') or (v_space == 'altars')):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_sea_event_draw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> dict[str, object]:
@@ -1418,13 +1467,14 @@ def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     d = Rolling(rng)
     r_total = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, d.zero, v_space)
+    groups, zero = d.groups, d.zero
+    b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, zero, v_space)
     c = 0
     outcome = _OUT_sea_event_draw[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_space)
+    values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space)
     inputs: dict[str, object] = {'space': v_space}
-    trace = describe('Sea Events', d.groups, r_total, outcome, (), values)
+    trace = ('Sea Events', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('sea_event_draw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1460,15 +1510,13 @@ def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortui
 
 
 def _total_expedition_test(d: Rolling | Planning | Replaying, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
-    return int((d.term(1, 10, 'sum', 0, 'd10', None) + v_modifier))
+    return int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
 
 
 def _band_expedition_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
     if (r_total <= v_stat):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_expedition_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
@@ -1492,28 +1540,30 @@ def _rerolls_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_for
 def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> Result:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     d = Rolling(rng)
-    r_total: object = _total_expedition_test(d, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+    r_total: int = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_expedition_test(r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+    groups, zero = d.groups, d.zero
+    b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     c = 0
     outcome = _OUT_expedition_test[b][c] if b >= 0 else None
     first: tuple[Result, ...] = ()
     if b >= 0 and _IDS_expedition_test[b] in _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier):
-        first = (Result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', d.groups, r_total, outcome, [], {})),)
+        first = (Result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', groups, r_total, outcome, [], {})),)
         d = Rolling(rng)
-        r_total = _total_expedition_test(d, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+        r_total = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
         r_dice, r_kept, r_read, r_natural = d.read()
-        b = _band_expedition_test(r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+        groups, zero = d.groups, d.zero
+        b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
         c = 0
         outcome = _OUT_expedition_test[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_expedition_test(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
+    values = _values_expedition_test(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     inputs: dict[str, object] = {'stat': v_stat, 'selfless': v_selfless, 'hermit': v_hermit, 'fortuitous': v_fortuitous, 'dyspraxic': v_dyspraxic}
-    trace = describe('Island Exploration test', d.groups, r_total, outcome, (), values)
+    trace = describe('Island Exploration test', groups, r_total, outcome, (), values)
     if first:
         trace = first[0].trace + '; rolled again, the new result is final: ' + trace.removeprefix('Island Exploration test: ')
     chain: tuple[Result, ...] = ()
-    return Result('expedition_test', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain, rerolled=first)
+    return Result('expedition_test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain, rerolled=first)
 
 
 def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1574,15 +1624,13 @@ def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) ->
 
 
 def _total_expedition_test_crew(d: Rolling | Planning | Replaying, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
-    return int(d.term(1, 10, 'sum', 0, 'd10', None))
+    return d.fixed(1, 10, 'sum', 0, 'd10')
 
 
 def _band_expedition_test_crew(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
     if (r_total <= v_tested):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_expedition_test_crew(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
@@ -1598,18 +1646,19 @@ def _values_expedition_test_crew(b: int, c: int, d: Rolling | None, r_total: obj
 
 def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    d = Rolling(rng)
-    r_total: object = _total_expedition_test_crew(d, v_a, v_b, v_c, v_arrogant, v_tested)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
+    r_total = r_natural = rng.randint(1, 10)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d10', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
     c = 0
     outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_expedition_test_crew(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_a, v_b, v_c, v_arrogant, v_tested)
+    values = _values_expedition_test_crew(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
-    trace = describe('Island Exploration test (three Crew)', d.groups, r_total, outcome, (), values)
+    trace = ('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1657,12 +1706,10 @@ _OUT_abandon_expedition: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_abandon_expedition: tuple[str, ...] = ('tests', 'choices')
 
+_BAND_abandon_expedition: dict[int | str, int] = {'tests': 0, 'choices': 1}  # the band of each value
+
 def _band_abandon_expedition(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> int:
-    if r_total == 'tests':
-        return 0
-    if r_total == 'choices':
-        return 1
-    return -1
+    return _BAND_abandon_expedition.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_abandon_expedition(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> dict[str, object]:
@@ -1681,13 +1728,14 @@ def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Resu
     d = Rolling(rng)
     r_total = v_card
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_abandon_expedition(r_total, r_natural, r_dice, r_read, d.zero, v_card)
+    groups, zero = d.groups, d.zero
+    b = _BAND_abandon_expedition.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_abandon_expedition[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_card)
+    values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_card)
     inputs: dict[str, object] = {'card': v_card}
-    trace = describe('Abandoning an Expedition', d.groups, r_total, outcome, (), values)
+    trace = ('Abandoning an Expedition', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('abandon_expedition', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1713,8 +1761,10 @@ _OUT_weapon_attack_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_weapon_attack_dice: tuple[str, ...] = ()
 
+_BAND_weapon_attack_dice: dict[int | str, int] = {}  # the band of each value
+
 def _band_weapon_attack_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> int:
-    return -1
+    return _BAND_weapon_attack_dice.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_weapon_attack_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
@@ -1727,13 +1777,14 @@ def _run_weapon_attack_dice(rng: random.Random, depth: int, v_zone_dice: int, v_
     d = Rolling(rng)
     r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_weapon_attack_dice(r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
+    groups, zero = d.groups, d.zero
+    b = _BAND_weapon_attack_dice.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_weapon_attack_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_weapon_attack_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy)
+    values = _values_weapon_attack_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
-    trace = describe("Attack dice when manning a Ship's weapon", d.groups, r_total, outcome, (), values)
+    trace = ("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('weapon_attack_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1761,8 +1812,10 @@ _OUT_marketplace_price: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_marketplace_price: tuple[str, ...] = ()
 
+_BAND_marketplace_price: dict[int | str, int] = {}  # the band of each value
+
 def _band_marketplace_price(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> int:
-    return -1
+    return _BAND_marketplace_price.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_marketplace_price(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
@@ -1775,13 +1828,14 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
     d = Rolling(rng)
     r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_marketplace_price(r_total, r_natural, r_dice, r_read, d.zero, v_price, v_deal, v_charismatic)
+    groups, zero = d.groups, d.zero
+    b = _BAND_marketplace_price.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_marketplace_price[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_marketplace_price(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_price, v_deal, v_charismatic)
+    values = _values_marketplace_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_price, v_deal, v_charismatic)
     inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
-    trace = describe('Marketplace prices', d.groups, r_total, outcome, (), values)
+    trace = ('Marketplace prices', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('marketplace_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1809,8 +1863,10 @@ _OUT_reclaim_orders: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_reclaim_orders: tuple[str, ...] = ()
 
+_BAND_reclaim_orders: dict[int | str, int] = {}  # the band of each value
+
 def _band_reclaim_orders(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> int:
-    return -1
+    return _BAND_reclaim_orders.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_reclaim_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
@@ -1823,13 +1879,14 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
     d = Rolling(rng)
     r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_reclaim_orders(r_total, r_natural, r_dice, r_read, d.zero, v_exhausted, v_forgo_turn)
+    groups, zero = d.groups, d.zero
+    b = _BAND_reclaim_orders.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_reclaim_orders[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exhausted, v_forgo_turn)
+    values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exhausted, v_forgo_turn)
     inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
-    trace = describe('Reclaiming Orders', d.groups, r_total, outcome, (), values)
+    trace = ('Reclaiming Orders', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('reclaim_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1861,9 +1918,7 @@ _IDS_trade_orders: tuple[str, ...] = ('allowed', 'not_allowed')
 def _band_trade_orders(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> int:
     if bool(v_adjacent and v_players_turn and (v_given == v_received)):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_trade_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
@@ -1879,13 +1934,14 @@ def _run_trade_orders(rng: random.Random, depth: int, v_given: int, v_received: 
     d = Rolling(rng)
     r_total = (v_given - v_received)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_trade_orders(r_total, r_natural, r_dice, r_read, d.zero, v_given, v_received, v_adjacent, v_players_turn)
+    groups, zero = d.groups, d.zero
+    b = _band_trade_orders(r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn)
     c = 0
     outcome = _OUT_trade_orders[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_trade_orders(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_given, v_received, v_adjacent, v_players_turn)
+    values = _values_trade_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn)
     inputs: dict[str, object] = {'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn}
-    trace = describe('Trading Orders', d.groups, r_total, outcome, (), values)
+    trace = ('Trading Orders', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('trade_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1914,8 +1970,10 @@ _OUT_combat_pool: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_combat_pool: tuple[str, ...] = ()
 
+_BAND_combat_pool: dict[int | str, int] = {}  # the band of each value
+
 def _band_combat_pool(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> int:
-    return -1
+    return _BAND_combat_pool.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_combat_pool(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
@@ -1928,13 +1986,14 @@ def _run_combat_pool(rng: random.Random, depth: int, v_first: int, v_second: int
     d = Rolling(rng)
     r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_combat_pool(r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
+    groups, zero = d.groups, d.zero
+    b = _BAND_combat_pool.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_combat_pool[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_combat_pool(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
+    values = _values_combat_pool(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly}
-    trace = describe('Combat dice of the Crew on a node', d.groups, r_total, outcome, (), values)
+    trace = ('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('combat_pool', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1964,8 +2023,10 @@ _OUT_loyalty_lost: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loyalty_lost: tuple[str, ...] = ()
 
+_BAND_loyalty_lost: dict[int | str, int] = {}  # the band of each value
+
 def _band_loyalty_lost(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> int:
-    return -1
+    return _BAND_loyalty_lost.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_loyalty_lost(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
@@ -1978,13 +2039,14 @@ def _run_loyalty_lost(rng: random.Random, depth: int, v_crew_deaths: int, v_infl
     d = Rolling(rng)
     r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_loyalty_lost(r_total, r_natural, r_dice, r_read, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
+    groups, zero = d.groups, d.zero
+    b = _BAND_loyalty_lost.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_loyalty_lost[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_loyalty_lost(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_crew_deaths, v_influence_drawn, v_unpaid)
+    values = _values_loyalty_lost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew_deaths, v_influence_drawn, v_unpaid)
     inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
-    trace = describe('Loyalty lost', d.groups, r_total, outcome, (), values)
+    trace = ('Loyalty lost', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('loyalty_lost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2019,7 +2081,7 @@ _IDS_enemy_agent_activation: tuple[str, ...] = ('special_ability', 'attack', 'mo
 _READS_enemy_agent_activation: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False)  # what the bands read
 
 def _total_enemy_agent_activation(d: Rolling | Planning | Replaying, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
-    return int(d.custom(v_enemy_dice, _DIE_enemy))
+    return d.custom(v_enemy_dice, _DIE_enemy)
 
 
 def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
@@ -2031,9 +2093,7 @@ def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice:
         return 2
     if bool((r_dice.count('movement') >= 2) or (r_dice.count('enemy_attack') >= 2) or (r_dice.count('special') >= 2) or (r_dice.count('enemy_blank') >= 2)):
         return 3
-    if True:
-        return 4
-    return -1
+    return 4
 
 
 def _values_enemy_agent_activation(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
@@ -2064,17 +2124,18 @@ def _values_enemy_agent_activation(b: int, c: int, d: Rolling | None, r_total: o
 
 def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_enemy_agent_activation(d, v_enemy_dice, v_distance, v_trigger)
+    r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_distance, v_trigger)
+    groups, zero = d.groups, d.zero
+    b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
     c = 0
     outcome = _OUT_enemy_agent_activation[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_enemy_agent_activation(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_distance, v_trigger)
+    values = _values_enemy_agent_activation(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
-    trace = describe('Enemy Agent activation', d.groups, r_total, outcome, (), values)
+    trace = ('Enemy Agent activation', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2131,9 +2192,7 @@ def _total_crew_attack(d: Rolling | Planning | Replaying, v_combat: int, v_evadi
 def _band_crew_attack(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_crew_attack(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
@@ -2152,17 +2211,18 @@ def _values_crew_attack(b: int, c: int, d: Rolling | None, r_total: object, r_na
 def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> Result:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     d = Rolling(rng)
-    r_total: object = _total_crew_attack(d, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
+    r_total: int = int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_crew_attack(r_total, r_natural, r_dice, r_read, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
+    groups, zero = d.groups, d.zero
+    b = _band_crew_attack(r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     c = 0
     outcome = _OUT_crew_attack[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_crew_attack(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
+    values = _values_crew_attack(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     inputs: dict[str, object] = {'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger}
-    trace = describe('Crew attacking enemies', d.groups, r_total, outcome, (), values)
+    trace = ('Crew attacking enemies', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('crew_attack', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2208,8 +2268,10 @@ _OUT_counter_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_counter_dice: tuple[str, ...] = ()
 
+_BAND_counter_dice: dict[int | str, int] = {}  # the band of each value
+
 def _band_counter_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> int:
-    return -1
+    return _BAND_counter_dice.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_counter_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
@@ -2222,13 +2284,14 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
     d = Rolling(rng)
     r_total = min(v_hits, v_combat)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_counter_dice(r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat)
+    groups, zero = d.groups, d.zero
+    b = _BAND_counter_dice.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_counter_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat)
+    values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
-    trace = describe('Counter dice', d.groups, r_total, outcome, (), values)
+    trace = ('Counter dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('counter_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2271,9 +2334,7 @@ def _total_counter_roll(d: Rolling | Planning | Replaying, v_hits: int, v_combat
 def _band_counter_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
     if ((r_dice.count('hit') + r_dice.count('two_damage')) == 0):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_counter_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
@@ -2290,17 +2351,18 @@ def _values_counter_roll(b: int, c: int, d: Rolling | None, r_total: object, r_n
 def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result:
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     d = Rolling(rng)
-    r_total: object = _total_counter_roll(d, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    r_total: int = int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_counter_roll(r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    groups, zero = d.groups, d.zero
+    b = _band_counter_roll(r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     c = 0
     outcome = _OUT_counter_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_counter_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    values = _values_counter_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
-    trace = describe('Counter', d.groups, r_total, outcome, (), values)
+    trace = ('Counter', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('counter_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2354,7 +2416,7 @@ def _lets_weapon_fire(v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_tri
 
 
 def _total_weapon_fire(d: Rolling | Planning | Replaying, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
-    return int(d.custom(v_dice, _DIE_attack))
+    return d.custom(v_dice, _DIE_attack)
 
 
 def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
@@ -2362,9 +2424,7 @@ def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: Sequence[i
         return 0
     if ((r_dice.count('hit') + r_dice.count('two_damage')) >= 1):
         return 1
-    if True:
-        return 2
-    return -1
+    return 2
 
 
 def _values_weapon_fire(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
@@ -2381,17 +2441,18 @@ def _values_weapon_fire(b: int, c: int, d: Rolling | None, r_total: object, r_na
 def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> Result:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     d = Rolling(rng)
-    r_total: object = _total_weapon_fire(d, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    r_total: int = d.custom(v_dice, _DIE_attack)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_weapon_fire(r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    groups, zero = d.groups, d.zero
+    b = _band_weapon_fire(r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     c = 0
     outcome = _OUT_weapon_fire[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_weapon_fire(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    values = _values_weapon_fire(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger}
-    trace = describe("Firing a ship's weapon", d.groups, r_total, outcome, (), values)
+    trace = ("Firing a ship's weapon", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('weapon_fire', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2444,7 +2505,7 @@ _IDS_enemy_ship_roll: tuple[str, ...] = ('special_ability', 'fire', 'move', 'com
 _READS_enemy_ship_roll: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False)  # what the bands read
 
 def _total_enemy_ship_roll(d: Rolling | Planning | Replaying, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
-    return int(d.custom(v_enemy_dice, _DIE_enemy))
+    return d.custom(v_enemy_dice, _DIE_enemy)
 
 
 def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
@@ -2456,9 +2517,7 @@ def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: Sequen
         return 2
     if bool((r_dice.count('enemy_attack') >= 2) or (r_dice.count('special') >= 2) or (r_dice.count('enemy_blank') >= 2)):
         return 3
-    if True:
-        return 4
-    return -1
+    return 4
 
 
 def _values_enemy_ship_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
@@ -2489,17 +2548,18 @@ def _values_enemy_ship_roll(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_enemy_ship_roll(d, v_enemy_dice, v_in_range, v_trigger)
+    r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_in_range, v_trigger)
+    groups, zero = d.groups, d.zero
+    b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
     c = 0
     outcome = _OUT_enemy_ship_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_enemy_ship_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_enemy_dice, v_in_range, v_trigger)
+    values = _values_enemy_ship_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
-    trace = describe('Enemy ship activation roll', d.groups, r_total, outcome, (), values)
+    trace = ('Enemy ship activation roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2546,9 +2606,7 @@ _IDS_ship_sunk: tuple[str, ...] = ('sunk', 'afloat')
 def _band_ship_sunk(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> int:
     if (v_damaged >= v_nodes):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_ship_sunk(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
@@ -2564,13 +2622,14 @@ def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int)
     d = Rolling(rng)
     r_total = v_damaged
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, d.zero, v_nodes, v_damaged)
+    groups, zero = d.groups, d.zero
+    b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
     c = 0
     outcome = _OUT_ship_sunk[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_nodes, v_damaged)
+    values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
     inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
-    trace = describe('Ship sunk', d.groups, r_total, outcome, (), values)
+    trace = ('Ship sunk', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('ship_sunk', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2597,8 +2656,10 @@ _OUT_ship_evasion_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_evasion_dice: tuple[str, ...] = ()
 
+_BAND_ship_evasion_dice: dict[int | str, int] = {}  # the band of each value
+
 def _band_ship_evasion_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
-    return -1
+    return _BAND_ship_evasion_dice.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_ship_evasion_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
@@ -2611,13 +2672,14 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
     d = Rolling(rng)
     r_total = v_hits
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_ship_evasion_dice(r_total, r_natural, r_dice, r_read, d.zero, v_hits)
+    groups, zero = d.groups, d.zero
+    b = _BAND_ship_evasion_dice.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_ship_evasion_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits)
+    values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = describe('Evasion dice against an enemy ship', d.groups, r_total, outcome, (), values)
+    trace = ('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('ship_evasion_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2647,15 +2709,13 @@ _IDS_ship_evasion: tuple[str, ...] = ('evaded', 'damaged')
 _READS_ship_evasion: ReadSpec = (frozenset(['evade']), False, False)  # what the bands read
 
 def _total_ship_evasion(d: Rolling | Planning | Replaying, v_hits: int) -> int:
-    return int(d.custom(v_hits, _DIE_evasion))
+    return d.custom(v_hits, _DIE_evasion)
 
 
 def _band_ship_evasion(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
     if (r_dice.count('evade') >= v_hits):
         return 0
-    if True:
-        return 1
-    return -1
+    return 1
 
 
 def _values_ship_evasion(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
@@ -2669,17 +2729,18 @@ def _values_ship_evasion(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_ship_evasion(d, v_hits)
+    r_total: int = d.custom(v_hits, _DIE_evasion)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, d.zero, v_hits)
+    groups, zero = d.groups, d.zero
+    b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, zero, v_hits)
     c = 0
     outcome = _OUT_ship_evasion[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hits)
+    values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = describe("Evading an enemy ship's hits", d.groups, r_total, outcome, (), values)
+    trace = ("Evading an enemy ship's hits", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('ship_evasion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -64,6 +64,37 @@ class Result:
         }
 
 
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
+        self.slot = slot
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
+        if result is None:
+            return self  # type: ignore[return-value]
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: object) -> None:
+        self.slot.__set__(result, trace)
+
+
+Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of a list, one step of a procedure (with its sub-steps), with its data."""
@@ -90,14 +121,16 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-@dataclass(slots=True)
-class Group:
-    """One dice term of a roll, as rolled."""
+class Group(NamedTuple):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
 
     notation: str
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +149,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    check_dice(count, sides, notation)
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
-    dice = tuple([randint(1, sides) for _ in range(count)])
-    if mode == "sum":
-        return Group(notation, dice, dice, sum(dice))
-    ordered = sorted(dice, reverse=(mode == "highest"))
-    kept = tuple(ordered[:keep])
-    return Group(notation, dice, kept, sum(kept))
+    if count == 1:
+        value = randint(1, sides)
+        dice: tuple[int, ...] = (value,)
+        return _group(Group, (shown, dice, dice, value))
+    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
+    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return _group(Group, (shown, dice, kept, sum(kept)))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -288,9 +321,13 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        shown = _notation(count, sides, mode, keep, notation)
+        shown = dice_notation(count, sides, mode, keep, notation)
         if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
             check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        return self.fixed(count, sides, mode, keep, shown)
+
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
@@ -340,6 +377,10 @@ class Planning:
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        self.specs.append((count, sides, mode, keep, None))
+        return 0
+
     def custom(self, count: int, die: Faces) -> int:
         die.check()
         check_dice(count, len(die.symbols), f"{count} {die.name}")
@@ -361,6 +402,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
     def custom(self, count: int, die: Faces) -> int:
         value = self.values[self.index]
         self.index += 1
@@ -370,7 +416,7 @@ class Replaying:
 _NOTATIONS: dict[tuple[int, int, str, int], str] = {}
 
 
-def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
     key = (count, sides, mode, keep)
     found = _NOTATIONS.get(key)
@@ -629,6 +675,10 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
+    if len(values) == 1:
+        return str(values[0])
+    if len(values) == 2:
+        return f"{values[0]}, {values[1]}"
     return ", ".join(map(str, values))
 
 
@@ -665,22 +715,23 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    parts: list[str] = []
-    if groups:
-        rolled = " and ".join(group_trace(g) for g in groups)
-        text = f"{label}: rolled {rolled}"
-        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
-            diff = total - groups[0].value
-            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
+    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    if len(groups) == 1:
+        group = groups[0]
+        text = f"{label}: rolled {group_trace(group)}"
+        if isinstance(total, int) and total != group.value:
+            diff = total - group.value
+            text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+    elif groups:
+        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
-        parts.append(text)
     else:
-        parts.append(f"{label}: {total}" if total is not None else label)
-    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
+        text = f"{label}: {total}" if total is not None else label
+    text += f" → {said}"
     for group in extra:
-        parts.append(f"then {group_trace(group)}")
-    return " → ".join(parts)
+        text += f" → then {group_trace(group)}"
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -1056,7 +1107,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
+COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1072,8 +1123,8 @@ _READS_action_roll: ReadSpec = (frozenset(), False, False)  # what the bands rea
 
 def _total_action_roll(d: Rolling | Planning | Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
     if v_bonus_die:
-        return int((((d.term(3, 6, 'highest', 2, '3d6 keep highest 2', None) + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
-    return int((((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
+        return int((((d.fixed(3, 6, 'highest', 2, '3d6 keep highest 2') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
+    return int((((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
 
 
 def _band_action_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
@@ -1101,17 +1152,18 @@ def _values_action_roll(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
+    r_total: int = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_action_roll(r_total, r_natural, r_dice, r_read, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
+    groups, zero = d.groups, d.zero
+    b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
     c = 0
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots, v_bonus_die, v_edge, v_penalty)
+    values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
-    trace = describe('Action roll', d.groups, r_total, outcome, (), values)
+    trace = ('Action roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('action_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1158,13 +1210,13 @@ _IDS_resistance_roll: tuple[str, ...] = ('resisted',)
 _READS_resistance_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) -> int:
-    return int(d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None))
+    return d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
 
+
+_BAND_resistance_roll: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
 
 def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
-    if 1 <= r_total <= 6:
-        return 0
-    return -1
+    return _BAND_resistance_roll.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
@@ -1176,17 +1228,19 @@ def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_resistance_roll(d, v_attribute)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
+    r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _BAND_resistance_roll.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
+    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = describe('Resistance roll', d.groups, r_total, outcome, (), values)
+    trace = ('Resistance roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resistance_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1229,7 +1283,7 @@ _IDS_consequence_clock: tuple[str, ...] = ('two_segments', 'one_segment', 'no_se
 _READS_consequence_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_consequence_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
 def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -1255,17 +1309,18 @@ def _values_consequence_clock(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_consequence_clock(d, v_dots)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    groups, zero = d.groups, d.zero
+    b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_consequence_clock[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Consequence clocks', d.groups, r_total, outcome, (), values)
+    trace = ('Consequence clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('consequence_clock', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1309,7 +1364,7 @@ _IDS_obstacle_clock: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segme
 _READS_obstacle_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_obstacle_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
 def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -1339,17 +1394,18 @@ def _values_obstacle_clock(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_obstacle_clock(d, v_dots)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    groups, zero = d.groups, d.zero
+    b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_obstacle_clock[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Obstacle clocks', d.groups, r_total, outcome, (), values)
+    trace = ('Obstacle clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('obstacle_clock', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1392,7 +1448,7 @@ _IDS_heritage_connect: tuple[str, ...] = ('rival', 'owe', 'friendly')
 _READS_heritage_connect: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_heritage_connect(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(2, 6, 'sum', 0, '2d6', None))
+    return d.fixed(2, 6, 'sum', 0, '2d6')
 
 
 def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
@@ -1405,24 +1461,20 @@ def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_heritage_connect(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_heritage_connect(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, d.zero)
+    group = roll_group(rng, *(2, 6, 'sum', 0, '2d6'))
+    groups = (group,)
+    _, r_dice, r_kept, r_total = group
+    r_read, r_natural, zero = r_kept, r_total, False
+    b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
     c = 0
     outcome = _OUT_heritage_connect[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_heritage_connect(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Heritage: CONNECT', d.groups, r_total, outcome, (), values)
+    trace = ('Heritage: CONNECT', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('heritage_connect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1463,7 +1515,7 @@ _IDS_coin_roll: tuple[str, ...] = ('keep_coin', 'lose_coin', 'lose_coin_complica
 _READS_coin_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_coin_roll(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
 def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -1490,17 +1542,18 @@ def _values_coin_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natu
 
 def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_coin_roll(d, v_wealth)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_coin_roll(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    groups, zero = d.groups, d.zero
+    b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_coin_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Coin roll', d.groups, r_total, outcome, (), values)
+    trace = ('Coin roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('coin_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1543,36 +1596,24 @@ _OUT_ship_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_actions: tuple[str, ...] = ('speed', 'durability', 'firepower', 'crew', 'size')
 
+_BAND_ship_actions: dict[int | str, int] = {'speed': 0, 'durability': 1, 'firepower': 2, 'crew': 3, 'size': 4}  # the band of each value
+
 def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
-    if r_total == 'speed':
-        return 0
-    if r_total == 'durability':
-        return 1
-    if r_total == 'firepower':
-        return 2
-    if r_total == 'crew':
-        return 3
-    if r_total == 'size':
-        return 4
-    return -1
-
-
-def _values_ship_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_ship_actions.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     d = Rolling(rng)
     r_total = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_ship_actions(r_total, r_natural, r_dice, r_read, d.zero, v_trait)
+    groups, zero = d.groups, d.zero
+    b = _BAND_ship_actions.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_ship_actions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_ship_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = describe('Ship actions', d.groups, r_total, outcome, (), values)
+    trace = ('Ship actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('ship_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1601,14 +1642,10 @@ _OUT_loadout: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loadout: tuple[str, ...] = ('light', 'normal', 'heavy')
 
+_BAND_loadout: dict[int | str, int] = {'light': 0, 'normal': 1, 'heavy': 2}  # the band of each value
+
 def _band_loadout(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> int:
-    if r_total == 'light':
-        return 0
-    if r_total == 'normal':
-        return 1
-    if r_total == 'heavy':
-        return 2
-    return -1
+    return _BAND_loadout.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_loadout(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
@@ -1626,13 +1663,14 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     d = Rolling(rng)
     r_total = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_loadout(r_total, r_natural, r_dice, r_read, d.zero, v_load)
+    groups, zero = d.groups, d.zero
+    b = _BAND_loadout.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_loadout[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_load)
+    values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
-    trace = describe('Pick item loadouts', d.groups, r_total, outcome, (), values)
+    trace = ('Pick item loadouts', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('loadout', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1658,8 +1696,10 @@ _OUT_score_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_score_engagement_modifier: tuple[str, ...] = ()
 
+_BAND_score_engagement_modifier: dict[int | str, int] = {}  # the band of each value
+
 def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
-    return -1
+    return _BAND_score_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_score_engagement_modifier(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
@@ -1672,13 +1712,14 @@ def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool,
     d = Rolling(rng)
     r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_score_engagement_modifier(r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    groups, zero = d.groups, d.zero
+    b = _BAND_score_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_score_engagement_modifier[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_score_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    values = _values_score_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
-    trace = describe('Score engagement modifier', d.groups, r_total, outcome, (), values)
+    trace = ('Score engagement modifier', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('score_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1720,7 +1761,7 @@ def _lets_score_engagement(v_bold: bool, v_complex: bool, v_vulnerability: bool,
 
 
 def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
 
 
 def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
@@ -1735,25 +1776,21 @@ def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_score_engagement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     d = Rolling(rng)
-    r_total: object = _total_score_engagement(d, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_score_engagement(r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    groups, zero = d.groups, d.zero
+    b = _band_score_engagement(r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     c = 0
     outcome = _OUT_score_engagement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_score_engagement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
-    trace = describe('Make engagement roll', d.groups, r_total, outcome, (), values)
+    trace = ('Make engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('score_engagement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1806,14 +1843,10 @@ _OUT_flashback_cost: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_flashback_cost: tuple[str, ...] = ('ordinary', 'complex', 'elaborate')
 
+_BAND_flashback_cost: dict[int | str, int] = {'ordinary': 0, 'complex': 1, 'elaborate': 2}  # the band of each value
+
 def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
-    if r_total == 'ordinary':
-        return 0
-    if r_total == 'complex':
-        return 1
-    if r_total == 'elaborate':
-        return 2
-    return -1
+    return _BAND_flashback_cost.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_flashback_cost(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
@@ -1832,13 +1865,14 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
     d = Rolling(rng)
     r_total = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_flashback_cost(r_total, r_natural, r_dice, r_read, d.zero, v_action)
+    groups, zero = d.groups, d.zero
+    b = _BAND_flashback_cost.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_flashback_cost[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_action)
+    values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
-    trace = describe('Use flashbacks', d.groups, r_total, outcome, (), values)
+    trace = ('Use flashbacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('flashback_cost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1869,18 +1903,10 @@ _OUT_loot: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_loot: tuple[str, ...] = ('minor', 'small', 'standard', 'big', 'major')
 
+_BAND_loot: dict[int | str, int] = {'minor': 0, 'small': 1, 'standard': 2, 'big': 3, 'major': 4}  # the band of each value
+
 def _band_loot(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> int:
-    if r_total == 'minor':
-        return 0
-    if r_total == 'small':
-        return 1
-    if r_total == 'standard':
-        return 2
-    if r_total == 'big':
-        return 3
-    if r_total == 'major':
-        return 4
-    return -1
+    return _BAND_loot.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_loot(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
@@ -1903,13 +1929,14 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     d = Rolling(rng)
     r_total = v_job
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_loot(r_total, r_natural, r_dice, r_read, d.zero, v_job)
+    groups, zero = d.groups, d.zero
+    b = _BAND_loot.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_loot[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_job)
+    values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_job)
     inputs: dict[str, object] = {'job': v_job}
-    trace = describe('Get loot', d.groups, r_total, outcome, (), values)
+    trace = ('Get loot', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('loot', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1938,14 +1965,10 @@ _OUT_cargo_seized: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_cargo_seized: tuple[str, ...] = ('0-2', '3-4', '5')
 
+_BAND_cargo_seized: dict[int | str, int] = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 2}  # the band of each value
+
 def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
-    if 0 <= r_total <= 2:
-        return 0
-    if 3 <= r_total <= 4:
-        return 1
-    if r_total == 5:
-        return 2
-    return -1
+    return _BAND_cargo_seized.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_cargo_seized(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
@@ -1963,13 +1986,14 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total = v_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_cargo_seized(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    groups, zero = d.groups, d.zero
+    b = _BAND_cargo_seized.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_cargo_seized[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Crew gains cargo', d.groups, r_total, outcome, (), values)
+    trace = ('Crew gains cargo', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('cargo_seized', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1995,8 +2019,10 @@ _OUT_cargo_capacity: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_cargo_capacity: tuple[str, ...] = ()
 
+_BAND_cargo_capacity: dict[int | str, int] = {}  # the band of each value
+
 def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> int:
-    return -1
+    return _BAND_cargo_capacity.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_cargo_capacity(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
@@ -2009,13 +2035,14 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     d = Rolling(rng)
     r_total = (v_size * 2)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_cargo_capacity(r_total, r_natural, r_dice, r_read, d.zero, v_size)
+    groups, zero = d.groups, d.zero
+    b = _BAND_cargo_capacity.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_cargo_capacity[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_size)
+    values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_size)
     inputs: dict[str, object] = {'size': v_size}
-    trace = describe('Cargo storage', d.groups, r_total, outcome, (), values)
+    trace = ('Cargo storage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('cargo_capacity', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2041,8 +2068,10 @@ _OUT_odyssey_trigger: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_trigger: tuple[str, ...] = ()
 
+_BAND_odyssey_trigger: dict[int | str, int] = {}  # the band of each value
+
 def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
-    return -1
+    return _BAND_odyssey_trigger.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_odyssey_trigger(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
@@ -2055,13 +2084,14 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     d = Rolling(rng)
     r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_odyssey_trigger(r_total, r_natural, r_dice, r_read, d.zero, v_sea_hexes, v_reef_hexes)
+    groups, zero = d.groups, d.zero
+    b = _BAND_odyssey_trigger.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_odyssey_trigger[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_sea_hexes, v_reef_hexes)
+    values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_sea_hexes, v_reef_hexes)
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
-    trace = describe('Use an Odyssey', d.groups, r_total, outcome, (), values)
+    trace = ('Use an Odyssey', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('odyssey_trigger', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2094,20 +2124,10 @@ _OUT_odyssey_plans: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_plans: tuple[str, ...] = ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')
 
+_BAND_odyssey_plans: dict[int | str, int] = {'assault': 0, 'stealth': 1, 'transport': 2, 'deception': 3, 'occult': 4, 'social': 5}  # the band of each value
+
 def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> int:
-    if r_total == 'assault':
-        return 0
-    if r_total == 'stealth':
-        return 1
-    if r_total == 'transport':
-        return 2
-    if r_total == 'deception':
-        return 3
-    if r_total == 'occult':
-        return 4
-    if r_total == 'social':
-        return 5
-    return -1
+    return _BAND_odyssey_plans.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_odyssey_plans(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
@@ -2131,13 +2151,14 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     d = Rolling(rng)
     r_total = v_plan
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_odyssey_plans(r_total, r_natural, r_dice, r_read, d.zero, v_plan)
+    groups, zero = d.groups, d.zero
+    b = _BAND_odyssey_plans.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_odyssey_plans[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_plan)
+    values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plan)
     inputs: dict[str, object] = {'plan': v_plan}
-    trace = describe('Plan', d.groups, r_total, outcome, (), values)
+    trace = ('Plan', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('odyssey_plans', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2163,8 +2184,10 @@ _OUT_odyssey_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_engagement_modifier: tuple[str, ...] = ()
 
+_BAND_odyssey_engagement_modifier: dict[int | str, int] = {}  # the band of each value
+
 def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
-    return -1
+    return _BAND_odyssey_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
@@ -2177,13 +2200,14 @@ def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_
     d = Rolling(rng)
     r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_odyssey_engagement_modifier(r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    groups, zero = d.groups, d.zero
+    b = _BAND_odyssey_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_odyssey_engagement_modifier[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_odyssey_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    values = _values_odyssey_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
-    trace = describe('Odyssey engagement modifier', d.groups, r_total, outcome, (), values)
+    trace = ('Odyssey engagement modifier', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('odyssey_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2225,7 +2249,7 @@ def _lets_odyssey_engagement(v_dominant_trait: bool, v_near_land: bool, v_ally: 
 
 
 def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_modifier))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
 
 
 def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
@@ -2240,25 +2264,21 @@ def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_odyssey_engagement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     d = Rolling(rng)
-    r_total: object = _total_odyssey_engagement(d, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    groups, zero = d.groups, d.zero
+    b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     c = 0
     outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_odyssey_engagement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
-    trace = describe('Engagement roll', d.groups, r_total, outcome, (), values)
+    trace = ('Engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2315,21 +2335,13 @@ _IDS_zone_1: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_1: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_1(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_zone_1: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_zone_1(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_zone_1.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_zone_1(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -2340,16 +2352,17 @@ def _values_zone_1(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_zone_1(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_zone_1(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_zone_1.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_zone_1[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 1', d.groups, r_total, outcome, (), values)
+    trace = describe('Zone 1', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2359,7 +2372,7 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('zone_1', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2402,21 +2415,13 @@ _IDS_zone_2: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_2: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_2(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_zone_2: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_zone_2(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_zone_2.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_zone_2(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -2429,16 +2434,17 @@ def _values_zone_2(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_zone_2(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_zone_2(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_zone_2.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_zone_2[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 2', d.groups, r_total, outcome, (), values)
+    trace = describe('Zone 2', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2448,7 +2454,7 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('zone_2', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2491,21 +2497,13 @@ _IDS_zone_3: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_3: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_3(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_zone_3: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_zone_3(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_zone_3.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_zone_3(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -2520,16 +2518,17 @@ def _values_zone_3(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_zone_3(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_zone_3(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_zone_3.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_zone_3[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 3', d.groups, r_total, outcome, (), values)
+    trace = describe('Zone 3', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2539,7 +2538,7 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('zone_3', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2582,21 +2581,13 @@ _IDS_zone_4: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_4: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_4(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_zone_4: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_zone_4(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_zone_4.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_zone_4(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -2609,18 +2600,19 @@ def _values_zone_4(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_zone_4(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_zone_4(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_zone_4(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_zone_4.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_zone_4[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 4', d.groups, r_total, outcome, (), values)
+    trace = ('Zone 4', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('zone_4', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2663,21 +2655,13 @@ _IDS_tier_i: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_i: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_i(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_tier_i: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_tier_i(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_tier_i.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_tier_i(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
@@ -2688,16 +2672,17 @@ def _values_tier_i(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_tier_i(d, v_mythical)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_tier_i(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_tier_i.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_tier_i[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier I', d.groups, r_total, outcome, (), values)
+    trace = describe('Tier I', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2707,7 +2692,7 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_i', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2752,21 +2737,13 @@ _IDS_tier_ii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_ii: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_ii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_tier_ii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_tier_ii.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_tier_ii(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
@@ -2777,16 +2754,17 @@ def _values_tier_ii(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_tier_ii(d, v_mythical)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_tier_ii(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_tier_ii.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_tier_ii[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier II', d.groups, r_total, outcome, (), values)
+    trace = describe('Tier II', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2796,7 +2774,7 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_ii', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2841,21 +2819,13 @@ _IDS_tier_iii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iii: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_iii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_tier_iii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_tier_iii.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_tier_iii(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
@@ -2866,16 +2836,17 @@ def _values_tier_iii(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_tier_iii(d, v_mythical)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_tier_iii(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_tier_iii.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_tier_iii[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier III', d.groups, r_total, outcome, (), values)
+    trace = describe('Tier III', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2885,7 +2856,7 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_iii', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2930,21 +2901,13 @@ _IDS_tier_iv: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iv: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_iv(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_tier_iv: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
 def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if 4 <= r_total <= 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_tier_iv.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_tier_iv(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
@@ -2955,16 +2918,17 @@ def _values_tier_iv(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_tier_iv(d, v_mythical)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_tier_iv(r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_tier_iv.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_tier_iv[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_mythical)
+    values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier IV', d.groups, r_total, outcome, (), values)
+    trace = describe('Tier IV', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
@@ -2974,7 +2938,7 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         trace += '; then ' + link.trace
         link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_iv', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3020,23 +2984,13 @@ _IDS_tier_v: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_tier_v: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_v(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_tier_v: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
 def _band_tier_v(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    return -1
+    return _BAND_tier_v.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_tier_v(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -3047,18 +3001,19 @@ def _values_tier_v(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_tier_v(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_tier_v(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_tier_v(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_tier_v.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_tier_v[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Tier V', d.groups, r_total, outcome, (), values)
+    trace = ('Tier V', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('tier_v', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3102,43 +3057,29 @@ _IDS_mythical_monsters: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_mythical_monsters: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_mythical_monsters(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_mythical_monsters: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
 def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    if r_total == 5:
-        return 4
-    if r_total == 6:
-        return 5
-    return -1
-
-
-def _values_mythical_monsters(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_mythical_monsters.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_mythical_monsters(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_mythical_monsters(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_mythical_monsters.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_mythical_monsters[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_mythical_monsters(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Mythical Monsters', d.groups, r_total, outcome, (), values)
+    trace = ('Mythical Monsters', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('mythical_monsters', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3179,36 +3120,24 @@ _OUT_limiting_traits: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_limiting_traits: tuple[str, ...] = ('size', 'crew', 'firepower', 'durability', 'speed')
 
+_BAND_limiting_traits: dict[int | str, int] = {'size': 0, 'crew': 1, 'firepower': 2, 'durability': 3, 'speed': 4}  # the band of each value
+
 def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
-    if r_total == 'size':
-        return 0
-    if r_total == 'crew':
-        return 1
-    if r_total == 'firepower':
-        return 2
-    if r_total == 'durability':
-        return 3
-    if r_total == 'speed':
-        return 4
-    return -1
-
-
-def _values_limiting_traits(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_limiting_traits.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result:
     d = Rolling(rng)
     r_total = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_limiting_traits(r_total, r_natural, r_dice, r_read, d.zero, v_trait)
+    groups, zero = d.groups, d.zero
+    b = _BAND_limiting_traits.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_limiting_traits[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_limiting_traits(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = describe('Limiting traits', d.groups, r_total, outcome, (), values)
+    trace = ('Limiting traits', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('limiting_traits', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3234,8 +3163,10 @@ _OUT_max_cohorts: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_max_cohorts: tuple[str, ...] = ()
 
+_BAND_max_cohorts: dict[int | str, int] = {}  # the band of each value
+
 def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> int:
-    return -1
+    return _BAND_max_cohorts.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_max_cohorts(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
@@ -3248,13 +3179,14 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     d = Rolling(rng)
     r_total = v_crew
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_max_cohorts(r_total, r_natural, r_dice, r_read, d.zero, v_crew)
+    groups, zero = d.groups, d.zero
+    b = _BAND_max_cohorts.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_max_cohorts[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_crew)
+    values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew)
     inputs: dict[str, object] = {'crew': v_crew}
-    trace = describe('Crew: max cohorts', d.groups, r_total, outcome, (), values)
+    trace = ('Crew: max cohorts', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('max_cohorts', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3280,8 +3212,10 @@ _OUT_can_fight_back: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_can_fight_back: tuple[str, ...] = ()
 
+_BAND_can_fight_back: dict[int | str, int] = {}  # the band of each value
+
 def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
-    return -1
+    return _BAND_can_fight_back.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_can_fight_back(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
@@ -3294,13 +3228,14 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
     d = Rolling(rng)
     r_total = (v_firepower >= v_opponent_wealth)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_can_fight_back(r_total, r_natural, r_dice, r_read, d.zero, v_firepower, v_opponent_wealth)
+    groups, zero = d.groups, d.zero
+    b = _BAND_can_fight_back.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_can_fight_back[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_can_fight_back(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_firepower, v_opponent_wealth)
+    values = _values_can_fight_back(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_firepower, v_opponent_wealth)
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
-    trace = describe('Firepower: fight back', d.groups, r_total, outcome, (), values)
+    trace = ('Firepower: fight back', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('can_fight_back', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3327,8 +3262,10 @@ _OUT_phases_at_sea: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_phases_at_sea: tuple[str, ...] = ()
 
+_BAND_phases_at_sea: dict[int | str, int] = {}  # the band of each value
+
 def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> int:
-    return -1
+    return _BAND_phases_at_sea.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_phases_at_sea(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
@@ -3341,13 +3278,14 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     d = Rolling(rng)
     r_total = (v_speed + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_phases_at_sea(r_total, r_natural, r_dice, r_read, d.zero, v_speed)
+    groups, zero = d.groups, d.zero
+    b = _BAND_phases_at_sea.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_phases_at_sea[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_speed)
+    values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_speed)
     inputs: dict[str, object] = {'speed': v_speed}
-    trace = describe('Speed: phases at sea', d.groups, r_total, outcome, (), values)
+    trace = ('Speed: phases at sea', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('phases_at_sea', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3378,8 +3316,10 @@ def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[object
     return (v_difference,)
 
 
+_BAND_compare_wealth: dict[int | str, int] = {}  # the band of each value
+
 def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
-    return -1
+    return _BAND_compare_wealth.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_compare_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
@@ -3393,13 +3333,14 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     d = Rolling(rng)
     r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_compare_wealth(r_total, r_natural, r_dice, r_read, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
+    groups, zero = d.groups, d.zero
+    b = _BAND_compare_wealth.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_compare_wealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_compare_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_own_wealth, v_enemy_wealth, v_difference)
+    values = _values_compare_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_own_wealth, v_enemy_wealth, v_difference)
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
-    trace = describe('Compare wealth', d.groups, r_total, outcome, (), values)
+    trace = ('Compare wealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('compare_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3434,21 +3375,13 @@ _IDS_crisis: tuple[str, ...] = ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_d
 _READS_crisis: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_crisis(d: Rolling | Planning | Replaying) -> int:
-    return int(d.term(1, 6, 'sum', 0, 'd6', None))
+    return d.fixed(1, 6, 'sum', 0, 'd6')
 
+
+_BAND_crisis: dict[int | str, int] = {1: 0, 2: 0, 3: 1, 4: 2, 5: 3, 6: 4}  # the band of each value
 
 def _band_crisis(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    if 1 <= r_total <= 2:
-        return 0
-    if r_total == 3:
-        return 1
-    if r_total == 4:
-        return 2
-    if r_total == 5:
-        return 3
-    if r_total == 6:
-        return 4
-    return -1
+    return _BAND_crisis.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_crisis(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
@@ -3459,18 +3392,19 @@ def _values_crisis(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 
 def _run_crisis(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: object = _total_crisis(d)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_crisis(r_total, r_natural, r_dice, r_read, d.zero)
+    r_total = r_natural = rng.randint(1, 6)
+    r_dice = r_kept = r_read = (r_total,)
+    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
+    zero = False
+    b = _BAND_crisis.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_crisis[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero)
+    values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Crisis', d.groups, r_total, outcome, (), values)
+    trace = ('Crisis', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('crisis', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3511,7 +3445,7 @@ _IDS_sea_raid: tuple[str, ...] = ('raided', 'stormfront', 'escape')
 _READS_sea_raid: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_sea_raid(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
-    return int(((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth) + v_cargo_adjustment))
+    return int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
 
 
 def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
@@ -3535,17 +3469,18 @@ def _values_sea_raid(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_sea_raid(d, v_wealth, v_cargo_adjustment)
+    r_total: int = int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_sea_raid(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment)
+    groups, zero = d.groups, d.zero
+    b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     c = 0
     outcome = _OUT_sea_raid[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment)
+    values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
-    trace = describe('Downtime at sea: raids', d.groups, r_total, outcome, (), values)
+    trace = ('Downtime at sea: raids', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('sea_raid', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3585,8 +3520,10 @@ _OUT_tithe: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tithe: tuple[str, ...] = ()
 
+_BAND_tithe: dict[int | str, int] = {}  # the band of each value
+
 def _band_tithe(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
-    return -1
+    return _BAND_tithe.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_tithe(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
@@ -3599,13 +3536,14 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     d = Rolling(rng)
     r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_tithe(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_at_war)
+    groups, zero = d.groups, d.zero
+    b = _BAND_tithe.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_tithe[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_at_war)
+    values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_at_war)
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
-    trace = describe('Tithes', d.groups, r_total, outcome, (), values)
+    trace = ('Tithes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('tithe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3636,16 +3574,10 @@ _OUT_notoriety_gain: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_notoriety_gain: tuple[str, ...] = ('smooth', 'contained', 'loud', 'wild')
 
+_BAND_notoriety_gain: dict[int | str, int] = {'smooth': 0, 'contained': 1, 'loud': 2, 'wild': 3}  # the band of each value
+
 def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> int:
-    if r_total == 'smooth':
-        return 0
-    if r_total == 'contained':
-        return 1
-    if r_total == 'loud':
-        return 2
-    if r_total == 'wild':
-        return 3
-    return -1
+    return _BAND_notoriety_gain.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_notoriety_gain(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
@@ -3665,13 +3597,14 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
     d = Rolling(rng)
     r_total = v_exposure
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_notoriety_gain(r_total, r_natural, r_dice, r_read, d.zero, v_exposure)
+    groups, zero = d.groups, d.zero
+    b = _BAND_notoriety_gain.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_notoriety_gain[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exposure)
+    values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure)
     inputs: dict[str, object] = {'exposure': v_exposure}
-    trace = describe('Notoriety', d.groups, r_total, outcome, (), values)
+    trace = ('Notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('notoriety_gain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3698,8 +3631,10 @@ _OUT_notoriety_increase: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_notoriety_increase: tuple[str, ...] = ()
 
+_BAND_notoriety_increase: dict[int | str, int] = {}  # the band of each value
+
 def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
-    return -1
+    return _BAND_notoriety_increase.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_notoriety_increase(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
@@ -3712,13 +3647,14 @@ def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_h
     d = Rolling(rng)
     r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_notoriety_increase(r_total, r_natural, r_dice, r_read, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
+    groups, zero = d.groups, d.zero
+    b = _BAND_notoriety_increase.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_notoriety_increase[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_notoriety_increase(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_exposure, v_high_profile, v_at_war, v_killing)
+    values = _values_notoriety_increase(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure, v_high_profile, v_at_war, v_killing)
     inputs: dict[str, object] = {'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing}
-    trace = describe('Notoriety increase', d.groups, r_total, outcome, (), values)
+    trace = ('Notoriety increase', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('notoriety_increase', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3747,8 +3683,10 @@ _OUT_bribe: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_bribe: tuple[str, ...] = ()
 
+_BAND_bribe: dict[int | str, int] = {}  # the band of each value
+
 def _band_bribe(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
-    return -1
+    return _BAND_bribe.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_bribe(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
@@ -3761,13 +3699,14 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     d = Rolling(rng)
     r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_bribe(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_notoriety)
+    groups, zero = d.groups, d.zero
+    b = _BAND_bribe.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_bribe[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_notoriety)
+    values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_notoriety)
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
-    trace = describe('Bribes', d.groups, r_total, outcome, (), values)
+    trace = ('Bribes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('bribe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3794,8 +3733,10 @@ _OUT_fight_off_harm: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fight_off_harm: tuple[str, ...] = ()
 
+_BAND_fight_off_harm: dict[int | str, int] = {}  # the band of each value
+
 def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
-    return -1
+    return _BAND_fight_off_harm.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_fight_off_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
@@ -3808,13 +3749,14 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     d = Rolling(rng)
     r_total = v_aggressor_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_fight_off_harm(r_total, r_natural, r_dice, r_read, d.zero, v_aggressor_wealth)
+    groups, zero = d.groups, d.zero
+    b = _BAND_fight_off_harm.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_fight_off_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_aggressor_wealth)
+    values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_aggressor_wealth)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
-    trace = describe('Fight them off', d.groups, r_total, outcome, (), values)
+    trace = ('Fight them off', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('fight_off_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3844,16 +3786,10 @@ _OUT_raid_wealth_adjustment: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_raid_wealth_adjustment: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
+_BAND_raid_wealth_adjustment: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
+
 def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
-    if r_total == 'gems':
-        return 0
-    if r_total == 'luxury':
-        return 1
-    if r_total == 'arms':
-        return 2
-    if r_total == 'goods':
-        return 3
-    return -1
+    return _BAND_raid_wealth_adjustment.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
@@ -3873,13 +3809,14 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
     d = Rolling(rng)
     r_total = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_raid_wealth_adjustment(r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
+    groups, zero = d.groups, d.zero
+    b = _BAND_raid_wealth_adjustment.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
+    values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = describe('Cargo and raid wealth', d.groups, r_total, outcome, (), values)
+    trace = ('Cargo and raid wealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('raid_wealth_adjustment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3915,17 +3852,13 @@ def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) ->
 
 
 def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
-    return int(d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
+
+_BAND_raid_type: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2}  # the band of each value
 
 def _band_raid_type(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
-    if 1 <= r_total <= 3:
-        return 0
-    if r_total == 4 or r_total == 5:
-        return 1
-    if r_total == 6:
-        return 2
-    return -1
+    return _BAND_raid_type.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
@@ -3953,17 +3886,19 @@ def _values_raid_type(b: int, c: int, d: Rolling | None, r_total: object, r_natu
 def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = Rolling(rng)
-    r_total: object = _total_raid_type(d, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_raid_type(r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
+    r_total: int = d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _BAND_raid_type.get(r_total, -1)  # type: ignore[call-overload]
     c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     outcome = _OUT_raid_type[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_raid_type(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
+    values = _values_raid_type(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
-    trace = describe('Raid type', d.groups, r_total, outcome, (), values)
+    trace = ('Raid type', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('raid_type', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4012,7 +3947,7 @@ _IDS_acquire_asset: tuple[str, ...] = ('fail', 'complication', 'succeed')
 _READS_acquire_asset: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_acquire_asset(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
 def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -4034,17 +3969,18 @@ def _values_acquire_asset(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_acquire_asset(d, v_wealth)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    groups, zero = d.groups, d.zero
+    b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_acquire_asset[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Acquire asset', d.groups, r_total, outcome, (), values)
+    trace = ('Acquire asset', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('acquire_asset', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4088,7 +4024,7 @@ _IDS_long_term_project: tuple[str, ...] = ('no_segments', 'one_segment', 'two_se
 _READS_long_term_project: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_long_term_project(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
 def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -4118,17 +4054,18 @@ def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_long_term_project(d, v_dots)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    groups, zero = d.groups, d.zero
+    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Long-term project', d.groups, r_total, outcome, (), values)
+    trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('long_term_project', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4172,7 +4109,7 @@ _IDS_reduce_notoriety: tuple[str, ...] = ('none', 'one_level', 'two_levels', 'fo
 _READS_reduce_notoriety: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_reduce_notoriety(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_dots))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
 def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -4202,17 +4139,18 @@ def _values_reduce_notoriety(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_reduce_notoriety(d, v_dots)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    groups, zero = d.groups, d.zero
+    b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_dots)
+    values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Reduce notoriety', d.groups, r_total, outcome, (), values)
+    trace = ('Reduce notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4254,7 +4192,7 @@ _IDS_seek_your_anchor: tuple[str, ...] = ('homesick', 'cleared')
 _READS_seek_your_anchor: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_seek_your_anchor(d: Rolling | Planning | Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
-    return int(d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
@@ -4277,17 +4215,19 @@ def _values_seek_your_anchor(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_seek_your_anchor(d, v_lowest_attribute, v_stress_marked)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, d.zero, v_lowest_attribute, v_stress_marked)
+    r_total: int = d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
     c = 0
     outcome = _OUT_seek_your_anchor[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_seek_your_anchor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_lowest_attribute, v_stress_marked)
+    values = _values_seek_your_anchor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
-    trace = describe('Seek your anchor', d.groups, r_total, outcome, (), values)
+    trace = ('Seek your anchor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4327,8 +4267,10 @@ _OUT_trade_actions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_trade_actions: tuple[str, ...] = ()
 
+_BAND_trade_actions: dict[int | str, int] = {}  # the band of each value
+
 def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
-    return -1
+    return _BAND_trade_actions.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_trade_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
@@ -4341,13 +4283,14 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
     r_total = (v_wealth + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_trade_actions(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    groups, zero = d.groups, d.zero
+    b = _BAND_trade_actions.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_trade_actions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Trade actions', d.groups, r_total, outcome, (), values)
+    trace = ('Trade actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('trade_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4379,10 +4322,10 @@ _READS_seller_roll: ReadSpec = (frozenset(), False, False)  # what the bands rea
 
 def _total_seller_roll(d: Rolling | Planning | Replaying, v_market: str) -> int:
     if (v_market == 'scarce'):
-        return int(d.term(3, 6, 'highest', 2, '3d6 keep highest 2', None))
+        return d.fixed(3, 6, 'highest', 2, '3d6 keep highest 2')
     if (v_market == 'overflowing'):
-        return int(d.term(3, 6, 'lowest', 2, '3d6 keep lowest 2', None))
-    return int(d.term(2, 6, 'sum', 0, '2d6', None))
+        return d.fixed(3, 6, 'lowest', 2, '3d6 keep lowest 2')
+    return d.fixed(2, 6, 'sum', 0, '2d6')
 
 
 def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> int:
@@ -4408,17 +4351,19 @@ def _values_seller_roll(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_seller_roll(d, v_market)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_seller_roll(r_total, r_natural, r_dice, r_read, d.zero, v_market)
+    r_total: int = _total_seller_roll(d, v_market)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_seller_roll(r_total, r_natural, r_dice, r_read, zero, v_market)
     c = 0
     outcome = _OUT_seller_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_market)
+    values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_market)
     inputs: dict[str, object] = {'market': v_market}
-    trace = describe('Seller', d.groups, r_total, outcome, (), values)
+    trace = ('Seller', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('seller_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4460,16 +4405,10 @@ _OUT_sale_price: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_sale_price: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
+_BAND_sale_price: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
+
 def _band_sale_price(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
-    if r_total == 'gems':
-        return 0
-    if r_total == 'luxury':
-        return 1
-    if r_total == 'arms':
-        return 2
-    if r_total == 'goods':
-        return 3
-    return -1
+    return _BAND_sale_price.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _column_sale_price(v_cargo: str, v_sold: int) -> int:
@@ -4504,13 +4443,14 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
     d = Rolling(rng)
     r_total = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_sale_price(r_total, r_natural, r_dice, r_read, d.zero, v_cargo, v_sold)
+    groups, zero = d.groups, d.zero
+    b = _BAND_sale_price.get(r_total, -1)  # type: ignore[call-overload]
     c = _column_sale_price(v_cargo, v_sold)
     outcome = _OUT_sale_price[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo, v_sold)
+    values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo, v_sold)
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
-    trace = describe('Cargo sale prices', d.groups, r_total, outcome, (), values)
+    trace = ('Cargo sale prices', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('sale_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4541,16 +4481,10 @@ _OUT_barter_wealth: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_barter_wealth: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
+_BAND_barter_wealth: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
+
 def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
-    if r_total == 'gems':
-        return 0
-    if r_total == 'luxury':
-        return 1
-    if r_total == 'arms':
-        return 2
-    if r_total == 'goods':
-        return 3
-    return -1
+    return _BAND_barter_wealth.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_barter_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
@@ -4570,13 +4504,14 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     d = Rolling(rng)
     r_total = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_barter_wealth(r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
+    groups, zero = d.groups, d.zero
+    b = _BAND_barter_wealth.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_barter_wealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_cargo)
+    values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = describe('Barter', d.groups, r_total, outcome, (), values)
+    trace = ('Barter', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('barter_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4602,8 +4537,10 @@ _OUT_barter_value: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_barter_value: tuple[str, ...] = ()
 
+_BAND_barter_value: dict[int | str, int] = {}  # the band of each value
+
 def _band_barter_value(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> int:
-    return -1
+    return _BAND_barter_value.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_barter_value(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
@@ -4616,13 +4553,14 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     d = Rolling(rng)
     r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_barter_value(r_total, r_natural, r_dice, r_read, d.zero, v_level, v_market)
+    groups, zero = d.groups, d.zero
+    b = _BAND_barter_value.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_barter_value[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_level, v_market)
+    values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_level, v_market)
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
-    trace = describe('Barter: Wealth equivalent in port', d.groups, r_total, outcome, (), values)
+    trace = ('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('barter_value', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4654,7 +4592,7 @@ _IDS_gossip: tuple[str, ...] = ('one_local', 'choose_two', 'choose_three')
 _READS_gossip: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_gossip(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
 def _band_gossip(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -4680,17 +4618,18 @@ def _values_gossip(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_gossip(d, v_wealth)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_gossip(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    groups, zero = d.groups, d.zero
+    b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_gossip[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Gossip', d.groups, r_total, outcome, (), values)
+    trace = ('Gossip', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('gossip', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4733,7 +4672,7 @@ _IDS_manipulate_markets: tuple[str, ...] = ('choose_one', 'any_port_in_nation', 
 _READS_manipulate_markets: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_manipulate_markets(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.term(2, 6, 'sum', 0, '2d6', None) + v_wealth))
+    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
 def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -4765,17 +4704,18 @@ def _values_manipulate_markets(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_manipulate_markets(d, v_wealth)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    groups, zero = d.groups, d.zero
+    b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_manipulate_markets[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_wealth)
+    values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Manipulate markets', d.groups, r_total, outcome, (), values)
+    trace = ('Manipulate markets', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('manipulate_markets', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:

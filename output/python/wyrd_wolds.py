@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -64,6 +64,37 @@ class Result:
         }
 
 
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
+        self.slot = slot
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
+        if result is None:
+            return self  # type: ignore[return-value]
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: object) -> None:
+        self.slot.__set__(result, trace)
+
+
+Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of a list, one step of a procedure (with its sub-steps), with its data."""
@@ -90,14 +121,16 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-@dataclass(slots=True)
-class Group:
-    """One dice term of a roll, as rolled."""
+class Group(NamedTuple):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
 
     notation: str
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +149,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, notation: str) -> Group:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice."""
-    check_dice(count, sides, notation)
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
-    dice = tuple([randint(1, sides) for _ in range(count)])
-    if mode == "sum":
-        return Group(notation, dice, dice, sum(dice))
-    ordered = sorted(dice, reverse=(mode == "highest"))
-    kept = tuple(ordered[:keep])
-    return Group(notation, dice, kept, sum(kept))
+    if count == 1:
+        value = randint(1, sides)
+        dice: tuple[int, ...] = (value,)
+        return _group(Group, (shown, dice, dice, value))
+    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
+    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return _group(Group, (shown, dice, kept, sum(kept)))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -288,9 +321,13 @@ class Rolling:
                 raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
         if count < 0:
             count = 0
-        shown = _notation(count, sides, mode, keep, notation)
+        shown = dice_notation(count, sides, mode, keep, notation)
         if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
             check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
+        return self.fixed(count, sides, mode, keep, shown)
+
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
         group = roll_group(self.rng, count, sides, mode, keep, shown)
         self.groups.append(group)
         return group.value
@@ -340,6 +377,10 @@ class Planning:
         self.specs.append((max(count, 0), sides, mode, keep, None))
         return 0
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        self.specs.append((count, sides, mode, keep, None))
+        return 0
+
     def custom(self, count: int, die: Faces) -> int:
         die.check()
         check_dice(count, len(die.symbols), f"{count} {die.name}")
@@ -361,6 +402,11 @@ class Replaying:
         self.index += 1
         return value
 
+    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
+        value = self.values[self.index]
+        self.index += 1
+        return value
+
     def custom(self, count: int, die: Faces) -> int:
         value = self.values[self.index]
         self.index += 1
@@ -370,7 +416,7 @@ class Replaying:
 _NOTATIONS: dict[tuple[int, int, str, int], str] = {}
 
 
-def _notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
+def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
     """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
     key = (count, sides, mode, keep)
     found = _NOTATIONS.get(key)
@@ -629,6 +675,10 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
 
 
 def join_dice(values: tuple[int | str, ...]) -> str:
+    if len(values) == 1:
+        return str(values[0])
+    if len(values) == 2:
+        return f"{values[0]}, {values[1]}"
     return ", ".join(map(str, values))
 
 
@@ -665,22 +715,23 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    parts: list[str] = []
-    if groups:
-        rolled = " and ".join(group_trace(g) for g in groups)
-        text = f"{label}: rolled {rolled}"
-        if len(groups) == 1 and isinstance(total, int) and total != groups[0].value:
-            diff = total - groups[0].value
-            text += f" → {groups[0].value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
-        elif len(groups) > 1 and not all(isinstance(f, str) for g in groups for f in g.dice):
+    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    if len(groups) == 1:
+        group = groups[0]
+        text = f"{label}: rolled {group_trace(group)}"
+        if isinstance(total, int) and total != group.value:
+            diff = total - group.value
+            text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
+    elif groups:
+        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
-        parts.append(text)
     else:
-        parts.append(f"{label}: {total}" if total is not None else label)
-    parts.append("no band takes this result" if outcome is None else outcome_trace(outcome))
+        text = f"{label}: {total}" if total is not None else label
+    text += f" → {said}"
     for group in extra:
-        parts.append(f"then {group_trace(group)}")
-    return " → ".join(parts)
+        text += f" → then {group_trace(group)}"
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -1056,7 +1107,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'ddf9e79d358cea79bb4288116ca4cc03031ec0ac40d00e934023b8c8ffb2b28d'
+COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1069,7 +1120,7 @@ _IDS_simple_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_simple_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_simple_roll(d: Rolling | Planning | Replaying, v_rating: int) -> int:
-    return int(d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_simple_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> int:
@@ -1084,24 +1135,21 @@ def _band_simple_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_simple_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_simple_roll(d, v_rating)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_simple_roll(r_total, r_natural, r_dice, r_read, d.zero, v_rating)
+    r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_simple_roll(r_total, r_natural, r_dice, r_read, zero, v_rating)
     c = 0
     outcome = _OUT_simple_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_simple_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = describe('Rolling the dice', d.groups, r_total, outcome, (), values)
+    trace = ('Rolling the dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('simple_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1151,50 +1199,24 @@ _OUT_action_attribute: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_action_attribute: tuple[str, ...] = ('hunt', 'study', 'survey', 'tinker', 'finesse', 'prowl', 'skirmish', 'wreck', 'attune', 'command', 'consort', 'sway')
 
+_BAND_action_attribute: dict[int | str, int] = {'hunt': 0, 'study': 1, 'survey': 2, 'tinker': 3, 'finesse': 4, 'prowl': 5, 'skirmish': 6, 'wreck': 7, 'attune': 8, 'command': 9, 'consort': 10, 'sway': 11}  # the band of each value
+
 def _band_action_attribute(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
-    if r_total == 'hunt':
-        return 0
-    if r_total == 'study':
-        return 1
-    if r_total == 'survey':
-        return 2
-    if r_total == 'tinker':
-        return 3
-    if r_total == 'finesse':
-        return 4
-    if r_total == 'prowl':
-        return 5
-    if r_total == 'skirmish':
-        return 6
-    if r_total == 'wreck':
-        return 7
-    if r_total == 'attune':
-        return 8
-    if r_total == 'command':
-        return 9
-    if r_total == 'consort':
-        return 10
-    if r_total == 'sway':
-        return 11
-    return -1
-
-
-def _values_action_attribute(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_action_attribute.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result:
     d = Rolling(rng)
     r_total = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_action_attribute(r_total, r_natural, r_dice, r_read, d.zero, v_action)
+    groups, zero = d.groups, d.zero
+    b = _BAND_action_attribute.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_action_attribute[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_action_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_action)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'action': v_action}
-    trace = describe('Attribute of an action', d.groups, r_total, outcome, (), values)
+    trace = ('Attribute of an action', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('action_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1220,8 +1242,10 @@ _OUT_insight_rating: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_insight_rating: tuple[str, ...] = ()
 
+_BAND_insight_rating: dict[int | str, int] = {}  # the band of each value
+
 def _band_insight_rating(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> int:
-    return -1
+    return _BAND_insight_rating.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_insight_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> dict[str, object]:
@@ -1234,13 +1258,14 @@ def _run_insight_rating(rng: random.Random, depth: int, v_hunt: int, v_study: in
     d = Rolling(rng)
     r_total = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_insight_rating(r_total, r_natural, r_dice, r_read, d.zero, v_hunt, v_study, v_survey, v_tinker)
+    groups, zero = d.groups, d.zero
+    b = _BAND_insight_rating.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_insight_rating[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_insight_rating(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_hunt, v_study, v_survey, v_tinker)
+    values = _values_insight_rating(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hunt, v_study, v_survey, v_tinker)
     inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
-    trace = describe('Insight rating', d.groups, r_total, outcome, (), values)
+    trace = ('Insight rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('insight_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1269,8 +1294,10 @@ _OUT_prowess_rating: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_prowess_rating: tuple[str, ...] = ()
 
+_BAND_prowess_rating: dict[int | str, int] = {}  # the band of each value
+
 def _band_prowess_rating(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> int:
-    return -1
+    return _BAND_prowess_rating.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_prowess_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> dict[str, object]:
@@ -1283,13 +1310,14 @@ def _run_prowess_rating(rng: random.Random, depth: int, v_finesse: int, v_prowl:
     d = Rolling(rng)
     r_total = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_prowess_rating(r_total, r_natural, r_dice, r_read, d.zero, v_finesse, v_prowl, v_skirmish, v_wreck)
+    groups, zero = d.groups, d.zero
+    b = _BAND_prowess_rating.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_prowess_rating[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_prowess_rating(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_finesse, v_prowl, v_skirmish, v_wreck)
+    values = _values_prowess_rating(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_finesse, v_prowl, v_skirmish, v_wreck)
     inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
-    trace = describe('Prowess rating', d.groups, r_total, outcome, (), values)
+    trace = ('Prowess rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('prowess_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1318,8 +1346,10 @@ _OUT_resolve_rating: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_resolve_rating: tuple[str, ...] = ()
 
+_BAND_resolve_rating: dict[int | str, int] = {}  # the band of each value
+
 def _band_resolve_rating(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> int:
-    return -1
+    return _BAND_resolve_rating.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_resolve_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> dict[str, object]:
@@ -1332,13 +1362,14 @@ def _run_resolve_rating(rng: random.Random, depth: int, v_attune: int, v_command
     d = Rolling(rng)
     r_total = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_resolve_rating(r_total, r_natural, r_dice, r_read, d.zero, v_attune, v_command, v_consort, v_sway)
+    groups, zero = d.groups, d.zero
+    b = _BAND_resolve_rating.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_resolve_rating[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_resolve_rating(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attune, v_command, v_consort, v_sway)
+    values = _values_resolve_rating(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attune, v_command, v_consort, v_sway)
     inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
-    trace = describe('Resolve rating', d.groups, r_total, outcome, (), values)
+    trace = ('Resolve rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('resolve_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1370,14 +1401,10 @@ _OUT_clock_size: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_clock_size: tuple[str, ...] = ('complex', 'complicated', 'daunting')
 
+_BAND_clock_size: dict[int | str, int] = {'complex': 0, 'complicated': 1, 'daunting': 2}  # the band of each value
+
 def _band_clock_size(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> int:
-    if r_total == 'complex':
-        return 0
-    if r_total == 'complicated':
-        return 1
-    if r_total == 'daunting':
-        return 2
-    return -1
+    return _BAND_clock_size.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_clock_size(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> dict[str, object]:
@@ -1395,13 +1422,14 @@ def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     d = Rolling(rng)
     r_total = v_obstacle
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_clock_size(r_total, r_natural, r_dice, r_read, d.zero, v_obstacle)
+    groups, zero = d.groups, d.zero
+    b = _BAND_clock_size.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_clock_size[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_obstacle)
+    values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_obstacle)
     inputs: dict[str, object] = {'obstacle': v_obstacle}
-    trace = describe('Progress clock sizes', d.groups, r_total, outcome, (), values)
+    trace = ('Progress clock sizes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('clock_size', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1430,14 +1458,10 @@ _OUT_racing_result: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_racing_result: tuple[str, ...] = ('pcs', 'opposition', 'both')
 
+_BAND_racing_result: dict[int | str, int] = {'pcs': 0, 'opposition': 1, 'both': 2}  # the band of each value
+
 def _band_racing_result(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> int:
-    if r_total == 'pcs':
-        return 0
-    if r_total == 'opposition':
-        return 1
-    if r_total == 'both':
-        return 2
-    return -1
+    return _BAND_racing_result.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_racing_result(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> dict[str, object]:
@@ -1456,13 +1480,14 @@ def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     d = Rolling(rng)
     r_total = v_first
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_racing_result(r_total, r_natural, r_dice, r_read, d.zero, v_first)
+    groups, zero = d.groups, d.zero
+    b = _BAND_racing_result.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_racing_result[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first)
+    values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first)
     inputs: dict[str, object] = {'first': v_first}
-    trace = describe('Racing clocks: who finishes first', d.groups, r_total, outcome, (), values)
+    trace = ('Racing clocks: who finishes first', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('racing_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1492,14 +1517,10 @@ _OUT_positions: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_positions: tuple[str, ...] = ('controlled', 'risky', 'desperate')
 
+_BAND_positions: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
+
 def _band_positions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
-    if r_total == 'controlled':
-        return 0
-    if r_total == 'risky':
-        return 1
-    if r_total == 'desperate':
-        return 2
-    return -1
+    return _BAND_positions.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_positions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
@@ -1517,13 +1538,14 @@ def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
     r_total = v_position
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_positions(r_total, r_natural, r_dice, r_read, d.zero, v_position)
+    groups, zero = d.groups, d.zero
+    b = _BAND_positions.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_positions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position)
+    values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('The GM Sets the Position', d.groups, r_total, outcome, (), values)
+    trace = ('The GM Sets the Position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('positions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1562,7 +1584,7 @@ def _lets_action_roll(v_rating: int, v_position: str, v_assistance: bool, v_push
 
 
 def _total_action_roll(d: Rolling | Planning | Replaying, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> int:
-    return int(d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_action_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> int:
@@ -1637,17 +1659,19 @@ def _values_action_roll(b: int, c: int, d: Rolling | None, r_total: object, r_na
 def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> Result:
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     d = Rolling(rng)
-    r_total: object = _total_action_roll(d, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_action_roll(r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
+    r_total: int = d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     c = _column_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
+    values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     inputs: dict[str, object] = {'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain, 'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm}
-    trace = describe('ACTION ROLL', d.groups, r_total, outcome, (), values)
+    trace = ('ACTION ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('action_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1703,18 +1727,10 @@ _OUT_effect_levels: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_effect_levels: tuple[str, ...] = ('great', 'standard', 'limited', 'zero', 'extreme')
 
+_BAND_effect_levels: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2, 'zero': 3, 'extreme': 4}  # the band of each value
+
 def _band_effect_levels(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> int:
-    if r_total == 'great':
-        return 0
-    if r_total == 'standard':
-        return 1
-    if r_total == 'limited':
-        return 2
-    if r_total == 'zero':
-        return 3
-    if r_total == 'extreme':
-        return 4
-    return -1
+    return _BAND_effect_levels.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_effect_levels(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
@@ -1736,13 +1752,14 @@ def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     d = Rolling(rng)
     r_total = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_effect_levels(r_total, r_natural, r_dice, r_read, d.zero, v_effect)
+    groups, zero = d.groups, d.zero
+    b = _BAND_effect_levels.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_effect_levels[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_effect)
+    values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect)
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = describe('Effect Levels', d.groups, r_total, outcome, (), values)
+    trace = ('Effect Levels', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('effect_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1768,8 +1785,10 @@ _OUT_effective_quality: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_effective_quality: tuple[str, ...] = ()
 
+_BAND_effective_quality: dict[int | str, int] = {}  # the band of each value
+
 def _band_effective_quality(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> int:
-    return -1
+    return _BAND_effective_quality.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_effective_quality(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> dict[str, object]:
@@ -1782,13 +1801,14 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
     d = Rolling(rng)
     r_total = (v_tier + v_fine)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_effective_quality(r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine)
+    groups, zero = d.groups, d.zero
+    b = _BAND_effective_quality.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_effective_quality[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine)
+    values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
-    trace = describe('Quality/Tier with fine items', d.groups, r_total, outcome, (), values)
+    trace = ('Quality/Tier with fine items', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('effective_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1818,14 +1838,10 @@ _OUT_quality_factor: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_quality_factor: tuple[str, ...] = ('disadvantage', 'even', 'advantage')
 
+_BAND_quality_factor: dict[int | str, int] = {-1: 0, 0: 1, 1: 2}  # the band of each value
+
 def _band_quality_factor(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> int:
-    if r_total == -1:
-        return 0
-    if r_total == 0:
-        return 1
-    if r_total == 1:
-        return 2
-    return -1
+    return _BAND_quality_factor.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_quality_factor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> dict[str, object]:
@@ -1844,13 +1860,14 @@ def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: boo
     d = Rolling(rng)
     r_total = sign(((v_tier + v_fine) - v_opposition))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_quality_factor(r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine, v_opposition)
+    groups, zero = d.groups, d.zero
+    b = _BAND_quality_factor.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_quality_factor[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_tier, v_fine, v_opposition)
+    values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine, v_opposition)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
-    trace = describe('Quality factor', d.groups, r_total, outcome, (), values)
+    trace = ('Quality factor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('quality_factor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1892,18 +1909,10 @@ def _lets_effect_level(v_gut: str, v_potency: str, v_quality: str, v_scale: str,
     return (v_assessed,)
 
 
+_BAND_effect_level: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4}  # the band of each value
+
 def _band_effect_level(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    return -1
+    return _BAND_effect_level.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_effect_level(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> dict[str, object]:
@@ -1917,13 +1926,14 @@ def _run_effect_level(rng: random.Random, depth: int, v_gut: str, v_potency: str
     d = Rolling(rng)
     r_total = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_effect_level(r_total, r_natural, r_dice, r_read, d.zero, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
+    groups, zero = d.groups, d.zero
+    b = _BAND_effect_level.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_effect_level[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_effect_level(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
+    values = _values_effect_level(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
     inputs: dict[str, object] = {'gut': v_gut, 'potency': v_potency, 'quality': v_quality, 'scale': v_scale, 'bonus': v_bonus, 'reduced_effect': v_reduced_effect}
-    trace = describe('Effect level', d.groups, r_total, outcome, (), values)
+    trace = ('Effect level', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('effect_level', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -1963,18 +1973,10 @@ _OUT_traded_effect: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_traded_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
 
+_BAND_traded_effect: dict[int | str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}  # the band of each value
+
 def _band_traded_effect(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> int:
-    if r_total == 'zero':
-        return 0
-    if r_total == 'limited':
-        return 1
-    if r_total == 'standard':
-        return 2
-    if r_total == 'great':
-        return 3
-    if r_total == 'extreme':
-        return 4
-    return -1
+    return _BAND_traded_effect.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_traded_effect(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> dict[str, object]:
@@ -1987,13 +1989,14 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
     d = Rolling(rng)
     r_total = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_traded_effect(r_total, r_natural, r_dice, r_read, d.zero, v_effect, v_trade)
+    groups, zero = d.groups, d.zero
+    b = _BAND_traded_effect.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_traded_effect[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_effect, v_trade)
+    values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect, v_trade)
     inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
-    trace = describe('Trading Position for Effect: effect', d.groups, r_total, outcome, (), values)
+    trace = ('Trading Position for Effect: effect', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('traded_effect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2026,14 +2029,10 @@ _OUT_traded_position: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_traded_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
 
+_BAND_traded_position: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
+
 def _band_traded_position(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> int:
-    if r_total == 'controlled':
-        return 0
-    if r_total == 'risky':
-        return 1
-    if r_total == 'desperate':
-        return 2
-    return -1
+    return _BAND_traded_position.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_traded_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> dict[str, object]:
@@ -2047,13 +2046,14 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
     d = Rolling(rng)
     r_total = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_traded_position(r_total, r_natural, r_dice, r_read, d.zero, v_position, v_trade)
+    groups, zero = d.groups, d.zero
+    b = _BAND_traded_position.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_traded_position[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position, v_trade)
+    values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position, v_trade)
     inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
-    trace = describe('Trading Position for Effect: position', d.groups, r_total, outcome, (), values)
+    trace = ('Trading Position for Effect: position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('traded_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2083,14 +2083,10 @@ _OUT_complication_ticks: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_complication_ticks: tuple[str, ...] = ('minor', 'standard', 'serious')
 
+_BAND_complication_ticks: dict[int | str, int] = {'minor': 0, 'standard': 1, 'serious': 2}  # the band of each value
+
 def _band_complication_ticks(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> int:
-    if r_total == 'minor':
-        return 0
-    if r_total == 'standard':
-        return 1
-    if r_total == 'serious':
-        return 2
-    return -1
+    return _BAND_complication_ticks.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_complication_ticks(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> dict[str, object]:
@@ -2110,13 +2106,14 @@ def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str)
     d = Rolling(rng)
     r_total = v_complication
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_complication_ticks(r_total, r_natural, r_dice, r_read, d.zero, v_complication)
+    groups, zero = d.groups, d.zero
+    b = _BAND_complication_ticks.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_complication_ticks[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_complication)
+    values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_complication)
     inputs: dict[str, object] = {'complication': v_complication}
-    trace = describe('Complication', d.groups, r_total, outcome, (), values)
+    trace = ('Complication', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('complication_ticks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2146,12 +2143,10 @@ _OUT_worse_position: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_worse_position: tuple[str, ...] = ('risky', 'desperate')
 
+_BAND_worse_position: dict[int | str, int] = {'risky': 0, 'desperate': 1}  # the band of each value
+
 def _band_worse_position(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
-    if r_total == 'risky':
-        return 0
-    if r_total == 'desperate':
-        return 1
-    return -1
+    return _BAND_worse_position.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_worse_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
@@ -2164,13 +2159,14 @@ def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Resu
     d = Rolling(rng)
     r_total = step(_O_worse_position_position, v_position, 1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_worse_position(r_total, r_natural, r_dice, r_read, d.zero, v_position)
+    groups, zero = d.groups, d.zero
+    b = _BAND_worse_position.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_worse_position[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position)
+    values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('Worse Position', d.groups, r_total, outcome, (), values)
+    trace = ('Worse Position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('worse_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2199,14 +2195,10 @@ _OUT_resistance_attribute: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_resistance_attribute: tuple[str, ...] = ('deception', 'physical', 'mental')
 
+_BAND_resistance_attribute: dict[int | str, int] = {'deception': 0, 'physical': 1, 'mental': 2}  # the band of each value
+
 def _band_resistance_attribute(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> int:
-    if r_total == 'deception':
-        return 0
-    if r_total == 'physical':
-        return 1
-    if r_total == 'mental':
-        return 2
-    return -1
+    return _BAND_resistance_attribute.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_resistance_attribute(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> dict[str, object]:
@@ -2224,13 +2216,14 @@ def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str
     d = Rolling(rng)
     r_total = v_consequence
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_resistance_attribute(r_total, r_natural, r_dice, r_read, d.zero, v_consequence)
+    groups, zero = d.groups, d.zero
+    b = _BAND_resistance_attribute.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_resistance_attribute[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_consequence)
+    values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_consequence)
     inputs: dict[str, object] = {'consequence': v_consequence}
-    trace = describe('Which attribute resists', d.groups, r_total, outcome, (), values)
+    trace = ('Which attribute resists', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('resistance_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2260,7 +2253,7 @@ _IDS_resistance_roll: tuple[str, ...] = ('critical', 'resisted')
 _READS_resistance_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) -> int:
-    return int(d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
@@ -2282,17 +2275,19 @@ def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_resistance_roll(d, v_attribute)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
+    r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, zero, v_attribute)
     c = 0
     outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_attribute)
+    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = describe('RESISTANCE ROLL', d.groups, r_total, outcome, (), values)
+    trace = ('RESISTANCE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resistance_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2334,16 +2329,10 @@ _OUT_resisted_harm: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_resisted_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
 
+_BAND_resisted_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
+
 def _band_resisted_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    return -1
+    return _BAND_resisted_harm.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_resisted_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> dict[str, object]:
@@ -2356,13 +2345,14 @@ def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: st
     d = Rolling(rng)
     r_total = (0 if (v_ruling == 'avoid') else (v_harm - 1))
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_resisted_harm(r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_ruling)
+    groups, zero = d.groups, d.zero
+    b = _BAND_resisted_harm.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_resisted_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_ruling)
+    values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_ruling)
     inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
-    trace = describe('Harm after resistance', d.groups, r_total, outcome, (), values)
+    trace = ('Harm after resistance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('resisted_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2394,16 +2384,10 @@ _OUT_armored_harm: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_armored_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
 
+_BAND_armored_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
+
 def _band_armored_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    return -1
+    return _BAND_armored_harm.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_armored_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> dict[str, object]:
@@ -2416,13 +2400,14 @@ def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str)
     d = Rolling(rng)
     r_total = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_armored_harm(r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_boxes)
+    groups, zero = d.groups, d.zero
+    b = _BAND_armored_harm.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_armored_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_harm, v_boxes)
+    values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_boxes)
     inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
-    trace = describe('Harm after armor', d.groups, r_total, outcome, (), values)
+    trace = ('Harm after armor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('armored_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2455,7 +2440,7 @@ _IDS_fortune_roll: tuple[str, ...] = ('critical', 'good', 'mixed', 'bad')
 _READS_fortune_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_fortune_roll(d: Rolling | Planning | Replaying, v_trait: int, v_advantages: int, v_disadvantages: int) -> int:
-    return int(d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_fortune_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> int:
@@ -2485,17 +2470,19 @@ def _values_fortune_roll(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_fortune_roll(d, v_trait, v_advantages, v_disadvantages)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_fortune_roll(r_total, r_natural, r_dice, r_read, d.zero, v_trait, v_advantages, v_disadvantages)
+    r_total: int = d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_fortune_roll(r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages)
     c = 0
     outcome = _OUT_fortune_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_fortune_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_trait, v_advantages, v_disadvantages)
+    values = _values_fortune_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages)
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
-    trace = describe('FORTUNE ROLL', d.groups, r_total, outcome, (), values)
+    trace = ('FORTUNE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fortune_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2540,32 +2527,24 @@ _OUT_information_detail: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_information_detail: tuple[str, ...] = ('great', 'standard', 'limited')
 
+_BAND_information_detail: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2}  # the band of each value
+
 def _band_information_detail(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> int:
-    if r_total == 'great':
-        return 0
-    if r_total == 'standard':
-        return 1
-    if r_total == 'limited':
-        return 2
-    return -1
-
-
-def _values_information_detail(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_information_detail.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result:
     d = Rolling(rng)
     r_total = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_information_detail(r_total, r_natural, r_dice, r_read, d.zero, v_effect)
+    groups, zero = d.groups, d.zero
+    b = _BAND_information_detail.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_information_detail[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_information_detail(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_effect)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = describe('GATHER INFORMATION', d.groups, r_total, outcome, (), values)
+    trace = ('GATHER INFORMATION', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('information_detail', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2597,7 +2576,7 @@ _IDS_gather_information: tuple[str, ...] = ('great', 'standard', 'limited', 'poo
 _READS_gather_information: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_gather_information(d: Rolling | Planning | Replaying, v_rating: int) -> int:
-    return int(d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_gather_information(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> int:
@@ -2627,17 +2606,19 @@ def _values_gather_information(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_gather_information(d, v_rating)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_gather_information(r_total, r_natural, r_dice, r_read, d.zero, v_rating)
+    r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_gather_information(r_total, r_natural, r_dice, r_read, zero, v_rating)
     c = 0
     outcome = _OUT_gather_information[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating)
+    values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating)
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = describe('Gather information (fortune roll)', d.groups, r_total, outcome, (), values)
+    trace = ('Gather information (fortune roll)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('gather_information', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2679,14 +2660,10 @@ _OUT_xp_award: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_xp_award: tuple[str, ...] = ('no_xp', 'once', 'often')
 
+_BAND_xp_award: dict[int | str, int] = {'never': 0, 'once': 1, 'often': 2}  # the band of each value
+
 def _band_xp_award(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> int:
-    if r_total == 'never':
-        return 0
-    if r_total == 'once':
-        return 1
-    if r_total == 'often':
-        return 2
-    return -1
+    return _BAND_xp_award.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_xp_award(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> dict[str, object]:
@@ -2704,13 +2681,14 @@ def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     d = Rolling(rng)
     r_total = v_happened
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_xp_award(r_total, r_natural, r_dice, r_read, d.zero, v_happened)
+    groups, zero = d.groups, d.zero
+    b = _BAND_xp_award.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_xp_award[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_happened)
+    values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_happened)
     inputs: dict[str, object] = {'happened': v_happened}
-    trace = describe('xp for a trigger', d.groups, r_total, outcome, (), values)
+    trace = ('xp for a trigger', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('xp_award', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2739,8 +2717,10 @@ _OUT_end_of_session_xp: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_end_of_session_xp: tuple[str, ...] = ()
 
+_BAND_end_of_session_xp: dict[int | str, int] = {}  # the band of each value
+
 def _band_end_of_session_xp(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> int:
-    return -1
+    return _BAND_end_of_session_xp.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_end_of_session_xp(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> dict[str, object]:
@@ -2754,13 +2734,14 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
     d = Rolling(rng)
     r_total = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_end_of_session_xp(r_total, r_natural, r_dice, r_read, d.zero, v_playbook, v_beliefs, v_struggle)
+    groups, zero = d.groups, d.zero
+    b = _BAND_end_of_session_xp.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_end_of_session_xp[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_end_of_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_playbook, v_beliefs, v_struggle)
+    values = _values_end_of_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_playbook, v_beliefs, v_struggle)
     inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
-    trace = describe('End-of-session xp', d.groups, r_total, outcome, (), values)
+    trace = ('End-of-session xp', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('end_of_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2792,8 +2773,10 @@ _OUT_party_session_xp: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_party_session_xp: tuple[str, ...] = ()
 
+_BAND_party_session_xp: dict[int | str, int] = {}  # the band of each value
+
 def _band_party_session_xp(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> int:
-    return -1
+    return _BAND_party_session_xp.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_party_session_xp(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> dict[str, object]:
@@ -2806,13 +2789,14 @@ def _run_party_session_xp(rng: random.Random, depth: int, v_party: str, v_statio
     d = Rolling(rng)
     r_total = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_party_session_xp(r_total, r_natural, r_dice, r_read, d.zero, v_party, v_station, v_reputation, v_nature)
+    groups, zero = d.groups, d.zero
+    b = _BAND_party_session_xp.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_party_session_xp[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_party_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_party, v_station, v_reputation, v_nature)
+    values = _values_party_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_party, v_station, v_reputation, v_nature)
     inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
-    trace = describe('Party xp', d.groups, r_total, outcome, (), values)
+    trace = ('Party xp', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('party_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2857,22 +2841,18 @@ def _band_load_levels(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_load_levels(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     d = Rolling(rng)
     r_total = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_load_levels(r_total, r_natural, r_dice, r_read, d.zero, v_load)
+    groups, zero = d.groups, d.zero
+    b = _band_load_levels(r_total, r_natural, r_dice, r_read, zero, v_load)
     c = 0
     outcome = _OUT_load_levels[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_load_levels(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_load)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'load': v_load}
-    trace = describe('Loadout', d.groups, r_total, outcome, (), values)
+    trace = ('Loadout', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('load_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2906,16 +2886,10 @@ _OUT_group_action: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_group_action: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
 
+_BAND_group_action: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3}  # the band of each value
+
 def _band_group_action(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> int:
-    if r_total == 1:
-        return 0
-    if r_total == 2:
-        return 1
-    if r_total == 3:
-        return 2
-    if r_total == 4:
-        return 3
-    return -1
+    return _BAND_group_action.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_group_action(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> dict[str, object]:
@@ -2932,13 +2906,14 @@ def _run_group_action(rng: random.Random, depth: int, v_first: str, v_second: st
     d = Rolling(rng)
     r_total = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_group_action(r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_fourth)
+    groups, zero = d.groups, d.zero
+    b = _BAND_group_action.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_group_action[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_group_action(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_first, v_second, v_third, v_fourth)
+    values = _values_group_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_fourth)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
-    trace = describe('Lead a group action', d.groups, r_total, outcome, (), values)
+    trace = ('Lead a group action', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('group_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -2971,12 +2946,10 @@ _OUT_improved_position: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_improved_position: tuple[str, ...] = ('controlled', 'risky')
 
+_BAND_improved_position: dict[int | str, int] = {'controlled': 0, 'risky': 1}  # the band of each value
+
 def _band_improved_position(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
-    if r_total == 'controlled':
-        return 0
-    if r_total == 'risky':
-        return 1
-    return -1
+    return _BAND_improved_position.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_improved_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
@@ -2989,13 +2962,14 @@ def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> R
     d = Rolling(rng)
     r_total = step(_O_improved_position_position, v_position, -1)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_improved_position(r_total, r_natural, r_dice, r_read, d.zero, v_position)
+    groups, zero = d.groups, d.zero
+    b = _BAND_improved_position.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_improved_position[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_position)
+    values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('Set up: improved position', d.groups, r_total, outcome, (), values)
+    trace = ('Set up: improved position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('improved_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3027,7 +3001,7 @@ _IDS_downtime_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_downtime_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_downtime_roll(d: Rolling | Planning | Replaying, v_rating: int, v_push: bool) -> int:
-    return int(d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_downtime_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> int:
@@ -3042,24 +3016,21 @@ def _band_downtime_roll(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_downtime_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_downtime_roll(d, v_rating, v_push)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_downtime_roll(r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
+    r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_downtime_roll(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     c = 0
     outcome = _OUT_downtime_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_downtime_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = describe('Downtime roll', d.groups, r_total, outcome, (), values)
+    trace = ('Downtime roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3105,7 +3076,7 @@ _IDS_long_term_project: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_long_term_project: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_long_term_project(d: Rolling | Planning | Replaying, v_rating: int, v_push: bool) -> int:
-    return int(d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> int:
@@ -3135,17 +3106,19 @@ def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_long_term_project(d, v_rating, v_push)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
+    r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_rating, v_push)
+    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = describe('Long-term project', d.groups, r_total, outcome, (), values)
+    trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('long_term_project', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3192,8 +3165,8 @@ _READS_recovery: ReadSpec = (frozenset([6]), False, False)  # what the bands rea
 
 def _total_recovery(d: Rolling | Planning | Replaying, v_healer_rating: int, v_treatment: str) -> int:
     if (v_treatment == 'tough_it_out'):
-        return int(d.term(0, 6, 'highest', 1, '0d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
-    return int(d.term(v_healer_rating, 6, 'highest', 1, '(healer_rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+        return d.term(0, 6, 'highest', 1, '0d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    return d.term(v_healer_rating, 6, 'highest', 1, '(healer_rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_recovery(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> int:
@@ -3223,17 +3196,19 @@ def _values_recovery(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_recovery(d, v_healer_rating, v_treatment)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_recovery(r_total, r_natural, r_dice, r_read, d.zero, v_healer_rating, v_treatment)
+    r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_recovery(r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     c = 0
     outcome = _OUT_recovery[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_healer_rating, v_treatment)
+    values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
-    trace = describe('Recover', d.groups, r_total, outcome, (), values)
+    trace = ('Recover', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('recovery', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3276,14 +3251,10 @@ _OUT_recovery_treatment: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_recovery_treatment: tuple[str, ...] = ('treated', 'self_treated', 'tough_it_out')
 
+_BAND_recovery_treatment: dict[int | str, int] = {'treated': 0, 'self_treated': 1, 'tough_it_out': 2}  # the band of each value
+
 def _band_recovery_treatment(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> int:
-    if r_total == 'treated':
-        return 0
-    if r_total == 'self_treated':
-        return 1
-    if r_total == 'tough_it_out':
-        return 2
-    return -1
+    return _BAND_recovery_treatment.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_recovery_treatment(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> dict[str, object]:
@@ -3302,13 +3273,14 @@ def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) ->
     d = Rolling(rng)
     r_total = v_treatment
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_recovery_treatment(r_total, r_natural, r_dice, r_read, d.zero, v_treatment)
+    groups, zero = d.groups, d.zero
+    b = _BAND_recovery_treatment.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_recovery_treatment[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_treatment)
+    values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_treatment)
     inputs: dict[str, object] = {'treatment': v_treatment}
-    trace = describe('Recover: treatment and stress', d.groups, r_total, outcome, (), values)
+    trace = ('Recover: treatment and stress', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('recovery_treatment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3340,16 +3312,10 @@ _OUT_improved_result: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_improved_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
 
+_BAND_improved_result: dict[int | str, int] = {'bad': 0, 'partial': 1, 'full': 2, 'critical': 3}  # the band of each value
+
 def _band_improved_result(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> int:
-    if r_total == 'bad':
-        return 0
-    if r_total == 'partial':
-        return 1
-    if r_total == 'full':
-        return 2
-    if r_total == 'critical':
-        return 3
-    return -1
+    return _BAND_improved_result.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_improved_result(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> dict[str, object]:
@@ -3362,13 +3328,14 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
     d = Rolling(rng)
     r_total = step(_O_improved_result_result, v_result, v_coin)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_improved_result(r_total, r_natural, r_dice, r_read, d.zero, v_result, v_coin)
+    groups, zero = d.groups, d.zero
+    b = _BAND_improved_result.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_improved_result[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_result, v_coin)
+    values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_coin)
     inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
-    trace = describe('Spend coin to increase the result level', d.groups, r_total, outcome, (), values)
+    trace = ('Spend coin to increase the result level', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('improved_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3395,8 +3362,10 @@ _OUT_train: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_train: tuple[str, ...] = ()
 
+_BAND_train: dict[int | str, int] = {}  # the band of each value
+
 def _band_train(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> int:
-    return -1
+    return _BAND_train.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_train(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> dict[str, object]:
@@ -3411,13 +3380,14 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
     d = Rolling(rng)
     r_total = (1 + v_training_upgrade)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_train(r_total, r_natural, r_dice, r_read, d.zero, v_training_upgrade)
+    groups, zero = d.groups, d.zero
+    b = _BAND_train.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_train[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_training_upgrade)
+    values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_training_upgrade)
     inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
-    trace = describe('Train', d.groups, r_total, outcome, (), values)
+    trace = ('Train', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('train', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3449,7 +3419,7 @@ _IDS_magnitude_fortune: tuple[str, ...] = ('little', 'reduced', 'full', 'critica
 _READS_magnitude_fortune: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_magnitude_fortune(d: Rolling | Planning | Replaying, v_magnitude: int) -> int:
-    return int(d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_magnitude_fortune(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
@@ -3464,24 +3434,21 @@ def _band_magnitude_fortune(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_magnitude_fortune(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
-
-
 def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total: object = _total_magnitude_fortune(d, v_magnitude)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    r_total: int = d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, zero, v_magnitude)
     c = 0
     outcome = _OUT_magnitude_fortune[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_fortune(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('Magnitude fortune roll: the crushing wave', d.groups, r_total, outcome, (), values)
+    trace = ('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3525,38 +3492,24 @@ _OUT_magnitude_area: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_area: tuple[str, ...] = ('0', '1', '2', '3', '4', '5')
 
+_BAND_magnitude_area: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}  # the band of each value
+
 def _band_magnitude_area(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    if r_total == 5:
-        return 5
-    return -1
-
-
-def _values_magnitude_area(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_magnitude_area.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_area(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    groups, zero = d.groups, d.zero
+    b = _BAND_magnitude_area.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_magnitude_area[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_area(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('AREA', d.groups, r_total, outcome, (), values)
+    trace = ('AREA', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('magnitude_area', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3589,40 +3542,24 @@ _OUT_magnitude_scale: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_scale: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
+_BAND_magnitude_scale: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
+
 def _band_magnitude_scale(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    if r_total == 5:
-        return 5
-    if r_total == 6:
-        return 6
-    return -1
-
-
-def _values_magnitude_scale(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_magnitude_scale.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_scale(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    groups, zero = d.groups, d.zero
+    b = _BAND_magnitude_scale.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_magnitude_scale[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_scale(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('SCALE', d.groups, r_total, outcome, (), values)
+    trace = ('SCALE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('magnitude_scale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3655,40 +3592,24 @@ _OUT_magnitude_duration: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_duration: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
+_BAND_magnitude_duration: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
+
 def _band_magnitude_duration(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    if r_total == 5:
-        return 5
-    if r_total == 6:
-        return 6
-    return -1
-
-
-def _values_magnitude_duration(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_magnitude_duration.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_duration(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    groups, zero = d.groups, d.zero
+    b = _BAND_magnitude_duration.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_magnitude_duration[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_duration(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('DURATION', d.groups, r_total, outcome, (), values)
+    trace = ('DURATION', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('magnitude_duration', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3721,40 +3642,24 @@ _OUT_magnitude_range: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_range: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
+_BAND_magnitude_range: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
+
 def _band_magnitude_range(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    if r_total == 5:
-        return 5
-    if r_total == 6:
-        return 6
-    return -1
-
-
-def _values_magnitude_range(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_magnitude_range.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_range(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    groups, zero = d.groups, d.zero
+    b = _BAND_magnitude_range.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_magnitude_range[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_range(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('RANGE', d.groups, r_total, outcome, (), values)
+    trace = ('RANGE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('magnitude_range', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3787,40 +3692,24 @@ _OUT_magnitude_quality: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_quality: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
+_BAND_magnitude_quality: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
+
 def _band_magnitude_quality(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    if r_total == 5:
-        return 5
-    if r_total == 6:
-        return 6
-    return -1
-
-
-def _values_magnitude_quality(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_magnitude_quality.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_quality(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    groups, zero = d.groups, d.zero
+    b = _BAND_magnitude_quality.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_magnitude_quality[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_quality(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('TIER & QUALITY', d.groups, r_total, outcome, (), values)
+    trace = ('TIER & QUALITY', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('magnitude_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3853,40 +3742,24 @@ _OUT_magnitude_force: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_force: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
+_BAND_magnitude_force: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
+
 def _band_magnitude_force(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    if r_total == 0:
-        return 0
-    if r_total == 1:
-        return 1
-    if r_total == 2:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 4:
-        return 4
-    if r_total == 5:
-        return 5
-    if r_total == 6:
-        return 6
-    return -1
-
-
-def _values_magnitude_force(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_magnitude_force.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_magnitude_force(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    groups, zero = d.groups, d.zero
+    b = _BAND_magnitude_force.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_magnitude_force[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_magnitude_force(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('FORCE', d.groups, r_total, outcome, (), values)
+    trace = ('FORCE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('magnitude_force', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3919,40 +3792,24 @@ _OUT_quality_examples: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_quality_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
 
+_BAND_quality_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
+
 def _band_quality_examples(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_quality: int) -> int:
-    if r_total == 6:
-        return 0
-    if r_total == 5:
-        return 1
-    if r_total == 4:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 2:
-        return 4
-    if r_total == 1:
-        return 5
-    if r_total == 0:
-        return 6
-    return -1
-
-
-def _values_quality_examples(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_quality: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_quality_examples.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result:
     d = Rolling(rng)
     r_total = v_quality
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_quality_examples(r_total, r_natural, r_dice, r_read, d.zero, v_quality)
+    groups, zero = d.groups, d.zero
+    b = _BAND_quality_examples.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_quality_examples[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_quality_examples(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_quality)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'quality': v_quality}
-    trace = describe('QUALITY EXAMPLES', d.groups, r_total, outcome, (), values)
+    trace = ('QUALITY EXAMPLES', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('quality_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -3985,40 +3842,24 @@ _OUT_force_examples: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_force_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
 
+_BAND_force_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
+
 def _band_force_examples(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_force: int) -> int:
-    if r_total == 6:
-        return 0
-    if r_total == 5:
-        return 1
-    if r_total == 4:
-        return 2
-    if r_total == 3:
-        return 3
-    if r_total == 2:
-        return 4
-    if r_total == 1:
-        return 5
-    if r_total == 0:
-        return 6
-    return -1
-
-
-def _values_force_examples(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_force: int) -> dict[str, object]:
-    values: dict[str, object] = {}
-    return values
+    return _BAND_force_examples.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     d = Rolling(rng)
     r_total = v_force
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_force_examples(r_total, r_natural, r_dice, r_read, d.zero, v_force)
+    groups, zero = d.groups, d.zero
+    b = _BAND_force_examples.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_force_examples[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_force_examples(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_force)
+    values: dict[str, object] = {}
     inputs: dict[str, object] = {'force': v_force}
-    trace = describe('FORCE EXAMPLES', d.groups, r_total, outcome, (), values)
+    trace = ('FORCE EXAMPLES', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('force_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4045,8 +3886,10 @@ _OUT_ritual_stress: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ritual_stress: tuple[str, ...] = ()
 
+_BAND_ritual_stress: dict[int | str, int] = {}  # the band of each value
+
 def _band_ritual_stress(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> int:
-    return -1
+    return _BAND_ritual_stress.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_ritual_stress(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> dict[str, object]:
@@ -4060,13 +3903,14 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
     d = Rolling(rng)
     r_total = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_ritual_stress(r_total, r_natural, r_dice, r_read, d.zero, v_magnitude, v_added, v_casting_time)
+    groups, zero = d.groups, d.zero
+    b = _BAND_ritual_stress.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_ritual_stress[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_ritual_stress(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_magnitude, v_added, v_casting_time)
+    values = _values_ritual_stress(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_magnitude, v_added, v_casting_time)
     inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
-    trace = describe('Ritual stress', d.groups, r_total, outcome, (), values)
+    trace = ('Ritual stress', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('ritual_stress', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
@@ -4105,7 +3949,7 @@ def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: boo
 
 
 def _total_crafting_roll(d: Rolling | Planning | Replaying, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> int:
-    return int(d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest')))
+    return d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
 def _band_crafting_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> int:
@@ -4144,17 +3988,19 @@ def _values_crafting_roll(b: int, c: int, d: Rolling | None, r_total: object, r_
 def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> Result:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     d = Rolling(rng)
-    r_total: object = _total_crafting_roll(d, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_crafting_roll(r_total, r_natural, r_dice, r_read, d.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
+    r_total: int = d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
+    r_read = r_kept
+    groups, zero = d.groups, d.zero
+    b = _band_crafting_roll(r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     c = 0
     outcome = _OUT_crafting_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_crafting_roll(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
+    values = _values_crafting_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     inputs: dict[str, object] = {'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum}
-    trace = describe('CRAFTING ROLL', d.groups, r_total, outcome, (), values)
+    trace = ('CRAFTING ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('crafting_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4205,14 +4051,10 @@ _OUT_modification_requirement: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_modification_requirement: tuple[str, ...] = ('simple', 'significant', 'special')
 
+_BAND_modification_requirement: dict[int | str, int] = {'simple': 0, 'significant': 1, 'special': 2}  # the band of each value
+
 def _band_modification_requirement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> int:
-    if r_total == 'simple':
-        return 0
-    if r_total == 'significant':
-        return 1
-    if r_total == 'special':
-        return 2
-    return -1
+    return _BAND_modification_requirement.get(r_total, -1)  # type: ignore[call-overload]
 
 
 def _values_modification_requirement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> dict[str, object]:
@@ -4236,13 +4078,14 @@ def _run_modification_requirement(rng: random.Random, depth: int, v_modification
     d = Rolling(rng)
     r_total = v_modification
     r_dice, r_kept, r_read, r_natural = d.read()
-    b = _band_modification_requirement(r_total, r_natural, r_dice, r_read, d.zero, v_modification, v_tier)
+    groups, zero = d.groups, d.zero
+    b = _BAND_modification_requirement.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
     outcome = _OUT_modification_requirement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
-    values = _values_modification_requirement(b, c, extra, r_total, r_natural, r_dice, r_read, d.zero, v_modification, v_tier)
+    values = _values_modification_requirement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modification, v_tier)
     inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
-    trace = describe('Modifying an item', d.groups, r_total, outcome, (), values)
+    trace = ('Modifying an item', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
     return Result('modification_requirement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 

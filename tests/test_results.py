@@ -1,0 +1,130 @@
+"""What a compiled resolver returns: its dice, its band and its trace, however the roll was compiled.
+
+Rolls are compiled by shape (one die read straight into the locals, one fixed term,
+a pool through the dice source; a table of named values as one look-up), and a
+result's trace is told in words only when first read. These tests hold every shape
+to the same behaviour a user relies on.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+import random
+from typing import Any
+
+import pytest
+
+from compiler.api import load_text
+from compiler.codegen import band_table, generate
+from tests.conftest import compile_module
+
+SOURCE = """\
+ruleset "Shapes"
+
+roll event "Event die" [S-1]
+  roll: d6
+  - 1-2: quiet "Nothing stirs"
+  - 3: sign "Tracks"
+  - 4, 6: beast "A beast"
+
+roll reaction "Reaction" [S-2]
+  roll: 2d6
+  - 2-5: hostile "Attacks"
+  - 6-8: wary "Keeps away"
+  - otherwise: friendly "Talks"
+
+roll attack "Attack" [S-3]
+  input bonus: 0..3 = 0
+  roll: 3d6 keep highest 2 + bonus
+  - natural 12: crit "Double damage"
+  - 10+: hit "Hit"
+  - otherwise: miss "Miss"
+
+roll pool "Pool" [S-4]
+  input rating: 1..4 = 2
+  roll: (rating)d6 highest
+  - 6: success "Success"
+  - 4/5: partial "Partial"
+  - 1-3: failure "Failure"
+"""
+
+
+class Scripted(random.Random):
+    """An RNG whose randint returns preset faces: a user's test double must drive every shape of roll."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.faces.pop(0)
+
+
+@pytest.fixture(scope="module")
+def shapes() -> Any:
+    return compile_module(generate(load_text(SOURCE, "shapes.rules", "shapes").checked), "shapes_results")
+
+
+@pytest.fixture(scope="module")
+def checked() -> Any:
+    return load_text(SOURCE, "shapes.rules", "shapes").checked
+
+
+def test_one_die_table_reads_every_face_and_leaves_the_gap_unbanded(shapes: Any) -> None:
+    got = {face: shapes.event(rng=Scripted([face])) for face in range(1, 7)}
+    assert {face: r.outcome.id if r.outcome else None for face, r in got.items()} == {
+        1: "quiet", 2: "quiet", 3: "sign", 4: "beast", 5: None, 6: "beast"}
+    assert got[3].dice == got[3].kept == (3,) and got[3].total == 3
+    assert got[3].trace == "Event die: rolled d6: 3 → 3: Sign — Tracks"
+    assert got[5].trace == "Event die: rolled d6: 5 → no band takes this result"
+
+
+def test_a_table_with_otherwise_sends_every_other_value_there(shapes: Any, checked: Any) -> None:
+    reaction = next(r for r in checked.resolvers() if r.name == "reaction")
+    table, default = band_table(reaction)  # type: ignore[misc]
+    assert default == 2 and table[5] == 0 and table[8] == 1 and 9 not in table
+    assert shapes.reaction(rng=Scripted([6, 6])).outcome.id == "friendly"
+    assert shapes.reaction(rng=Scripted([1, 1])).outcome.id == "hostile"
+    assert shapes.reaction(rng=Scripted([3, 4])).trace == "Reaction: rolled 2d6: 3, 4 → 6-8: Wary — Keeps away"
+
+
+def test_rolls_with_special_bands_are_no_table(checked: Any) -> None:
+    attack = next(r for r in checked.resolvers() if r.name == "attack")
+    assert band_table(attack) is None  # `natural 12` and `10+` are tests, not a list of values
+
+
+def test_kept_dice_and_pools_read_the_same_faces_as_rolled(shapes: Any) -> None:
+    attack = shapes.attack(bonus=1, rng=Scripted([6, 2, 6]))
+    assert (attack.dice, attack.kept, attack.total, attack.outcome.id) == ((6, 2, 6), (6, 6), 13, "crit")
+    assert attack.trace == ("Attack: rolled 3d6 keep highest 2: 6, 2, 6 (kept 6, 6) → 12 + 1 = 13 → "
+                            "natural 12: Crit — Double damage")
+    pool = shapes.pool(rating=3, rng=Scripted([2, 5, 1]))
+    assert (pool.dice, pool.kept, pool.total, pool.outcome.id) == ((2, 5, 1), (5,), 5, "partial")
+    assert pool.trace == "Pool: rolled 3d6 highest: 2, 5, 1 (kept 5) → 4/5: Partial — Partial"
+
+
+@pytest.mark.parametrize("name", ["event", "reaction", "attack", "pool"])
+def test_a_seeded_roll_draws_its_dice_with_randint_in_order(shapes: Any, name: str) -> None:
+    seeded = getattr(shapes, name)(rng=random.Random(7))
+    again = random.Random(7)
+    sides = 6
+    assert seeded.dice == tuple(again.randint(1, sides) for _ in seeded.dice)
+
+
+def test_the_trace_is_text_wherever_it_is_read(shapes: Any) -> None:
+    result = shapes.reaction(rng=random.Random(3))
+    twin = shapes.reaction(rng=random.Random(3))
+    assert result == twin  # compared before either trace was read: equality reads them
+    text = result.trace
+    assert isinstance(text, str) and text.startswith("Reaction: rolled 2d6: ")
+    assert result.trace is text  # told once, then kept
+    assert text in repr(twin)
+    assert result.as_dict()["trace"] == text
+    assert dataclasses.asdict(result)["trace"] == text
+    assert dataclasses.replace(result, seed=5).trace == text
+    assert pickle.loads(pickle.dumps(shapes.reaction(rng=random.Random(3)))).trace == text
+    assert copy.deepcopy(shapes.reaction(rng=random.Random(3))).trace == text
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.trace = "changed"  # type: ignore[misc]
