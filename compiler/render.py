@@ -9,7 +9,6 @@ applied after escaping.
 from __future__ import annotations
 
 import base64
-import io
 import json
 import math
 import os
@@ -211,15 +210,10 @@ def _capped(text: str, what: str, data: dict[str, Any]) -> str:
 
 
 def to_yaml(data: dict[str, Any]) -> str:
-    from ruamel.yaml import YAML
+    """ruamel.yaml's text for the export (libyaml's emitter), made from events without its representer."""
+    from .yaml_export import dump
 
-    yaml = YAML(typ="safe", pure=False)  # libyaml's emitter (ruamel.yaml.clib): ten times the pure one
-    yaml.default_flow_style = False
-    yaml.allow_unicode = True
-    yaml.width = 100
-    stream = io.StringIO()
-    yaml.dump(data, stream)
-    return _capped(stream.getvalue(), "YAML export", data)
+    return _capped(dump(data), "YAML export", data)
 
 
 JSON_SCHEMA: dict[str, Any] = {

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
+COMPILER_SHA256 = '5ab1c579fd9866501576bd31afcff4d367e566bb1807ec4fc8d9d2874a6b860e'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

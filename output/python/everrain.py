@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
+COMPILER_SHA256 = '5ab1c579fd9866501576bd31afcff4d367e566bb1807ec4fc8d9d2874a6b860e'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '9abf2f5ac55e2e9b66d7aaedbfceb24d435b9fcb539f2acc1b438ba7fbe2890d'
+COMPILER_SHA256 = '5ab1c579fd9866501576bd31afcff4d367e566bb1807ec4fc8d9d2874a6b860e'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
