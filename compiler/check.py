@@ -65,6 +65,10 @@ class Checker:
         self.ruleset = ruleset
         self.report = report
         self.path = ruleset.path
+        self.types: dict[str, m.TypeDef] = {}  # by name; the first of a name is the one used
+        for typedef in ruleset.types:
+            self.types.setdefault(typedef.name, typedef)
+        self._type_options: frozenset[str] | None = None
 
     # ---------------------------------------------------------------- entry
 
@@ -179,7 +183,7 @@ class Checker:
             if spec.name in seen:
                 break
             seen.add(spec.name)
-            found = next((t for t in self.ruleset.types if t.name == spec.name), None)
+            found = self.types.get(spec.name)
             if found is None:
                 if record:
                     names = [t.name for t in self.ruleset.types]
@@ -763,6 +767,14 @@ class Checker:
 
     # ---------------------------------------------------------------- names
 
+    def type_options(self) -> frozenset[str]:
+        """The options of every declared choice type: names any expression may use (worked out once)."""
+        if self._type_options is None:
+            self._type_options = frozenset(o.name for t in self.ruleset.types
+                                           if isinstance(spec := self.resolve_type(t.spec, False), m.Choice)
+                                           for o in spec.options)
+        return self._type_options
+
     def check_names(self, resolver: m.Resolver, item: m.Item) -> None:
         local = {i.name for i in resolver.inputs}
         self.choice_inputs = {i.name for i in resolver.inputs if isinstance(i.type, m.Choice)}
@@ -772,9 +784,7 @@ class Checker:
             options |= {node.args[0].name for expr in resolver.expressions() for node in walk(expr)
                         if isinstance(node, m.Call) and node.function == "count" and node.args
                         and isinstance(node.args[0], m.Name)}
-        for _name, spec in ((t.name, self.resolve_type(t.spec, False)) for t in self.ruleset.types):
-            if isinstance(spec, m.Choice):
-                options |= {o.name for o in spec.options}
+        options |= self.type_options()
         for let in resolver.lets:
             self.names_in(let.expr, local, options, item, allow_roll=False)
             local.add(let.name)

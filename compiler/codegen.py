@@ -102,10 +102,22 @@ class Writer:
         return "\n".join(self.lines) + "\n"
 
 
+class ModuleNames:
+    """What every resolver's expressions may name in the whole ruleset, worked out once per module."""
+
+    def __init__(self, checked: m.CheckedRuleset) -> None:
+        self.option_numbers: dict[str, int | None] = {}  # every option of a declared type: its number
+        for _, spec in checked.types:
+            if isinstance(spec, m.Choice):
+                for option in spec.options:
+                    self.option_numbers.setdefault(option.name, option.value)
+        self.definitions = frozenset(d.name for d in checked.definitions)
+
+
 class ExprCompiler:
     """Model expressions -> Python expressions, for one resolver."""
 
-    def __init__(self, resolver: m.Resolver, checked: m.CheckedRuleset) -> None:
+    def __init__(self, resolver: m.Resolver, module: ModuleNames) -> None:
         self.resolver = resolver
         self.choices: dict[str, m.Choice] = {i.name: i.type for i in resolver.inputs
                                             if isinstance(i.type, m.Choice)}
@@ -114,11 +126,9 @@ class ExprCompiler:
         for choice in self.choices.values():
             for option in choice.options:
                 self.option_numbers.setdefault(option.name, option.value)
-        for _, spec in checked.types:
-            if isinstance(spec, m.Choice):
-                for option in spec.options:
-                    self.option_numbers.setdefault(option.name, option.value)
-        self.definitions = {d.name for d in checked.definitions}
+        for name, value in module.option_numbers.items():  # the ruleset's types', after the inputs' own
+            self.option_numbers.setdefault(name, value)
+        self.definitions = module.definitions
         self.zero = resolver.zero_dice
         self.symbols = dice_symbols(resolver)
 
@@ -314,6 +324,7 @@ def ordered_bands(resolver: m.Resolver) -> list[tuple[int, m.Band]]:
 class ModuleWriter:
     def __init__(self, checked: m.CheckedRuleset) -> None:
         self.checked = checked
+        self.names = ModuleNames(checked)
         self.w = Writer()
         self.at = m.NOWHERE  # the definition being written (where an output too large is reported)
 
@@ -375,7 +386,7 @@ class ModuleWriter:
     def resolver(self, resolver: m.Resolver) -> None:
         w = self.w
         name = resolver.name
-        compiler = ExprCompiler(resolver, self.checked)
+        compiler = ExprCompiler(resolver, self.names)
         for item in resolver.inputs:
             if isinstance(item.type, m.Choice) and any(o.value is not None for o in item.type.options):
                 numbers = {o.name: o.value or 0 for o in item.type.options}

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '5ab1c579fd9866501576bd31afcff4d367e566bb1807ec4fc8d9d2874a6b860e'
+COMPILER_SHA256 = 'c0d4a9d000873530144e87a0422dca9e675b30592c99a5d29ca8299be5dd1603'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
