@@ -52,9 +52,10 @@ class TooLarge(EvalError):
 MAX_VALUE = 10**18  # what the check computes with: numbers past it are refused, not computed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RollFacts:
-    """What band conditions can read about a roll."""
+    """What band conditions can read about a roll (one per dice reading the odds work through:
+    not frozen, which would make each cost twice as much; nothing changes one once made)."""
 
     total: int
     natural: int | None

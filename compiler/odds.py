@@ -463,6 +463,7 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     terms = [id(g.term) for g in plan.groups]
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
     single = terms[0] if len(terms) == 1 else None
+    specials = bool(found.specials)
     for values, counts, top, bottom, weight in combined_readings(per_group):
         if single is not None:  # the common case, kept cheap: one group, its value the natural roll
             dice, natural = {single: values[0]}, values[0]
@@ -473,8 +474,12 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
         total = total_of(scope, dice)
         if type(total) is not int:
             total = as_number(total, span)
-        scope.facts = RollFacts(total, natural, counts, zero, top, bottom)
-        band, matches = _classify(found, resolver, scope, total)
+        if specials:  # `natural` and `when` bands read the roll; ranges read the total alone
+            scope.facts = RollFacts(total, natural, counts, zero, top, bottom)
+            band, matches = _classify(found, resolver, scope, total)
+        else:
+            plain = found.plain.get((int, total))
+            band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
         key = (None if band is None else band.id, total)
         joint[key] = joint.get(key, 0) + weight
         if len(matches) > 1:

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'c0d4a9d000873530144e87a0422dca9e675b30592c99a5d29ca8299be5dd1603'
+COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'c0d4a9d000873530144e87a0422dca9e675b30592c99a5d29ca8299be5dd1603'
+COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'c0d4a9d000873530144e87a0422dca9e675b30592c99a5d29ca8299be5dd1603'
+COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

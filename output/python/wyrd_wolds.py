@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'c0d4a9d000873530144e87a0422dca9e675b30592c99a5d29ca8299be5dd1603'
+COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
