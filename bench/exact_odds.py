@@ -36,7 +36,7 @@ def _grid_jobs(ctx: Context, ruleset: str) -> tuple[Callable[[], int], int, int]
         for r in rolls:
             for inputs in odds.input_grid(r):
                 try:
-                    odds.distribution(r, inputs, names)
+                    odds.distribution(r, inputs, names).outcomes  # noqa: B018  (the fractions, made on first read)
                 except Exception:
                     failures += 1
         return failures
@@ -54,7 +54,8 @@ def grid_part(ctx: Context, section: Section) -> None:
     section.text(
         "For each ruleset: `loaded = compiler.api.load(id)` (not timed: loading runs the design check, which "
         "works out the same grids; see section 4), then for every `Resolver` with bands and dice and every "
-        "`inputs` in `compiler.odds.input_grid(r)`: `compiler.odds.distribution(r, inputs, names)`. The engine "
+        "`inputs` in `compiler.odds.input_grid(r)`: `compiler.odds.distribution(r, inputs, names).outcomes` "
+        "(each outcome's probability as a `Fraction`). The engine "
         "may share work between the inputs of one grid (that is its algorithm); nothing is shared between "
         "repeats: the compiler's caches are emptied before each one"
         + (f" ({', '.join(f'`{c}`' for c in hooks)})." if hooks else " (none were found)."))

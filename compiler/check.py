@@ -990,15 +990,15 @@ class Checker:
             if id(found) in seen:
                 continue
             seen.add(id(found))
-            gaps.update(found.unmatched)
-            if found.unmatched:
-                missed = sum(found.unmatched.values(), Fraction(0))
+            gaps.update(found.unmatched_weights)
+            if found.unmatched_weights:
+                missed = Fraction(sum(found.unmatched_weights.values()), found.denominator)
                 if missed > worst_gap[0]:
                     worst_gap = (missed, inputs)
             for value, ids in found.overlaps.items():
                 overlap_values.setdefault(ids, set()).add(value)
-            reached.update(k for k, p in found.outcomes.items() if p.numerator)
-            totals.update(t for t, p in found.totals.items() if isinstance(t, int) and p.numerator)
+            reached.update(k for k, w in found.outcome_weights.items() if w)
+            totals.update(t for t, w in found.total_weights.items() if isinstance(t, int) and w)
         if gaps:
             gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
             chance, where = worst_gap

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from . import model as m
 from .evaluate import (
@@ -80,12 +81,36 @@ class Plan:
 
 @dataclass
 class Distribution:
-    """Exact odds of one resolver for one set of inputs."""
+    """Exact odds of one resolver for one set of inputs: whole-number weights over one denominator.
 
-    outcomes: dict[str, Fraction] = field(default_factory=dict)
-    totals: dict[int | str, Fraction] = field(default_factory=dict)
-    unmatched: dict[int | str, Fraction] = field(default_factory=dict)
+    The design check reads the weights (which outcomes and totals can happen at all); the
+    fractions are made the first time someone asks for them (the sheets, `odds`).
+    """
+
+    outcome_weights: dict[str, int] = field(default_factory=dict)
+    total_weights: dict[int | str, int] = field(default_factory=dict)
+    unmatched_weights: dict[int | str, int] = field(default_factory=dict)  # totals no band takes
+    denominator: int = 1
     overlaps: dict[int | str, tuple[str, ...]] = field(default_factory=dict)
+    _fractions: dict[str, dict[Any, Fraction]] = field(default_factory=dict, repr=False, compare=False)
+
+    def _as_fractions(self, name: str, weights: Mapping[Any, int]) -> dict[Any, Fraction]:
+        found = self._fractions.get(name)
+        if found is None:
+            found = self._fractions[name] = {k: Fraction(w, self.denominator) for k, w in weights.items()}
+        return found
+
+    @property
+    def outcomes(self) -> dict[str, Fraction]:
+        return self._as_fractions("outcomes", self.outcome_weights)
+
+    @property
+    def totals(self) -> dict[int | str, Fraction]:
+        return self._as_fractions("totals", self.total_weights)
+
+    @property
+    def unmatched(self) -> dict[int | str, Fraction]:
+        return self._as_fractions("unmatched", self.unmatched_weights)
 
 
 class PlanError(EvalError):
@@ -444,9 +469,14 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
         source = resolver.key if resolver.key is not None else resolver.value
         value = evaluate(source, scope) if source is not None else None
         band, matches = classify(resolver, scope, value)
-        _record(result, None if band is None else band.id, key_of(value), Fraction(1))
+        written = key_of(value)
+        result.total_weights[written] = 1
+        if band is None:
+            result.unmatched_weights[written] = 1
+        else:
+            result.outcome_weights[band.id] = 1
         if len(matches) > 1:
-            result.overlaps[key_of(value)] = tuple(b.id for b in matches)
+            result.overlaps[written] = tuple(b.id for b in matches)
         return result
     plan = make_plan(resolver, scope)
     read_roll, span = found.dice_read_roll, plan.expr.span
@@ -495,9 +525,8 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
             unmatched[total] = unmatched.get(total, 0) + weight
         else:
             outcomes[band_id] = outcomes.get(band_id, 0) + weight
-    result.outcomes = {k: Fraction(w, denominator) for k, w in outcomes.items()}
-    result.totals = {k: Fraction(w, denominator) for k, w in totals.items()}
-    result.unmatched = {k: Fraction(w, denominator) for k, w in unmatched.items()}
+    result.outcome_weights, result.total_weights, result.unmatched_weights = outcomes, totals, unmatched
+    result.denominator = denominator
     return result
 
 
@@ -517,14 +546,6 @@ def key_of(value: Value) -> int | str:
     if isinstance(value, OptionValue):
         return value.name
     return str(value)
-
-
-def _record(result: Distribution, band_id: str | None, total: int | str, probability: Fraction) -> None:
-    result.totals[total] = result.totals.get(total, 0) + probability
-    if band_id is None:
-        result.unmatched[total] = result.unmatched.get(total, 0) + probability
-    else:
-        result.outcomes[band_id] = result.outcomes.get(band_id, 0) + probability
 
 
 def odds(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str]) -> dict[str, Fraction]:

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
+COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
+COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '4908f74a8d46a02b73971a19a27619a2ea191e831ef669bfd1cd6eac2fdefe85'
+COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
