@@ -4,17 +4,30 @@
 raises `CompileError` whose report holds a positioned, plain-words message.
 The transformer has one method per grammar rule and fails loudly on a rule
 it does not handle.
+
+A text that parses cleanly takes a fast path (`_FastParser`: the same LALR
+tables, lexers and handlers, with no parse tree in between); anything else
+takes the full pipeline below it, which alone words the diagnostics. The
+built parser is kept in the user's cache folder (`parser()`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
+import io
+import os
 import re
+import sys
+import tempfile
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, partial
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, ClassVar
 
+import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import Indenter
@@ -122,20 +135,90 @@ class RulesIndenter(Indenter):
                    else Token(self.DEDENT_type, "", 0, 0, 0, 0, 0, 0))
 
 
+LARK_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True,
+                                "maybe_placeholders": True}
+PARSER_CACHE_FORMAT = "1"  # raise it when what the cache file holds changes
+PARSER_CACHE_KEEP = 8  # parsers of this many grammars stay in the cache
+
+
 @cache
 def parser() -> Lark:
-    return Lark(
-        grammar_path().read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="contextual",
-        postlex=RulesIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=False,
-    )
+    """The LALR parser of the grammar; built once per grammar (~0.1 s), then loaded from the user's cache."""
+    grammar = grammar_path().read_text(encoding="utf-8")
+    key = _parser_key(grammar)
+    path = _parser_cache_path(key)
+    loaded = _load_parser(path, key) if path is not None else None
+    if loaded is not None:
+        return loaded
+    built = Lark(grammar, postlex=RulesIndenter(), cache=False, **LARK_OPTIONS)
+    if path is not None:
+        _save_parser(built, path, key)
+    return built
+
+
+def _parser_key(grammar: str) -> str:
+    """Everything a built parser depends on: the grammar, the options, the indenter, Lark's and Python's version."""
+    parts = (PARSER_CACHE_FORMAT, grammar, repr(sorted(LARK_OPTIONS.items())), repr(RulesIndenter().always_accept),
+             lark.__version__, sys.version)
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def _parser_cache_path(key: str) -> Path | None:
+    """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`): never the project's folders."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError, OSError):  # no home folder
+            return None
+    return Path(base) / "rulecraft" / f"parser-{key[:40]}.pickle"
+
+
+def _load_parser(path: Path, key: str) -> Lark | None:
+    """The parser saved for this exact key; None when there is none or it cannot be read (it is built then)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header, _, body = data.partition(b"\n")
+    if header != key.encode("ascii"):
+        return None
+    try:
+        loaded = Lark.load(io.BytesIO(body))
+    except Exception:  # damaged, or from another version: built afresh and saved again
+        return None
+    return loaded if isinstance(loaded, Lark) and isinstance(loaded.options.postlex, RulesIndenter) else None
+
+
+def _save_parser(built: Lark, path: Path, key: str) -> None:
+    """Save for the next run, all at once (a reader never sees half a file); a read-only disk just skips it."""
+    if any(terminal.pattern.flags for terminal in built.terminals):
+        return  # Lark reloads flags as a list, which its lexer compares otherwise than the set it built with
+    temporary = None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=path.stem, suffix=".tmp",
+                                         delete=False) as file:
+            temporary = file.name
+            file.write(key.encode("ascii") + b"\n")
+            built.save(file)
+        os.replace(temporary, path)
+        temporary = None
+        for stale in sorted(path.parent.glob("parser-*.pickle"), key=lambda p: p.stat().st_mtime)[:-PARSER_CACHE_KEEP]:
+            stale.unlink()  # parsers of grammars long gone (the newest few stay: other checkouts may use them)
+    except Exception:  # no cache, no harm: the next run builds the parser again
+        pass
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 def span_of(obj: Any) -> m.Span:
+    if type(obj) is _Meta:  # the fast path's meta: its first and last token
+        first: Any = obj[0]
+        last: Any = obj[1]
+        return m.Span(first.line, first.column, last.end_line, last.end_column)
     if isinstance(obj, Token):
         return m.Span(obj.line or 0, obj.column or 0, obj.end_line or 0, obj.end_column or 0)
     meta = getattr(obj, "meta", obj)
@@ -162,6 +245,8 @@ def decode_string(token: str) -> str:
             body = "\n".join(line[cut:] for line in lines)
     else:
         body = token[1:-1]
+    if "\\" not in body:
+        return body  # no escapes (what re.sub below would give, only faster)
     return re.sub(r"\\(.)", lambda match: _ESCAPES.get(match.group(1), match.group(0)), body, flags=re.S)
 
 
@@ -569,6 +654,401 @@ def check_depth(tree: Tree[Token]) -> None:
         stack.extend((child, depth + 1, nesting) for child in node.children if isinstance(child, Tree))
 
 
+# ---------------------------------------------------------------- the fast path
+#
+# `parse` first runs the text through `_FastParser`: Lark's own LALR table and contextual lexers, the
+# indenter's rules and ToModel's handlers, driven by one loop that builds the model as it reduces, with no
+# parse tree, no second pass and no position propagation. It gives the model `parser().parse` +
+# `check_depth` + `ToModel` give. It gives up (`_Fallback`, or any error a handler raises) on anything
+# unusual: a syntax or indentation error, a tree near the depth limits, a handler's SyntaxProblem. `parse`
+# then runs the full pipeline, so every diagnostic comes from the one place it always came from.
+
+
+class _Fallback(Exception):
+    """The fast path leaves this text to the full pipeline."""
+
+
+class _Meta(tuple[Token, Token]):
+    """What ToModel's handlers read of a node's Lark `Meta`, from the first and the last token under the node.
+    (A tuple: made at C speed, once per node.)"""
+
+    __slots__ = ()
+    empty = False
+
+    @property
+    def line(self) -> int | None:
+        return self[0].line
+
+    @property
+    def column(self) -> int | None:
+        return self[0].column
+
+    @property
+    def start_pos(self) -> int | None:
+        return self[0].start_pos
+
+    @property
+    def end_line(self) -> int | None:
+        return self[1].end_line
+
+    @property
+    def end_column(self) -> int | None:
+        return self[1].end_column
+
+    @property
+    def end_pos(self) -> int | None:
+        return self[1].end_pos
+
+
+class _EmptyMeta:
+    """A node with no token under it (Lark's empty `Meta`: no positions at all)."""
+
+    __slots__ = ()
+    empty = True
+
+
+_EMPTY_META = _EmptyMeta()
+
+# Kinds of reduction: a `?rule` passing its one child on unchanged, a `_rule` whose children the parent
+# takes in, a node (a ToModel handler), a `?rule` that is a node only when it keeps more than one child.
+_PASS, _SPLICE, _NODE, _INLINE = range(4)
+_DEPTH_BOUND = min(MAX_EXPR_DEPTH, MAX_TREE_DEPTH)  # a taller tree goes to check_depth (the full pipeline)
+_HEIGHT = 1 << 32  # a stack entry's code: tree height * _HEIGHT + index of its first token
+_MULTILINE, _IGNORED, _CALLBACK, _INDENTER = 1, 2, 4, 8  # what a terminal the lexer matched needs
+
+Builder = Any  # list of raw children -> the children Lark's tree would hold (None: the same list)
+
+
+def _builder(picks: list[tuple[int, bool, int]], trailing: int, size: int) -> Builder:
+    """The children of a node from its raw children: Lark's ChildFilter (tokens it drops, `_rule`s it
+    takes in, a None for each `[optional]` not there), for one rule's expansion."""
+    if not any(expand for _, expand, _ in picks):
+        indices: list[int] = []
+        for index, _, nones in picks:
+            indices += [-1] * nones + [index]
+        indices += [-1] * trailing
+        if indices == list(range(size)):
+            return None  # every raw child, as it is
+        if not indices:
+            return lambda raw: []
+        if len(indices) == 1:  # (itemgetter of one index gives the item, not a tuple)
+            (a,) = indices
+            return (lambda raw: [None]) if a < 0 else (lambda raw: [raw[a]])
+        get = itemgetter(*indices)
+        if -1 not in indices:
+            return lambda raw: list(get(raw))
+
+        def place(raw: list[Any]) -> list[Any]:
+            raw.append(None)  # raw[-1]: an [optional] that is not there
+            return list(get(raw))
+
+        return place
+
+    def build(raw: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for index, expand, nones in picks:
+            if nones:
+                out += [None] * nones
+            if not expand:
+                out.append(raw[index])
+            elif out:
+                out += raw[index]
+            else:
+                out = raw[index]  # a left-recursive list grows in place, as in Lark
+        if trailing:
+            out += [None] * trailing
+        return out
+
+    return build
+
+
+def _no_handler(name: str, model: ToModel, meta: Any, children: list[Any]) -> Any:
+    raise _Fallback(f"no handler (taking meta) for {name}")
+
+
+def _nullable(rules: list[Any]) -> set[str]:
+    """The grammar's rules that can match no token at all."""
+    found: set[str] = set()
+    while True:
+        more = {rule.origin.name for rule in rules if rule.origin.name not in found and all(
+            not symbol.is_term and symbol.name in found for symbol in rule.expansion)}
+        if not more:
+            return found
+        found |= more
+
+
+@cache
+def _fast_parser() -> _FastParser | None:
+    """The fast path on `parser()`'s tables; None (the full pipeline only) if this Lark does not fit it."""
+    try:
+        return _FastParser(parser())
+    except Exception:  # a Lark whose insides differ: parse as before, only slower
+        return None
+
+
+class _FastParser:
+    """Text -> model in one pass, on the tables of `parser()`; see the comment above."""
+
+    def __init__(self, built: Lark) -> None:
+        from lark.parsers.lalr_analysis import Shift  # here: a Lark without it just has no fast path
+
+        frontend: Any = built.parser
+        table = frontend.parser._parse_table
+        self.contextual = frontend.lexer.lexer
+        self.start_state: int = table.start_states["start"]
+        self.end_state: int = table.end_states["start"]
+        rules: dict[Any, int] = {}
+        self.table: dict[int, dict[str, int]] = {}  # action: >= 0 shift (or go) to that state, < 0 reduce ~rule
+        for state, actions in table.states.items():
+            row: dict[str, int] = {}
+            for symbol, (action, arg) in actions.items():
+                # plain str keys: Lark's rule names are Tokens, whose __eq__ slows every lookup
+                row[str(symbol)] = arg if action is Shift else ~rules.setdefault(arg, len(rules))
+            self.table[state] = row
+        self.rules = [self._rule(rule, built.options.maybe_placeholders) for rule in rules]
+        # A `?rule` keeping one child among other symbols: if that child could be empty, Lark would give its
+        # node the `?rule`'s place after ToModel's handler ran here (a grammar like that parses the slow way).
+        nullable = _nullable(built.rules)
+        for rule in rules:
+            if rule.options.expand1 and not rule.alias and len(rule.expansion) > 1 and any(
+                    not symbol.is_term and symbol.name in nullable for symbol in rule.expansion):
+                raise _Fallback(f"{rule.origin.name} may pass on an empty node")
+        self.lexers: dict[int, tuple[Any, dict[str, int], dict[str, Any]]] = {}
+        self.passes: dict[tuple[int, int, str], int] = {}
+
+    def _passes(self, below: int, state: int, kind: str) -> int:
+        """The state after the `?rule`s that pass their one child on, one after the other, before `kind`:
+        each replaces the top state with the goto of `below` (a pure function of the table, remembered)."""
+        key = (below, state, kind)
+        while not (state == self.end_state and kind == "$END"):
+            action = self.table[state].get(kind)
+            if action is None or action >= 0 or self.rules[~action][2] != _PASS:
+                break
+            state = self.table[below][self.rules[~action][1]]
+        self.passes[key] = state
+        return state
+
+    @staticmethod
+    def _rule(rule: Any, placeholders: bool) -> tuple[int, str, int, Builder, Any]:
+        """(size, the rule's symbol, kind, children builder, handler): Lark's ParseTreeBuilder, for ToModel."""
+        expansion = rule.expansion
+        options = rule.options
+        if placeholders and options.empty_indices:
+            ones = "".join(str(int(empty)) for empty in options.empty_indices).split("0")
+            empty = [len(run) for run in ones]
+        else:
+            empty = [0] * (len(expansion) + 1)
+        picks: list[tuple[int, bool, int]] = []
+        nones = 0
+        for index, symbol in enumerate(expansion):
+            nones += empty[index]
+            if options.keep_all_tokens or not (symbol.is_term and symbol.filter_out):
+                picks.append((index, not symbol.is_term and symbol.name.startswith("_"), nones))
+                nones = 0
+        trailing = nones + empty[len(expansion)]
+        origin = str(rule.origin.name)
+        build = _builder(picks, trailing, len(expansion))
+        if options.expand1 and not rule.alias:
+            if len(expansion) == 1 and build is None and not picks[0][1]:
+                return (1, origin, _PASS, None, None)
+            kind = _INLINE
+        elif origin.startswith("_"):
+            return (len(expansion), origin, _SPLICE, build, None)
+        else:
+            kind = _NODE
+        name = str(rule.alias or options.template_source or origin)
+        method = getattr(ToModel, name, None)
+        if getattr(method, "visit_wrapper", None) is not getattr(ToModel.start, "visit_wrapper", True):
+            return (len(expansion), origin, kind, build, partial(_no_handler, name))  # the full pipeline says why
+        return (len(expansion), origin, kind, build, getattr(method, "base_func", None))
+
+    def _lexer(self, state: int) -> tuple[Any, dict[str, int], dict[str, Any]]:
+        """The contextual lexer of a parser state, built on first use: its regex's match, what each of its
+        terminals needs (0: nothing, the usual) and its callbacks (keywords matched as NAME)."""
+        lexer = self.contextual.lexers[state]
+        scanner = lexer.scanner
+        mres = scanner._mres
+        if len(mres) == 1:
+            match = mres[0].match
+        else:
+            def match(text: str, pos: int) -> Any:
+                for mre in mres:
+                    found = mre.match(text, pos)
+                    if found:
+                        return found
+                return None
+        callbacks = lexer.callback
+        special = {RulesIndenter.NL_type, *RulesIndenter.OPEN_PAREN_types, *RulesIndenter.CLOSE_PAREN_types}
+        needs = {name: ((_MULTILINE if name in lexer.newline_types else 0)
+                        | (_IGNORED if name in lexer.ignore_types else 0)
+                        | (_CALLBACK if name in callbacks else 0)
+                        | (_INDENTER if name in special else 0)) for name in scanner.allowed_types}
+        info = (match, needs, callbacks)
+        self.lexers[state] = info
+        return info
+
+    def _tokens(self, text: str, states: list[int]) -> Iterator[Token]:
+        """Lark's contextual lexer, then RulesIndenter, then `$END`, in one generator (problems: _Fallback).
+
+        The lexer of the parser's state when a token is asked for lexes it, as in Lark: the parser has then
+        taken every token before it."""
+        lexers = self.lexers
+        new = str.__new__
+        nl, indent_type, dedent_type = RulesIndenter.NL_type, RulesIndenter.INDENT_type, RulesIndenter.DEDENT_type
+        brackets = dict.fromkeys(RulesIndenter.OPEN_PAREN_types, 1) | dict.fromkeys(RulesIndenter.CLOSE_PAREN_types, -1)
+        tab_len = RulesIndenter.tab_len
+        end = len(text)
+        pos = 0
+        line = 1
+        line_start = 0
+        paren_level = 0
+        levels = [0]
+        token = None
+        while pos < end:
+            info = lexers.get(states[-1])
+            if info is None:
+                info = self._lexer(states[-1])
+            match, needs, callbacks = info
+            found = match(text, pos)
+            if found is None:
+                raise _Fallback("no terminal matches here")
+            value = found.group()
+            kind = found.lastgroup
+            need = needs[kind]
+            start = pos
+            start_line = line
+            column = pos - line_start + 1
+            pos += len(value)
+            # Token(kind, value, start, start_line, column, line, end column, pos), without its two calls
+            if not need:  # the usual token: on one line, kept, no callback, nothing for the indenter
+                token = new(Token, value)
+                token.type = kind
+                token.start_pos = start
+                token.value = value
+                token.line = line
+                token.column = column
+                token.end_line = line
+                token.end_column = pos - line_start + 1
+                token.end_pos = pos
+                yield token
+                continue
+            if need & _MULTILINE:
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = start + value.rindex("\n") + 1
+            if need & _IGNORED:
+                continue
+            token = new(Token, value)
+            token.type = kind
+            token.start_pos = start
+            token.value = value
+            token.line = start_line
+            token.column = column
+            token.end_line = line
+            token.end_column = pos - line_start + 1
+            token.end_pos = pos
+            if need & _CALLBACK:
+                token = callbacks[kind](token)
+                kind = token.type
+            if kind != nl:
+                yield token
+                step = brackets.get(kind)
+                if step is not None and (step > 0 or paren_level > 0):
+                    paren_level += step
+                continue
+            if paren_level > 0:
+                continue
+            yield token
+            last_line = token.rsplit("\n", 1)[1]
+            indent_str = last_line[: len(last_line) - len(last_line.lstrip(" \t"))]
+            if " " in indent_str and "\t" in indent_str:
+                raise _Fallback("indented with tabs and spaces")
+            indent = indent_str.count(" ") + indent_str.count("\t") * tab_len
+            if indent > levels[-1]:
+                if len(levels) > MAX_NESTING:
+                    raise _Fallback("indented too deeply")
+                levels.append(indent)
+                yield Token.new_borrow_pos(indent_type, indent_str, token)
+            else:
+                while indent < levels[-1]:
+                    levels.pop()
+                    yield Token.new_borrow_pos(dedent_type, indent_str, token)
+                if indent != levels[-1]:
+                    raise _Fallback("no block starts at this column")
+        last = token
+        while len(levels) > 1:
+            levels.pop()
+            last = (Token.new_borrow_pos(dedent_type, "", token) if token is not None
+                    else Token(dedent_type, "", 0, 0, 0, 0, 0, 0))
+            yield last
+        yield Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)  # as Lark does
+
+    def parse(self, text: str, model: ToModel) -> Any:
+        """The model of `text` (ToModel's `start`) that the full pipeline gives, or _Fallback."""
+        table = self.table
+        rules = self.rules
+        passes = self.passes
+        end_state = self.end_state
+        states = [self.start_state]
+        values: list[Any] = []
+        codes: list[int] = []  # per stack entry: tree height * _HEIGHT + index (in tokens) of its first token
+        tokens: list[Token] = []  # every token shifted
+        shifted = 0  # len(tokens)
+        push_state, push_value, push_code, push_token = states.append, values.append, codes.append, tokens.append
+        bound = (_DEPTH_BOUND + 1) * _HEIGHT
+        for token in self._tokens(text, states):
+            kind = token.type
+            while True:
+                action = table[states[-1]].get(kind)
+                if action is None:
+                    raise _Fallback("unexpected token")
+                if action >= 0:  # shift
+                    push_state(action)
+                    push_value(token)
+                    push_code(shifted)
+                    push_token(token)
+                    shifted += 1
+                    break
+                size, origin, how, build, handler = rules[~action]
+                if how == _PASS:  # and the `?rule`s above it: `?expr` -> `?conditional` -> ... -> `?atom`
+                    below = states[-2]
+                    goto = passes.get((below, states[-1], kind))
+                    if goto is None:
+                        goto = self._passes(below, states[-1], kind)
+                    states[-1] = goto
+                else:
+                    if size:
+                        raw = values[-size:]
+                        del values[-size:]
+                        under = codes[-size:]
+                        del codes[-size:]
+                        del states[-size:]
+                        code = max(under)
+                        start = under[0] % _HEIGHT
+                        code += start - code % _HEIGHT
+                    else:
+                        raw = []
+                        code = start = shifted
+                    children = raw if build is None else build(raw)
+                    if how == _SPLICE:
+                        push_value(children)
+                    elif how == _INLINE and len(children) == 1:
+                        push_value(children[0])
+                    else:
+                        code += _HEIGHT
+                        if code >= bound:
+                            raise _Fallback("deep: check_depth decides")
+                        meta = _Meta((tokens[start], tokens[-1])) if start < shifted else _EMPTY_META
+                        push_value(handler(model, meta, children))
+                    push_code(code)
+                    goto = table[states[-1]][origin]
+                    push_state(goto)
+                if goto == end_state and kind == "$END":
+                    return values[-1]
+        raise _Fallback("the tokens ended before the parse")
+
+
 # ---------------------------------------------------------------- errors
 
 
@@ -716,6 +1196,14 @@ def parse(text: str, path: str, ruleset_id: str | None = None) -> m.Ruleset:
         raise CompileError(report)
     if not text.endswith("\n"):
         text += "\n"
+    fast = _fast_parser()
+    if fast is not None:
+        try:
+            result = fast.parse(text, ToModel(rid, path, text))
+        except Exception:  # anything unusual: the full pipeline below reports it, as it always did
+            result = None
+        if isinstance(result, m.Ruleset):
+            return result
     lines = [line.rstrip("\r") for line in text.split("\n")]  # lines as the parser counts them
     try:
         tree = parser().parse(text)

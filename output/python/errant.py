@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
+COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

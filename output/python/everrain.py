@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
+COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
+COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1107,7 +1107,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '559d8ca629d32f8b0c53bbf1b9fa0e5380ff6f44ed30ffac1ecb7440ee0d8c3a'
+COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
