@@ -208,12 +208,12 @@ class ExprCompiler:
         return f"{expr.function}({', '.join(args)})"  # min, max, abs, and the runtime's clamp and sign
 
     def dice_term(self, term: m.Dice | m.Pool | m.Kept) -> str:
-        base = term.dice if isinstance(term, m.Kept) else term
-        mode = term.mode if isinstance(term, m.Kept) else "sum"
-        keep = term.count if isinstance(term, m.Kept) else 0
         fixed = fixed_dice(term)
         if fixed is not None:  # checked and named here, not on every roll
             return f"d.fixed{fixed!r}"
+        base = term.dice if isinstance(term, m.Kept) else term
+        mode = term.mode if isinstance(term, m.Kept) else "sum"
+        keep = term.count if isinstance(term, m.Kept) else 0
         count = self.number(base.count) if isinstance(base, m.Pool) else repr(base.count)
         sides = repr(base.sides) if isinstance(base.sides, int) else self.number(base.sides)
         zero = "None"
@@ -655,11 +655,7 @@ class ModuleWriter:
                 w.line(f"r_total = {compiler.expr(resolver.value)}")
             else:
                 w.line("r_total = None")
-            if resolver.dice and all(isinstance(rule.expr, (m.Dice, m.Pool, m.Kept)) for rule in resolver.dice):
-                w.line("_, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off")
-                w.line("r_read = r_kept")
-            else:
-                w.line("r_dice, r_kept, r_read, r_natural = d.read()")
+            w.line("r_dice, r_kept, r_read, r_natural = d.read()")
             w.line("groups, zero = d.groups, d.zero")
         table = band_table(resolver)
         if table is not None:

@@ -14,8 +14,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any
+from functools import cached_property, lru_cache
 
 from . import model as m
 from .evaluate import (
@@ -92,25 +91,18 @@ class Distribution:
     unmatched_weights: dict[int | str, int] = field(default_factory=dict)  # totals no band takes
     denominator: int = 1
     overlaps: dict[int | str, tuple[str, ...]] = field(default_factory=dict)
-    _fractions: dict[str, dict[Any, Fraction]] = field(default_factory=dict, repr=False, compare=False)
 
-    def _as_fractions(self, name: str, weights: Mapping[Any, int]) -> dict[Any, Fraction]:
-        found = self._fractions.get(name)
-        if found is None:
-            found = self._fractions[name] = {k: Fraction(w, self.denominator) for k, w in weights.items()}
-        return found
-
-    @property
+    @cached_property
     def outcomes(self) -> dict[str, Fraction]:
-        return self._as_fractions("outcomes", self.outcome_weights)
+        return {k: Fraction(w, self.denominator) for k, w in self.outcome_weights.items()}
 
-    @property
+    @cached_property
     def totals(self) -> dict[int | str, Fraction]:
-        return self._as_fractions("totals", self.total_weights)
+        return {k: Fraction(w, self.denominator) for k, w in self.total_weights.items()}
 
-    @property
+    @cached_property
     def unmatched(self) -> dict[int | str, Fraction]:
-        return self._as_fractions("unmatched", self.unmatched_weights)
+        return {k: Fraction(w, self.denominator) for k, w in self.unmatched_weights.items()}
 
 
 class PlanError(EvalError):

@@ -440,6 +440,8 @@ def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) ->
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
+
+
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:

@@ -430,6 +430,8 @@ def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) ->
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
+
+
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:
@@ -1107,7 +1109,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
+COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1159,8 +1161,7 @@ def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     d = Rolling(rng)
     r_total: int = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_test(r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     c = 0
@@ -1601,8 +1602,7 @@ def _values_spell(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     c = 0
@@ -1888,8 +1888,7 @@ def _values_luck_die(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
     c = 0
@@ -2368,8 +2367,7 @@ def _band_reaction(r_total: object, r_natural: int | None, r_dice: Sequence[int 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_reaction.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
@@ -2680,8 +2678,7 @@ def _values_blast(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
     c = 0
@@ -2853,8 +2850,7 @@ def _band_morale(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_morale.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
@@ -3037,8 +3033,7 @@ def _values_critical_harm(b: int, c: int, d: Rolling | None, r_total: object, r_
 def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     c = 0

@@ -430,6 +430,8 @@ def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) ->
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
+
+
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:
@@ -1107,7 +1109,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
+COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -3606,8 +3608,7 @@ def _values_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_
 def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     c = 0
@@ -3751,8 +3752,7 @@ def _values_attack_roll(b: int, c: int, d: Rolling | None, r_total: object, r_na
 def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_attack_roll(r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
     c = 0
@@ -4138,8 +4138,7 @@ def _values_chase_movement_roll(b: int, c: int, d: Rolling | None, r_total: obje
 def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result:
     d = Rolling(rng)
     r_total: int = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint)
     c = 0

@@ -430,6 +430,8 @@ def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) ->
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
+
+
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:
@@ -1107,7 +1109,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
+COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

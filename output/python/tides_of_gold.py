@@ -430,6 +430,8 @@ def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) ->
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
+
+
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:
@@ -1107,7 +1109,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
+COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1229,8 +1231,7 @@ def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_resistance_roll.get(r_total, -1)  # type: ignore[call-overload]
     c = 0
@@ -3887,8 +3888,7 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = Rolling(rng)
     r_total: int = d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_raid_type.get(r_total, -1)  # type: ignore[call-overload]
     c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
@@ -4216,8 +4216,7 @@ def _values_seek_your_anchor(b: int, c: int, d: Rolling | None, r_total: object,
 def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
     c = 0
@@ -4352,8 +4351,7 @@ def _values_seller_roll(b: int, c: int, d: Rolling | None, r_total: object, r_na
 def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     d = Rolling(rng)
     r_total: int = _total_seller_roll(d, v_market)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_seller_roll(r_total, r_natural, r_dice, r_read, zero, v_market)
     c = 0

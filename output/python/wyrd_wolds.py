@@ -430,6 +430,8 @@ def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) ->
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
+
+
 def denominator_of(specs: list[Spec]) -> int:
     denominator = 1
     for count, sides, _, _, _ in specs:
@@ -1107,7 +1109,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '62c1246bc02fbf0b53db3c4a4899c22f406deb750f6b1859c7a9548b9a8183e3'
+COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1138,8 +1140,7 @@ def _band_simple_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
 def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_simple_roll(r_total, r_natural, r_dice, r_read, zero, v_rating)
     c = 0
@@ -1660,8 +1661,7 @@ def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: 
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     d = Rolling(rng)
     r_total: int = d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     c = _column_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
@@ -2276,8 +2276,7 @@ def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, zero, v_attribute)
     c = 0
@@ -2471,8 +2470,7 @@ def _values_fortune_roll(b: int, c: int, d: Rolling | None, r_total: object, r_n
 def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_fortune_roll(r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages)
     c = 0
@@ -2607,8 +2605,7 @@ def _values_gather_information(b: int, c: int, d: Rolling | None, r_total: objec
 def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gather_information(r_total, r_natural, r_dice, r_read, zero, v_rating)
     c = 0
@@ -3019,8 +3016,7 @@ def _band_downtime_roll(r_total: object, r_natural: int | None, r_dice: Sequence
 def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = Rolling(rng)
     r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_downtime_roll(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     c = 0
@@ -3107,8 +3103,7 @@ def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object
 def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = Rolling(rng)
     r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     c = 0
@@ -3197,8 +3192,7 @@ def _values_recovery(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
     d = Rolling(rng)
     r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_recovery(r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     c = 0
@@ -3437,8 +3431,7 @@ def _band_magnitude_fortune(r_total: object, r_natural: int | None, r_dice: Sequ
 def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
     r_total: int = d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, zero, v_magnitude)
     c = 0
@@ -3989,8 +3982,7 @@ def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: in
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     d = Rolling(rng)
     r_total: int = d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
-    _, r_dice, r_kept, r_natural = d.groups[0]  # one term of numbered dice: d.read(), read off
-    r_read = r_kept
+    r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_crafting_roll(r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     c = 0
