@@ -266,8 +266,7 @@ def _compile_binary(expr: m.Binary) -> Compiled:
             result = a + b if op == "+" else a - b if op == "-" else a * b
             if -MAX_VALUE <= result <= MAX_VALUE:
                 return result
-            raise TooLarge(f"this comes to more than {MAX_VALUE:,} (10^18); numbers stop there", span,
-                           "game numbers are small; check the expression")
+            raise too_big(span)
         return arithmetic
 
     def division(scope: Scope, dice: Mapping[int, int] | None) -> Value:
@@ -277,6 +276,12 @@ def _compile_binary(expr: m.Binary) -> Compiled:
             raise EvalError("division by zero", span)
         return a // b if op == "/" else a % b
     return division
+
+
+def too_big(span: m.Span) -> TooLarge:
+    """The error for a sum or product past MAX_VALUE, at the operation that made it."""
+    return TooLarge(f"this comes to more than {MAX_VALUE:,} (10^18); numbers stop there", span,
+                    "game numbers are small; check the expression")
 
 
 _ORDERING: dict[str, Callable[[int, int], bool]] = {

@@ -5,6 +5,14 @@ terms are rolled, how many, how read); each group of the plan becomes its
 distinct readings (runtime.dice_readings, keeping apart only what the bands
 read), and each joint reading is classified into a band. The result is exact:
 `Fraction`s that sum to 1.
+
+The design check asks for every combination of a roll's inputs, so work is
+shared wherever the inputs agree on what it reads: a distribution by the values
+of every name the roll reads, what is rolled (the plan, and the weight of each
+total when the bands read nothing else of the roll) by the names the dice rules
+read, what the dice part makes before amounts that roll no dice are added
+(`2d6 + dots`) by the names that part reads, and a `when` band's verdict on a
+total by the names its test reads.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from functools import cached_property, lru_cache
 
 from . import model as m
 from .evaluate import (
+    MAX_VALUE,
     ROLL_NAMES,
     Compiled,
     EvalError,
@@ -29,8 +38,10 @@ from .evaluate import (
     as_number,
     children,
     compiled,
+    contains_dice,
     dice_symbols,
     evaluate,
+    too_big,
     truthy,
     walk,
 )
@@ -345,8 +356,15 @@ class Analysis:
     options: dict[str, OptionValue]  # every option name in scope (the first input's wins)
     orders: dict[str, tuple[OptionValue, ...]]  # each choice input's options in order (`step`, `rank`)
     lets: tuple[tuple[str, Compiled], ...]
+    dice_names: tuple[str, ...]  # every name the dice rules read: their values decide what is rolled
+    band_names: tuple[str, ...]  # every name the bands' `when` tests read, but the roll's own
+    by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
+    bands: dict[tuple[object, ...], tuple[m.Band | None, tuple[m.Band, ...]]]  # by total and `band_names`
     known: dict[tuple[object, ...], Distribution]  # odds already worked out, by the values of `names`
+    rolls: dict[tuple[object, ...], Roll]  # what is rolled, by the values of `dice_names`
+    splits: dict[int, Split]  # each dice rule's expression as its dice part and its shifts, by id
+    cores: dict[tuple[object, ...], dict[int, int]]  # the weights of what a dice part makes, by its dice and names
 
 
 _ANALYSES: dict[int, tuple[m.Resolver, Analysis]] = {}
@@ -378,7 +396,19 @@ def analysis(resolver: m.Resolver) -> Analysis:
                 counted.add(arg.value)
             else:
                 counted = None
-    read = sorted({n.name for e in deciding for n in nodes[id(e)] if isinstance(n, m.Name)})
+    def named(expressions: list[m.Expr]) -> set[str]:
+        return {n.name for e in expressions for n in nodes[id(e)] if isinstance(n, m.Name)}
+
+    def reads_roll(expressions: list[m.Expr], but: str = "") -> bool:  # a roll name (save `but`), or count()
+        return any((isinstance(n, m.Name) and n.name in ROLL_NAMES and n.name != but) or
+                   (isinstance(n, m.Call) and n.function == "count") for e in expressions for n in nodes[id(e)])
+
+    rules = dice_exprs + [rule.when for rule in resolver.dice if rule.when is not None]
+    local = {i.name for i in resolver.inputs} | {let.name for let in resolver.lets}  # they hide roll names
+    tests = [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
+    dice_read_roll = reads_roll(dice_exprs)
+    by_total = not (dice_read_roll or reads_roll(rules + tests, but="total") or
+                    any(isinstance(b.condition, m.Natural) for b in resolver.bands))
     specials: list[Special] = []
     for band in resolver.bands:
         if isinstance(band.condition, m.Natural):
@@ -394,10 +424,10 @@ def analysis(resolver: m.Resolver) -> Analysis:
     result = Analysis(
         Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names), symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
-        any((isinstance(n, m.Name) and n.name in ROLL_NAMES) or (isinstance(n, m.Call) and n.function == "count")
-            for e in dice_exprs for n in nodes[id(e)]), tuple(read),
+        dice_read_roll, tuple(sorted(named(deciding))),
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
-        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), {}, {})
+        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), tuple(sorted(named(rules))),
+        tuple(sorted(named(tests) - (ROLL_NAMES - local))), by_total, {}, {}, {}, {}, {}, {})
     if len(_ANALYSES) > 10_000:
         _ANALYSES.clear()
     _ANALYSES[id(resolver)] = (resolver, result)
@@ -470,42 +500,62 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
         if len(matches) > 1:
             result.overlaps[written] = tuple(b.id for b in matches)
         return result
-    plan = make_plan(resolver, scope)
-    read_roll, span = found.dice_read_roll, plan.expr.span
-    per_group = [group_readings(g, found.reads) for g in plan.groups]
-    size = math.prod(len(r) for r in per_group)
-    if size > MAX_OUTCOMES:
-        raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {count_text(size)} readings to work out "
-                       f"exactly; the limit is {MAX_OUTCOMES:,}",
-                       plan.expr.span, "use fewer dice or dice with fewer sides")
+    roll = roll_of(resolver, scope, found)
+    plan = roll.plan
     if budget is not None:
-        budget.spend(size * max(len(resolver.bands), 1), resolver)
-    total_of = compiled(plan.expr)
-    zero = any(g.zero for g in plan.groups)
-    terms = [id(g.term) for g in plan.groups]
+        budget.spend(roll.size * max(len(resolver.bands), 1), resolver)
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
-    single = terms[0] if len(terms) == 1 else None
     specials = bool(found.specials)
-    for values, counts, top, bottom, weight in combined_readings(per_group):
-        if single is not None:  # the common case, kept cheap: one group, its value the natural roll
-            dice, natural = {single: values[0]}, values[0]
-        else:
-            dice, natural = dict(zip(terms, values, strict=True)), None
-        if read_roll:
-            scope.facts = RollFacts(0, natural, counts, zero, top, bottom)
-        total = total_of(scope, dice)
-        if type(total) is not int:
-            total = as_number(total, span)
-        if specials:  # `natural` and `when` bands read the roll; ranges read the total alone
-            scope.facts = RollFacts(total, natural, counts, zero, top, bottom)
-            band, matches = _classify(found, resolver, scope, total)
-        else:
-            plain = found.plain.get((int, total))
-            band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
-        key = (None if band is None else band.id, total)
-        joint[key] = joint.get(key, 0) + weight
-        if len(matches) > 1:
-            result.overlaps[total] = tuple(b.id for b in matches)
+    zero = any(g.zero for g in plan.groups)
+    shadowed = True
+    if roll.totals is not None:  # the bands read the roll's total alone: each total is classified once
+        read = (scope.definitions, zero, *(scope.values.get(name, _ABSENT) for name in found.band_names))
+        shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
+        for total, weight in roll.totals.items():
+            if specials:  # `when` bands: the same for every input with the same values of what they read
+                key = (total, *read)
+                found_band = found.bands.get(key)
+                if found_band is None:
+                    if len(found.bands) > 100_000:
+                        found.bands.clear()
+                    if shadowed:
+                        scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None)
+                    else:  # the tests read nothing else of the roll: `total` is looked up as fast as an input
+                        scope.values["total"] = total
+                    found_band = found.bands[key] = _classify(found, resolver, scope, total)
+                band, matches = found_band
+            else:
+                plain = found.plain.get((int, total))
+                band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
+            joint[(None if band is None else band.id, total)] = weight
+            if len(matches) > 1:
+                result.overlaps[total] = tuple(b.id for b in matches)
+    else:  # the bands or the dice read the roll itself (`natural`, `count()`...): every reading is classified
+        read_roll, span = found.dice_read_roll, plan.expr.span
+        total_of = compiled(plan.expr)
+        terms = [id(g.term) for g in plan.groups]
+        single = terms[0] if len(terms) == 1 else None
+        for values, counts, top, bottom, weight in combined_readings(list(roll.readings)):
+            if single is not None:  # the common case, kept cheap: one group, its value the natural roll
+                dice, natural = {single: values[0]}, values[0]
+            else:
+                dice, natural = dict(zip(terms, values, strict=True)), None
+            if read_roll:
+                scope.facts = RollFacts(0, natural, counts, zero, top, bottom)
+            value = total_of(scope, dice)
+            total = value if type(value) is int else as_number(value, span)
+            if specials:  # `natural` and `when` bands read the roll; ranges read the total alone
+                scope.facts = RollFacts(total, natural, counts, zero, top, bottom)
+                band, matches = _classify(found, resolver, scope, total)
+            else:
+                plain = found.plain.get((int, total))
+                band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
+            key = (None if band is None else band.id, total)
+            joint[key] = joint.get(key, 0) + weight
+            if len(matches) > 1:
+                result.overlaps[total] = tuple(b.id for b in matches)
+    if roll.totals is not None and not shadowed:
+        scope.values.pop("total", None)
     scope.facts = None
     joint, denominator = reroll_weights(joint, plan.outcome_count(), rerolled(resolver, scope))
     outcomes: dict[str, int] = {}
@@ -520,6 +570,94 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     result.outcome_weights, result.total_weights, result.unmatched_weights = outcomes, totals, unmatched
     result.denominator = denominator
     return result
+
+
+_NO_COUNTS: dict[int | str, int] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """What one set of inputs rolls, shared by every input that rolls alike (the bands may still differ)."""
+
+    plan: Plan
+    readings: tuple[tuple[Reading, ...], ...]  # each group's distinct readings
+    size: int  # joint readings
+    totals: dict[int, int] | None  # the weight of each total, when the bands read nothing else of the roll
+
+
+def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis) -> Roll:
+    """The roll these inputs make, worked out once for each set of values of the names the dice rules read."""
+    key = (scope.definitions, *(scope.values.get(name, _ABSENT) for name in found.dice_names))
+    roll = found.rolls.get(key)
+    if roll is None:
+        plan = make_plan(resolver, scope)
+        readings = tuple(group_readings(g, found.reads) for g in plan.groups)
+        size = math.prod(len(r) for r in readings)
+        if size > MAX_OUTCOMES:
+            raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {count_text(size)} readings to "
+                           f"work out exactly; the limit is {MAX_OUTCOMES:,}",
+                           plan.expr.span, "use fewer dice or dice with fewer sides")
+        totals = total_weights(plan, readings, scope, found) if found.by_total else None
+        if len(found.rolls) > 100_000:
+            found.rolls.clear()
+        roll = found.rolls[key] = Roll(plan, readings, size, totals)
+    return roll
+
+
+def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: Scope,
+                  found: Analysis) -> dict[int, int]:
+    """The weight of each total. What the dice make is worked out reading by reading, once for each
+    set of dice and of values it reads; amounts that roll no dice (`+ dots - 1`) are added to each
+    distinct result after, not to every reading."""
+    split = found.splits.get(id(plan.expr))
+    if split is None:
+        split = found.splits[id(plan.expr)] = split_shifts(plan.expr)
+    core, shifts, names = split
+    key = (id(core), scope.definitions, *(scope.values.get(name, _ABSENT) for name in names),
+           *((id(g.term), g.count, g.sides, g.mode, g.keep, g.faces, g.values) for g in plan.groups))
+    weights = found.cores.get(key)
+    if weights is None:
+        core_of = compiled(core)
+        terms = [id(g.term) for g in plan.groups]
+        single = terms[0] if len(terms) == 1 else None
+        weights = {}
+        for values, _counts, _top, _bottom, weight in combined_readings(list(readings)):
+            dice = {single: values[0]} if single is not None else dict(zip(terms, values, strict=True))
+            value = core_of(scope, dice)
+            if type(value) is not int:
+                value = as_number(value, core.span)
+            weights[value] = weights.get(value, 0) + weight
+        if len(found.cores) > 100_000:
+            found.cores.clear()
+        found.cores[key] = weights
+    for sign, shift, span in shifts:
+        amount = compiled(shift)(scope, None)
+        amount = sign * (amount if type(amount) is int else as_number(amount, shift.span))
+        shifted = {value + amount: weight for value, weight in weights.items()}
+        if shifted and not -MAX_VALUE <= min(shifted) <= max(shifted) <= MAX_VALUE:
+            raise too_big(span)
+        weights = shifted
+    return weights
+
+
+Split = tuple[m.Expr, tuple[tuple[int, m.Expr, m.Span], ...], tuple[str, ...]]
+
+
+def split_shifts(expr: m.Expr) -> Split:
+    """`expr` as the part that rolls dice, the amounts added to it or taken from it (innermost first),
+    and the names the dice part reads: `2d6 + dots - 1` is `2d6`, then `+ dots`, then `- 1`."""
+    shifts: list[tuple[int, m.Expr, m.Span]] = []
+    while isinstance(expr, m.Binary) and expr.op in ("+", "-"):
+        if not contains_dice(expr.right):
+            shifts.append((1 if expr.op == "+" else -1, expr.right, expr.span))
+            expr = expr.left
+        elif expr.op == "+" and not contains_dice(expr.left):
+            shifts.append((1, expr.left, expr.span))
+            expr = expr.right
+        else:
+            break
+    names = tuple(sorted({node.name for node in walk(expr) if isinstance(node, m.Name)}))
+    return expr, tuple(reversed(shifts)), names
 
 
 def rerolled(resolver: m.Resolver, scope: Scope) -> frozenset[str]:

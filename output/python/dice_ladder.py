@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
+COMPILER_SHA256 = 'd8f873316e13e0486f9e2f02ded2169f69c5c1a05f77c79a9499fdb3453b0d22'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

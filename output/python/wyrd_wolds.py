@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '4aef41fcf82a589d5344d0bd24bc60595c3ea8d412c65320468f751472e4c9c7'
+COMPILER_SHA256 = 'd8f873316e13e0486f9e2f02ded2169f69c5c1a05f77c79a9499fdb3453b0d22'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (

@@ -1,0 +1,157 @@
+"""The odds stage shares work between input combinations (what is rolled, what the dice part
+makes before amounts are added, a `when` band's verdict on a total); every shared answer must be
+the one worked out alone. Checked against enumeration written out here, in any order of inputs."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+
+from compiler import model as m
+from compiler import odds
+from compiler.api import load_text
+from compiler.diagnostics import CompileError
+
+RULESET = '''ruleset "Sharing"
+
+roll shifted "Shifted" [T-1]
+  input bonus: -2..3 = 0 "Bonus"
+  input penalty: 0..2 = 0 "Penalty"
+  input target: 2..14 = 7 "Target"
+  roll: 2d6 + bonus - penalty
+  - when total >= target + 3: great
+  - when total >= target: hit
+  - otherwise: miss
+
+roll left "Bonus first" [T-1]
+  input bonus: 0..4 = 0 "Bonus"
+  roll: bonus + d6
+  - 1-3: low
+  - 4-6: mid
+  - 7+: high
+
+roll taken "Taken from a number" [T-1]
+  input base: 6..9 = 6 "Base"
+  roll: base - d6 + 1
+  - 3 or less: low
+  - 4+: high
+
+roll highest_plus "Highest plus" [T-1]
+  input dice: 1..3 = 1 "Dice"
+  input bonus: 0..2 = 0 "Bonus"
+  input edge: 0..1 = 0 "Edge"
+  let step = bonus + edge
+  roll: max(d6, (dice)d8 highest) + step
+  roll if dice == 3: max(d6, 2d8 highest) + step - 1
+  - when step > 2: capped
+  - when total > 8: high
+  - otherwise: low
+
+roll doubled "Doubled" [T-1]
+  input bonus: 0..2 = 0 "Bonus"
+  roll: (d6 + bonus) * 2
+  - 10+: high
+  - otherwise: low
+'''
+
+
+def enumerate_totals(dice: list[int], make: Callable[[tuple[int, ...]], int]) -> Counter[int]:
+    return Counter(make(faces) for faces in itertools.product(*(range(1, s + 1) for s in dice)))
+
+
+def band_of(name: str, inputs: dict[str, int], total: int) -> str:
+    if name == "shifted":
+        return "great" if total >= inputs["target"] + 3 else "hit" if total >= inputs["target"] else "miss"
+    if name == "left":
+        return "low" if total <= 3 else "mid" if total <= 6 else "high"
+    if name == "taken":
+        return "low" if total <= 3 else "high"
+    if name == "highest_plus":
+        return "capped" if inputs["bonus"] + inputs["edge"] > 2 else "high" if total > 8 else "low"
+    return "high" if total >= 10 else "low"
+
+
+def expected(name: str, inputs: dict[str, int]) -> tuple[dict[int, Fraction], dict[str, Fraction]]:
+    """Every total and outcome of `name`, by listing every way the dice can fall."""
+    if name == "shifted":
+        counts = enumerate_totals([6, 6], lambda f: f[0] + f[1] + inputs["bonus"] - inputs["penalty"])
+    elif name == "left":
+        counts = enumerate_totals([6], lambda f: inputs["bonus"] + f[0])
+    elif name == "taken":
+        counts = enumerate_totals([6], lambda f: inputs["base"] - f[0] + 1)
+    elif name == "highest_plus":
+        step = inputs["bonus"] + inputs["edge"]
+        if inputs["dice"] == 3:
+            counts = enumerate_totals([6, 8, 8], lambda f: max(f[0], max(f[1:])) + step - 1)
+        else:
+            counts = enumerate_totals([6] + [8] * inputs["dice"], lambda f: max(f) + step)
+    else:
+        counts = enumerate_totals([6], lambda f: (f[0] + inputs["bonus"]) * 2)
+    size = sum(counts.values())
+    totals = {total: Fraction(n, size) for total, n in counts.items()}
+    outcomes: dict[str, Fraction] = {}
+    for total, chance in totals.items():
+        band = band_of(name, inputs, total)
+        outcomes[band] = outcomes.get(band, Fraction(0)) + chance
+    return totals, outcomes
+
+
+@pytest.fixture(scope="module")
+def checked() -> m.CheckedRuleset:
+    return load_text(RULESET, "sharing.rules", "sharing").checked
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_every_input_combination_has_the_odds_of_its_own_dice(checked: m.CheckedRuleset, order: str) -> None:
+    names = frozenset(d.name for d in checked.definitions)
+    odds.forget()
+    compared = 0
+    for resolver in checked.resolvers():
+        grid = list(odds.input_grid(resolver))
+        for inputs in grid if order == "forward" else reversed(grid):
+            found = odds.distribution(resolver, inputs, names)
+            totals, outcomes = expected(resolver.name, inputs)  # type: ignore[arg-type]
+            assert found.totals == totals, (resolver.name, inputs)
+            assert {k: v for k, v in found.outcomes.items() if v} == outcomes, (resolver.name, inputs)
+            compared += 1
+    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 3
+
+
+def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRuleset) -> None:
+    """`2d6 + bonus - penalty` for every bonus, penalty and target: one plan and one dice part per
+    (bonus, penalty); the sum of two dice is enumerated once, not 234 times."""
+    names = frozenset(d.name for d in checked.definitions)
+    shifted = next(r for r in checked.resolvers() if r.name == "shifted")
+    odds.forget()
+    for inputs in odds.input_grid(shifted):
+        odds.distribution(shifted, inputs, names)
+    found = odds.analysis(shifted)
+    assert found.by_total
+    assert len(found.known) == 6 * 3 * 13
+    assert len(found.rolls) == 6 * 3
+    assert len(found.cores) == 1
+
+
+def test_a_total_past_the_limit_after_an_amount_is_added_is_refused_at_the_sum() -> None:
+    text = ('ruleset "T"\n\nroll r "R" [T-1]\n  input big: 0..1 = 0 "Big"\n  let huge = 999999999999999999\n'
+            '  roll: 2d6 + huge + big\n  - 7+: hi\n  - otherwise: lo\n')
+    with pytest.raises(CompileError) as raised:
+        load_text(text, "t.rules", "t")
+    errors = [(d.code, d.span.line, d.span.column) for d in raised.value.report.diagnostics if d.severity == "error"]
+    assert errors == [("TOO-LARGE", 6, 9)]  # `2d6 + huge + big`: the outer sum, where it first passes 10^18
+    assert "numbers stop there" in raised.value.report.diagnostics[0].message
+
+
+def test_an_input_named_like_the_total_is_read_as_the_input() -> None:
+    """`total` in a band is the input of that name when there is one, for every value of it."""
+    text = ('ruleset "T"\n\nroll r "R" [T-1]\n  input total: 1..3 = 1 "T"\n  roll: d6\n'
+            '  - when total >= 2: a\n  - otherwise: b\n')
+    checked = load_text(text, "t.rules", "t").checked
+    resolver = checked.resolvers()[0]
+    odds.forget()
+    assert [odds.distribution(resolver, inputs, frozenset()).outcomes for inputs in odds.input_grid(resolver)] == [
+        {"b": 1}, {"a": 1}, {"a": 1}]
