@@ -469,13 +469,19 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     Inputs that only feed a band's data (`quality: tier + 2`) do not change the odds, so the
     distribution is kept by the values of the names the dice, bands and re-rolls read.
     """
-    scope = make_scope(resolver, inputs, definitions)
     found = analysis(resolver)
-    key = (definitions, *(scope.values.get(name, _ABSENT) for name in found.names))
+    scope = None
+    if found.lets:  # a `let` may read any input: the values are known once the scope is made
+        scope = make_scope(resolver, inputs, definitions)
+        key = (definitions, *(scope.values.get(name, _ABSENT) for name in found.names))
+    else:  # the names read are inputs (a choice by its option's name), the roll's, options or definitions
+        key = (definitions, *(inputs.get(name, _ABSENT) for name in found.names))
     known = found.known.get(key)
     if known is None:
         if len(found.known) > 100_000:
             found.known.clear()
+        if scope is None:
+            scope = make_scope(resolver, inputs, definitions)
         known = found.known[key] = _distribution(resolver, scope, found, budget)
     return known
 

@@ -7,6 +7,7 @@ wheel installs them under `<prefix>/share/rulecraft/` (see pyproject.toml).
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from functools import cache
 from pathlib import Path
@@ -30,6 +31,18 @@ def grammar_path() -> Path:
 
 def templates_dir() -> Path:
     return data_dir() / "templates"
+
+
+def cache_dir() -> Path | None:
+    """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`), for what is slow to build and safe to lose
+    (the parser, compiled templates); never the project's folders. None without a home folder."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError, OSError):  # no home folder
+            return None
+    return Path(base) / "rulecraft"
 
 
 def project_root() -> Path:

@@ -34,7 +34,7 @@ from lark.indenter import Indenter
 
 from . import model as m
 from .diagnostics import CompileError, Diagnostic, Report
-from .resources import grammar_path
+from .resources import cache_dir, grammar_path
 from .syntax_examples import Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -164,14 +164,8 @@ def _parser_key(grammar: str) -> str:
 
 
 def _parser_cache_path(key: str) -> Path | None:
-    """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`): never the project's folders."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        try:
-            base = str(Path.home() / ".cache")
-        except (RuntimeError, KeyError, OSError):  # no home folder
-            return None
-    return Path(base) / "rulecraft" / f"parser-{key[:40]}.pickle"
+    folder = cache_dir()
+    return None if folder is None else folder / f"parser-{key[:40]}.pickle"
 
 
 def _load_parser(path: Path, key: str) -> Lark | None:

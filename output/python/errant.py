@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'd8f873316e13e0486f9e2f02ded2169f69c5c1a05f77c79a9499fdb3453b0d22'
+COMPILER_SHA256 = '01061b3e7591da8e3fce302db48f3593795cac5457c6b3aa7ad005dcc4ce2c73'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'd8f873316e13e0486f9e2f02ded2169f69c5c1a05f77c79a9499fdb3453b0d22'
+COMPILER_SHA256 = '01061b3e7591da8e3fce302db48f3593795cac5457c6b3aa7ad005dcc4ce2c73'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

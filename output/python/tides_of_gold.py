@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'd8f873316e13e0486f9e2f02ded2169f69c5c1a05f77c79a9499fdb3453b0d22'
+COMPILER_SHA256 = '01061b3e7591da8e3fce302db48f3593795cac5457c6b3aa7ad005dcc4ce2c73'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'd8f873316e13e0486f9e2f02ded2169f69c5c1a05f77c79a9499fdb3453b0d22'
+COMPILER_SHA256 = '01061b3e7591da8e3fce302db48f3593795cac5457c6b3aa7ad005dcc4ce2c73'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
