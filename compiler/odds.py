@@ -623,19 +623,9 @@ def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: 
            *((id(g.term), g.count, g.sides, g.mode, g.keep, g.faces, g.values) for g in plan.groups))
     weights = found.cores.get(key)
     if weights is None:
-        core_of = compiled(core)
-        terms = [id(g.term) for g in plan.groups]
-        single = terms[0] if len(terms) == 1 else None
-        weights = {}
-        for values, _counts, _top, _bottom, weight in combined_readings(list(readings)):
-            dice = {single: values[0]} if single is not None else dict(zip(terms, values, strict=True))
-            value = core_of(scope, dice)
-            if type(value) is not int:
-                value = as_number(value, core.span)
-            weights[value] = weights.get(value, 0) + weight
         if len(found.cores) > 100_000:
             found.cores.clear()
-        found.cores[key] = weights
+        weights = found.cores[key] = dice_part_weights(core, plan, readings, scope)
     for sign, shift, span in shifts:
         amount = compiled(shift)(scope, None)
         amount = sign * (amount if type(amount) is int else as_number(amount, shift.span))
@@ -644,6 +634,70 @@ def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: 
             raise too_big(span)
         weights = shifted
     return weights
+
+
+def dice_part_weights(core: m.Expr, plan: Plan, readings: tuple[tuple[Reading, ...], ...],
+                      scope: Scope) -> dict[int, int]:
+    """The weight of each value the dice part makes: a sum or difference of dice groups (`d(mine) - d(theirs)`)
+    by convolving their values, anything else (`max(d6, d8)`, `2 * d6`) worked out for each joint reading."""
+    terms = [id(g.term) for g in plan.groups]
+    per_group: list[dict[int, int]] = []
+    for group in readings:
+        by_value: dict[int, int] = {}
+        for reading in group:
+            by_value[reading[0]] = by_value.get(reading[0], 0) + reading[4]
+        per_group.append(by_value)
+    signed = signed_terms(core, terms, scope)
+    if signed is not None:
+        constant, size, signs = signed
+        size += sum(max(abs(value) for value in group) for group in per_group)
+        if size <= MAX_VALUE:  # no partial sum can pass the limit (else worked out below, which says where)
+            weights = {constant: 1}
+            for sign, index in signs:
+                added: dict[int, int] = {}
+                for total, weight in weights.items():
+                    for value, times in per_group[index].items():
+                        added[total + sign * value] = added.get(total + sign * value, 0) + weight * times
+                weights = added
+            return weights
+    core_of = compiled(core)
+    weights = {}
+    for combination in itertools.product(*(group.items() for group in per_group)):
+        weight = 1
+        dice: dict[int, int] = {}
+        for term, (value, times) in zip(terms, combination, strict=True):
+            dice[term] = value
+            weight *= times
+        made = core_of(scope, dice)
+        total = made if type(made) is int else as_number(made, core.span)
+        weights[total] = weights.get(total, 0) + weight
+    return weights
+
+
+def signed_terms(core: m.Expr, terms: list[int], scope: Scope) -> tuple[int, int, list[tuple[int, int]]] | None:
+    """`core` as a number plus or minus each dice group once (the groups by their place in `terms`), or None
+    when it is anything else; with the sum of the numbers' sizes. The numbers in it are worked out here
+    (`2d6 + 3 - d4` is 3, +2d6, -d4)."""
+    constant = size = 0
+    signs: list[tuple[int, int]] = []
+    pending: list[tuple[int, m.Expr]] = [(1, core)]
+    while pending:
+        sign, expr = pending.pop()
+        if isinstance(expr, m.Binary) and expr.op in ("+", "-"):
+            pending.append((sign, expr.left))
+            pending.append((sign if expr.op == "+" else -sign, expr.right))
+        elif id(expr) in terms:
+            signs.append((sign, terms.index(id(expr))))
+        elif contains_dice(expr):
+            return None
+        else:
+            value = compiled(expr)(scope, None)
+            number = value if type(value) is int else as_number(value, expr.span)
+            constant += sign * number
+            size += abs(number)
+    if sorted(index for _, index in signs) != list(range(len(terms))):
+        return None  # a group read twice, or not at all
+    return constant, size, signs
 
 
 Split = tuple[m.Expr, tuple[tuple[int, m.Expr, m.Span], ...], tuple[str, ...]]

@@ -51,6 +51,13 @@ roll highest_plus "Highest plus" [T-1]
   - when total > 8: high
   - otherwise: low
 
+roll opposed "Opposed" [T-1]
+  input mine: 4..8 = 6 "My die"
+  input theirs: 4..8 = 6 "Their die"
+  roll: d(mine) + 3 - d(theirs) - 1
+  - when total > 2: win
+  - otherwise: lose
+
 roll doubled "Doubled" [T-1]
   input bonus: 0..2 = 0 "Bonus"
   roll: (d6 + bonus) * 2
@@ -70,6 +77,8 @@ def band_of(name: str, inputs: dict[str, int], total: int) -> str:
         return "low" if total <= 3 else "mid" if total <= 6 else "high"
     if name == "taken":
         return "low" if total <= 3 else "high"
+    if name == "opposed":
+        return "win" if total > 2 else "lose"
     if name == "highest_plus":
         return "capped" if inputs["bonus"] + inputs["edge"] > 2 else "high" if total > 8 else "low"
     return "high" if total >= 10 else "low"
@@ -89,6 +98,8 @@ def expected(name: str, inputs: dict[str, int]) -> tuple[dict[int, Fraction], di
             counts = enumerate_totals([6, 8, 8], lambda f: max(f[0], max(f[1:])) + step - 1)
         else:
             counts = enumerate_totals([6] + [8] * inputs["dice"], lambda f: max(f) + step)
+    elif name == "opposed":
+        counts = enumerate_totals([inputs["mine"], inputs["theirs"]], lambda f: f[0] + 3 - f[1] - 1)
     else:
         counts = enumerate_totals([6], lambda f: (f[0] + inputs["bonus"]) * 2)
     size = sum(counts.values())
@@ -118,7 +129,7 @@ def test_every_input_combination_has_the_odds_of_its_own_dice(checked: m.Checked
             assert found.totals == totals, (resolver.name, inputs)
             assert {k: v for k, v in found.outcomes.items() if v} == outcomes, (resolver.name, inputs)
             compared += 1
-    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 3
+    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 5 * 5 + 3
 
 
 def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRuleset) -> None:
@@ -144,6 +155,17 @@ def test_a_total_past_the_limit_after_an_amount_is_added_is_refused_at_the_sum()
     errors = [(d.code, d.span.line, d.span.column) for d in raised.value.report.diagnostics if d.severity == "error"]
     assert errors == [("TOO-LARGE", 6, 9)]  # `2d6 + huge + big`: the outer sum, where it first passes 10^18
     assert "numbers stop there" in raised.value.report.diagnostics[0].message
+
+
+def test_a_sum_that_passes_the_limit_part_way_is_refused_where_it_passes_it() -> None:
+    """`d6 + 999999999999999999 - d4` ends within 10^18 at times, but its first sum passes it."""
+    text = ('ruleset "T"\n\nroll r "R" [T-1]\n  roll: d6 + 999999999999999999 - d4\n'
+            '  - 7+: hi\n  - otherwise: lo\n')
+    with pytest.raises(CompileError) as raised:
+        load_text(text, "t.rules", "t")
+    errors = [(d.code, d.span.line, d.span.column, d.span.end_column)
+              for d in raised.value.report.diagnostics if d.severity == "error"]
+    assert errors == [("TOO-LARGE", 4, 9, 32)]  # `d6 + 999999999999999999`
 
 
 def test_an_input_named_like_the_total_is_read_as_the_input() -> None:
