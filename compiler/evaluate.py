@@ -7,6 +7,7 @@ compiled resolver).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import get_args
@@ -341,6 +342,125 @@ def ordered(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value
         return place + 1
     steps = as_number(evaluate(expr.args[1], scope, dice), expr.args[1].span)
     return order[max(0, min(len(order) - 1, place + steps))]
+
+
+# ---------------------------------------------------------------- many totals at once
+
+Vectored = Callable[[Scope, list[int]], object]  # one value, or a list of one value per total asked about
+
+
+class NotVectored(Exception):
+    """A test met, for these totals, something it leaves to the one-total-at-a-time closures: an error
+    (raised there, where a short-circuit may skip it, in the interpreter's words) or an unusual value."""
+
+
+_VECTORED: dict[int, tuple[m.Expr, Vectored | None]] = {}
+_ELEMENTWISE: dict[str, Callable[[int, int], object]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge}
+
+
+def vectored(expr: m.Expr) -> Vectored | None:
+    """`expr` for many of a roll's totals at once: what reads `total` works on a list of values, one per
+    total, and the rest is worked out once (`total > dv and total < attribute` compares 20 totals in two list
+    passes). The odds stage classifies each distinct total of a roll by its `when` bands this way. None when
+    `expr` holds something it does not cover; it raises NotVectored where the closures must decide."""
+    found = _VECTORED.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    if len(_VECTORED) > _CACHE_LIMIT:
+        _VECTORED.clear()
+    function = _vector(expr)
+    _VECTORED[id(expr)] = (expr, function)
+    return function
+
+
+def _number(value: object) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, (bool, OptionValue)):
+        try:
+            return as_number(value, m.NOWHERE)
+        except EvalError:
+            pass
+    raise NotVectored
+
+
+def truths(value: object) -> bool | list[bool]:
+    """A test's value (one, or one per total) as yes and no; NotVectored for anything else."""
+    if type(value) is list:
+        return [bool(v) for v in value]  # a list holds numbers, or yes and no
+    if type(value) is bool or type(value) is int:
+        return bool(value)
+    raise NotVectored
+
+
+def _vector(expr: m.Expr) -> Vectored | None:
+    if not any(isinstance(node, m.Name) and node.name == "total" for node in walk(expr)):
+        once = compiled(expr)  # the same for every total: worked out once
+
+        def scalar(scope: Scope, totals: list[int]) -> object:
+            try:
+                return once(scope, None)
+            except EvalError:
+                raise NotVectored from None
+        return scalar
+    if isinstance(expr, m.Name):  # `total` itself, unless an input or let of that name hides it
+        return lambda scope, totals: scope.values.get("total", totals)
+    if isinstance(expr, (m.Binary, m.Compare)) and expr.op in _ELEMENTWISE:
+        left, right = _vector(expr.left), _vector(expr.right)
+        if left is None or right is None:
+            return None
+        op, bounded = _ELEMENTWISE[expr.op], expr.op in ("+", "-", "*")
+
+        def elementwise(scope: Scope, totals: list[int]) -> object:
+            a, b = left(scope, totals), right(scope, totals)
+            if type(a) is list and type(b) is list:
+                out = [op(x, y) for x, y in zip(a, b, strict=True)]
+            elif type(a) is list:
+                number = _number(b)
+                out = [op(x, number) for x in a]
+            elif type(b) is list:
+                number = _number(a)
+                out = [op(number, y) for y in b]
+            else:  # `total` hidden by an input: one value after all
+                out = [op(_number(a), _number(b))]
+            if bounded and any(not -MAX_VALUE <= x <= MAX_VALUE for x in out):  # type: ignore[operator]
+                raise NotVectored
+            return out if type(a) is list or type(b) is list else out[0]
+        return elementwise
+    if isinstance(expr, m.Logic):
+        parts = [_vector(o) for o in expr.operands]
+        known = [p for p in parts if p is not None]
+        if len(known) < len(parts):
+            return None
+        conjunction = expr.op == "and"
+
+        def logic(scope: Scope, totals: list[int]) -> object:
+            result: bool | list[bool] = conjunction
+            for part in known:
+                truth = truths(part(scope, totals))
+                if isinstance(truth, bool):
+                    if truth is not conjunction:  # a plain no for `and` (yes for `or`) decides every total
+                        return truth
+                elif isinstance(result, bool):
+                    result = truth
+                elif conjunction:
+                    result = [x and y for x, y in zip(result, truth, strict=True)]
+                else:
+                    result = [x or y for x, y in zip(result, truth, strict=True)]
+            return result
+        return logic
+    if isinstance(expr, m.Not):
+        operand = _vector(expr.operand)
+        if operand is None:
+            return None
+
+        def negation(scope: Scope, totals: list[int]) -> object:
+            truth = truths(operand(scope, totals))
+            return not truth if isinstance(truth, bool) else [not x for x in truth]
+        return negation
+    return None  # `==`, division, calls and the rest: the closures, one total at a time
 
 
 def contains_dice(expr: m.Expr) -> bool:

@@ -7,12 +7,12 @@ read), and each joint reading is classified into a band. The result is exact:
 `Fraction`s that sum to 1.
 
 The design check asks for every combination of a roll's inputs, so work is
-shared wherever the inputs agree on what it reads: a distribution by the values
-of every name the roll reads, what is rolled (the plan, and the weight of each
-total when the bands read nothing else of the roll) by the names the dice rules
-read, what the dice part makes before amounts that roll no dice are added
-(`2d6 + dots`) by the names that part reads, and a `when` band's verdict on a
-total by the names its test reads.
+shared wherever the inputs agree on what it reads. A distribution is kept by
+the values of every name the roll reads; what is rolled (the plan, and the
+weight of each total when the bands read nothing else of the roll) by the names
+the dice rules read; what the dice part makes before amounts that roll no dice
+are added (`2d6 + dots`) by the names that part reads. A roll's `when` bands
+are tested on all its distinct totals at once (`evaluate.vectored`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from .evaluate import (
     ROLL_NAMES,
     Compiled,
     EvalError,
+    NotVectored,
     OptionValue,
     RollFacts,
     Scope,
@@ -42,7 +43,9 @@ from .evaluate import (
     dice_symbols,
     evaluate,
     too_big,
+    truths,
     truthy,
+    vectored,
     walk,
 )
 from .runtime import (
@@ -303,6 +306,11 @@ def _classify(found: Analysis, resolver: m.Resolver, scope: Scope,
                 return band, ()
         elif truthy(test(scope, None), span):
             return band, ()
+    return _plain(found, resolver, value)
+
+
+def _plain(found: Analysis, resolver: m.Resolver, value: Value) -> tuple[m.Band | None, tuple[m.Band, ...]]:
+    """The first range or option band that holds `value`, and all that do; else `otherwise`."""
     key = (value.__class__, value)
     plain = found.plain.get(key)
     if plain is None:
@@ -310,6 +318,27 @@ def _classify(found: Analysis, resolver: m.Resolver, scope: Scope,
         plain = (matches[0], matches) if matches else (found.otherwise, ())
         found.plain[key] = plain
     return plain
+
+
+def when_verdicts(found: Analysis, scope: Scope, totals: list[int]) -> list[tuple[m.Band, list[bool]]] | None:
+    """Each `when` band's verdict on each of `totals`, in band order (a band whose test is a plain no is left
+    out; one whose test is a plain yes ends the list), or None when a test must be worked out one total at
+    a time (`evaluate.vectored`)."""
+    out: list[tuple[m.Band, list[bool]]] = []
+    for band, _, _, _ in found.specials:
+        function = vectored(band.condition.test) if isinstance(band.condition, m.When) else None
+        if function is None:
+            return None
+        try:
+            truth = truths(function(scope, totals))
+        except NotVectored:
+            return None
+        if isinstance(truth, list):
+            out.append((band, truth))
+        elif truth:
+            out.append((band, [True] * len(totals)))
+            break
+    return out
 
 
 def plain_match(condition: m.Condition, value: Value) -> bool:
@@ -357,10 +386,8 @@ class Analysis:
     orders: dict[str, tuple[OptionValue, ...]]  # each choice input's options in order (`step`, `rank`)
     lets: tuple[tuple[str, Compiled], ...]
     dice_names: tuple[str, ...]  # every name the dice rules read: their values decide what is rolled
-    band_names: tuple[str, ...]  # every name the bands' `when` tests read, but the roll's own
     by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
-    bands: dict[tuple[object, ...], tuple[m.Band | None, tuple[m.Band, ...]]]  # by total and `band_names`
     known: dict[tuple[object, ...], Distribution]  # odds already worked out, by the values of `names`
     rolls: dict[tuple[object, ...], Roll]  # what is rolled, by the values of `dice_names`
     splits: dict[int, Split]  # each dice rule's expression as its dice part and its shifts, by id
@@ -404,7 +431,6 @@ def analysis(resolver: m.Resolver) -> Analysis:
                    (isinstance(n, m.Call) and n.function == "count") for e in expressions for n in nodes[id(e)])
 
     rules = dice_exprs + [rule.when for rule in resolver.dice if rule.when is not None]
-    local = {i.name for i in resolver.inputs} | {let.name for let in resolver.lets}  # they hide roll names
     tests = [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
     dice_read_roll = reads_roll(dice_exprs)
     by_total = not (dice_read_roll or reads_roll(rules + tests, but="total") or
@@ -427,7 +453,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
         dice_read_roll, tuple(sorted(named(deciding))),
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
         options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), tuple(sorted(named(rules))),
-        tuple(sorted(named(tests) - (ROLL_NAMES - local))), by_total, {}, {}, {}, {}, {}, {})
+        by_total, {}, {}, {}, {}, {})
     if len(_ANALYSES) > 10_000:
         _ANALYSES.clear()
     _ANALYSES[id(resolver)] = (resolver, result)
@@ -515,25 +541,20 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     zero = any(g.zero for g in plan.groups)
     shadowed = True
     if roll.totals is not None:  # the bands read the roll's total alone: each total is classified once
-        read = (scope.definitions, zero, *(scope.values.get(name, _ABSENT) for name in found.band_names))
+        distinct = list(roll.totals)
+        verdicts = when_verdicts(found, scope, distinct) if specials else []
         shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
-        for total, weight in roll.totals.items():
-            if specials:  # `when` bands: the same for every input with the same values of what they read
-                key = (total, *read)
-                found_band = found.bands.get(key)
-                if found_band is None:
-                    if len(found.bands) > 100_000:
-                        found.bands.clear()
-                    if shadowed:
-                        scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None)
-                    else:  # the tests read nothing else of the roll: `total` is looked up as fast as an input
-                        scope.values["total"] = total
-                    found_band = found.bands[key] = _classify(found, resolver, scope, total)
-                band, matches = found_band
-            else:
-                plain = found.plain.get((int, total))
-                band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
-            joint[(None if band is None else band.id, total)] = weight
+        for index, total in enumerate(distinct):
+            if verdicts is not None:  # every `when` test worked out for all the totals at once
+                band = next((b for b, truth in verdicts if truth[index]), None)
+                band, matches = (band, ()) if band is not None else _plain(found, resolver, total)
+            else:  # one total at a time
+                if shadowed:
+                    scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None)
+                else:  # the tests read nothing else of the roll: `total` is looked up as fast as an input
+                    scope.values["total"] = total
+                band, matches = _classify(found, resolver, scope, total)
+            joint[(None if band is None else band.id, total)] = roll.totals[total]
             if len(matches) > 1:
                 result.overlaps[total] = tuple(b.id for b in matches)
     else:  # the bands or the dice read the roll itself (`natural`, `count()`...): every reading is classified

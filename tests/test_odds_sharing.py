@@ -8,6 +8,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,11 @@ from compiler import model as m
 from compiler import odds
 from compiler.api import load_text
 from compiler.diagnostics import CompileError
+from compiler.evaluate import NotVectored, vectored
 
 RULESET = '''ruleset "Sharing"
+
+type edges: one of low (1), high (3)
 
 roll shifted "Shifted" [T-1]
   input bonus: -2..3 = 0 "Bonus"
@@ -58,6 +62,24 @@ roll opposed "Opposed" [T-1]
   - when total > 2: win
   - otherwise: lose
 
+roll tested "Tested" [T-1]
+  input dv: -1..4 = 2 "DV"
+  input edge: edges = low "Edge"
+  input bonus: 0..1 = 0 "Bonus"
+  let cap = 10 + bonus
+  roll: d12 + bonus
+  - when dv < 0: auto
+  - when total > dv + edge and total < cap: success
+  - when not (total > 2) or total * 2 - bonus >= 23: extreme
+  - otherwise: failure
+
+roll tested_alike "Tested for equality" [T-1]
+  input dv: 0..4 = 2 "DV"
+  roll: d12
+  - when total == dv * 3 or total > 10: special
+  - when total > dv: success
+  - otherwise: failure
+
 roll doubled "Doubled" [T-1]
   input bonus: 0..2 = 0 "Bonus"
   roll: (d6 + bonus) * 2
@@ -70,7 +92,7 @@ def enumerate_totals(dice: list[int], make: Callable[[tuple[int, ...]], int]) ->
     return Counter(make(faces) for faces in itertools.product(*(range(1, s + 1) for s in dice)))
 
 
-def band_of(name: str, inputs: dict[str, int], total: int) -> str:
+def band_of(name: str, inputs: dict[str, Any], total: int) -> str:
     if name == "shifted":
         return "great" if total >= inputs["target"] + 3 else "hit" if total >= inputs["target"] else "miss"
     if name == "left":
@@ -79,12 +101,19 @@ def band_of(name: str, inputs: dict[str, int], total: int) -> str:
         return "low" if total <= 3 else "high"
     if name == "opposed":
         return "win" if total > 2 else "lose"
+    if name == "tested":
+        edge = {"low": 1, "high": 3}[inputs["edge"]]
+        return ("auto" if inputs["dv"] < 0 else "success" if inputs["dv"] + edge < total < 10 + inputs["bonus"]
+                else "extreme" if not total > 2 or total * 2 - inputs["bonus"] >= 23 else "failure")
+    if name == "tested_alike":
+        return ("special" if total == inputs["dv"] * 3 or total > 10 else "success" if total > inputs["dv"]
+                else "failure")
     if name == "highest_plus":
         return "capped" if inputs["bonus"] + inputs["edge"] > 2 else "high" if total > 8 else "low"
     return "high" if total >= 10 else "low"
 
 
-def expected(name: str, inputs: dict[str, int]) -> tuple[dict[int, Fraction], dict[str, Fraction]]:
+def expected(name: str, inputs: dict[str, Any]) -> tuple[dict[int, Fraction], dict[str, Fraction]]:
     """Every total and outcome of `name`, by listing every way the dice can fall."""
     if name == "shifted":
         counts = enumerate_totals([6, 6], lambda f: f[0] + f[1] + inputs["bonus"] - inputs["penalty"])
@@ -98,6 +127,10 @@ def expected(name: str, inputs: dict[str, int]) -> tuple[dict[int, Fraction], di
             counts = enumerate_totals([6, 8, 8], lambda f: max(f[0], max(f[1:])) + step - 1)
         else:
             counts = enumerate_totals([6] + [8] * inputs["dice"], lambda f: max(f) + step)
+    elif name == "tested":
+        counts = enumerate_totals([12], lambda f: f[0] + inputs["bonus"])
+    elif name == "tested_alike":
+        counts = enumerate_totals([12], lambda f: f[0])
     elif name == "opposed":
         counts = enumerate_totals([inputs["mine"], inputs["theirs"]], lambda f: f[0] + 3 - f[1] - 1)
     else:
@@ -125,11 +158,11 @@ def test_every_input_combination_has_the_odds_of_its_own_dice(checked: m.Checked
         grid = list(odds.input_grid(resolver))
         for inputs in grid if order == "forward" else reversed(grid):
             found = odds.distribution(resolver, inputs, names)
-            totals, outcomes = expected(resolver.name, inputs)  # type: ignore[arg-type]
+            totals, outcomes = expected(resolver.name, inputs)
             assert found.totals == totals, (resolver.name, inputs)
             assert {k: v for k, v in found.outcomes.items() if v} == outcomes, (resolver.name, inputs)
             compared += 1
-    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 5 * 5 + 3
+    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 6 * 2 * 2 + 5 + 5 * 5 + 3
 
 
 def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRuleset) -> None:
@@ -177,3 +210,19 @@ def test_an_input_named_like_the_total_is_read_as_the_input() -> None:
     odds.forget()
     assert [odds.distribution(resolver, inputs, frozenset()).outcomes for inputs in odds.input_grid(resolver)] == [
         {"b": 1}, {"a": 1}, {"a": 1}]
+
+
+def test_when_tests_are_vectored_where_they_can_be_and_left_to_the_closures_elsewhere(
+        checked: m.CheckedRuleset) -> None:
+    tests = {r.name: [b.condition.test for b in r.bands if isinstance(b.condition, m.When)]
+             for r in checked.resolvers()}
+    assert all(vectored(test) is not None for test in tests["tested"])
+    assert vectored(tests["tested_alike"][0]) is None  # `==` compares options by name: the closures decide
+    names = frozenset(d.name for d in checked.definitions)
+    tested = next(r for r in checked.resolvers() if r.name == "tested")
+    scope = odds.make_scope(tested, {"dv": 2, "edge": "high", "bonus": 1}, names)
+    assert vectored(tests["tested"][1])(scope, [5, 6, 7, 11]) == [False, True, True, False]  # type: ignore[misc]
+    assert vectored(tests["tested"][0])(scope, [5, 6]) is False  # type: ignore[misc]
+    scope.values["dv"] = "not a number"
+    with pytest.raises(NotVectored):  # the closures word the error
+        vectored(tests["tested"][1])(scope, [5, 6])  # type: ignore[misc]

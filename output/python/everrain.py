@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '12c3c141e04c4c4d42fd5d5ad3bb94543bb71373b2e2709eaed14a45601c16b6'
+COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '12c3c141e04c4c4d42fd5d5ad3bb94543bb71373b2e2709eaed14a45601c16b6'
+COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
