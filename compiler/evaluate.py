@@ -356,8 +356,8 @@ class NotVectored(Exception):
 
 _VECTORED: dict[int, tuple[m.Expr, Vectored | None]] = {}
 _ELEMENTWISE: dict[str, Callable[[int, int], object]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "<=": operator.le,
-    ">": operator.gt, ">=": operator.ge}
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod,
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 def vectored(expr: m.Expr) -> Vectored | None:
@@ -407,14 +407,33 @@ def _vector(expr: m.Expr) -> Vectored | None:
         return scalar
     if isinstance(expr, m.Name):  # `total` itself, unless an input or let of that name hides it
         return lambda scope, totals: scope.values.get("total", totals)
+    if isinstance(expr, m.Compare) and expr.op in ("==", "!="):
+        one, other = _vector(expr.left), _vector(expr.right)
+        if one is None or other is None:
+            return None
+        negate = expr.op == "!="
+
+        def equality(scope: Scope, totals: list[int]) -> object:
+            a, b = one(scope, totals), other(scope, totals)
+            if type(a) is not list:
+                a, b = b, a
+            if type(a) is not list:  # `total` hidden by an input: one value after all
+                return same(a, b) is not negate  # type: ignore[arg-type]
+            if type(b) is list:  # numbers, or yes and no, on both sides: as `same` compares them
+                return [(x == y) is not negate for x, y in zip(a, b, strict=True)]
+            return [same(x, b) is not negate for x in a]  # type: ignore[arg-type]
+        return equality
     if isinstance(expr, (m.Binary, m.Compare)) and expr.op in _ELEMENTWISE:
         left, right = _vector(expr.left), _vector(expr.right)
         if left is None or right is None:
             return None
         op, bounded = _ELEMENTWISE[expr.op], expr.op in ("+", "-", "*")
+        divides = expr.op in ("/", "%")
 
         def elementwise(scope: Scope, totals: list[int]) -> object:
             a, b = left(scope, totals), right(scope, totals)
+            if divides and (0 in b if type(b) is list else _number(b) == 0):
+                raise NotVectored  # division by zero: the closures say where
             if type(a) is list and type(b) is list:
                 out = [op(x, y) for x, y in zip(a, b, strict=True)]
             elif type(a) is list:
@@ -460,7 +479,7 @@ def _vector(expr: m.Expr) -> Vectored | None:
             truth = truths(operand(scope, totals))
             return not truth if isinstance(truth, bool) else [not x for x in truth]
         return negation
-    return None  # `==`, division, calls and the rest: the closures, one total at a time
+    return None  # calls, `x if c else y` and the rest: the closures, one total at a time
 
 
 def contains_dice(expr: m.Expr) -> bool:

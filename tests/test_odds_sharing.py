@@ -76,8 +76,16 @@ roll tested "Tested" [T-1]
 roll tested_alike "Tested for equality" [T-1]
   input dv: 0..4 = 2 "DV"
   roll: d12
+  - when total % 4 == dv and total != 8: remainder
   - when total == dv * 3 or total > 10: special
   - when total > dv: success
+  - otherwise: failure
+
+roll tested_by_call "Tested through a call" [T-1]
+  input dv: 0..4 = 2 "DV"
+  roll: d12
+  - when max(total, dv) > 11: top
+  - when total == dv * 3: special
   - otherwise: failure
 
 roll doubled "Doubled" [T-1]
@@ -106,8 +114,10 @@ def band_of(name: str, inputs: dict[str, Any], total: int) -> str:
         return ("auto" if inputs["dv"] < 0 else "success" if inputs["dv"] + edge < total < 10 + inputs["bonus"]
                 else "extreme" if not total > 2 or total * 2 - inputs["bonus"] >= 23 else "failure")
     if name == "tested_alike":
-        return ("special" if total == inputs["dv"] * 3 or total > 10 else "success" if total > inputs["dv"]
-                else "failure")
+        return ("remainder" if total % 4 == inputs["dv"] and total != 8 else "special"
+                if total == inputs["dv"] * 3 or total > 10 else "success" if total > inputs["dv"] else "failure")
+    if name == "tested_by_call":
+        return "top" if max(total, inputs["dv"]) > 11 else "special" if total == inputs["dv"] * 3 else "failure"
     if name == "highest_plus":
         return "capped" if inputs["bonus"] + inputs["edge"] > 2 else "high" if total > 8 else "low"
     return "high" if total >= 10 else "low"
@@ -129,7 +139,7 @@ def expected(name: str, inputs: dict[str, Any]) -> tuple[dict[int, Fraction], di
             counts = enumerate_totals([6] + [8] * inputs["dice"], lambda f: max(f) + step)
     elif name == "tested":
         counts = enumerate_totals([12], lambda f: f[0] + inputs["bonus"])
-    elif name == "tested_alike":
+    elif name in ("tested_alike", "tested_by_call"):
         counts = enumerate_totals([12], lambda f: f[0])
     elif name == "opposed":
         counts = enumerate_totals([inputs["mine"], inputs["theirs"]], lambda f: f[0] + 3 - f[1] - 1)
@@ -162,7 +172,7 @@ def test_every_input_combination_has_the_odds_of_its_own_dice(checked: m.Checked
             assert found.totals == totals, (resolver.name, inputs)
             assert {k: v for k, v in found.outcomes.items() if v} == outcomes, (resolver.name, inputs)
             compared += 1
-    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 6 * 2 * 2 + 5 + 5 * 5 + 3
+    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 6 * 2 * 2 + 5 + 5 + 5 * 5 + 3
 
 
 def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRuleset) -> None:
@@ -216,8 +226,8 @@ def test_when_tests_are_vectored_where_they_can_be_and_left_to_the_closures_else
         checked: m.CheckedRuleset) -> None:
     tests = {r.name: [b.condition.test for b in r.bands if isinstance(b.condition, m.When)]
              for r in checked.resolvers()}
-    assert all(vectored(test) is not None for test in tests["tested"])
-    assert vectored(tests["tested_alike"][0]) is None  # `==` compares options by name: the closures decide
+    assert all(vectored(test) is not None for test in tests["tested"] + tests["tested_alike"])
+    assert vectored(tests["tested_by_call"][0]) is None  # a call: the closures decide, one total at a time
     names = frozenset(d.name for d in checked.definitions)
     tested = next(r for r in checked.resolvers() if r.name == "tested")
     scope = odds.make_scope(tested, {"dv": 2, "edge": "high", "bonus": 1}, names)
@@ -226,3 +236,20 @@ def test_when_tests_are_vectored_where_they_can_be_and_left_to_the_closures_else
     scope.values["dv"] = "not a number"
     with pytest.raises(NotVectored):  # the closures word the error
         vectored(tests["tested"][1])(scope, [5, 6])  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("test", "error"), [
+    ("12 / (total - 6) > 1", ("EVAL", "r with dv=0: division by zero", 6, 10)),
+    ("total % (dv - 2) == 0", ("EVAL", "r with dv=2: division by zero", 6, 10)),
+    ("total > dv and 12 / (dv - 2) > 1", ("EVAL", "r with dv=2: division by zero", 6, 25)),
+    ("total == 3 and 1 / 0 > 1", ("EVAL", "r with dv=0: division by zero", 6, 25)),
+])
+def test_a_test_failing_for_some_totals_is_reported_as_one_at_a_time(test: str,
+                                                                     error: tuple[str, str, int, int]) -> None:
+    """The first input and the part that fails, found where a short-circuit lets the test reach it."""
+    text = (f'ruleset "T"\n\nroll r "R" [T-1]\n  input dv: 0..4 = 2 "DV"\n  roll: d12\n  - when {test}: a\n'
+            '  - otherwise: b\n')
+    with pytest.raises(CompileError) as raised:
+        load_text(text, "t.rules", "t")
+    assert [(d.code, d.message, d.span.line, d.span.column) for d in raised.value.report.diagnostics
+            if d.severity == "error"] == [error]

@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
+COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

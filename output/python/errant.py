@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
+COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

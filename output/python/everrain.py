@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
+COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
+COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

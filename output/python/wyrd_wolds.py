@@ -1109,7 +1109,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '61be3a1206a523276b7a61ad58c9e996a7f432c51d845f86d37a50efd023a73b'
+COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
