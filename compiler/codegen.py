@@ -14,6 +14,9 @@ Per resolver NAME the module has:
   _joint_NAME(given)     exact weights of each (band, total), from the dice's distinct
                          readings through the same compiled expression; odds() and
                          simulate() read them
+
+Every function is annotated with what its values can be (`ExprCompiler.kinds`), so the
+module passes `mypy --strict` (tests/test_generated_types.py), at no cost to a roll.
 """
 
 from __future__ import annotations
@@ -114,8 +117,18 @@ class ModuleNames:
         self.definitions = frozenset(d.name for d in checked.definitions)
 
 
+Kinds = frozenset[str]  # what a compiled expression's value can be: "int", "bool", "str", "None"
+INT, BOOL, STR, NONE = (frozenset({kind}) for kind in ("int", "bool", "str", "None"))
+
+
+def type_text(kinds: Kinds) -> str:
+    """Kinds as an annotation: `int`, `str | None` (a bool is an int, so `int` takes in `bool`)."""
+    order = ("int", "str", "None") if "int" in kinds else ("bool", "str", "None")
+    return " | ".join(kind for kind in order if kind in kinds)
+
+
 class ExprCompiler:
-    """Model expressions -> Python expressions, for one resolver."""
+    """Model expressions -> Python expressions, for one resolver, and what each one's value can be."""
 
     def __init__(self, resolver: m.Resolver, module: ModuleNames) -> None:
         self.resolver = resolver
@@ -131,6 +144,37 @@ class ExprCompiler:
         self.definitions = module.definitions
         self.zero = resolver.zero_dice
         self.symbols = dice_symbols(resolver)
+        self.input_kinds: dict[str, Kinds] = {i.name: frozenset({py_type(i.type)}) for i in resolver.inputs}
+        self.let_kinds: dict[str, Kinds] = {}
+        for let in resolver.lets:  # a let reads inputs and the lets before it
+            self.let_kinds[let.name] = self.kinds(let.expr)
+        source = resolver.key if resolver.key is not None else resolver.value
+        self.total_kinds = INT if resolver.dice else NONE if source is None else self.kinds(source)
+
+    def kinds(self, expr: m.Expr) -> Kinds:
+        """What the value of `self.expr(expr)` can be, as mypy works it out in the generated module."""
+        if isinstance(expr, m.Text):
+            return STR
+        if isinstance(expr, (m.Boolean, m.Not, m.Logic, m.Compare)):
+            return BOOL
+        if isinstance(expr, m.Unknown):
+            return NONE
+        if isinstance(expr, m.Name):
+            name = expr.name
+            if name in self.locals:
+                return self.input_kinds.get(name) or self.let_kinds[name]
+            if name in ("total", "natural", "zero_dice"):  # natural: None when several dice groups are rolled
+                return {"total": self.total_kinds, "natural": INT | NONE, "zero_dice": BOOL}[name]
+            return INT if name in ("highest", "lowest") else STR  # an option or a definition: its name
+        if isinstance(expr, m.IfElse):
+            return self.kinds(expr.then) | self.kinds(expr.otherwise)
+        if isinstance(expr, m.Call) and expr.function == "step":
+            return STR
+        return INT  # numbers, dice, arithmetic, count, rank, min, max, abs, clamp, sign
+
+    def annotation(self, name: str) -> str:
+        """The type of input or let `name`."""
+        return type_text(self.input_kinds.get(name) or self.let_kinds[name])
 
     def is_choice(self, expr: m.Expr) -> bool:
         if isinstance(expr, m.Call) and expr.function == "step":
@@ -187,8 +231,13 @@ class ExprCompiler:
             return "bool(" + f" {expr.op} ".join(self.expr(o) for o in expr.operands) + ")"
         if isinstance(expr, m.Compare):
             if expr.op in ("==", "!=") and self.is_choice(expr.left) and self.is_choice(expr.right):
-                return f"({self.expr(expr.left)} {expr.op} {self.expr(expr.right)})"
-            return f"({self.number(expr.left)} {expr.op} {self.number(expr.right)})"
+                left, right = self.expr(expr.left), self.expr(expr.right)
+            else:
+                left, right = self.number(expr.left), self.number(expr.right)
+            if expr.op in ("==", "!=") and constant(left) and constant(right):
+                # two constants: mypy --strict refuses `1 == 0` (never true), so the answer is written instead
+                return repr((ast.literal_eval(left) == ast.literal_eval(right)) is (expr.op == "=="))
+            return f"({left} {expr.op} {right})"
         if isinstance(expr, m.IfElse):
             return f"({self.expr(expr.then)} if {self.expr(expr.condition)} else {self.expr(expr.otherwise)})"
         return self.call(expr)
@@ -226,6 +275,15 @@ class ExprCompiler:
         return f"d.term({count}, {sides}, {mode!r}, {keep}, {m.expr_text(term)!r}, {zero})"
 
 
+def constant(code: str) -> bool:
+    """Whether compiled code is a constant (`3`, `'light'`, `True`, `None`)."""
+    try:
+        ast.literal_eval(code)
+    except (ValueError, SyntaxError):
+        return False
+    return True
+
+
 FixedDice = tuple[int, int, str, int, str]
 
 
@@ -260,6 +318,11 @@ def sets_values(resolver: m.Resolver) -> bool:
     return any(band.values or band.chain is not None or band.column_values
                or (resolver.columns and any(isinstance(cell, int) for cell in band.cells))
                for band in resolver.bands)
+
+
+def rolls_more(resolver: m.Resolver) -> bool:
+    """Whether any band's data rolls dice (on a dice source of its own, after the roll)."""
+    return any(contains_dice(e) for b in resolver.bands for _, e in b.values)
 
 
 def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -> str:
@@ -380,6 +443,10 @@ class ModuleWriter:
     def params(self, resolver: m.Resolver) -> str:
         return ", ".join(f"v_{i.name}: {py_type(i.type)}" for i in resolver.inputs)
 
+    def full_params(self, resolver: m.Resolver, compiler: ExprCompiler) -> str:
+        lets = ", ".join(f"v_{let.name}: {compiler.annotation(let.name)}" for let in resolver.lets)
+        return ", ".join(p for p in (self.params(resolver), lets) if p)
+
     def args(self, resolver: m.Resolver) -> str:
         return ", ".join(f"v_{i.name}" for i in resolver.inputs)
 
@@ -436,7 +503,8 @@ class ModuleWriter:
         if not resolver.lets:
             return
         w = self.w
-        w.line(f"def _lets_{resolver.name}({self.params(resolver)}) -> tuple[object, ...]:")
+        kinds = ", ".join(compiler.annotation(let.name) for let in resolver.lets)
+        w.line(f"def _lets_{resolver.name}({self.params(resolver)}) -> tuple[{kinds}]:")
         with w.indent():
             for let in resolver.lets:
                 w.line(f"v_{let.name} = {compiler.expr(let.expr)}")
@@ -445,17 +513,13 @@ class ModuleWriter:
         w.line()
         w.line()
 
-    def full_params(self, resolver: m.Resolver) -> str:
-        lets = ", ".join(f"v_{let.name}: {let_type(let)}" for let in resolver.lets)
-        return ", ".join(p for p in (self.params(resolver), lets) if p)
-
     def full_args(self, resolver: m.Resolver) -> str:
         lets = ", ".join(f"v_{let.name}" for let in resolver.lets)
         return ", ".join(p for p in (self.args(resolver), lets) if p)
 
     def total_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
-        params = self.full_params(resolver)
+        params = self.full_params(resolver, compiler)
         w.line(f"def _total_{resolver.name}(d: Rolling | Planning | Replaying"
                + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
@@ -477,15 +541,16 @@ class ModuleWriter:
         w = self.w
         table = band_table(resolver)
         if table is not None:
-            w.line(f"_BAND_{resolver.name}: dict[int | str, int] = {table[0]!r}  # the band of each value")
+            keys = type_text(compiler.total_kinds | {"int", "str"})
+            w.line(f"_BAND_{resolver.name}: dict[{keys}, int] = {table[0]!r}  # the band of each value")
             w.line()
-        params = self.full_params(resolver)
-        w.line(f"def _band_{resolver.name}(r_total: object, r_natural: int | None, "
+        params = self.full_params(resolver, compiler)
+        w.line(f"def _band_{resolver.name}(r_total: {type_text(compiler.total_kinds)}, r_natural: int | None, "
                f"r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
             if table is not None:
-                w.line(f"return _BAND_{resolver.name}.get(r_total, {table[1]})  # type: ignore[call-overload]")
+                w.line(f"return _BAND_{resolver.name}.get(r_total, {table[1]})")
             else:
                 for index, band in ordered_bands(resolver):
                     if isinstance(band.condition, m.Otherwise):
@@ -503,7 +568,7 @@ class ModuleWriter:
         if resolver.column_by is None:
             return
         w = self.w
-        w.line(f"def _column_{resolver.name}({self.full_params(resolver)}) -> int:")
+        w.line(f"def _column_{resolver.name}({self.full_params(resolver, compiler)}) -> int:")
         with w.indent():
             w.line(f"r_total = {compiler.expr(resolver.column_by)}")
             for index, column in enumerate(resolver.columns):
@@ -518,8 +583,9 @@ class ModuleWriter:
         if not sets_values(resolver):
             return  # the runner starts from an empty dict
         w = self.w
-        params = self.full_params(resolver)
-        w.line(f"def _values_{resolver.name}(b: int, c: int, d: Rolling | None, r_total: object, "
+        params = self.full_params(resolver, compiler)
+        extra = "Rolling" if rolls_more(resolver) else "None"
+        w.line(f"def _values_{resolver.name}(b: int, c: int, d: {extra}, r_total: {type_text(compiler.total_kinds)}, "
                f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "")
                + ") -> dict[str, object]:")
@@ -579,8 +645,8 @@ class ModuleWriter:
                            "else None, outcome, {}, "
                            f"describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
                     self.roll_lines(resolver, compiler, again=True)
-            rolls_more = any(contains_dice(e) for b in resolver.bands for _, e in b.values)
-            w.line("extra = Rolling(rng)" if rolls_more else "extra = None  # no band's data rolls dice")
+            more = rolls_more(resolver)
+            w.line("extra = Rolling(rng)" if more else "extra = None  # no band's data rolls dice")
             if sets_values(resolver):
                 w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, zero{tail})")
             else:
@@ -589,7 +655,7 @@ class ModuleWriter:
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
             chains = any(b.chain is not None for b in resolver.bands)
             told = (f"({resolver.label!r}, groups, r_total, outcome, "
-                    f"{'extra.groups' if rolls_more else '()'}, values)")
+                    f"{'extra.groups' if more else '()'}, values)")
             if resolver.rerolls or chains:  # the text is added to below
                 w.line(f"trace = describe{told}")
             else:
@@ -649,17 +715,15 @@ class ModuleWriter:
                 w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
             elif resolver.dice:
                 w.line(f"r_total{'' if again else ': int'} = _total_{name}(d{tail})")
-            elif resolver.key is not None:
-                w.line(f"r_total = {compiler.expr(resolver.key)}")
-            elif resolver.value is not None:
-                w.line(f"r_total = {compiler.expr(resolver.value)}")
-            else:
-                w.line("r_total = None")
+            else:  # a lookup's key, a formula's value, or nothing
+                source = resolver.key if resolver.key is not None else resolver.value
+                code = compiler.expr(source) if source is not None else "None"
+                w.line(f"r_total{'' if again else ': ' + type_text(compiler.total_kinds)} = {code}")
             w.line("r_dice, r_kept, r_read, r_natural = d.read()")
             w.line("groups, zero = d.groups, d.zero")
         table = band_table(resolver)
         if table is not None:
-            w.line(f"b = _BAND_{name}.get(r_total, {table[1]})  # type: ignore[call-overload]")
+            w.line(f"b = _BAND_{name}.get(r_total, {table[1]})")
         else:
             w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, zero{tail})")
         w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
@@ -670,7 +734,7 @@ class ModuleWriter:
         if not resolver.rerolls:
             return
         w = self.w
-        w.line(f"def _rerolls_{resolver.name}({self.full_params(resolver)}) -> frozenset[str]:")
+        w.line(f"def _rerolls_{resolver.name}({self.full_params(resolver, compiler)}) -> frozenset[str]:")
         with w.indent():
             w.line("ids: set[str] = set()")
             for reroll in resolver.rerolls:
@@ -736,7 +800,8 @@ class ModuleWriter:
                 w.line(")")
             else:
                 source = resolver.key if resolver.key is not None else resolver.value
-                w.line(f"r_total = {compiler.expr(source) if source is not None else 'None'}")
+                w.line(f"r_total: {type_text(compiler.total_kinds)} = "
+                       f"{compiler.expr(source) if source is not None else 'None'}")
                 w.line(f"return {{(_band_{name}(r_total, None, (), (), False{tail}), r_total): 1}}, 1")
         w.line()
         w.line()
@@ -949,11 +1014,6 @@ def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:
     if isinstance(spec, m.Flag):
         return "bool"
     return "str"
-
-
-def let_type(let: m.Let) -> str:
-    """Lets are numbers or yes/no (a bool is an int), so `int` types them all."""
-    return "int"
 
 
 def validator(item: m.ResolvedInput, value: str) -> str:

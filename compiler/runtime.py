@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Protocol as _Protocol
+from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -35,6 +38,64 @@ class Outcome:
     column: str | None = None
 
 
+_Face = TypeVar("_Face", bound=int | str, covariant=True)
+
+
+class Group(NamedTuple, _Generic[_Face]):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply).
+
+    `Group[int]` is a term of numbered dice, `Group[str]` of custom dice with symbols.
+    """
+
+    notation: str
+    dice: tuple[_Face, ...]
+    kept: tuple[_Face, ...]
+    value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
+
+# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
+_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
+                  Mapping[str, object]]
+
+
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
+        self.slot = slot
+
+    @_overload
+    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
+
+    @_overload
+    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
+        if result is None:
+            return self
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
+        # (`isinstance`, which narrows both ways, is twice as slow).
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
+        self.slot.__set__(result, trace)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One resolution: what was rolled, what was kept, the total and the outcome."""
@@ -46,7 +107,12 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    trace: str
+    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
+    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
+    if TYPE_CHECKING:
+        trace: _Told = _Told(None)
+    else:
+        trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
@@ -74,35 +140,8 @@ class Result:
         }
 
 
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
-        self.slot = slot
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
-        if result is None:
-            return self  # type: ignore[return-value]
-        trace = self.slot.__get__(result, owner)
-        if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: object) -> None:
-        self.slot.__set__(result, trace)
-
-
-Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
+    Result.trace = _Told(Result.__dict__["trace"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,18 +170,6 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-class Group(NamedTuple):
-    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
-
-    notation: str
-    dice: tuple[int | str, ...]
-    kept: tuple[int | str, ...]
-    value: int
-
-
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-
 @dataclass(frozen=True, slots=True)
 class Faces:
     """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
@@ -159,7 +186,7 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
     if count == 1:
@@ -318,7 +345,7 @@ class Rolling:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.groups: list[Group] = []
+        self.groups: list[Group[int | str]] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -520,7 +547,16 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+class _JointWeights(_Protocol):
+    """A joint's weights as odds and samples read them: ((band index, total), weight) pairs.
+
+    A roll's dict has whole-number totals; a lookup's or a formula's may have text or yes/no.
+    """
+
+    def items(self) -> Iterable[tuple[tuple[int, object], int]]: ...
+
+
+Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
 def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
@@ -694,7 +730,7 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group) -> str:
+def group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
@@ -720,10 +756,10 @@ def outcome_trace(outcome: Outcome) -> str:
 
 def describe(
     label: str,
-    groups: Sequence[Group],
+    groups: Sequence[Group[int | str]],
     total: object,
     outcome: Outcome | None,
-    extra: Sequence[Group],
+    extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""

@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Protocol as _Protocol
+from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -25,6 +28,64 @@ class Outcome:
     column: str | None = None
 
 
+_Face = TypeVar("_Face", bound=int | str, covariant=True)
+
+
+class Group(NamedTuple, _Generic[_Face]):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply).
+
+    `Group[int]` is a term of numbered dice, `Group[str]` of custom dice with symbols.
+    """
+
+    notation: str
+    dice: tuple[_Face, ...]
+    kept: tuple[_Face, ...]
+    value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
+
+# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
+_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
+                  Mapping[str, object]]
+
+
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
+        self.slot = slot
+
+    @_overload
+    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
+
+    @_overload
+    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
+        if result is None:
+            return self
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
+        # (`isinstance`, which narrows both ways, is twice as slow).
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
+        self.slot.__set__(result, trace)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One resolution: what was rolled, what was kept, the total and the outcome."""
@@ -36,7 +97,12 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    trace: str
+    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
+    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
+    if TYPE_CHECKING:
+        trace: _Told = _Told(None)
+    else:
+        trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
@@ -64,35 +130,8 @@ class Result:
         }
 
 
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
-        self.slot = slot
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
-        if result is None:
-            return self  # type: ignore[return-value]
-        trace = self.slot.__get__(result, owner)
-        if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: object) -> None:
-        self.slot.__set__(result, trace)
-
-
-Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
+    Result.trace = _Told(Result.__dict__["trace"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +160,6 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-class Group(NamedTuple):
-    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
-
-    notation: str
-    dice: tuple[int | str, ...]
-    kept: tuple[int | str, ...]
-    value: int
-
-
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-
 @dataclass(frozen=True, slots=True)
 class Faces:
     """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
@@ -149,7 +176,7 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
     if count == 1:
@@ -308,7 +335,7 @@ class Rolling:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.groups: list[Group] = []
+        self.groups: list[Group[int | str]] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -510,7 +537,16 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+class _JointWeights(_Protocol):
+    """A joint's weights as odds and samples read them: ((band index, total), weight) pairs.
+
+    A roll's dict has whole-number totals; a lookup's or a formula's may have text or yes/no.
+    """
+
+    def items(self) -> Iterable[tuple[tuple[int, object], int]]: ...
+
+
+Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
 def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
@@ -684,7 +720,7 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group) -> str:
+def group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
@@ -710,10 +746,10 @@ def outcome_trace(outcome: Outcome) -> str:
 
 def describe(
     label: str,
-    groups: Sequence[Group],
+    groups: Sequence[Group[int | str]],
     total: object,
     outcome: Outcome | None,
-    extra: Sequence[Group],
+    extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -1109,7 +1145,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
+COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1122,14 +1158,14 @@ _OUT_test: tuple[tuple[Outcome, ...], ...] = (
 _IDS_test: tuple[str, ...] = ('cannot_roll', 'pass', 'fail')
 _READS_test: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_test(v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> tuple[object, ...]:
+def _lets_test(v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> tuple[int, int, bool]:
     v_steps = (v_enhanced - v_impaired)
     v_rung = ((_O_test_die.index(v_die) + 1) + v_steps)
     v_adv = bool(v_advantage or (v_rung > 5))
     return (v_steps, v_rung, v_adv,)
 
 
-def _total_test(d: Rolling | Planning | Replaying, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> int:
+def _total_test(d: Rolling | Planning | Replaying, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: bool) -> int:
     if bool(v_adv and (not v_disadvantage)):
         return d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'highest', 1, '2d(step(die, steps)) highest', None)
     if bool(v_disadvantage and (not v_adv)):
@@ -1137,7 +1173,7 @@ def _total_test(d: Rolling | Planning | Replaying, v_die: str, v_dn: int, v_adva
     return d.term(1, _N_test_die[step(_O_test_die, v_die, v_steps)], 'sum', 0, 'd(step(die, steps))', None)
 
 
-def _band_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> int:
+def _band_test(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: bool) -> int:
     if (v_rung < 1):
         return 0
     if (r_total >= v_dn):
@@ -1145,7 +1181,7 @@ def _band_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | st
     return 2
 
 
-def _values_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: int) -> dict[str, object]:
+def _values_test(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_roll'] = False
@@ -1241,7 +1277,7 @@ def _total_contest(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str
     return int((d.term(1, _N_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_contest(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> int:
+def _band_contest(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> int:
     if bool((r_total == 0) and (_N_contest_mine[v_mine] > _N_contest_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_contest_mine[v_mine] < _N_contest_theirs[v_theirs])):
@@ -1255,7 +1291,7 @@ def _band_contest(r_total: object, r_natural: int | None, r_dice: Sequence[int |
     return -1
 
 
-def _values_contest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> dict[str, object]:
+def _values_contest(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -1329,11 +1365,11 @@ _IDS_advantage_and_disadvantage: tuple[str, ...] = ('adv', 'dis')
 
 _BAND_advantage_and_disadvantage: dict[int | str, int] = {'adv': 0, 'dis': 1}  # the band of each value
 
-def _band_advantage_and_disadvantage(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> int:
-    return _BAND_advantage_and_disadvantage.get(r_total, -1)  # type: ignore[call-overload]
+def _band_advantage_and_disadvantage(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> int:
+    return _BAND_advantage_and_disadvantage.get(r_total, -1)
 
 
-def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
+def _values_advantage_and_disadvantage(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_with: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['additional_dice'] = 1
@@ -1346,10 +1382,10 @@ def _values_advantage_and_disadvantage(b: int, c: int, d: Rolling | None, r_tota
 
 def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with: str) -> Result:
     d = Rolling(rng)
-    r_total = v_roll_with
+    r_total: str = v_roll_with
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_advantage_and_disadvantage.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_advantage_and_disadvantage.get(r_total, -1)
     c = 0
     outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1371,7 +1407,7 @@ def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | N
 
 def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
     v_roll_with = check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
-    r_total = v_roll_with
+    r_total: str = v_roll_with
     return {(_band_advantage_and_disadvantage(r_total, None, (), (), False, v_roll_with), r_total): 1}, 1
 
 
@@ -1385,11 +1421,11 @@ _IDS_impaired_and_enhanced: tuple[str, ...] = ('imp', 'enh')
 
 _BAND_impaired_and_enhanced: dict[int | str, int] = {'imp': 0, 'enh': 1}  # the band of each value
 
-def _band_impaired_and_enhanced(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> int:
-    return _BAND_impaired_and_enhanced.get(r_total, -1)  # type: ignore[call-overload]
+def _band_impaired_and_enhanced(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> int:
+    return _BAND_impaired_and_enhanced.get(r_total, -1)
 
 
-def _values_impaired_and_enhanced(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
+def _values_impaired_and_enhanced(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_roll_is: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['direction'] = -1
@@ -1400,10 +1436,10 @@ def _values_impaired_and_enhanced(b: int, c: int, d: Rolling | None, r_total: ob
 
 def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -> Result:
     d = Rolling(rng)
-    r_total = v_roll_is
+    r_total: str = v_roll_is
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_impaired_and_enhanced.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_impaired_and_enhanced.get(r_total, -1)
     c = 0
     outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1425,7 +1461,7 @@ def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = N
 
 def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
     v_roll_is = check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh'))
-    r_total = v_roll_is
+    r_total: str = v_roll_is
     return {(_band_impaired_and_enhanced(r_total, None, (), (), False, v_roll_is), r_total): 1}, 1
 
 
@@ -1444,7 +1480,7 @@ _OUT_dice_ladder: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_dice_ladder: tuple[str, ...] = ('below_d4', 'rung_d4', 'rung_d6', 'rung_d8', 'rung_d10', 'rung_d12', 'above_d12')
 
-def _band_dice_ladder(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> int:
+def _band_dice_ladder(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> int:
     if r_total <= 0:
         return 0
     if r_total == 1:
@@ -1462,7 +1498,7 @@ def _band_dice_ladder(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_dice_ladder(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> dict[str, object]:
+def _values_dice_ladder(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_steps: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_roll'] = False
@@ -1484,7 +1520,7 @@ def _values_dice_ladder(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result:
     d = Rolling(rng)
-    r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
+    r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
@@ -1510,7 +1546,7 @@ def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = 
 def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_steps = check_int('steps', given.get('steps', 0), -5, 5)
-    r_total = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
+    r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     return {(_band_dice_ladder(r_total, None, (), (), False, v_die, v_steps), r_total): 1}, 1
 
 
@@ -1523,11 +1559,11 @@ _IDS_skills_known: tuple[str, ...] = ()
 
 _BAND_skills_known: dict[int | str, int] = {}  # the band of each value
 
-def _band_skills_known(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> int:
-    return _BAND_skills_known.get(r_total, -1)  # type: ignore[call-overload]
+def _band_skills_known(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> int:
+    return _BAND_skills_known.get(r_total, -1)
 
 
-def _values_skills_known(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
+def _values_skills_known(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_int_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1535,10 +1571,10 @@ def _values_skills_known(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     d = Rolling(rng)
-    r_total = (_N_skills_known_int_die[v_int_die] * 1)
+    r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_skills_known.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_skills_known.get(r_total, -1)
     c = 0
     outcome = _OUT_skills_known[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1560,7 +1596,7 @@ def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Re
 
 def _joint_skills_known(given: Mapping[str, object]) -> Joint:
     v_int_die = check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total = (_N_skills_known_int_die[v_int_die] * 1)
+    r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
     return {(_band_skills_known(r_total, None, (), (), False, v_int_die), r_total): 1}, 1
 
 
@@ -1579,7 +1615,7 @@ def _total_spell(d: Rolling | Planning | Replaying, v_wil: str, v_dn: int, v_con
     return d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
 
 
-def _band_spell(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> int:
+def _band_spell(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> int:
     if v_concentration:
         return 0
     if (r_total >= v_dn):
@@ -1587,7 +1623,7 @@ def _band_spell(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return 2
 
 
-def _values_spell(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
+def _values_spell(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['cast'] = True
@@ -1657,11 +1693,11 @@ _IDS_spells_known: tuple[str, ...] = ()
 
 _BAND_spells_known: dict[int | str, int] = {}  # the band of each value
 
-def _band_spells_known(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    return _BAND_spells_known.get(r_total, -1)  # type: ignore[call-overload]
+def _band_spells_known(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
+    return _BAND_spells_known.get(r_total, -1)
 
 
-def _values_spells_known(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_spells_known(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1669,10 +1705,10 @@ def _values_spells_known(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
-    r_total = (_N_spells_known_wil[v_wil] * 1)
+    r_total: int = (_N_spells_known_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_spells_known.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_spells_known.get(r_total, -1)
     c = 0
     outcome = _OUT_spells_known[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1694,7 +1730,7 @@ def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result
 
 def _joint_spells_known(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total = (_N_spells_known_wil[v_wil] * 1)
+    r_total: int = (_N_spells_known_wil[v_wil] * 1)
     return {(_band_spells_known(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
 
@@ -1707,11 +1743,11 @@ _IDS_item_slots: tuple[str, ...] = ()
 
 _BAND_item_slots: dict[int | str, int] = {}  # the band of each value
 
-def _band_item_slots(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> int:
-    return _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
+def _band_item_slots(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> int:
+    return _BAND_item_slots.get(r_total, -1)
 
 
-def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
+def _values_item_slots(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1719,10 +1755,10 @@ def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     d = Rolling(rng)
-    r_total = (2 * _N_item_slots_str_die[v_str_die])
+    r_total: int = (2 * _N_item_slots_str_die[v_str_die])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_item_slots.get(r_total, -1)
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1744,7 +1780,7 @@ def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Resu
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
     v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total = (2 * _N_item_slots_str_die[v_str_die])
+    r_total: int = (2 * _N_item_slots_str_die[v_str_die])
     return {(_band_item_slots(r_total, None, (), (), False, v_str_die), r_total): 1}, 1
 
 
@@ -1756,11 +1792,11 @@ _IDS_slots_filled: tuple[str, ...] = ()
 
 _BAND_slots_filled: dict[int | str, int] = {}  # the band of each value
 
-def _band_slots_filled(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> int:
-    return _BAND_slots_filled.get(r_total, -1)  # type: ignore[call-overload]
+def _band_slots_filled(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> int:
+    return _BAND_slots_filled.get(r_total, -1)
 
 
-def _values_slots_filled(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
+def _values_slots_filled(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_items: int, v_bulky: int, v_coins: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1768,10 +1804,10 @@ def _values_slots_filled(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int, v_coins: int) -> Result:
     d = Rolling(rng)
-    r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
+    r_total: int = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_slots_filled.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_slots_filled.get(r_total, -1)
     c = 0
     outcome = _OUT_slots_filled[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1795,7 +1831,7 @@ def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
     v_items = check_int('items', given.get('items', 0), 0, 48)
     v_bulky = check_int('bulky', given.get('bulky', 0), 0, 24)
     v_coins = check_int('coins', given.get('coins', 0), 0, 10000)
-    r_total = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
+    r_total: int = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
     return {(_band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins), r_total): 1}, 1
 
 
@@ -1809,7 +1845,7 @@ _OUT_carrying: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_carrying: tuple[str, ...] = ('within', 'over', 'never')
 
-def _band_carrying(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> int:
+def _band_carrying(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> int:
     if (v_filled <= (2 * _N_carrying_str_die[v_str_die])):
         return 0
     if (v_filled <= (4 * _N_carrying_str_die[v_str_die])):
@@ -1817,7 +1853,7 @@ def _band_carrying(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return 2
 
 
-def _values_carrying(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
+def _values_carrying(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_str_die: str, v_filled: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['disadvantage'] = True
@@ -1829,7 +1865,7 @@ def _values_carrying(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int) -> Result:
     d = Rolling(rng)
-    r_total = v_filled
+    r_total: int = v_filled
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_carrying(r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
@@ -1855,7 +1891,7 @@ def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None 
 def _joint_carrying(given: Mapping[str, object]) -> Joint:
     v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_filled = check_int('filled', given.get('filled', 0), 0, 48)
-    r_total = v_filled
+    r_total: int = v_filled
     return {(_band_carrying(r_total, None, (), (), False, v_str_die, v_filled), r_total): 1}, 1
 
 
@@ -1872,13 +1908,13 @@ def _total_luck_die(d: Rolling | Planning | Replaying, v_die: str) -> int:
     return d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
 
 
-def _band_luck_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> int:
+def _band_luck_die(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_luck_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> dict[str, object]:
+def _values_luck_die(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['luck'] = r_total
@@ -1939,7 +1975,7 @@ _OUT_detachments: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_detachments: tuple[str, ...] = ('detachment_attacks', 'individual_attacks', 'no_change')
 
-def _band_detachments(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> int:
+def _band_detachments(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> int:
     if bool((v_attacker == 'detachment') and (v_target == 'individual')):
         return 0
     if bool((v_attacker == 'individual') and (v_target == 'detachment') and (not v_blast)):
@@ -1947,7 +1983,7 @@ def _band_detachments(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return 2
 
 
-def _values_detachments(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
+def _values_detachments(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attacker: str, v_target: str, v_blast: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['advantage'] = True
@@ -1959,7 +1995,7 @@ def _values_detachments(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: str, v_blast: bool) -> Result:
     d = Rolling(rng)
-    r_total = v_attacker
+    r_total: str = v_attacker
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_detachments(r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
@@ -1986,7 +2022,7 @@ def _joint_detachments(given: Mapping[str, object]) -> Joint:
     v_attacker = check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment'))
     v_target = check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment'))
     v_blast = check_flag('blast', given.get('blast', False))
-    r_total = v_attacker
+    r_total: str = v_attacker
     return {(_band_detachments(r_total, None, (), (), False, v_attacker, v_target, v_blast), r_total): 1}, 1
 
 
@@ -2001,11 +2037,11 @@ _IDS_rounds: tuple[str, ...] = ('encounter', 'exploring', 'traveling')
 
 _BAND_rounds: dict[int | str, int] = {'encounter': 0, 'exploring': 1, 'traveling': 2}  # the band of each value
 
-def _band_rounds(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> int:
-    return _BAND_rounds.get(r_total, -1)  # type: ignore[call-overload]
+def _band_rounds(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> int:
+    return _BAND_rounds.get(r_total, -1)
 
 
-def _values_rounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> dict[str, object]:
+def _values_rounds(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_time: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['length'] = 'about ten seconds'
@@ -2023,10 +2059,10 @@ def _values_rounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     d = Rolling(rng)
-    r_total = v_time
+    r_total: str = v_time
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_rounds.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_rounds.get(r_total, -1)
     c = 0
     outcome = _OUT_rounds[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2048,7 +2084,7 @@ def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Resu
 
 def _joint_rounds(given: Mapping[str, object]) -> Joint:
     v_time = check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
-    r_total = v_time
+    r_total: str = v_time
     return {(_band_rounds(r_total, None, (), (), False, v_time), r_total): 1}, 1
 
 
@@ -2070,7 +2106,7 @@ def _total_surprise(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: st
     return int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_surprise(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
+def _band_surprise(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
     if bool((r_total == 0) and (_N_surprise_mine[v_mine] > _N_surprise_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_surprise_mine[v_mine] < _N_surprise_theirs[v_theirs])):
@@ -2084,7 +2120,7 @@ def _band_surprise(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_surprise(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_surprise(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2154,11 +2190,11 @@ _IDS_hireling_share: tuple[str, ...] = ()
 
 _BAND_hireling_share: dict[int | str, int] = {}  # the band of each value
 
-def _band_hireling_share(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> int:
-    return _BAND_hireling_share.get(r_total, -1)  # type: ignore[call-overload]
+def _band_hireling_share(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> int:
+    return _BAND_hireling_share.get(r_total, -1)
 
 
-def _values_hireling_share(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
+def _values_hireling_share(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plunder: int, v_shares: int, v_fee: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2166,10 +2202,10 @@ def _values_hireling_share(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares: int, v_fee: int) -> Result:
     d = Rolling(rng)
-    r_total = (floor_div(v_plunder, v_shares) - v_fee)
+    r_total: int = (floor_div(v_plunder, v_shares) - v_fee)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_hireling_share.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_hireling_share.get(r_total, -1)
     c = 0
     outcome = _OUT_hireling_share[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2193,7 +2229,7 @@ def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
     v_plunder = check_int('plunder', given.get('plunder', 0), 0, 100000)
     v_shares = check_int('shares', given.get('shares', 2), 1, 20)
     v_fee = check_int('fee', given.get('fee', 0), 0, 1000)
-    r_total = (floor_div(v_plunder, v_shares) - v_fee)
+    r_total: int = (floor_div(v_plunder, v_shares) - v_fee)
     return {(_band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee), r_total): 1}, 1
 
 
@@ -2215,7 +2251,7 @@ def _total_hireling_contest(d: Rolling | Planning | Replaying, v_mine: str, v_th
     return int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_hireling_contest(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
+def _band_hireling_contest(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
     if bool((r_total == 0) and (_N_hireling_contest_mine[v_mine] > _N_hireling_contest_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_hireling_contest_mine[v_mine] < _N_hireling_contest_theirs[v_theirs])):
@@ -2229,7 +2265,7 @@ def _band_hireling_contest(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_hireling_contest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_hireling_contest(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2300,11 +2336,11 @@ _IDS_hirelings_max: tuple[str, ...] = ()
 
 _BAND_hirelings_max: dict[int | str, int] = {}  # the band of each value
 
-def _band_hirelings_max(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    return _BAND_hirelings_max.get(r_total, -1)  # type: ignore[call-overload]
+def _band_hirelings_max(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
+    return _BAND_hirelings_max.get(r_total, -1)
 
 
-def _values_hirelings_max(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
+def _values_hirelings_max(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2312,10 +2348,10 @@ def _values_hirelings_max(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
-    r_total = (_N_hirelings_max_wil[v_wil] * 1)
+    r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_hirelings_max.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_hirelings_max.get(r_total, -1)
     c = 0
     outcome = _OUT_hirelings_max[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2337,7 +2373,7 @@ def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Resul
 
 def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
     v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total = (_N_hirelings_max_wil[v_wil] * 1)
+    r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
     return {(_band_hirelings_max(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
 
@@ -2360,8 +2396,8 @@ def _total_reaction(d: Rolling | Planning | Replaying, v_wil: str) -> int:
 
 _BAND_reaction: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 4}  # the band of each value
 
-def _band_reaction(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    return _BAND_reaction.get(r_total, -1)  # type: ignore[call-overload]
+def _band_reaction(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
+    return _BAND_reaction.get(r_total, -1)
 
 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
@@ -2369,7 +2405,7 @@ def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     r_total: int = d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_reaction.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_reaction.get(r_total, -1)
     c = 0
     outcome = _OUT_reaction[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2427,7 +2463,7 @@ def _total_leverage(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: st
     return int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
 
 
-def _band_leverage(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
+def _band_leverage(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
     if bool((r_total == 0) and (_N_leverage_mine[v_mine] > _N_leverage_theirs[v_theirs])):
         return 0
     if bool((r_total == 0) and (_N_leverage_mine[v_mine] < _N_leverage_theirs[v_theirs])):
@@ -2441,7 +2477,7 @@ def _band_leverage(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_leverage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
+def _values_leverage(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2514,7 +2550,7 @@ _OUT_attack: tuple[tuple[Outcome, ...], ...] = (
 _IDS_attack: tuple[str, ...] = ('harm', 'no_harm')
 _READS_attack: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_attack(v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> tuple[object, ...]:
+def _lets_attack(v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> tuple[int]:
     v_extra_attackers = (0 if v_multiple_weapons else (v_dice - 1))
     return (v_extra_attackers,)
 
@@ -2525,7 +2561,7 @@ def _total_attack(d: Rolling | Planning | Replaying, v_weapon: str, v_dice: int,
     return int((d.term(1, _N_attack_weapon[v_weapon], 'sum', 0, 'd(weapon)', None) - v_armor))
 
 
-def _band_attack(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> int:
+def _band_attack(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> int:
     if r_total >= 1:
         return 0
     if r_total <= 0:
@@ -2533,7 +2569,7 @@ def _band_attack(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_attack(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> dict[str, object]:
+def _values_attack(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['harm'] = r_total
@@ -2607,11 +2643,11 @@ _IDS_armor: tuple[str, ...] = ()
 
 _BAND_armor: dict[int | str, int] = {}  # the band of each value
 
-def _band_armor(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> int:
-    return _BAND_armor.get(r_total, -1)  # type: ignore[call-overload]
+def _band_armor(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> int:
+    return _BAND_armor.get(r_total, -1)
 
 
-def _values_armor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
+def _values_armor(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_armor_total: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['cap'] = 3
@@ -2620,10 +2656,10 @@ def _values_armor(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     d = Rolling(rng)
-    r_total = min(v_armor_total, 3)
+    r_total: int = min(v_armor_total, 3)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_armor.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_armor.get(r_total, -1)
     c = 0
     outcome = _OUT_armor[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2645,7 +2681,7 @@ def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
 
 def _joint_armor(given: Mapping[str, object]) -> Joint:
     v_armor_total = check_int('armor_total', given.get('armor_total', 0), 0, 6)
-    r_total = min(v_armor_total, 3)
+    r_total: int = min(v_armor_total, 3)
     return {(_band_armor(r_total, None, (), (), False, v_armor_total), r_total): 1}, 1
 
 
@@ -2662,13 +2698,13 @@ def _total_blast(d: Rolling | Planning | Replaying, v_weapon: str) -> int:
     return d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
 
 
-def _band_blast(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> int:
+def _band_blast(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_blast(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> dict[str, object]:
+def _values_blast(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['targets'] = r_total
@@ -2738,7 +2774,7 @@ def _total_morale_check(d: Rolling | Planning | Replaying, v_wil: str, v_their_w
     return int((d.term(1, _N_morale_check_wil[v_wil], 'sum', 0, 'd(wil)', None) - d.term(1, _N_morale_check_their_wil[v_their_wil], 'sum', 0, 'd(their_wil)', None)))
 
 
-def _band_morale_check(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> int:
+def _band_morale_check(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> int:
     if bool((r_total == 0) and (_N_morale_check_wil[v_wil] > _N_morale_check_their_wil[v_their_wil])):
         return 0
     if bool((r_total == 0) and (_N_morale_check_wil[v_wil] < _N_morale_check_their_wil[v_their_wil])):
@@ -2752,7 +2788,7 @@ def _band_morale_check(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_morale_check(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> dict[str, object]:
+def _values_morale_check(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['won'] = True
@@ -2843,8 +2879,8 @@ def _total_morale(d: Rolling | Planning | Replaying, v_wil: str) -> int:
 
 _BAND_morale: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 4}  # the band of each value
 
-def _band_morale(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
-    return _BAND_morale.get(r_total, -1)  # type: ignore[call-overload]
+def _band_morale(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str) -> int:
+    return _BAND_morale.get(r_total, -1)
 
 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
@@ -2852,7 +2888,7 @@ def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     r_total: int = d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_morale.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_morale.get(r_total, -1)
     c = 0
     outcome = _OUT_morale[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2900,11 +2936,11 @@ _IDS_fatigue: tuple[str, ...] = ()
 
 _BAND_fatigue: dict[int | str, int] = {}  # the band of each value
 
-def _band_fatigue(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> int:
-    return _BAND_fatigue.get(r_total, -1)  # type: ignore[call-overload]
+def _band_fatigue(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> int:
+    return _BAND_fatigue.get(r_total, -1)
 
 
-def _values_fatigue(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> dict[str, object]:
+def _values_fatigue(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_days: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['impairs'] = 'test'
@@ -2913,10 +2949,10 @@ def _values_fatigue(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     d = Rolling(rng)
-    r_total = max((v_days - 1), 0)
+    r_total: int = max((v_days - 1), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_fatigue.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_fatigue.get(r_total, -1)
     c = 0
     outcome = _OUT_fatigue[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2938,7 +2974,7 @@ def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
 
 def _joint_fatigue(given: Mapping[str, object]) -> Joint:
     v_days = check_int('days', given.get('days', 0), 0, 10)
-    r_total = max((v_days - 1), 0)
+    r_total: int = max((v_days - 1), 0)
     return {(_band_fatigue(r_total, None, (), (), False, v_days), r_total): 1}, 1
 
 
@@ -2950,11 +2986,11 @@ _IDS_fatigue_rest: tuple[str, ...] = ()
 
 _BAND_fatigue_rest: dict[int | str, int] = {}  # the band of each value
 
-def _band_fatigue_rest(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> int:
-    return _BAND_fatigue_rest.get(r_total, -1)  # type: ignore[call-overload]
+def _band_fatigue_rest(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> int:
+    return _BAND_fatigue_rest.get(r_total, -1)
 
 
-def _values_fatigue_rest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
+def _values_fatigue_rest(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_fatigue: int, v_nights: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2962,10 +2998,10 @@ def _values_fatigue_rest(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: int) -> Result:
     d = Rolling(rng)
-    r_total = max((v_fatigue - v_nights), 0)
+    r_total: int = max((v_fatigue - v_nights), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_fatigue_rest.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_fatigue_rest.get(r_total, -1)
     c = 0
     outcome = _OUT_fatigue_rest[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2988,7 +3024,7 @@ def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None
 def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
     v_fatigue = check_int('fatigue', given.get('fatigue', 0), 0, 9)
     v_nights = check_int('nights', given.get('nights', 0), 0, 10)
-    r_total = max((v_fatigue - v_nights), 0)
+    r_total: int = max((v_fatigue - v_nights), 0)
     return {(_band_fatigue_rest(r_total, None, (), (), False, v_fatigue, v_nights), r_total): 1}, 1
 
 
@@ -3008,7 +3044,7 @@ def _total_critical_harm(d: Rolling | Planning | Replaying, v_attribute: str, v_
     return d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
 
 
-def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> int:
+def _band_critical_harm(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> int:
     if (r_total >= v_dn):
         return 0
     if ((_O_critical_harm_attribute.index(v_attribute) + 1) == 1):
@@ -3016,7 +3052,7 @@ def _band_critical_harm(r_total: object, r_natural: int | None, r_dice: Sequence
     return 2
 
 
-def _values_critical_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
+def _values_critical_harm(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['passed'] = True
@@ -3089,11 +3125,11 @@ _IDS_week_of_rest: tuple[str, ...] = ()
 
 _BAND_week_of_rest: dict[int | str, int] = {}  # the band of each value
 
-def _band_week_of_rest(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> int:
-    return _BAND_week_of_rest.get(r_total, -1)  # type: ignore[call-overload]
+def _band_week_of_rest(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> int:
+    return _BAND_week_of_rest.get(r_total, -1)
 
 
-def _values_week_of_rest(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
+def _values_week_of_rest(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_original: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3101,10 +3137,10 @@ def _values_week_of_rest(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> Result:
     d = Rolling(rng)
-    r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
+    r_total: str = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_week_of_rest.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_week_of_rest.get(r_total, -1)
     c = 0
     outcome = _OUT_week_of_rest[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3127,7 +3163,7 @@ def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Ran
 def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
     v_attribute = check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_original = check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
+    r_total: str = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
     return {(_band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original), r_total): 1}, 1
 
 
@@ -3145,11 +3181,11 @@ _IDS_advancement: tuple[str, ...] = ('novice', 'professional', 'expert', 'vetera
 
 _BAND_advancement: dict[int | str, int] = {'novice': 0, 'professional': 1, 'expert': 2, 'veteran': 3, 'master': 4, 'legend': 5}  # the band of each value
 
-def _band_advancement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> int:
-    return _BAND_advancement.get(r_total, -1)  # type: ignore[call-overload]
+def _band_advancement(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> int:
+    return _BAND_advancement.get(r_total, -1)
 
 
-def _values_advancement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> dict[str, object]:
+def _values_advancement(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_title: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['hoard'] = 1000
@@ -3181,10 +3217,10 @@ def _values_advancement(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     d = Rolling(rng)
-    r_total = v_title
+    r_total: str = v_title
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_advancement.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_advancement.get(r_total, -1)
     c = 0
     outcome = _OUT_advancement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3206,7 +3242,7 @@ def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> R
 
 def _joint_advancement(given: Mapping[str, object]) -> Joint:
     v_title = check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))
-    r_total = v_title
+    r_total: str = v_title
     return {(_band_advancement(r_total, None, (), (), False, v_title), r_total): 1}, 1
 
 
@@ -3218,11 +3254,11 @@ _IDS_advancement_reached: tuple[str, ...] = ()
 
 _BAND_advancement_reached: dict[int | str, int] = {}  # the band of each value
 
-def _band_advancement_reached(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> int:
-    return _BAND_advancement_reached.get(r_total, -1)  # type: ignore[call-overload]
+def _band_advancement_reached(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> int:
+    return _BAND_advancement_reached.get(r_total, -1)
 
 
-def _values_advancement_reached(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
+def _values_advancement_reached(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hoard: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3230,10 +3266,10 @@ def _values_advancement_reached(b: int, c: int, d: Rolling | None, r_total: obje
 
 def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Result:
     d = Rolling(rng)
-    r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
+    r_total: int = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_advancement_reached.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_advancement_reached.get(r_total, -1)
     c = 0
     outcome = _OUT_advancement_reached[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3255,7 +3291,7 @@ def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> 
 
 def _joint_advancement_reached(given: Mapping[str, object]) -> Joint:
     v_hoard = check_int('hoard', given.get('hoard', 0), 0, 1000000)
-    r_total = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
+    r_total: int = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
     return {(_band_advancement_reached(r_total, None, (), (), False, v_hoard), r_total): 1}, 1
 
 

@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Protocol as _Protocol
+from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -25,6 +28,64 @@ class Outcome:
     column: str | None = None
 
 
+_Face = TypeVar("_Face", bound=int | str, covariant=True)
+
+
+class Group(NamedTuple, _Generic[_Face]):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply).
+
+    `Group[int]` is a term of numbered dice, `Group[str]` of custom dice with symbols.
+    """
+
+    notation: str
+    dice: tuple[_Face, ...]
+    kept: tuple[_Face, ...]
+    value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
+
+# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
+_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
+                  Mapping[str, object]]
+
+
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
+        self.slot = slot
+
+    @_overload
+    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
+
+    @_overload
+    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
+        if result is None:
+            return self
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
+        # (`isinstance`, which narrows both ways, is twice as slow).
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
+        self.slot.__set__(result, trace)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One resolution: what was rolled, what was kept, the total and the outcome."""
@@ -36,7 +97,12 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    trace: str
+    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
+    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
+    if TYPE_CHECKING:
+        trace: _Told = _Told(None)
+    else:
+        trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
@@ -64,35 +130,8 @@ class Result:
         }
 
 
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
-        self.slot = slot
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
-        if result is None:
-            return self  # type: ignore[return-value]
-        trace = self.slot.__get__(result, owner)
-        if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: object) -> None:
-        self.slot.__set__(result, trace)
-
-
-Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
+    Result.trace = _Told(Result.__dict__["trace"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +160,6 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-class Group(NamedTuple):
-    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
-
-    notation: str
-    dice: tuple[int | str, ...]
-    kept: tuple[int | str, ...]
-    value: int
-
-
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-
 @dataclass(frozen=True, slots=True)
 class Faces:
     """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
@@ -149,7 +176,7 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
     if count == 1:
@@ -308,7 +335,7 @@ class Rolling:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.groups: list[Group] = []
+        self.groups: list[Group[int | str]] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -510,7 +537,16 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+class _JointWeights(_Protocol):
+    """A joint's weights as odds and samples read them: ((band index, total), weight) pairs.
+
+    A roll's dict has whole-number totals; a lookup's or a formula's may have text or yes/no.
+    """
+
+    def items(self) -> Iterable[tuple[tuple[int, object], int]]: ...
+
+
+Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
 def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
@@ -684,7 +720,7 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group) -> str:
+def group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
@@ -710,10 +746,10 @@ def outcome_trace(outcome: Outcome) -> str:
 
 def describe(
     label: str,
-    groups: Sequence[Group],
+    groups: Sequence[Group[int | str]],
     total: object,
     outcome: Outcome | None,
-    extra: Sequence[Group],
+    extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -1109,7 +1145,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
+COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1124,7 +1160,7 @@ def _total_check(d: Rolling | Planning | Replaying, v_dv: int, v_attribute: int)
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_check(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> int:
+def _band_check(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> int:
     if (v_dv < 0):
         return 0
     if bool((r_total > v_dv) and (r_total < v_attribute)):
@@ -1132,7 +1168,7 @@ def _band_check(r_total: object, r_natural: int | None, r_dice: Sequence[int | s
     return 2
 
 
-def _values_check(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
+def _values_check(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1199,7 +1235,7 @@ _OUT_saving_throw: tuple[tuple[Outcome, ...], ...] = (
 _IDS_saving_throw: tuple[str, ...] = ('success', 'failure')
 _READS_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[object, ...]:
+def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
     v_dv = v_threat_renown
     return (v_dv,)
 
@@ -1208,13 +1244,13 @@ def _total_saving_throw(d: Rolling | Planning | Replaying, v_threat_renown: int,
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_saving_throw(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
+def _band_saving_throw(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_attribute)):
         return 0
     return 1
 
 
-def _values_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
+def _values_saving_throw(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1286,11 +1322,11 @@ _IDS_reaction_roll: tuple[str, ...] = ('1', '2', '3', '4', '5')
 
 _BAND_reaction_roll: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}  # the band of each value
 
-def _band_reaction_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> int:
-    return _BAND_reaction_roll.get(r_total, -1)  # type: ignore[call-overload]
+def _band_reaction_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> int:
+    return _BAND_reaction_roll.get(r_total, -1)
 
 
-def _values_reaction_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> dict[str, object]:
+def _values_reaction_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_column: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['dv'] = 8
@@ -1305,10 +1341,10 @@ def _values_reaction_roll(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     d = Rolling(rng)
-    r_total = v_column
+    r_total: int = v_column
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_reaction_roll.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_reaction_roll.get(r_total, -1)
     c = 0
     outcome = _OUT_reaction_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1330,7 +1366,7 @@ def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Resul
 
 def _joint_reaction_roll(given: Mapping[str, object]) -> Joint:
     v_column = check_int('column', given.get('column', 3), 1, 5)
-    r_total = v_column
+    r_total: int = v_column
     return {(_band_reaction_roll(r_total, None, (), (), False, v_column), r_total): 1}, 1
 
 
@@ -1343,7 +1379,7 @@ _OUT_giving_exchange: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_giving_exchange: tuple[str, ...] = ('unimpressed', 'success', 'strong_success')
 
-def _band_giving_exchange(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> int:
+def _band_giving_exchange(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> int:
     if bool((v_result == 'failure') or (v_impact == 'weak')):
         return 0
     if bool((v_result == 'success') and (v_impact == 'fair')):
@@ -1353,7 +1389,7 @@ def _band_giving_exchange(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_giving_exchange(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> dict[str, object]:
+def _values_giving_exchange(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['disposition'] = 1
@@ -1364,7 +1400,7 @@ def _values_giving_exchange(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact: str) -> Result:
     d = Rolling(rng)
-    r_total = v_result
+    r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
@@ -1390,7 +1426,7 @@ def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: rando
 def _joint_giving_exchange(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
-    r_total = v_result
+    r_total: str = v_result
     return {(_band_giving_exchange(r_total, None, (), (), False, v_result, v_impact), r_total): 1}, 1
 
 
@@ -1405,7 +1441,7 @@ _OUT_taking_exchange: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_taking_exchange: tuple[str, ...] = ('dire_failure', 'failure', 'compromise', 'success', 'strong_success')
 
-def _band_taking_exchange(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
+def _band_taking_exchange(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
     if bool((v_result == 'failure') and (v_position == 'dire')):
         return 0
     if bool((v_result == 'failure') and (v_position == 'risky')):
@@ -1419,7 +1455,7 @@ def _band_taking_exchange(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_taking_exchange(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
+def _values_taking_exchange(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['disposition'] = -3
@@ -1430,7 +1466,7 @@ def _values_taking_exchange(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
     d = Rolling(rng)
-    r_total = v_result
+    r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
@@ -1457,7 +1493,7 @@ def _joint_taking_exchange(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
-    r_total = v_result
+    r_total: str = v_result
     return {(_band_taking_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
 
 
@@ -1472,7 +1508,7 @@ _OUT_convincing_exchange: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_convincing_exchange: tuple[str, ...] = ('dire_failure', 'failure', 'unconvinced', 'success', 'strong_success')
 
-def _band_convincing_exchange(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
+def _band_convincing_exchange(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> int:
     if bool((v_result == 'failure') and (v_position == 'dire')):
         return 0
     if bool((v_result == 'failure') and (v_position == 'risky')):
@@ -1486,7 +1522,7 @@ def _band_convincing_exchange(r_total: object, r_natural: int | None, r_dice: Se
     return -1
 
 
-def _values_convincing_exchange(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
+def _values_convincing_exchange(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_position: str, v_impact: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['disposition'] = -3
@@ -1497,7 +1533,7 @@ def _values_convincing_exchange(b: int, c: int, d: Rolling | None, r_total: obje
 
 def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
     d = Rolling(rng)
-    r_total = v_result
+    r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
@@ -1524,7 +1560,7 @@ def _joint_convincing_exchange(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
     v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
     v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
-    r_total = v_result
+    r_total: str = v_result
     return {(_band_convincing_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
 
 
@@ -1536,11 +1572,11 @@ _IDS_item_slots: tuple[str, ...] = ()
 
 _BAND_item_slots: dict[int | str, int] = {}  # the band of each value
 
-def _band_item_slots(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
-    return _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
+def _band_item_slots(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
+    return _BAND_item_slots.get(r_total, -1)
 
 
-def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
+def _values_item_slots(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1548,10 +1584,10 @@ def _values_item_slots(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     d = Rolling(rng)
-    r_total = v_phys
+    r_total: int = v_phys
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_item_slots.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_item_slots.get(r_total, -1)
     c = 0
     outcome = _OUT_item_slots[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1573,7 +1609,7 @@ def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> Result:
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    r_total = v_phys
+    r_total: int = v_phys
     return {(_band_item_slots(r_total, None, (), (), False, v_phys), r_total): 1}, 1
 
 
@@ -1583,18 +1619,18 @@ _OUT_encumbrance: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_encumbrance: tuple[str, ...] = ()
 
-def _lets_encumbrance(v_phys: int, v_filled: int, v_exhaustion: int) -> tuple[object, ...]:
+def _lets_encumbrance(v_phys: int, v_filled: int, v_exhaustion: int) -> tuple[int]:
     v_used = (v_filled + v_exhaustion)
     return (v_used,)
 
 
 _BAND_encumbrance: dict[int | str, int] = {}  # the band of each value
 
-def _band_encumbrance(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> int:
-    return _BAND_encumbrance.get(r_total, -1)  # type: ignore[call-overload]
+def _band_encumbrance(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> int:
+    return _BAND_encumbrance.get(r_total, -1)
 
 
-def _values_encumbrance(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
+def _values_encumbrance(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['item_slots'] = v_phys
@@ -1605,10 +1641,10 @@ def _values_encumbrance(b: int, c: int, d: Rolling | None, r_total: object, r_na
 def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int, v_exhaustion: int) -> Result:
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
     d = Rolling(rng)
-    r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
+    r_total: int = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_encumbrance.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_encumbrance.get(r_total, -1)
     c = 0
     outcome = _OUT_encumbrance[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1633,7 +1669,7 @@ def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
     v_filled = check_int('filled', given.get('filled', 0), 0, 40)
     v_exhaustion = check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
-    r_total = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
+    r_total: int = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     return {(_band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used), r_total): 1}, 1
 
 
@@ -1645,11 +1681,11 @@ _IDS_restore_depletion: tuple[str, ...] = ()
 
 _BAND_restore_depletion: dict[int | str, int] = {}  # the band of each value
 
-def _band_restore_depletion(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> int:
-    return _BAND_restore_depletion.get(r_total, -1)  # type: ignore[call-overload]
+def _band_restore_depletion(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> int:
+    return _BAND_restore_depletion.get(r_total, -1)
 
 
-def _values_restore_depletion(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
+def _values_restore_depletion(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_item_slots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['supply_per_item_slot'] = 4
@@ -1658,10 +1694,10 @@ def _values_restore_depletion(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) -> Result:
     d = Rolling(rng)
-    r_total = (4 * v_item_slots)
+    r_total: int = (4 * v_item_slots)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_restore_depletion.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_restore_depletion.get(r_total, -1)
     c = 0
     outcome = _OUT_restore_depletion[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1683,7 +1719,7 @@ def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) 
 
 def _joint_restore_depletion(given: Mapping[str, object]) -> Joint:
     v_item_slots = check_int('item_slots', given.get('item_slots', 1), 1, 10)
-    r_total = (4 * v_item_slots)
+    r_total: int = (4 * v_item_slots)
     return {(_band_restore_depletion(r_total, None, (), (), False, v_item_slots), r_total): 1}, 1
 
 
@@ -1700,8 +1736,8 @@ _IDS_supply_available: tuple[str, ...] = ('hamlet', 'village', 'town', 'city', '
 
 _BAND_supply_available: dict[int | str, int] = {'hamlet': 0, 'village': 1, 'town': 2, 'city': 3, 'metropolis': 4}  # the band of each value
 
-def _band_supply_available(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> int:
-    return _BAND_supply_available.get(r_total, -1)  # type: ignore[call-overload]
+def _band_supply_available(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> int:
+    return _BAND_supply_available.get(r_total, -1)
 
 
 def _column_supply_available(v_settlement: str, v_column: int) -> int:
@@ -1721,7 +1757,7 @@ def _column_supply_available(v_settlement: str, v_column: int) -> int:
     raise ValueError(f"no column of Supply Available per Downtime Turn takes {r_total}")
 
 
-def _values_supply_available(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> dict[str, object]:
+def _values_supply_available(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str, v_column: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = (10, 20, None, None, None, None)[c]
@@ -1738,10 +1774,10 @@ def _values_supply_available(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_column: int) -> Result:
     d = Rolling(rng)
-    r_total = v_settlement
+    r_total: str = v_settlement
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_supply_available.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_supply_available.get(r_total, -1)
     c = _column_supply_available(v_settlement, v_column)
     outcome = _OUT_supply_available[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1764,7 +1800,7 @@ def supply_available(*, settlement: str = 'village', column: int = 1, rng: rando
 def _joint_supply_available(given: Mapping[str, object]) -> Joint:
     v_settlement = check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     v_column = check_int('column', given.get('column', 1), 1, 6)
-    r_total = v_settlement
+    r_total: str = v_settlement
     return {(_band_supply_available(r_total, None, (), (), False, v_settlement, v_column), r_total): 1}, 1
 
 
@@ -1786,7 +1822,7 @@ def _total_travel_event_die(d: Rolling | Planning | Replaying, v_no_watch: bool)
     return d.fixed(1, 6, 'sum', 0, 'd6')
 
 
-def _band_travel_event_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> int:
+def _band_travel_event_die(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> int:
     if bool(v_no_watch and (r_total == 5)):
         return 6
     if r_total == 1:
@@ -1860,11 +1896,11 @@ _IDS_take_watch: tuple[str, ...] = ('no_exhaustion', 'no_watch', 'one_watcher')
 
 _BAND_take_watch: dict[int | str, int] = {2: 0, 0: 1, 1: 2}  # the band of each value
 
-def _band_take_watch(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> int:
-    return _BAND_take_watch.get(r_total, -1)  # type: ignore[call-overload]
+def _band_take_watch(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> int:
+    return _BAND_take_watch.get(r_total, -1)
 
 
-def _values_take_watch(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
+def _values_take_watch(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_watchers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['exhaustion'] = False
@@ -1875,10 +1911,10 @@ def _values_take_watch(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     d = Rolling(rng)
-    r_total = v_watchers
+    r_total: int = v_watchers
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_take_watch.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_take_watch.get(r_total, -1)
     c = 0
     outcome = _OUT_take_watch[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1900,7 +1936,7 @@ def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result
 
 def _joint_take_watch(given: Mapping[str, object]) -> Joint:
     v_watchers = check_int('watchers', given.get('watchers', 2), 0, 2)
-    r_total = v_watchers
+    r_total: int = v_watchers
     return {(_band_take_watch(r_total, None, (), (), False, v_watchers), r_total): 1}, 1
 
 
@@ -1924,11 +1960,11 @@ _IDS_travel_pace: tuple[str, ...] = ('mount', 'road', 'slowly', 'quickly', 'roug
 
 _BAND_travel_pace: dict[int | str, int] = {'mount': 0, 'road': 1, 'slowly': 2, 'quickly': 3, 'rough': 4, 'wild': 5, 'night': 6, 'inclement': 7, 'severe': 8, 'detailed_map': 9, 'general_map': 10, 'misleading_map': 11}  # the band of each value
 
-def _band_travel_pace(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
-    return _BAND_travel_pace.get(r_total, -1)  # type: ignore[call-overload]
+def _band_travel_pace(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
+    return _BAND_travel_pace.get(r_total, -1)
 
 
-def _values_travel_pace(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
+def _values_travel_pace(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['pace'] = '+1/x'
@@ -1969,10 +2005,10 @@ def _values_travel_pace(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
     d = Rolling(rng)
-    r_total = v_condition
+    r_total: str = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_travel_pace.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_travel_pace.get(r_total, -1)
     c = 0
     outcome = _OUT_travel_pace[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1994,7 +2030,7 @@ def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) ->
 
 def _joint_travel_pace(given: Mapping[str, object]) -> Joint:
     v_condition = check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))
-    r_total = v_condition
+    r_total: str = v_condition
     return {(_band_travel_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
 
 
@@ -2014,7 +2050,7 @@ def _total_weather(d: Rolling | Planning | Replaying, v_season: str, v_modifier:
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
 
 
-def _band_weather(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> int:
+def _band_weather(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> int:
     if r_total <= 2:
         return 0
     if 3 <= r_total <= 5:
@@ -2041,7 +2077,7 @@ def _column_weather(v_season: str, v_modifier: int) -> int:
     raise ValueError(f"no column of Weather takes {r_total}")
 
 
-def _values_weather(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> dict[str, object]:
+def _values_weather(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['inclement'] = (v_season == 'spring')
@@ -2133,8 +2169,8 @@ def _total_exploration_event_die(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_exploration_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
-def _band_exploration_event_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_exploration_event_die.get(r_total, -1)  # type: ignore[call-overload]
+def _band_exploration_event_die(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_exploration_event_die.get(r_total, -1)
 
 
 def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
@@ -2142,7 +2178,7 @@ def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_exploration_event_die.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_exploration_event_die.get(r_total, -1)
     c = 0
     outcome = _OUT_exploration_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2193,11 +2229,11 @@ _IDS_exploration_pace: tuple[str, ...] = ('slowly', 'quickly', 'large', 'huge', 
 
 _BAND_exploration_pace: dict[int | str, int] = {'slowly': 0, 'quickly': 1, 'large': 2, 'huge': 3, 'explored': 4}  # the band of each value
 
-def _band_exploration_pace(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
-    return _BAND_exploration_pace.get(r_total, -1)  # type: ignore[call-overload]
+def _band_exploration_pace(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> int:
+    return _BAND_exploration_pace.get(r_total, -1)
 
 
-def _values_exploration_pace(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
+def _values_exploration_pace(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_condition: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['pace'] = 'x/+1'
@@ -2216,10 +2252,10 @@ def _values_exploration_pace(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
     d = Rolling(rng)
-    r_total = v_condition
+    r_total: str = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_exploration_pace.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_exploration_pace.get(r_total, -1)
     c = 0
     outcome = _OUT_exploration_pace[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2241,7 +2277,7 @@ def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = N
 
 def _joint_exploration_pace(given: Mapping[str, object]) -> Joint:
     v_condition = check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored'))
-    r_total = v_condition
+    r_total: str = v_condition
     return {(_band_exploration_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
 
 
@@ -2254,7 +2290,7 @@ _OUT_stealth: tuple[tuple[Outcome, ...], ...] = (
 _IDS_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[object, ...]:
+def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
     v_dv = v_encumbrance
     return (v_dv,)
 
@@ -2263,13 +2299,13 @@ def _total_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_encumbranc
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_stealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
+def _band_stealth(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
     return 1
 
 
-def _values_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
+def _values_stealth(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2337,7 +2373,7 @@ _OUT_group_stealth: tuple[tuple[Outcome, ...], ...] = (
 _IDS_group_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_group_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[object, ...]:
+def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
     v_dv = floor_div(v_group_encumbrance, 2)
     return (v_dv,)
 
@@ -2346,13 +2382,13 @@ def _total_group_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_grou
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_group_stealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
+def _band_group_stealth(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
     return 1
 
 
-def _values_group_stealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
+def _values_group_stealth(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2420,7 +2456,7 @@ _OUT_illumination: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_illumination: tuple[str, ...] = ('bright', 'dim', 'neither')
 
-def _band_illumination(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> int:
+def _band_illumination(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> int:
     if (v_burn > v_members):
         return 0
     if ((v_burn * 2) < v_members):
@@ -2428,7 +2464,7 @@ def _band_illumination(r_total: object, r_natural: int | None, r_dice: Sequence[
     return 2
 
 
-def _values_illumination(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
+def _values_illumination(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_burn: int, v_members: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['people_lit'] = v_burn
@@ -2437,7 +2473,7 @@ def _values_illumination(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: int) -> Result:
     d = Rolling(rng)
-    r_total = v_burn
+    r_total: int = v_burn
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_illumination(r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
@@ -2463,7 +2499,7 @@ def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None =
 def _joint_illumination(given: Mapping[str, object]) -> Joint:
     v_burn = check_int('burn', given.get('burn', 4), 0, 24)
     v_members = check_int('members', given.get('members', 4), 1, 12)
-    r_total = v_burn
+    r_total: int = v_burn
     return {(_band_illumination(r_total, None, (), (), False, v_burn, v_members), r_total): 1}, 1
 
 
@@ -2476,7 +2512,7 @@ _OUT_harvesting: tuple[tuple[Outcome, ...], ...] = (
 _IDS_harvesting: tuple[str, ...] = ('success', 'failure')
 _READS_harvesting: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[object, ...]:
+def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
     v_dv = floor_div(v_threat, 2)
     return (v_dv,)
 
@@ -2485,13 +2521,13 @@ def _total_harvesting(d: Rolling | Planning | Replaying, v_skill: int, v_threat:
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_harvesting(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> int:
+def _band_harvesting(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_skill)):
         return 0
     return 1
 
 
-def _values_harvesting(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
+def _values_harvesting(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2558,11 +2594,11 @@ _IDS_creature_components: tuple[str, ...] = ()
 
 _BAND_creature_components: dict[int | str, int] = {}  # the band of each value
 
-def _band_creature_components(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> int:
-    return _BAND_creature_components.get(r_total, -1)  # type: ignore[call-overload]
+def _band_creature_components(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> int:
+    return _BAND_creature_components.get(r_total, -1)
 
 
-def _values_creature_components(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
+def _values_creature_components(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_threat: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['item_slots'] = floor_div(v_threat, 2)
@@ -2573,10 +2609,10 @@ def _values_creature_components(b: int, c: int, d: Rolling | None, r_total: obje
 
 def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> Result:
     d = Rolling(rng)
-    r_total = floor_div(v_threat, 2)
+    r_total: int = floor_div(v_threat, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_creature_components.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_creature_components.get(r_total, -1)
     c = 0
     outcome = _OUT_creature_components[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2598,7 +2634,7 @@ def creature_components(*, threat: int = 4, rng: random.Random | None = None) ->
 
 def _joint_creature_components(given: Mapping[str, object]) -> Joint:
     v_threat = check_int('threat', given.get('threat', 4), 0, 20)
-    r_total = floor_div(v_threat, 2)
+    r_total: int = floor_div(v_threat, 2)
     return {(_band_creature_components(r_total, None, (), (), False, v_threat), r_total): 1}, 1
 
 
@@ -2612,7 +2648,7 @@ _OUT_stuck_door: tuple[tuple[Outcome, ...], ...] = (
 _IDS_stuck_door: tuple[str, ...] = ('automatic_success', 'opened', 'failure')
 _READS_stuck_door: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[object, ...]:
+def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
     v_dv = (v_door_dv - (2 * v_helpers))
     return (v_dv,)
 
@@ -2621,7 +2657,7 @@ def _total_stuck_door(d: Rolling | Planning | Replaying, v_phys: int, v_door_dv:
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
+def _band_stuck_door(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
     if (v_dv < 0):
         return 0
     if bool((r_total > v_dv) and (r_total < v_phys)):
@@ -2629,7 +2665,7 @@ def _band_stuck_door(r_total: object, r_natural: int | None, r_dice: Sequence[in
     return 2
 
 
-def _values_stuck_door(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
+def _values_stuck_door(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -2717,11 +2753,11 @@ def _total_locks(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_locks: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9, 11: 10, 12: 11}  # the band of each value
 
-def _band_locks(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_locks.get(r_total, -1)  # type: ignore[call-overload]
+def _band_locks(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_locks.get(r_total, -1)
 
 
-def _values_locks(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_locks(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sequence'] = 'Twist, Tap, Twist'
@@ -2767,7 +2803,7 @@ def _run_locks(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d12', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_locks.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_locks.get(r_total, -1)
     c = 0
     outcome = _OUT_locks[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2824,11 +2860,11 @@ def _total_downtime_event_die(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_downtime_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
-def _band_downtime_event_die(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_downtime_event_die.get(r_total, -1)  # type: ignore[call-overload]
+def _band_downtime_event_die(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_downtime_event_die.get(r_total, -1)
 
 
-def _values_downtime_event_die(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_event_die(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['next'] = 'downtime_complications'
@@ -2842,7 +2878,7 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_downtime_event_die.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_downtime_event_die.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2912,11 +2948,11 @@ def _total_downtime_complications(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_downtime_complications: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9, 11: 10}  # the band of each value
 
-def _band_downtime_complications(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_downtime_complications.get(r_total, -1)  # type: ignore[call-overload]
+def _band_downtime_complications(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_downtime_complications.get(r_total, -1)
 
 
-def _values_downtime_complications(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 8:
         values['downtime_turns'] = d.fixed(1, 4, 'sum', 0, 'd4')
@@ -2928,7 +2964,7 @@ def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d11', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_downtime_complications.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_downtime_complications.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
     extra = Rolling(rng)
@@ -2986,8 +3022,8 @@ def _total_downtime_trends(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_downtime_trends: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6}  # the band of each value
 
-def _band_downtime_trends(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_downtime_trends.get(r_total, -1)  # type: ignore[call-overload]
+def _band_downtime_trends(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_downtime_trends.get(r_total, -1)
 
 
 def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
@@ -2995,7 +3031,7 @@ def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d7', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_downtime_trends.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_downtime_trends.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_trends[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3047,7 +3083,7 @@ def _total_downtime_action(d: Rolling | Planning | Replaying, v_modifiers: int) 
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
 
 
-def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> int:
+def _band_downtime_action(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -3057,7 +3093,7 @@ def _band_downtime_action(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_downtime_action(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> dict[str, object]:
+def _values_downtime_action(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['progress'] = 1
@@ -3121,11 +3157,11 @@ _IDS_activity_tracker: tuple[str, ...] = ('minor', 'significant', 'campaign', 'm
 
 _BAND_activity_tracker: dict[int | str, int] = {'minor': 0, 'significant': 1, 'campaign': 2, 'major': 3}  # the band of each value
 
-def _band_activity_tracker(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> int:
-    return _BAND_activity_tracker.get(r_total, -1)  # type: ignore[call-overload]
+def _band_activity_tracker(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> int:
+    return _BAND_activity_tracker.get(r_total, -1)
 
 
-def _values_activity_tracker(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
+def _values_activity_tracker(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_goal: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['size'] = 1
@@ -3140,10 +3176,10 @@ def _values_activity_tracker(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result:
     d = Rolling(rng)
-    r_total = v_goal
+    r_total: str = v_goal
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_activity_tracker.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_activity_tracker.get(r_total, -1)
     c = 0
     outcome = _OUT_activity_tracker[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3165,7 +3201,7 @@ def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -
 
 def _joint_activity_tracker(given: Mapping[str, object]) -> Joint:
     v_goal = check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
-    r_total = v_goal
+    r_total: str = v_goal
     return {(_band_activity_tracker(r_total, None, (), (), False, v_goal), r_total): 1}, 1
 
 
@@ -3189,13 +3225,13 @@ def _total_amount_wasted(d: Rolling | Planning | Replaying, v_settlement: str) -
     return int((d.fixed(1, 12, 'sum', 0, 'd12') * 1000))
 
 
-def _band_amount_wasted(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> int:
+def _band_amount_wasted(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_amount_wasted(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> dict[str, object]:
+def _values_amount_wasted(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['amount'] = r_total
@@ -3260,13 +3296,13 @@ def _total_combat_distance(d: Rolling | Planning | Replaying) -> int:
     return int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
 
 
-def _band_combat_distance(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+def _band_combat_distance(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total >= 10:
         return 0
     return -1
 
 
-def _values_combat_distance(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_combat_distance(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = r_total
@@ -3333,8 +3369,8 @@ def _total_surprise(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_surprise: dict[int | str, int] = {1: 0, 2: 0, 5: 1, 6: 1, 3: 2, 4: 2}  # the band of each value
 
-def _band_surprise(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_surprise.get(r_total, -1)  # type: ignore[call-overload]
+def _band_surprise(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_surprise.get(r_total, -1)
 
 
 def _run_surprise(rng: random.Random, depth: int) -> Result:
@@ -3342,7 +3378,7 @@ def _run_surprise(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_surprise.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_surprise.get(r_total, -1)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3393,13 +3429,13 @@ def _total_initiative(d: Rolling | Planning | Replaying, v_call: str) -> int:
     return int((d.fixed(1, 6, 'sum', 0, 'd6') + d.fixed(1, 6, 'sum', 0, 'd6')))
 
 
-def _band_initiative(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> int:
+def _band_initiative(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> int:
     if bool(bool((v_call == 'even') and (floor_mod(r_total, 2) == 0)) or bool((v_call == 'odd') and (floor_mod(r_total, 2) == 1))):
         return 0
     return 1
 
 
-def _values_initiative(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> dict[str, object]:
+def _values_initiative(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['company_first'] = True
@@ -3461,11 +3497,11 @@ _IDS_spd: tuple[str, ...] = ()
 
 _BAND_spd: dict[int | str, int] = {}  # the band of each value
 
-def _band_spd(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> int:
-    return _BAND_spd.get(r_total, -1)  # type: ignore[call-overload]
+def _band_spd(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> int:
+    return _BAND_spd.get(r_total, -1)
 
 
-def _values_spd(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
+def _values_spd(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3473,10 +3509,10 @@ def _values_spd(b: int, c: int, d: Rolling | None, r_total: object, r_natural: i
 
 def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_skill - v_encumbrance)
+    r_total: int = (v_skill - v_encumbrance)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_spd.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_spd.get(r_total, -1)
     c = 0
     outcome = _OUT_spd[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3499,7 +3535,7 @@ def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = No
 def _joint_spd(given: Mapping[str, object]) -> Joint:
     v_skill = check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
-    r_total = (v_skill - v_encumbrance)
+    r_total: int = (v_skill - v_encumbrance)
     return {(_band_spd(r_total, None, (), (), False, v_skill, v_encumbrance), r_total): 1}, 1
 
 
@@ -3515,7 +3551,7 @@ _OUT_movement_dice: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_movement_dice: tuple[str, ...] = ('3 or less', '4-7', '8-11', '12-15', '16-19', '20')
 
-def _band_movement_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> int:
+def _band_movement_dice(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> int:
     if r_total <= 3:
         return 0
     if 4 <= r_total <= 7:
@@ -3531,7 +3567,7 @@ def _band_movement_dice(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_movement_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> dict[str, object]:
+def _values_movement_dice(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_spd: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 0
@@ -3550,7 +3586,7 @@ def _values_movement_dice(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     d = Rolling(rng)
-    r_total = v_spd
+    r_total: int = v_spd
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_movement_dice(r_total, r_natural, r_dice, r_read, zero, v_spd)
@@ -3575,7 +3611,7 @@ def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result:
 
 def _joint_movement_dice(given: Mapping[str, object]) -> Joint:
     v_spd = check_int('spd', given.get('spd', 8), -11, 20)
-    r_total = v_spd
+    r_total: int = v_spd
     return {(_band_movement_dice(r_total, None, (), (), False, v_spd), r_total): 1}, 1
 
 
@@ -3591,13 +3627,13 @@ def _total_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int
     return d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
 
 
-def _band_movement_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
+def _band_movement_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
     if r_total >= 0:
         return 0
     return -1
 
 
-def _values_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
+def _values_movement_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = (r_total * 10)
@@ -3658,11 +3694,11 @@ _IDS_shift: tuple[str, ...] = ()
 
 _BAND_shift: dict[int | str, int] = {}  # the band of each value
 
-def _band_shift(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
-    return _BAND_shift.get(r_total, -1)  # type: ignore[call-overload]
+def _band_shift(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
+    return _BAND_shift.get(r_total, -1)
 
 
-def _values_shift(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
+def _values_shift(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['unit'] = 'feet/yards'
@@ -3672,10 +3708,10 @@ def _values_shift(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_movement_dice * 10)
+    r_total: int = (v_movement_dice * 10)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_shift.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_shift.get(r_total, -1)
     c = 0
     outcome = _OUT_shift[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3697,7 +3733,7 @@ def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result
 
 def _joint_shift(given: Mapping[str, object]) -> Joint:
     v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    r_total = (v_movement_dice * 10)
+    r_total: int = (v_movement_dice * 10)
     return {(_band_shift(r_total, None, (), (), False, v_movement_dice), r_total): 1}, 1
 
 
@@ -3718,7 +3754,7 @@ def _total_attack_roll(d: Rolling | Planning | Replaying, v_die: str, v_blocks: 
     return d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
 
 
-def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
+def _band_attack_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
     if bool((r_total == 1) and (r_total >= _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))])):
         return 0
     if (r_total == 1):
@@ -3728,7 +3764,7 @@ def _band_attack_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return 3
 
 
-def _values_attack_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
+def _values_attack_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -3817,11 +3853,11 @@ _IDS_enhance_impair: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', '
 
 _BAND_enhance_impair: dict[int | str, int] = {'one': 0, 'd4': 1, 'd6': 2, 'd8': 3, 'd10': 4, 'd12': 5, 'd20': 6}  # the band of each value
 
-def _band_enhance_impair(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> int:
-    return _BAND_enhance_impair.get(r_total, -1)  # type: ignore[call-overload]
+def _band_enhance_impair(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> int:
+    return _BAND_enhance_impair.get(r_total, -1)
 
 
-def _values_enhance_impair(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
+def _values_enhance_impair(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sides'] = 1
@@ -3842,10 +3878,10 @@ def _values_enhance_impair(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int) -> Result:
     d = Rolling(rng)
-    r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
+    r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_enhance_impair.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_enhance_impair.get(r_total, -1)
     c = 0
     outcome = _OUT_enhance_impair[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3869,7 +3905,7 @@ def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
     v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
     v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
-    r_total = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
+    r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     return {(_band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance), r_total): 1}, 1
 
 
@@ -3890,7 +3926,7 @@ _OUT_wounds: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_wounds: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+')
 
-def _band_wounds(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> int:
+def _band_wounds(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> int:
     if r_total == 1:
         return 0
     if r_total == 2:
@@ -3929,7 +3965,7 @@ def _column_wounds(v_damage: int, v_damage_type: str) -> int:
     raise ValueError(f"no column of Wounds takes {r_total}")
 
 
-def _values_wounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> dict[str, object]:
+def _values_wounds(b: int, c: int, d: Rolling, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_damage: int, v_damage_type: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['deaths_door'] = (v_damage_type == 'physical')
@@ -3977,7 +4013,7 @@ def _values_wounds(b: int, c: int, d: Rolling | None, r_total: object, r_natural
 
 def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: str) -> Result:
     d = Rolling(rng)
-    r_total = v_damage
+    r_total: int = v_damage
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_wounds(r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
@@ -4003,7 +4039,7 @@ def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random
 def _joint_wounds(given: Mapping[str, object]) -> Joint:
     v_damage = check_int('damage', given.get('damage', 1), 1, 30)
     v_damage_type = check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic'))
-    r_total = v_damage
+    r_total: int = v_damage
     return {(_band_wounds(r_total, None, (), (), False, v_damage, v_damage_type), r_total): 1}, 1
 
 
@@ -4016,7 +4052,7 @@ _OUT_zero_hp_saving_throw: tuple[tuple[Outcome, ...], ...] = (
 _IDS_zero_hp_saving_throw: tuple[str, ...] = ('stays_in_action', 'out_of_action')
 _READS_zero_hp_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[object, ...]:
+def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
     v_dv = v_damage_taken
     return (v_dv,)
 
@@ -4025,13 +4061,13 @@ def _total_zero_hp_saving_throw(d: Rolling | Planning | Replaying, v_phys: int, 
     return d.fixed(1, 20, 'sum', 0, 'd20')
 
 
-def _band_zero_hp_saving_throw(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
+def _band_zero_hp_saving_throw(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
     if bool((r_total > v_dv) and (r_total < v_phys)):
         return 0
     return 1
 
 
-def _values_zero_hp_saving_throw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
+def _values_zero_hp_saving_throw(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['out_of_action'] = False
@@ -4109,7 +4145,7 @@ def _total_chase_movement_roll(d: Rolling | Planning | Replaying, v_movement_dic
     return d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
 
 
-def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> int:
+def _band_chase_movement_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'failure'):
         return 0
     if (r_dice.count(4) >= 2):
@@ -4119,7 +4155,7 @@ def _band_chase_movement_roll(r_total: object, r_natural: int | None, r_dice: Se
     return 3
 
 
-def _values_chase_movement_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
+def _values_chase_movement_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['distance'] = 0
@@ -4198,11 +4234,11 @@ _IDS_fall_damage_table: tuple[str, ...] = ('ft10', 'ft20', 'ft30', 'ft40', 'ft50
 
 _BAND_fall_damage_table: dict[int | str, int] = {'ft10': 0, 'ft20': 1, 'ft30': 2, 'ft40': 3, 'ft50': 4, 'ft60': 5, 'ft70': 6}  # the band of each value
 
-def _band_fall_damage_table(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
-    return _BAND_fall_damage_table.get(r_total, -1)  # type: ignore[call-overload]
+def _band_fall_damage_table(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
+    return _BAND_fall_damage_table.get(r_total, -1)
 
 
-def _values_fall_damage_table(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
+def _values_fall_damage_table(b: int, c: int, d: Rolling, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = d.fixed(1, 6, 'sum', 0, 'd6')
@@ -4223,10 +4259,10 @@ def _values_fall_damage_table(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Result:
     d = Rolling(rng)
-    r_total = v_height
+    r_total: str = v_height
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_fall_damage_table.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_fall_damage_table.get(r_total, -1)
     c = 0
     outcome = _OUT_fall_damage_table[b][c] if b >= 0 else None
     extra = Rolling(rng)
@@ -4248,7 +4284,7 @@ def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None)
 
 def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
     v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
-    r_total = v_height
+    r_total: str = v_height
     return {(_band_fall_damage_table(r_total, None, (), (), False, v_height), r_total): 1}, 1
 
 
@@ -4265,13 +4301,13 @@ def _total_fall_damage(d: Rolling | Planning | Replaying, v_height: str) -> int:
     return int((d.fixed(1, 6, 'sum', 0, 'd6') * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
 
 
-def _band_fall_damage(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
+def _band_fall_damage(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
     if r_total >= 1:
         return 0
     return -1
 
 
-def _values_fall_damage(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
+def _values_fall_damage(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -4337,11 +4373,11 @@ def _total_burning(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_burning: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
 
-def _band_burning(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_burning.get(r_total, -1)  # type: ignore[call-overload]
+def _band_burning(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_burning.get(r_total, -1)
 
 
-def _values_burning(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_burning(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -4353,7 +4389,7 @@ def _run_burning(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_burning.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_burning.get(r_total, -1)
     c = 0
     outcome = _OUT_burning[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -4399,7 +4435,7 @@ _OUT_hold_breath: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_hold_breath: tuple[str, ...] = ('turns', 'no_turns')
 
-def _band_hold_breath(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
+def _band_hold_breath(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> int:
     if r_total >= 1:
         return 0
     if r_total <= 0:
@@ -4407,7 +4443,7 @@ def _band_hold_breath(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_hold_breath(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
+def _values_hold_breath(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_phys: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     if b == 0:
@@ -4419,7 +4455,7 @@ def _values_hold_breath(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_phys - 10)
+    r_total: int = (v_phys - 10)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_hold_breath(r_total, r_natural, r_dice, r_read, zero, v_phys)
@@ -4444,7 +4480,7 @@ def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result:
 
 def _joint_hold_breath(given: Mapping[str, object]) -> Joint:
     v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    r_total = (v_phys - 10)
+    r_total: int = (v_phys - 10)
     return {(_band_hold_breath(r_total, None, (), (), False, v_phys), r_total): 1}, 1
 
 
@@ -4462,11 +4498,11 @@ def _total_out_of_breath(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_out_of_breath: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
 
-def _band_out_of_breath(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_out_of_breath.get(r_total, -1)  # type: ignore[call-overload]
+def _band_out_of_breath(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_out_of_breath.get(r_total, -1)
 
 
-def _values_out_of_breath(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_out_of_breath(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = r_total
@@ -4478,7 +4514,7 @@ def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_out_of_breath.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_out_of_breath.get(r_total, -1)
     c = 0
     outcome = _OUT_out_of_breath[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice

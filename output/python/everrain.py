@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Protocol as _Protocol
+from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -25,6 +28,64 @@ class Outcome:
     column: str | None = None
 
 
+_Face = TypeVar("_Face", bound=int | str, covariant=True)
+
+
+class Group(NamedTuple, _Generic[_Face]):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply).
+
+    `Group[int]` is a term of numbered dice, `Group[str]` of custom dice with symbols.
+    """
+
+    notation: str
+    dice: tuple[_Face, ...]
+    kept: tuple[_Face, ...]
+    value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
+
+# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
+_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
+                  Mapping[str, object]]
+
+
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
+        self.slot = slot
+
+    @_overload
+    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
+
+    @_overload
+    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
+        if result is None:
+            return self
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
+        # (`isinstance`, which narrows both ways, is twice as slow).
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
+        self.slot.__set__(result, trace)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One resolution: what was rolled, what was kept, the total and the outcome."""
@@ -36,7 +97,12 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    trace: str
+    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
+    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
+    if TYPE_CHECKING:
+        trace: _Told = _Told(None)
+    else:
+        trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
@@ -64,35 +130,8 @@ class Result:
         }
 
 
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
-        self.slot = slot
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
-        if result is None:
-            return self  # type: ignore[return-value]
-        trace = self.slot.__get__(result, owner)
-        if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: object) -> None:
-        self.slot.__set__(result, trace)
-
-
-Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
+    Result.trace = _Told(Result.__dict__["trace"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +160,6 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-class Group(NamedTuple):
-    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
-
-    notation: str
-    dice: tuple[int | str, ...]
-    kept: tuple[int | str, ...]
-    value: int
-
-
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-
 @dataclass(frozen=True, slots=True)
 class Faces:
     """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
@@ -149,7 +176,7 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
     if count == 1:
@@ -308,7 +335,7 @@ class Rolling:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.groups: list[Group] = []
+        self.groups: list[Group[int | str]] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -510,7 +537,16 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+class _JointWeights(_Protocol):
+    """A joint's weights as odds and samples read them: ((band index, total), weight) pairs.
+
+    A roll's dict has whole-number totals; a lookup's or a formula's may have text or yes/no.
+    """
+
+    def items(self) -> Iterable[tuple[tuple[int, object], int]]: ...
+
+
+Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
 def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
@@ -684,7 +720,7 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group) -> str:
+def group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
@@ -710,10 +746,10 @@ def outcome_trace(outcome: Outcome) -> str:
 
 def describe(
     label: str,
-    groups: Sequence[Group],
+    groups: Sequence[Group[int | str]],
     total: object,
     outcome: Outcome | None,
-    extra: Sequence[Group],
+    extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -1109,7 +1145,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
+COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1125,11 +1161,11 @@ _IDS_starting_orders: tuple[str, ...] = ()
 
 _BAND_starting_orders: dict[int | str, int] = {}  # the band of each value
 
-def _band_starting_orders(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_starting_orders.get(r_total, -1)  # type: ignore[call-overload]
+def _band_starting_orders(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_starting_orders.get(r_total, -1)
 
 
-def _values_starting_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_starting_orders(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1137,10 +1173,10 @@ def _values_starting_orders(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total = ((4 + 2) + 2)
+    r_total: int = ((4 + 2) + 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_starting_orders.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_starting_orders.get(r_total, -1)
     c = 0
     outcome = _OUT_starting_orders[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1161,7 +1197,7 @@ def starting_orders(*, rng: random.Random | None = None) -> Result:
 
 
 def _joint_starting_orders(given: Mapping[str, object]) -> Joint:
-    r_total = ((4 + 2) + 2)
+    r_total: int = ((4 + 2) + 2)
     return {(_band_starting_orders(r_total, None, (), (), False), r_total): 1}, 1
 
 
@@ -1173,11 +1209,11 @@ _IDS_starting_gold: tuple[str, ...] = ()
 
 _BAND_starting_gold: dict[int | str, int] = {}  # the band of each value
 
-def _band_starting_gold(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_starting_gold.get(r_total, -1)  # type: ignore[call-overload]
+def _band_starting_gold(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_starting_gold.get(r_total, -1)
 
 
-def _values_starting_gold(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_starting_gold(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1185,10 +1221,10 @@ def _values_starting_gold(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total = ((2 * 20) + (1 * 10))
+    r_total: int = ((2 * 20) + (1 * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_starting_gold.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_starting_gold.get(r_total, -1)
     c = 0
     outcome = _OUT_starting_gold[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1209,7 +1245,7 @@ def starting_gold(*, rng: random.Random | None = None) -> Result:
 
 
 def _joint_starting_gold(given: Mapping[str, object]) -> Joint:
-    r_total = ((2 * 20) + (1 * 10))
+    r_total: int = ((2 * 20) + (1 * 10))
     return {(_band_starting_gold(r_total, None, (), (), False), r_total): 1}, 1
 
 
@@ -1221,13 +1257,13 @@ _OUT_crew_dies: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_crew_dies: tuple[str, ...] = ('dies', 'lives')
 
-def _band_crew_dies(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> int:
+def _band_crew_dies(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> int:
     if ((v_damage + v_strain) >= v_length):
         return 0
     return 1
 
 
-def _values_crew_dies(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
+def _values_crew_dies(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_length: int, v_damage: int, v_strain: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['dies'] = True
@@ -1238,7 +1274,7 @@ def _values_crew_dies(b: int, c: int, d: Rolling | None, r_total: object, r_natu
 
 def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int, v_strain: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_damage + v_strain)
+    r_total: int = (v_damage + v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_crew_dies(r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
@@ -1265,7 +1301,7 @@ def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
     v_length = check_int('length', given.get('length', 6), 1, 12)
     v_damage = check_int('damage', given.get('damage', 0), 0, 12)
     v_strain = check_int('strain', given.get('strain', 0), 0, 12)
-    r_total = (v_damage + v_strain)
+    r_total: int = (v_damage + v_strain)
     return {(_band_crew_dies(r_total, None, (), (), False, v_length, v_damage, v_strain), r_total): 1}, 1
 
 
@@ -1284,11 +1320,11 @@ _IDS_map_spaces: tuple[str, ...] = ('calm_seas', 'islands', 'rough_seas', 'storm
 
 _BAND_map_spaces: dict[int | str, int] = {'calm_seas': 0, 'islands': 1, 'rough_seas': 2, 'storms': 3, 'ports': 4, 'altars': 5, 'shipwrecks': 6}  # the band of each value
 
-def _band_map_spaces(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> int:
-    return _BAND_map_spaces.get(r_total, -1)  # type: ignore[call-overload]
+def _band_map_spaces(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> int:
+    return _BAND_map_spaces.get(r_total, -1)
 
 
-def _values_map_spaces(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
+def _values_map_spaces(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str, v_crew_on_blue_nodes: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['blue_node_crew'] = 1
@@ -1313,10 +1349,10 @@ def _values_map_spaces(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue_nodes: int) -> Result:
     d = Rolling(rng)
-    r_total = v_space
+    r_total: str = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_map_spaces.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_map_spaces.get(r_total, -1)
     c = 0
     outcome = _OUT_map_spaces[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1339,7 +1375,7 @@ def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: ra
 def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
     v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
     v_crew_on_blue_nodes = check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10)
-    r_total = v_space
+    r_total: str = v_space
     return {(_band_map_spaces(r_total, None, (), (), False, v_space, v_crew_on_blue_nodes), r_total): 1}, 1
 
 
@@ -1351,11 +1387,11 @@ _IDS_storm_strain: tuple[str, ...] = ()
 
 _BAND_storm_strain: dict[int | str, int] = {}  # the band of each value
 
-def _band_storm_strain(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> int:
-    return _BAND_storm_strain.get(r_total, -1)  # type: ignore[call-overload]
+def _band_storm_strain(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> int:
+    return _BAND_storm_strain.get(r_total, -1)
 
 
-def _values_storm_strain(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
+def _values_storm_strain(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_strain: int, v_storm: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1363,10 +1399,10 @@ def _values_storm_strain(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bool) -> Result:
     d = Rolling(rng)
-    r_total = ((v_strain * 2) if v_storm else v_strain)
+    r_total: int = ((v_strain * 2) if v_storm else v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_storm_strain.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_storm_strain.get(r_total, -1)
     c = 0
     outcome = _OUT_storm_strain[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1389,7 +1425,7 @@ def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | N
 def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
     v_strain = check_int('strain', given.get('strain', 1), 0, 12)
     v_storm = check_flag('storm', given.get('storm', False))
-    r_total = ((v_strain * 2) if v_storm else v_strain)
+    r_total: int = ((v_strain * 2) if v_storm else v_strain)
     return {(_band_storm_strain(r_total, None, (), (), False, v_strain, v_storm), r_total): 1}, 1
 
 
@@ -1401,11 +1437,11 @@ _IDS_ship_movement_actions: tuple[str, ...] = ()
 
 _BAND_ship_movement_actions: dict[int | str, int] = {}  # the band of each value
 
-def _band_ship_movement_actions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> int:
-    return _BAND_ship_movement_actions.get(r_total, -1)  # type: ignore[call-overload]
+def _band_ship_movement_actions(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> int:
+    return _BAND_ship_movement_actions.get(r_total, -1)
 
 
-def _values_ship_movement_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
+def _values_ship_movement_actions(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_movement_orders: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1413,10 +1449,10 @@ def _values_ship_movement_actions(b: int, c: int, d: Rolling | None, r_total: ob
 
 def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders: int) -> Result:
     d = Rolling(rng)
-    r_total = (2 * v_movement_orders)
+    r_total: int = (2 * v_movement_orders)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_ship_movement_actions.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_ship_movement_actions.get(r_total, -1)
     c = 0
     outcome = _OUT_ship_movement_actions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1438,7 +1474,7 @@ def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None
 
 def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
     v_movement_orders = check_int('movement_orders', given.get('movement_orders', 1), 0, 8)
-    r_total = (2 * v_movement_orders)
+    r_total: int = (2 * v_movement_orders)
     return {(_band_ship_movement_actions(r_total, None, (), (), False, v_movement_orders), r_total): 1}, 1
 
 
@@ -1450,13 +1486,13 @@ _OUT_sea_event_draw: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_sea_event_draw: tuple[str, ...] = ('no_draw', 'draw')
 
-def _band_sea_event_draw(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> int:
+def _band_sea_event_draw(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> int:
     if bool((v_space == 'ports') or (v_space == 'islands') or (v_space == 'altars')):
         return 0
     return 1
 
 
-def _values_sea_event_draw(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> dict[str, object]:
+def _values_sea_event_draw(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_space: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sea_event_cards'] = 0
@@ -1467,7 +1503,7 @@ def _values_sea_event_draw(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     d = Rolling(rng)
-    r_total = v_space
+    r_total: str = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, zero, v_space)
@@ -1492,7 +1528,7 @@ def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None
 
 def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
     v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
-    r_total = v_space
+    r_total: str = v_space
     return {(_band_sea_event_draw(r_total, None, (), (), False, v_space), r_total): 1}, 1
 
 
@@ -1506,7 +1542,7 @@ _OUT_expedition_test: tuple[tuple[Outcome, ...], ...] = (
 _IDS_expedition_test: tuple[str, ...] = ('success', 'failure')
 _READS_expedition_test: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> tuple[object, ...]:
+def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> tuple[int]:
     v_modifier = (_N_expedition_test_hermit[v_hermit] - v_selfless)
     return (v_modifier,)
 
@@ -1515,13 +1551,13 @@ def _total_expedition_test(d: Rolling | Planning | Replaying, v_stat: int, v_sel
     return int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
 
 
-def _band_expedition_test(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
+def _band_expedition_test(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
     if (r_total <= v_stat):
         return 0
     return 1
 
 
-def _values_expedition_test(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
+def _values_expedition_test(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1620,7 +1656,7 @@ _OUT_expedition_test_crew: tuple[tuple[Outcome, ...], ...] = (
 _IDS_expedition_test_crew: tuple[str, ...] = ('success', 'failure')
 _READS_expedition_test_crew: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) -> tuple[object, ...]:
+def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) -> tuple[int]:
     v_tested = (v_a if (v_arrogant == 'crew_a') else (v_b if (v_arrogant == 'crew_b') else (v_c if (v_arrogant == 'crew_c') else max(v_a, v_b, v_c))))
     return (v_tested,)
 
@@ -1629,13 +1665,13 @@ def _total_expedition_test_crew(d: Rolling | Planning | Replaying, v_a: int, v_b
     return d.fixed(1, 10, 'sum', 0, 'd10')
 
 
-def _band_expedition_test_crew(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
+def _band_expedition_test_crew(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
     if (r_total <= v_tested):
         return 0
     return 1
 
 
-def _values_expedition_test_crew(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
+def _values_expedition_test_crew(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['success'] = True
@@ -1710,11 +1746,11 @@ _IDS_abandon_expedition: tuple[str, ...] = ('tests', 'choices')
 
 _BAND_abandon_expedition: dict[int | str, int] = {'tests': 0, 'choices': 1}  # the band of each value
 
-def _band_abandon_expedition(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> int:
-    return _BAND_abandon_expedition.get(r_total, -1)  # type: ignore[call-overload]
+def _band_abandon_expedition(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> int:
+    return _BAND_abandon_expedition.get(r_total, -1)
 
 
-def _values_abandon_expedition(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> dict[str, object]:
+def _values_abandon_expedition(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_card: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['can_abandon'] = True
@@ -1728,10 +1764,10 @@ def _values_abandon_expedition(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Result:
     d = Rolling(rng)
-    r_total = v_card
+    r_total: str = v_card
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_abandon_expedition.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_abandon_expedition.get(r_total, -1)
     c = 0
     outcome = _OUT_abandon_expedition[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1753,7 +1789,7 @@ def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None)
 
 def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
     v_card = check_choice('card', given.get('card', 'tests'), ('tests', 'choices'))
-    r_total = v_card
+    r_total: str = v_card
     return {(_band_abandon_expedition(r_total, None, (), (), False, v_card), r_total): 1}, 1
 
 
@@ -1765,11 +1801,11 @@ _IDS_weapon_attack_dice: tuple[str, ...] = ()
 
 _BAND_weapon_attack_dice: dict[int | str, int] = {}  # the band of each value
 
-def _band_weapon_attack_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> int:
-    return _BAND_weapon_attack_dice.get(r_total, -1)  # type: ignore[call-overload]
+def _band_weapon_attack_dice(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> int:
+    return _BAND_weapon_attack_dice.get(r_total, -1)
 
 
-def _values_weapon_attack_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
+def _values_weapon_attack_dice(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1777,10 +1813,10 @@ def _values_weapon_attack_dice(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_weapon_attack_dice(rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool) -> Result:
     d = Rolling(rng)
-    r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
+    r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_weapon_attack_dice.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_weapon_attack_dice.get(r_total, -1)
     c = 0
     outcome = _OUT_weapon_attack_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1804,7 +1840,7 @@ def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
     v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 0, 6)
     v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
     v_clumsy = check_flag('clumsy', given.get('clumsy', False))
-    r_total = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
+    r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     return {(_band_weapon_attack_dice(r_total, None, (), (), False, v_zone_dice, v_cannoneer, v_clumsy), r_total): 1}, 1
 
 
@@ -1816,11 +1852,11 @@ _IDS_marketplace_price: tuple[str, ...] = ()
 
 _BAND_marketplace_price: dict[int | str, int] = {}  # the band of each value
 
-def _band_marketplace_price(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> int:
-    return _BAND_marketplace_price.get(r_total, -1)  # type: ignore[call-overload]
+def _band_marketplace_price(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> int:
+    return _BAND_marketplace_price.get(r_total, -1)
 
 
-def _values_marketplace_price(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
+def _values_marketplace_price(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_price: int, v_deal: str, v_charismatic: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1828,10 +1864,10 @@ def _values_marketplace_price(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal: str, v_charismatic: bool) -> Result:
     d = Rolling(rng)
-    r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
+    r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_marketplace_price.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_marketplace_price.get(r_total, -1)
     c = 0
     outcome = _OUT_marketplace_price[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1855,7 +1891,7 @@ def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
     v_price = check_int('price', given.get('price', 20), 0, 100)
     v_deal = check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying'))
     v_charismatic = check_flag('charismatic', given.get('charismatic', False))
-    r_total = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
+    r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     return {(_band_marketplace_price(r_total, None, (), (), False, v_price, v_deal, v_charismatic), r_total): 1}, 1
 
 
@@ -1867,11 +1903,11 @@ _IDS_reclaim_orders: tuple[str, ...] = ()
 
 _BAND_reclaim_orders: dict[int | str, int] = {}  # the band of each value
 
-def _band_reclaim_orders(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> int:
-    return _BAND_reclaim_orders.get(r_total, -1)  # type: ignore[call-overload]
+def _band_reclaim_orders(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> int:
+    return _BAND_reclaim_orders.get(r_total, -1)
 
 
-def _values_reclaim_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
+def _values_reclaim_orders(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exhausted: int, v_forgo_turn: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1879,10 +1915,10 @@ def _values_reclaim_orders(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forgo_turn: bool) -> Result:
     d = Rolling(rng)
-    r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
+    r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_reclaim_orders.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_reclaim_orders.get(r_total, -1)
     c = 0
     outcome = _OUT_reclaim_orders[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1905,7 +1941,7 @@ def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.
 def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
     v_exhausted = check_int('exhausted', given.get('exhausted', 3), 0, 12)
     v_forgo_turn = check_flag('forgo_turn', given.get('forgo_turn', False))
-    r_total = min(v_exhausted, (6 if v_forgo_turn else 3))
+    r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
     return {(_band_reclaim_orders(r_total, None, (), (), False, v_exhausted, v_forgo_turn), r_total): 1}, 1
 
 
@@ -1917,13 +1953,13 @@ _OUT_trade_orders: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_trade_orders: tuple[str, ...] = ('allowed', 'not_allowed')
 
-def _band_trade_orders(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> int:
+def _band_trade_orders(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> int:
     if bool(v_adjacent and v_players_turn and (v_given == v_received)):
         return 0
     return 1
 
 
-def _values_trade_orders(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
+def _values_trade_orders(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['allowed'] = True
@@ -1934,7 +1970,7 @@ def _values_trade_orders(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_trade_orders(rng: random.Random, depth: int, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool) -> Result:
     d = Rolling(rng)
-    r_total = (v_given - v_received)
+    r_total: int = (v_given - v_received)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_trade_orders(r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn)
@@ -1962,7 +1998,7 @@ def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
     v_received = check_int('received', given.get('received', 1), 0, 12)
     v_adjacent = check_flag('adjacent', given.get('adjacent', True))
     v_players_turn = check_flag('players_turn', given.get('players_turn', True))
-    r_total = (v_given - v_received)
+    r_total: int = (v_given - v_received)
     return {(_band_trade_orders(r_total, None, (), (), False, v_given, v_received, v_adjacent, v_players_turn), r_total): 1}, 1
 
 
@@ -1974,11 +2010,11 @@ _IDS_combat_pool: tuple[str, ...] = ()
 
 _BAND_combat_pool: dict[int | str, int] = {}  # the band of each value
 
-def _band_combat_pool(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> int:
-    return _BAND_combat_pool.get(r_total, -1)  # type: ignore[call-overload]
+def _band_combat_pool(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> int:
+    return _BAND_combat_pool.get(r_total, -1)
 
 
-def _values_combat_pool(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
+def _values_combat_pool(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1986,10 +2022,10 @@ def _values_combat_pool(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_combat_pool(rng: random.Random, depth: int, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int) -> Result:
     d = Rolling(rng)
-    r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
+    r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_combat_pool.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_combat_pool.get(r_total, -1)
     c = 0
     outcome = _OUT_combat_pool[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2015,7 +2051,7 @@ def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
     v_third = check_int('third', given.get('third', 0), 0, 5)
     v_brawlers = check_int('brawlers', given.get('brawlers', 0), 0, 3)
     v_cowardly = check_int('cowardly', given.get('cowardly', 0), 0, 3)
-    r_total = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
+    r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     return {(_band_combat_pool(r_total, None, (), (), False, v_first, v_second, v_third, v_brawlers, v_cowardly), r_total): 1}, 1
 
 
@@ -2027,11 +2063,11 @@ _IDS_loyalty_lost: tuple[str, ...] = ()
 
 _BAND_loyalty_lost: dict[int | str, int] = {}  # the band of each value
 
-def _band_loyalty_lost(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> int:
-    return _BAND_loyalty_lost.get(r_total, -1)  # type: ignore[call-overload]
+def _band_loyalty_lost(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> int:
+    return _BAND_loyalty_lost.get(r_total, -1)
 
 
-def _values_loyalty_lost(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
+def _values_loyalty_lost(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2039,10 +2075,10 @@ def _values_loyalty_lost(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_loyalty_lost(rng: random.Random, depth: int, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int) -> Result:
     d = Rolling(rng)
-    r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
+    r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_loyalty_lost.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_loyalty_lost.get(r_total, -1)
     c = 0
     outcome = _OUT_loyalty_lost[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2066,7 +2102,7 @@ def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
     v_crew_deaths = check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6)
     v_influence_drawn = check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6)
     v_unpaid = check_int('unpaid', given.get('unpaid', 0), 0, 6)
-    r_total = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
+    r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     return {(_band_loyalty_lost(r_total, None, (), (), False, v_crew_deaths, v_influence_drawn, v_unpaid), r_total): 1}, 1
 
 
@@ -2086,7 +2122,7 @@ def _total_enemy_agent_activation(d: Rolling | Planning | Replaying, v_enemy_dic
     return d.custom(v_enemy_dice, _DIE_enemy)
 
 
-def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
+def _band_enemy_agent_activation(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
     if bool((r_dice.count('movement') >= v_distance) and (r_dice.count('enemy_attack') >= 1)):
@@ -2098,7 +2134,7 @@ def _band_enemy_agent_activation(r_total: object, r_natural: int | None, r_dice:
     return 4
 
 
-def _values_enemy_agent_activation(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
+def _values_enemy_agent_activation(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['zones_moved'] = min(r_dice.count('movement'), v_distance)
@@ -2182,7 +2218,7 @@ _OUT_crew_attack: tuple[tuple[Outcome, ...], ...] = (
 _IDS_crew_attack: tuple[str, ...] = ('special_ability', 'exchange')
 _READS_crew_attack: ReadSpec = (frozenset(['special']), False, False)  # what the bands read
 
-def _lets_crew_attack(v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> tuple[object, ...]:
+def _lets_crew_attack(v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> tuple[int]:
     v_evasion_dice = min(v_evading, v_combat)
     return (v_evasion_dice,)
 
@@ -2191,13 +2227,13 @@ def _total_crew_attack(d: Rolling | Planning | Replaying, v_combat: int, v_evadi
     return int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
 
 
-def _band_crew_attack(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
+def _band_crew_attack(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
     return 1
 
 
-def _values_crew_attack(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
+def _values_crew_attack(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage_to_enemy'] = (r_dice.count('hit') + (2 * r_dice.count('two_damage')))
@@ -2272,11 +2308,11 @@ _IDS_counter_dice: tuple[str, ...] = ()
 
 _BAND_counter_dice: dict[int | str, int] = {}  # the band of each value
 
-def _band_counter_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> int:
-    return _BAND_counter_dice.get(r_total, -1)  # type: ignore[call-overload]
+def _band_counter_dice(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> int:
+    return _BAND_counter_dice.get(r_total, -1)
 
 
-def _values_counter_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
+def _values_counter_dice(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2284,10 +2320,10 @@ def _values_counter_dice(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int) -> Result:
     d = Rolling(rng)
-    r_total = min(v_hits, v_combat)
+    r_total: int = min(v_hits, v_combat)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_counter_dice.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_counter_dice.get(r_total, -1)
     c = 0
     outcome = _OUT_counter_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2310,7 +2346,7 @@ def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = 
 def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
     v_hits = check_int('hits', given.get('hits', 2), 0, 10)
     v_combat = check_int('combat', given.get('combat', 2), 0, 5)
-    r_total = min(v_hits, v_combat)
+    r_total: int = min(v_hits, v_combat)
     return {(_band_counter_dice(r_total, None, (), (), False, v_hits, v_combat), r_total): 1}, 1
 
 
@@ -2323,7 +2359,7 @@ _OUT_counter_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_counter_roll: tuple[str, ...] = ('misses', 'countered')
 _READS_counter_roll: ReadSpec = (frozenset(['hit', 'two_damage']), False, False)  # what the bands read
 
-def _lets_counter_roll(v_hits: int, v_combat: int, v_evading: int) -> tuple[object, ...]:
+def _lets_counter_roll(v_hits: int, v_combat: int, v_evading: int) -> tuple[int, int]:
     v_dice = min(v_hits, v_combat)
     v_evasion_dice = min(v_evading, v_dice)
     return (v_dice, v_evasion_dice,)
@@ -2333,13 +2369,13 @@ def _total_counter_roll(d: Rolling | Planning | Replaying, v_hits: int, v_combat
     return int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
 
 
-def _band_counter_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
+def _band_counter_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
     if ((r_dice.count('hit') + r_dice.count('two_damage')) == 0):
         return 0
     return 1
 
 
-def _values_counter_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
+def _values_counter_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage_to_enemy'] = 0
@@ -2412,7 +2448,7 @@ _OUT_weapon_fire: tuple[tuple[Outcome, ...], ...] = (
 _IDS_weapon_fire: tuple[str, ...] = ('special_ability', 'hit', 'miss')
 _READS_weapon_fire: ReadSpec = (frozenset(['hit', 'two_damage']), False, False)  # what the bands read
 
-def _lets_weapon_fire(v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> tuple[object, ...]:
+def _lets_weapon_fire(v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> tuple[int]:
     v_dice = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     return (v_dice,)
 
@@ -2421,7 +2457,7 @@ def _total_weapon_fire(d: Rolling | Planning | Replaying, v_zone_dice: int, v_ca
     return d.custom(v_dice, _DIE_attack)
 
 
-def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
+def _band_weapon_fire(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
     if (r_dice.count('two_damage') >= v_trigger):
         return 0
     if ((r_dice.count('hit') + r_dice.count('two_damage')) >= 1):
@@ -2429,7 +2465,7 @@ def _band_weapon_fire(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return 2
 
 
-def _values_weapon_fire(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
+def _values_weapon_fire(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = (r_dice.count('hit') + (2 * r_dice.count('two_damage')))
@@ -2510,7 +2546,7 @@ def _total_enemy_ship_roll(d: Rolling | Planning | Replaying, v_enemy_dice: int,
     return d.custom(v_enemy_dice, _DIE_enemy)
 
 
-def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
+def _band_enemy_ship_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
     if (r_dice.count('special') >= v_trigger):
         return 0
     if bool(v_in_range and (r_dice.count('enemy_attack') >= 1)):
@@ -2522,7 +2558,7 @@ def _band_enemy_ship_roll(r_total: object, r_natural: int | None, r_dice: Sequen
     return 4
 
 
-def _values_enemy_ship_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
+def _values_enemy_ship_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['movement'] = r_dice.count('movement')
@@ -2605,13 +2641,13 @@ _OUT_ship_sunk: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ship_sunk: tuple[str, ...] = ('sunk', 'afloat')
 
-def _band_ship_sunk(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> int:
+def _band_ship_sunk(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> int:
     if (v_damaged >= v_nodes):
         return 0
     return 1
 
 
-def _values_ship_sunk(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
+def _values_ship_sunk(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_nodes: int, v_damaged: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['sunk'] = True
@@ -2622,7 +2658,7 @@ def _values_ship_sunk(b: int, c: int, d: Rolling | None, r_total: object, r_natu
 
 def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int) -> Result:
     d = Rolling(rng)
-    r_total = v_damaged
+    r_total: int = v_damaged
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
@@ -2648,7 +2684,7 @@ def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = 
 def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
     v_nodes = check_int('nodes', given.get('nodes', 10), 1, 20)
     v_damaged = check_int('damaged', given.get('damaged', 0), 0, 20)
-    r_total = v_damaged
+    r_total: int = v_damaged
     return {(_band_ship_sunk(r_total, None, (), (), False, v_nodes, v_damaged), r_total): 1}, 1
 
 
@@ -2660,11 +2696,11 @@ _IDS_ship_evasion_dice: tuple[str, ...] = ()
 
 _BAND_ship_evasion_dice: dict[int | str, int] = {}  # the band of each value
 
-def _band_ship_evasion_dice(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
-    return _BAND_ship_evasion_dice.get(r_total, -1)  # type: ignore[call-overload]
+def _band_ship_evasion_dice(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
+    return _BAND_ship_evasion_dice.get(r_total, -1)
 
 
-def _values_ship_evasion_dice(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
+def _values_ship_evasion_dice(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2672,10 +2708,10 @@ def _values_ship_evasion_dice(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Result:
     d = Rolling(rng)
-    r_total = v_hits
+    r_total: int = v_hits
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_ship_evasion_dice.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_ship_evasion_dice.get(r_total, -1)
     c = 0
     outcome = _OUT_ship_evasion_dice[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2697,7 +2733,7 @@ def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Res
 
 def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
     v_hits = check_int('hits', given.get('hits', 2), 0, 10)
-    r_total = v_hits
+    r_total: int = v_hits
     return {(_band_ship_evasion_dice(r_total, None, (), (), False, v_hits), r_total): 1}, 1
 
 
@@ -2714,13 +2750,13 @@ def _total_ship_evasion(d: Rolling | Planning | Replaying, v_hits: int) -> int:
     return d.custom(v_hits, _DIE_evasion)
 
 
-def _band_ship_evasion(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
+def _band_ship_evasion(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
     if (r_dice.count('evade') >= v_hits):
         return 0
     return 1
 
 
-def _values_ship_evasion(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
+def _values_ship_evasion(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['damage'] = 0

@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Protocol as _Protocol
+from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -25,6 +28,64 @@ class Outcome:
     column: str | None = None
 
 
+_Face = TypeVar("_Face", bound=int | str, covariant=True)
+
+
+class Group(NamedTuple, _Generic[_Face]):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply).
+
+    `Group[int]` is a term of numbered dice, `Group[str]` of custom dice with symbols.
+    """
+
+    notation: str
+    dice: tuple[_Face, ...]
+    kept: tuple[_Face, ...]
+    value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
+
+# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
+_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
+                  Mapping[str, object]]
+
+
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
+        self.slot = slot
+
+    @_overload
+    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
+
+    @_overload
+    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
+        if result is None:
+            return self
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
+        # (`isinstance`, which narrows both ways, is twice as slow).
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
+        self.slot.__set__(result, trace)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One resolution: what was rolled, what was kept, the total and the outcome."""
@@ -36,7 +97,12 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    trace: str
+    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
+    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
+    if TYPE_CHECKING:
+        trace: _Told = _Told(None)
+    else:
+        trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
@@ -64,35 +130,8 @@ class Result:
         }
 
 
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
-        self.slot = slot
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
-        if result is None:
-            return self  # type: ignore[return-value]
-        trace = self.slot.__get__(result, owner)
-        if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: object) -> None:
-        self.slot.__set__(result, trace)
-
-
-Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
+    Result.trace = _Told(Result.__dict__["trace"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +160,6 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-class Group(NamedTuple):
-    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
-
-    notation: str
-    dice: tuple[int | str, ...]
-    kept: tuple[int | str, ...]
-    value: int
-
-
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-
 @dataclass(frozen=True, slots=True)
 class Faces:
     """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
@@ -149,7 +176,7 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
     if count == 1:
@@ -308,7 +335,7 @@ class Rolling:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.groups: list[Group] = []
+        self.groups: list[Group[int | str]] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -510,7 +537,16 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+class _JointWeights(_Protocol):
+    """A joint's weights as odds and samples read them: ((band index, total), weight) pairs.
+
+    A roll's dict has whole-number totals; a lookup's or a formula's may have text or yes/no.
+    """
+
+    def items(self) -> Iterable[tuple[tuple[int, object], int]]: ...
+
+
+Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
 def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
@@ -684,7 +720,7 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group) -> str:
+def group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
@@ -710,10 +746,10 @@ def outcome_trace(outcome: Outcome) -> str:
 
 def describe(
     label: str,
-    groups: Sequence[Group],
+    groups: Sequence[Group[int | str]],
     total: object,
     outcome: Outcome | None,
-    extra: Sequence[Group],
+    extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -1109,7 +1145,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
+COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1129,7 +1165,7 @@ def _total_action_roll(d: Rolling | Planning | Replaying, v_dots: int, v_bonus_d
     return int((((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
 
 
-def _band_action_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
+def _band_action_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -1141,7 +1177,7 @@ def _band_action_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_action_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
+def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['complication'] = True
@@ -1217,11 +1253,11 @@ def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) 
 
 _BAND_resistance_roll: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
 
-def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
-    return _BAND_resistance_roll.get(r_total, -1)  # type: ignore[call-overload]
+def _band_resistance_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
+    return _BAND_resistance_roll.get(r_total, -1)
 
 
-def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
+def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = (6 - r_total)
@@ -1233,7 +1269,7 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_resistance_roll.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_resistance_roll.get(r_total, -1)
     c = 0
     outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1287,7 +1323,7 @@ def _total_consequence_clock(d: Rolling | Planning | Replaying, v_dots: int) -> 
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
-def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_consequence_clock(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -1297,7 +1333,7 @@ def _band_consequence_clock(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_consequence_clock(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_consequence_clock(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 2
@@ -1368,7 +1404,7 @@ def _total_obstacle_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
-def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_obstacle_clock(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -1380,7 +1416,7 @@ def _band_obstacle_clock(r_total: object, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _values_obstacle_clock(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_obstacle_clock(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -1452,7 +1488,7 @@ def _total_heritage_connect(d: Rolling | Planning | Replaying) -> int:
     return d.fixed(2, 6, 'sum', 0, '2d6')
 
 
-def _band_heritage_connect(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+def _band_heritage_connect(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -1519,7 +1555,7 @@ def _total_coin_roll(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
-def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_coin_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -1529,7 +1565,7 @@ def _band_coin_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int
     return -1
 
 
-def _values_coin_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_coin_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin_spent'] = 0
@@ -1599,16 +1635,16 @@ _IDS_ship_actions: tuple[str, ...] = ('speed', 'durability', 'firepower', 'crew'
 
 _BAND_ship_actions: dict[int | str, int] = {'speed': 0, 'durability': 1, 'firepower': 2, 'crew': 3, 'size': 4}  # the band of each value
 
-def _band_ship_actions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
-    return _BAND_ship_actions.get(r_total, -1)  # type: ignore[call-overload]
+def _band_ship_actions(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
+    return _BAND_ship_actions.get(r_total, -1)
 
 
 def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     d = Rolling(rng)
-    r_total = v_trait
+    r_total: str = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_ship_actions.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_ship_actions.get(r_total, -1)
     c = 0
     outcome = _OUT_ship_actions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1630,7 +1666,7 @@ def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> R
 
 def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
     v_trait = check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size'))
-    r_total = v_trait
+    r_total: str = v_trait
     return {(_band_ship_actions(r_total, None, (), (), False, v_trait), r_total): 1}, 1
 
 
@@ -1645,11 +1681,11 @@ _IDS_loadout: tuple[str, ...] = ('light', 'normal', 'heavy')
 
 _BAND_loadout: dict[int | str, int] = {'light': 0, 'normal': 1, 'heavy': 2}  # the band of each value
 
-def _band_loadout(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> int:
-    return _BAND_loadout.get(r_total, -1)  # type: ignore[call-overload]
+def _band_loadout(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> int:
+    return _BAND_loadout.get(r_total, -1)
 
 
-def _values_loadout(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
+def _values_loadout(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_load: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['slots'] = 3
@@ -1662,10 +1698,10 @@ def _values_loadout(b: int, c: int, d: Rolling | None, r_total: object, r_natura
 
 def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     d = Rolling(rng)
-    r_total = v_load
+    r_total: str = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_loadout.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_loadout.get(r_total, -1)
     c = 0
     outcome = _OUT_loadout[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1687,7 +1723,7 @@ def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result
 
 def _joint_loadout(given: Mapping[str, object]) -> Joint:
     v_load = check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy'))
-    r_total = v_load
+    r_total: str = v_load
     return {(_band_loadout(r_total, None, (), (), False, v_load), r_total): 1}, 1
 
 
@@ -1699,11 +1735,11 @@ _IDS_score_engagement_modifier: tuple[str, ...] = ()
 
 _BAND_score_engagement_modifier: dict[int | str, int] = {}  # the band of each value
 
-def _band_score_engagement_modifier(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
-    return _BAND_score_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
+def _band_score_engagement_modifier(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> int:
+    return _BAND_score_engagement_modifier.get(r_total, -1)
 
 
-def _values_score_engagement_modifier(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
+def _values_score_engagement_modifier(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1711,10 +1747,10 @@ def _values_score_engagement_modifier(b: int, c: int, d: Rolling | None, r_total
 
 def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
     d = Rolling(rng)
-    r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
+    r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_score_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_score_engagement_modifier.get(r_total, -1)
     c = 0
     outcome = _OUT_score_engagement_modifier[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1741,7 +1777,7 @@ def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
     v_strongest = check_flag('strongest', given.get('strongest', False))
     v_aid = check_flag('aid', given.get('aid', False))
     v_interference = check_flag('interference', given.get('interference', False))
-    r_total = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
+    r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     return {(_band_score_engagement_modifier(r_total, None, (), (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference), r_total): 1}, 1
 
 
@@ -1756,7 +1792,7 @@ _OUT_score_engagement: tuple[tuple[Outcome, ...], ...] = (
 _IDS_score_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
 _READS_score_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_score_engagement(v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> tuple[object, ...]:
+def _lets_score_engagement(v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> tuple[int]:
     v_modifier = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     return (v_modifier,)
 
@@ -1765,7 +1801,7 @@ def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_c
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
 
 
-def _band_score_engagement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
+def _band_score_engagement(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -1846,11 +1882,11 @@ _IDS_flashback_cost: tuple[str, ...] = ('ordinary', 'complex', 'elaborate')
 
 _BAND_flashback_cost: dict[int | str, int] = {'ordinary': 0, 'complex': 1, 'elaborate': 2}  # the band of each value
 
-def _band_flashback_cost(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
-    return _BAND_flashback_cost.get(r_total, -1)  # type: ignore[call-overload]
+def _band_flashback_cost(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
+    return _BAND_flashback_cost.get(r_total, -1)
 
 
-def _values_flashback_cost(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
+def _values_flashback_cost(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = 0
@@ -1864,10 +1900,10 @@ def _values_flashback_cost(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result:
     d = Rolling(rng)
-    r_total = v_action
+    r_total: str = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_flashback_cost.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_flashback_cost.get(r_total, -1)
     c = 0
     outcome = _OUT_flashback_cost[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1889,7 +1925,7 @@ def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None
 
 def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
     v_action = check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
-    r_total = v_action
+    r_total: str = v_action
     return {(_band_flashback_cost(r_total, None, (), (), False, v_action), r_total): 1}, 1
 
 
@@ -1906,11 +1942,11 @@ _IDS_loot: tuple[str, ...] = ('minor', 'small', 'standard', 'big', 'major')
 
 _BAND_loot: dict[int | str, int] = {'minor': 0, 'small': 1, 'standard': 2, 'big': 3, 'major': 4}  # the band of each value
 
-def _band_loot(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> int:
-    return _BAND_loot.get(r_total, -1)  # type: ignore[call-overload]
+def _band_loot(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> int:
+    return _BAND_loot.get(r_total, -1)
 
 
-def _values_loot(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
+def _values_loot(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_job: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['coin'] = 2
@@ -1928,10 +1964,10 @@ def _values_loot(b: int, c: int, d: Rolling | None, r_total: object, r_natural: 
 
 def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     d = Rolling(rng)
-    r_total = v_job
+    r_total: str = v_job
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_loot.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_loot.get(r_total, -1)
     c = 0
     outcome = _OUT_loot[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1953,7 +1989,7 @@ def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
 
 def _joint_loot(given: Mapping[str, object]) -> Joint:
     v_job = check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
-    r_total = v_job
+    r_total: str = v_job
     return {(_band_loot(r_total, None, (), (), False, v_job), r_total): 1}, 1
 
 
@@ -1968,11 +2004,11 @@ _IDS_cargo_seized: tuple[str, ...] = ('0-2', '3-4', '5')
 
 _BAND_cargo_seized: dict[int | str, int] = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 2}  # the band of each value
 
-def _band_cargo_seized(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
-    return _BAND_cargo_seized.get(r_total, -1)  # type: ignore[call-overload]
+def _band_cargo_seized(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+    return _BAND_cargo_seized.get(r_total, -1)
 
 
-def _values_cargo_seized(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_cargo_seized(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 1
@@ -1985,10 +2021,10 @@ def _values_cargo_seized(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total = v_wealth
+    r_total: int = v_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_cargo_seized.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_cargo_seized.get(r_total, -1)
     c = 0
     outcome = _OUT_cargo_seized[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2010,7 +2046,7 @@ def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result
 
 def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    r_total = v_wealth
+    r_total: int = v_wealth
     return {(_band_cargo_seized(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
 
 
@@ -2022,11 +2058,11 @@ _IDS_cargo_capacity: tuple[str, ...] = ()
 
 _BAND_cargo_capacity: dict[int | str, int] = {}  # the band of each value
 
-def _band_cargo_capacity(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> int:
-    return _BAND_cargo_capacity.get(r_total, -1)  # type: ignore[call-overload]
+def _band_cargo_capacity(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> int:
+    return _BAND_cargo_capacity.get(r_total, -1)
 
 
-def _values_cargo_capacity(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
+def _values_cargo_capacity(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_size: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2034,10 +2070,10 @@ def _values_cargo_capacity(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_size * 2)
+    r_total: int = (v_size * 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_cargo_capacity.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_cargo_capacity.get(r_total, -1)
     c = 0
     outcome = _OUT_cargo_capacity[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2059,7 +2095,7 @@ def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result
 
 def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
     v_size = check_int('size', given.get('size', 2), 0, 5)
-    r_total = (v_size * 2)
+    r_total: int = (v_size * 2)
     return {(_band_cargo_capacity(r_total, None, (), (), False, v_size), r_total): 1}, 1
 
 
@@ -2071,11 +2107,11 @@ _IDS_odyssey_trigger: tuple[str, ...] = ()
 
 _BAND_odyssey_trigger: dict[int | str, int] = {}  # the band of each value
 
-def _band_odyssey_trigger(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
-    return _BAND_odyssey_trigger.get(r_total, -1)  # type: ignore[call-overload]
+def _band_odyssey_trigger(r_total: bool, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> int:
+    return _BAND_odyssey_trigger.get(r_total, -1)
 
 
-def _values_odyssey_trigger(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
+def _values_odyssey_trigger(b: int, c: int, d: None, r_total: bool, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_sea_hexes: int, v_reef_hexes: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2083,10 +2119,10 @@ def _values_odyssey_trigger(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_reef_hexes: int) -> Result:
     d = Rolling(rng)
-    r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
+    r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_odyssey_trigger.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_odyssey_trigger.get(r_total, -1)
     c = 0
     outcome = _OUT_odyssey_trigger[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2109,7 +2145,7 @@ def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Rand
 def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
     v_sea_hexes = check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20)
     v_reef_hexes = check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20)
-    r_total = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
+    r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     return {(_band_odyssey_trigger(r_total, None, (), (), False, v_sea_hexes, v_reef_hexes), r_total): 1}, 1
 
 
@@ -2127,11 +2163,11 @@ _IDS_odyssey_plans: tuple[str, ...] = ('assault', 'stealth', 'transport', 'decep
 
 _BAND_odyssey_plans: dict[int | str, int] = {'assault': 0, 'stealth': 1, 'transport': 2, 'deception': 3, 'occult': 4, 'social': 5}  # the band of each value
 
-def _band_odyssey_plans(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> int:
-    return _BAND_odyssey_plans.get(r_total, -1)  # type: ignore[call-overload]
+def _band_odyssey_plans(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> int:
+    return _BAND_odyssey_plans.get(r_total, -1)
 
 
-def _values_odyssey_plans(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
+def _values_odyssey_plans(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_plan: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['trait'] = 'firepower'
@@ -2150,10 +2186,10 @@ def _values_odyssey_plans(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     d = Rolling(rng)
-    r_total = v_plan
+    r_total: str = v_plan
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_odyssey_plans.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_odyssey_plans.get(r_total, -1)
     c = 0
     outcome = _OUT_odyssey_plans[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2175,7 +2211,7 @@ def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) 
 
 def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
     v_plan = check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))
-    r_total = v_plan
+    r_total: str = v_plan
     return {(_band_odyssey_plans(r_total, None, (), (), False, v_plan), r_total): 1}, 1
 
 
@@ -2187,11 +2223,11 @@ _IDS_odyssey_engagement_modifier: tuple[str, ...] = ()
 
 _BAND_odyssey_engagement_modifier: dict[int | str, int] = {}  # the band of each value
 
-def _band_odyssey_engagement_modifier(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
-    return _BAND_odyssey_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
+def _band_odyssey_engagement_modifier(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> int:
+    return _BAND_odyssey_engagement_modifier.get(r_total, -1)
 
 
-def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
+def _values_odyssey_engagement_modifier(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2199,10 +2235,10 @@ def _values_odyssey_engagement_modifier(b: int, c: int, d: Rolling | None, r_tot
 
 def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
     d = Rolling(rng)
-    r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
+    r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_odyssey_engagement_modifier.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_odyssey_engagement_modifier.get(r_total, -1)
     c = 0
     outcome = _OUT_odyssey_engagement_modifier[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2229,7 +2265,7 @@ def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
     v_weak_trait = check_flag('weak_trait', given.get('weak_trait', False))
     v_indirect = check_flag('indirect', given.get('indirect', False))
     v_faction = check_flag('faction', given.get('faction', False))
-    r_total = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
+    r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     return {(_band_odyssey_engagement_modifier(r_total, None, (), (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction), r_total): 1}, 1
 
 
@@ -2244,7 +2280,7 @@ _OUT_odyssey_engagement: tuple[tuple[Outcome, ...], ...] = (
 _IDS_odyssey_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
 _READS_odyssey_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_odyssey_engagement(v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> tuple[object, ...]:
+def _lets_odyssey_engagement(v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> tuple[int]:
     v_modifier = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     return (v_modifier,)
 
@@ -2253,7 +2289,7 @@ def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trai
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
 
 
-def _band_odyssey_engagement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
+def _band_odyssey_engagement(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
     if r_natural == 12:
         return 0
     if r_total >= 10:
@@ -2341,11 +2377,11 @@ def _total_zone_1(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_zone_1: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_zone_1(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_zone_1.get(r_total, -1)  # type: ignore[call-overload]
+def _band_zone_1(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_zone_1.get(r_total, -1)
 
 
-def _values_zone_1(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_1(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = 'zone_2'
@@ -2357,7 +2393,7 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_zone_1.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_zone_1.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_1[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2421,11 +2457,11 @@ def _total_zone_2(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_zone_2: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_zone_2(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_zone_2.get(r_total, -1)  # type: ignore[call-overload]
+def _band_zone_2(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_zone_2.get(r_total, -1)
 
 
-def _values_zone_2(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_2(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_i'
@@ -2439,7 +2475,7 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_zone_2.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_zone_2.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_2[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2503,11 +2539,11 @@ def _total_zone_3(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_zone_3: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_zone_3(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_zone_3.get(r_total, -1)  # type: ignore[call-overload]
+def _band_zone_3(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_zone_3.get(r_total, -1)
 
 
-def _values_zone_3(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_3(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_ii'
@@ -2523,7 +2559,7 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_zone_3.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_zone_3.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_3[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2587,11 +2623,11 @@ def _total_zone_4(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_zone_4: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_zone_4(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_zone_4.get(r_total, -1)  # type: ignore[call-overload]
+def _band_zone_4(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_zone_4.get(r_total, -1)
 
 
-def _values_zone_4(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_zone_4(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['monster'] = 'tier_iv'
@@ -2605,7 +2641,7 @@ def _run_zone_4(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_zone_4.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_zone_4.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_4[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2661,11 +2697,11 @@ def _total_tier_i(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
 
 _BAND_tier_i: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_tier_i(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    return _BAND_tier_i.get(r_total, -1)  # type: ignore[call-overload]
+def _band_tier_i(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+    return _BAND_tier_i.get(r_total, -1)
 
 
-def _values_tier_i(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_i(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_ii')
@@ -2677,7 +2713,7 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_tier_i.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_tier_i.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_i[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2743,11 +2779,11 @@ def _total_tier_ii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
 
 _BAND_tier_ii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_tier_ii(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    return _BAND_tier_ii.get(r_total, -1)  # type: ignore[call-overload]
+def _band_tier_ii(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+    return _BAND_tier_ii.get(r_total, -1)
 
 
-def _values_tier_ii(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_ii(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iii')
@@ -2759,7 +2795,7 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_tier_ii.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_tier_ii.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_ii[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2825,11 +2861,11 @@ def _total_tier_iii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
 
 _BAND_tier_iii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_tier_iii(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    return _BAND_tier_iii.get(r_total, -1)  # type: ignore[call-overload]
+def _band_tier_iii(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+    return _BAND_tier_iii.get(r_total, -1)
 
 
-def _values_tier_iii(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iii(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_iv')
@@ -2841,7 +2877,7 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_tier_iii.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_tier_iii.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_iii[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2907,11 +2943,11 @@ def _total_tier_iv(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
 
 _BAND_tier_iv: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
 
-def _band_tier_iv(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
-    return _BAND_tier_iv.get(r_total, -1)  # type: ignore[call-overload]
+def _band_tier_iv(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> int:
+    return _BAND_tier_iv.get(r_total, -1)
 
 
-def _values_tier_iv(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
+def _values_tier_iv(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_mythical: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['next'] = ('mythical_monsters' if v_mythical else 'tier_v')
@@ -2923,7 +2959,7 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_tier_iv.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_tier_iv.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_iv[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2990,11 +3026,11 @@ def _total_tier_v(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_tier_v: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
-def _band_tier_v(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_tier_v.get(r_total, -1)  # type: ignore[call-overload]
+def _band_tier_v(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_tier_v.get(r_total, -1)
 
 
-def _values_tier_v(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_tier_v(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['or_roll'] = 'mythical_monsters'
@@ -3006,7 +3042,7 @@ def _run_tier_v(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_tier_v.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_tier_v.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_v[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3063,8 +3099,8 @@ def _total_mythical_monsters(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_mythical_monsters: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
 
-def _band_mythical_monsters(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_mythical_monsters.get(r_total, -1)  # type: ignore[call-overload]
+def _band_mythical_monsters(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_mythical_monsters.get(r_total, -1)
 
 
 def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
@@ -3072,7 +3108,7 @@ def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_mythical_monsters.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_mythical_monsters.get(r_total, -1)
     c = 0
     outcome = _OUT_mythical_monsters[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3123,16 +3159,16 @@ _IDS_limiting_traits: tuple[str, ...] = ('size', 'crew', 'firepower', 'durabilit
 
 _BAND_limiting_traits: dict[int | str, int] = {'size': 0, 'crew': 1, 'firepower': 2, 'durability': 3, 'speed': 4}  # the band of each value
 
-def _band_limiting_traits(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
-    return _BAND_limiting_traits.get(r_total, -1)  # type: ignore[call-overload]
+def _band_limiting_traits(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: str) -> int:
+    return _BAND_limiting_traits.get(r_total, -1)
 
 
 def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result:
     d = Rolling(rng)
-    r_total = v_trait
+    r_total: str = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_limiting_traits.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_limiting_traits.get(r_total, -1)
     c = 0
     outcome = _OUT_limiting_traits[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3154,7 +3190,7 @@ def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) ->
 
 def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
     v_trait = check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size'))
-    r_total = v_trait
+    r_total: str = v_trait
     return {(_band_limiting_traits(r_total, None, (), (), False, v_trait), r_total): 1}, 1
 
 
@@ -3166,11 +3202,11 @@ _IDS_max_cohorts: tuple[str, ...] = ()
 
 _BAND_max_cohorts: dict[int | str, int] = {}  # the band of each value
 
-def _band_max_cohorts(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> int:
-    return _BAND_max_cohorts.get(r_total, -1)  # type: ignore[call-overload]
+def _band_max_cohorts(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> int:
+    return _BAND_max_cohorts.get(r_total, -1)
 
 
-def _values_max_cohorts(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
+def _values_max_cohorts(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_crew: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3178,10 +3214,10 @@ def _values_max_cohorts(b: int, c: int, d: Rolling | None, r_total: object, r_na
 
 def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     d = Rolling(rng)
-    r_total = v_crew
+    r_total: int = v_crew
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_max_cohorts.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_max_cohorts.get(r_total, -1)
     c = 0
     outcome = _OUT_max_cohorts[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3203,7 +3239,7 @@ def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
 
 def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
     v_crew = check_int('crew', given.get('crew', 2), 0, 5)
-    r_total = v_crew
+    r_total: int = v_crew
     return {(_band_max_cohorts(r_total, None, (), (), False, v_crew), r_total): 1}, 1
 
 
@@ -3215,11 +3251,11 @@ _IDS_can_fight_back: tuple[str, ...] = ()
 
 _BAND_can_fight_back: dict[int | str, int] = {}  # the band of each value
 
-def _band_can_fight_back(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
-    return _BAND_can_fight_back.get(r_total, -1)  # type: ignore[call-overload]
+def _band_can_fight_back(r_total: bool, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> int:
+    return _BAND_can_fight_back.get(r_total, -1)
 
 
-def _values_can_fight_back(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
+def _values_can_fight_back(b: int, c: int, d: None, r_total: bool, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_firepower: int, v_opponent_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3227,10 +3263,10 @@ def _values_can_fight_back(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_opponent_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_firepower >= v_opponent_wealth)
+    r_total: bool = (v_firepower >= v_opponent_wealth)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_can_fight_back.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_can_fight_back.get(r_total, -1)
     c = 0
     outcome = _OUT_can_fight_back[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3253,7 +3289,7 @@ def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.
 def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
     v_firepower = check_int('firepower', given.get('firepower', 2), 0, 5)
     v_opponent_wealth = check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5)
-    r_total = (v_firepower >= v_opponent_wealth)
+    r_total: bool = (v_firepower >= v_opponent_wealth)
     return {(_band_can_fight_back(r_total, None, (), (), False, v_firepower, v_opponent_wealth), r_total): 1}, 1
 
 
@@ -3265,11 +3301,11 @@ _IDS_phases_at_sea: tuple[str, ...] = ()
 
 _BAND_phases_at_sea: dict[int | str, int] = {}  # the band of each value
 
-def _band_phases_at_sea(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> int:
-    return _BAND_phases_at_sea.get(r_total, -1)  # type: ignore[call-overload]
+def _band_phases_at_sea(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> int:
+    return _BAND_phases_at_sea.get(r_total, -1)
 
 
-def _values_phases_at_sea(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
+def _values_phases_at_sea(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_speed: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3277,10 +3313,10 @@ def _values_phases_at_sea(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_speed + 1)
+    r_total: int = (v_speed + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_phases_at_sea.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_phases_at_sea.get(r_total, -1)
     c = 0
     outcome = _OUT_phases_at_sea[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3302,7 +3338,7 @@ def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result
 
 def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
     v_speed = check_int('speed', given.get('speed', 2), 0, 5)
-    r_total = (v_speed + 1)
+    r_total: int = (v_speed + 1)
     return {(_band_phases_at_sea(r_total, None, (), (), False, v_speed), r_total): 1}, 1
 
 
@@ -3312,18 +3348,18 @@ _OUT_compare_wealth: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_compare_wealth: tuple[str, ...] = ()
 
-def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[object, ...]:
+def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[int]:
     v_difference = (v_own_wealth - v_enemy_wealth)
     return (v_difference,)
 
 
 _BAND_compare_wealth: dict[int | str, int] = {}  # the band of each value
 
-def _band_compare_wealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
-    return _BAND_compare_wealth.get(r_total, -1)  # type: ignore[call-overload]
+def _band_compare_wealth(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> int:
+    return _BAND_compare_wealth.get(r_total, -1)
 
 
-def _values_compare_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
+def _values_compare_wealth(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_own_wealth: int, v_enemy_wealth: int, v_difference: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3332,10 +3368,10 @@ def _values_compare_wealth(b: int, c: int, d: Rolling | None, r_total: object, r
 def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_enemy_wealth: int) -> Result:
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
     d = Rolling(rng)
-    r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
+    r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_compare_wealth.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_compare_wealth.get(r_total, -1)
     c = 0
     outcome = _OUT_compare_wealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3359,7 +3395,7 @@ def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
     v_own_wealth = check_int('own_wealth', given.get('own_wealth', 2), 0, 5)
     v_enemy_wealth = check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5)
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
-    r_total = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
+    r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
     return {(_band_compare_wealth(r_total, None, (), (), False, v_own_wealth, v_enemy_wealth, v_difference), r_total): 1}, 1
 
 
@@ -3381,11 +3417,11 @@ def _total_crisis(d: Rolling | Planning | Replaying) -> int:
 
 _BAND_crisis: dict[int | str, int] = {1: 0, 2: 0, 3: 1, 4: 2, 5: 3, 6: 4}  # the band of each value
 
-def _band_crisis(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
-    return _BAND_crisis.get(r_total, -1)  # type: ignore[call-overload]
+def _band_crisis(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
+    return _BAND_crisis.get(r_total, -1)
 
 
-def _values_crisis(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
+def _values_crisis(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 4:
         values['starts'] = 'sinking_clock'
@@ -3397,7 +3433,7 @@ def _run_crisis(rng: random.Random, depth: int) -> Result:
     r_dice = r_kept = r_read = (r_total,)
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
-    b = _BAND_crisis.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_crisis.get(r_total, -1)
     c = 0
     outcome = _OUT_crisis[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3449,7 +3485,7 @@ def _total_sea_raid(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_ad
     return int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
 
 
-def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
+def _band_sea_raid(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
     if r_total >= 10:
         return 0
     if 7 <= r_total <= 9:
@@ -3459,7 +3495,7 @@ def _band_sea_raid(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_sea_raid(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
+def _values_sea_raid(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['raid'] = True
@@ -3523,11 +3559,11 @@ _IDS_tithe: tuple[str, ...] = ()
 
 _BAND_tithe: dict[int | str, int] = {}  # the band of each value
 
-def _band_tithe(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
-    return _BAND_tithe.get(r_total, -1)  # type: ignore[call-overload]
+def _band_tithe(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> int:
+    return _BAND_tithe.get(r_total, -1)
 
 
-def _values_tithe(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
+def _values_tithe(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_at_war: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3535,10 +3571,10 @@ def _values_tithe(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) -> Result:
     d = Rolling(rng)
-    r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
+    r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_tithe.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_tithe.get(r_total, -1)
     c = 0
     outcome = _OUT_tithe[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3561,7 +3597,7 @@ def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = 
 def _joint_tithe(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_at_war = check_flag('at_war', given.get('at_war', False))
-    r_total = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
+    r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     return {(_band_tithe(r_total, None, (), (), False, v_wealth, v_at_war), r_total): 1}, 1
 
 
@@ -3577,11 +3613,11 @@ _IDS_notoriety_gain: tuple[str, ...] = ('smooth', 'contained', 'loud', 'wild')
 
 _BAND_notoriety_gain: dict[int | str, int] = {'smooth': 0, 'contained': 1, 'loud': 2, 'wild': 3}  # the band of each value
 
-def _band_notoriety_gain(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> int:
-    return _BAND_notoriety_gain.get(r_total, -1)  # type: ignore[call-overload]
+def _band_notoriety_gain(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> int:
+    return _BAND_notoriety_gain.get(r_total, -1)
 
 
-def _values_notoriety_gain(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
+def _values_notoriety_gain(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['notoriety'] = 0
@@ -3596,10 +3632,10 @@ def _values_notoriety_gain(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Result:
     d = Rolling(rng)
-    r_total = v_exposure
+    r_total: str = v_exposure
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_notoriety_gain.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_notoriety_gain.get(r_total, -1)
     c = 0
     outcome = _OUT_notoriety_gain[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3621,7 +3657,7 @@ def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = N
 
 def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
     v_exposure = check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
-    r_total = v_exposure
+    r_total: str = v_exposure
     return {(_band_notoriety_gain(r_total, None, (), (), False, v_exposure), r_total): 1}, 1
 
 
@@ -3634,11 +3670,11 @@ _IDS_notoriety_increase: tuple[str, ...] = ()
 
 _BAND_notoriety_increase: dict[int | str, int] = {}  # the band of each value
 
-def _band_notoriety_increase(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
-    return _BAND_notoriety_increase.get(r_total, -1)  # type: ignore[call-overload]
+def _band_notoriety_increase(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> int:
+    return _BAND_notoriety_increase.get(r_total, -1)
 
 
-def _values_notoriety_increase(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
+def _values_notoriety_increase(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3646,10 +3682,10 @@ def _values_notoriety_increase(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool) -> Result:
     d = Rolling(rng)
-    r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
+    r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_notoriety_increase.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_notoriety_increase.get(r_total, -1)
     c = 0
     outcome = _OUT_notoriety_increase[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3674,7 +3710,7 @@ def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
     v_high_profile = check_flag('high_profile', given.get('high_profile', False))
     v_at_war = check_flag('at_war', given.get('at_war', False))
     v_killing = check_flag('killing', given.get('killing', False))
-    r_total = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
+    r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     return {(_band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing), r_total): 1}, 1
 
 
@@ -3686,11 +3722,11 @@ _IDS_bribe: tuple[str, ...] = ()
 
 _BAND_bribe: dict[int | str, int] = {}  # the band of each value
 
-def _band_bribe(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
-    return _BAND_bribe.get(r_total, -1)  # type: ignore[call-overload]
+def _band_bribe(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> int:
+    return _BAND_bribe.get(r_total, -1)
 
 
-def _values_bribe(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
+def _values_bribe(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_notoriety: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3698,10 +3734,10 @@ def _values_bribe(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
+    r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_bribe.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_bribe.get(r_total, -1)
     c = 0
     outcome = _OUT_bribe[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3724,7 +3760,7 @@ def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = No
 def _joint_bribe(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
     v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
-    r_total = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
+    r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     return {(_band_bribe(r_total, None, (), (), False, v_wealth, v_notoriety), r_total): 1}, 1
 
 
@@ -3736,11 +3772,11 @@ _IDS_fight_off_harm: tuple[str, ...] = ()
 
 _BAND_fight_off_harm: dict[int | str, int] = {}  # the band of each value
 
-def _band_fight_off_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
-    return _BAND_fight_off_harm.get(r_total, -1)  # type: ignore[call-overload]
+def _band_fight_off_harm(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> int:
+    return _BAND_fight_off_harm.get(r_total, -1)
 
 
-def _values_fight_off_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
+def _values_fight_off_harm(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_aggressor_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3748,10 +3784,10 @@ def _values_fight_off_harm(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total = v_aggressor_wealth
+    r_total: int = v_aggressor_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_fight_off_harm.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_fight_off_harm.get(r_total, -1)
     c = 0
     outcome = _OUT_fight_off_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3773,7 +3809,7 @@ def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = Non
 
 def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
     v_aggressor_wealth = check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5)
-    r_total = v_aggressor_wealth
+    r_total: int = v_aggressor_wealth
     return {(_band_fight_off_harm(r_total, None, (), (), False, v_aggressor_wealth), r_total): 1}, 1
 
 
@@ -3789,11 +3825,11 @@ _IDS_raid_wealth_adjustment: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods
 
 _BAND_raid_wealth_adjustment: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
 
-def _band_raid_wealth_adjustment(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
-    return _BAND_raid_wealth_adjustment.get(r_total, -1)  # type: ignore[call-overload]
+def _band_raid_wealth_adjustment(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
+    return _BAND_raid_wealth_adjustment.get(r_total, -1)
 
 
-def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_raid_wealth_adjustment(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 3
@@ -3808,10 +3844,10 @@ def _values_raid_wealth_adjustment(b: int, c: int, d: Rolling | None, r_total: o
 
 def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) -> Result:
     d = Rolling(rng)
-    r_total = v_cargo
+    r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_raid_wealth_adjustment.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_raid_wealth_adjustment.get(r_total, -1)
     c = 0
     outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3833,7 +3869,7 @@ def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = 
 
 def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    r_total = v_cargo
+    r_total: str = v_cargo
     return {(_band_raid_wealth_adjustment(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
 
 
@@ -3847,7 +3883,7 @@ _OUT_raid_type: tuple[tuple[Outcome, ...], ...] = (
 _IDS_raid_type: tuple[str, ...] = ('1-3', '4/5', '6')
 _READS_raid_type: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> tuple[object, ...]:
+def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> tuple[int]:
     v_raid_wealth = (v_wealth + v_cargo_adjustment)
     return (v_raid_wealth,)
 
@@ -3858,8 +3894,8 @@ def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_a
 
 _BAND_raid_type: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2}  # the band of each value
 
-def _band_raid_type(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
-    return _BAND_raid_type.get(r_total, -1)  # type: ignore[call-overload]
+def _band_raid_type(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
+    return _BAND_raid_type.get(r_total, -1)
 
 
 def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
@@ -3873,7 +3909,7 @@ def _column_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, 
     raise ValueError(f"no column of Raid type takes {r_total}")
 
 
-def _values_raid_type(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
+def _values_raid_type(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if c == 0:
         values['bribe'] = 3
@@ -3890,7 +3926,7 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     r_total: int = d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_raid_type.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_raid_type.get(r_total, -1)
     c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     outcome = _OUT_raid_type[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3950,7 +3986,7 @@ def _total_acquire_asset(d: Rolling | Planning | Replaying, v_wealth: int) -> in
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
-def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_acquire_asset(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -3960,7 +3996,7 @@ def _band_acquire_asset(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_acquire_asset(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_acquire_asset(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['complication'] = True
@@ -4027,7 +4063,7 @@ def _total_long_term_project(d: Rolling | Planning | Replaying, v_dots: int) -> 
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
-def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_long_term_project(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -4039,7 +4075,7 @@ def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 0
@@ -4112,7 +4148,7 @@ def _total_reduce_notoriety(d: Rolling | Planning | Replaying, v_dots: int) -> i
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
 
 
-def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
+def _band_reduce_notoriety(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
     if r_natural == 12:
         return 3
     if r_total <= 6:
@@ -4124,7 +4160,7 @@ def _band_reduce_notoriety(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_reduce_notoriety(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
+def _values_reduce_notoriety(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['levels'] = 0
@@ -4195,7 +4231,7 @@ def _total_seek_your_anchor(d: Rolling | Planning | Replaying, v_lowest_attribut
     return d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
+def _band_seek_your_anchor(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
     if (r_total > v_stress_marked):
         return 0
     if 1 <= r_total <= 6:
@@ -4203,7 +4239,7 @@ def _band_seek_your_anchor(r_total: object, r_natural: int | None, r_dice: Seque
     return -1
 
 
-def _values_seek_your_anchor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
+def _values_seek_your_anchor(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress_cleared'] = r_total
@@ -4268,11 +4304,11 @@ _IDS_trade_actions: tuple[str, ...] = ()
 
 _BAND_trade_actions: dict[int | str, int] = {}  # the band of each value
 
-def _band_trade_actions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
-    return _BAND_trade_actions.get(r_total, -1)  # type: ignore[call-overload]
+def _band_trade_actions(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+    return _BAND_trade_actions.get(r_total, -1)
 
 
-def _values_trade_actions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_trade_actions(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -4280,10 +4316,10 @@ def _values_trade_actions(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total = (v_wealth + 1)
+    r_total: int = (v_wealth + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_trade_actions.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_trade_actions.get(r_total, -1)
     c = 0
     outcome = _OUT_trade_actions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -4305,7 +4341,7 @@ def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
 
 def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
     v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    r_total = (v_wealth + 1)
+    r_total: int = (v_wealth + 1)
     return {(_band_trade_actions(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
 
 
@@ -4327,7 +4363,7 @@ def _total_seller_roll(d: Rolling | Planning | Replaying, v_market: str) -> int:
     return d.fixed(2, 6, 'sum', 0, '2d6')
 
 
-def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> int:
+def _band_seller_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -4337,7 +4373,7 @@ def _band_seller_roll(r_total: object, r_natural: int | None, r_dice: Sequence[i
     return -1
 
 
-def _values_seller_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> dict[str, object]:
+def _values_seller_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['profit'] = -2
@@ -4405,8 +4441,8 @@ _IDS_sale_price: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
 _BAND_sale_price: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
 
-def _band_sale_price(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
-    return _BAND_sale_price.get(r_total, -1)  # type: ignore[call-overload]
+def _band_sale_price(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> int:
+    return _BAND_sale_price.get(r_total, -1)
 
 
 def _column_sale_price(v_cargo: str, v_sold: int) -> int:
@@ -4424,7 +4460,7 @@ def _column_sale_price(v_cargo: str, v_sold: int) -> int:
     raise ValueError(f"no column of Cargo sale prices takes {r_total}")
 
 
-def _values_sale_price(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
+def _values_sale_price(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str, v_sold: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = (7, 15, None, None, None)[c]
@@ -4439,10 +4475,10 @@ def _values_sale_price(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -> Result:
     d = Rolling(rng)
-    r_total = v_cargo
+    r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_sale_price.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_sale_price.get(r_total, -1)
     c = _column_sale_price(v_cargo, v_sold)
     outcome = _OUT_sale_price[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -4465,7 +4501,7 @@ def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None
 def _joint_sale_price(given: Mapping[str, object]) -> Joint:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     v_sold = check_int('sold', given.get('sold', 1), 1, 5)
-    r_total = v_cargo
+    r_total: str = v_cargo
     return {(_band_sale_price(r_total, None, (), (), False, v_cargo, v_sold), r_total): 1}, 1
 
 
@@ -4481,11 +4517,11 @@ _IDS_barter_wealth: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
 
 _BAND_barter_wealth: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
 
-def _band_barter_wealth(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
-    return _BAND_barter_wealth.get(r_total, -1)  # type: ignore[call-overload]
+def _band_barter_wealth(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> int:
+    return _BAND_barter_wealth.get(r_total, -1)
 
 
-def _values_barter_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
+def _values_barter_wealth(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_cargo: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['value'] = 5
@@ -4500,10 +4536,10 @@ def _values_barter_wealth(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     d = Rolling(rng)
-    r_total = v_cargo
+    r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_barter_wealth.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_barter_wealth.get(r_total, -1)
     c = 0
     outcome = _OUT_barter_wealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -4525,7 +4561,7 @@ def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> 
 
 def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
     v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    r_total = v_cargo
+    r_total: str = v_cargo
     return {(_band_barter_wealth(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
 
 
@@ -4537,11 +4573,11 @@ _IDS_barter_value: tuple[str, ...] = ()
 
 _BAND_barter_value: dict[int | str, int] = {}  # the band of each value
 
-def _band_barter_value(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> int:
-    return _BAND_barter_value.get(r_total, -1)  # type: ignore[call-overload]
+def _band_barter_value(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> int:
+    return _BAND_barter_value.get(r_total, -1)
 
 
-def _values_barter_value(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
+def _values_barter_value(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_level: int, v_market: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -4549,10 +4585,10 @@ def _values_barter_value(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: str) -> Result:
     d = Rolling(rng)
-    r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
+    r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_barter_value.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_barter_value.get(r_total, -1)
     c = 0
     outcome = _OUT_barter_value[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -4575,7 +4611,7 @@ def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random |
 def _joint_barter_value(given: Mapping[str, object]) -> Joint:
     v_level = check_int('level', given.get('level', 2), 2, 5)
     v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    r_total = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
+    r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     return {(_band_barter_value(r_total, None, (), (), False, v_level, v_market), r_total): 1}, 1
 
 
@@ -4593,7 +4629,7 @@ def _total_gossip(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
-def _band_gossip(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_gossip(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -4603,7 +4639,7 @@ def _band_gossip(r_total: object, r_natural: int | None, r_dice: Sequence[int | 
     return -1
 
 
-def _values_gossip(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_gossip(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 1:
         values['choose'] = 2
@@ -4673,7 +4709,7 @@ def _total_manipulate_markets(d: Rolling | Planning | Replaying, v_wealth: int) 
     return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
 
 
-def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
+def _band_manipulate_markets(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
     if r_total <= 6:
         return 0
     if 7 <= r_total <= 9:
@@ -4683,7 +4719,7 @@ def _band_manipulate_markets(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_manipulate_markets(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
+def _values_manipulate_markets(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['choose'] = 1

@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Protocol as _Protocol
+from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -25,6 +28,64 @@ class Outcome:
     column: str | None = None
 
 
+_Face = TypeVar("_Face", bound=int | str, covariant=True)
+
+
+class Group(NamedTuple, _Generic[_Face]):
+    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply).
+
+    `Group[int]` is a term of numbered dice, `Group[str]` of custom dice with symbols.
+    """
+
+    notation: str
+    dice: tuple[_Face, ...]
+    kept: tuple[_Face, ...]
+    value: int
+
+
+_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
+
+# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
+_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
+                  Mapping[str, object]]
+
+
+class _Told:
+    """`Result.trace`, told in words the first time it is read.
+
+    A resolver stores the roll's description as the arguments of `describe`
+    (a tuple); most results of a simulation or a bot are never read as text,
+    so the words are put together only when someone asks, and kept. Equality,
+    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
+    they see the text.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
+        self.slot = slot
+
+    @_overload
+    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
+
+    @_overload
+    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
+        if result is None:
+            return self
+        trace = self.slot.__get__(result, owner)
+        if type(trace) is tuple:
+            trace = describe(*trace)
+            self.slot.__set__(result, trace)
+        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
+        # (`isinstance`, which narrows both ways, is twice as slow).
+        return trace  # type: ignore[no-any-return]
+
+    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
+        self.slot.__set__(result, trace)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """One resolution: what was rolled, what was kept, the total and the outcome."""
@@ -36,7 +97,12 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    trace: str
+    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
+    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
+    if TYPE_CHECKING:
+        trace: _Told = _Told(None)
+    else:
+        trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
@@ -64,35 +130,8 @@ class Result:
         }
 
 
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor
-        self.slot = slot
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> str:
-        if result is None:
-            return self  # type: ignore[return-value]
-        trace = self.slot.__get__(result, owner)
-        if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: object) -> None:
-        self.slot.__set__(result, trace)
-
-
-Result.trace = _Told(Result.__dict__["trace"])  # type: ignore[assignment, misc]
+if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
+    Result.trace = _Told(Result.__dict__["trace"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +160,6 @@ class Document:
         return [entry.text for entry in self.entries]
 
 
-class Group(NamedTuple):
-    """One dice term of a roll, as rolled (a named tuple: a roll makes one per term, so it is made cheaply)."""
-
-    notation: str
-    dice: tuple[int | str, ...]
-    kept: tuple[int | str, ...]
-    value: int
-
-
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-
 @dataclass(frozen=True, slots=True)
 class Faces:
     """A custom die: the symbol on each side and what each side is worth (`die attack` in the rules)."""
@@ -149,7 +176,7 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     randint = rng.randint
     if count == 1:
@@ -308,7 +335,7 @@ class Rolling:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.groups: list[Group] = []
+        self.groups: list[Group[int | str]] = []
         self.zero = False
 
     def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
@@ -510,7 +537,16 @@ def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
             denominator * denominator)
 
 
-Joint = tuple[dict[tuple[int, object], int], int]  # weight of each (band index, total), and the denominator
+class _JointWeights(_Protocol):
+    """A joint's weights as odds and samples read them: ((band index, total), weight) pairs.
+
+    A roll's dict has whole-number totals; a lookup's or a formula's may have text or yes/no.
+    """
+
+    def items(self) -> Iterable[tuple[tuple[int, object], int]]: ...
+
+
+Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
 def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
@@ -684,7 +720,7 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group) -> str:
+def group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
         return f"{group.notation}: {join_dice(group.dice)}"
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
@@ -710,10 +746,10 @@ def outcome_trace(outcome: Outcome) -> str:
 
 def describe(
     label: str,
-    groups: Sequence[Group],
+    groups: Sequence[Group[int | str]],
     total: object,
     outcome: Outcome | None,
-    extra: Sequence[Group],
+    extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
@@ -1109,7 +1145,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'd67e88654d5634dd7efc8baea40f0bf321a17b2df985bd9a7f24611b76fdba69'
+COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1125,7 +1161,7 @@ def _total_simple_roll(d: Rolling | Planning | Replaying, v_rating: int) -> int:
     return d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_simple_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> int:
+def _band_simple_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -1202,16 +1238,16 @@ _IDS_action_attribute: tuple[str, ...] = ('hunt', 'study', 'survey', 'tinker', '
 
 _BAND_action_attribute: dict[int | str, int] = {'hunt': 0, 'study': 1, 'survey': 2, 'tinker': 3, 'finesse': 4, 'prowl': 5, 'skirmish': 6, 'wreck': 7, 'attune': 8, 'command': 9, 'consort': 10, 'sway': 11}  # the band of each value
 
-def _band_action_attribute(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
-    return _BAND_action_attribute.get(r_total, -1)  # type: ignore[call-overload]
+def _band_action_attribute(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_action: str) -> int:
+    return _BAND_action_attribute.get(r_total, -1)
 
 
 def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result:
     d = Rolling(rng)
-    r_total = v_action
+    r_total: str = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_action_attribute.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_action_attribute.get(r_total, -1)
     c = 0
     outcome = _OUT_action_attribute[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1233,7 +1269,7 @@ def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = No
 
 def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
     v_action = check_choice('action', given.get('action', 'skirmish'), ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))
-    r_total = v_action
+    r_total: str = v_action
     return {(_band_action_attribute(r_total, None, (), (), False, v_action), r_total): 1}, 1
 
 
@@ -1245,11 +1281,11 @@ _IDS_insight_rating: tuple[str, ...] = ()
 
 _BAND_insight_rating: dict[int | str, int] = {}  # the band of each value
 
-def _band_insight_rating(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> int:
-    return _BAND_insight_rating.get(r_total, -1)  # type: ignore[call-overload]
+def _band_insight_rating(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> int:
+    return _BAND_insight_rating.get(r_total, -1)
 
 
-def _values_insight_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> dict[str, object]:
+def _values_insight_rating(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1257,10 +1293,10 @@ def _values_insight_rating(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_insight_rating(rng: random.Random, depth: int, v_hunt: int, v_study: int, v_survey: int, v_tinker: int) -> Result:
     d = Rolling(rng)
-    r_total = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
+    r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_insight_rating.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_insight_rating.get(r_total, -1)
     c = 0
     outcome = _OUT_insight_rating[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1285,7 +1321,7 @@ def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
     v_study = check_int('study', given.get('study', 0), 0, 4)
     v_survey = check_int('survey', given.get('survey', 0), 0, 4)
     v_tinker = check_int('tinker', given.get('tinker', 0), 0, 4)
-    r_total = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
+    r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
     return {(_band_insight_rating(r_total, None, (), (), False, v_hunt, v_study, v_survey, v_tinker), r_total): 1}, 1
 
 
@@ -1297,11 +1333,11 @@ _IDS_prowess_rating: tuple[str, ...] = ()
 
 _BAND_prowess_rating: dict[int | str, int] = {}  # the band of each value
 
-def _band_prowess_rating(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> int:
-    return _BAND_prowess_rating.get(r_total, -1)  # type: ignore[call-overload]
+def _band_prowess_rating(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> int:
+    return _BAND_prowess_rating.get(r_total, -1)
 
 
-def _values_prowess_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> dict[str, object]:
+def _values_prowess_rating(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1309,10 +1345,10 @@ def _values_prowess_rating(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_prowess_rating(rng: random.Random, depth: int, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int) -> Result:
     d = Rolling(rng)
-    r_total = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
+    r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_prowess_rating.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_prowess_rating.get(r_total, -1)
     c = 0
     outcome = _OUT_prowess_rating[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1337,7 +1373,7 @@ def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
     v_prowl = check_int('prowl', given.get('prowl', 0), 0, 4)
     v_skirmish = check_int('skirmish', given.get('skirmish', 0), 0, 4)
     v_wreck = check_int('wreck', given.get('wreck', 0), 0, 4)
-    r_total = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
+    r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
     return {(_band_prowess_rating(r_total, None, (), (), False, v_finesse, v_prowl, v_skirmish, v_wreck), r_total): 1}, 1
 
 
@@ -1349,11 +1385,11 @@ _IDS_resolve_rating: tuple[str, ...] = ()
 
 _BAND_resolve_rating: dict[int | str, int] = {}  # the band of each value
 
-def _band_resolve_rating(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> int:
-    return _BAND_resolve_rating.get(r_total, -1)  # type: ignore[call-overload]
+def _band_resolve_rating(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> int:
+    return _BAND_resolve_rating.get(r_total, -1)
 
 
-def _values_resolve_rating(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> dict[str, object]:
+def _values_resolve_rating(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1361,10 +1397,10 @@ def _values_resolve_rating(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_resolve_rating(rng: random.Random, depth: int, v_attune: int, v_command: int, v_consort: int, v_sway: int) -> Result:
     d = Rolling(rng)
-    r_total = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
+    r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_resolve_rating.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_resolve_rating.get(r_total, -1)
     c = 0
     outcome = _OUT_resolve_rating[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1389,7 +1425,7 @@ def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
     v_command = check_int('command', given.get('command', 0), 0, 4)
     v_consort = check_int('consort', given.get('consort', 0), 0, 4)
     v_sway = check_int('sway', given.get('sway', 0), 0, 4)
-    r_total = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
+    r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
     return {(_band_resolve_rating(r_total, None, (), (), False, v_attune, v_command, v_consort, v_sway), r_total): 1}, 1
 
 
@@ -1404,11 +1440,11 @@ _IDS_clock_size: tuple[str, ...] = ('complex', 'complicated', 'daunting')
 
 _BAND_clock_size: dict[int | str, int] = {'complex': 0, 'complicated': 1, 'daunting': 2}  # the band of each value
 
-def _band_clock_size(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> int:
-    return _BAND_clock_size.get(r_total, -1)  # type: ignore[call-overload]
+def _band_clock_size(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> int:
+    return _BAND_clock_size.get(r_total, -1)
 
 
-def _values_clock_size(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> dict[str, object]:
+def _values_clock_size(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_obstacle: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 4
@@ -1421,10 +1457,10 @@ def _values_clock_size(b: int, c: int, d: Rolling | None, r_total: object, r_nat
 
 def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     d = Rolling(rng)
-    r_total = v_obstacle
+    r_total: str = v_obstacle
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_clock_size.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_clock_size.get(r_total, -1)
     c = 0
     outcome = _OUT_clock_size[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1446,7 +1482,7 @@ def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -
 
 def _joint_clock_size(given: Mapping[str, object]) -> Joint:
     v_obstacle = check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
-    r_total = v_obstacle
+    r_total: str = v_obstacle
     return {(_band_clock_size(r_total, None, (), (), False, v_obstacle), r_total): 1}, 1
 
 
@@ -1461,11 +1497,11 @@ _IDS_racing_result: tuple[str, ...] = ('pcs', 'opposition', 'both')
 
 _BAND_racing_result: dict[int | str, int] = {'pcs': 0, 'opposition': 1, 'both': 2}  # the band of each value
 
-def _band_racing_result(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> int:
-    return _BAND_racing_result.get(r_total, -1)  # type: ignore[call-overload]
+def _band_racing_result(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> int:
+    return _BAND_racing_result.get(r_total, -1)
 
 
-def _values_racing_result(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> dict[str, object]:
+def _values_racing_result(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['escape'] = True
@@ -1479,10 +1515,10 @@ def _values_racing_result(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     d = Rolling(rng)
-    r_total = v_first
+    r_total: str = v_first
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_racing_result.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_racing_result.get(r_total, -1)
     c = 0
     outcome = _OUT_racing_result[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1504,7 +1540,7 @@ def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> R
 
 def _joint_racing_result(given: Mapping[str, object]) -> Joint:
     v_first = check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
-    r_total = v_first
+    r_total: str = v_first
     return {(_band_racing_result(r_total, None, (), (), False, v_first), r_total): 1}, 1
 
 
@@ -1520,11 +1556,11 @@ _IDS_positions: tuple[str, ...] = ('controlled', 'risky', 'desperate')
 
 _BAND_positions: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
-def _band_positions(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
-    return _BAND_positions.get(r_total, -1)  # type: ignore[call-overload]
+def _band_positions(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
+    return _BAND_positions.get(r_total, -1)
 
 
-def _values_positions(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
+def _values_positions(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['consequences'] = 'less serious'
@@ -1537,10 +1573,10 @@ def _values_positions(b: int, c: int, d: Rolling | None, r_total: object, r_natu
 
 def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
-    r_total = v_position
+    r_total: str = v_position
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_positions.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_positions.get(r_total, -1)
     c = 0
     outcome = _OUT_positions[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1562,7 +1598,7 @@ def positions(*, position: str = 'risky', rng: random.Random | None = None) -> R
 
 def _joint_positions(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total = v_position
+    r_total: str = v_position
     return {(_band_positions(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
@@ -1579,7 +1615,7 @@ _OUT_action_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_action_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_action_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _lets_action_roll(v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> tuple[object, ...]:
+def _lets_action_roll(v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> tuple[int]:
     v_bonus_dice = (min((v_assistance + _N_action_roll_push_or_bargain[v_push_or_bargain]), 2) + v_ability_dice)
     return (v_bonus_dice,)
 
@@ -1588,7 +1624,7 @@ def _total_action_roll(d: Rolling | Planning | Replaying, v_rating: int, v_posit
     return d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_action_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> int:
+def _band_action_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -1611,7 +1647,7 @@ def _column_action_roll(v_rating: int, v_position: str, v_assistance: bool, v_pu
     raise ValueError(f"no column of ACTION ROLL takes {r_total}")
 
 
-def _values_action_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> dict[str, object]:
+def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool, v_bonus_dice: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['effect_levels'] = 1
@@ -1729,11 +1765,11 @@ _IDS_effect_levels: tuple[str, ...] = ('great', 'standard', 'limited', 'zero', '
 
 _BAND_effect_levels: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2, 'zero': 3, 'extreme': 4}  # the band of each value
 
-def _band_effect_levels(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> int:
-    return _BAND_effect_levels.get(r_total, -1)  # type: ignore[call-overload]
+def _band_effect_levels(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> int:
+    return _BAND_effect_levels.get(r_total, -1)
 
 
-def _values_effect_levels(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
+def _values_effect_levels(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['ticks'] = 3
@@ -1750,10 +1786,10 @@ def _values_effect_levels(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     d = Rolling(rng)
-    r_total = v_effect
+    r_total: str = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_effect_levels.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_effect_levels.get(r_total, -1)
     c = 0
     outcome = _OUT_effect_levels[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1775,7 +1811,7 @@ def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None)
 
 def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
     v_effect = check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
-    r_total = v_effect
+    r_total: str = v_effect
     return {(_band_effect_levels(r_total, None, (), (), False, v_effect), r_total): 1}, 1
 
 
@@ -1787,11 +1823,11 @@ _IDS_effective_quality: tuple[str, ...] = ()
 
 _BAND_effective_quality: dict[int | str, int] = {}  # the band of each value
 
-def _band_effective_quality(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> int:
-    return _BAND_effective_quality.get(r_total, -1)  # type: ignore[call-overload]
+def _band_effective_quality(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> int:
+    return _BAND_effective_quality.get(r_total, -1)
 
 
-def _values_effective_quality(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> dict[str, object]:
+def _values_effective_quality(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1799,10 +1835,10 @@ def _values_effective_quality(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: bool) -> Result:
     d = Rolling(rng)
-    r_total = (v_tier + v_fine)
+    r_total: int = (v_tier + v_fine)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_effective_quality.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_effective_quality.get(r_total, -1)
     c = 0
     outcome = _OUT_effective_quality[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1825,7 +1861,7 @@ def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random |
 def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
     v_tier = check_int('tier', given.get('tier', 1), 0, 6)
     v_fine = check_flag('fine', given.get('fine', False))
-    r_total = (v_tier + v_fine)
+    r_total: int = (v_tier + v_fine)
     return {(_band_effective_quality(r_total, None, (), (), False, v_tier, v_fine), r_total): 1}, 1
 
 
@@ -1840,11 +1876,11 @@ _IDS_quality_factor: tuple[str, ...] = ('disadvantage', 'even', 'advantage')
 
 _BAND_quality_factor: dict[int | str, int] = {-1: 0, 0: 1, 1: 2}  # the band of each value
 
-def _band_quality_factor(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> int:
-    return _BAND_quality_factor.get(r_total, -1)  # type: ignore[call-overload]
+def _band_quality_factor(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> int:
+    return _BAND_quality_factor.get(r_total, -1)
 
 
-def _values_quality_factor(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> dict[str, object]:
+def _values_quality_factor(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tier: int, v_fine: bool, v_opposition: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     if b == 0:
@@ -1858,10 +1894,10 @@ def _values_quality_factor(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: bool, v_opposition: int) -> Result:
     d = Rolling(rng)
-    r_total = sign(((v_tier + v_fine) - v_opposition))
+    r_total: int = sign(((v_tier + v_fine) - v_opposition))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_quality_factor.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_quality_factor.get(r_total, -1)
     c = 0
     outcome = _OUT_quality_factor[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1885,7 +1921,7 @@ def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
     v_tier = check_int('tier', given.get('tier', 1), 0, 6)
     v_fine = check_flag('fine', given.get('fine', False))
     v_opposition = check_int('opposition', given.get('opposition', 1), 0, 6)
-    r_total = sign(((v_tier + v_fine) - v_opposition))
+    r_total: int = sign(((v_tier + v_fine) - v_opposition))
     return {(_band_quality_factor(r_total, None, (), (), False, v_tier, v_fine, v_opposition), r_total): 1}, 1
 
 
@@ -1904,18 +1940,18 @@ _OUT_effect_level: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_effect_level: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
 
-def _lets_effect_level(v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool) -> tuple[object, ...]:
+def _lets_effect_level(v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool) -> tuple[int]:
     v_assessed = clamp((((_N_effect_level_gut[v_gut] + _N_effect_level_potency[v_potency]) + _N_effect_level_quality[v_quality]) + _N_effect_level_scale[v_scale]), 0, 4)
     return (v_assessed,)
 
 
 _BAND_effect_level: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4}  # the band of each value
 
-def _band_effect_level(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> int:
-    return _BAND_effect_level.get(r_total, -1)  # type: ignore[call-overload]
+def _band_effect_level(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> int:
+    return _BAND_effect_level.get(r_total, -1)
 
 
-def _values_effect_level(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> dict[str, object]:
+def _values_effect_level(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool, v_assessed: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1924,10 +1960,10 @@ def _values_effect_level(b: int, c: int, d: Rolling | None, r_total: object, r_n
 def _run_effect_level(rng: random.Random, depth: int, v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool) -> Result:
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
     d = Rolling(rng)
-    r_total = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
+    r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_effect_level.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_effect_level.get(r_total, -1)
     c = 0
     outcome = _OUT_effect_level[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -1955,7 +1991,7 @@ def _joint_effect_level(given: Mapping[str, object]) -> Joint:
     v_bonus = check_int('bonus', given.get('bonus', 0), 0, 3)
     v_reduced_effect = check_flag('reduced_effect', given.get('reduced_effect', False))
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
-    r_total = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
+    r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
     return {(_band_effect_level(r_total, None, (), (), False, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed), r_total): 1}, 1
 
 
@@ -1975,11 +2011,11 @@ _IDS_traded_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', '
 
 _BAND_traded_effect: dict[int | str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}  # the band of each value
 
-def _band_traded_effect(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> int:
-    return _BAND_traded_effect.get(r_total, -1)  # type: ignore[call-overload]
+def _band_traded_effect(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> int:
+    return _BAND_traded_effect.get(r_total, -1)
 
 
-def _values_traded_effect(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> dict[str, object]:
+def _values_traded_effect(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_effect: str, v_trade: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -1987,10 +2023,10 @@ def _values_traded_effect(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: str) -> Result:
     d = Rolling(rng)
-    r_total = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
+    r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_traded_effect.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_traded_effect.get(r_total, -1)
     c = 0
     outcome = _OUT_traded_effect[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2013,7 +2049,7 @@ def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.
 def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
     v_effect = check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
     v_trade = check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
-    r_total = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
+    r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
     return {(_band_traded_effect(r_total, None, (), (), False, v_effect, v_trade), r_total): 1}, 1
 
 
@@ -2031,11 +2067,11 @@ _IDS_traded_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
 
 _BAND_traded_position: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
-def _band_traded_position(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> int:
-    return _BAND_traded_position.get(r_total, -1)  # type: ignore[call-overload]
+def _band_traded_position(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> int:
+    return _BAND_traded_position.get(r_total, -1)
 
 
-def _values_traded_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> dict[str, object]:
+def _values_traded_position(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str, v_trade: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['example'] = '*"I didn\'t realize it was that far. Hmmm. Okay, what if I just go as fast as I can. Can I get all the way across if I make a desperate roll?"*'
@@ -2044,10 +2080,10 @@ def _values_traded_position(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trade: str) -> Result:
     d = Rolling(rng)
-    r_total = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
+    r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_traded_position.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_traded_position.get(r_total, -1)
     c = 0
     outcome = _OUT_traded_position[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2070,7 +2106,7 @@ def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random
 def _joint_traded_position(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     v_trade = check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
-    r_total = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
+    r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
     return {(_band_traded_position(r_total, None, (), (), False, v_position, v_trade), r_total): 1}, 1
 
 
@@ -2085,11 +2121,11 @@ _IDS_complication_ticks: tuple[str, ...] = ('minor', 'standard', 'serious')
 
 _BAND_complication_ticks: dict[int | str, int] = {'minor': 0, 'standard': 1, 'serious': 2}  # the band of each value
 
-def _band_complication_ticks(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> int:
-    return _BAND_complication_ticks.get(r_total, -1)  # type: ignore[call-overload]
+def _band_complication_ticks(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> int:
+    return _BAND_complication_ticks.get(r_total, -1)
 
 
-def _values_complication_ticks(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> dict[str, object]:
+def _values_complication_ticks(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_complication: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['ticks'] = 1
@@ -2104,10 +2140,10 @@ def _values_complication_ticks(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str) -> Result:
     d = Rolling(rng)
-    r_total = v_complication
+    r_total: str = v_complication
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_complication_ticks.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_complication_ticks.get(r_total, -1)
     c = 0
     outcome = _OUT_complication_ticks[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2129,7 +2165,7 @@ def complication_ticks(*, complication: str = 'standard', rng: random.Random | N
 
 def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
     v_complication = check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious'))
-    r_total = v_complication
+    r_total: str = v_complication
     return {(_band_complication_ticks(r_total, None, (), (), False, v_complication), r_total): 1}, 1
 
 
@@ -2145,11 +2181,11 @@ _IDS_worse_position: tuple[str, ...] = ('risky', 'desperate')
 
 _BAND_worse_position: dict[int | str, int] = {'risky': 0, 'desperate': 1}  # the band of each value
 
-def _band_worse_position(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
-    return _BAND_worse_position.get(r_total, -1)  # type: ignore[call-overload]
+def _band_worse_position(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
+    return _BAND_worse_position.get(r_total, -1)
 
 
-def _values_worse_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
+def _values_worse_position(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2157,10 +2193,10 @@ def _values_worse_position(b: int, c: int, d: Rolling | None, r_total: object, r
 
 def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
-    r_total = step(_O_worse_position_position, v_position, 1)
+    r_total: str = step(_O_worse_position_position, v_position, 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_worse_position.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_worse_position.get(r_total, -1)
     c = 0
     outcome = _OUT_worse_position[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2182,7 +2218,7 @@ def worse_position(*, position: str = 'risky', rng: random.Random | None = None)
 
 def _joint_worse_position(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total = step(_O_worse_position_position, v_position, 1)
+    r_total: str = step(_O_worse_position_position, v_position, 1)
     return {(_band_worse_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
@@ -2197,11 +2233,11 @@ _IDS_resistance_attribute: tuple[str, ...] = ('deception', 'physical', 'mental')
 
 _BAND_resistance_attribute: dict[int | str, int] = {'deception': 0, 'physical': 1, 'mental': 2}  # the band of each value
 
-def _band_resistance_attribute(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> int:
-    return _BAND_resistance_attribute.get(r_total, -1)  # type: ignore[call-overload]
+def _band_resistance_attribute(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> int:
+    return _BAND_resistance_attribute.get(r_total, -1)
 
 
-def _values_resistance_attribute(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> dict[str, object]:
+def _values_resistance_attribute(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_consequence: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['attribute'] = 'Insight'
@@ -2214,10 +2250,10 @@ def _values_resistance_attribute(b: int, c: int, d: Rolling | None, r_total: obj
 
 def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str) -> Result:
     d = Rolling(rng)
-    r_total = v_consequence
+    r_total: str = v_consequence
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_resistance_attribute.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_resistance_attribute.get(r_total, -1)
     c = 0
     outcome = _OUT_resistance_attribute[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2239,7 +2275,7 @@ def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | 
 
 def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
     v_consequence = check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental'))
-    r_total = v_consequence
+    r_total: str = v_consequence
     return {(_band_resistance_attribute(r_total, None, (), (), False, v_consequence), r_total): 1}, 1
 
 
@@ -2256,7 +2292,7 @@ def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) 
     return d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
+def _band_resistance_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if 1 <= r_total <= 6:
@@ -2264,7 +2300,7 @@ def _band_resistance_roll(r_total: object, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _values_resistance_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
+def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_attribute: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = -1
@@ -2330,11 +2366,11 @@ _IDS_resisted_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe'
 
 _BAND_resisted_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
-def _band_resisted_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> int:
-    return _BAND_resisted_harm.get(r_total, -1)  # type: ignore[call-overload]
+def _band_resisted_harm(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> int:
+    return _BAND_resisted_harm.get(r_total, -1)
 
 
-def _values_resisted_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> dict[str, object]:
+def _values_resisted_harm(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_ruling: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2342,10 +2378,10 @@ def _values_resisted_harm(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: str) -> Result:
     d = Rolling(rng)
-    r_total = (0 if (v_ruling == 'avoid') else (v_harm - 1))
+    r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_resisted_harm.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_resisted_harm.get(r_total, -1)
     c = 0
     outcome = _OUT_resisted_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2368,7 +2404,7 @@ def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random |
 def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
     v_harm = check_int('harm', given.get('harm', 3), 1, 4)
     v_ruling = check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid'))
-    r_total = (0 if (v_ruling == 'avoid') else (v_harm - 1))
+    r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
     return {(_band_resisted_harm(r_total, None, (), (), False, v_harm, v_ruling), r_total): 1}, 1
 
 
@@ -2385,11 +2421,11 @@ _IDS_armored_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
 
 _BAND_armored_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
-def _band_armored_harm(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> int:
-    return _BAND_armored_harm.get(r_total, -1)  # type: ignore[call-overload]
+def _band_armored_harm(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> int:
+    return _BAND_armored_harm.get(r_total, -1)
 
 
-def _values_armored_harm(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> dict[str, object]:
+def _values_armored_harm(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_harm: int, v_boxes: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2397,10 +2433,10 @@ def _values_armored_harm(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result:
     d = Rolling(rng)
-    r_total = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
+    r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_armored_harm.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_armored_harm.get(r_total, -1)
     c = 0
     outcome = _OUT_armored_harm[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2423,7 +2459,7 @@ def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | No
 def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
     v_harm = check_int('harm', given.get('harm', 2), 1, 4)
     v_boxes = check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy'))
-    r_total = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
+    r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
     return {(_band_armored_harm(r_total, None, (), (), False, v_harm, v_boxes), r_total): 1}, 1
 
 
@@ -2442,7 +2478,7 @@ def _total_fortune_roll(d: Rolling | Planning | Replaying, v_trait: int, v_advan
     return d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_fortune_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> int:
+def _band_fortune_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -2454,7 +2490,7 @@ def _band_fortune_roll(r_total: object, r_natural: int | None, r_dice: Sequence[
     return -1
 
 
-def _values_fortune_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> dict[str, object]:
+def _values_fortune_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_trait: int, v_advantages: int, v_disadvantages: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['effect'] = 'great'
@@ -2527,16 +2563,16 @@ _IDS_information_detail: tuple[str, ...] = ('great', 'standard', 'limited')
 
 _BAND_information_detail: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2}  # the band of each value
 
-def _band_information_detail(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> int:
-    return _BAND_information_detail.get(r_total, -1)  # type: ignore[call-overload]
+def _band_information_detail(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_effect: str) -> int:
+    return _BAND_information_detail.get(r_total, -1)
 
 
 def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result:
     d = Rolling(rng)
-    r_total = v_effect
+    r_total: str = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_information_detail.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_information_detail.get(r_total, -1)
     c = 0
     outcome = _OUT_information_detail[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2558,7 +2594,7 @@ def information_detail(*, effect: str = 'standard', rng: random.Random | None = 
 
 def _joint_information_detail(given: Mapping[str, object]) -> Joint:
     v_effect = check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
-    r_total = v_effect
+    r_total: str = v_effect
     return {(_band_information_detail(r_total, None, (), (), False, v_effect), r_total): 1}, 1
 
 
@@ -2577,7 +2613,7 @@ def _total_gather_information(d: Rolling | Planning | Replaying, v_rating: int) 
     return d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_gather_information(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> int:
+def _band_gather_information(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -2589,7 +2625,7 @@ def _band_gather_information(r_total: object, r_natural: int | None, r_dice: Seq
     return -1
 
 
-def _values_gather_information(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
+def _values_gather_information(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['effect'] = 'great'
@@ -2659,11 +2695,11 @@ _IDS_xp_award: tuple[str, ...] = ('no_xp', 'once', 'often')
 
 _BAND_xp_award: dict[int | str, int] = {'never': 0, 'once': 1, 'often': 2}  # the band of each value
 
-def _band_xp_award(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> int:
-    return _BAND_xp_award.get(r_total, -1)  # type: ignore[call-overload]
+def _band_xp_award(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> int:
+    return _BAND_xp_award.get(r_total, -1)
 
 
-def _values_xp_award(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> dict[str, object]:
+def _values_xp_award(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_happened: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['xp'] = 0
@@ -2676,10 +2712,10 @@ def _values_xp_award(b: int, c: int, d: Rolling | None, r_total: object, r_natur
 
 def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     d = Rolling(rng)
-    r_total = v_happened
+    r_total: str = v_happened
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_xp_award.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_xp_award.get(r_total, -1)
     c = 0
     outcome = _OUT_xp_award[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2701,7 +2737,7 @@ def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Res
 
 def _joint_xp_award(given: Mapping[str, object]) -> Joint:
     v_happened = check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
-    r_total = v_happened
+    r_total: str = v_happened
     return {(_band_xp_award(r_total, None, (), (), False, v_happened), r_total): 1}, 1
 
 
@@ -2716,11 +2752,11 @@ _IDS_end_of_session_xp: tuple[str, ...] = ()
 
 _BAND_end_of_session_xp: dict[int | str, int] = {}  # the band of each value
 
-def _band_end_of_session_xp(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> int:
-    return _BAND_end_of_session_xp.get(r_total, -1)  # type: ignore[call-overload]
+def _band_end_of_session_xp(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> int:
+    return _BAND_end_of_session_xp.get(r_total, -1)
 
 
-def _values_end_of_session_xp(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> dict[str, object]:
+def _values_end_of_session_xp(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_playbook: str, v_beliefs: str, v_struggle: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['example'] = "> Nadja is playing a Hound. At the end of the session, she reviews her xp triggers and tells the group how much xp she's getting. She rolled two desperate **Hunt** actions during the session, so she marked 2 xp on her **Insight** xp track. She addressed several challenges with tracking or violence, so she marks 2 xp for that. She expressed her Iruvian heritage many times when dealing with the Red Sashes, so she takes 2 xp for that. She also showcased her character's beliefs, but 2 xp is the maximum for that category, so she doesn't get any more. She didn't struggle with her vice or traumas, so no xp there. That's 4 xp at the end of the session. She decides to put it all in her **Insight** xp track. This fills the track, so she adds a new action dot in **Hunt**."
@@ -2729,10 +2765,10 @@ def _values_end_of_session_xp(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_beliefs: str, v_struggle: str) -> Result:
     d = Rolling(rng)
-    r_total = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
+    r_total: int = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_end_of_session_xp.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_end_of_session_xp.get(r_total, -1)
     c = 0
     outcome = _OUT_end_of_session_xp[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2756,7 +2792,7 @@ def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
     v_playbook = check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often'))
     v_beliefs = check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often'))
     v_struggle = check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often'))
-    r_total = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
+    r_total: int = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
     return {(_band_end_of_session_xp(r_total, None, (), (), False, v_playbook, v_beliefs, v_struggle), r_total): 1}, 1
 
 
@@ -2772,11 +2808,11 @@ _IDS_party_session_xp: tuple[str, ...] = ()
 
 _BAND_party_session_xp: dict[int | str, int] = {}  # the band of each value
 
-def _band_party_session_xp(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> int:
-    return _BAND_party_session_xp.get(r_total, -1)  # type: ignore[call-overload]
+def _band_party_session_xp(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> int:
+    return _BAND_party_session_xp.get(r_total, -1)
 
 
-def _values_party_session_xp(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> dict[str, object]:
+def _values_party_session_xp(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2784,10 +2820,10 @@ def _values_party_session_xp(b: int, c: int, d: Rolling | None, r_total: object,
 
 def _run_party_session_xp(rng: random.Random, depth: int, v_party: str, v_station: str, v_reputation: str, v_nature: str) -> Result:
     d = Rolling(rng)
-    r_total = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
+    r_total: int = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_party_session_xp.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_party_session_xp.get(r_total, -1)
     c = 0
     outcome = _OUT_party_session_xp[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2812,7 +2848,7 @@ def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
     v_station = check_choice('station', given.get('station', 'never'), ('never', 'once', 'often'))
     v_reputation = check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often'))
     v_nature = check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often'))
-    r_total = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
+    r_total: int = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
     return {(_band_party_session_xp(r_total, None, (), (), False, v_party, v_station, v_reputation, v_nature), r_total): 1}, 1
 
 
@@ -2826,7 +2862,7 @@ _OUT_load_levels: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_load_levels: tuple[str, ...] = ('light', 'normal', 'heavy', 'encumbered')
 
-def _band_load_levels(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_load: int) -> int:
+def _band_load_levels(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_load: int) -> int:
     if 0 <= r_total <= 3:
         return 0
     if r_total == 4 or r_total == 5:
@@ -2840,7 +2876,7 @@ def _band_load_levels(r_total: object, r_natural: int | None, r_dice: Sequence[i
 
 def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     d = Rolling(rng)
-    r_total = v_load
+    r_total: int = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_load_levels(r_total, r_natural, r_dice, r_read, zero, v_load)
@@ -2865,7 +2901,7 @@ def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result:
 
 def _joint_load_levels(given: Mapping[str, object]) -> Joint:
     v_load = check_int('load', given.get('load', 3), 0, 12)
-    r_total = v_load
+    r_total: int = v_load
     return {(_band_load_levels(r_total, None, (), (), False, v_load), r_total): 1}, 1
 
 
@@ -2885,11 +2921,11 @@ _IDS_group_action: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
 
 _BAND_group_action: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3}  # the band of each value
 
-def _band_group_action(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> int:
-    return _BAND_group_action.get(r_total, -1)  # type: ignore[call-overload]
+def _band_group_action(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> int:
+    return _BAND_group_action.get(r_total, -1)
 
 
-def _values_group_action(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> dict[str, object]:
+def _values_group_action(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_first: str, v_second: str, v_third: str, v_fourth: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['leader_stress'] = ((((v_first == 'bad') + (v_second == 'bad')) + (v_third == 'bad')) + (v_fourth == 'bad'))
@@ -2901,10 +2937,10 @@ def _values_group_action(b: int, c: int, d: Rolling | None, r_total: object, r_n
 
 def _run_group_action(rng: random.Random, depth: int, v_first: str, v_second: str, v_third: str, v_fourth: str) -> Result:
     d = Rolling(rng)
-    r_total = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
+    r_total: int = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_group_action.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_group_action.get(r_total, -1)
     c = 0
     outcome = _OUT_group_action[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2929,7 +2965,7 @@ def _joint_group_action(given: Mapping[str, object]) -> Joint:
     v_second = check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical'))
     v_third = check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
     v_fourth = check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
-    r_total = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
+    r_total: int = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
     return {(_band_group_action(r_total, None, (), (), False, v_first, v_second, v_third, v_fourth), r_total): 1}, 1
 
 
@@ -2945,11 +2981,11 @@ _IDS_improved_position: tuple[str, ...] = ('controlled', 'risky')
 
 _BAND_improved_position: dict[int | str, int] = {'controlled': 0, 'risky': 1}  # the band of each value
 
-def _band_improved_position(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
-    return _BAND_improved_position.get(r_total, -1)  # type: ignore[call-overload]
+def _band_improved_position(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> int:
+    return _BAND_improved_position.get(r_total, -1)
 
 
-def _values_improved_position(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
+def _values_improved_position(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_position: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -2957,10 +2993,10 @@ def _values_improved_position(b: int, c: int, d: Rolling | None, r_total: object
 
 def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result:
     d = Rolling(rng)
-    r_total = step(_O_improved_position_position, v_position, -1)
+    r_total: str = step(_O_improved_position_position, v_position, -1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_improved_position.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_improved_position.get(r_total, -1)
     c = 0
     outcome = _OUT_improved_position[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -2982,7 +3018,7 @@ def improved_position(*, position: str = 'risky', rng: random.Random | None = No
 
 def _joint_improved_position(given: Mapping[str, object]) -> Joint:
     v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total = step(_O_improved_position_position, v_position, -1)
+    r_total: str = step(_O_improved_position_position, v_position, -1)
     return {(_band_improved_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
@@ -3001,7 +3037,7 @@ def _total_downtime_roll(d: Rolling | Planning | Replaying, v_rating: int, v_pus
     return d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_downtime_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> int:
+def _band_downtime_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -3075,7 +3111,7 @@ def _total_long_term_project(d: Rolling | Planning | Replaying, v_rating: int, v
     return d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> int:
+def _band_long_term_project(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -3087,7 +3123,7 @@ def _band_long_term_project(r_total: object, r_natural: int | None, r_dice: Sequ
     return -1
 
 
-def _values_long_term_project(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
+def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_rating: int, v_push: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 5
@@ -3164,7 +3200,7 @@ def _total_recovery(d: Rolling | Planning | Replaying, v_healer_rating: int, v_t
     return d.term(v_healer_rating, 6, 'highest', 1, '(healer_rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_recovery(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> int:
+def _band_recovery(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -3176,7 +3212,7 @@ def _band_recovery(r_total: object, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _values_recovery(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> dict[str, object]:
+def _values_recovery(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_healer_rating: int, v_treatment: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['segments'] = 5
@@ -3247,11 +3283,11 @@ _IDS_recovery_treatment: tuple[str, ...] = ('treated', 'self_treated', 'tough_it
 
 _BAND_recovery_treatment: dict[int | str, int] = {'treated': 0, 'self_treated': 1, 'tough_it_out': 2}  # the band of each value
 
-def _band_recovery_treatment(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> int:
-    return _BAND_recovery_treatment.get(r_total, -1)  # type: ignore[call-overload]
+def _band_recovery_treatment(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> int:
+    return _BAND_recovery_treatment.get(r_total, -1)
 
 
-def _values_recovery_treatment(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> dict[str, object]:
+def _values_recovery_treatment(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_treatment: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['stress'] = 0
@@ -3265,10 +3301,10 @@ def _values_recovery_treatment(b: int, c: int, d: Rolling | None, r_total: objec
 
 def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) -> Result:
     d = Rolling(rng)
-    r_total = v_treatment
+    r_total: str = v_treatment
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_recovery_treatment.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_recovery_treatment.get(r_total, -1)
     c = 0
     outcome = _OUT_recovery_treatment[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3290,7 +3326,7 @@ def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None 
 
 def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
     v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
-    r_total = v_treatment
+    r_total: str = v_treatment
     return {(_band_recovery_treatment(r_total, None, (), (), False, v_treatment), r_total): 1}, 1
 
 
@@ -3308,11 +3344,11 @@ _IDS_improved_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
 
 _BAND_improved_result: dict[int | str, int] = {'bad': 0, 'partial': 1, 'full': 2, 'critical': 3}  # the band of each value
 
-def _band_improved_result(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> int:
-    return _BAND_improved_result.get(r_total, -1)  # type: ignore[call-overload]
+def _band_improved_result(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> int:
+    return _BAND_improved_result.get(r_total, -1)
 
 
-def _values_improved_result(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> dict[str, object]:
+def _values_improved_result(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_result: str, v_coin: int) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     return values
@@ -3320,10 +3356,10 @@ def _values_improved_result(b: int, c: int, d: Rolling | None, r_total: object, 
 
 def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: int) -> Result:
     d = Rolling(rng)
-    r_total = step(_O_improved_result_result, v_result, v_coin)
+    r_total: str = step(_O_improved_result_result, v_result, v_coin)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_improved_result.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_improved_result.get(r_total, -1)
     c = 0
     outcome = _OUT_improved_result[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3346,7 +3382,7 @@ def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random |
 def _joint_improved_result(given: Mapping[str, object]) -> Joint:
     v_result = check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical'))
     v_coin = check_int('coin', given.get('coin', 0), 0, 3)
-    r_total = step(_O_improved_result_result, v_result, v_coin)
+    r_total: str = step(_O_improved_result_result, v_result, v_coin)
     return {(_band_improved_result(r_total, None, (), (), False, v_result, v_coin), r_total): 1}, 1
 
 
@@ -3358,11 +3394,11 @@ _IDS_train: tuple[str, ...] = ()
 
 _BAND_train: dict[int | str, int] = {}  # the band of each value
 
-def _band_train(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> int:
-    return _BAND_train.get(r_total, -1)  # type: ignore[call-overload]
+def _band_train(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> int:
+    return _BAND_train.get(r_total, -1)
 
 
-def _values_train(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> dict[str, object]:
+def _values_train(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_training_upgrade: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['limit'] = '*You can train a given xp track only once per downtime.*'
@@ -3372,10 +3408,10 @@ def _values_train(b: int, c: int, d: Rolling | None, r_total: object, r_natural:
 
 def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Result:
     d = Rolling(rng)
-    r_total = (1 + v_training_upgrade)
+    r_total: int = (1 + v_training_upgrade)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_train.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_train.get(r_total, -1)
     c = 0
     outcome = _OUT_train[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3397,7 +3433,7 @@ def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -
 
 def _joint_train(given: Mapping[str, object]) -> Joint:
     v_training_upgrade = check_flag('training_upgrade', given.get('training_upgrade', False))
-    r_total = (1 + v_training_upgrade)
+    r_total: int = (1 + v_training_upgrade)
     return {(_band_train(r_total, None, (), (), False, v_training_upgrade), r_total): 1}, 1
 
 
@@ -3416,7 +3452,7 @@ def _total_magnitude_fortune(d: Rolling | Planning | Replaying, v_magnitude: int
     return d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_magnitude_fortune(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+def _band_magnitude_fortune(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 3
     if 1 <= r_total <= 3:
@@ -3487,16 +3523,16 @@ _IDS_magnitude_area: tuple[str, ...] = ('0', '1', '2', '3', '4', '5')
 
 _BAND_magnitude_area: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}  # the band of each value
 
-def _band_magnitude_area(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    return _BAND_magnitude_area.get(r_total, -1)  # type: ignore[call-overload]
+def _band_magnitude_area(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+    return _BAND_magnitude_area.get(r_total, -1)
 
 
 def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_area.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_magnitude_area.get(r_total, -1)
     c = 0
     outcome = _OUT_magnitude_area[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3518,7 +3554,7 @@ def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> R
 
 def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     return {(_band_magnitude_area(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
@@ -3537,16 +3573,16 @@ _IDS_magnitude_scale: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
 _BAND_magnitude_scale: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
-def _band_magnitude_scale(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    return _BAND_magnitude_scale.get(r_total, -1)  # type: ignore[call-overload]
+def _band_magnitude_scale(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+    return _BAND_magnitude_scale.get(r_total, -1)
 
 
 def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_scale.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_magnitude_scale.get(r_total, -1)
     c = 0
     outcome = _OUT_magnitude_scale[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3568,7 +3604,7 @@ def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> 
 
 def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     return {(_band_magnitude_scale(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
@@ -3587,16 +3623,16 @@ _IDS_magnitude_duration: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
 _BAND_magnitude_duration: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
-def _band_magnitude_duration(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    return _BAND_magnitude_duration.get(r_total, -1)  # type: ignore[call-overload]
+def _band_magnitude_duration(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+    return _BAND_magnitude_duration.get(r_total, -1)
 
 
 def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_duration.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_magnitude_duration.get(r_total, -1)
     c = 0
     outcome = _OUT_magnitude_duration[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3618,7 +3654,7 @@ def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) 
 
 def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     return {(_band_magnitude_duration(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
@@ -3637,16 +3673,16 @@ _IDS_magnitude_range: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
 _BAND_magnitude_range: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
-def _band_magnitude_range(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    return _BAND_magnitude_range.get(r_total, -1)  # type: ignore[call-overload]
+def _band_magnitude_range(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+    return _BAND_magnitude_range.get(r_total, -1)
 
 
 def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_range.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_magnitude_range.get(r_total, -1)
     c = 0
     outcome = _OUT_magnitude_range[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3668,7 +3704,7 @@ def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> 
 
 def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     return {(_band_magnitude_range(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
@@ -3687,16 +3723,16 @@ _IDS_magnitude_quality: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
 _BAND_magnitude_quality: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
-def _band_magnitude_quality(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    return _BAND_magnitude_quality.get(r_total, -1)  # type: ignore[call-overload]
+def _band_magnitude_quality(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+    return _BAND_magnitude_quality.get(r_total, -1)
 
 
 def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_quality.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_magnitude_quality.get(r_total, -1)
     c = 0
     outcome = _OUT_magnitude_quality[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3718,7 +3754,7 @@ def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -
 
 def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     return {(_band_magnitude_quality(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
@@ -3737,16 +3773,16 @@ _IDS_magnitude_force: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 
 _BAND_magnitude_force: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
-def _band_magnitude_force(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
-    return _BAND_magnitude_force.get(r_total, -1)  # type: ignore[call-overload]
+def _band_magnitude_force(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int) -> int:
+    return _BAND_magnitude_force.get(r_total, -1)
 
 
 def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = Rolling(rng)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_force.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_magnitude_force.get(r_total, -1)
     c = 0
     outcome = _OUT_magnitude_force[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3768,7 +3804,7 @@ def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> 
 
 def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total = v_magnitude
+    r_total: int = v_magnitude
     return {(_band_magnitude_force(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
 
@@ -3787,16 +3823,16 @@ _IDS_quality_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
 
 _BAND_quality_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
-def _band_quality_examples(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_quality: int) -> int:
-    return _BAND_quality_examples.get(r_total, -1)  # type: ignore[call-overload]
+def _band_quality_examples(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_quality: int) -> int:
+    return _BAND_quality_examples.get(r_total, -1)
 
 
 def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result:
     d = Rolling(rng)
-    r_total = v_quality
+    r_total: int = v_quality
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_quality_examples.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_quality_examples.get(r_total, -1)
     c = 0
     outcome = _OUT_quality_examples[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3818,7 +3854,7 @@ def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> R
 
 def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
     v_quality = check_int('quality', given.get('quality', 0), 0, 6)
-    r_total = v_quality
+    r_total: int = v_quality
     return {(_band_quality_examples(r_total, None, (), (), False, v_quality), r_total): 1}, 1
 
 
@@ -3837,16 +3873,16 @@ _IDS_force_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
 
 _BAND_force_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
-def _band_force_examples(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_force: int) -> int:
-    return _BAND_force_examples.get(r_total, -1)  # type: ignore[call-overload]
+def _band_force_examples(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_force: int) -> int:
+    return _BAND_force_examples.get(r_total, -1)
 
 
 def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     d = Rolling(rng)
-    r_total = v_force
+    r_total: int = v_force
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_force_examples.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_force_examples.get(r_total, -1)
     c = 0
     outcome = _OUT_force_examples[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3868,7 +3904,7 @@ def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Resul
 
 def _joint_force_examples(given: Mapping[str, object]) -> Joint:
     v_force = check_int('force', given.get('force', 0), 0, 6)
-    r_total = v_force
+    r_total: int = v_force
     return {(_band_force_examples(r_total, None, (), (), False, v_force), r_total): 1}, 1
 
 
@@ -3881,11 +3917,11 @@ _IDS_ritual_stress: tuple[str, ...] = ()
 
 _BAND_ritual_stress: dict[int | str, int] = {}  # the band of each value
 
-def _band_ritual_stress(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> int:
-    return _BAND_ritual_stress.get(r_total, -1)  # type: ignore[call-overload]
+def _band_ritual_stress(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> int:
+    return _BAND_ritual_stress.get(r_total, -1)
 
 
-def _values_ritual_stress(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> dict[str, object]:
+def _values_ritual_stress(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_magnitude: int, v_added: int, v_casting_time: str) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
     values['example'] = "> In a different session, a Whisper wants to accomplish a ritual that will unleash a hurricane across the district. The GM says that this is a very significant effect, so they add two levels of magnitude together: *force 6* and *range 5*. To create such a devastating power, the Whisper will suffer 11 stress! The GM offers a compromise: the ritual will take a few hours to complete, so the stress cost will be reduced to 8, but some people in the affected area may realize what's happening and flee before the full storm hits.*"
@@ -3894,10 +3930,10 @@ def _values_ritual_stress(b: int, c: int, d: Rolling | None, r_total: object, r_
 
 def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str) -> Result:
     d = Rolling(rng)
-    r_total = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
+    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_ritual_stress.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_ritual_stress.get(r_total, -1)
     c = 0
     outcome = _OUT_ritual_stress[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -3921,7 +3957,7 @@ def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
     v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
     v_added = check_int('added', given.get('added', 0), 0, 6)
     v_casting_time = check_choice('casting_time', given.get('casting_time', 'moments'), ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))
-    r_total = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
+    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
     return {(_band_ritual_stress(r_total, None, (), (), False, v_magnitude, v_added, v_casting_time), r_total): 1}, 1
 
 
@@ -3936,7 +3972,7 @@ _OUT_crafting_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_crafting_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_crafting_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> tuple[object, ...]:
+def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> tuple[int]:
     v_base = ((v_tier + v_workshop) + v_coin)
     return (v_base,)
 
@@ -3945,7 +3981,7 @@ def _total_crafting_roll(d: Rolling | Planning | Replaying, v_tinker: int, v_tie
     return d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
 
 
-def _band_crafting_roll(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> int:
+def _band_crafting_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> int:
     if bool((r_dice.count(6) >= 2) and (not r_zero)):
         return 0
     if r_total == 6:
@@ -3957,7 +3993,7 @@ def _band_crafting_roll(r_total: object, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _values_crafting_roll(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> dict[str, object]:
+def _values_crafting_roll(b: int, c: int, d: None, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int, v_base: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['tier_offset'] = 2
@@ -4045,11 +4081,11 @@ _IDS_modification_requirement: tuple[str, ...] = ('simple', 'significant', 'spec
 
 _BAND_modification_requirement: dict[int | str, int] = {'simple': 0, 'significant': 1, 'special': 2}  # the band of each value
 
-def _band_modification_requirement(r_total: object, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> int:
-    return _BAND_modification_requirement.get(r_total, -1)  # type: ignore[call-overload]
+def _band_modification_requirement(r_total: str, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> int:
+    return _BAND_modification_requirement.get(r_total, -1)
 
 
-def _values_modification_requirement(b: int, c: int, d: Rolling | None, r_total: object, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> dict[str, object]:
+def _values_modification_requirement(b: int, c: int, d: None, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_modification: str, v_tier: int) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
         values['example'] = '*A rifle that breaks down into two sections to be more easily concealed.*'
@@ -4068,10 +4104,10 @@ def _values_modification_requirement(b: int, c: int, d: Rolling | None, r_total:
 
 def _run_modification_requirement(rng: random.Random, depth: int, v_modification: str, v_tier: int) -> Result:
     d = Rolling(rng)
-    r_total = v_modification
+    r_total: str = v_modification
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
-    b = _BAND_modification_requirement.get(r_total, -1)  # type: ignore[call-overload]
+    b = _BAND_modification_requirement.get(r_total, -1)
     c = 0
     outcome = _OUT_modification_requirement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
@@ -4094,7 +4130,7 @@ def modification_requirement(*, modification: str = 'simple', tier: int = 1, rng
 def _joint_modification_requirement(given: Mapping[str, object]) -> Joint:
     v_modification = check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special'))
     v_tier = check_int('tier', given.get('tier', 1), 0, 4)
-    r_total = v_modification
+    r_total: str = v_modification
     return {(_band_modification_requirement(r_total, None, (), (), False, v_modification, v_tier), r_total): 1}, 1
 
 
