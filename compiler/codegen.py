@@ -146,8 +146,12 @@ class ExprCompiler:
         self.symbols = dice_symbols(resolver)
         self.input_kinds: dict[str, Kinds] = {i.name: frozenset({py_type(i.type)}) for i in resolver.inputs}
         self.let_kinds: dict[str, Kinds] = {}
+        self.let_choices: dict[str, str] = {}  # lets that hold a choice input's option: that input
         for let in resolver.lets:  # a let reads inputs and the lets before it
             self.let_kinds[let.name] = self.kinds(let.expr)
+            held = self.choice_of(let.expr)
+            if held is not None:
+                self.let_choices[let.name] = held
         source = resolver.key if resolver.key is not None else resolver.value
         self.total_kinds = INT if resolver.dice else NONE if source is None else self.kinds(source)
 
@@ -176,19 +180,34 @@ class ExprCompiler:
         """The type of input or let `name`."""
         return type_text(self.input_kinds.get(name) or self.let_kinds[name])
 
+    def choice_of(self, expr: m.Expr) -> str | None:
+        """The choice input whose options `expr`'s value is one of: the input itself, a step along it
+        (`step(die, 1)`), a let holding one, or `x if c else y` of two such (the generated code holds the
+        option's name, where the interpreter holds the option)."""
+        if isinstance(expr, m.Name):
+            return expr.name if expr.name in self.choices else self.let_choices.get(expr.name)
+        if isinstance(expr, m.Call) and expr.function == "step" and expr.args and isinstance(expr.args[0], m.Name):
+            return expr.args[0].name if expr.args[0].name in self.choices else None
+        if isinstance(expr, m.IfElse):
+            then = self.choice_of(expr.then)
+            return then if then is not None and then == self.choice_of(expr.otherwise) else None
+        return None
+
     def is_choice(self, expr: m.Expr) -> bool:
-        if isinstance(expr, m.Call) and expr.function == "step":
+        if (isinstance(expr, m.Call) and expr.function == "step") or self.choice_of(expr) is not None:
             return True
         if isinstance(expr, m.Name):
-            return expr.name in self.choices or (expr.name not in self.locals and expr.name in self.option_numbers)
+            return expr.name not in self.locals and expr.name in self.option_numbers
         return isinstance(expr, m.Text)
 
     def number(self, expr: m.Expr) -> str:
         """An expression used as a number: choices by their option's number, flags as 0/1."""
-        if isinstance(expr, m.Name) and expr.name in self.choices:
-            return f"_N_{self.resolver.name}_{expr.name}[v_{expr.name}]"
-        if isinstance(expr, m.Call) and expr.function == "step" and isinstance(expr.args[0], m.Name):
-            return f"_N_{self.resolver.name}_{expr.args[0].name}[{self.expr(expr)}]"
+        choice = self.choice_of(expr)
+        if choice is not None:
+            return f"_N_{self.resolver.name}_{choice}[{self.expr(expr)}]"
+        if isinstance(expr, m.Name) and expr.name == "natural" and expr.name not in self.locals:
+            # None only when several dice groups are rolled, where the check has found that no test reads it
+            return "_cast(int, r_natural)"
         if isinstance(expr, m.Name) and expr.name not in self.locals and expr.name in self.option_numbers:
             return repr(self.option_numbers[expr.name] or 0)
         return self.expr(expr)

@@ -18,6 +18,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
+from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term

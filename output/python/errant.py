@@ -8,6 +8,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
+from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
@@ -1145,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
+COMPILER_SHA256 = 'aa1f23c4c541e8b4e901aa0442276874e2967028c43ffdc371c14d9587539c6d'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

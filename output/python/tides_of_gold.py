@@ -8,6 +8,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
+from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
@@ -1145,7 +1146,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'b335bab7acd3658bad81e9287cd6c6f32aaee7aaf10c6b55e59e095df48c4afd'
+COMPILER_SHA256 = 'aa1f23c4c541e8b4e901aa0442276874e2967028c43ffdc371c14d9587539c6d'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
