@@ -26,6 +26,7 @@ import builtins
 import keyword
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
@@ -1080,8 +1081,28 @@ def generate(checked: m.CheckedRuleset) -> str:
         source = writer.module()
     except OutputTooLarge:
         raise output_too_large("generated module", checked.source_path, writer.at) from None
-    compile(source, f"output/python/{checked.id}.py", "exec")
+    compiles(source, f"output/python/{checked.id}.py")
     return source
+
+
+def compiles(source: str, filename: str) -> None:
+    """compile() a module (SyntaxError if it does not). The runtime part is the same text in every module:
+    it is compiled once a process, and blank lines stand in for it in the rest, so line numbers stay the
+    module's. A blank line can stand for a run of whole statements anywhere but before a `__future__`
+    import, which the rest never has (if it had, the module is compiled whole, and fails as it should)."""
+    runtime = runtime_source().rstrip("\n")
+    at = source.find("\n" + runtime + "\n")
+    rest = source[at + 1 + len(runtime):]
+    if at < 0 or "__future__" in rest:
+        compile(source, filename, "exec")
+        return
+    _compiled_runtime(runtime)
+    compile(source[:at + 1] + "\n" * runtime.count("\n") + rest, filename, "exec")
+
+
+@lru_cache(maxsize=2)
+def _compiled_runtime(runtime: str) -> None:
+    compile(runtime, str(RUNTIME_PATH), "exec")
 
 
 def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:

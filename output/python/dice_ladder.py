@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'aa1f23c4c541e8b4e901aa0442276874e2967028c43ffdc371c14d9587539c6d'
+COMPILER_SHA256 = '9cab7d7940015cc5335210b787a210de8cf1b8daff88f7314a850717fdbb05d5'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

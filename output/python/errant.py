@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'aa1f23c4c541e8b4e901aa0442276874e2967028c43ffdc371c14d9587539c6d'
+COMPILER_SHA256 = '9cab7d7940015cc5335210b787a210de8cf1b8daff88f7314a850717fdbb05d5'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'aa1f23c4c541e8b4e901aa0442276874e2967028c43ffdc371c14d9587539c6d'
+COMPILER_SHA256 = '9cab7d7940015cc5335210b787a210de8cf1b8daff88f7314a850717fdbb05d5'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'aa1f23c4c541e8b4e901aa0442276874e2967028c43ffdc371c14d9587539c6d'
+COMPILER_SHA256 = '9cab7d7940015cc5335210b787a210de8cf1b8daff88f7314a850717fdbb05d5'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
