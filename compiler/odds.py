@@ -389,12 +389,13 @@ class Analysis:
     by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
     known: dict[tuple[object, ...], Distribution]  # odds already worked out, by the values of `names`
-    rolls: dict[tuple[object, ...], Roll]  # what is rolled, by the values of `dice_names`
+    rolls: dict[tuple[object, ...], Roll]  # what is rolled, by the values of `dice_names` (shared: _ROLLS)
     splits: dict[int, Split]  # each dice rule's expression as its dice part and its shifts, by id
     cores: dict[tuple[object, ...], dict[int, int]]  # the weights of what a dice part makes, by its dice and names
 
 
 _ANALYSES: dict[int, tuple[m.Resolver, Analysis]] = {}
+_ROLLS: dict[tuple[object, ...], dict[tuple[object, ...], Roll]] = {}
 
 
 def analysis(resolver: m.Resolver) -> Analysis:
@@ -447,13 +448,20 @@ def analysis(resolver: m.Resolver) -> Analysis:
     for order in orders.values():
         for option in order:
             options.setdefault(option.name, option)
+    found_reads = Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names)
+    # Rolls are shared by every resolver that rolls alike (the same dice rules, inputs and reads): the
+    # published and the errata-fixed version of a roll, say, when errata change only its bands.
+    alike = (resolver.dice, resolver.zero_dice, resolver.inputs, found_reads, by_total)
+    if len(_ROLLS) > 10_000:
+        _ROLLS.clear()
+    rolls = _ROLLS.setdefault(alike, {})
     result = Analysis(
-        Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names), symbols,
+        found_reads, symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
         dice_read_roll, tuple(sorted(named(deciding))),
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
         options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), tuple(sorted(named(rules))),
-        by_total, {}, {}, {}, {}, {})
+        by_total, {}, {}, rolls, {}, {})
     if len(_ANALYSES) > 10_000:
         _ANALYSES.clear()
     _ANALYSES[id(resolver)] = (resolver, result)
@@ -463,6 +471,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
 def forget() -> None:
     """Drop every cached analysis, reading and distribution (benchmarks time the work from cold)."""
     _ANALYSES.clear()
+    _ROLLS.clear()
     _readings.cache_clear()
 
 

@@ -31,6 +31,14 @@ roll shifted "Shifted" [T-1]
   - when total >= target: hit
   - otherwise: miss
 
+roll shifted_again "Shifted, read otherwise" [T-1]
+  input bonus: -2..3 = 0 "Bonus"
+  input penalty: 0..2 = 0 "Penalty"
+  input target: 2..14 = 7 "Target"
+  roll: 2d6 + bonus - penalty
+  - when total = target: exact
+  - otherwise: other
+
 roll left "Bonus first" [T-1]
   input bonus: 0..4 = 0 "Bonus"
   roll: bonus + d6
@@ -103,6 +111,8 @@ def enumerate_totals(dice: list[int], make: Callable[[tuple[int, ...]], int]) ->
 def band_of(name: str, inputs: dict[str, Any], total: int) -> str:
     if name == "shifted":
         return "great" if total >= inputs["target"] + 3 else "hit" if total >= inputs["target"] else "miss"
+    if name == "shifted_again":
+        return "exact" if total == inputs["target"] else "other"
     if name == "left":
         return "low" if total <= 3 else "mid" if total <= 6 else "high"
     if name == "taken":
@@ -125,7 +135,7 @@ def band_of(name: str, inputs: dict[str, Any], total: int) -> str:
 
 def expected(name: str, inputs: dict[str, Any]) -> tuple[dict[int, Fraction], dict[str, Fraction]]:
     """Every total and outcome of `name`, by listing every way the dice can fall."""
-    if name == "shifted":
+    if name in ("shifted", "shifted_again"):
         counts = enumerate_totals([6, 6], lambda f: f[0] + f[1] + inputs["bonus"] - inputs["penalty"])
     elif name == "left":
         counts = enumerate_totals([6], lambda f: inputs["bonus"] + f[0])
@@ -172,7 +182,7 @@ def test_every_input_combination_has_the_odds_of_its_own_dice(checked: m.Checked
             assert found.totals == totals, (resolver.name, inputs)
             assert {k: v for k, v in found.outcomes.items() if v} == outcomes, (resolver.name, inputs)
             compared += 1
-    assert compared == 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 6 * 2 * 2 + 5 + 5 + 5 * 5 + 3
+    assert compared == 2 * 6 * 3 * 13 + 5 + 4 + 3 * 3 * 2 + 6 * 2 * 2 + 5 + 5 + 5 * 5 + 3
 
 
 def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRuleset) -> None:
@@ -188,6 +198,8 @@ def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRul
     assert len(found.known) == 6 * 3 * 13
     assert len(found.rolls) == 6 * 3
     assert len(found.cores) == 1
+    again = next(r for r in checked.resolvers() if r.name == "shifted_again")
+    assert odds.analysis(again).rolls is found.rolls  # the same dice and inputs: rolled alike, bands apart
 
 
 def test_a_total_past_the_limit_after_an_amount_is_added_is_refused_at_the_sum() -> None:

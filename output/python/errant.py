@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '9cab7d7940015cc5335210b787a210de8cf1b8daff88f7314a850717fdbb05d5'
+COMPILER_SHA256 = 'f0e2b7dce40c122dc041237cc6d8e7a983d56c1d4c8191c51f38c37725dcc778'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

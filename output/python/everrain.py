@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '9cab7d7940015cc5335210b787a210de8cf1b8daff88f7314a850717fdbb05d5'
+COMPILER_SHA256 = 'f0e2b7dce40c122dc041237cc6d8e7a983d56c1d4c8191c51f38c37725dcc778'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
