@@ -286,7 +286,7 @@ def too_big(span: m.Span) -> TooLarge:
 
 
 _ORDERING: dict[str, Callable[[int, int], bool]] = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 def _compile_compare(expr: m.Compare) -> Compiled:
@@ -356,8 +356,7 @@ class NotVectored(Exception):
 
 _VECTORED: dict[int, tuple[m.Expr, Vectored | None]] = {}
 _ELEMENTWISE: dict[str, Callable[[int, int], object]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod,
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod, **_ORDERING}
 
 
 def vectored(expr: m.Expr) -> Vectored | None:

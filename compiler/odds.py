@@ -548,7 +548,6 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
     specials = bool(found.specials)
     zero = any(g.zero for g in plan.groups)
-    shadowed = True
     if roll.totals is not None:  # the bands read the roll's total alone: each total is classified once
         distinct = list(roll.totals)
         verdicts = when_verdicts(found, scope, distinct) if specials else []
@@ -566,6 +565,8 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
             joint[(None if band is None else band.id, total)] = roll.totals[total]
             if len(matches) > 1:
                 result.overlaps[total] = tuple(b.id for b in matches)
+        if not shadowed:
+            scope.values.pop("total", None)
     else:  # the bands or the dice read the roll itself (`natural`, `count()`...): every reading is classified
         read_roll, span = found.dice_read_roll, plan.expr.span
         total_of = compiled(plan.expr)
@@ -590,8 +591,6 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
             joint[key] = joint.get(key, 0) + weight
             if len(matches) > 1:
                 result.overlaps[total] = tuple(b.id for b in matches)
-    if roll.totals is not None and not shadowed:
-        scope.values.pop("total", None)
     scope.facts = None
     joint, denominator = reroll_weights(joint, plan.outcome_count(), rerolled(resolver, scope))
     outcomes: dict[str, int] = {}

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -307,7 +308,10 @@ def card_lines(definition: dict[str, Any]) -> int:
 
 
 JINJA_OPTIONS: dict[str, Any] = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
-FILTERS = ("rich", "show", "citation")
+FILTERS: dict[str, Callable[[object], Markup]] = {"rich": rich, "show": show, "citation": citation}
+TESTS: dict[str, Callable[[object], bool]] = {
+    "die_name": lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value))),  # `d8`: drawn as a die
+}
 TEMPLATE_CACHE_FORMAT = "1"  # raise it when the environment changes in a way the options above do not show
 
 
@@ -322,10 +326,8 @@ def environment(extra_templates: Path | None = None) -> Any:
     env = Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(default=True,
                       default_for_string=True), undefined=StrictUndefined, bytecode_cache=template_cache(),
                       **JINJA_OPTIONS)
-    env.filters["rich"] = rich
-    env.filters["show"] = show
-    env.filters["citation"] = citation
-    env.tests["die_name"] = lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value)))  # `d8`: drawn as a die
+    env.filters.update(FILTERS)
+    env.tests.update(TESTS)
     env.globals["palette"] = PALETTE
     env.globals["short_card"] = lambda definition: card_lines(definition) <= SHORT_CARD
     env.globals["cos"] = math.cos
@@ -337,7 +339,8 @@ def template_cache() -> Any:
     """Templates compiled to Python once, then loaded from the user's cache (the first sheet of a run pays
     ~0.15 s to compile them otherwise). Jinja keys each file by its path and checks its text, so an edited
     template (a designer's own included) is compiled again; the folder is keyed by what else goes into the
-    compiled code (Jinja's and Python's version, the environment's options). A cache that cannot be read
+    compiled code (Jinja's and Python's version, the environment's options, filters and tests: Jinja checks
+    their names when it compiles). A cache that cannot be read
     or written costs only time."""
     import jinja2
     from jinja2 import FileSystemBytecodeCache
@@ -358,7 +361,7 @@ def template_cache() -> Any:
     if folder is None:
         return None
     key = "\0".join((TEMPLATE_CACHE_FORMAT, jinja2.__version__, sys.version, repr(sorted(JINJA_OPTIONS.items())),
-                     repr(FILTERS), "autoescape: html, strings"))
+                     repr(sorted(FILTERS)), repr(sorted(TESTS)), "autoescape: html, strings"))
     return TemplateCache(str(folder / f"templates-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}"))
 
 

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'f0e2b7dce40c122dc041237cc6d8e7a983d56c1d4c8191c51f38c37725dcc778'
+COMPILER_SHA256 = 'affbf1b90337d5dc479ee955e4d31ea268706a145bc4522c582047e92d70da5c'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

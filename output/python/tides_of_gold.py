@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'f0e2b7dce40c122dc041237cc6d8e7a983d56c1d4c8191c51f38c37725dcc778'
+COMPILER_SHA256 = 'affbf1b90337d5dc479ee955e4d31ea268706a145bc4522c582047e92d70da5c'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
