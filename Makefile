@@ -15,7 +15,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# An editable install is not byte-compiled as a wheel's is; compiling the package here spares every command
+# from compiling it again in memory where Python may not write its cache (PYTHONDONTWRITEBYTECODE).
 build: $(STAMP)
+	$(BIN)/python -m compileall -q compiler
 	$(BIN)/rulecraft build --one-page
 
 test: $(STAMP)
@@ -44,6 +47,7 @@ $(BENCH_STAMP): pyproject.toml
 	touch $(BENCH_STAMP)
 
 bench: $(STAMP) $(BENCH_STAMP)
+	$(BIN)/python -m compileall -q compiler
 	$(BENCH_VENV)/bin/python -m bench
 
 clean:

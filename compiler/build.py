@@ -20,8 +20,6 @@ from typing import Any
 
 from .diagnostics import NOWHERE, CompileError, Report, Span
 
-FORMATS = ("python", "html", "pdf", "json", "yaml")
-
 
 @dataclass
 class Plan:

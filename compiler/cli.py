@@ -17,8 +17,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .build import FORMATS
 from .diagnostics import CompileError, Report, plural
+from .resources import FORMATS
 
 
 class UsageError(Exception):
@@ -145,7 +145,7 @@ def targets(paths: Sequence[str]) -> list[str]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .build import FORMATS, plan, write_all
+    from .build import plan, write_all
     from .resources import display_path, project_root
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]

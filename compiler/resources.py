@@ -14,6 +14,10 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
+# What `rulecraft build` can write (`--format`), one folder of output/ each. Here, not in build.py, so that
+# the command line names them without importing the build on the paths that only roll.
+FORMATS = ("python", "html", "pdf", "json", "yaml")
+
 
 @cache
 def data_dir() -> Path:

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'affbf1b90337d5dc479ee955e4d31ea268706a145bc4522c582047e92d70da5c'
+COMPILER_SHA256 = '32a8d9f7a18950d6d2ff5979b26be26b3f93898654c07bb21642dbc60c54d522'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

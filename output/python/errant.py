@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'affbf1b90337d5dc479ee955e4d31ea268706a145bc4522c582047e92d70da5c'
+COMPILER_SHA256 = '32a8d9f7a18950d6d2ff5979b26be26b3f93898654c07bb21642dbc60c54d522'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'affbf1b90337d5dc479ee955e4d31ea268706a145bc4522c582047e92d70da5c'
+COMPILER_SHA256 = '32a8d9f7a18950d6d2ff5979b26be26b3f93898654c07bb21642dbc60c54d522'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

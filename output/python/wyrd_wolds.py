@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'affbf1b90337d5dc479ee955e4d31ea268706a145bc4522c582047e92d70da5c'
+COMPILER_SHA256 = '32a8d9f7a18950d6d2ff5979b26be26b3f93898654c07bb21642dbc60c54d522'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
