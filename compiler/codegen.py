@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import keyword
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -34,7 +36,7 @@ from . import model as m
 from .diagnostics import CompileError, Report
 from .evaluate import contains_dice, dice_symbols, walk
 from .odds import reads
-from .resources import compiler_fingerprint
+from .resources import cache_dir, compiler_fingerprint, write_cache
 from .runtime import MAX_DICE, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
@@ -53,7 +55,16 @@ def runtime_source() -> str:
 
 
 def runtime_names() -> set[str]:
-    """Every top-level name the runtime section defines or imports: a definition may not take one."""
+    """Every top-level name the runtime section defines or imports: a definition may not take one. They are
+    the runtime module's own names (the section is all of runtime.py but its docstring; a test reads the
+    section's statements to prove it), which costs nothing where parsing the section takes 20 ms."""
+    from . import runtime
+
+    return {name for name in vars(runtime) if not (name.startswith("__") and name.endswith("__"))}
+
+
+def runtime_section_names() -> set[str]:
+    """The same names, read from the section's top-level statements (for the test of runtime_names)."""
     names: set[str] = set()
     for node in ast.parse(runtime_source()).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -1087,22 +1098,49 @@ def generate(checked: m.CheckedRuleset) -> str:
 
 def compiles(source: str, filename: str) -> None:
     """compile() a module (SyntaxError if it does not). The runtime part is the same text in every module:
-    it is compiled once a process, and blank lines stand in for it in the rest, so line numbers stay the
-    module's. A blank line can stand for a run of whole statements anywhere but before a `__future__`
-    import, which the rest never has (if it had, the module is compiled whole, and fails as it should)."""
+    it is compiled once, and blank lines stand in for it in the rest, so line numbers stay the module's. A
+    blank line can stand for a run of whole statements anywhere but before a `__future__` import, which the
+    rest never has (if it had, the module is compiled whole, and fails as it should)."""
     runtime = runtime_source().rstrip("\n")
     at = source.find("\n" + runtime + "\n")
     rest = source[at + 1 + len(runtime):]
     if at < 0 or "__future__" in rest:
-        compile(source, filename, "exec")
+        compile_once(source, filename)
         return
     _compiled_runtime(runtime)
-    compile(source[:at + 1] + "\n" * runtime.count("\n") + rest, filename, "exec")
+    compile_once(source[:at + 1] + "\n" * runtime.count("\n") + rest, filename)
 
 
 @lru_cache(maxsize=2)
 def _compiled_runtime(runtime: str) -> None:
-    compile(runtime, str(RUNTIME_PATH), "exec")
+    compile_once(runtime, str(RUNTIME_PATH))
+
+
+COMPILED_CACHE_FORMAT = "1"  # raise it when what a marker means changes
+
+
+def compile_once(text: str, filename: str) -> None:
+    """compile() `text`, unless this very text compiled before under this very Python.
+
+    As Python keeps a module's bytecode beside it, the user's cache folder keeps, for each file name,
+    the hash of the last text that compiled (one small file each: `compiled-<Python>/<name's hash>`).
+    A text that does not compile is never marked, so its SyntaxError is raised every time; a missing,
+    damaged or unwritable cache only means compiling again."""
+    folder = cache_dir()
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest().encode("ascii")
+    marker = None
+    if folder is not None:
+        python = hashlib.sha256(f"{COMPILED_CACHE_FORMAT}\0{sys.version}".encode()).hexdigest()[:16]
+        name = hashlib.sha256(filename.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        marker = folder / f"compiled-{python}" / name
+        try:
+            if marker.read_bytes() == digest:
+                return
+        except OSError:
+            pass
+    compile(text, filename, "exec")
+    if marker is not None:
+        write_cache(marker, digest)
 
 
 def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:

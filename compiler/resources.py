@@ -39,7 +39,8 @@ def templates_dir() -> Path:
 
 def cache_dir() -> Path | None:
     """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`), for what is slow to build and safe to lose
-    (the parser, compiled templates); never the project's folders. None without a home folder."""
+    (the parser, compiled templates, which generated modules compiled); never the project's folders. None
+    without a home folder."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
         try:
@@ -47,6 +48,29 @@ def cache_dir() -> Path | None:
         except (RuntimeError, KeyError, OSError):  # no home folder
             return None
     return Path(base) / "rulecraft"
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Write a cache file all at once (a reader never sees half of it); a read-only or full disk just skips it:
+    a cache only saves time."""
+    import contextlib
+    import tempfile
+
+    temporary = None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=path.stem, suffix=".tmp",
+                                         delete=False) as file:
+            temporary = file.name
+            file.write(data)
+        os.replace(temporary, path)
+        temporary = None
+    except OSError:
+        pass
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 def project_root() -> Path:

@@ -13,14 +13,11 @@ built parser is kept in the user's cache folder (`parser()`).
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import hashlib
 import io
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from functools import cache, partial
 from operator import itemgetter
@@ -34,7 +31,7 @@ from lark.indenter import Indenter
 
 from . import model as m
 from .diagnostics import CompileError, Diagnostic, Report
-from .resources import cache_dir, grammar_path
+from .resources import cache_dir, grammar_path, write_cache
 from .syntax_examples import Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -185,27 +182,21 @@ def _load_parser(path: Path, key: str) -> Lark | None:
 
 
 def _save_parser(built: Lark, path: Path, key: str) -> None:
-    """Save for the next run, all at once (a reader never sees half a file); a read-only disk just skips it."""
+    """Save for the next run (see write_cache); the newest few parsers stay, for other checkouts' grammars."""
     if any(terminal.pattern.flags for terminal in built.terminals):
         return  # Lark reloads flags as a list, which its lexer compares otherwise than the set it built with
-    temporary = None
+    buffer = io.BytesIO()
+    buffer.write(key.encode("ascii") + b"\n")
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=path.stem, suffix=".tmp",
-                                         delete=False) as file:
-            temporary = file.name
-            file.write(key.encode("ascii") + b"\n")
-            built.save(file)
-        os.replace(temporary, path)
-        temporary = None
-        for stale in sorted(path.parent.glob("parser-*.pickle"), key=lambda p: p.stat().st_mtime)[:-PARSER_CACHE_KEEP]:
-            stale.unlink()  # parsers of grammars long gone (the newest few stay: other checkouts may use them)
+        built.save(buffer)
     except Exception:  # no cache, no harm: the next run builds the parser again
+        return
+    write_cache(path, buffer.getvalue())
+    try:
+        for stale in sorted(path.parent.glob("parser-*.pickle"), key=lambda p: p.stat().st_mtime)[:-PARSER_CACHE_KEEP]:
+            stale.unlink()  # parsers of grammars long gone
+    except OSError:
         pass
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
 
 
 def span_of(obj: Any) -> m.Span:

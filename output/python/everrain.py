@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '32a8d9f7a18950d6d2ff5979b26be26b3f93898654c07bb21642dbc60c54d522'
+COMPILER_SHA256 = '78a8a067562c5ee798115861399893a5bb606f83fc4af5a027ad3ea943a6814a'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '32a8d9f7a18950d6d2ff5979b26be26b3f93898654c07bb21642dbc60c54d522'
+COMPILER_SHA256 = '78a8a067562c5ee798115861399893a5bb606f83fc4af5a027ad3ea943a6814a'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (

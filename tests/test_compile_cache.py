@@ -1,0 +1,90 @@
+"""A generated module is compiled before anyone sees it; a text that compiled once is not compiled again
+(the user's cache folder keeps, per file name, the hash of the last text that compiled), and nothing in
+that cache can let a broken module through or break a build."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler import codegen
+from compiler.codegen import compile_once, runtime_names, runtime_section_names
+
+GOOD = "def roll() -> int:\n    return 4\n"
+
+
+@pytest.fixture
+def cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "rulecraft"
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The file name of every text codegen hands to compile()."""
+    names: list[str] = []
+
+    def counting(text: str, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+        names.append(filename)
+        return compile(text, filename, mode, *args, **kwargs)
+    monkeypatch.setattr(codegen, "compile", counting, raising=False)
+    yield names
+
+
+def test_a_text_that_compiled_is_not_compiled_again(cache: Path, compiled: list[str]) -> None:
+    compile_once(GOOD, "output/python/game.py")
+    assert compiled == ["output/python/game.py"]
+    assert len(list(cache.glob("compiled-*/*"))) == 1
+    compile_once(GOOD, "output/python/game.py")
+    assert compiled == ["output/python/game.py"]
+    compile_once(GOOD + "\n# changed\n", "output/python/game.py")  # a changed text is compiled
+    compile_once(GOOD, "output/python/other.py")  # and the same text under another name
+    assert compiled == ["output/python/game.py"] * 2 + ["output/python/other.py"]
+
+
+def test_a_text_that_does_not_compile_fails_every_time(cache: Path, compiled: list[str]) -> None:
+    compile_once(GOOD, "game.py")
+    for _ in range(2):
+        with pytest.raises(SyntaxError) as raised:
+            compile_once(GOOD + "x = = 1\n", "game.py")
+        assert raised.value.lineno == 3
+    compile_once(GOOD, "game.py")  # the good text's mark stays
+    assert len(compiled) == 3
+
+
+def test_a_damaged_marker_or_another_python_means_compiling_again(cache: Path, compiled: list[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    compile_once(GOOD, "game.py")
+    [marker] = cache.glob("compiled-*/*")
+    marker.write_bytes(b"\x00damaged")
+    compile_once(GOOD, "game.py")
+    assert len(compiled) == 2
+    compile_once(GOOD, "game.py")
+    assert len(compiled) == 2  # marked again
+    monkeypatch.setattr(sys, "version", sys.version + " (another build)")
+    compile_once(GOOD, "game.py")
+    assert len(compiled) == 3
+    assert len(list(cache.glob("compiled-*"))) == 2
+
+
+def test_no_cache_folder_only_means_compiling(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                             compiled: list[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # cannot hold a folder: nothing is written
+    for _ in range(2):
+        compile_once(GOOD, "game.py")
+        with pytest.raises(SyntaxError):
+            compile_once("x = = 1\n", "game.py")
+    assert len(compiled) == 4
+
+
+def test_the_runtimes_names_are_its_sections_own() -> None:
+    """runtime_names() reads the runtime module's names instead of parsing its section: the same set."""
+    names = runtime_names()
+    assert names == runtime_section_names()
+    assert {"Result", "random", "Fraction", "MAX_DICE", "_Generic"} <= names
