@@ -36,6 +36,14 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
     and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`).
     """
+    from .api import fewer_collections
+
+    with fewer_collections():
+        return _plan(targets, formats, out_dir, page, report, templates, sheets)
+
+
+def _plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str, report: Report | None,
+          templates: Path | None, sheets: Sequence[str]) -> Plan:
     from .api import load
     from .codegen import generate
     from .render import JSON_SCHEMA, export_data, to_json, to_yaml

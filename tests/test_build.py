@@ -189,3 +189,29 @@ def test_a_theme_brings_its_own_files_for_the_css_and_a_missing_one_is_a_diagnos
     assert 'url("data:font/woff2;base64,d09GMiBub3QgcmVhbGx5IGEgZm9udA==")' in html
     assert 'url("data:image/png;base64,iVBORw==")' in html
     assert 'url("data:font/woff2;base64,' + "d09GMgABAAAA" in html  # the built-in fonts.css still applies
+
+
+def test_a_build_collects_garbage_less_often_and_gives_the_thresholds_back(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codegen and rendering run with the collector's thresholds raised, as parsing and checking do;
+    the caller's thresholds come back after a build, also after one that fails."""
+    import gc
+
+    seen: list[tuple[int, int, int]] = []
+    real_generate = codegen.generate
+
+    def generate(checked: object) -> str:
+        seen.append(gc.get_threshold())
+        return real_generate(checked)  # type: ignore[arg-type]
+    monkeypatch.setattr(codegen, "generate", generate)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert main(["build", "--format", "python"]) == 0
+        assert seen and seen[-1][0] >= 200_000
+        assert gc.get_threshold() == (700, 10, 10)
+        (project / "rulesets" / "tiny.rules").write_text(SOURCE + "roll broken\n", encoding="utf-8")
+        assert main(["build", "--format", "python"]) == 1
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '78a8a067562c5ee798115861399893a5bb606f83fc4af5a027ad3ea943a6814a'
+COMPILER_SHA256 = '6f858af0fb10029a6342b7a9516bebf314fa1f59495c0a09ceeae5f52233b94b'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
