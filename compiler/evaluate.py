@@ -8,6 +8,7 @@ compiled resolver).
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import get_args
@@ -485,16 +486,26 @@ def contains_dice(expr: m.Expr) -> bool:
     return any(isinstance(node, (m.Dice, m.Pool, m.Kept, m.CustomPool)) for node in walk(expr))
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_EXPR_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def expr_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node class that can hold expressions, by their declared types (`Expr`, `Dice | Pool`,
+    `tuple[Expr, ...]`, `int | Expr`): asked once per class, so a walk reads no field that holds a name,
+    a number or a mode."""
+    names = _EXPR_FIELDS.get(kind)
+    if names is None:
+        words = {"Expr", *(t.__name__ for t in EXPR_TYPES)}
+        names = _EXPR_FIELDS[kind] = tuple(
+            item.name for item in fields(kind)
+            if item.name != "span" and words & set(re.findall(r"\w+", str(item.type))))
+    return names
 
 
 def _subexpressions(expr: m.Expr) -> list[tuple[str, m.Expr | tuple[m.Expr, ...]]]:
     """The fields of a node that hold expressions (one, or a tuple of them), in declaration order."""
     out: list[tuple[str, m.Expr | tuple[m.Expr, ...]]] = []
-    names = _FIELD_NAMES.get(type(expr))
-    if names is None:  # fields() is slow to ask for every node: once per class
-        names = _FIELD_NAMES[type(expr)] = tuple(item.name for item in fields(expr) if item.name != "span")
-    for name in names:
+    for name in _EXPR_FIELDS.get(type(expr)) or expr_fields(type(expr)):
         value = getattr(expr, name)
         if isinstance(value, EXPR_TYPES):
             out.append((name, value))  # type: ignore[arg-type]
@@ -521,13 +532,27 @@ def rebuild(expr: m.Expr, change: Callable[[m.Expr], m.Expr]) -> m.Expr:
 
 
 def walk(expr: m.Expr) -> list[m.Expr]:
-    """Every node of an expression, outermost first, left to right."""
+    """Every node of an expression, outermost first, left to right (children() inlined: the odds stage
+    walks every expression of a resolver before its first roll)."""
     out: list[m.Expr] = []
     stack: list[m.Expr] = [expr]
+    known = _EXPR_FIELDS
     while stack:
         node = stack.pop()
         out.append(node)
-        stack.extend(reversed(children(node)))
+        names = known.get(type(node))
+        if names is None:
+            names = expr_fields(type(node))
+        if not names:
+            continue
+        inside: list[m.Expr] = []
+        for name in names:
+            value = getattr(node, name)
+            if isinstance(value, EXPR_TYPES):
+                inside.append(value)  # type: ignore[arg-type]
+            elif isinstance(value, tuple) and value and all(isinstance(v, EXPR_TYPES) for v in value):
+                inside.extend(value)
+        stack.extend(reversed(inside))
     return out
 
 

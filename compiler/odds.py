@@ -40,7 +40,6 @@ from .evaluate import (
     children,
     compiled,
     contains_dice,
-    dice_symbols,
     evaluate,
     too_big,
     truths,
@@ -410,7 +409,8 @@ def analysis(resolver: m.Resolver) -> Analysis:
     deciding += [e for e in (resolver.key, resolver.value) if e is not None]
     deciding += [r.when for r in resolver.rerolls if r.when is not None]
     nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
-    symbols = dice_symbols(resolver)
+    symbols = frozenset(symbol for rule in resolver.dice for node in nodes[id(rule.expr)]  # dice_symbols()
+                        if isinstance(node, m.CustomPool) for symbol in node.faces)
     counted: set[int | str] | None = set()
     names: set[str] = set()
     for node in (n for e in exprs for n in nodes[id(e)]):

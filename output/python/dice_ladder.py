@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '6f858af0fb10029a6342b7a9516bebf314fa1f59495c0a09ceeae5f52233b94b'
+COMPILER_SHA256 = '9f5362466be62419cd8cc2f37057cc7b04d6a2f9a72bbf762119ea8183241075'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

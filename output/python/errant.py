@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '6f858af0fb10029a6342b7a9516bebf314fa1f59495c0a09ceeae5f52233b94b'
+COMPILER_SHA256 = '9f5362466be62419cd8cc2f37057cc7b04d6a2f9a72bbf762119ea8183241075'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

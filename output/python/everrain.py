@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '6f858af0fb10029a6342b7a9516bebf314fa1f59495c0a09ceeae5f52233b94b'
+COMPILER_SHA256 = '9f5362466be62419cd8cc2f37057cc7b04d6a2f9a72bbf762119ea8183241075'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '6f858af0fb10029a6342b7a9516bebf314fa1f59495c0a09ceeae5f52233b94b'
+COMPILER_SHA256 = '9f5362466be62419cd8cc2f37057cc7b04d6a2f9a72bbf762119ea8183241075'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

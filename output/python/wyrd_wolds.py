@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '6f858af0fb10029a6342b7a9516bebf314fa1f59495c0a09ceeae5f52233b94b'
+COMPILER_SHA256 = '9f5362466be62419cd8cc2f37057cc7b04d6a2f9a72bbf762119ea8183241075'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
