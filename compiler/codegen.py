@@ -1116,31 +1116,38 @@ def _compiled_runtime(runtime: str) -> None:
     compile_once(runtime, str(RUNTIME_PATH))
 
 
-COMPILED_CACHE_FORMAT = "1"  # raise it when what a marker means changes
+COMPILED_CACHE_FORMAT = "2"  # raise it when what a marker means changes
+COMPILED_CACHE_KEEP = 8  # texts of one module name marked at once (a designer's versions, the tests' variants)
 
 
 def compile_once(text: str, filename: str) -> None:
     """compile() `text`, unless this very text compiled before under this very Python.
 
-    As Python keeps a module's bytecode beside it, the user's cache folder keeps, for each file name,
-    the hash of the last text that compiled (one small file each: `compiled-<Python>/<name's hash>`).
-    A text that does not compile is never marked, so its SyntaxError is raised every time; a missing,
-    damaged or unwritable cache only means compiling again."""
+    As Python keeps a module's bytecode beside it, the user's cache folder keeps a small marker for
+    each text that compiled, by its file name and hash (`compiled-<Python>/<name>-<text>`, holding the
+    text's hash; the newest few of each name stay). A text that does not compile is never marked, so
+    its SyntaxError is raised every time; a missing, damaged or unwritable cache only means compiling."""
     folder = cache_dir()
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest().encode("ascii")
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     marker = None
     if folder is not None:
         python = hashlib.sha256(f"{COMPILED_CACHE_FORMAT}\0{sys.version}".encode()).hexdigest()[:16]
-        name = hashlib.sha256(filename.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        marker = folder / f"compiled-{python}" / name
+        name = hashlib.sha256(filename.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        marker = folder / f"compiled-{python}" / f"{name}-{digest[:32]}"
         try:
-            if marker.read_bytes() == digest:
+            if marker.read_bytes() == digest.encode("ascii"):
                 return
         except OSError:
             pass
     compile(text, filename, "exec")
     if marker is not None:
-        write_cache(marker, digest)
+        write_cache(marker, digest.encode("ascii"))
+        try:
+            marked = sorted(marker.parent.glob(f"{marker.name[:24]}-*"), key=lambda p: p.stat().st_mtime)
+            for stale in marked[:-COMPILED_CACHE_KEEP]:
+                stale.unlink()
+        except OSError:
+            pass
 
 
 def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:

@@ -1,5 +1,5 @@
 """A generated module is compiled before anyone sees it; a text that compiled once is not compiled again
-(the user's cache folder keeps, per file name, the hash of the last text that compiled), and nothing in
+(the user's cache folder keeps a marker per text that compiled, the newest few of each file name), and nothing in
 that cache can let a broken module through or break a build."""
 
 from __future__ import annotations
@@ -44,6 +44,16 @@ def test_a_text_that_compiled_is_not_compiled_again(cache: Path, compiled: list[
     compile_once(GOOD + "\n# changed\n", "output/python/game.py")  # a changed text is compiled
     compile_once(GOOD, "output/python/other.py")  # and the same text under another name
     assert compiled == ["output/python/game.py"] * 2 + ["output/python/other.py"]
+    compile_once(GOOD, "output/python/game.py")  # texts that take turns under one name both stay marked
+    compile_once(GOOD + "\n# changed\n", "output/python/game.py")
+    assert len(compiled) == 3
+
+
+def test_only_the_newest_texts_of_a_name_stay_marked(cache: Path, compiled: list[str]) -> None:
+    for version in range(codegen.COMPILED_CACHE_KEEP + 3):
+        compile_once(GOOD + f"# version {version}\n", "game.py")
+    compile_once(GOOD, "other.py")
+    assert len(list(cache.glob("compiled-*/*"))) == codegen.COMPILED_CACHE_KEEP + 1
 
 
 def test_a_text_that_does_not_compile_fails_every_time(cache: Path, compiled: list[str]) -> None:
