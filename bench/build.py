@@ -28,7 +28,8 @@ PER_LINE_TARGET = 1.5  # "linear": the cost per line at the largest size at most
 
 
 def _child(mode: str, ids: tuple[str, ...], warm: int, cache: str | None = None) -> dict[str, Any]:
-    """A fresh process's timings; `cache` replaces the user's cache folder (the parser, compiled templates)."""
+    """A fresh process's timings; `cache` replaces the user's cache folder (the parser, compiled
+    templates, the marks of compiled modules)."""
     env = {**os.environ, "BENCH_WARM": str(warm), **({"XDG_CACHE_HOME": cache} if cache is not None else {})}
     done = subprocess.run([sys.executable, "-m", "bench.build_child", mode, *ids], cwd=ROOT, capture_output=True,
                           text=True, timeout=900, check=False, env=env)

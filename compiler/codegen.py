@@ -1143,7 +1143,7 @@ def compile_once(text: str, filename: str) -> None:
     if marker is not None:
         write_cache(marker, digest.encode("ascii"))
         try:
-            marked = sorted(marker.parent.glob(f"{marker.name[:24]}-*"), key=lambda p: p.stat().st_mtime)
+            marked = sorted(marker.parent.glob(f"{name}-*"), key=lambda p: p.stat().st_mtime)
             for stale in marked[:-COMPILED_CACHE_KEEP]:
                 stale.unlink()
         except OSError:

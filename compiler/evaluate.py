@@ -505,7 +505,7 @@ def expr_fields(kind: type) -> tuple[str, ...]:
 def _subexpressions(expr: m.Expr) -> list[tuple[str, m.Expr | tuple[m.Expr, ...]]]:
     """The fields of a node that hold expressions (one, or a tuple of them), in declaration order."""
     out: list[tuple[str, m.Expr | tuple[m.Expr, ...]]] = []
-    for name in _EXPR_FIELDS.get(type(expr)) or expr_fields(type(expr)):
+    for name in expr_fields(type(expr)):
         value = getattr(expr, name)
         if isinstance(value, EXPR_TYPES):
             out.append((name, value))  # type: ignore[arg-type]

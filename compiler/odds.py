@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from typing import TypeVar
 
 from . import model as m
 from .evaluate import (
@@ -90,6 +91,8 @@ class Plan:
         return total
 
 
+_Key = TypeVar("_Key")
+
 
 @dataclass
 class Distribution:
@@ -107,15 +110,18 @@ class Distribution:
 
     @cached_property
     def outcomes(self) -> dict[str, Fraction]:
-        return {k: Fraction(w, self.denominator) for k, w in self.outcome_weights.items()}
+        return self._fractions(self.outcome_weights)
 
     @cached_property
     def totals(self) -> dict[int | str, Fraction]:
-        return {k: Fraction(w, self.denominator) for k, w in self.total_weights.items()}
+        return self._fractions(self.total_weights)
 
     @cached_property
     def unmatched(self) -> dict[int | str, Fraction]:
-        return {k: Fraction(w, self.denominator) for k, w in self.unmatched_weights.items()}
+        return self._fractions(self.unmatched_weights)
+
+    def _fractions(self, weights: dict[_Key, int]) -> dict[_Key, Fraction]:
+        return {k: Fraction(w, self.denominator) for k, w in weights.items()}
 
 
 class PlanError(EvalError):

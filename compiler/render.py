@@ -340,8 +340,7 @@ def template_cache() -> Any:
     ~0.15 s to compile them otherwise). Jinja keys each file by its path and checks its text, so an edited
     template (a designer's own included) is compiled again; the folder is keyed by what else goes into the
     compiled code (Jinja's and Python's version, the environment's options, filters and tests: Jinja checks
-    their names when it compiles). A cache that cannot be read
-    or written costs only time."""
+    their names when it compiles). A cache that cannot be read or written costs only time."""
     import jinja2
     from jinja2 import FileSystemBytecodeCache
 

@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'baf740924d550d3435da44f8f52d1e6723a7c288d077aff8db3c851d54e19c14'
+COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

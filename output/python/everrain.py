@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'baf740924d550d3435da44f8f52d1e6723a7c288d077aff8db3c851d54e19c14'
+COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

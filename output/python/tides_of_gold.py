@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'baf740924d550d3435da44f8f52d1e6723a7c288d077aff8db3c851d54e19c14'
+COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

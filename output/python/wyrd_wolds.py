@@ -1146,7 +1146,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'baf740924d550d3435da44f8f52d1e6723a7c288d077aff8db3c851d54e19c14'
+COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
