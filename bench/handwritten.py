@@ -3,7 +3,8 @@
 Each does what a compiled resolver does: the same input validation (the same
 ValueError messages, in the same order), the same RNG calls (`rng.randint`, in
 the same sequence), and the same result: the generated module's own `Result`
-and `Outcome` classes, with the same dice, total, outcome, values and trace.
+and `Outcome` classes, with the same dice, total, outcome, values and trace,
+the `Result` made by the module's `_result` as the compiled resolvers make it.
 The bench asserts that equality for many seeds and inputs before timing.
 
 They are written plainly, as one would by hand for one game: outcomes and
@@ -60,7 +61,7 @@ def _meaning(outcome: Any) -> str:
 
 def tides_action_roll(module: ModuleType) -> Resolver:
     """Tides of Gold, action roll: 2d6 + dots (3d6 keep highest 2 with a bonus die), natural 12 first."""
-    Result, Outcome = module.Result, module.Outcome
+    new_result, Outcome = module._result, module.Outcome
     failure = Outcome("failure", "Failure", "failure, face a complication (and mark", "6 or less", None)
     costly = Outcome("costly", "Costly", "costly success, act but face a complication", "7-9", None)
     heroic = Outcome("heroic", "Heroic", "heroic success, act without complications", "10+", None)
@@ -101,7 +102,7 @@ def tides_action_roll(module: ModuleType) -> Resolver:
             rolled += f" → {natural} {'+' if total > natural else '-'} {abs(total - natural)} = {total}"
         trace = f"Action roll: rolled {rolled} → {said[outcome.id]}"
         inputs = {"dots": dots, "bonus_die": bonus_die, "edge": edge, "penalty": penalty}
-        return Result("action_roll", inputs, dice, kept, total, outcome, values, trace, ())
+        return new_result("action_roll", inputs, dice, kept, total, outcome, values, trace, ())
 
     return _named(action_roll)
 
@@ -153,7 +154,7 @@ _DATA: dict[str, dict[str, dict[str, object]]] = {
 
 def wyrd_action_roll(module: ModuleType) -> Resolver:
     """Wyrd Wolds, action roll: (rating + bonus dice)d6, highest die; two 6s a critical; zero dice: 2d6 lowest."""
-    Result, Outcome = module.Result, module.Outcome
+    new_result, Outcome = module._result, module.Outcome
     positions = ("controlled", "risky", "desperate")
     columns = {"controlled": "CONTROLLED", "risky": "RISKY", "desperate": "DESPERATE"}
     critical_key = "when count(6) >= 2 and not zero_dice"
@@ -199,7 +200,7 @@ def wyrd_action_roll(module: ModuleType) -> Resolver:
         inputs = {"rating": rating, "position": position, "assistance": assistance,
                   "push_or_bargain": push_or_bargain, "ability_dice": ability_dice, "moderate_harm": moderate_harm}
         trace = f"ACTION ROLL: rolled {rolled} → {said[position, band]}"
-        return Result("action_roll", inputs, dice, (top,), top, outcomes[position][band],
+        return new_result("action_roll", inputs, dice, (top,), top, outcomes[position][band],
                       dict(values_of[position, band]), trace, ())
 
     return _named(action_roll)
@@ -210,7 +211,7 @@ def wyrd_action_roll(module: ModuleType) -> Resolver:
 
 def errant_exploration_event_die(module: ModuleType) -> Resolver:
     """Errant, exploration turn: a plain d6 table of six rows."""
-    Result, Outcome = module.Result, module.Outcome
+    new_result, Outcome = module._result, module.Outcome
     rows = ("Encounter", "Rest (+1 negative Event Die) or gain 1 Exhaustion",
             "Burn all light sources or lower all Supply by 1. Deplete active Sorceries and Miracles by 1",
             "Local effect", "Encounter sign", "Free")
@@ -219,7 +220,7 @@ def errant_exploration_event_die(module: ModuleType) -> Resolver:
 
     def exploration_event_die(*, rng: random.Random | None = None) -> Any:
         face = (rng if rng is not None else random.Random()).randint(1, 6)
-        return Result("exploration_event_die", {}, (face,), (face,), face, outcomes[face - 1], {},
+        return new_result("exploration_event_die", {}, (face,), (face,), face, outcomes[face - 1], {},
                       traces[face - 1], ())
 
     return _named(exploration_event_die)
@@ -227,7 +228,7 @@ def errant_exploration_event_die(module: ModuleType) -> Resolver:
 
 def errant_check(module: ModuleType) -> Resolver:
     """Errant, check: d20 over DV and under the attribute (a DV below 0 always succeeds)."""
-    Result, Outcome = module.Result, module.Outcome
+    new_result, Outcome = module._result, module.Outcome
     automatic = Outcome("automatic_success", "Automatic success", "If DV < 0, Check automatically succeeds.",
                         "when dv < 0", None)
     success = Outcome("success", "Success", None, "when total > dv and total < attribute", None)
@@ -244,6 +245,7 @@ def errant_check(module: ModuleType) -> Resolver:
         else:
             outcome, values = failure, {"success": False}
         trace = f"Check: rolled d20: {roll} → {_meaning(outcome)}"
-        return Result("check", {"dv": dv, "attribute": attribute}, (roll,), (roll,), roll, outcome, values, trace, ())
+        return new_result("check", {"dv": dv, "attribute": attribute}, (roll,), (roll,), roll, outcome, values,
+                          trace, ())
 
     return _named(check)

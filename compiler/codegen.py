@@ -672,7 +672,7 @@ class ModuleWriter:
                 w.line("first: tuple[Result, ...] = ()")
                 w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
                 with w.indent():
-                    w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
+                    w.line(f"first = (_result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
                            "else None, outcome, {}, "
                            f"describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
                     self.roll_lines(resolver, compiler, again=True)
@@ -705,13 +705,14 @@ class ModuleWriter:
                     w.line("link = _RUNNERS[target](rng, depth + 1, inputs)")
                     w.line("chain = (link,) + link.chain")
                     w.line("trace += '; then ' + link.trace")
-                    w.line("link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
+                    w.line("link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
                            "link.values, link.trace, (), link.seed)")
                     w.line("chain = (link,) + chain[1:]")
             total = "r_total" if resolver.dice else (  # _total_ returns an int
                 "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None")
             rerolled = ", rerolled=first" if resolver.rerolls else ""
-            w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})")
+            w.line(f"return _result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, "
+                   f"chain{rerolled})")
         w.line()
         w.line()
         w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:")

@@ -128,3 +128,18 @@ def test_the_trace_is_text_wherever_it_is_read(shapes: Any) -> None:
     assert copy.deepcopy(shapes.reaction(rng=random.Random(3))).trace == text
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.trace = "changed"  # type: ignore[misc]
+
+
+def test_a_resolver_result_is_the_frozen_dataclass_its_constructor_makes(shapes: Any) -> None:
+    rolled = shapes.attack(bonus=1, rng=random.Random(5))
+    fields = {f.name: getattr(rolled, f.name) for f in dataclasses.fields(shapes.Result)}
+    made = shapes.Result(**fields)
+    assert type(rolled) is shapes.Result and rolled == made and repr(rolled) == repr(made)
+    assert list(vars(rolled)) == list(fields)  # every field is the result's own, none left to a class default
+    for name in fields:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(rolled, name, None)
+    unread = shapes.attack(bonus=1, rng=random.Random(5))
+    assert type(vars(unread)["trace"]) is tuple  # not told yet ...
+    assert type(unread.__getstate__()["trace"]) is str  # ... but pickled and copied as text
+    assert vars(unread)["trace"] == rolled.trace

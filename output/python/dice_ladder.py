@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
@@ -56,15 +56,12 @@ class _Told:
 
     A resolver stores the roll's description as the arguments of `describe`
     (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
+    so the words are put together only when someone asks, and kept in the
+    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
+    `dataclasses` all read the attribute, so they see the text.
     """
 
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
-        self.slot = slot
+    __slots__ = ()
 
     @_overload
     def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
@@ -75,21 +72,25 @@ class _Told:
     def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
         if result is None:
             return self
-        trace = self.slot.__get__(result, owner)
+        fields = result.__dict__
+        trace = fields["trace"]
         if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
-        # (`isinstance`, which narrows both ways, is twice as slow).
+            trace = fields["trace"] = describe(*trace)
+        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
+        # holds (`isinstance`, which narrows both ways, is twice as slow).
         return trace  # type: ignore[no-any-return]
 
     def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        self.slot.__set__(result, trace)
+        result.__dict__["trace"] = trace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    Resolvers make it with `_result`, in one step; its fields live in its
+    instance dict (not slots) so that one step can fill them all.
+    """
 
     name: str
     inputs: Mapping[str, object]
@@ -101,7 +102,7 @@ class Result:
     # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
     # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
     if TYPE_CHECKING:
-        trace: _Told = _Told(None)
+        trace: _Told = _Told()
     else:
         trace: str
     chain: tuple["Result", ...] = ()
@@ -130,9 +131,29 @@ class Result:
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
 
+    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
+        return {**self.__dict__, "trace": self.trace}
+
 
 if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told(Result.__dict__["trace"])
+    Result.trace = _Told()
+
+_new = object.__new__
+_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
+
+
+def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
+            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
+            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
+    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each.
+
+    A resolver's own cost is then mostly its dice: a whole `1d6` table lookup is three times faster.
+    """
+    made = _new(Result)
+    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
+                             "rerolled": rerolled})
+    return made
 
 
 @dataclass(frozen=True, slots=True)
@@ -1146,7 +1167,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
+COMPILER_SHA256 = 'd519d0739b95cec5423e5f8cd5825f111aad7a8a6ef4e30e3b68a10e1930062a'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1208,7 +1229,7 @@ def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage
     inputs: dict[str, object] = {'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced, 'impaired': v_impaired}
     trace = ('Test', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1320,7 +1341,7 @@ def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_e
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
     trace = ('Contest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1394,7 +1415,7 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
     inputs: dict[str, object] = {'roll_with': v_roll_with}
     trace = ('Advantage and Disadvantage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('advantage_and_disadvantage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('advantage_and_disadvantage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1448,7 +1469,7 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
     inputs: dict[str, object] = {'roll_is': v_roll_is}
     trace = ('Empaired and Enhanced', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('impaired_and_enhanced', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('impaired_and_enhanced', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1532,7 +1553,7 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
     trace = ('Dice Ladder', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('dice_ladder', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('dice_ladder', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1583,7 +1604,7 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     inputs: dict[str, object] = {'int_die': v_int_die}
     trace = ('Skills known', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('skills_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('skills_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1649,7 +1670,7 @@ def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentr
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
     trace = ('Spells', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1717,7 +1738,7 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     inputs: dict[str, object] = {'wil': v_wil}
     trace = ('Spells known', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('spells_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('spells_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1767,7 +1788,7 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     inputs: dict[str, object] = {'str_die': v_str_die}
     trace = ('Item slots', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1816,7 +1837,7 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
     trace = ('Slots filled', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('slots_filled', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('slots_filled', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1877,7 +1898,7 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
     trace = ('Carrying', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('carrying', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('carrying', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1935,7 +1956,7 @@ def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     inputs: dict[str, object] = {'die': v_die}
     trace = ('Luck die', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2007,7 +2028,7 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
     trace = ('Detachments', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('detachments', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('detachments', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2071,7 +2092,7 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     inputs: dict[str, object] = {'time': v_time}
     trace = ('Rounds', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('rounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('rounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2149,7 +2170,7 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2214,7 +2235,7 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
     trace = ("Hireling's share", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('hireling_share', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('hireling_share', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2294,7 +2315,7 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = ('Unpaid hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2360,7 +2381,7 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     inputs: dict[str, object] = {'wil': v_wil}
     trace = ('Hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('hirelings_max', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('hirelings_max', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2414,7 +2435,7 @@ def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     inputs: dict[str, object] = {'wil': v_wil}
     trace = ('Reactions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2506,7 +2527,7 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = ('Leverage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2594,7 +2615,7 @@ def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_ot
     inputs: dict[str, object] = {'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor}
     trace = ('Attacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2668,7 +2689,7 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     inputs: dict[str, object] = {'armor_total': v_armor_total}
     trace = ('Armor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('armor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('armor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2725,7 +2746,7 @@ def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     inputs: dict[str, object] = {'weapon': v_weapon}
     trace = ('Blast', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2825,9 +2846,9 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2897,7 +2918,7 @@ def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     inputs: dict[str, object] = {'wil': v_wil}
     trace = ('What the surviving enemies do', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2961,7 +2982,7 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     inputs: dict[str, object] = {'days': v_days}
     trace = ('Fatigue', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fatigue', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('fatigue', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3010,7 +3031,7 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
     trace = ('Fatigue after rest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fatigue_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('fatigue_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3080,7 +3101,7 @@ def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: i
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
     trace = ('Critical harm', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3149,7 +3170,7 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
     trace = ('After a full week of rest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('week_of_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('week_of_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3229,7 +3250,7 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     inputs: dict[str, object] = {'title': v_title}
     trace = ('Advancement', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('advancement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('advancement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3278,7 +3299,7 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     inputs: dict[str, object] = {'hoard': v_hoard}
     trace = ('Thresholds reached', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('advancement_reached', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('advancement_reached', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
@@ -56,15 +56,12 @@ class _Told:
 
     A resolver stores the roll's description as the arguments of `describe`
     (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
+    so the words are put together only when someone asks, and kept in the
+    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
+    `dataclasses` all read the attribute, so they see the text.
     """
 
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
-        self.slot = slot
+    __slots__ = ()
 
     @_overload
     def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
@@ -75,21 +72,25 @@ class _Told:
     def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
         if result is None:
             return self
-        trace = self.slot.__get__(result, owner)
+        fields = result.__dict__
+        trace = fields["trace"]
         if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
-        # (`isinstance`, which narrows both ways, is twice as slow).
+            trace = fields["trace"] = describe(*trace)
+        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
+        # holds (`isinstance`, which narrows both ways, is twice as slow).
         return trace  # type: ignore[no-any-return]
 
     def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        self.slot.__set__(result, trace)
+        result.__dict__["trace"] = trace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    Resolvers make it with `_result`, in one step; its fields live in its
+    instance dict (not slots) so that one step can fill them all.
+    """
 
     name: str
     inputs: Mapping[str, object]
@@ -101,7 +102,7 @@ class Result:
     # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
     # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
     if TYPE_CHECKING:
-        trace: _Told = _Told(None)
+        trace: _Told = _Told()
     else:
         trace: str
     chain: tuple["Result", ...] = ()
@@ -130,9 +131,29 @@ class Result:
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
 
+    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
+        return {**self.__dict__, "trace": self.trace}
+
 
 if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told(Result.__dict__["trace"])
+    Result.trace = _Told()
+
+_new = object.__new__
+_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
+
+
+def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
+            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
+            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
+    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each.
+
+    A resolver's own cost is then mostly its dice: a whole `1d6` table lookup is three times faster.
+    """
+    made = _new(Result)
+    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
+                             "rerolled": rerolled})
+    return made
 
 
 @dataclass(frozen=True, slots=True)
@@ -1146,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
+COMPILER_SHA256 = 'd519d0739b95cec5423e5f8cd5825f111aad7a8a6ef4e30e3b68a10e1930062a'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1193,7 +1214,7 @@ def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> R
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
     trace = ('Check', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1274,7 +1295,7 @@ def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_at
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
     trace = ('Saving Throw', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1353,7 +1374,7 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     inputs: dict[str, object] = {'column': v_column}
     trace = ('Reaction Rolls', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('reaction_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('reaction_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1412,7 +1433,7 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
     trace = ('Giving exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('giving_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('giving_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1478,7 +1499,7 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
     trace = ('Taking exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('taking_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('taking_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1545,7 +1566,7 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
     trace = ('Convincing exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('convincing_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('convincing_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1596,7 +1617,7 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     inputs: dict[str, object] = {'phys': v_phys}
     trace = ('Item Slots', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1653,7 +1674,7 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
     trace = ('Encumbrance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('encumbrance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('encumbrance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1706,7 +1727,7 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     inputs: dict[str, object] = {'item_slots': v_item_slots}
     trace = ('Supply', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('restore_depletion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('restore_depletion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1786,7 +1807,7 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
     trace = ('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('supply_available', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('supply_available', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1854,7 +1875,7 @@ def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> R
     inputs: dict[str, object] = {'no_watch': v_no_watch}
     trace = ('Travel Turn Quick Reference', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1923,7 +1944,7 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     inputs: dict[str, object] = {'watchers': v_watchers}
     trace = ('Take watch', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('take_watch', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('take_watch', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2017,7 +2038,7 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
     inputs: dict[str, object] = {'condition': v_condition}
     trace = ('Pace', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('travel_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('travel_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2117,7 +2138,7 @@ def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
     trace = ('Weather', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2187,7 +2208,7 @@ def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2264,7 +2285,7 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
     inputs: dict[str, object] = {'condition': v_condition}
     trace = ('Pace', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('exploration_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('exploration_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2329,7 +2350,7 @@ def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: in
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
     trace = ('Stealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2412,7 +2433,7 @@ def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_enc
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
     trace = ('Group stealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2485,7 +2506,7 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
     trace = ('Illumination', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('illumination', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('illumination', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2551,7 +2572,7 @@ def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
     trace = ('Harvesting Materials', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2621,7 +2642,7 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     inputs: dict[str, object] = {'threat': v_threat}
     trace = ('Components from a creature', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('creature_components', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('creature_components', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2691,7 +2712,7 @@ def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int,
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
     trace = ('Doors', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2812,7 +2833,7 @@ def _run_locks(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Locks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2893,9 +2914,9 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2973,7 +2994,7 @@ def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Downtime Complications', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3040,7 +3061,7 @@ def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Downtime Trends', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3114,7 +3135,7 @@ def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Re
     inputs: dict[str, object] = {'modifiers': v_modifiers}
     trace = ('Downtime Turn Actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3188,7 +3209,7 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
     inputs: dict[str, object] = {'goal': v_goal}
     trace = ('Setting trackers for activities', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('activity_tracker', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('activity_tracker', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3253,7 +3274,7 @@ def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Res
     inputs: dict[str, object] = {'settlement': v_settlement}
     trace = ('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3324,7 +3345,7 @@ def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Combat Distance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3387,7 +3408,7 @@ def _run_surprise(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3458,7 +3479,7 @@ def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     inputs: dict[str, object] = {'call': v_call}
     trace = ('Initiative', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3521,7 +3542,7 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
     trace = ('SPD', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('spd', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('spd', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3598,7 +3619,7 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     inputs: dict[str, object] = {'spd': v_spd}
     trace = ('Movement dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('movement_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('movement_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3655,7 +3676,7 @@ def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> 
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
     trace = ('Movement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3720,7 +3741,7 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
     trace = ('Shift', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('shift', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('shift', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3799,7 +3820,7 @@ def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, 
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
     trace = ('Attack Roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3890,7 +3911,7 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
     trace = ('Enhance & Impair', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('enhance_impair', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('enhance_impair', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4025,7 +4046,7 @@ def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: st
     inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
     trace = ('Wounds', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('wounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('wounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4091,7 +4112,7 @@ def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_dam
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
     trace = ('Death & Dying', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4185,7 +4206,7 @@ def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: in
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
     trace = ('Chase movement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4271,7 +4292,7 @@ def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Res
     inputs: dict[str, object] = {'height': v_height}
     trace = ('Fall Damage', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fall_damage_table', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('fall_damage_table', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4328,7 +4349,7 @@ def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     inputs: dict[str, object] = {'height': v_height}
     trace = ('Fall damage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4398,7 +4419,7 @@ def _run_burning(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Burning', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4467,7 +4488,7 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     inputs: dict[str, object] = {'phys': v_phys}
     trace = ('Hold breath', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('hold_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('hold_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4523,7 +4544,7 @@ def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Out of breath', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
@@ -56,15 +56,12 @@ class _Told:
 
     A resolver stores the roll's description as the arguments of `describe`
     (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
+    so the words are put together only when someone asks, and kept in the
+    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
+    `dataclasses` all read the attribute, so they see the text.
     """
 
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
-        self.slot = slot
+    __slots__ = ()
 
     @_overload
     def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
@@ -75,21 +72,25 @@ class _Told:
     def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
         if result is None:
             return self
-        trace = self.slot.__get__(result, owner)
+        fields = result.__dict__
+        trace = fields["trace"]
         if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
-        # (`isinstance`, which narrows both ways, is twice as slow).
+            trace = fields["trace"] = describe(*trace)
+        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
+        # holds (`isinstance`, which narrows both ways, is twice as slow).
         return trace  # type: ignore[no-any-return]
 
     def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        self.slot.__set__(result, trace)
+        result.__dict__["trace"] = trace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    Resolvers make it with `_result`, in one step; its fields live in its
+    instance dict (not slots) so that one step can fill them all.
+    """
 
     name: str
     inputs: Mapping[str, object]
@@ -101,7 +102,7 @@ class Result:
     # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
     # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
     if TYPE_CHECKING:
-        trace: _Told = _Told(None)
+        trace: _Told = _Told()
     else:
         trace: str
     chain: tuple["Result", ...] = ()
@@ -130,9 +131,29 @@ class Result:
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
 
+    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
+        return {**self.__dict__, "trace": self.trace}
+
 
 if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told(Result.__dict__["trace"])
+    Result.trace = _Told()
+
+_new = object.__new__
+_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
+
+
+def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
+            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
+            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
+    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each.
+
+    A resolver's own cost is then mostly its dice: a whole `1d6` table lookup is three times faster.
+    """
+    made = _new(Result)
+    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
+                             "rerolled": rerolled})
+    return made
 
 
 @dataclass(frozen=True, slots=True)
@@ -1146,7 +1167,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
+COMPILER_SHA256 = 'd519d0739b95cec5423e5f8cd5825f111aad7a8a6ef4e30e3b68a10e1930062a'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1202,7 +1223,7 @@ def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: b
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
     trace = ('Action roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1278,7 +1299,7 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = ('Resistance roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1358,7 +1379,7 @@ def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Resul
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Consequence clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1443,7 +1464,7 @@ def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Obstacle clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1512,7 +1533,7 @@ def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Heritage: CONNECT', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1591,7 +1612,7 @@ def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Coin roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1653,7 +1674,7 @@ def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     inputs: dict[str, object] = {'trait': v_trait}
     trace = ('Ship actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('ship_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('ship_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1710,7 +1731,7 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     inputs: dict[str, object] = {'load': v_load}
     trace = ('Pick item loadouts', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('loadout', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('loadout', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1759,7 +1780,7 @@ def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool,
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
     trace = ('Score engagement modifier', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('score_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('score_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1828,7 +1849,7 @@ def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_comple
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
     trace = ('Make engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1912,7 +1933,7 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
     inputs: dict[str, object] = {'action': v_action}
     trace = ('Use flashbacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('flashback_cost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('flashback_cost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1976,7 +1997,7 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     inputs: dict[str, object] = {'job': v_job}
     trace = ('Get loot', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('loot', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('loot', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2033,7 +2054,7 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Crew gains cargo', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('cargo_seized', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('cargo_seized', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2082,7 +2103,7 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     inputs: dict[str, object] = {'size': v_size}
     trace = ('Cargo storage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('cargo_capacity', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('cargo_capacity', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2131,7 +2152,7 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
     trace = ('Use an Odyssey', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('odyssey_trigger', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('odyssey_trigger', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2198,7 +2219,7 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     inputs: dict[str, object] = {'plan': v_plan}
     trace = ('Plan', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('odyssey_plans', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('odyssey_plans', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2247,7 +2268,7 @@ def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
     trace = ('Odyssey engagement modifier', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('odyssey_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('odyssey_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2316,7 +2337,7 @@ def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bo
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
     trace = ('Engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2408,9 +2429,9 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2490,9 +2511,9 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2574,9 +2595,9 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2650,7 +2671,7 @@ def _run_zone_4(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Zone 4', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2728,9 +2749,9 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2810,9 +2831,9 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2892,9 +2913,9 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2974,9 +2995,9 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return Result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3051,7 +3072,7 @@ def _run_tier_v(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Tier V', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3117,7 +3138,7 @@ def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Mythical Monsters', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3177,7 +3198,7 @@ def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result
     inputs: dict[str, object] = {'trait': v_trait}
     trace = ('Limiting traits', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('limiting_traits', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('limiting_traits', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3226,7 +3247,7 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     inputs: dict[str, object] = {'crew': v_crew}
     trace = ('Crew: max cohorts', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('max_cohorts', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('max_cohorts', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3275,7 +3296,7 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
     trace = ('Firepower: fight back', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('can_fight_back', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('can_fight_back', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3325,7 +3346,7 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     inputs: dict[str, object] = {'speed': v_speed}
     trace = ('Speed: phases at sea', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('phases_at_sea', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('phases_at_sea', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3380,7 +3401,7 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
     trace = ('Compare wealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('compare_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('compare_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3442,7 +3463,7 @@ def _run_crisis(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Crisis', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3518,7 +3539,7 @@ def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustm
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
     trace = ('Downtime at sea: raids', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3583,7 +3604,7 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
     trace = ('Tithes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('tithe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('tithe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3644,7 +3665,7 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
     inputs: dict[str, object] = {'exposure': v_exposure}
     trace = ('Notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('notoriety_gain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('notoriety_gain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3694,7 +3715,7 @@ def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_h
     inputs: dict[str, object] = {'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing}
     trace = ('Notoriety increase', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('notoriety_increase', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('notoriety_increase', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3746,7 +3767,7 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
     trace = ('Bribes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('bribe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('bribe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3796,7 +3817,7 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
     trace = ('Fight them off', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fight_off_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('fight_off_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3856,7 +3877,7 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
     inputs: dict[str, object] = {'cargo': v_cargo}
     trace = ('Cargo and raid wealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('raid_wealth_adjustment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('raid_wealth_adjustment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3935,7 +3956,7 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
     trace = ('Raid type', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4017,7 +4038,7 @@ def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Acquire asset', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4102,7 +4123,7 @@ def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Resul
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4187,7 +4208,7 @@ def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Reduce notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4263,7 +4284,7 @@ def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: in
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
     trace = ('Seek your anchor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4328,7 +4349,7 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Trade actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('trade_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('trade_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4398,7 +4419,7 @@ def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     inputs: dict[str, object] = {'market': v_market}
     trace = ('Seller', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4487,7 +4508,7 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
     trace = ('Cargo sale prices', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('sale_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('sale_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4548,7 +4569,7 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     inputs: dict[str, object] = {'cargo': v_cargo}
     trace = ('Barter', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('barter_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('barter_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4597,7 +4618,7 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
     trace = ('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('barter_value', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('barter_value', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4664,7 +4685,7 @@ def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Gossip', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4750,7 +4771,7 @@ def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Re
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Manipulate markets', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:

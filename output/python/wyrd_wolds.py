@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
@@ -56,15 +56,12 @@ class _Told:
 
     A resolver stores the roll's description as the arguments of `describe`
     (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept. Equality,
-    `repr`, `as_dict`, pickling and `dataclasses` all read the attribute, so
-    they see the text.
+    so the words are put together only when someone asks, and kept in the
+    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
+    `dataclasses` all read the attribute, so they see the text.
     """
 
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:  # the slot's own member descriptor (untyped)
-        self.slot = slot
+    __slots__ = ()
 
     @_overload
     def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
@@ -75,21 +72,25 @@ class _Told:
     def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
         if result is None:
             return self
-        trace = self.slot.__get__(result, owner)
+        fields = result.__dict__
+        trace = fields["trace"]
         if type(trace) is tuple:
-            trace = describe(*trace)
-            self.slot.__set__(result, trace)
-        # Text by now. The slot is typed Any, and mypy narrows `type(x) is tuple` only where it holds
-        # (`isinstance`, which narrows both ways, is twice as slow).
+            trace = fields["trace"] = describe(*trace)
+        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
+        # holds (`isinstance`, which narrows both ways, is twice as slow).
         return trace  # type: ignore[no-any-return]
 
     def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        self.slot.__set__(result, trace)
+        result.__dict__["trace"] = trace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    Resolvers make it with `_result`, in one step; its fields live in its
+    instance dict (not slots) so that one step can fill them all.
+    """
 
     name: str
     inputs: Mapping[str, object]
@@ -101,7 +102,7 @@ class Result:
     # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
     # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
     if TYPE_CHECKING:
-        trace: _Told = _Told(None)
+        trace: _Told = _Told()
     else:
         trace: str
     chain: tuple["Result", ...] = ()
@@ -130,9 +131,29 @@ class Result:
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
 
+    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
+        return {**self.__dict__, "trace": self.trace}
+
 
 if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told(Result.__dict__["trace"])
+    Result.trace = _Told()
+
+_new = object.__new__
+_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
+
+
+def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
+            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
+            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
+    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each.
+
+    A resolver's own cost is then mostly its dice: a whole `1d6` table lookup is three times faster.
+    """
+    made = _new(Result)
+    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
+                             "rerolled": rerolled})
+    return made
 
 
 @dataclass(frozen=True, slots=True)
@@ -1146,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'e0d957fbe97dc6f705932b6f74344ee138b59dac11ddca9c055776340e5bc60d'
+COMPILER_SHA256 = 'd519d0739b95cec5423e5f8cd5825f111aad7a8a6ef4e30e3b68a10e1930062a'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1187,7 +1208,7 @@ def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     inputs: dict[str, object] = {'rating': v_rating}
     trace = ('Rolling the dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1256,7 +1277,7 @@ def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Resu
     inputs: dict[str, object] = {'action': v_action}
     trace = ('Attribute of an action', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('action_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('action_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1305,7 +1326,7 @@ def _run_insight_rating(rng: random.Random, depth: int, v_hunt: int, v_study: in
     inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
     trace = ('Insight rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('insight_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('insight_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1357,7 +1378,7 @@ def _run_prowess_rating(rng: random.Random, depth: int, v_finesse: int, v_prowl:
     inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
     trace = ('Prowess rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('prowess_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('prowess_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1409,7 +1430,7 @@ def _run_resolve_rating(rng: random.Random, depth: int, v_attune: int, v_command
     inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
     trace = ('Resolve rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resolve_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('resolve_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1469,7 +1490,7 @@ def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     inputs: dict[str, object] = {'obstacle': v_obstacle}
     trace = ('Progress clock sizes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('clock_size', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('clock_size', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1527,7 +1548,7 @@ def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     inputs: dict[str, object] = {'first': v_first}
     trace = ('Racing clocks: who finishes first', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('racing_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('racing_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1585,7 +1606,7 @@ def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     inputs: dict[str, object] = {'position': v_position}
     trace = ('The GM Sets the Position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('positions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('positions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1708,7 +1729,7 @@ def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: 
     inputs: dict[str, object] = {'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain, 'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm}
     trace = ('ACTION ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1798,7 +1819,7 @@ def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     inputs: dict[str, object] = {'effect': v_effect}
     trace = ('Effect Levels', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('effect_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('effect_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1847,7 +1868,7 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
     trace = ('Quality/Tier with fine items', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('effective_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('effective_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1906,7 +1927,7 @@ def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: boo
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
     trace = ('Quality factor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('quality_factor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('quality_factor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1972,7 +1993,7 @@ def _run_effect_level(rng: random.Random, depth: int, v_gut: str, v_potency: str
     inputs: dict[str, object] = {'gut': v_gut, 'potency': v_potency, 'quality': v_quality, 'scale': v_scale, 'bonus': v_bonus, 'reduced_effect': v_reduced_effect}
     trace = ('Effect level', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('effect_level', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('effect_level', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2035,7 +2056,7 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
     inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
     trace = ('Trading Position for Effect: effect', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('traded_effect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('traded_effect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2092,7 +2113,7 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
     inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
     trace = ('Trading Position for Effect: position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('traded_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('traded_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2152,7 +2173,7 @@ def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str)
     inputs: dict[str, object] = {'complication': v_complication}
     trace = ('Complication', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('complication_ticks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('complication_ticks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2205,7 +2226,7 @@ def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Resu
     inputs: dict[str, object] = {'position': v_position}
     trace = ('Worse Position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('worse_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('worse_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2262,7 +2283,7 @@ def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str
     inputs: dict[str, object] = {'consequence': v_consequence}
     trace = ('Which attribute resists', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resistance_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('resistance_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2323,7 +2344,7 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = ('RESISTANCE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2390,7 +2411,7 @@ def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: st
     inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
     trace = ('Harm after resistance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('resisted_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('resisted_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2445,7 +2466,7 @@ def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str)
     inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
     trace = ('Harm after armor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('armored_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('armored_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2517,7 +2538,7 @@ def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
     trace = ('FORTUNE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2581,7 +2602,7 @@ def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Re
     inputs: dict[str, object] = {'effect': v_effect}
     trace = ('GATHER INFORMATION', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('information_detail', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('information_detail', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2652,7 +2673,7 @@ def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Re
     inputs: dict[str, object] = {'rating': v_rating}
     trace = ('Gather information (fortune roll)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2724,7 +2745,7 @@ def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     inputs: dict[str, object] = {'happened': v_happened}
     trace = ('xp for a trigger', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('xp_award', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('xp_award', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2777,7 +2798,7 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
     inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
     trace = ('End-of-session xp', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('end_of_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('end_of_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2832,7 +2853,7 @@ def _run_party_session_xp(rng: random.Random, depth: int, v_party: str, v_statio
     inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
     trace = ('Party xp', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('party_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('party_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2888,7 +2909,7 @@ def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     inputs: dict[str, object] = {'load': v_load}
     trace = ('Loadout', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('load_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('load_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2949,7 +2970,7 @@ def _run_group_action(rng: random.Random, depth: int, v_first: str, v_second: st
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
     trace = ('Lead a group action', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('group_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('group_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3005,7 +3026,7 @@ def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> R
     inputs: dict[str, object] = {'position': v_position}
     trace = ('Set up: improved position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('improved_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('improved_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3063,7 +3084,7 @@ def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bo
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
     trace = ('Downtime roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3150,7 +3171,7 @@ def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
     trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3239,7 +3260,7 @@ def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatm
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
     trace = ('Recover', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3313,7 +3334,7 @@ def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) ->
     inputs: dict[str, object] = {'treatment': v_treatment}
     trace = ('Recover: treatment and stress', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('recovery_treatment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('recovery_treatment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3368,7 +3389,7 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
     inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
     trace = ('Spend coin to increase the result level', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('improved_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('improved_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3420,7 +3441,7 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
     inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
     trace = ('Train', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('train', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('train', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3478,7 +3499,7 @@ def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> 
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3541,7 +3562,7 @@ def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Res
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('AREA', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_area', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('magnitude_area', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3591,7 +3612,7 @@ def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Re
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('SCALE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_scale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('magnitude_scale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3641,7 +3662,7 @@ def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) ->
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('DURATION', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_duration', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('magnitude_duration', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3691,7 +3712,7 @@ def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Re
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('RANGE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_range', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('magnitude_range', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3741,7 +3762,7 @@ def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> 
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('TIER & QUALITY', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('magnitude_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3791,7 +3812,7 @@ def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Re
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('FORCE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('magnitude_force', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('magnitude_force', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3841,7 +3862,7 @@ def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Res
     inputs: dict[str, object] = {'quality': v_quality}
     trace = ('QUALITY EXAMPLES', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('quality_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('quality_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3891,7 +3912,7 @@ def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     inputs: dict[str, object] = {'force': v_force}
     trace = ('FORCE EXAMPLES', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('force_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('force_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3942,7 +3963,7 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
     inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
     trace = ('Ritual stress', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('ritual_stress', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('ritual_stress', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4029,7 +4050,7 @@ def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: in
     inputs: dict[str, object] = {'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum}
     trace = ('CRAFTING ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4116,7 +4137,7 @@ def _run_modification_requirement(rng: random.Random, depth: int, v_modification
     inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
     trace = ('Modifying an item', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return Result('modification_requirement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return _result('modification_requirement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_modification_requirement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
