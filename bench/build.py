@@ -18,7 +18,9 @@ from .context import ROOT, Context, compile_error_text, progress
 from .report import MISS, Section, Table, verdict
 from .timing import seconds, spread, stats_of
 
-BUILD_TARGET = 1.0  # seconds: parse + check + codegen + HTML + JSON (+ YAML) of all five, one process
+BUILD_TARGET = 1.0  # seconds: parse + check + codegen + HTML + JSON of all five, one process
+TARGET_FORMATS = ("python", "html", "json")  # the issue's stages: parse and check come with any format
+ALL_FORMATS = (*TARGET_FORMATS, "yaml")
 SCALES = (1, 2, 5, 10, 25, 50, 100)
 ORDER = (1, 2, 5, 10, 25, 100, 50)  # 100x (the target) before 50x, when the time allows only one of them
 LARGEST = "wyrd_wolds"
@@ -27,10 +29,12 @@ FILE_LIMITS = ("MAX_SOURCE_BYTES", "MAX_ANALYSIS", "MAX_SHEET_ODDS", "MAX_OUTPUT
 PER_LINE_TARGET = 1.5  # "linear": the cost per line at the largest size at most this times the cost at 1x
 
 
-def _child(mode: str, ids: tuple[str, ...], warm: int, cache: str | None = None) -> dict[str, Any]:
+def _child(mode: str, ids: tuple[str, ...], warm: int, cache: str | None = None,
+           formats: tuple[str, ...] = TARGET_FORMATS) -> dict[str, Any]:
     """A fresh process's timings; `cache` replaces the user's cache folder (the parser, compiled
     templates, the marks of compiled modules)."""
-    env = {**os.environ, "BENCH_WARM": str(warm), **({"XDG_CACHE_HOME": cache} if cache is not None else {})}
+    env = {**os.environ, "BENCH_WARM": str(warm), "BENCH_FORMATS": ",".join(formats),
+           **({"XDG_CACHE_HOME": cache} if cache is not None else {})}
     done = subprocess.run([sys.executable, "-m", "bench.build_child", mode, *ids], cwd=ROOT, capture_output=True,
                           text=True, timeout=900, check=False, env=env)
     if done.returncode != 0:
@@ -50,16 +54,18 @@ def whole_build(ctx: Context, section: Section) -> None:
     progress("build: a fresh process with an empty cache folder (plan)")
     with tempfile.TemporaryDirectory() as empty:
         first_ever = _child("plan", ids, 0, cache=empty)
+    with_yaml: list[dict[str, Any]] = []
     while len(plans) < most:
-        progress(f"build: fresh process {len(plans) + 1} (plan)")
+        progress(f"build: fresh process {len(plans) + 1} (plan), and one with YAML too")
         start = time.perf_counter()
         plans.append(_child("plan", ids, 1))
+        with_yaml.append(_child("plan", ids, 0, formats=ALL_FORMATS))
         last = time.perf_counter() - start
         if time.perf_counter() - began + last > budget:
             break
     section.text(
-        f"`compiler.build.plan(ids, [\"python\", \"html\", \"json\", \"yaml\"], tmp)`: parse, check (with the "
-        "design analysis, which works out every roll's odds), codegen, JSON, YAML and HTML of "
+        f"`compiler.build.plan(ids, {list(TARGET_FORMATS)}, tmp)`: parse, check (with the design analysis, which "
+        "works out every roll's odds), codegen, JSON and HTML (the issue's stages) of "
         f"{', '.join(f'`{i}`' for i in ids)}, in a new Python process each time (`python -m bench.build_child`), "
         "so that the first call pays what a `rulecraft build` pays: the grammar, the templates and any caches are "
         f"built on first use. {len(plans)} process{'es' if len(plans) > 1 else ''} (up to {most}, as many as fit "
@@ -77,12 +83,15 @@ def whole_build(ctx: Context, section: Section) -> None:
               cold.repeats)
     table.add("plan(), warm (again in the same process)", seconds(again.median), spread(again), again.repeats)
     table.add("plan(), cold, empty cache folder (the first run)", seconds(first_ever["cold"]), "", 1)
+    yaml_too = stats_of([p["cold"] for p in with_yaml])
+    table.add("plan() with YAML too (`make build`'s formats but PDF), cold", seconds(yaml_too.median),
+              spread(yaml_too), yaml_too.repeats)
     section.table(table)
     ok = cold.median < BUILD_TARGET
     whole = len(ids) == 5
     section.text(f"Target: under {BUILD_TARGET:.0f} s in one process (cold): **{verdict(ok)}**"
                  + ("" if whole else f" (quick run: {', '.join(ids)} only)") + ".")
-    section.target(f"build of all five (parse, check, codegen, HTML, JSON, YAML), one process, < {BUILD_TARGET:.0f} s"
+    section.target(f"build of all five (parse, check, codegen, HTML, JSON), one process, < {BUILD_TARGET:.0f} s"
                    + ("" if whole else f" (quick: {', '.join(ids)})"), seconds(cold.median), verdict(ok))
 
     section.text("**Stage by stage**, cold, in one fresh process (the sum is close to the cold `plan()`; the "

@@ -1,6 +1,7 @@
 """A fresh process that builds rulesets and prints its timings as JSON (run by the build section).
 
     python -m bench.build_child plan ID...     # plan() cold, then twice more warm (BENCH_WARM=n: n times)
+                                               # of the BENCH_FORMATS (python,html,json,yaml if unset)
     python -m bench.build_child stages ID...   # each stage of each ruleset, cold, in pipeline order
 
 A build is a fresh `rulecraft build` process, so the cold numbers (grammar,
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-FORMATS = ["python", "html", "json", "yaml"]
+FORMATS = os.environ.get("BENCH_FORMATS", "python,html,json,yaml").split(",")
 
 
 def plan_mode(ids: list[str], warm: int) -> dict[str, Any]:

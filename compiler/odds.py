@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+import operator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -325,6 +326,15 @@ def _plain(found: Analysis, resolver: m.Resolver, value: Value) -> tuple[m.Band 
     return plain
 
 
+def plain_column(found: Analysis, resolver: m.Resolver,
+                 totals: tuple[int, ...]) -> list[tuple[m.Band | None, tuple[m.Band, ...]]]:
+    """`_plain` of each of `totals`, kept by the totals: every input that rolls alike reads the same column."""
+    column = found.columns.get(totals)
+    if column is None:
+        column = found.columns[totals] = [_plain(found, resolver, total) for total in totals]
+    return column
+
+
 def when_verdicts(found: Analysis, scope: Scope, totals: list[int]) -> list[tuple[m.Band, list[bool]]] | None:
     """Each `when` band's verdict on each of `totals`, in band order (a band whose test is a plain no is left
     out; one whose test is a plain yes ends the list), or None when a test must be worked out one total at
@@ -373,6 +383,7 @@ class Reads:
 
 
 Special = tuple[m.Band, "int | None", "Compiled | None", m.Span]  # a `natural N` or `when` band, in order
+LetMemo = tuple[Callable[[Mapping[str, object]], object], dict[tuple[object, ...], object]]  # a let's reads, values
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,9 +401,12 @@ class Analysis:
     options: dict[str, OptionValue]  # every option name in scope (the first input's wins)
     orders: dict[str, tuple[OptionValue, ...]]  # each choice input's options in order (`step`, `rank`)
     lets: tuple[tuple[str, Compiled], ...]
+    let_names: frozenset[str]
+    let_memos: tuple[LetMemo, ...]  # each let's, in order (let_memos)
     dice_names: tuple[str, ...]  # every name the dice rules read: their values decide what is rolled
     by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
+    columns: dict[tuple[int, ...], list[tuple[m.Band | None, tuple[m.Band, ...]]]]  # plain_column's, by totals
     known: dict[tuple[object, ...], Distribution]  # odds already worked out, by the values of `names`
     rolls: dict[tuple[object, ...], Roll]  # what is rolled, by the values of `dice_names` (shared: _ROLLS)
     splits: dict[int, Split]  # each dice rule's expression as its dice part and its shifts, by id
@@ -401,6 +415,30 @@ class Analysis:
 
 _ANALYSES: dict[int, tuple[m.Resolver, Analysis]] = {}
 _ROLLS: dict[tuple[object, ...], dict[tuple[object, ...], Roll]] = {}
+
+
+def let_memos(resolver: m.Resolver) -> tuple[LetMemo, ...]:
+    """For each let, a getter of the input values it reads (directly or through earlier lets), and its memo."""
+    inputs = {item.name for item in resolver.inputs}
+    reads: dict[str, frozenset[str]] = {}
+    out: list[LetMemo] = []
+    for let in resolver.lets:
+        read: set[str] = set()
+        for node in walk(let.expr):
+            if isinstance(node, m.Name):
+                if node.name in reads:
+                    read |= reads[node.name]
+                elif node.name in inputs:
+                    read.add(node.name)
+        reads[let.name] = frozenset(read)
+        names = sorted(read)
+        getter = operator.itemgetter(*names) if names else _nothing
+        out.append((getter, {}))
+    return tuple(out)
+
+
+def _nothing(inputs: Mapping[str, object]) -> tuple[()]:
+    return ()
 
 
 def analysis(resolver: m.Resolver) -> Analysis:
@@ -466,8 +504,9 @@ def analysis(resolver: m.Resolver) -> Analysis:
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
         dice_read_roll, tuple(sorted(named(deciding))),
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
-        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), tuple(sorted(named(rules))),
-        by_total, {}, {}, rolls, {}, {})
+        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets),
+        frozenset(let.name for let in resolver.lets), let_memos(resolver), tuple(sorted(named(rules))),
+        by_total, {}, {}, {}, rolls, {}, {})
     if len(_ANALYSES) > 10_000:
         _ANALYSES.clear()
     _ANALYSES[id(resolver)] = (resolver, result)
@@ -512,9 +551,15 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     """
     found = analysis(resolver)
     scope = None
-    if found.lets:  # a `let` may read any input: the values are known once the scope is made
-        scope = make_scope(resolver, inputs, definitions)
-        key = (definitions, *(scope.values.get(name, _ABSENT) for name in found.names))
+    if found.lets:  # a `let` may read any input: each one's value is remembered by the inputs it reads
+        values: Mapping[str, object] | None = let_values(found, inputs, definitions)
+        if values is None:  # a let not worked out for these inputs yet: the scope does, and remembers
+            scope = make_scope(resolver, inputs, definitions)
+            values = scope.values
+            for (name, _), (read, memo) in zip(found.lets, found.let_memos, strict=True):
+                memo[definitions, read(inputs)] = values[name]
+        key = (definitions, *(values[name] if name in found.let_names else inputs.get(name, _ABSENT)
+                              for name in found.names))
     else:  # the names read are inputs (a choice by its option's name), the roll's, options or definitions
         key = (definitions, *(inputs.get(name, _ABSENT) for name in found.names))
     known = found.known.get(key)
@@ -528,6 +573,21 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
 
 
 _ABSENT = object()
+
+
+def let_values(found: Analysis, inputs: Mapping[str, object], definitions: frozenset[str]) -> dict[str, object] | None:
+    """The lets' values for these inputs, each remembered by the input values it reads (through the lets
+    before it, too); None when one of them has not been worked out for those values yet.
+
+    Inputs keep one type each (a flag is always a bool, a number an int), so `True` and `1` never meet in
+    a key. A grid of 8,640 combinations of six inputs reads its three lets from a few hundred values."""
+    values: dict[str, object] = {}
+    for (name, _), (read, memo) in zip(found.lets, found.let_memos, strict=True):
+        value = memo.get((definitions, read(inputs)), _ABSENT)
+        if value is _ABSENT:
+            return None
+        values[name] = value
+    return values
 
 
 def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget | None) -> Distribution:
@@ -555,24 +615,33 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     specials = bool(found.specials)
     zero = any(g.zero for g in plan.groups)
     if roll.totals is not None:  # the bands read the roll's total alone: each total is classified once
-        distinct = list(roll.totals)
-        verdicts = when_verdicts(found, scope, distinct) if specials else []
-        shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
-        for index, total in enumerate(distinct):
-            if verdicts is not None:  # every `when` test worked out for all the totals at once
-                band = next((b for b, truth in verdicts if truth[index]), None)
-                band, matches = (band, ()) if band is not None else _plain(found, resolver, total)
-            else:  # one total at a time
+        distinct = tuple(roll.totals)
+        verdicts = when_verdicts(found, scope, list(distinct)) if specials else []
+        if verdicts is not None:  # every `when` test worked out for all the totals at once
+            chosen = plain_column(found, resolver, distinct)
+            if verdicts:
+                chosen = list(chosen)
+                for band, truth in reversed(verdicts):  # the first band that holds wins: it is written last
+                    picked = (band, ())
+                    for index in itertools.compress(range(len(truth)), truth):
+                        chosen[index] = picked
+            for (band, matches), (total, weight) in zip(chosen, roll.totals.items(), strict=True):
+                joint[(None if band is None else band.id, total)] = weight
+                if len(matches) > 1:
+                    result.overlaps[total] = tuple(b.id for b in matches)
+        else:  # one total at a time
+            shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
+            for total, weight in roll.totals.items():
                 if shadowed:
                     scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None)
                 else:  # the tests read nothing else of the roll: `total` is looked up as fast as an input
                     scope.values["total"] = total
                 band, matches = _classify(found, resolver, scope, total)
-            joint[(None if band is None else band.id, total)] = roll.totals[total]
-            if len(matches) > 1:
-                result.overlaps[total] = tuple(b.id for b in matches)
-        if not shadowed:
-            scope.values.pop("total", None)
+                joint[(None if band is None else band.id, total)] = weight
+                if len(matches) > 1:
+                    result.overlaps[total] = tuple(b.id for b in matches)
+            if not shadowed:
+                scope.values.pop("total", None)
     else:  # the bands or the dice read the roll itself (`natural`, `count()`...): every reading is classified
         read_roll, span = found.dice_read_roll, plan.expr.span
         total_of = compiled(plan.expr)

@@ -202,6 +202,44 @@ def test_the_shared_roll_and_dice_part_are_worked_out_once(checked: m.CheckedRul
     assert odds.analysis(again).rolls is found.rolls  # the same dice and inputs: rolled alike, bands apart
 
 
+def test_lets_are_worked_out_once_per_value_of_the_inputs_they_read(checked: m.CheckedRuleset,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`let step = bonus + edge` reads two of three inputs: a grid of 3 x 3 x 2 works it out for the six
+    (bonus, edge) pairs, and a scope is made only for those and for odds not yet worked out."""
+    names = frozenset(d.name for d in checked.definitions)
+    resolver = next(r for r in checked.resolvers() if r.name == "highest_plus")
+    made: list[dict[str, object]] = []
+    make_scope = odds.make_scope
+
+    def counted(resolver: m.Resolver, inputs: dict[str, object], definitions: frozenset[str]) -> Any:
+        made.append(dict(inputs))
+        return make_scope(resolver, inputs, definitions)
+
+    monkeypatch.setattr(odds, "make_scope", counted)
+    odds.forget()
+    grid = list(odds.input_grid(resolver))
+    first = [odds.distribution(resolver, inputs, names) for inputs in grid]
+    found = odds.analysis(resolver)
+    (_, memo), = found.let_memos
+    assert sorted(memo.values()) == [0, 1, 1, 2, 2, 3]  # bonus + edge, for each pair
+    assert len(made) <= len(found.known) + len(memo) and len(made) < len(grid)  # not one per combination
+    made.clear()
+    again = [odds.distribution(resolver, inputs, names) for inputs in reversed(grid)]
+    assert made == [] and [id(d) for d in again] == [id(d) for d in reversed(first)]  # nothing made twice
+
+
+def test_totals_alike_are_classified_by_the_plain_bands_once(checked: m.CheckedRuleset) -> None:
+    names = frozenset(d.name for d in checked.definitions)
+    doubled = next(r for r in checked.resolvers() if r.name == "doubled")
+    odds.forget()
+    for inputs in odds.input_grid(doubled):
+        odds.distribution(doubled, inputs, names)
+    columns = odds.analysis(doubled).columns
+    assert sorted(columns) == [tuple(range(2 + 2 * b, 14 + 2 * b, 2)) for b in range(3)]
+    assert [[band.id for band, _ in column] for column in columns.values()] == [
+        ["low"] * 4 + ["high"] * 2, ["low"] * 3 + ["high"] * 3, ["low"] * 2 + ["high"] * 4]
+
+
 def test_a_total_past_the_limit_after_an_amount_is_added_is_refused_at_the_sum() -> None:
     text = ('ruleset "T"\n\nroll r "R" [T-1]\n  input big: 0..1 = 0 "Big"\n  let huge = 999999999999999999\n'
             '  roll: 2d6 + huge + big\n  - 7+: hi\n  - otherwise: lo\n')

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'd519d0739b95cec5423e5f8cd5825f111aad7a8a6ef4e30e3b68a10e1930062a'
+COMPILER_SHA256 = '898d25eca216aba6555958875c80ed66e17e46201ce2a55f5b3b6418a4183967'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
