@@ -34,7 +34,7 @@ from pathlib import Path
 from . import __version__
 from . import model as m
 from .diagnostics import CompileError, Report
-from .evaluate import contains_dice, dice_symbols, walk
+from .evaluate import children, contains_dice, dice_symbols, walk
 from .odds import reads
 from .resources import cache_dir, compiler_fingerprint, write_cache
 from .runtime import MAX_DICE, MAX_SIDES, dice_notation
@@ -106,12 +106,13 @@ class Writer:
             raise OutputTooLarge()
 
     @contextmanager
-    def indent(self) -> Iterator[None]:
-        self.depth += 1
+    def indent(self, deeper: bool = True) -> Iterator[None]:
+        """Lines written inside are indented one level more (`deeper=False`: as they were)."""
+        self.depth += deeper
         try:
             yield
         finally:
-            self.depth -= 1
+            self.depth -= deeper
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -155,6 +156,7 @@ class ExprCompiler:
             self.option_numbers.setdefault(name, value)
         self.definitions = module.definitions
         self.zero = resolver.zero_dice
+        self.rolled: dict[int, str] = {}  # dice terms rolled before their expression is worked out, by id: the code
         self.symbols = dice_symbols(resolver)
         self.input_kinds: dict[str, Kinds] = {i.name: frozenset({py_type(i.type)}) for i in resolver.inputs}
         self.let_kinds: dict[str, Kinds] = {}
@@ -288,6 +290,9 @@ class ExprCompiler:
         return f"{expr.function}({', '.join(args)})"  # min, max, abs, and the runtime's clamp and sign
 
     def dice_term(self, term: m.Dice | m.Pool | m.Kept) -> str:
+        rolled = self.rolled.get(id(term))
+        if rolled is not None:  # rolled already, into a local
+            return rolled
         fixed = fixed_dice(term)
         if fixed is not None:  # checked and named here, not on every roll
             return f"d.fixed{fixed!r}"
@@ -334,6 +339,31 @@ def single_term(resolver: m.Resolver) -> FixedDice | None:
     if len(resolver.dice) != 1 or resolver.dice[0].when is not None:
         return None
     return fixed_dice(resolver.dice[0].expr)
+
+
+FixedRule = tuple[m.DiceRule, m.Expr, FixedDice]  # a dice rule, its one dice term, that term's fixed dice
+
+
+def fixed_rules(resolver: m.Resolver) -> list[FixedRule] | None:
+    """The dice rules of a roll whose every rule rolls one fixed term, with amounts around it
+    (`2d6 + dots`, and `3d6 keep highest 2 + dots` if a bonus die): in the order `_total_` tries them
+    (the rules with a condition, then the one without). None for any other roll."""
+    found: list[FixedRule] = []
+    for rule in resolver.dice:
+        terms = dice_terms(rule.expr)
+        fixed = fixed_dice(terms[0]) if len(terms) == 1 else None
+        if fixed is None:
+            return None
+        found.append((rule, terms[0], fixed))
+    plain = [f for f in found if f[0].when is None][:1]  # the first rule without a condition, as _total_ reads
+    return [f for f in found if f[0].when is not None] + plain or None
+
+
+def dice_terms(expr: m.Expr) -> list[m.Expr]:
+    """The dice terms of an expression, outermost (a kept pool is one term, not a pool and its dice)."""
+    if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)):
+        return [expr]
+    return [term for child in children(expr) for term in dice_terms(child)]
 
 
 def whole(expr: m.Expr, compiler: ExprCompiler) -> str:
@@ -731,16 +761,30 @@ class ModuleWriter:
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
         single = single_term(resolver)
+        rules = fixed_rules(resolver)
         if single is not None and single[0] == 1:  # one die: rolled right here, as roll_group would
             w.line(f"r_total = r_natural = rng.randint(1, {single[1]})")
             w.line("r_dice = r_kept = r_read = (r_total,)")
             w.line(f"groups = (_group(Group, ({single[4]!r}, r_dice, r_kept, r_total)),)")
             w.line("zero = False")
-        elif single is not None:  # one fixed term: rolled straight into the locals, no dice source
-            w.line(f"group = roll_group(rng, *{single!r})")
+        elif rules is not None:  # one fixed term per rule: rolled straight into the locals, no dice source
+            for index, (rule, term, fixed) in enumerate(rules):
+                if rule.when is not None:
+                    w.line(f"{'el' if index else ''}if {compiler.expr(rule.when)}:")
+                elif index:
+                    w.line("else:")
+                with w.indent(rule.when is not None or index > 0):
+                    w.line(f"group = roll_group(rng, {', '.join(map(repr, fixed))})")
+                    compiler.rolled[id(term)] = "group.value"
+                    w.line(f"r_total = {whole(rule.expr, compiler)}")
+                    del compiler.rolled[id(term)]
+            if rules[-1][0].when is not None:
+                w.line("else:")
+                with w.indent():
+                    w.line(f"raise ValueError({name + ' has no dice for these inputs'!r})")
             w.line("groups = (group,)")
-            w.line("_, r_dice, r_kept, r_total = group")
-            w.line("r_read, r_natural, zero = r_kept, r_total, False")
+            w.line("_, r_dice, r_kept, r_natural = group")
+            w.line("r_read, zero = r_kept, False")
         else:
             w.line("d = Rolling(rng)")
             if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline

@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import pickle
 import random
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -143,3 +144,29 @@ def test_a_resolver_result_is_the_frozen_dataclass_its_constructor_makes(shapes:
     assert type(vars(unread)["trace"]) is tuple  # not told yet ...
     assert type(unread.__getstate__()["trace"]) is str  # ... but pickled and copied as text
     assert vars(unread)["trace"] == rolled.trace
+
+
+def test_a_roll_of_several_fixed_rules_rolls_the_one_its_inputs_choose() -> None:
+    """Rules of one fixed term each are rolled straight into the resolver: the first rule whose
+    condition holds, else the first without one (a second plain line, as a fuzzed file had, is
+    never rolled, as in the odds)."""
+    source = SOURCE.split("\n\n")[0] + '''
+
+roll stance "Stance" [S-5]
+  input mode: one of calm, bold = calm
+  roll: 2d6 + 1
+  roll: d4
+  roll if mode = bold: 3d6 keep highest 2 - 1
+  - 9+: high "High"
+  - otherwise: low "Low"
+'''
+    module = compile_module(generate(load_text(source, "stance.rules", "stance").checked), "stance_results")
+    calm = module.stance(rng=random.Random(4))
+    again = random.Random(4)
+    faces = (again.randint(1, 6), again.randint(1, 6))
+    assert (calm.dice, calm.total) == (faces, sum(faces) + 1)
+    bold = module.stance(mode="bold", rng=random.Random(4))
+    again = random.Random(4)
+    faces3 = (again.randint(1, 6), again.randint(1, 6), again.randint(1, 6))
+    assert (bold.dice, bold.total) == (faces3, sum(sorted(faces3)[1:]) - 1)
+    assert module.odds("stance")["high"] == Fraction(15, 36)  # 2d6 + 1 >= 9: 8 or more on 2d6

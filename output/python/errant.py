@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '898d25eca216aba6555958875c80ed66e17e46201ce2a55f5b3b6418a4183967'
+COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -2126,10 +2126,11 @@ def _values_weather(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 
 def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_modifier))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     c = _column_weather(v_season, v_modifier)
     outcome = _OUT_weather[b][c] if b >= 0 else None
@@ -3123,10 +3124,11 @@ def _values_downtime_action(b: int, c: int, d: None, r_total: int, r_natural: in
 
 
 def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + clamp(v_modifiers, -3, 3)))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     c = 0
     outcome = _OUT_downtime_action[b][c] if b >= 0 else None
@@ -3262,10 +3264,24 @@ def _values_amount_wasted(b: int, c: int, d: None, r_total: int, r_natural: int 
 
 
 def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result:
-    d = Rolling(rng)
-    r_total: int = _total_amount_wasted(d, v_settlement)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    if (v_settlement == 'hamlet'):
+        group = roll_group(rng, 1, 4, 'sum', 0, 'd4')
+        r_total = int((group.value * 200))
+    elif (v_settlement == 'village'):
+        group = roll_group(rng, 1, 6, 'sum', 0, 'd6')
+        r_total = int((group.value * 400))
+    elif (v_settlement == 'town'):
+        group = roll_group(rng, 1, 8, 'sum', 0, 'd8')
+        r_total = int((group.value * 600))
+    elif (v_settlement == 'city'):
+        group = roll_group(rng, 1, 10, 'sum', 0, 'd10')
+        r_total = int((group.value * 800))
+    else:
+        group = roll_group(rng, 1, 12, 'sum', 0, 'd12')
+        r_total = int((group.value * 1000))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, zero, v_settlement)
     c = 0
     outcome = _OUT_amount_wasted[b][c] if b >= 0 else None
@@ -3333,10 +3349,11 @@ def _values_combat_distance(b: int, c: int, d: None, r_total: int, r_natural: in
 
 
 def _run_combat_distance(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 1, 6, 'sum', 0, 'd6')
+    r_total = int((group.value * 10))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
     c = 0
     outcome = _OUT_combat_distance[b][c] if b >= 0 else None

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '898d25eca216aba6555958875c80ed66e17e46201ce2a55f5b3b6418a4183967'
+COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1599,20 +1599,22 @@ def _rerolls_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_for
 
 def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> Result:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 1, 10, 'sum', 0, 'd10')
+    r_total = int((group.value + v_modifier))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     c = 0
     outcome = _OUT_expedition_test[b][c] if b >= 0 else None
     first: tuple[Result, ...] = ()
     if b >= 0 and _IDS_expedition_test[b] in _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier):
         first = (_result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', groups, r_total, outcome, [], {})),)
-        d = Rolling(rng)
-        r_total = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
-        r_dice, r_kept, r_read, r_natural = d.read()
-        groups, zero = d.groups, d.zero
+        group = roll_group(rng, 1, 10, 'sum', 0, 'd10')
+        r_total = int((group.value + v_modifier))
+        groups = (group,)
+        _, r_dice, r_kept, r_natural = group
+        r_read, zero = r_kept, False
         b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
         c = 0
         outcome = _OUT_expedition_test[b][c] if b >= 0 else None

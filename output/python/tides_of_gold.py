@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '898d25eca216aba6555958875c80ed66e17e46201ce2a55f5b3b6418a4183967'
+COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1211,10 +1211,15 @@ def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
 
 
 def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
-    d = Rolling(rng)
-    r_total: int = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    if v_bonus_die:
+        group = roll_group(rng, 3, 6, 'highest', 2, '3d6 keep highest 2')
+        r_total = int((((group.value + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
+    else:
+        group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+        r_total = int((((group.value + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
     c = 0
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
@@ -1367,10 +1372,11 @@ def _values_consequence_clock(b: int, c: int, d: None, r_total: int, r_natural: 
 
 
 def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_dots))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_consequence_clock[b][c] if b >= 0 else None
@@ -1452,10 +1458,11 @@ def _values_obstacle_clock(b: int, c: int, d: None, r_total: int, r_natural: int
 
 
 def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_dots))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_obstacle_clock[b][c] if b >= 0 else None
@@ -1521,10 +1528,11 @@ def _band_heritage_connect(r_total: int, r_natural: int | None, r_dice: Sequence
 
 
 def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
-    group = roll_group(rng, *(2, 6, 'sum', 0, '2d6'))
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = group.value
     groups = (group,)
-    _, r_dice, r_kept, r_total = group
-    r_read, r_natural, zero = r_kept, r_total, False
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
     c = 0
     outcome = _OUT_heritage_connect[b][c] if b >= 0 else None
@@ -1600,10 +1608,11 @@ def _values_coin_roll(b: int, c: int, d: None, r_total: int, r_natural: int | No
 
 
 def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_wealth))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_coin_roll[b][c] if b >= 0 else None
@@ -1837,10 +1846,11 @@ def _band_score_engagement(r_total: int, r_natural: int | None, r_dice: Sequence
 
 def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_modifier))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_score_engagement(r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     c = 0
     outcome = _OUT_score_engagement[b][c] if b >= 0 else None
@@ -2325,10 +2335,11 @@ def _band_odyssey_engagement(r_total: int, r_natural: int | None, r_dice: Sequen
 
 def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_modifier))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     c = 0
     outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else None
@@ -3527,10 +3538,11 @@ def _values_sea_raid(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 
 def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int(((group.value + v_wealth) + v_cargo_adjustment))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     c = 0
     outcome = _OUT_sea_raid[b][c] if b >= 0 else None
@@ -4026,10 +4038,11 @@ def _values_acquire_asset(b: int, c: int, d: None, r_total: int, r_natural: int 
 
 
 def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_wealth))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_acquire_asset[b][c] if b >= 0 else None
@@ -4111,10 +4124,11 @@ def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: 
 
 
 def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_dots))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
@@ -4196,10 +4210,11 @@ def _values_reduce_notoriety(b: int, c: int, d: None, r_total: int, r_natural: i
 
 
 def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_dots))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else None
@@ -4407,10 +4422,18 @@ def _values_seller_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
 
 
 def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
-    d = Rolling(rng)
-    r_total: int = _total_seller_roll(d, v_market)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    if (v_market == 'scarce'):
+        group = roll_group(rng, 3, 6, 'highest', 2, '3d6 keep highest 2')
+        r_total = group.value
+    elif (v_market == 'overflowing'):
+        group = roll_group(rng, 3, 6, 'lowest', 2, '3d6 keep lowest 2')
+        r_total = group.value
+    else:
+        group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+        r_total = group.value
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_seller_roll(r_total, r_natural, r_dice, r_read, zero, v_market)
     c = 0
     outcome = _OUT_seller_roll[b][c] if b >= 0 else None
@@ -4673,10 +4696,11 @@ def _values_gossip(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_wealth))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_gossip[b][c] if b >= 0 else None
@@ -4759,10 +4783,11 @@ def _values_manipulate_markets(b: int, c: int, d: None, r_total: int, r_natural:
 
 
 def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
+    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+    r_total = int((group.value + v_wealth))
+    groups = (group,)
+    _, r_dice, r_kept, r_natural = group
+    r_read, zero = r_kept, False
     b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_manipulate_markets[b][c] if b >= 0 else None

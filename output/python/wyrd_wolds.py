@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '898d25eca216aba6555958875c80ed66e17e46201ce2a55f5b3b6418a4183967'
+COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
