@@ -31,6 +31,7 @@ import html
 import json
 import re
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -38,6 +39,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -505,6 +507,13 @@ def serve(preview: Preview, host: str, port: int) -> PreviewServer:
 # ---------------------------------------------------------------- the loop
 
 
+def _interrupted(stop: threading.Event, signum: int, frame: object) -> None:
+    """Ctrl-C: stop the watch even where the KeyboardInterrupt is lost. Raised while watchfiles starts its
+    watcher, it can be swallowed there, and the watcher then never saw the signal; it sees the event."""
+    stop.set()
+    raise KeyboardInterrupt
+
+
 def watch_loop(preview: Preview, stop_event: threading.Event | None = None) -> None:
     """Rebuild after every (debounced) batch of changes, until `stop_event` is set or Ctrl-C."""
     import watchfiles
@@ -527,6 +536,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"no ruleset {target!r} (looked for {ruleset_path(target)})")
     out_dir = Path(args.output) if args.output else project_root() / "output"
     formats = (*FORMATS, "pdf") if args.pdf else FORMATS
+    import watchfiles  # noqa: F401  (now, not after "serving": a Ctrl-C then does not land in its imports)
 
     def echo(line: str) -> None:
         print(line, flush=True)
@@ -535,6 +545,8 @@ def run(args: argparse.Namespace) -> int:
                       discover=None if args.paths else project_root() / "rulesets", echo=echo)
     server = serve(preview, args.host, args.port)  # before the first build: a busy port fails at once
     serving: threading.Thread | None = None
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, partial(_interrupted, stop))
     try:
         preview.rebuild()
         serving = threading.Thread(target=server.serve_forever, name="rulecraft-watch-http", daemon=True)
@@ -548,10 +560,11 @@ def run(args: argparse.Namespace) -> int:
             import webbrowser
 
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-        watch_loop(preview)
+        watch_loop(preview, stop)
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGINT, previous)
         preview.close()
         if serving is not None:
             server.shutdown()

@@ -23,7 +23,7 @@ import pytest
 
 from compiler.cli import UsageError, main
 from compiler.resources import templates_dir
-from compiler.watch import Preview, serve, watch_loop
+from compiler.watch import Preview, _interrupted, serve, watch_loop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -257,7 +257,7 @@ def test_ctrl_c_stops_the_command_cleanly(project: Path) -> None:
     program = ("import argparse, sys\nfrom compiler.watch import configure, run\n"
                "parser = argparse.ArgumentParser()\nconfigure(parser)\n"
                "sys.exit(run(parser.parse_args(sys.argv[1:])))\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
     process = subprocess.Popen([sys.executable, "-c", program, "--port", "0"], cwd=project, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: queue.Queue[str] = queue.Queue()
@@ -277,7 +277,14 @@ def test_ctrl_c_stops_the_command_cleanly(project: Path) -> None:
         assert re.fullmatch(r"rebuilt tiny in \d+\.\d s\n", printed[0])
         assert "Tiny" in fetch(url.group(0))
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # say where it hangs: faulthandler prints every thread's stack
+            process.send_signal(signal.SIGABRT)
+            process.wait(timeout=10)
+            assert process.stderr is not None
+            pytest.fail(f"Ctrl-C did not stop the watch:\n{process.stderr.read()}")
+        assert process.returncode == 0
         assert process.stderr is not None
         err = process.stderr.read()
         assert "Traceback" not in err and "stopped" in err
@@ -286,3 +293,16 @@ def test_ctrl_c_stops_the_command_cleanly(project: Path) -> None:
             process.kill()
             process.wait()
     assert (project / "output" / "html" / "tiny.html").is_file()
+
+
+def test_ctrl_c_stops_the_watch_even_where_its_keyboard_interrupt_is_swallowed(project: Path) -> None:
+    """The handler `run` installs sets the loop's stop event before it raises: an import or a library that
+    catches everything can lose the KeyboardInterrupt, and the watcher would then never stop."""
+    stop = threading.Event()
+    with pytest.raises(KeyboardInterrupt):
+        _interrupted(stop, signal.SIGINT, None)
+    assert stop.is_set()
+    preview = Preview(["tiny"], project / "output")
+    finished = threading.Event()
+    threading.Thread(target=lambda: (watch_loop(preview, stop), finished.set()), daemon=True).start()
+    assert finished.wait(10)
