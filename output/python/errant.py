@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
+COMPILER_SHA256 = 'e65214144df10825200dd7f69e1b379aaee1b01c81c7603c6ebf4b8928b99c61'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
+COMPILER_SHA256 = 'e65214144df10825200dd7f69e1b379aaee1b01c81c7603c6ebf4b8928b99c61'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '697fc70de5ff8b62a0ad9ef3dfe43c9be2d122173a3f8ee108deb383d8526427'
+COMPILER_SHA256 = 'e65214144df10825200dd7f69e1b379aaee1b01c81c7603c6ebf4b8928b99c61'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
