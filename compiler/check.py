@@ -1043,11 +1043,14 @@ class Checker:
 
     def apply_errata(self) -> tuple[m.Item, ...]:
         items = list(self.ruleset.items)
+        where: dict[str, int] = {}  # the first item of each name (a fix names an item; a ruleset has thousands)
+        for at, item in enumerate(items):
+            where.setdefault(item.name, at)
         changed = False
         for erratum in self.ruleset.errata:
             for fix in erratum.fixes:
                 name = fix.item if isinstance(fix, m.FixAdd) else fix.path.item
-                index = next((i for i, item in enumerate(items) if item.name == name), None)
+                index = where.get(name)
                 if index is None:
                     self.report.error("UNDEFINED", f"errata {erratum.id} fixes `{name}`, which is not defined",
                                       self.path, fix.span, did_you_mean(name, [i.name for i in items])

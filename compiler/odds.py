@@ -851,10 +851,24 @@ def odds(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozen
 OddsRows = list[tuple[dict[str, object], dict[str, Fraction]]]
 
 
+def definition_names(checked: m.CheckedRuleset) -> frozenset[str]:
+    """The names a ruleset defines (what its expressions may name), worked out once per ruleset: the sheets
+    ask for every roll's odds, and a ruleset may define thousands of things."""
+    known = _NAMES.get(id(checked))
+    if known is None or known[0] is not checked:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        known = _NAMES[id(checked)] = (checked, frozenset(d.name for d in checked.definitions))
+    return known[1]
+
+
+_NAMES: dict[int, tuple[m.CheckedRuleset, frozenset[str]]] = {}
+
+
 def odds_table(checked: m.CheckedRuleset, resolver: m.Resolver, axis: str | None = None) -> OddsRows:
     """Odds for each value of one input (others at their defaults), for the sheets."""
     base = defaults(resolver)
-    names = frozenset(d.name for d in checked.definitions)
+    names = definition_names(checked)
     rows: OddsRows = []
     chosen = next((i for i in resolver.inputs if i.name == axis), None)
     if chosen is None:

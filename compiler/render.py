@@ -28,7 +28,7 @@ from . import __version__
 from . import model as m
 from .codegen import MAX_OUTPUT_BYTES, output_too_large
 from .evaluate import EvalError
-from .odds import defaults, odds, odds_table
+from .odds import defaults, definition_names, odds, odds_table
 from .resources import cache_dir, templates_dir
 
 SCHEMA_VERSION = 1
@@ -463,4 +463,4 @@ def to_pdf(html: str, base_url: str | None = None) -> bytes:
 
 
 def odds_for(checked: m.CheckedRuleset, resolver: m.Resolver, inputs: dict[str, object]) -> dict[str, Fraction]:
-    return odds(resolver, inputs, frozenset(d.name for d in checked.definitions))
+    return odds(resolver, inputs, definition_names(checked))

@@ -98,3 +98,42 @@ def test_the_runtimes_names_are_its_sections_own() -> None:
     names = runtime_names()
     assert names == runtime_section_names()
     assert {"Result", "random", "Fraction", "MAX_DICE", "_Generic"} <= names
+
+
+def long_module(functions: int) -> list[str]:
+    """A module of `functions` small functions, each four lines and two blank ones after."""
+    lines: list[str] = []
+    for index in range(functions):
+        lines += [f"def roll_{index}(bonus: int) -> int:", "    total = bonus + 1", "    return total", "", ""]
+    return lines
+
+
+def test_a_long_module_is_compiled_in_pieces_of_whole_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    pieces: list[str] = []
+
+    def recording(text: str, filename: str, mode: str) -> Any:
+        pieces.append(text)
+        return compile(text, filename, mode)
+    monkeypatch.setattr(codegen, "compile", recording, raising=False)
+    text = "\n".join(long_module(2_000))
+    codegen.compile_in_pieces(text, "output/python/long.py")
+    assert len(pieces) == 5 and "\n".join(pieces) == text
+    assert all(piece.startswith("def roll_") for piece in pieces)
+
+
+def test_a_syntax_error_in_a_later_piece_is_reported_at_its_line_in_the_module() -> None:
+    lines = long_module(2_000)
+    lines[7_001] = "    total = bonus +"  # roll_1400's second line
+    with pytest.raises(SyntaxError) as error:
+        codegen.compile_in_pieces("\n".join(lines), "output/python/long.py")
+    assert (error.value.filename, error.value.lineno) == ("output/python/long.py", 7_002)
+
+
+def test_a_cut_inside_a_string_leaves_the_module_to_compile_whole() -> None:
+    """Generated text keeps rule text in repr() strings, on one line; a module whose triple-quoted string
+    holds what looks like a top-level definition still compiles, whole."""
+    lines = long_module(400)  # 2,000 lines: the next `def` after a blank line is where a piece ends
+    lines += ['TEXT = """a rule', "", "def not_code(:", '"""', ""]
+    lines += long_module(500)
+    assert lines[2_002] == "def not_code(:"
+    codegen.compile_in_pieces("\n".join(lines), "output/python/long.py")
