@@ -30,18 +30,24 @@ def _span() -> Span:
 
 @dataclass(frozen=True, slots=True)
 class Number:
+    """A whole number in an expression (`3`)."""
+
     value: int
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Text:
+    """A quoted text in an expression."""
+
     value: str
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Boolean:
+    """`yes` or `no` in an expression."""
+
     value: bool
     span: Span = _span()
 
@@ -55,6 +61,8 @@ class Unknown:
 
 @dataclass(frozen=True, slots=True)
 class Name:
+    """A name in an expression: an input, a let, an option, a definition, or the roll's own (`total`, `natural`)."""
+
     name: str
     span: Span = _span()
 
@@ -107,6 +115,8 @@ class Kept:
 
 @dataclass(frozen=True, slots=True)
 class Binary:
+    """Arithmetic on two values (`total + bonus`)."""
+
     op: str
     left: Expr
     right: Expr
@@ -115,18 +125,24 @@ class Binary:
 
 @dataclass(frozen=True, slots=True)
 class Neg:
+    """A value negated (`-bonus`)."""
+
     operand: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Not:
+    """A test negated (`not adv`)."""
+
     operand: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Logic:
+    """`and` or `or` over two or more tests."""
+
     op: Literal["and", "or"]
     operands: tuple[Expr, ...]
     span: Span = _span()
@@ -134,6 +150,8 @@ class Logic:
 
 @dataclass(frozen=True, slots=True)
 class Compare:
+    """A comparison of two values (`total >= dn`)."""
+
     op: str
     left: Expr
     right: Expr
@@ -142,6 +160,8 @@ class Compare:
 
 @dataclass(frozen=True, slots=True)
 class IfElse:
+    """A value chosen by a test (`grip if steps >= 0 else die`)."""
+
     condition: Expr
     then: Expr
     otherwise: Expr
@@ -150,6 +170,8 @@ class IfElse:
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """A function of the language applied to values (`max`, `min`, `count`, `step`, `rank`, ...)."""
+
     function: str
     args: tuple[Expr, ...]
     span: Span = _span()
@@ -208,6 +230,8 @@ class When:
 
 @dataclass(frozen=True, slots=True)
 class Otherwise:
+    """The `otherwise` of a band: every value no band before it takes."""
+
     span: Span = _span()
 
 
@@ -226,6 +250,8 @@ Condition = Union[Ranges, Natural, When, Otherwise, OptionKey]
 
 @dataclass(frozen=True, slots=True)
 class IntRange:
+    """A whole-number type, `low..high` with both ends included."""
+
     low: int
     high: int
     span: Span = _span()
@@ -233,11 +259,15 @@ class IntRange:
 
 @dataclass(frozen=True, slots=True)
 class Flag:
+    """The yes/no type (`flag`)."""
+
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Option:
+    """One option of a choice: its name, its label and its number, if it has one (`d6 (6)`)."""
+
     name: str
     label: str
     value: int | None = None
@@ -246,6 +276,8 @@ class Option:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
+    """A type of named options, in order (`one of calm, bold`)."""
+
     options: tuple[Option, ...]
     span: Span = _span()
 
@@ -258,6 +290,8 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class NamedType:
+    """A type named by a `type` definition of the ruleset."""
+
     name: str
     span: Span = _span()
 
@@ -328,6 +362,8 @@ class Block:
 
 @dataclass(frozen=True, slots=True)
 class Input:
+    """An input as written (`input dots: 0..4 = 1 "Action dots"`), its type not yet resolved."""
+
     name: str
     type: TypeSpec
     default: int | str | bool | None
@@ -337,6 +373,8 @@ class Input:
 
 @dataclass(frozen=True, slots=True)
 class Let:
+    """A name for a value worked out from the inputs (`let steps = enhanced - impaired`)."""
+
     name: str
     expr: Expr
     span: Span = _span()
@@ -344,6 +382,8 @@ class Let:
 
 @dataclass(frozen=True, slots=True)
 class Columns:
+    """`columns by ...:` of a table: what picks the column, and each column as an entry."""
+
     by: Expr
     entries: tuple[Entry, ...]
     span: Span = _span()
@@ -357,6 +397,8 @@ ItemKind = Literal[
 
 @dataclass(frozen=True, slots=True)
 class Item:
+    """One definition as parsed (a roll, table, track, list, ...), before the check lowers it."""
+
     kind: ItemKind
     name: str
     label: str | None
@@ -379,6 +421,8 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Section:
+    """A heading that groups the definitions after it on the sheet."""
+
     title: str
     citation: Citation | None
     attrs: tuple[Attr, ...]
@@ -395,6 +439,8 @@ SECTION_COLUMNS = (1, 2, 3)
 
 @dataclass(frozen=True, slots=True)
 class TypeDef:
+    """A named type (`type dots: 0..4`)."""
+
     name: str
     spec: TypeSpec
     span: Span = _span()
@@ -420,6 +466,8 @@ class Path:
 
 @dataclass(frozen=True, slots=True)
 class FixMove:
+    """An errata fix that gives a band another condition (`move ... to ...`)."""
+
     path: Path
     to: Condition
     span: Span = _span()
@@ -427,6 +475,8 @@ class FixMove:
 
 @dataclass(frozen=True, slots=True)
 class FixSet:
+    """An errata fix that sets a value (`set ... to ...`)."""
+
     path: Path
     to: Expr
     span: Span = _span()
@@ -434,12 +484,16 @@ class FixSet:
 
 @dataclass(frozen=True, slots=True)
 class FixDrop:
+    """An errata fix that drops an entry (`drop ...`)."""
+
     path: Path
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class FixAdd:
+    """An errata fix that adds entries to a definition (`add to ...:`)."""
+
     item: str
     entries: tuple[Entry, ...]
     span: Span = _span()
@@ -450,6 +504,8 @@ Fix = Union[FixMove, FixSet, FixDrop, FixAdd]
 
 @dataclass(frozen=True, slots=True)
 class Resolves:
+    """`resolves: CODE in name`: the defects an errata entry answers."""
+
     codes: tuple[str, ...]
     items: tuple[str, ...]
     span: Span = _span()
@@ -457,6 +513,8 @@ class Resolves:
 
 @dataclass(frozen=True, slots=True)
 class Errata:
+    """An errata entry as written: the defects it answers and its fixes."""
+
     id: str
     title: str
     citation: Citation | None
@@ -600,6 +658,8 @@ class Band:
 
 @dataclass(frozen=True, slots=True)
 class Column:
+    """One column of a table: its id, label, the condition that picks it, and its values."""
+
     id: str
     label: str
     condition: Condition
@@ -631,6 +691,8 @@ class Reroll:
 
 @dataclass(frozen=True, slots=True)
 class ResolvedInput:
+    """An input with its type resolved (a named type replaced by what it names)."""
+
     name: str
     type: IntRange | Flag | Choice
     default: int | str | bool | None
@@ -699,6 +761,8 @@ class Resolver:
 
 @dataclass(frozen=True, slots=True)
 class ListEntry:
+    """One entry of a list or a procedure, with its values and sub-entries."""
+
     id: str | None
     label: str | None
     text: str | None
@@ -824,6 +888,8 @@ Definition = Union[Resolver, Document, Track, CustomDie, Deck]
 
 @dataclass(frozen=True, slots=True)
 class AppliedErratum:
+    """An errata entry as applied: its text, the defects it resolves and each fix in words."""
+
     id: str
     title: str
     citation: Citation | None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -157,9 +157,9 @@ def input_grid(resolver: m.Resolver, limit: int = MAX_GRID) -> Iterator[dict[str
     if count > limit:
         raise TooLarge(f"`{resolver.name}` has {count:,} input combinations to check; the limit is {limit:,}",
                        resolver.span, "narrow the inputs' ranges (the check works out the odds of each combination)")
-    axes = [input_values(item.type) for item in resolver.inputs]
-    for combo in itertools.product(*axes):
-        yield {item.name: value for item, value in zip(resolver.inputs, combo, strict=True)}
+    names = [item.name for item in resolver.inputs]
+    for combo in itertools.product(*(input_values(item.type) for item in resolver.inputs)):
+        yield dict(zip(names, combo, strict=True))
 
 
 def input_count(spec: m.IntRange | m.Flag | m.Choice) -> int:
@@ -401,8 +401,9 @@ class Analysis:
     options: dict[str, OptionValue]  # every option name in scope (the first input's wins)
     orders: dict[str, tuple[OptionValue, ...]]  # each choice input's options in order (`step`, `rank`)
     lets: tuple[tuple[str, Compiled], ...]
-    let_names: frozenset[str]
     let_memos: tuple[LetMemo, ...]  # each let's, in order (let_memos)
+    read_inputs: Callable[[Mapping[str, object]], object]  # the values of the inputs among `names`: the key
+    read_lets: tuple[str, ...]  # the lets among `names`: their values complete the key
     dice_names: tuple[str, ...]  # every name the dice rules read: their values decide what is rolled
     by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
@@ -432,9 +433,14 @@ def let_memos(resolver: m.Resolver) -> tuple[LetMemo, ...]:
                     read.add(node.name)
         reads[let.name] = frozenset(read)
         names = sorted(read)
-        getter = operator.itemgetter(*names) if names else _nothing
-        out.append((getter, {}))
+        out.append((reader(names), {}))
     return tuple(out)
+
+
+def reader(names: Iterable[str]) -> Callable[[Mapping[str, object]], object]:
+    """A getter of the values of `names` in a mapping (`()` for no name, the value alone for one)."""
+    named = tuple(names)
+    return operator.itemgetter(*named) if named else _nothing
 
 
 def _nothing(inputs: Mapping[str, object]) -> tuple[()]:
@@ -493,6 +499,11 @@ def analysis(resolver: m.Resolver) -> Analysis:
         for option in order:
             options.setdefault(option.name, option)
     found_reads = Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names)
+    # Of the names read, only inputs and lets change from one set of inputs to the next (the roll's own
+    # names, options and definitions do not), so their values alone key the odds.
+    deciding_names = tuple(sorted(named(deciding)))
+    input_names = {i.name for i in resolver.inputs}
+    let_names = {let.name for let in resolver.lets}
     # Rolls are shared by every resolver that rolls alike (the same dice rules, inputs and reads): the
     # published and the errata-fixed version of a roll, say, when errata change only its bands.
     alike = (resolver.dice, resolver.zero_dice, resolver.inputs, found_reads, by_total)
@@ -502,10 +513,11 @@ def analysis(resolver: m.Resolver) -> Analysis:
     result = Analysis(
         found_reads, symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
-        dice_read_roll, tuple(sorted(named(deciding))),
+        dice_read_roll, deciding_names,
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
-        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets),
-        frozenset(let.name for let in resolver.lets), let_memos(resolver), tuple(sorted(named(rules))),
+        options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), let_memos(resolver),
+        reader(n for n in deciding_names if n in input_names and n not in let_names),
+        tuple(n for n in deciding_names if n in let_names), tuple(sorted(named(rules))),
         by_total, {}, {}, {}, rolls, {}, {})
     if len(_ANALYSES) > 10_000:
         _ANALYSES.clear()
@@ -547,7 +559,7 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
     """Exact odds for these inputs (shared with every input that decides the same way: do not modify).
 
     Inputs that only feed a band's data (`quality: tier + 2`) do not change the odds, so the
-    distribution is kept by the values of the names the dice, bands and re-rolls read.
+    distribution is kept by the values of the inputs and lets the dice, bands and re-rolls read.
     """
     found = analysis(resolver)
     scope = None
@@ -558,10 +570,9 @@ def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions
             values = scope.values
             for (name, _), (read, memo) in zip(found.lets, found.let_memos, strict=True):
                 memo[definitions, read(inputs)] = values[name]
-        key = (definitions, *(values[name] if name in found.let_names else inputs.get(name, _ABSENT)
-                              for name in found.names))
-    else:  # the names read are inputs (a choice by its option's name), the roll's, options or definitions
-        key = (definitions, *(inputs.get(name, _ABSENT) for name in found.names))
+        key: tuple[object, ...] = (definitions, found.read_inputs(inputs), *(values[name] for name in found.read_lets))
+    else:  # the inputs read (a choice by its option's name)
+        key = (definitions, found.read_inputs(inputs))
     known = found.known.get(key)
     if known is None:
         if len(found.known) > 100_000:

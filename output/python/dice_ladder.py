@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'ae54a0de83a2ee3cd92a264b081ba5e49af4662b41693541de7f3e8904f59a4e'
+COMPILER_SHA256 = 'eea642392b3810b37b97acd4f01746ea25a28ba27d21480a943c4ec7cb4b4bf1'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'ae54a0de83a2ee3cd92a264b081ba5e49af4662b41693541de7f3e8904f59a4e'
+COMPILER_SHA256 = 'eea642392b3810b37b97acd4f01746ea25a28ba27d21480a943c4ec7cb4b4bf1'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

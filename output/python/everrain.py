@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'ae54a0de83a2ee3cd92a264b081ba5e49af4662b41693541de7f3e8904f59a4e'
+COMPILER_SHA256 = 'eea642392b3810b37b97acd4f01746ea25a28ba27d21480a943c4ec7cb4b4bf1'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'ae54a0de83a2ee3cd92a264b081ba5e49af4662b41693541de7f3e8904f59a4e'
+COMPILER_SHA256 = 'eea642392b3810b37b97acd4f01746ea25a28ba27d21480a943c4ec7cb4b4bf1'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
