@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, TypeVar
 
 from . import model as m
 from . import odds
@@ -997,8 +997,9 @@ class Checker:
                     worst_gap = (missed, inputs)
             for value, ids in found.overlaps.items():
                 overlap_values.setdefault(ids, set()).add(value)
-            reached.update(k for k, w in found.outcome_weights.items() if w)
-            totals.update(t for t, w in found.total_weights.items() if isinstance(t, int) and w)
+            reached.update(nonzero(found.outcome_weights))
+            if resolver.dice:  # a roll's totals are numbers: what a band beyond them is told
+                totals.update(nonzero(found.total_weights))  # type: ignore[arg-type]
         if gaps:
             gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
             chance, where = worst_gap
@@ -1300,6 +1301,14 @@ def _values_text(values: list[int | str]) -> str:
 
 def _run(first: int, last: int) -> str:
     return str(first) if first == last else f"{first} to {last}" if first < 0 else f"{first}-{last}"
+
+
+_K = TypeVar("_K")
+
+
+def nonzero(weights: dict[_K, int]) -> Iterable[_K]:
+    """The keys whose weight is not zero (all of them, read at C speed, unless a re-roll left a zero)."""
+    return weights if 0 not in weights.values() else (key for key, weight in weights.items() if weight)
 
 
 def _inputs_text(inputs: dict[str, object]) -> str:

@@ -33,3 +33,11 @@ def test_a_published_defect_is_reported_where_it_is(path: Path) -> None:
     found = sorted((d.code, d.span.line) for d in report.diagnostics)
     assert found == expected
     assert all(d.severity == "warning" and d.hint for d in report.diagnostics if d.code != "MISSING")
+
+
+def test_a_band_beyond_the_roll_says_what_the_roll_gives() -> None:
+    report = Report()
+    load(str(Path(__file__).parent / "fixtures" / "defects" / "unreachable.rules"), report)
+    assert [d.message for d in report.diagnostics] == [
+        "band `8-9` of `reaction` is beyond the roll, which gives 1-6",
+        "band `10-12` of `reaction` is beyond the roll, which gives 1-6"]

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'eea642392b3810b37b97acd4f01746ea25a28ba27d21480a943c4ec7cb4b4bf1'
+COMPILER_SHA256 = 'b024da723dd38f50a84542f508febebbc0a51c4c7e90477ac3c9b8fc04874154'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'eea642392b3810b37b97acd4f01746ea25a28ba27d21480a943c4ec7cb4b4bf1'
+COMPILER_SHA256 = 'b024da723dd38f50a84542f508febebbc0a51c4c7e90477ac3c9b8fc04874154'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
