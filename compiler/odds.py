@@ -395,15 +395,15 @@ class Analysis:
     specials: tuple[Special, ...]
     otherwise: m.Band | None
     dice_read_roll: bool  # a dice expression reads the roll itself (`count()`, `highest`...)
-    names: tuple[str, ...]  # every name the dice, bands and re-rolls read: their values decide the odds
     inputs: tuple[str, ...]
     choices: dict[str, dict[str, OptionValue]]  # each choice input's options by name
     options: dict[str, OptionValue]  # every option name in scope (the first input's wins)
     orders: dict[str, tuple[OptionValue, ...]]  # each choice input's options in order (`step`, `rank`)
     lets: tuple[tuple[str, Compiled], ...]
     let_memos: tuple[LetMemo, ...]  # each let's, in order (let_memos)
-    read_inputs: Callable[[Mapping[str, object]], object]  # the values of the inputs among `names`: the key
-    read_lets: tuple[str, ...]  # the lets among `names`: their values complete the key
+    # Of the names the dice, bands and re-rolls read, the inputs' and lets' values decide the odds: the key
+    read_inputs: Callable[[Mapping[str, object]], object]  # the values of those inputs
+    read_lets: tuple[str, ...]  # those lets, whose values complete the key
     dice_names: tuple[str, ...]  # every name the dice rules read: their values decide what is rolled
     by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
@@ -513,7 +513,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
     result = Analysis(
         found_reads, symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
-        dice_read_roll, deciding_names,
+        dice_read_roll,
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
         options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), let_memos(resolver),
         reader(n for n in deciding_names if n in input_names and n not in let_names),

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'b024da723dd38f50a84542f508febebbc0a51c4c7e90477ac3c9b8fc04874154'
+COMPILER_SHA256 = '16d2229d1d074fe48d184e228943488454f80401895008c6912d8c2547cabbac'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

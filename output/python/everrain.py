@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'b024da723dd38f50a84542f508febebbc0a51c4c7e90477ac3c9b8fc04874154'
+COMPILER_SHA256 = '16d2229d1d074fe48d184e228943488454f80401895008c6912d8c2547cabbac'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

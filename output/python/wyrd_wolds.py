@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'b024da723dd38f50a84542f508febebbc0a51c4c7e90477ac3c9b8fc04874154'
+COMPILER_SHA256 = '16d2229d1d074fe48d184e228943488454f80401895008c6912d8c2547cabbac'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
