@@ -68,8 +68,10 @@ def fewer_collections() -> Iterator[None]:
         # What the compile made and still holds (the model, the odds, the outputs: up to 200,000 objects since
         # the last collection) goes to the oldest generation without a walk, as `gc.freeze()` then `unfreeze()`
         # put it; else the first young collection at the caller's thresholds would walk all of it, 20-40 ms.
-        gc.freeze()
-        gc.unfreeze()
+        # Not when the caller has frozen objects of its own (a server before it forks): unfreeze would free them.
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         gc.set_threshold(*before)
 
 

@@ -224,3 +224,16 @@ def test_what_a_build_holds_is_not_left_for_a_young_collection_to_walk(tmp_path:
 
     build_module.plan(["everrain"], ["python", "json"], tmp_path)
     assert len(gc.get_objects(0)) + len(gc.get_objects(1)) < 1_000
+
+
+def test_a_build_leaves_what_the_caller_froze_frozen(tmp_path: Path) -> None:
+    """A program that froze its objects (as a server does before it forks) finds them frozen after a build."""
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        build_module.plan(["everrain"], ["python"], tmp_path)
+        assert gc.get_freeze_count() == frozen > 0
+    finally:
+        gc.unfreeze()
