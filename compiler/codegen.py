@@ -37,7 +37,7 @@ from . import model as m
 from .diagnostics import CompileError, Report
 from .evaluate import children, contains_dice, dice_symbols, walk
 from .odds import reads
-from .resources import cache_dir, compiler_fingerprint, write_cache
+from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
 from .runtime import MAX_DICE, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
@@ -1188,12 +1188,7 @@ def compile_once(text: str, filename: str) -> None:
     compile_in_pieces(text, filename)
     if marker is not None:
         write_cache(marker, digest.encode("ascii"))
-        try:
-            marked = sorted(marker.parent.glob(f"{name}-*"), key=lambda p: p.stat().st_mtime)
-            for stale in marked[:-COMPILED_CACHE_KEEP]:
-                stale.unlink()
-        except OSError:
-            pass
+        prune_cache(marker.parent, f"{name}-*", COMPILED_CACHE_KEEP)
 
 
 PIECE_LINES = 2_000  # lines compile_in_pieces compiles at once, at least

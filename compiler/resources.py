@@ -73,6 +73,16 @@ def write_cache(path: Path, data: bytes) -> None:
                 os.unlink(temporary)
 
 
+def prune_cache(folder: Path, pattern: str, keep: int) -> None:
+    """Delete all but the `keep` newest files of `folder` matching `pattern` (what other versions left);
+    a cache that cannot be listed or changed is left as it is."""
+    try:
+        for stale in sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime)[:-keep]:
+            stale.unlink()
+    except OSError:
+        pass
+
+
 def project_root() -> Path:
     """The folder holding rulesets/ and output/: the current directory, else the checkout."""
     here = Path.cwd()

@@ -31,7 +31,7 @@ from lark.indenter import Indenter
 
 from . import model as m
 from .diagnostics import CompileError, Diagnostic, Report
-from .resources import cache_dir, grammar_path, write_cache
+from .resources import cache_dir, grammar_path, prune_cache, write_cache
 from .syntax_examples import Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -192,11 +192,7 @@ def _save_parser(built: Lark, path: Path, key: str) -> None:
     except Exception:  # no cache, no harm: the next run builds the parser again
         return
     write_cache(path, buffer.getvalue())
-    try:
-        for stale in sorted(path.parent.glob("parser-*.pickle"), key=lambda p: p.stat().st_mtime)[:-PARSER_CACHE_KEEP]:
-            stale.unlink()  # parsers of grammars long gone
-    except OSError:
-        pass
+    prune_cache(path.parent, "parser-*.pickle", PARSER_CACHE_KEEP)  # parsers of grammars long gone
 
 
 def span_of(obj: Any) -> m.Span:

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '17cff71a3d58a4ded91a9d0cd6c93576f76f68f73f4cf0802e60ca1605f0de82'
+COMPILER_SHA256 = 'ab819ffdd57e8d97c056d7a7b29b7924e713d29b301709388a744dac06f22c02'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}

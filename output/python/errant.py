@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '17cff71a3d58a4ded91a9d0cd6c93576f76f68f73f4cf0802e60ca1605f0de82'
+COMPILER_SHA256 = 'ab819ffdd57e8d97c056d7a7b29b7924e713d29b301709388a744dac06f22c02'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

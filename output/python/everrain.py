@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '17cff71a3d58a4ded91a9d0cd6c93576f76f68f73f4cf0802e60ca1605f0de82'
+COMPILER_SHA256 = 'ab819ffdd57e8d97c056d7a7b29b7924e713d29b301709388a744dac06f22c02'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '17cff71a3d58a4ded91a9d0cd6c93576f76f68f73f4cf0802e60ca1605f0de82'
+COMPILER_SHA256 = 'ab819ffdd57e8d97c056d7a7b29b7924e713d29b301709388a744dac06f22c02'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '17cff71a3d58a4ded91a9d0cd6c93576f76f68f73f4cf0802e60ca1605f0de82'
+COMPILER_SHA256 = 'ab819ffdd57e8d97c056d7a7b29b7924e713d29b301709388a744dac06f22c02'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
