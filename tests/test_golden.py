@@ -47,3 +47,19 @@ def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:
     first = to_pdf(html)
     time.sleep(1.1)  # embedded fonts are stamped to the second
     assert to_pdf(html) == first
+
+
+def test_sheets_with_the_same_fonts_share_one_configuration_and_the_pdf_bytes_do_not_change() -> None:
+    """to_pdf keeps WeasyPrint's font configuration for the next sheet with the same @font-face rules;
+    a sheet rendered after another is the same bytes as that sheet rendered first in a new configuration."""
+    from compiler import render
+
+    html = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "dice_forms.rules")).checked))
+    other = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "injection.rules")).checked))
+    render._font_configs.clear()
+    alone = render.to_pdf(html)  # a new configuration, the sheet's faces loaded for it
+    render._font_configs.clear()
+    render.to_pdf(other)
+    assert render.font_config(html) is render.font_config(other)  # same faces: one configuration
+    assert render.to_pdf(html) == alone
+    assert render.font_config("<p>No fonts</p>") is not render.font_config(html)

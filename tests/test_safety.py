@@ -49,6 +49,24 @@ def test_html_escapes_everything() -> None:
     assert "中文" in html and "🎲" in html
 
 
+def test_a_font_face_in_rule_text_is_not_loaded_for_the_pdf(tmp_path: Path) -> None:
+    """The PDF step loads the fonts of the sheet's own <style> once per set (render.font_config); rule
+    text that spells out a style element or an @font-face rule is escaped text, and no font is fetched."""
+    from compiler.render import font_faces
+
+    source = tmp_path / "fonts.rules"
+    source.write_text('ruleset "Fonts"\n\nroll r "R" [FNT-01]\n'
+                      '  text: """<style>@font-face { font-family: x; src: url(http://example.invalid/a.ttf) }</style> '
+                      '@font-face { font-family: y; src: url(http://example.invalid/b.ttf) }"""\n'
+                      '  roll: d6\n  - 1-3: low "Low"\n  - 4+: high "High"\n', encoding="utf-8")
+    html = to_html(export_data(load(str(source)).checked))
+    assert "@font-face { font-family: y; src: url(http://example.invalid/b.ttf) }" in html  # shown as text
+    faces = font_faces(html)
+    assert "example.invalid" not in faces
+    assert faces == font_faces(to_html(export_data(load(str(FIXTURE)).checked)))  # the templates' faces only
+    assert faces.count("@font-face") == 9
+
+
 def test_rule_text_markup_is_only_bold_and_italic() -> None:
     from compiler.render import rich
 

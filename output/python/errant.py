@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '38aa5e12077824b3939ea088a344851e7cdbac4e1d6272b6ac00b27a2154ba24'
+COMPILER_SHA256 = '25eef3ce751761a7062d8842e14601fc5b5fb9c4242d9d0fcf82327cbe8a5362'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '38aa5e12077824b3939ea088a344851e7cdbac4e1d6272b6ac00b27a2154ba24'
+COMPILER_SHA256 = '25eef3ce751761a7062d8842e14601fc5b5fb9c4242d9d0fcf82327cbe8a5362'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '38aa5e12077824b3939ea088a344851e7cdbac4e1d6272b6ac00b27a2154ba24'
+COMPILER_SHA256 = '25eef3ce751761a7062d8842e14601fc5b5fb9c4242d9d0fcf82327cbe8a5362'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '38aa5e12077824b3939ea088a344851e7cdbac4e1d6272b6ac00b27a2154ba24'
+COMPILER_SHA256 = '25eef3ce751761a7062d8842e14601fc5b5fb9c4242d9d0fcf82327cbe8a5362'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
