@@ -9,6 +9,7 @@ stage, or while writing, leaves every earlier output untouched.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
@@ -144,9 +145,19 @@ def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
             font_config(html)  # WeasyPrint imported and the sheets' fonts loaded once, for the forked workers
         context = multiprocessing.get_context("fork")
     longest_first = sorted(range(len(jobs)), key=lambda index: -len(jobs[index][1]))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending = {index: pool.submit(to_pdf, jobs[index][1]) for index in longest_first}
-        return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
+    # What this process holds (a build's models and sheets, a caller's own data) is frozen while the workers
+    # run, as Python's documentation advises before a fork: a forked worker's collections then skip it, and do
+    # not write to every page of it (copying them all). Not when the caller froze objects of its own.
+    freeze = context is not None and not gc.get_freeze_count()
+    if freeze:
+        gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            pending = {index: pool.submit(to_pdf, jobs[index][1]) for index in longest_first}
+            return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
+    finally:
+        if freeze:
+            gc.unfreeze()
 
 
 def write_all(files: dict[Path, str | bytes]) -> None:

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '25eef3ce751761a7062d8842e14601fc5b5fb9c4242d9d0fcf82327cbe8a5362'
+COMPILER_SHA256 = '053f8fcdd9c3689146667de191f7226c60f32b5965e9d63062365400b7f466f9'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
