@@ -8,6 +8,7 @@ applied after escaping.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import hashlib
@@ -466,7 +467,7 @@ def to_pdf(html: str, base_url: str | None = None) -> bytes:
 STYLE_ELEMENT = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S | re.I)
 FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}", re.I)
 FONT_CONFIGS_KEPT = 4  # sets of faces; a build has one (its templates'), a long-lived process a few
-_font_configs: dict[str, Any] = {}
+_font_configs: dict[str, tuple[int, Any]] = {}  # hash of the faces -> (the process that made it, configuration)
 
 
 def font_faces(html: str) -> str:
@@ -488,13 +489,23 @@ def font_config(html: str) -> Any:
     faces = font_faces(html)
     key = hashlib.sha256(faces.encode()).hexdigest()
     found = _font_configs.get(key)
-    if found is None:
-        if len(_font_configs) >= FONT_CONFIGS_KEPT:
-            _font_configs.clear()
-        found = _font_configs[key] = FontConfiguration()
-        if faces:
-            CSS(string=faces, font_config=found)  # registers the faces now, as the sheet's own <style> would
-    return found
+    if found is not None:
+        return found[1]
+    forget_font_configs(keep=FONT_CONFIGS_KEPT - 1)
+    config = FontConfiguration()
+    if faces:
+        CSS(string=faces, font_config=config)  # registers the faces now, as the sheet's own <style> would
+    _font_configs[key] = (os.getpid(), config)
+    return config
+
+
+@atexit.register  # before the interpreter tears its modules down, when a configuration can no longer clean up
+def forget_font_configs(keep: int = 0) -> None:
+    """Drop all but the newest `keep` of the configurations this process made; each removes its folder of
+    decoded fonts as it goes. A forked worker leaves those it inherited alone: their folder is its parent's."""
+    mine = [key for key, (pid, _) in _font_configs.items() if pid == os.getpid()]
+    for key in mine[:max(0, len(mine) - keep)]:
+        del _font_configs[key]
 
 
 def odds_for(checked: m.CheckedRuleset, resolver: m.Resolver, inputs: dict[str, object]) -> dict[str, Fraction]:

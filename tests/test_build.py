@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from compiler import build as build_module
 from compiler import codegen, render
 from compiler.cli import main
+from tests.conftest import ROOT
 
 SOURCE = '''ruleset "Tiny"
 
@@ -270,3 +272,25 @@ def test_pdf_workers_find_what_the_build_holds_frozen_and_the_build_gets_it_back
         assert gc.get_freeze_count() >= len(held)
     finally:
         gc.unfreeze()
+
+
+def test_a_pdf_leaves_no_folder_of_fonts_behind(tmp_path: Path) -> None:
+    """WeasyPrint decodes a sheet's fonts into a temporary folder. The configuration holding them is kept for
+    the process (render.font_config) and removes the folder when the process exits: also a pytest process,
+    which tears its modules down in an order where WeasyPrint's own clean-up cannot run."""
+    import subprocess
+    import sys
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    (tmp_path / "test_one_pdf.py").write_text(
+        "from compiler.api import load\n"
+        "from compiler.render import export_data, to_html, to_pdf\n\n\n"
+        "def test_pdf() -> None:\n"
+        f"    html = to_html(export_data(load({str(ROOT / 'tests' / 'fixtures' / 'dice_forms.rules')!r}).checked))\n"
+        "    assert to_pdf(html).startswith(b'%PDF')\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one_pdf.py"],
+                          cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp)}, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not list(temp.glob("weasyprint-*"))

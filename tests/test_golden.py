@@ -56,10 +56,26 @@ def test_sheets_with_the_same_fonts_share_one_configuration_and_the_pdf_bytes_do
 
     html = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "dice_forms.rules")).checked))
     other = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "injection.rules")).checked))
-    render._font_configs.clear()
+    render.forget_font_configs()
     alone = render.to_pdf(html)  # a new configuration, the sheet's faces loaded for it
-    render._font_configs.clear()
+    render.forget_font_configs()
     render.to_pdf(other)
     assert render.font_config(html) is render.font_config(other)  # same faces: one configuration
     assert render.to_pdf(html) == alone
     assert render.font_config("<p>No fonts</p>") is not render.font_config(html)
+
+
+def test_a_forked_worker_does_not_drop_the_font_configurations_it_inherited() -> None:
+    """Dropping a configuration removes its folder of decoded fonts; one a worker inherited from the process
+    that forked it is that process's, still in use, and a worker's clear-out leaves it alone."""
+    import os
+
+    from compiler import render
+
+    inherited = render.font_config("<p>No fonts</p>")
+    render._font_configs["inherited"] = (os.getppid(), inherited)  # as a forked worker finds it
+    try:
+        render.forget_font_configs()
+        assert list(render._font_configs) == ["inherited"]
+    finally:
+        render._font_configs.clear()

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '053f8fcdd9c3689146667de191f7226c60f32b5965e9d63062365400b7f466f9'
+COMPILER_SHA256 = 'fe37d5e987701201ced96e6eac970875f51ab128849df0c3743f20756ddd0a94'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
