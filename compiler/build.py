@@ -10,6 +10,7 @@ stage, or while writing, leaves every earlier output untouched.
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 import tempfile
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import NOWHERE, CompileError, Report, Span
+from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
 
 
 @dataclass
@@ -77,7 +79,7 @@ def _plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: s
         raise CompileError(result.report)
     if "json" in formats:
         result.files[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
-    for path, pdf in render_pdfs(html_for_pdf):
+    for path, pdf in cached_pdfs(html_for_pdf):
         result.files[path] = pdf
     return result
 
@@ -119,6 +121,76 @@ def template_place(problem: Exception) -> tuple[str, int]:
         if frame.filename.endswith((".j2", ".html", ".css")):
             return frame.filename, frame.lineno or 0
     return "templates", 0
+
+
+PDF_CACHE_KEEP = 40  # sheets kept in the user's cache folder: a build of the five rulesets with --one-page makes ten
+
+
+def cached_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
+    """`render_pdfs`, except that a sheet whose very HTML became a PDF before, by the same renderer, is
+    taken from the user's cache folder (`pdf/`). A sheet is seconds of WeasyPrint (tens for a long one),
+    and a build mostly makes again sheets that did not change: a designer edits one ruleset of five.
+
+    The key is the HTML (which holds the theme, fonts and paper) and all else that decides the bytes
+    (`pdf_renderer`). Each entry holds its PDF's hash ahead of it: a damaged one is rendered again, and a
+    cache folder that cannot be read or written only costs the time.
+    """
+    folder = cache_dir()
+    if folder is None or not jobs:
+        return render_pdfs(jobs)
+    folder = folder / "pdf"
+    renderer = pdf_renderer().encode()
+    entries = [folder / f"{hashlib.sha256(renderer + html.encode('utf-8', 'surrogatepass')).hexdigest()[:40]}.pdf"
+               for _, html in jobs]
+    found: dict[int, bytes] = {}
+    for index, entry in enumerate(entries):
+        pdf = read_cached_pdf(entry)
+        if pdf is not None:
+            found[index] = pdf
+    missing = [index for index in range(len(jobs)) if index not in found]
+    for index, (_, pdf) in zip(missing, render_pdfs([jobs[index] for index in missing]), strict=True):
+        found[index] = pdf
+        write_cache(entries[index], hashlib.sha256(pdf).hexdigest().encode("ascii") + b"\n" + pdf)
+    prune_cache(folder, "*.pdf", PDF_CACHE_KEEP)
+    return [(path, found[index]) for index, (path, _) in enumerate(jobs)]
+
+
+def read_cached_pdf(entry: Path) -> bytes | None:
+    """The PDF of a cache entry whose hash holds (its time refreshed, so pruning keeps it), else None."""
+    try:
+        digest, _, pdf = entry.read_bytes().partition(b"\n")
+        if hashlib.sha256(pdf).hexdigest().encode("ascii") != digest:
+            return None
+        os.utime(entry)
+    except OSError:
+        return None
+    return pdf
+
+
+def pdf_renderer() -> str:
+    """Everything but the HTML that decides a PDF's bytes: the compiler (to_pdf's options), the epoch of
+    the embedded fonts' timestamps, and the versions of WeasyPrint, pydyf, fontTools, Pango, HarfBuzz and
+    Fontconfig (the libraries that shape and place the text). Imports WeasyPrint."""
+    import ctypes
+    import ctypes.util
+
+    import fontTools  # type: ignore[import-untyped,unused-ignore]
+    import pydyf  # type: ignore[import-untyped,unused-ignore]
+    import weasyprint
+    from weasyprint.text.ffi import pango
+
+    def native(library: str, call: str) -> str:
+        try:
+            name = ctypes.util.find_library(library)
+            function = getattr(ctypes.CDLL(name), call)
+            function.restype = ctypes.c_char_p if call.endswith("string") else ctypes.c_int
+            value = function()
+            return value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
+        except (OSError, AttributeError, TypeError):
+            return "unknown"
+    return "\0".join(("rulecraft-pdf-1", compiler_fingerprint(), os.environ.get("SOURCE_DATE_EPOCH", "0"),
+                      weasyprint.__version__, pydyf.__version__, fontTools.version, str(pango.pango_version()),
+                      native("harfbuzz", "hb_version_string"), native("fontconfig", "FcGetVersion")))
 
 
 def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:

@@ -294,3 +294,43 @@ def test_a_pdf_leaves_no_folder_of_fonts_behind(tmp_path: Path) -> None:
                           timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not list(temp.glob("weasyprint-*"))
+
+
+def test_a_build_takes_the_pdf_of_an_unchanged_sheet_from_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sheet whose HTML became a PDF before, by the same renderer, is not rendered again; a changed sheet,
+    a damaged cache entry or another renderer (here the fonts' epoch) is."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    (tmp_path / "rulesets").mkdir()
+    source = tmp_path / "rulesets" / "tiny.rules"
+    source.write_text(SOURCE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    pdf = tmp_path / "output" / "pdf" / "tiny.pdf"
+    assert main(["build", "--format", "pdf"]) == 0
+    first = pdf.read_bytes()
+    rendered: list[str] = []
+    real_to_pdf = render.to_pdf
+
+    def to_pdf(html: str, base_url: str | None = None) -> bytes:
+        rendered.append(html)
+        return real_to_pdf(html, base_url)
+    monkeypatch.setattr(render, "to_pdf", to_pdf)
+
+    assert main(["build", "--format", "pdf"]) == 0  # nothing changed
+    assert rendered == [] and pdf.read_bytes() == first
+
+    (entry,) = (tmp_path / "cache" / "rulecraft" / "pdf").glob("*.pdf")
+    entry.write_bytes(entry.read_bytes()[:-100])  # damaged
+    assert main(["build", "--format", "pdf"]) == 0
+    assert len(rendered) == 1 and pdf.read_bytes() == first
+
+    source.write_text(CHANGED, encoding="utf-8")
+    assert main(["build", "--format", "pdf"]) == 0
+    assert len(rendered) == 2 and "at a price" in rendered[-1]
+    changed = pdf.read_bytes()
+    assert changed != first
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")  # the fonts' timestamps: other bytes from the same HTML
+    assert main(["build", "--format", "pdf"]) == 0
+    assert len(rendered) == 3 and pdf.read_bytes() != changed

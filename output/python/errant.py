@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'fe37d5e987701201ced96e6eac970875f51ab128849df0c3743f20756ddd0a94'
+COMPILER_SHA256 = 'b64dd8ada06bbedc0676f176d169225e8d93a43d2bd2e585679538539b42f9a1'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'fe37d5e987701201ced96e6eac970875f51ab128849df0c3743f20756ddd0a94'
+COMPILER_SHA256 = 'b64dd8ada06bbedc0676f176d169225e8d93a43d2bd2e585679538539b42f9a1'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
