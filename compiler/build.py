@@ -79,9 +79,28 @@ def _plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: s
         raise CompileError(result.report)
     if "json" in formats:
         result.files[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
+    if html_for_pdf:
+        pdf_engine(result.report)
     for path, pdf in cached_pdfs(html_for_pdf):
         result.files[path] = pdf
     return result
+
+
+PDF_ENGINE_HINT = ("WeasyPrint needs Pango (with HarfBuzz and Fontconfig) from the system: see "
+                   "https://doc.courtbouillon.org/weasyprint/stable/first_steps.html; or build the other formats "
+                   "(--format python,html,json,yaml)")
+
+
+def pdf_engine(report: Report) -> None:
+    """WeasyPrint, loaded; else an error saying so. It loads Pango and its libraries from the system, which a
+    machine may lack (the usual stumbling block of installing WeasyPrint): a build that asks for PDFs then
+    stops with a diagnostic, not a traceback, and writes nothing."""
+    try:
+        import weasyprint  # noqa: F401
+    except (ImportError, OSError) as problem:
+        report.error("PDF-ENGINE", f"PDF sheets need WeasyPrint, which could not be loaded: {problem}", "pdf",
+                     hint=PDF_ENGINE_HINT)
+        raise CompileError(report) from None
 
 
 def render_html(data: dict[str, Any], templates: Path | None, page: str, report: Report,

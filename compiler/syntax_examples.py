@@ -25,9 +25,12 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from lark.exceptions import UnexpectedInput
+
+if TYPE_CHECKING:
+    from lark import Lark
 
 Trigger = Literal["state", "anywhere", "unclosed", "indent"]
 Place = Literal["token", "gap", "to-end", "indent"]
@@ -652,10 +655,22 @@ def _lead(line_text: str) -> str:
     return words[0] if words else ""
 
 
-@cache
-def _signatures() -> dict[tuple[object, str | None], tuple[tuple[str, int], ...]]:
+Signatures = dict[tuple[object, str | None], tuple[tuple[str, int], ...]]
+_signatures_made: list[tuple[object, Signatures]] = []  # (the parser they were made on, the signatures)
+
+
+def _signatures() -> Signatures:
+    """Each curated example's failing (state, token), on the parser in use. State numbers belong to one
+    built parser (Lark numbers the states of each build its own way): made again if `parser()` changes."""
     from .syntax import parser
 
+    built = parser()
+    if not _signatures_made or _signatures_made[0][0] is not built:
+        _signatures_made[:] = [(built, _make_signatures(built))]
+    return _signatures_made[0][1]
+
+
+def _make_signatures(built: Lark) -> Signatures:
     found: dict[tuple[object, str | None], list[tuple[str, int]]] = {}
     for index, mistake in enumerate(MISTAKES):
         if mistake.trigger != "state":
@@ -665,7 +680,7 @@ def _signatures() -> dict[tuple[object, str | None], tuple[tuple[str, int], ...]
             for header in contexts(example):
                 full = header + text
                 try:
-                    parser().parse(full)
+                    built.parse(full)
                 except UnexpectedInput as error:
                     lines = full.split("\n")
                     line = getattr(error, "line", 0) or 0

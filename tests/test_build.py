@@ -28,7 +28,9 @@ CHANGED = SOURCE.replace("at a cost", "at a price")
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A designer's folder with one ruleset, built once with every format."""
+    """A designer's folder with one ruleset, built once with every format; with a cache folder of its own,
+    so that what a test expects a build to do never depends on what another run left there (a PDF)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (tmp_path / "rulesets").mkdir()
     (tmp_path / "rulesets" / "tiny.rules").write_text(SOURCE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -334,3 +336,20 @@ def test_a_build_takes_the_pdf_of_an_unchanged_sheet_from_the_cache(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")  # the fonts' timestamps: other bytes from the same HTML
     assert main(["build", "--format", "pdf"]) == 0
     assert len(rendered) == 3 and pdf.read_bytes() != changed
+
+
+def test_a_machine_without_the_pdf_engine_gets_a_diagnostic_and_no_partial_build(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """WeasyPrint loads Pango and its libraries from the system; where it cannot, a build that asks for PDFs
+    says so with what to do, exits 1 and writes nothing (a build without PDFs is not affected)."""
+    import sys
+
+    before = snapshot(project)
+    (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # `import weasyprint` fails, as without its libraries
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert "error[PDF-ENGINE]: PDF sheets need WeasyPrint, which could not be loaded" in err
+    assert "--format python,html,json,yaml" in err and "nothing was written" in err
+    assert snapshot(project) == before
+    assert main(["build", "--format", "python,html,json,yaml"]) == 0

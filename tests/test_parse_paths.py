@@ -118,3 +118,35 @@ def test_a_damaged_cache_is_built_again(fresh_parser: Path) -> None:
 def test_a_cache_folder_that_cannot_be_written_costs_nothing_but_time(fresh_parser: Path) -> None:
     (fresh_parser / "rulecraft").write_text("a file where the folder would go")
     assert isinstance(syntax.parse(SMALL, "t.rules"), m.Ruleset)
+
+
+def test_curated_mistakes_follow_the_parser_in_use_whose_states_another_build_numbered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lark numbers a parser's states its own way in each build (by the hash seed); the curated mistakes
+    are recognised by state, so they are matched on the parser in use, also after it was replaced (a cache
+    folder with a parser another process built)."""
+    import os
+    import subprocess
+    import sys
+
+    folders = []
+    for seed in ("1", "2"):  # two builds whose states are numbered differently (checked below)
+        folder = tmp_path / f"seed{seed}"
+        subprocess.run([sys.executable, "-c", "from compiler.syntax import parser; parser()"], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed, "XDG_CACHE_HOME": str(folder)}, timeout=120)
+        folders.append(folder)
+    broken = 'ruleset "E"\n\nroll r "R" [E-1]\n  roll: 2d6\n  - 7 to 9: ok "ok"\n'
+    starts = []
+    try:
+        for folder in folders:
+            monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+            syntax.parser.cache_clear()
+            syntax._fast_parser.cache_clear()
+            starts.append(syntax.parser().parser.parser._parse_table.start_states["start"])
+            with pytest.raises(CompileError) as raised:
+                syntax.parse(broken, "game.rules")
+            assert [d.code for d in raised.value.report.diagnostics] == ["BAND-RANGE"]
+        assert starts[0] != starts[1]
+    finally:
+        syntax.parser.cache_clear()
+        syntax._fast_parser.cache_clear()

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'b64dd8ada06bbedc0676f176d169225e8d93a43d2bd2e585679538539b42f9a1'
+COMPILER_SHA256 = '92ae2627a0d88569424082b80f87928644e761d3a4c27196234d9c48ecb6e70e'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'b64dd8ada06bbedc0676f176d169225e8d93a43d2bd2e585679538539b42f9a1'
+COMPILER_SHA256 = '92ae2627a0d88569424082b80f87928644e761d3a4c27196234d9c48ecb6e70e'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
