@@ -9,6 +9,7 @@ stage, or while writing, leaves every earlier output untouched.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
@@ -178,11 +179,12 @@ def read_cached_pdf(entry: Path) -> bytes | None:
     """The PDF of a cache entry whose hash holds (its time refreshed, so pruning keeps it), else None."""
     try:
         digest, _, pdf = entry.read_bytes().partition(b"\n")
-        if hashlib.sha256(pdf).hexdigest().encode("ascii") != digest:
-            return None
-        os.utime(entry)
     except OSError:
         return None
+    if hashlib.sha256(pdf).hexdigest().encode("ascii") != digest:
+        return None
+    with contextlib.suppress(OSError):  # a cache that cannot be changed still serves
+        os.utime(entry)
     return pdf
 
 

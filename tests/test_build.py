@@ -322,6 +322,13 @@ def test_a_build_takes_the_pdf_of_an_unchanged_sheet_from_the_cache(
     assert main(["build", "--format", "pdf"]) == 0  # nothing changed
     assert rendered == [] and pdf.read_bytes() == first
 
+    def read_only(*_: object) -> None:
+        raise PermissionError(13, "Read-only file system")
+    with monkeypatch.context() as frozen:  # a cache that cannot be changed still serves
+        frozen.setattr(build_module.os, "utime", read_only)
+        assert main(["build", "--format", "pdf"]) == 0
+    assert rendered == []
+
     (entry,) = (tmp_path / "cache" / "rulecraft" / "pdf").glob("*.pdf")
     entry.write_bytes(entry.read_bytes()[:-100])  # damaged
     assert main(["build", "--format", "pdf"]) == 0

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '92ae2627a0d88569424082b80f87928644e761d3a4c27196234d9c48ecb6e70e'
+COMPILER_SHA256 = '580cf9719c19d6700170fad1ab94ba64d5c2dddf88b0f19de4984eb858a64e5f'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
