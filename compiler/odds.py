@@ -636,23 +636,21 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
                     picked = (band, ())
                     for index in itertools.compress(range(len(truth)), truth):
                         chosen[index] = picked
-            for (band, matches), (total, weight) in zip(chosen, roll.totals.items(), strict=True):
-                joint[(None if band is None else band.id, total)] = weight
-                if len(matches) > 1:
-                    result.overlaps[total] = tuple(b.id for b in matches)
         else:  # one total at a time
+            chosen = []
             shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
-            for total, weight in roll.totals.items():
+            for total in distinct:
                 if shadowed:
                     scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None)
                 else:  # the tests read nothing else of the roll: `total` is looked up as fast as an input
                     scope.values["total"] = total
-                band, matches = _classify(found, resolver, scope, total)
-                joint[(None if band is None else band.id, total)] = weight
-                if len(matches) > 1:
-                    result.overlaps[total] = tuple(b.id for b in matches)
+                chosen.append(_classify(found, resolver, scope, total))
             if not shadowed:
                 scope.values.pop("total", None)
+        for (band, matches), (total, weight) in zip(chosen, roll.totals.items(), strict=True):
+            joint[(None if band is None else band.id, total)] = weight
+            if len(matches) > 1:
+                result.overlaps[total] = tuple(b.id for b in matches)
     else:  # the bands or the dice read the roll itself (`natural`, `count()`...): every reading is classified
         read_roll, span = found.dice_read_roll, plan.expr.span
         total_of = compiled(plan.expr)

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '580cf9719c19d6700170fad1ab94ba64d5c2dddf88b0f19de4984eb858a64e5f'
+COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '580cf9719c19d6700170fad1ab94ba64d5c2dddf88b0f19de4984eb858a64e5f'
+COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '580cf9719c19d6700170fad1ab94ba64d5c2dddf88b0f19de4984eb858a64e5f'
+COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}

@@ -1167,7 +1167,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '580cf9719c19d6700170fad1ab94ba64d5c2dddf88b0f19de4984eb858a64e5f'
+COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
