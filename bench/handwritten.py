@@ -1,24 +1,50 @@
 """Hand-written resolvers: what a programmer would write with the standard library alone.
 
 Each does what a compiled resolver does: the same input validation (the same
-ValueError messages, in the same order), the same RNG calls (`rng.randint`, in
-the same sequence), and the same result: the generated module's own `Result`
-and `Outcome` classes, with the same dice, total, outcome, values and trace,
-the `Result` made by the module's `_result` as the compiled resolvers make it.
-The bench asserts that equality for many seeds and inputs before timing.
+ValueError messages, in the same order), the same RNG calls (`_dice`: one
+`getrandbits` pick among every roll of the dice, as the resolvers roll), and
+the same result: the generated module's own `Result` and `Outcome` classes,
+with the same dice, total, outcome, values and trace, the `Result` made by the
+module's `_result` as the compiled resolvers make it. The bench asserts that
+equality for many seeds and inputs before timing.
 
 They are written plainly, as one would by hand for one game: outcomes and
-their trace text as constants, no dice-expression machinery.
+their trace text as constants, no dice-expression machinery, and a new result
+made on every call (a compiled resolver keeps the results it made).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 Resolver = Callable[..., Any]
+
+_ROLLS = {(count, sides): tuple(itertools.product(range(1, sides + 1), repeat=count))
+          for count in range(1, 5) for sides in (6, 20) if sides ** count <= 4096}
+
+
+def _dice(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """`count` dice of `sides` sides: one uniform pick among every roll of them (4d6's 1,296 at most), by
+    rejection on `getrandbits` as `random.Random` picks; past that, each die so. The resolvers' own way."""
+    rolls = _ROLLS.get((count, sides))
+    if rolls is not None:
+        bits = (len(rolls) - 1).bit_length()
+        pick = rng.getrandbits(bits)
+        while pick >= len(rolls):
+            pick = rng.getrandbits(bits)
+        return rolls[pick]
+    bits = (sides - 1).bit_length()
+    faces = []
+    for _ in range(count):
+        face = rng.getrandbits(bits)
+        while face >= sides:
+            face = rng.getrandbits(bits)
+        faces.append(face + 1)
+    return tuple(faces)
 
 
 def _whole(name: str, value: object, low: int, high: int) -> int:
@@ -77,16 +103,16 @@ def tides_action_roll(module: ModuleType) -> Resolver:
         _flag("bonus_die", bonus_die)
         _choice("edge", edge, ("none", "edge", "major"))
         _choice("penalty", penalty, ("none", "penalty", "major"))
-        randint = (rng if rng is not None else random.Random()).randint
+        rng = rng if rng is not None else random.Random()
         dice: tuple[int, ...]
         if bonus_die:
-            dice = (randint(1, 6), randint(1, 6), randint(1, 6))
+            dice = _dice(rng, 3, 6)
             high = sorted(dice, reverse=True)
             kept: tuple[int, ...] = (high[0], high[1])
             rolled = f"3d6 keep highest 2: {dice[0]}, {dice[1]}, {dice[2]} (kept {high[0]}, {high[1]})"
         else:
-            a, b = randint(1, 6), randint(1, 6)
-            dice = kept = (a, b)
+            dice = kept = _dice(rng, 2, 6)
+            a, b = dice
             rolled = f"2d6: {a}, {b}"
         natural = kept[0] + kept[1]
         total = natural + dots + edges[edge] - penalties[penalty]
@@ -182,16 +208,16 @@ def wyrd_action_roll(module: ModuleType) -> Resolver:
         _choice("push_or_bargain", push_or_bargain, ("none", "push", "bargain"))
         _whole("ability_dice", ability_dice, 0, 2)
         _flag("moderate_harm", moderate_harm)
-        randint = (rng if rng is not None else random.Random()).randint
+        rng = rng if rng is not None else random.Random()
         count = rating + min(assistance + pushes[push_or_bargain], 2) + ability_dice - moderate_harm
         dice: tuple[int, ...]
         if count <= 0:  # zero dice: roll two and take the lowest; no critical
-            dice = (randint(1, 6), randint(1, 6))
+            dice = _dice(rng, 2, 6)
             top = min(dice)
             rolled = f"2d6 lowest: {dice[0]}, {dice[1]} (kept {top})"
             critical = False
         else:
-            dice = tuple([randint(1, 6) for _ in range(count)])
+            dice = _dice(rng, count, 6)
             top = max(dice)
             shown = ", ".join(map(str, dice))
             rolled = (f"d6 highest: {shown}" if count == 1 else f"{count}d6 highest: {shown} (kept {top})")
@@ -219,7 +245,7 @@ def errant_exploration_event_die(module: ModuleType) -> Resolver:
     traces = [f"Exploration Turn Quick Reference: rolled d6: {i} → {i}: {text}" for i, text in enumerate(rows, 1)]
 
     def exploration_event_die(*, rng: random.Random | None = None) -> Any:
-        face = (rng if rng is not None else random.Random()).randint(1, 6)
+        face, = _dice(rng if rng is not None else random.Random(), 1, 6)
         return new_result("exploration_event_die", {}, (face,), (face,), face, outcomes[face - 1], {},
                       traces[face - 1], ())
 
@@ -237,7 +263,7 @@ def errant_check(module: ModuleType) -> Resolver:
     def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Any:
         _whole("dv", dv, -10, 30)
         _whole("attribute", attribute, 1, 20)
-        roll = (rng if rng is not None else random.Random()).randint(1, 20)
+        roll, = _dice(rng if rng is not None else random.Random(), 1, 20)
         if dv < 0:
             outcome, values = automatic, {"success": True}
         elif dv < roll < attribute:

@@ -38,7 +38,7 @@ from .diagnostics import CompileError, Report
 from .evaluate import children, contains_dice, dice_symbols, walk
 from .odds import reads
 from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
-from .runtime import MAX_DICE, MAX_SIDES, dice_notation
+from .runtime import MAX_DICE, MAX_LISTED, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
@@ -382,6 +382,13 @@ def sets_values(resolver: m.Resolver) -> bool:
                for band in resolver.bands)
 
 
+def remembers(resolver: m.Resolver) -> bool:
+    """Whether a roll's result follows from its dice and inputs alone, so it can be kept and handed out again
+    (`_remember`): it rolls dice, and no band's data rolls more, re-rolls or chains to another table."""
+    return (bool(resolver.dice) and not resolver.rerolls and not rolls_more(resolver)
+            and all(band.chain is None for band in resolver.bands))
+
+
 def rolls_more(resolver: m.Resolver) -> bool:
     """Whether any band's data rolls dice (on a dice source of its own, after the roll)."""
     return any(contains_dice(e) for b in resolver.bands for _, e in b.values)
@@ -452,6 +459,7 @@ class ModuleWriter:
         self.names = ModuleNames(checked)
         self.w = Writer()
         self.at = m.NOWHERE  # the definition being written (where an output too large is reported)
+        self.listed: set[tuple[int, int]] = set()  # the `_ROLLS_` tables written so far (see draw_lines)
 
     def module(self) -> str:
         w = self.w
@@ -558,7 +566,7 @@ class ModuleWriter:
         self.values_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
         self.run_fn(resolver, compiler)
-        self.public_fn(resolver)
+        self.public_fn(resolver, compiler)
         self.odds_fn(resolver, compiler)
 
     def lets_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
@@ -687,18 +695,43 @@ class ModuleWriter:
         w.line()
 
     def run_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """`_run_x`: work a result out. A roll that `remembers` is given its dice by the public function
+        (`public_fn`), which looks them up first: `_run_x` then reads them and keeps the result it makes."""
         w = self.w
         name = resolver.name
-        params = self.params(resolver)
-        w.line(f"def _run_{name}(rng: random.Random, depth: int"
-               + (f", {params}" if params else "") + ") -> Result:")
+        remembered = remembers(resolver)
+        rules = fixed_rules(resolver) if remembered else None  # dice known when compiled: rolled inline
+        if remembered:
+            for _, _, (count, sides, *_) in rules or ():
+                if (count, sides) not in self.listed and sides ** count <= MAX_LISTED:
+                    self.listed.add((count, sides))
+                    w.line(f"_ROLLS_{count}d{sides}: tuple[tuple[int, ...], ...] = _listed({count}, {sides})[0]")
+            w.line(f"_MEMO_{name}: dict[object, Result] = {{}}  # results by dice and inputs: see _remember")
+            if rules is None:
+                w.line(f"_THROWN_{name}: dict[object, _Thrown] = {{}}  # the dice terms these inputs throw")
+            w.line()
+            w.line()
+        fargs = self.full_args(resolver)
+        tail = f", {fargs}" if fargs else ""
+        if rules is not None:  # the dice, then the inputs and lets
+            params = self.full_params(resolver, compiler)
+            w.line(f"def _run_{name}(dice: tuple[int, ...]{', ' + params if params else ''}) -> Result:")
+        elif remembered:  # the generator, the dice already thrown for these inputs (if known), the inputs
+            params = self.params(resolver)
+            w.line(f"def _run_{name}(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None"
+                   + (f", {params}" if params else "") + ") -> Result:")
+        else:
+            params = self.params(resolver)
+            w.line(f"def _run_{name}(rng: random.Random, depth: int"
+                   + (f", {params}" if params else "") + ") -> Result:")
         with w.indent():
-            if resolver.lets:
+            if remembered and rules is None:
+                w.line("tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them")
+            if resolver.lets and rules is None:
                 names = ", ".join(f"v_{let.name}" for let in resolver.lets)
                 w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
-            fargs = self.full_args(resolver)
-            tail = f", {fargs}" if fargs else ""
-            self.roll_lines(resolver, compiler)
+            self.roll_lines(resolver, compiler, drawn=rules is not None,
+                            generator="tape" if remembered else "rng")
             if resolver.rerolls:
                 w.line("first: tuple[Result, ...] = ()")
                 w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
@@ -742,30 +775,83 @@ class ModuleWriter:
             total = "r_total" if resolver.dice else (  # _total_ returns an int
                 "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None")
             rerolled = ", rerolled=first" if resolver.rerolls else ""
-            w.line(f"return _result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, "
-                   f"chain{rerolled})")
+            made = f"_result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})"
+            if rules is not None:
+                w.line(f"return _remember(_MEMO_{name}, {self.key(resolver)}, {made})")
+            elif remembered:
+                w.line(f"return _remember_thrown(_MEMO_{name}, _THROWN_{name}, {self.given(resolver)}, tape, {made})")
+            else:
+                w.line(f"return {made}")
         w.line()
         w.line()
         w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:")
         with w.indent():
-            args = []
-            for item in resolver.inputs:
-                args.append(validator(item, f"given.get({item.name!r}, {item.effective_default!r})"))
-            w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
+            if remembered:  # through the public function, which checks the inputs as this would
+                args = [f"{item.name}=given.get({item.name!r}, {item.effective_default!r})" for item in resolver.inputs]
+                w.line(f"return {name}({''.join(a + ', ' for a in args)}rng=rng)  # type: ignore[arg-type]"
+                       if args else f"return {name}(rng=rng)")
+            else:
+                args = [validator(item, f"given.get({item.name!r}, {item.effective_default!r})")
+                        for item in resolver.inputs]
+                w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
         w.line()
         w.line()
 
-    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, again: bool = False) -> None:
-        """Roll (or read the key), then find the band `b`, column `c` and outcome."""
+    def key(self, resolver: m.Resolver) -> str:
+        """What a roll with fixed dice keeps its results by: `dice`, or `(dice, v_dots, ...)`."""
+        if not resolver.inputs:
+            return "dice"
+        return f"({', '.join(['dice'] + [f'v_{item.name}' for item in resolver.inputs])})"
+
+    def given(self, resolver: m.Resolver) -> str:
+        """A roll's inputs as a tuple: what the dice it throws follow from (see `_remember_thrown`)."""
+        return f"({self.args(resolver)}{',' if len(resolver.inputs) == 1 else ''})"
+
+    def draw_lines(self, resolver: m.Resolver, rules: list[FixedRule], compiler: ExprCompiler) -> None:
+        """Roll the fixed dice of a roll that `remembers` into `dice`."""
+        w = self.w
+        for index, (rule, _, (count, sides, *_)) in enumerate(rules):
+            if rule.when is not None:
+                w.line(f"{'el' if index else ''}if {compiler.expr(rule.when)}:")
+            elif index:
+                w.line("else:")
+            with w.indent(rule.when is not None or index > 0):
+                if sides ** count <= MAX_LISTED:  # _draw, inline: one draw picks the whole roll
+                    bits = (sides ** count - 1).bit_length()
+                    w.line("if type(rng) is _Random:")
+                    with w.indent():
+                        w.line(f"pick = rng.getrandbits({bits})")
+                        w.line(f"while pick >= {sides ** count}:")
+                        with w.indent():
+                            w.line(f"pick = rng.getrandbits({bits})")
+                        w.line(f"dice = _ROLLS_{count}d{sides}[pick]")
+                    w.line("else:")
+                    with w.indent():
+                        w.line(f"dice = _draw(rng, {count}, {sides})")
+                else:
+                    w.line(f"dice = _draw(rng, {count}, {sides})")
+        if rules[-1][0].when is not None:
+            w.line("else:")
+            with w.indent():
+                w.line(f"raise ValueError({resolver.name + ' has no dice for these inputs'!r})")
+
+    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, again: bool = False,
+                   drawn: bool = False, generator: str = "rng") -> None:
+        """Roll (or read the key), then find the band `b`, column `c` and outcome. `drawn`: the dice are
+        rolled already (`draw_lines`), and only read here; `generator`: what the dice source rolls with."""
         w = self.w
         name = resolver.name
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
         single = single_term(resolver)
         rules = fixed_rules(resolver)
-        if single is not None and single[0] == 1:  # one die: rolled right here, as roll_group would
-            w.line(f"r_total = r_natural = rng.randint(1, {single[1]})")
-            w.line("r_dice = r_kept = r_read = (r_total,)")
+        if single is not None and single[0] == 1:  # one die: no group to read
+            if drawn:
+                w.line("r_dice = r_kept = r_read = dice")
+                w.line("r_total = r_natural = dice[0]")
+            else:
+                w.line(f"r_dice = r_kept = r_read = _draw(rng, 1, {single[1]})")
+                w.line("r_total = r_natural = r_dice[0]")
             w.line(f"groups = (_group(Group, ({single[4]!r}, r_dice, r_kept, r_total)),)")
             w.line("zero = False")
         elif rules is not None:  # one fixed term per rule: rolled straight into the locals, no dice source
@@ -775,7 +861,10 @@ class ModuleWriter:
                 elif index:
                     w.line("else:")
                 with w.indent(rule.when is not None or index > 0):
-                    w.line(f"group = roll_group(rng, {', '.join(map(repr, fixed))})")
+                    if drawn:
+                        w.line(f"group = read_group(dice, {', '.join(map(repr, fixed[2:]))})")
+                    else:
+                        w.line(f"group = roll_group(rng, {', '.join(map(repr, fixed))})")
                     compiler.rolled[id(term)] = "group.value"
                     w.line(f"r_total = {whole(rule.expr, compiler)}")
                     del compiler.rolled[id(term)]
@@ -787,7 +876,7 @@ class ModuleWriter:
             w.line("_, r_dice, r_kept, r_natural = group")
             w.line("r_read, zero = r_kept, False")
         else:
-            w.line("d = Rolling(rng)")
+            w.line(f"d = Rolling({generator})")
             if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline
                 w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
             elif resolver.dice:
@@ -825,7 +914,9 @@ class ModuleWriter:
         w.line()
         w.line()
 
-    def public_fn(self, resolver: m.Resolver) -> None:
+    def public_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """The function a user calls. A roll that `remembers` checks its inputs, rolls its dice and looks
+        the result up right here, and calls `_run_x` only for dice and inputs it has not seen."""
         w = self.w
         name = resolver.name
         params = []
@@ -836,8 +927,36 @@ class ModuleWriter:
         w.line(f"def {name}(*, {', '.join(params)}) -> Result:")
         with w.indent():
             w.line(repr(docstring(resolver)))
-            args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
-            w.line(f"return _run_{name}(rng if rng is not None else random.Random(), 0{args})")
+            if not remembers(resolver):
+                args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
+                w.line(f"return _run_{name}(rng if rng is not None else random.Random(), 0{args})")
+                w.line()
+                w.line()
+                return
+            for item in resolver.inputs:
+                w.line(f"v_{item.name} = {validator(item, item.name)}")
+            w.line("if rng is None:")
+            with w.indent():
+                w.line("rng = random.Random()")
+            rules = fixed_rules(resolver)
+            if rules is not None:
+                if resolver.lets:
+                    names = ", ".join(f"v_{let.name}" for let in resolver.lets)
+                    w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
+                self.draw_lines(resolver, rules, compiler)
+                fargs = self.full_args(resolver)
+                w.line(f"made = _MEMO_{name}.get({self.key(resolver)})")
+                w.line(f"return made if made is not None else _run_{name}(dice{', ' + fargs if fargs else ''})")
+            else:  # the dice these inputs throw are known after their first roll
+                args = self.args(resolver)
+                w.line(f"given = {self.given(resolver)}")
+                w.line(f"thrown = _THROWN_{name}.get(given)")
+                w.line("if thrown is None:")
+                with w.indent():
+                    w.line(f"return _run_{name}(rng, None{', ' + args if args else ''})")
+                w.line("dealt = _throw(rng, thrown)")
+                w.line(f"made = _MEMO_{name}.get((dealt, given))")
+                w.line(f"return made if made is not None else _run_{name}(rng, dealt{', ' + args if args else ''})")
         w.line()
         w.line()
 
@@ -1094,13 +1213,22 @@ def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:
 
 
 def validator(item: m.ResolvedInput, value: str) -> str:
+    """The code that checks an input: `check_int(...)` and its kin, which explain a wrong value. A plain name
+    is first tested inline (`type(x) is int and 0 <= x <= 4`), so that a call with right inputs costs no calls."""
     spec = item.type
     if isinstance(spec, m.IntRange):
-        return f"check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
-    if isinstance(spec, m.Flag):
-        return f"check_flag({item.name!r}, {value})"
-    options = tuple(o.name for o in spec.options)
-    return f"check_choice({item.name!r}, {value}, {options!r})"
+        check = f"check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
+        low = "" if spec.low is None else f"{spec.low} <= "
+        high = "" if spec.high is None else f" <= {spec.high}"
+        test = f"type({value}) is int" + (f" and {low}{value}{high}" if low or high else "")
+    elif isinstance(spec, m.Flag):
+        check = f"check_flag({item.name!r}, {value})"
+        test = f"type({value}) is bool"
+    else:
+        options = tuple(o.name for o in spec.options)
+        check = f"check_choice({item.name!r}, {value}, {options!r})"
+        test = f"type({value}) is str and {value} in {{{', '.join(map(repr, options))}}}"
+    return f"({value} if {test} else {check})" if value.isidentifier() else check
 
 
 def input_spec(item: m.ResolvedInput) -> tuple[str, str, int | None, int | None, tuple[str, ...], object]:

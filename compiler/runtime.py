@@ -17,6 +17,7 @@ from itertools import product
 from math import comb
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
@@ -160,10 +161,79 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
-                             "rerolled": rerolled})
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+                             "seed": seed, "rerolled": rerolled})
     return made
+
+
+class _Frozen(dict[str, object]):
+    """A result's inputs or values: a dict that refuses changes, because results are shared.
+
+    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
+    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self) -> _NoReturn:
+        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
+                        "dict(result.values) is a copy that can")
+
+    def __setitem__(self, key: str, value: object) -> _NoReturn:
+        self._refuse()
+
+    def __delitem__(self, key: str) -> _NoReturn:
+        self._refuse()
+
+    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
+        self._refuse()
+
+    def clear(self) -> _NoReturn:
+        self._refuse()
+
+    def pop(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def popitem(self) -> _NoReturn:
+        self._refuse()
+
+    def setdefault(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def update(self, *args: object, **kwargs: object) -> _NoReturn:
+        self._refuse()
+
+    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
+        return _Frozen, (dict(self),)
+
+
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+
+
+def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
+    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
+
+    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
+    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
+    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
+    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
+    """
+    if len(memo) >= MAX_REMEMBERED:
+        memo.clear()
+    memo[key] = made
+    return made
+
+
+def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
+                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    if tape.dealt is None:  # thrown for the first time
+        if len(thrown_by) >= MAX_REMEMBERED:
+            thrown_by.clear()
+        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                                  for count, sides in tape.thrown])
+    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,15 +278,97 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
+
+    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
+    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
+    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
+    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
+    """
+    if type(rng) is _Random:
+        listed = _LISTED.get((count, sides)) or _listed(count, sides)
+        rolls = listed[0]
+        getrandbits = rng.getrandbits
+        if rolls:
+            number, bits = listed[1], listed[2]
+            pick = getrandbits(bits)
+            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
+                pick = getrandbits(bits)
+            return rolls[pick]
+        bits = (sides - 1).bit_length()
+        faces = []
+        for _ in range(count):
+            face = getrandbits(bits)
+            while face >= sides:
+                face = getrandbits(bits)
+            faces.append(face + 1)
+        return tuple(faces)
+    if isinstance(rng, _Tape):
+        return rng.draw(count, sides)
     randint = rng.randint
-    if count == 1:
-        value = randint(1, sides)
-        dice: tuple[int, ...] = (value,)
-        return _group(Group, (shown, dice, dice, value))
-    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
-    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return tuple([randint(1, sides) for _ in range(count)])
+
+
+MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
+_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+
+
+def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
+    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
+    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
+    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
+    return listed
+
+
+_Random = random.Random
+
+
+class _Tape:
+    """The dice source's generator while a roll's result is first worked out (see `_remember`).
+
+    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
+    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
+    dice are known). Only `_draw` reads from it.
+    """
+
+    __slots__ = ("dealt", "faces", "rng", "thrown")
+
+    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
+        self.rng = rng
+        self.dealt = iter(dealt) if dealt is not None else None
+        self.thrown: list[tuple[int, int]] = []
+        self.faces: list[tuple[int, ...]] = []
+
+    def draw(self, count: int, sides: int) -> tuple[int, ...]:
+        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
+        self.thrown.append((count, sides))
+        self.faces.append(faces)
+        return faces
+
+
+_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
+
+
+def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
+    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
+    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
+        _, _, rolls, number, bits = thrown[0]
+        pick = rng.getrandbits(bits)
+        while pick >= number:
+            pick = rng.getrandbits(bits)
+        return (rolls[pick],)
+    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+
+
+def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+    return read_group(_draw(rng, count, sides), mode, keep, shown)
+
+
+def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
+    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
+    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
     return _group(Group, (shown, dice, kept, sum(kept)))
 
 
@@ -365,7 +517,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: "random.Random | _Tape") -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -407,8 +559,7 @@ class Rolling:
         count = max(count, 0)
         if count > MAX_DICE:
             raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        randint = self.rng.randint
-        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        sides = _draw(self.rng, count, len(die.symbols))
         symbols = tuple(die.symbols[side - 1] for side in sides)
         group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
         self.groups.append(group)
@@ -699,7 +850,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return value
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -711,7 +862,7 @@ def check_flag(name: str, value: object) -> bool:
 def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(options)}; not {value!r}")
-    return value
+    return options[options.index(value)]  # a str subclass as the option itself
 
 
 def check_chain(depth: int, name: str) -> None:

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
+import itertools
+import json
 import pickle
 import random
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -107,11 +111,76 @@ def test_kept_dice_and_pools_read_the_same_faces_as_rolled(shapes: Any) -> None:
 
 
 @pytest.mark.parametrize("name", ["event", "reaction", "attack", "pool"])
-def test_a_seeded_roll_draws_its_dice_with_randint_in_order(shapes: Any, name: str) -> None:
-    seeded = getattr(shapes, name)(rng=random.Random(7))
-    again = random.Random(7)
-    sides = 6
-    assert seeded.dice == tuple(again.randint(1, sides) for _ in seeded.dice)
+def test_a_seeded_roll_rolls_its_dice_as_draw_does_whatever_its_shape(shapes: Any, name: str) -> None:
+    """Fixed dice are rolled inline, a pool through a `_Tape` on its first roll and `_throw` after:
+    all of them roll what `_draw` rolls, and leave the generator where it leaves it."""
+    for seed in range(40):
+        rng, again = random.Random(seed), random.Random(seed)
+        seeded = getattr(shapes, name)(rng=rng)
+        assert seeded.dice == shapes._draw(again, len(seeded.dice), 6)
+        assert rng.getstate() == again.getstate()
+    # and a generator that is not a plain random.Random is asked die by die, with randint
+    assert getattr(shapes, name)(rng=Scripted([4, 1, 3, 2])).dice == (4, 1, 3, 2)[:len(seeded.dice)]
+
+
+def test_draw_picks_any_roll_of_the_dice_with_the_same_chance(shapes: Any) -> None:
+    rolls, number, bits = shapes._listed(3, 6)
+    assert sorted(rolls) == sorted(itertools.product(range(1, 7), repeat=3)) and number == 216
+    assert 2 ** (bits - 1) < number <= 2 ** bits  # as few bits as pick one: at most half the draws go again
+    rng = random.Random(1)
+    counts = Counter(shapes._draw(rng, 2, 6) for _ in range(36_000))
+    assert len(counts) == 36 and all(abs(n - 1000) < 6 * 31 for n in counts.values())  # 6 sigma
+    faces = Counter(shapes._draw(rng, 5, 6) for _ in range(2_000))  # 7,776 rolls: not listed, die by die
+    assert shapes._listed(5, 6)[0] == () and all(len(roll) == 5 for roll in faces)
+    assert set(itertools.chain.from_iterable(faces)) == set(range(1, 7))
+    assert len(shapes._draw(rng, 1000, 1000)) == 1000 and shapes._draw(rng, 0, 6) == ()
+
+
+def test_a_roll_keeps_its_results_and_hands_the_same_one_out_again(shapes: Any) -> None:
+    first = shapes.attack(bonus=2, rng=random.Random(3))
+    again = shapes.attack(bonus=2, rng=random.Random(3))
+    assert again is first  # same dice, same inputs: the result kept
+    shapes._MEMO_attack.clear()
+    made = shapes.attack(bonus=2, rng=random.Random(3))
+    assert made is not first and made == first  # made anew, equal
+    with pytest.raises(TypeError, match="cannot be changed"):
+        first.values["damage"] = 3  # type: ignore[index]
+    with pytest.raises(TypeError, match="cannot be changed"):
+        first.inputs.update(bonus=3)  # type: ignore[attr-defined]
+    assert dict(first.inputs) == {"bonus": 2} and json.dumps(first.inputs) == '{"bonus": 2}'
+    assert pickle.loads(pickle.dumps(first)) == first and copy.deepcopy(first) == first
+    # a pool: the dice the inputs throw are noted on their first roll
+    pool = shapes.pool(rating=3, rng=random.Random(8))
+    assert shapes._THROWN_pool[(3,)][0][:2] == (3, 6) and shapes.pool(rating=3, rng=random.Random(8)) is pool
+    assert shapes.pool(rating=3, rng=Scripted([2, 5, 1])).dice == (2, 5, 1)  # loaded dice, through _throw
+    # bad inputs are refused whatever was kept: True is no number, though True == 1
+    shapes.pool(rating=1, rng=random.Random(1))
+    with pytest.raises(ValueError, match="rating must be a whole number"):
+        shapes.pool(rating=True, rng=random.Random(1))
+
+
+def test_a_roll_keeps_only_so_many_results() -> None:
+    source = SOURCE.split("\n\n")[0] + '''
+
+roll big "Big" [S-9]
+  input mode: 1..2 = 1
+  roll: d1000
+  - otherwise: any "Any"
+'''
+    module = compile_module(generate(load_text(source, "big.rules", "big").checked), "big_results")
+    rng = random.Random(2)
+    for _ in range(3 * module.MAX_REMEMBERED):
+        assert 1 <= module.big(rng=rng).total <= 1000
+    assert 0 < len(module._MEMO_big) <= module.MAX_REMEMBERED
+
+
+class Level(enum.IntEnum):
+    TWO = 2
+
+
+def test_a_number_given_as_an_int_subclass_is_kept_as_the_number(shapes: Any) -> None:
+    rolled = shapes.attack(bonus=Level.TWO, rng=random.Random(3))
+    assert type(rolled.inputs["bonus"]) is int and rolled == shapes.attack(bonus=2, rng=random.Random(3))
 
 
 def test_the_trace_is_text_wherever_it_is_read(shapes: Any) -> None:
@@ -140,6 +209,7 @@ def test_a_resolver_result_is_the_frozen_dataclass_its_constructor_makes(shapes:
     for name in fields:
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(rolled, name, None)
+    shapes._MEMO_attack.clear()  # made anew, not handed out again (see test_a_roll_keeps_its_results)
     unread = shapes.attack(bonus=1, rng=random.Random(5))
     assert type(vars(unread)["trace"]) is tuple  # not told yet ...
     assert type(unread.__getstate__()["trace"]) is str  # ... but pickled and copied as text
@@ -162,11 +232,10 @@ roll stance "Stance" [S-5]
 '''
     module = compile_module(generate(load_text(source, "stance.rules", "stance").checked), "stance_results")
     calm = module.stance(rng=random.Random(4))
-    again = random.Random(4)
-    faces = (again.randint(1, 6), again.randint(1, 6))
+    faces = module._draw(random.Random(4), 2, 6)
     assert (calm.dice, calm.total) == (faces, sum(faces) + 1)
     bold = module.stance(mode="bold", rng=random.Random(4))
-    again = random.Random(4)
-    faces3 = (again.randint(1, 6), again.randint(1, 6), again.randint(1, 6))
+    faces3 = module._draw(random.Random(4), 3, 6)
     assert (bold.dice, bold.total) == (faces3, sum(sorted(faces3)[1:]) - 1)
+    assert module.stance(rng=Scripted([5, 2])).dice == (5, 2)  # loaded dice: asked die by die
     assert module.odds("stance")["high"] == Fraction(15, 36)  # 2d6 + 1 >= 9: 8 or more on 2d6

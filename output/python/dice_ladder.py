@@ -7,6 +7,7 @@ from itertools import product
 from math import comb
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
@@ -150,10 +151,79 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
-                             "rerolled": rerolled})
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+                             "seed": seed, "rerolled": rerolled})
     return made
+
+
+class _Frozen(dict[str, object]):
+    """A result's inputs or values: a dict that refuses changes, because results are shared.
+
+    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
+    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self) -> _NoReturn:
+        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
+                        "dict(result.values) is a copy that can")
+
+    def __setitem__(self, key: str, value: object) -> _NoReturn:
+        self._refuse()
+
+    def __delitem__(self, key: str) -> _NoReturn:
+        self._refuse()
+
+    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
+        self._refuse()
+
+    def clear(self) -> _NoReturn:
+        self._refuse()
+
+    def pop(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def popitem(self) -> _NoReturn:
+        self._refuse()
+
+    def setdefault(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def update(self, *args: object, **kwargs: object) -> _NoReturn:
+        self._refuse()
+
+    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
+        return _Frozen, (dict(self),)
+
+
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+
+
+def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
+    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
+
+    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
+    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
+    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
+    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
+    """
+    if len(memo) >= MAX_REMEMBERED:
+        memo.clear()
+    memo[key] = made
+    return made
+
+
+def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
+                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    if tape.dealt is None:  # thrown for the first time
+        if len(thrown_by) >= MAX_REMEMBERED:
+            thrown_by.clear()
+        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                                  for count, sides in tape.thrown])
+    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,15 +268,97 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
+
+    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
+    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
+    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
+    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
+    """
+    if type(rng) is _Random:
+        listed = _LISTED.get((count, sides)) or _listed(count, sides)
+        rolls = listed[0]
+        getrandbits = rng.getrandbits
+        if rolls:
+            number, bits = listed[1], listed[2]
+            pick = getrandbits(bits)
+            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
+                pick = getrandbits(bits)
+            return rolls[pick]
+        bits = (sides - 1).bit_length()
+        faces = []
+        for _ in range(count):
+            face = getrandbits(bits)
+            while face >= sides:
+                face = getrandbits(bits)
+            faces.append(face + 1)
+        return tuple(faces)
+    if isinstance(rng, _Tape):
+        return rng.draw(count, sides)
     randint = rng.randint
-    if count == 1:
-        value = randint(1, sides)
-        dice: tuple[int, ...] = (value,)
-        return _group(Group, (shown, dice, dice, value))
-    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
-    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return tuple([randint(1, sides) for _ in range(count)])
+
+
+MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
+_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+
+
+def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
+    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
+    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
+    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
+    return listed
+
+
+_Random = random.Random
+
+
+class _Tape:
+    """The dice source's generator while a roll's result is first worked out (see `_remember`).
+
+    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
+    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
+    dice are known). Only `_draw` reads from it.
+    """
+
+    __slots__ = ("dealt", "faces", "rng", "thrown")
+
+    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
+        self.rng = rng
+        self.dealt = iter(dealt) if dealt is not None else None
+        self.thrown: list[tuple[int, int]] = []
+        self.faces: list[tuple[int, ...]] = []
+
+    def draw(self, count: int, sides: int) -> tuple[int, ...]:
+        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
+        self.thrown.append((count, sides))
+        self.faces.append(faces)
+        return faces
+
+
+_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
+
+
+def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
+    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
+    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
+        _, _, rolls, number, bits = thrown[0]
+        pick = rng.getrandbits(bits)
+        while pick >= number:
+            pick = rng.getrandbits(bits)
+        return (rolls[pick],)
+    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+
+
+def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+    return read_group(_draw(rng, count, sides), mode, keep, shown)
+
+
+def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
+    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
+    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
     return _group(Group, (shown, dice, kept, sum(kept)))
 
 
@@ -355,7 +507,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: "random.Random | _Tape") -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -397,8 +549,7 @@ class Rolling:
         count = max(count, 0)
         if count > MAX_DICE:
             raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        randint = self.rng.randint
-        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        sides = _draw(self.rng, count, len(die.symbols))
         symbols = tuple(die.symbols[side - 1] for side in sides)
         group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
         self.groups.append(group)
@@ -689,7 +840,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return value
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -701,7 +852,7 @@ def check_flag(name: str, value: object) -> bool:
 def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(options)}; not {value!r}")
-    return value
+    return options[options.index(value)]  # a str subclass as the option itself
 
 
 def check_chain(depth: int, name: str) -> None:
@@ -1167,7 +1318,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
+COMPILER_SHA256 = 'ef4f3854c08fefff6bae855a5791d572dcd17f74a772a5260c445e5d4402986c'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1215,9 +1366,14 @@ def _values_test(b: int, c: int, d: None, r_total: int, r_natural: int | None, r
     return values
 
 
-def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> Result:
+_MEMO_test: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_test: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_test(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1229,16 +1385,30 @@ def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage
     inputs: dict[str, object] = {'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced, 'impaired': v_impaired}
     trace = ('Test', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_test, _THROWN_test, (v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired), tape, _result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_test(rng, depth, check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', given.get('dn', 4), 1, 12), check_flag('advantage', given.get('advantage', False)), check_flag('disadvantage', given.get('disadvantage', False)), check_int('enhanced', given.get('enhanced', 0), 0, 5), check_int('impaired', given.get('impaired', 0), 0, 5))
+    return test(die=given.get('die', 'd6'), dn=given.get('dn', 4), advantage=given.get('advantage', False), disadvantage=given.get('disadvantage', False), enhanced=given.get('enhanced', 0), impaired=given.get('impaired', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def test(*, die: str = 'd6', dn: int = 4, advantage: bool = False, disadvantage: bool = False, enhanced: int = 0, impaired: int = 0, rng: random.Random | None = None) -> Result:
     'Test [LAD-01, LAD-02, LAD-04, LAD-05, LAD-06, LAD-07, LAD-20, lines 4-7, line 9, lines 12-19, line 21, line 78]\n\nRoll your relevant attribute die. Compare the result to the difficulty number (DN), which is usually 4.\n\nwhen rung < 1: Cannot roll -- If a die would be lowered below a d4, you cannot roll it.\nwhen total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\notherwise: Fail -- Otherwise, the test fails. You might still succeed at the task, but there will be trouble.'
-    return _run_test(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', dn, 1, 12), check_flag('advantage', advantage), check_flag('disadvantage', disadvantage), check_int('enhanced', enhanced, 0, 5), check_int('impaired', impaired, 0, 5))
+    v_die = (die if type(die) is str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dn = (dn if type(dn) is int and 1 <= dn <= 12 else check_int('dn', dn, 1, 12))
+    v_advantage = (advantage if type(advantage) is bool else check_flag('advantage', advantage))
+    v_disadvantage = (disadvantage if type(disadvantage) is bool else check_flag('disadvantage', disadvantage))
+    v_enhanced = (enhanced if type(enhanced) is int and 0 <= enhanced <= 5 else check_int('enhanced', enhanced, 0, 5))
+    v_impaired = (impaired if type(impaired) is int and 0 <= impaired <= 5 else check_int('impaired', impaired, 0, 5))
+    if rng is None:
+        rng = random.Random()
+    given = (v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
+    thrown = _THROWN_test.get(given)
+    if thrown is None:
+        return _run_test(rng, None, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_test.get((dealt, given))
+    return made if made is not None else _run_test(rng, dealt, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
 
 
 def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1328,8 +1498,13 @@ def _values_contest(b: int, c: int, d: None, r_total: int, r_natural: int | None
     return values
 
 
-def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result:
-    d = Rolling(rng)
+_MEMO_contest: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_contest: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_contest(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str, v_edge: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = _total_contest(d, v_mine, v_theirs, v_edge)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1341,16 +1516,27 @@ def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_e
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
     trace = ('Contest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_contest, _THROWN_contest, (v_mine, v_theirs, v_edge), tape, _result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_contest(rng, depth, check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
+    return contest(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), edge=given.get('edge', 'none'), rng=rng)  # type: ignore[arg-type]
 
 
 def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result:
     "Contest [LAD-03, LAD-04, lines 10-13, lines 10-11]\n\nWhen you attempt a task and someone else opposes you, it's a contest. You each roll as normal.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
-    return _run_contest(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
+    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_edge = (edge if type(edge) is str and edge in {'none', 'adv', 'dis', 'their_adv', 'their_dis'} else check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_mine, v_theirs, v_edge)
+    thrown = _THROWN_contest.get(given)
+    if thrown is None:
+        return _run_contest(rng, None, v_mine, v_theirs, v_edge)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_contest.get((dealt, given))
+    return made if made is not None else _run_contest(rng, dealt, v_mine, v_theirs, v_edge)
 
 
 def _totals_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1424,7 +1610,7 @@ def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Map
 
 def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | None = None) -> Result:
     'Advantage and Disadvantage [LAD-04, lines 12-13]\n\nRolls can have advantage (ADV) or disadvantage (DIS).\n\nadv: ADV -- With advantage, roll an additional die and keep the higher result.\ndis: DIS -- With disadvantage, roll an additional die and keep the lower result.'
-    return _run_advantage_and_disadvantage(rng if rng is not None else random.Random(), 0, check_choice('roll_with', roll_with, ('adv', 'dis')))
+    return _run_advantage_and_disadvantage(rng if rng is not None else random.Random(), 0, (roll_with if type(roll_with) is str and roll_with in {'adv', 'dis'} else check_choice('roll_with', roll_with, ('adv', 'dis'))))
 
 
 def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
@@ -1478,7 +1664,7 @@ def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[
 
 def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = None) -> Result:
     'Empaired and Enhanced [LAD-05, lines 14-15]\n\nRolls can be impaired (IMP) or enhanced (ENH).\n\nimp: IMP -- Impaired rolls use lower dice.\nenh: ENH -- Enhanced rolls use higher dice.'
-    return _run_impaired_and_enhanced(rng if rng is not None else random.Random(), 0, check_choice('roll_is', roll_is, ('imp', 'enh')))
+    return _run_impaired_and_enhanced(rng if rng is not None else random.Random(), 0, (roll_is if type(roll_is) is str and roll_is in {'imp', 'enh'} else check_choice('roll_is', roll_is, ('imp', 'enh'))))
 
 
 def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
@@ -1562,7 +1748,7 @@ def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = None) -> Result:
     'Dice Ladder [LAD-06, lines 16-19]\n\nWhen a rule or the referee instructs you to raise or lower your dice a number of steps higher or lower, move up or down the rungs of the dice ladder:\nd4 → d6 → d8 → d10 → d12\n\nless than 1: Below d4 -- If a die would be lowered below a d4, you cannot roll it.\n1: d4 -- d4\n2: d6 -- d6\n3: d8 -- d8\n4: d10 -- d10\n5: d12 -- d12\nmore than 5: Above d12 -- If it would be raised above a d12, gain advantage.'
-    return _run_dice_ladder(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('steps', steps, -5, 5))
+    return _run_dice_ladder(rng if rng is not None else random.Random(), 0, (die if type(die) is str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (steps if type(steps) is int and -5 <= steps <= 5 else check_int('steps', steps, -5, 5)))
 
 
 def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
@@ -1613,7 +1799,7 @@ def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Skills known [LAD-07, line 23]\n\nYou can know a number of skills equal to your INT.'
-    return _run_skills_known(rng if rng is not None else random.Random(), 0, check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_skills_known(rng if rng is not None else random.Random(), 0, (int_die if type(int_die) is str and int_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_skills_known(given: Mapping[str, object]) -> Joint:
@@ -1657,8 +1843,13 @@ def _values_spell(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
     return values
 
 
-def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
-    d = Rolling(rng)
+_MEMO_spell: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_spell: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_spell(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1670,16 +1861,27 @@ def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentr
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
     trace = ('Spells', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_spell, _THROWN_spell, (v_wil, v_dn, v_concentration), tape, _result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_spell(rng, depth, check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', given.get('dn', 4), 1, 12), check_flag('concentration', given.get('concentration', False)))
+    return spell(wil=given.get('wil', 'd6'), dn=given.get('dn', 4), concentration=given.get('concentration', False), rng=rng)  # type: ignore[arg-type]
 
 
 def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: random.Random | None = None) -> Result:
     'Spells [LAD-08, LAD-01, lines 25-31]\n\nWhen you spend several uninterrupted minutes in concentration, you may simply cast a spell. But to cast a spell in a hurry or when under threat, you must roll a WIL test.\n\nwhen concentration: Cast -- When you spend several uninterrupted minutes in concentration, you may simply cast a spell.\nwhen total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\notherwise: Fail -- If you fail the test, choose one:'
-    return _run_spell(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', dn, 1, 12), check_flag('concentration', concentration))
+    v_wil = (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dn = (dn if type(dn) is int and 1 <= dn <= 12 else check_int('dn', dn, 1, 12))
+    v_concentration = (concentration if type(concentration) is bool else check_flag('concentration', concentration))
+    if rng is None:
+        rng = random.Random()
+    given = (v_wil, v_dn, v_concentration)
+    thrown = _THROWN_spell.get(given)
+    if thrown is None:
+        return _run_spell(rng, None, v_wil, v_dn, v_concentration)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_spell.get((dealt, given))
+    return made if made is not None else _run_spell(rng, dealt, v_wil, v_dn, v_concentration)
 
 
 def _totals_spell(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1747,7 +1949,7 @@ def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Spells known [LAD-08, line 32]\n\nYou can know a number of spells equal to your WIL.'
-    return _run_spells_known(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_spells_known(rng if rng is not None else random.Random(), 0, (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_spells_known(given: Mapping[str, object]) -> Joint:
@@ -1797,7 +1999,7 @@ def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object
 
 def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Item slots [LAD-09, line 34]\n\nYou have twice your STR in item slots.'
-    return _run_item_slots(rng if rng is not None else random.Random(), 0, check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_item_slots(rng if rng is not None else random.Random(), 0, (str_die if type(str_die) is str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
@@ -1846,7 +2048,7 @@ def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.Random | None = None) -> Result:
     'Slots filled [LAD-09, line 34]\n\nSmaller items can be bundled together. Every hundred coins-worth of treasure and coins fills one slot. Bulky items fill two slots and generally require two hands to carry or wield.'
-    return _run_slots_filled(rng if rng is not None else random.Random(), 0, check_int('items', items, 0, 48), check_int('bulky', bulky, 0, 24), check_int('coins', coins, 0, 10000))
+    return _run_slots_filled(rng if rng is not None else random.Random(), 0, (items if type(items) is int and 0 <= items <= 48 else check_int('items', items, 0, 48)), (bulky if type(bulky) is int and 0 <= bulky <= 24 else check_int('bulky', bulky, 0, 24)), (coins if type(coins) is int and 0 <= coins <= 10000 else check_int('coins', coins, 0, 10000)))
 
 
 def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
@@ -1907,7 +2109,7 @@ def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None = None) -> Result:
     'Carrying [LAD-09, line 34]\n\nYou have twice your STR in item slots. When carrying more, you have disadvantage and your HP is zero. You can never carry more than double your slots.\n\nwhen filled <= 2 * str_die: Within -- You have twice your STR in item slots.\nwhen filled <= 4 * str_die: Over -- When carrying more, you have disadvantage and your HP is zero.\notherwise: Never -- You can never carry more than double your slots.'
-    return _run_carrying(rng if rng is not None else random.Random(), 0, check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('filled', filled, 0, 48))
+    return _run_carrying(rng if rng is not None else random.Random(), 0, (str_die if type(str_die) is str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (filled if type(filled) is int and 0 <= filled <= 48 else check_int('filled', filled, 0, 48)))
 
 
 def _joint_carrying(given: Mapping[str, object]) -> Joint:
@@ -1943,8 +2145,13 @@ def _values_luck_die(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
-    d = Rolling(rng)
+_MEMO_luck_die: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_luck_die: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_luck_die(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_die: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1956,16 +2163,25 @@ def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     inputs: dict[str, object] = {'die': v_die}
     trace = ('Luck die', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_luck_die, _THROWN_luck_die, (v_die,), tape, _result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_luck_die(rng, depth, check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return luck_die(die=given.get('die', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Luck die [LAD-10, line 36]\n\nWhen the way in which the world reacts to you is uncertain, the referee will roll a luck die—usually a d6. Higher is better. Lower is worse.\n\n1+: Luck -- Higher is better. Lower is worse.'
-    return _run_luck_die(rng if rng is not None else random.Random(), 0, check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_die = (die if type(die) is str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_die,)
+    thrown = _THROWN_luck_die.get(given)
+    if thrown is None:
+        return _run_luck_die(rng, None, v_die)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_luck_die.get((dealt, given))
+    return made if made is not None else _run_luck_die(rng, dealt, v_die)
 
 
 def _totals_luck_die(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2037,7 +2253,7 @@ def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def detachments(*, attacker: str = 'individual', target: str = 'detachment', blast: bool = False, rng: random.Random | None = None) -> Result:
     'Detachments [LAD-11, lines 42-43]\n\nGroups of similar NPCs acting together are treated as a single detachment.\n\nwhen attacker == detachment and target == individual: Detachment attacks -- Their attacks have advantage against individuals and have blast.\nwhen attacker == individual and target == detachment and not blast: Individual attacks -- Attacks against them made by individuals have disadvantage unless they have blast.\notherwise: Neither'
-    return _run_detachments(rng if rng is not None else random.Random(), 0, check_choice('attacker', attacker, ('individual', 'detachment')), check_choice('target', target, ('individual', 'detachment')), check_flag('blast', blast))
+    return _run_detachments(rng if rng is not None else random.Random(), 0, (attacker if type(attacker) is str and attacker in {'individual', 'detachment'} else check_choice('attacker', attacker, ('individual', 'detachment'))), (target if type(target) is str and target in {'individual', 'detachment'} else check_choice('target', target, ('individual', 'detachment'))), (blast if type(blast) is bool else check_flag('blast', blast)))
 
 
 def _joint_detachments(given: Mapping[str, object]) -> Joint:
@@ -2101,7 +2317,7 @@ def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Result:
     'Rounds [LAD-12, lines 46-48]\n\nencounter: Encounter -- During an encounter, a round lasts long enough for everyone to perform a task and traverse a room—about ten seconds.\n\nexploring: Exploring -- While exploring, a round lasts long enough for everyone to perform a few tasks and investigate an area, to cast a spell, or to rest—about ten minutes.\ntraveling: Traveling -- When traveling, a round lasts long enough to traverse three miles of easy terrain at a steady pace—about one hour.'
-    return _run_rounds(rng if rng is not None else random.Random(), 0, check_choice('time', time, ('encounter', 'exploring', 'traveling')))
+    return _run_rounds(rng if rng is not None else random.Random(), 0, (time if type(time) is str and time in {'encounter', 'exploring', 'traveling'} else check_choice('time', time, ('encounter', 'exploring', 'traveling'))))
 
 
 def _joint_rounds(given: Mapping[str, object]) -> Joint:
@@ -2157,8 +2373,13 @@ def _values_surprise(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
-    d = Rolling(rng)
+_MEMO_surprise: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_surprise: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_surprise(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2170,16 +2391,26 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_surprise, _THROWN_surprise, (v_mine, v_theirs), tape, _result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_surprise(rng, depth, check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return surprise(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     'Surprise [LAD-12, LAD-03, line 46, lines 10-11]\n\nWhen surprised, roll a DEX contest to determine if you can act during the first round.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner.'
-    return _run_surprise(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_mine, v_theirs)
+    thrown = _THROWN_surprise.get(given)
+    if thrown is None:
+        return _run_surprise(rng, None, v_mine, v_theirs)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_surprise.get((dealt, given))
+    return made if made is not None else _run_surprise(rng, dealt, v_mine, v_theirs)
 
 
 def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2244,7 +2475,7 @@ def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: random.Random | None = None) -> Result:
     "Hireling's share [LAD-13, line 51]\n\nHirelings take an equal share of any plunder, minus their upfront daily fee."
-    return _run_hireling_share(rng if rng is not None else random.Random(), 0, check_int('plunder', plunder, 0, 100000), check_int('shares', shares, 1, 20), check_int('fee', fee, 0, 1000))
+    return _run_hireling_share(rng if rng is not None else random.Random(), 0, (plunder if type(plunder) is int and 0 <= plunder <= 100000 else check_int('plunder', plunder, 0, 100000)), (shares if type(shares) is int and 1 <= shares <= 20 else check_int('shares', shares, 1, 20)), (fee if type(fee) is int and 0 <= fee <= 1000 else check_int('fee', fee, 0, 1000)))
 
 
 def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
@@ -2302,8 +2533,13 @@ def _values_hireling_contest(b: int, c: int, d: None, r_total: int, r_natural: i
     return values
 
 
-def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
-    d = Rolling(rng)
+_MEMO_hireling_contest: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_hireling_contest: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_hireling_contest(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2315,16 +2551,26 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = ('Unpaid hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_hireling_contest, _THROWN_hireling_contest, (v_mine, v_theirs), tape, _result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_hireling_contest(rng, depth, check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return hireling_contest(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     'Unpaid hirelings [LAD-13, LAD-03, line 51, lines 10-11]\n\nIf this fee is not paid in advance, you must roll a WIL contest whenever asking a hireling to do something dangerous.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner.'
-    return _run_hireling_contest(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_mine, v_theirs)
+    thrown = _THROWN_hireling_contest.get(given)
+    if thrown is None:
+        return _run_hireling_contest(rng, None, v_mine, v_theirs)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_hireling_contest.get((dealt, given))
+    return made if made is not None else _run_hireling_contest(rng, dealt, v_mine, v_theirs)
 
 
 def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2390,7 +2636,7 @@ def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Hirelings [LAD-13, line 52]\n\nYou can employ a number of hirelings equal to your WIL.'
-    return _run_hirelings_max(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_hirelings_max(rng if rng is not None else random.Random(), 0, (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
@@ -2422,8 +2668,13 @@ def _band_reaction(r_total: int, r_natural: int | None, r_dice: Sequence[int | s
     return _BAND_reaction.get(r_total, -1)
 
 
-def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
-    d = Rolling(rng)
+_MEMO_reaction: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_reaction: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_reaction(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wil: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2435,16 +2686,25 @@ def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     inputs: dict[str, object] = {'wil': v_wil}
     trace = ('Reactions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_reaction, _THROWN_reaction, (v_wil,), tape, _result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_reaction(rng, depth, check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return reaction(wil=given.get('wil', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Reactions [LAD-14, lines 53-59]\n\nWhen you encounter an NPC whose disposition towards you is not obvious, roll your WIL to determine their reaction.\n\n1-3: Hostile -- Hostile\n4-5: Wary -- Wary\n6-7: Indifferent -- Indifferent\n8-9: Friendly -- Friendly\n10-12: Helpful -- Helpful'
-    return _run_reaction(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_wil = (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_wil,)
+    thrown = _THROWN_reaction.get(given)
+    if thrown is None:
+        return _run_reaction(rng, None, v_wil)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_reaction.get((dealt, given))
+    return made if made is not None else _run_reaction(rng, dealt, v_wil)
 
 
 def _totals_reaction(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2514,8 +2774,13 @@ def _values_leverage(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
-    d = Rolling(rng)
+_MEMO_leverage: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_leverage: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_leverage(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2527,16 +2792,26 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = ('Leverage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_leverage, _THROWN_leverage, (v_mine, v_theirs), tape, _result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_leverage(rng, depth, check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return leverage(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     "Leverage [LAD-15, LAD-03, LAD-14, line 61, lines 10-11]\n\nIf you have leverage and apply it, you may improve an NPC's reaction by winning a WIL contest.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
-    return _run_leverage(rng if rng is not None else random.Random(), 0, check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_mine, v_theirs)
+    thrown = _THROWN_leverage.get(given)
+    if thrown is None:
+        return _run_leverage(rng, None, v_mine, v_theirs)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_leverage.get((dealt, given))
+    return made if made is not None else _run_leverage(rng, dealt, v_mine, v_theirs)
 
 
 def _totals_leverage(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2601,9 +2876,14 @@ def _values_attack(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> Result:
+_MEMO_attack: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_attack: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_attack(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2615,16 +2895,29 @@ def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_ot
     inputs: dict[str, object] = {'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor}
     trace = ('Attacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_attack, _THROWN_attack, (v_weapon, v_dice, v_other, v_multiple_weapons, v_armor), tape, _result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_attack(rng, depth, check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dice', given.get('dice', 1), 1, 3), check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_flag('multiple_weapons', given.get('multiple_weapons', False)), check_int('armor', given.get('armor', 0), 0, 3))
+    return attack(weapon=given.get('weapon', 'd6'), dice=given.get('dice', 1), other=given.get('other', 'd6'), multiple_weapons=given.get('multiple_weapons', False), armor=given.get('armor', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def attack(*, weapon: str = 'd6', dice: int = 1, other: str = 'd6', multiple_weapons: bool = False, armor: int = 0, rng: random.Random | None = None) -> Result:
     "Attacks [LAD-16, LAD-17, lines 62-66]\n\nTo attack, roll your weapon's damage die and subtract your opponents armor. Deal what's left as harm—first to HP, then to STR.\n\n1+: Harm -- Deal what's left as harm—first to HP, then to STR.\n0 or less: Nothing left"
-    return _run_attack(rng if rng is not None else random.Random(), 0, check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dice', dice, 1, 3), check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')), check_flag('multiple_weapons', multiple_weapons), check_int('armor', armor, 0, 3))
+    v_weapon = (weapon if type(weapon) is str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dice = (dice if type(dice) is int and 1 <= dice <= 3 else check_int('dice', dice, 1, 3))
+    v_other = (other if type(other) is str and other in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_multiple_weapons = (multiple_weapons if type(multiple_weapons) is bool else check_flag('multiple_weapons', multiple_weapons))
+    v_armor = (armor if type(armor) is int and 0 <= armor <= 3 else check_int('armor', armor, 0, 3))
+    if rng is None:
+        rng = random.Random()
+    given = (v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
+    thrown = _THROWN_attack.get(given)
+    if thrown is None:
+        return _run_attack(rng, None, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_attack.get((dealt, given))
+    return made if made is not None else _run_attack(rng, dealt, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
 
 
 def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2698,7 +2991,7 @@ def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
     'Armor [LAD-17, line 66]\n\nArmor (A) subtracts from harm to HP and can never be increased beyond 3.'
-    return _run_armor(rng if rng is not None else random.Random(), 0, check_int('armor_total', armor_total, 0, 6))
+    return _run_armor(rng if rng is not None else random.Random(), 0, (armor_total if type(armor_total) is int and 0 <= armor_total <= 6 else check_int('armor_total', armor_total, 0, 6)))
 
 
 def _joint_armor(given: Mapping[str, object]) -> Joint:
@@ -2733,8 +3026,13 @@ def _values_blast(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
     return values
 
 
-def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
-    d = Rolling(rng)
+_MEMO_blast: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_blast: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_blast(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_weapon: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2746,16 +3044,25 @@ def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     inputs: dict[str, object] = {'weapon': v_weapon}
     trace = ('Blast', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_blast, _THROWN_blast, (v_weapon,), tape, _result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_blast(rng, depth, check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return blast(weapon=given.get('weapon', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
     "Blast [LAD-18, line 68]\n\nBlast causes harm to multiple targets in close proximity, rolling separately for each.\n\n1+: Targets -- If unsure how many targets are affected, roll the weapon's die."
-    return _run_blast(rng if rng is not None else random.Random(), 0, check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_weapon = (weapon if type(weapon) is str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_weapon,)
+    thrown = _THROWN_blast.get(given)
+    if thrown is None:
+        return _run_blast(rng, None, v_weapon)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_blast.get((dealt, given))
+    return made if made is not None else _run_blast(rng, dealt, v_weapon)
 
 
 def _totals_blast(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2857,7 +3164,7 @@ def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random | None = None) -> Result:
     "Morale [LAD-19, LAD-03, line 70]\n\nWhen you defeat the first enemy or an enemy leader, reduce their force by half, or reduce a lone enemy's HP to zero, roll a WIL contest to check their morale.\n\nwhen total == 0 and wil > their_wil: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and wil < their_wil: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- If you win, roll your WIL to see what the surviving enemies do.\nless than 0: Lose\n0: Tie -- A tie between equal dice: the document names no winner."
-    return _run_morale_check(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_morale_check(rng if rng is not None else random.Random(), 0, (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))), (their_wil if type(their_wil) is str and their_wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _totals_morale_check(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2905,8 +3212,13 @@ def _band_morale(r_total: int, r_natural: int | None, r_dice: Sequence[int | str
     return _BAND_morale.get(r_total, -1)
 
 
-def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
-    d = Rolling(rng)
+_MEMO_morale: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_morale: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_morale(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wil: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2918,16 +3230,25 @@ def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     inputs: dict[str, object] = {'wil': v_wil}
     trace = ('What the surviving enemies do', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_morale, _THROWN_morale, (v_wil,), tape, _result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_morale(rng, depth, check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return morale(wil=given.get('wil', 'd6'), rng=rng)  # type: ignore[arg-type]
 
 
 def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'What the surviving enemies do [LAD-19, lines 70-75]\n\nIf you win, roll your WIL to see what the surviving enemies do.\n\n1-3: Hesitate -- Hesitate\n4-5: Retreat -- Retreat\n6-7: Flee -- Flee\n8-9: Surrender conditionally -- Surrender Conditionally\n10-12: Surrender unconditionally -- Surrender Unconditionally'
-    return _run_morale(rng if rng is not None else random.Random(), 0, check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_wil = (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_wil,)
+    thrown = _THROWN_morale.get(given)
+    if thrown is None:
+        return _run_morale(rng, None, v_wil)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_morale.get((dealt, given))
+    return made if made is not None else _run_morale(rng, dealt, v_wil)
 
 
 def _totals_morale(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2991,7 +3312,7 @@ def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
     'Fatigue [LAD-20, line 78]\n\nWhen you are deprived for longer than a day, you become fatigued and must make all tests impaired. Each additional day you are deprived makes the impairement worse.'
-    return _run_fatigue(rng if rng is not None else random.Random(), 0, check_int('days', days, 0, 10))
+    return _run_fatigue(rng if rng is not None else random.Random(), 0, (days if type(days) is int and 0 <= days <= 10 else check_int('days', days, 0, 10)))
 
 
 def _joint_fatigue(given: Mapping[str, object]) -> Joint:
@@ -3040,7 +3361,7 @@ def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None = None) -> Result:
     'Fatigue after rest [LAD-20, line 79]\n\nYou may remove one level of fatigue for each night of comfortable rest on a full stomach.'
-    return _run_fatigue_rest(rng if rng is not None else random.Random(), 0, check_int('fatigue', fatigue, 0, 9), check_int('nights', nights, 0, 10))
+    return _run_fatigue_rest(rng if rng is not None else random.Random(), 0, (fatigue if type(fatigue) is int and 0 <= fatigue <= 9 else check_int('fatigue', fatigue, 0, 9)), (nights if type(nights) is int and 0 <= nights <= 10 else check_int('nights', nights, 0, 10)))
 
 
 def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
@@ -3088,8 +3409,13 @@ def _values_critical_harm(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
-    d = Rolling(rng)
+_MEMO_critical_harm: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_critical_harm: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_critical_harm(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_attribute: str, v_dn: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3101,16 +3427,26 @@ def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: i
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
     trace = ('Critical harm', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_critical_harm, _THROWN_critical_harm, (v_attribute, v_dn), tape, _result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_critical_harm(rng, depth, check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', given.get('dn', 4), 1, 12))
+    return critical_harm(attribute=given.get('attribute', 'd6'), dn=given.get('dn', 4), rng=rng)  # type: ignore[arg-type]
 
 
 def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result:
     'Critical harm [LAD-21, LAD-06, lines 82-83]\n\nWhen you take critical harm, roll a test with the affected attribute.\n\nwhen total >= dn: Pass\nwhen rank(attribute) == 1: Dead -- When an attribute would be lowered below d4 from critical harm, you are dead.\notherwise: Lowered -- If you fail, lower the attribute one step—you’re taken out of the fight and will die without treatment.'
-    return _run_critical_harm(rng if rng is not None else random.Random(), 0, check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('dn', dn, 1, 12))
+    v_attribute = (attribute if type(attribute) is str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dn = (dn if type(dn) is int and 1 <= dn <= 12 else check_int('dn', dn, 1, 12))
+    if rng is None:
+        rng = random.Random()
+    given = (v_attribute, v_dn)
+    thrown = _THROWN_critical_harm.get(given)
+    if thrown is None:
+        return _run_critical_harm(rng, None, v_attribute, v_dn)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_critical_harm.get((dealt, given))
+    return made if made is not None else _run_critical_harm(rng, dealt, v_attribute, v_dn)
 
 
 def _totals_critical_harm(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3179,7 +3515,7 @@ def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Random | None = None) -> Result:
     'After a full week of rest [LAD-22, LAD-06, line 86]\n\nAfter a full week of rest and appropriate care, raise a lowered attribute by one step.'
-    return _run_week_of_rest(rng if rng is not None else random.Random(), 0, check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_week_of_rest(rng if rng is not None else random.Random(), 0, (attribute if type(attribute) is str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12'))), (original if type(original) is str and original in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
@@ -3259,7 +3595,7 @@ def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> Result:
     'Advancement [LAD-23, lines 88-94]\n\nWhen you return to relative safety bearing significant plunder gained through deadly peril, it may be possible to advance. If your hoard is worth...\n\nnovice: novice -- 1,000 C, gain HP and raise one attribute (novice)\nprofessional: professional -- 3,000 C, gain HP (professional)\nexpert: expert -- 6,000 C, raise one attribute (expert)\nveteran: veteran -- 10,000 C, gain HP (veteran)\nmaster: master -- 15,000 C, raise one attribute (master)\nlegend: legend -- 21,000 C, gain HP and raise one attribute; fulfill your drive and retire to safety—or keep seeking fortune at your own peril (legend)'
-    return _run_advancement(rng if rng is not None else random.Random(), 0, check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')))
+    return _run_advancement(rng if rng is not None else random.Random(), 0, (title if type(title) is str and title in {'novice', 'professional', 'expert', 'veteran', 'master', 'legend'} else check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))))
 
 
 def _joint_advancement(given: Mapping[str, object]) -> Joint:
@@ -3308,7 +3644,7 @@ def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[st
 
 def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> Result:
     'Thresholds reached [LAD-23, lines 88-94]\n\nIf your hoard is worth...'
-    return _run_advancement_reached(rng if rng is not None else random.Random(), 0, check_int('hoard', hoard, 0, 1000000))
+    return _run_advancement_reached(rng if rng is not None else random.Random(), 0, (hoard if type(hoard) is int and 0 <= hoard <= 1000000 else check_int('hoard', hoard, 0, 1000000)))
 
 
 def _joint_advancement_reached(given: Mapping[str, object]) -> Joint:

@@ -7,6 +7,7 @@ from itertools import product
 from math import comb
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
@@ -150,10 +151,79 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
-                             "rerolled": rerolled})
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+                             "seed": seed, "rerolled": rerolled})
     return made
+
+
+class _Frozen(dict[str, object]):
+    """A result's inputs or values: a dict that refuses changes, because results are shared.
+
+    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
+    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self) -> _NoReturn:
+        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
+                        "dict(result.values) is a copy that can")
+
+    def __setitem__(self, key: str, value: object) -> _NoReturn:
+        self._refuse()
+
+    def __delitem__(self, key: str) -> _NoReturn:
+        self._refuse()
+
+    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
+        self._refuse()
+
+    def clear(self) -> _NoReturn:
+        self._refuse()
+
+    def pop(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def popitem(self) -> _NoReturn:
+        self._refuse()
+
+    def setdefault(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def update(self, *args: object, **kwargs: object) -> _NoReturn:
+        self._refuse()
+
+    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
+        return _Frozen, (dict(self),)
+
+
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+
+
+def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
+    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
+
+    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
+    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
+    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
+    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
+    """
+    if len(memo) >= MAX_REMEMBERED:
+        memo.clear()
+    memo[key] = made
+    return made
+
+
+def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
+                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    if tape.dealt is None:  # thrown for the first time
+        if len(thrown_by) >= MAX_REMEMBERED:
+            thrown_by.clear()
+        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                                  for count, sides in tape.thrown])
+    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,15 +268,97 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
+
+    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
+    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
+    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
+    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
+    """
+    if type(rng) is _Random:
+        listed = _LISTED.get((count, sides)) or _listed(count, sides)
+        rolls = listed[0]
+        getrandbits = rng.getrandbits
+        if rolls:
+            number, bits = listed[1], listed[2]
+            pick = getrandbits(bits)
+            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
+                pick = getrandbits(bits)
+            return rolls[pick]
+        bits = (sides - 1).bit_length()
+        faces = []
+        for _ in range(count):
+            face = getrandbits(bits)
+            while face >= sides:
+                face = getrandbits(bits)
+            faces.append(face + 1)
+        return tuple(faces)
+    if isinstance(rng, _Tape):
+        return rng.draw(count, sides)
     randint = rng.randint
-    if count == 1:
-        value = randint(1, sides)
-        dice: tuple[int, ...] = (value,)
-        return _group(Group, (shown, dice, dice, value))
-    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
-    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return tuple([randint(1, sides) for _ in range(count)])
+
+
+MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
+_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+
+
+def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
+    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
+    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
+    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
+    return listed
+
+
+_Random = random.Random
+
+
+class _Tape:
+    """The dice source's generator while a roll's result is first worked out (see `_remember`).
+
+    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
+    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
+    dice are known). Only `_draw` reads from it.
+    """
+
+    __slots__ = ("dealt", "faces", "rng", "thrown")
+
+    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
+        self.rng = rng
+        self.dealt = iter(dealt) if dealt is not None else None
+        self.thrown: list[tuple[int, int]] = []
+        self.faces: list[tuple[int, ...]] = []
+
+    def draw(self, count: int, sides: int) -> tuple[int, ...]:
+        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
+        self.thrown.append((count, sides))
+        self.faces.append(faces)
+        return faces
+
+
+_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
+
+
+def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
+    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
+    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
+        _, _, rolls, number, bits = thrown[0]
+        pick = rng.getrandbits(bits)
+        while pick >= number:
+            pick = rng.getrandbits(bits)
+        return (rolls[pick],)
+    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+
+
+def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+    return read_group(_draw(rng, count, sides), mode, keep, shown)
+
+
+def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
+    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
+    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
     return _group(Group, (shown, dice, kept, sum(kept)))
 
 
@@ -355,7 +507,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: "random.Random | _Tape") -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -397,8 +549,7 @@ class Rolling:
         count = max(count, 0)
         if count > MAX_DICE:
             raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        randint = self.rng.randint
-        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        sides = _draw(self.rng, count, len(die.symbols))
         symbols = tuple(die.symbols[side - 1] for side in sides)
         group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
         self.groups.append(group)
@@ -689,7 +840,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return value
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -701,7 +852,7 @@ def check_flag(name: str, value: object) -> bool:
 def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(options)}; not {value!r}")
-    return value
+    return options[options.index(value)]  # a str subclass as the option itself
 
 
 def check_chain(depth: int, name: str) -> None:
@@ -1167,7 +1318,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
+COMPILER_SHA256 = 'ef4f3854c08fefff6bae855a5791d572dcd17f74a772a5260c445e5d4402986c'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1316,7 +1467,7 @@ def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.Random | None = None) -> Result:
     'Health/Strain track fills [EVR-07, line 142]\n\nWhen damage is taken, pegs are placed in the left side, and whenever Strain is suffered they are placed in the right. If the track ever fills, the Crew member dies!\n\nwhen damage + strain >= length: Dies -- If the track ever fills, the Crew member dies!\notherwise: Lives'
-    return _run_crew_dies(rng if rng is not None else random.Random(), 0, check_int('length', length, 1, 12), check_int('damage', damage, 0, 12), check_int('strain', strain, 0, 12))
+    return _run_crew_dies(rng if rng is not None else random.Random(), 0, (length if type(length) is int and 1 <= length <= 12 else check_int('length', length, 1, 12)), (damage if type(damage) is int and 0 <= damage <= 12 else check_int('damage', damage, 0, 12)), (strain if type(strain) is int and 0 <= strain <= 12 else check_int('strain', strain, 0, 12)))
 
 
 def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
@@ -1391,7 +1542,7 @@ def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object
 
 def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: random.Random | None = None) -> Result:
     "Map spaces [EVR-15, EVR-28, lines 186-216]\n\nThe world of the Everrain has many interesting places to explore, frequent and traverse:\n\ncalm_seas: Calm seas -- **Calm seas** - If at least 1 Crew is manning a blue node, Calm seas can be traversed.\nislands: Islands -- **Islands** - Using the Ship's Boat, players can visit Islands to search for clues, treasure and more.\nrough_seas: Rough seas -- **Rough seas** - If at least 2 Crew are manning blue nodes, Rough seas can be traversed.\nstorms: Storms -- **Storms** - Able to move around the map, Strain suffered by Crew is doubled if in tile with a Storm.\nports: Ports -- **Ports** - Visiting these spaces allows players to access the Port tile.\naltars: Altars -- **Altars** - Found only in later chapters, Altars advance the Discovery track by 4 the first time they are visited, but are always well guarded!\nshipwrecks: Shipwrecks -- **Shipwrecks** - Should a player visit these sites, they may draw 1 Treasure card."
-    return _run_map_spaces(rng if rng is not None else random.Random(), 0, check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')), check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10))
+    return _run_map_spaces(rng if rng is not None else random.Random(), 0, (space if type(space) is str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))), (crew_on_blue_nodes if type(crew_on_blue_nodes) is int and 0 <= crew_on_blue_nodes <= 10 else check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10)))
 
 
 def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
@@ -1441,7 +1592,7 @@ def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | None = None) -> Result:
     'Strain in a Storm [EVR-15, EVR-07, line 204]\n\nStrain suffered by Crew is doubled if in tile with a Storm.'
-    return _run_storm_strain(rng if rng is not None else random.Random(), 0, check_int('strain', strain, 0, 12), check_flag('storm', storm))
+    return _run_storm_strain(rng if rng is not None else random.Random(), 0, (strain if type(strain) is int and 0 <= strain <= 12 else check_int('strain', strain, 0, 12)), (storm if type(storm) is bool else check_flag('storm', storm)))
 
 
 def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
@@ -1491,7 +1642,7 @@ def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[
 
 def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None = None) -> Result:
     'Movement actions from Movement Orders [EVR-17, EVR-05, line 232, line 393]\n\nEach Movement Order generates 2 movement actions.'
-    return _run_ship_movement_actions(rng if rng is not None else random.Random(), 0, check_int('movement_orders', movement_orders, 0, 8))
+    return _run_ship_movement_actions(rng if rng is not None else random.Random(), 0, (movement_orders if type(movement_orders) is int and 0 <= movement_orders <= 8 else check_int('movement_orders', movement_orders, 0, 8)))
 
 
 def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
@@ -1545,7 +1696,7 @@ def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None) -> Result:
     'Sea Events [EVR-20, lines 254-256]\n\nEach time that a player ends their turn at Sea, they should draw a Sea Event card and resolve it immediately. Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\n\nwhen space == ports or space == islands or space == altars: No draw -- Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\notherwise: Draw -- they should draw a Sea Event card and resolve it immediately.'
-    return _run_sea_event_draw(rng if rng is not None else random.Random(), 0, check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')))
+    return _run_sea_event_draw(rng if rng is not None else random.Random(), 0, (space if type(space) is str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))))
 
 
 def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
@@ -1634,7 +1785,7 @@ def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, o
 
 def expedition_test(*, stat: int = 5, selfless: bool = False, hermit: str = 'none', fortuitous: bool = False, dyspraxic: bool = False, rng: random.Random | None = None) -> Result:
     "Island Exploration test [EVR-08, EVR-10, line 143, lines 260-262, lines 588-600]\n\nTests ask the player to test one of the Crew's 5 stats, which is done by rolling a D10. Scoring equal to or less than the Crew's stat results in a success.\n\nwhen total <= stat: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
-    return _run_expedition_test(rng if rng is not None else random.Random(), 0, check_int('stat', stat, 1, 10), check_flag('selfless', selfless), check_choice('hermit', hermit, ('none', 'with_others', 'alone')), check_flag('fortuitous', fortuitous), check_flag('dyspraxic', dyspraxic))
+    return _run_expedition_test(rng if rng is not None else random.Random(), 0, (stat if type(stat) is int and 1 <= stat <= 10 else check_int('stat', stat, 1, 10)), (selfless if type(selfless) is bool else check_flag('selfless', selfless)), (hermit if type(hermit) is str and hermit in {'none', 'with_others', 'alone'} else check_choice('hermit', hermit, ('none', 'with_others', 'alone'))), (fortuitous if type(fortuitous) is bool else check_flag('fortuitous', fortuitous)), (dyspraxic if type(dyspraxic) is bool else check_flag('dyspraxic', dyspraxic)))
 
 
 def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1706,10 +1857,13 @@ def _values_expedition_test_crew(b: int, c: int, d: None, r_total: int, r_natura
     return values
 
 
-def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
-    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    r_total = r_natural = rng.randint(1, 10)
-    r_dice = r_kept = r_read = (r_total,)
+_ROLLS_1d10: tuple[tuple[int, ...], ...] = _listed(1, 10)[0]
+_MEMO_expedition_test_crew: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_expedition_test_crew(dice: tuple[int, ...], v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> Result:
+    r_dice = r_kept = r_read = dice
+    r_total = r_natural = dice[0]
     groups = (_group(Group, ('d10', r_dice, r_kept, r_total)),)
     zero = False
     b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
@@ -1720,16 +1874,31 @@ def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
     trace = ('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_expedition_test_crew, (dice, v_a, v_b, v_c, v_arrogant), _result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_expedition_test_crew(rng, depth, check_int('a', given.get('a', 5), 1, 10), check_int('b', given.get('b', 5), 1, 10), check_int('c', given.get('c', 5), 1, 10), check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c')))
+    return expedition_test_crew(a=given.get('a', 5), b=given.get('b', 5), c=given.get('c', 5), arrogant=given.get('arrogant', 'nobody'), rng=rng)  # type: ignore[arg-type]
 
 
 def expedition_test_crew(*, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 'nobody', rng: random.Random | None = None) -> Result:
     "Island Exploration test (three Crew) [EVR-08, EVR-10, lines 260-262, line 596]\n\nThe Crew member with the highest number of the stat being tested is the one who is taking the test, making it beneficial to send multiple crew on expeditions\n\nwhen total <= tested: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
-    return _run_expedition_test_crew(rng if rng is not None else random.Random(), 0, check_int('a', a, 1, 10), check_int('b', b, 1, 10), check_int('c', c, 1, 10), check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
+    v_a = (a if type(a) is int and 1 <= a <= 10 else check_int('a', a, 1, 10))
+    v_b = (b if type(b) is int and 1 <= b <= 10 else check_int('b', b, 1, 10))
+    v_c = (c if type(c) is int and 1 <= c <= 10 else check_int('c', c, 1, 10))
+    v_arrogant = (arrogant if type(arrogant) is str and arrogant in {'nobody', 'crew_a', 'crew_b', 'crew_c'} else check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
+    if rng is None:
+        rng = random.Random()
+    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
+    if type(rng) is _Random:
+        pick = rng.getrandbits(4)
+        while pick >= 10:
+            pick = rng.getrandbits(4)
+        dice = _ROLLS_1d10[pick]
+    else:
+        dice = _draw(rng, 1, 10)
+    made = _MEMO_expedition_test_crew.get((dice, v_a, v_b, v_c, v_arrogant))
+    return made if made is not None else _run_expedition_test_crew(dice, v_a, v_b, v_c, v_arrogant, v_tested)
 
 
 def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1808,7 +1977,7 @@ def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str
 
 def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None) -> Result:
     'Abandoning an Expedition [EVR-22, lines 265-267]\n\nTest cards can be abandoned, if the player is unsure that their chances are favourable. Abandoning Expeditions has no cost, though any Orders issued to mount the Expedition are still considered spent, and the card is discarded. Choices cannot be abandoned.\n\ntests: Test cards -- Test cards can be abandoned, if the player is unsure that their chances are favourable.\nchoices: Choices -- Choices cannot be abandoned.'
-    return _run_abandon_expedition(rng if rng is not None else random.Random(), 0, check_choice('card', card, ('tests', 'choices')))
+    return _run_abandon_expedition(rng if rng is not None else random.Random(), 0, (card if type(card) is str and card in {'tests', 'choices'} else check_choice('card', card, ('tests', 'choices'))))
 
 
 def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
@@ -1857,7 +2026,7 @@ def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str
 
 def weapon_attack_dice(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, rng: random.Random | None = None) -> Result:
     "Attack dice when manning a Ship's weapon [EVR-26, EVR-10, line 322, line 628, line 632]\n\nTargetable zones All the zones that can be targeted by the weapon, along with how Attack many dice are rolled when attacking."
-    return _run_weapon_attack_dice(rng if rng is not None else random.Random(), 0, check_int('zone_dice', zone_dice, 0, 6), check_flag('cannoneer', cannoneer), check_flag('clumsy', clumsy))
+    return _run_weapon_attack_dice(rng if rng is not None else random.Random(), 0, (zone_dice if type(zone_dice) is int and 0 <= zone_dice <= 6 else check_int('zone_dice', zone_dice, 0, 6)), (cannoneer if type(cannoneer) is bool else check_flag('cannoneer', cannoneer)), (clumsy if type(clumsy) is bool else check_flag('clumsy', clumsy)))
 
 
 def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
@@ -1908,7 +2077,7 @@ def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str,
 
 def marketplace_price(*, price: int = 20, deal: str = 'selling', charismatic: bool = False, rng: random.Random | None = None) -> Result:
     'Marketplace prices [EVR-27, EVR-25, EVR-10, line 281, line 329, line 606]\n\nAll Treasure cards can be sold for their value as shown on the card'
-    return _run_marketplace_price(rng if rng is not None else random.Random(), 0, check_int('price', price, 0, 100), check_choice('deal', deal, ('selling', 'buying')), check_flag('charismatic', charismatic))
+    return _run_marketplace_price(rng if rng is not None else random.Random(), 0, (price if type(price) is int and 0 <= price <= 100 else check_int('price', price, 0, 100)), (deal if type(deal) is str and deal in {'selling', 'buying'} else check_choice('deal', deal, ('selling', 'buying'))), (charismatic if type(charismatic) is bool else check_flag('charismatic', charismatic)))
 
 
 def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
@@ -1959,7 +2128,7 @@ def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.Random | None = None) -> Result:
     'Reclaiming Orders [EVR-06, line 373, line 375]\n\nAt the beginning of a Players turn, they may reclaim orders by moving up to 3 Order tokens from the Exhausted to Fresh Order area. Players may also elect to forgo their turn and reclaim 6 Orders instead.'
-    return _run_reclaim_orders(rng if rng is not None else random.Random(), 0, check_int('exhausted', exhausted, 0, 12), check_flag('forgo_turn', forgo_turn))
+    return _run_reclaim_orders(rng if rng is not None else random.Random(), 0, (exhausted if type(exhausted) is int and 0 <= exhausted <= 12 else check_int('exhausted', exhausted, 0, 12)), (forgo_turn if type(forgo_turn) is bool else check_flag('forgo_turn', forgo_turn)))
 
 
 def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
@@ -2014,7 +2183,7 @@ def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def trade_orders(*, given: int = 1, received: int = 1, adjacent: bool = True, players_turn: bool = True, rng: random.Random | None = None) -> Result:
     "Trading Orders [EVR-06, lines 377-379]\n\nPlayers may trade Order tokens amongst themselves, allowing players to customise their playstyle. To Trade orders, the player's ships must be in spaces next to each other, and it must be one of the player's turns. Any amount of Orders can be traded and this costs nothing to do, but Orders cannot be given. They must always be swapped for another Order.\n\nwhen adjacent and players_turn and given == received: Allowed -- Any amount of Orders can be traded and this costs nothing to do\notherwise: Not allowed -- Orders cannot be given. They must always be swapped for another Order."
-    return _run_trade_orders(rng if rng is not None else random.Random(), 0, check_int('given', given, 0, 12), check_int('received', received, 0, 12), check_flag('adjacent', adjacent), check_flag('players_turn', players_turn))
+    return _run_trade_orders(rng if rng is not None else random.Random(), 0, (given if type(given) is int and 0 <= given <= 12 else check_int('given', given, 0, 12)), (received if type(received) is int and 0 <= received <= 12 else check_int('received', received, 0, 12)), (adjacent if type(adjacent) is bool else check_flag('adjacent', adjacent)), (players_turn if type(players_turn) is bool else check_flag('players_turn', players_turn)))
 
 
 def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
@@ -2066,7 +2235,7 @@ def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def combat_pool(*, first: int = 2, second: int = 0, third: int = 0, brawlers: int = 0, cowardly: int = 0, rng: random.Random | None = None) -> Result:
     "Combat dice of the Crew on a node [EVR-32, EVR-37, EVR-10, line 421, line 493, line 624, line 634]\n\nIf there are multiple Crew members on a single node and a Combat issue is ordered, the Crew's Combat dice value are added together and rolled simultaneously."
-    return _run_combat_pool(rng if rng is not None else random.Random(), 0, check_int('first', first, 0, 5), check_int('second', second, 0, 5), check_int('third', third, 0, 5), check_int('brawlers', brawlers, 0, 3), check_int('cowardly', cowardly, 0, 3))
+    return _run_combat_pool(rng if rng is not None else random.Random(), 0, (first if type(first) is int and 0 <= first <= 5 else check_int('first', first, 0, 5)), (second if type(second) is int and 0 <= second <= 5 else check_int('second', second, 0, 5)), (third if type(third) is int and 0 <= third <= 5 else check_int('third', third, 0, 5)), (brawlers if type(brawlers) is int and 0 <= brawlers <= 3 else check_int('brawlers', brawlers, 0, 3)), (cowardly if type(cowardly) is int and 0 <= cowardly <= 3 else check_int('cowardly', cowardly, 0, 3)))
 
 
 def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
@@ -2119,7 +2288,7 @@ def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def loyalty_lost(*, crew_deaths: int = 0, influence_drawn: int = 0, unpaid: int = 0, rng: random.Random | None = None) -> Result:
     'Loyalty lost [EVR-33, lines 425-429]\n\nLoyalty decreases by 1 when:'
-    return _run_loyalty_lost(rng if rng is not None else random.Random(), 0, check_int('crew_deaths', crew_deaths, 0, 6), check_int('influence_drawn', influence_drawn, 0, 6), check_int('unpaid', unpaid, 0, 6))
+    return _run_loyalty_lost(rng if rng is not None else random.Random(), 0, (crew_deaths if type(crew_deaths) is int and 0 <= crew_deaths <= 6 else check_int('crew_deaths', crew_deaths, 0, 6)), (influence_drawn if type(influence_drawn) is int and 0 <= influence_drawn <= 6 else check_int('influence_drawn', influence_drawn, 0, 6)), (unpaid if type(unpaid) is int and 0 <= unpaid <= 6 else check_int('unpaid', unpaid, 0, 6)))
 
 
 def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
@@ -2184,8 +2353,13 @@ def _values_enemy_agent_activation(b: int, c: int, d: None, r_total: int, r_natu
     return values
 
 
-def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
-    d = Rolling(rng)
+_MEMO_enemy_agent_activation: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_enemy_agent_activation: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_enemy_agent_activation(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2197,16 +2371,27 @@ def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: in
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
     trace = ('Enemy Agent activation', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_enemy_agent_activation, _THROWN_enemy_agent_activation, (v_enemy_dice, v_distance, v_trigger), tape, _result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_enemy_agent_activation(rng, depth, check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4), check_int('distance', given.get('distance', 1), 0, 3), check_int('trigger', given.get('trigger', 2), 1, 3))
+    return enemy_agent_activation(enemy_dice=given.get('enemy_dice', 2), distance=given.get('distance', 1), trigger=given.get('trigger', 2), rng=rng)  # type: ignore[arg-type]
 
 
 def enemy_agent_activation(*, enemy_dice: int = 2, distance: int = 1, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy Agent activation [EVR-34, EVR-13, EVR-14, EVR-39, line 442, lines 464-466, line 493, line 508, line 517]\n\nWhen an Enemy activates, they roll Enemy Dice equal to their Enemy Dice value and spend the results accordingly.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen count(movement) >= distance and count(enemy_attack) >= 1: Attack -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen distance >= 1 and count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(movement) >= 2 or count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
-    return _run_enemy_agent_activation(rng if rng is not None else random.Random(), 0, check_int('enemy_dice', enemy_dice, 1, 4), check_int('distance', distance, 0, 3), check_int('trigger', trigger, 1, 3))
+    v_enemy_dice = (enemy_dice if type(enemy_dice) is int and 1 <= enemy_dice <= 4 else check_int('enemy_dice', enemy_dice, 1, 4))
+    v_distance = (distance if type(distance) is int and 0 <= distance <= 3 else check_int('distance', distance, 0, 3))
+    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 3 else check_int('trigger', trigger, 1, 3))
+    if rng is None:
+        rng = random.Random()
+    given = (v_enemy_dice, v_distance, v_trigger)
+    thrown = _THROWN_enemy_agent_activation.get(given)
+    if thrown is None:
+        return _run_enemy_agent_activation(rng, None, v_enemy_dice, v_distance, v_trigger)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_enemy_agent_activation.get((dealt, given))
+    return made if made is not None else _run_enemy_agent_activation(rng, dealt, v_enemy_dice, v_distance, v_trigger)
 
 
 def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2270,9 +2455,14 @@ def _values_crew_attack(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> Result:
+_MEMO_crew_attack: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_crew_attack: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_crew_attack(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2284,16 +2474,28 @@ def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: i
     inputs: dict[str, object] = {'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger}
     trace = ('Crew attacking enemies', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_crew_attack, _THROWN_crew_attack, (v_combat, v_evading, v_enemy_dice, v_trigger), tape, _result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_crew_attack(rng, depth, check_int('combat', given.get('combat', 3), 1, 3), check_int('evading', given.get('evading', 1), 0, 3), check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3), check_int('trigger', given.get('trigger', 2), 1, 3))
+    return crew_attack(combat=given.get('combat', 3), evading=given.get('evading', 1), enemy_dice=given.get('enemy_dice', 2), trigger=given.get('trigger', 2), rng=rng)  # type: ignore[arg-type]
 
 
 def crew_attack(*, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Crew attacking enemies [EVR-37, EVR-38, EVR-11, EVR-12, EVR-13, lines 495-504, lines 519-529]\n\nWhen Crew are attacking an enemy The player takes Attack or Evasion dice equal to the Crew member's combat value & Enemy dice equal to the enemy's Enemy dice value.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\notherwise: Exchange"
-    return _run_crew_attack(rng if rng is not None else random.Random(), 0, check_int('combat', combat, 1, 3), check_int('evading', evading, 0, 3), check_int('enemy_dice', enemy_dice, 1, 3), check_int('trigger', trigger, 1, 3))
+    v_combat = (combat if type(combat) is int and 1 <= combat <= 3 else check_int('combat', combat, 1, 3))
+    v_evading = (evading if type(evading) is int and 0 <= evading <= 3 else check_int('evading', evading, 0, 3))
+    v_enemy_dice = (enemy_dice if type(enemy_dice) is int and 1 <= enemy_dice <= 3 else check_int('enemy_dice', enemy_dice, 1, 3))
+    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 3 else check_int('trigger', trigger, 1, 3))
+    if rng is None:
+        rng = random.Random()
+    given = (v_combat, v_evading, v_enemy_dice, v_trigger)
+    thrown = _THROWN_crew_attack.get(given)
+    if thrown is None:
+        return _run_crew_attack(rng, None, v_combat, v_evading, v_enemy_dice, v_trigger)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_crew_attack.get((dealt, given))
+    return made if made is not None else _run_crew_attack(rng, dealt, v_combat, v_evading, v_enemy_dice, v_trigger)
 
 
 def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2364,7 +2566,7 @@ def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = None) -> Result:
     'Counter dice [EVR-40, line 533]\n\nThey may roll 1 die for every against them, up to their Combat Dice value.'
-    return _run_counter_dice(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 0, 10), check_int('combat', combat, 0, 5))
+    return _run_counter_dice(rng if rng is not None else random.Random(), 0, (hits if type(hits) is int and 0 <= hits <= 10 else check_int('hits', hits, 0, 10)), (combat if type(combat) is int and 0 <= combat <= 5 else check_int('combat', combat, 0, 5)))
 
 
 def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
@@ -2410,9 +2612,14 @@ def _values_counter_roll(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result:
+_MEMO_counter_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_counter_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_counter_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_hits: int, v_combat: int, v_evading: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2424,16 +2631,27 @@ def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
     trace = ('Counter', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_counter_roll, _THROWN_counter_roll, (v_hits, v_combat, v_evading), tape, _result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_counter_roll(rng, depth, check_int('hits', given.get('hits', 2), 1, 4), check_int('combat', given.get('combat', 2), 1, 3), check_int('evading', given.get('evading', 0), 0, 3))
+    return counter_roll(hits=given.get('hits', 2), combat=given.get('combat', 2), evading=given.get('evading', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: random.Random | None = None) -> Result:
     'Counter [EVR-40, EVR-11, EVR-12, lines 531-539]\n\nEach time an enemy scores a result against a Crew member, they have the opportunity to counter by rolling an Attack or Evasion die. They may roll 1 die for every against them, up to their Combat Dice value.\n\nwhen count(hit) + count(two_damage) == 0: Misses -- These results are misses and cannot be used\notherwise: Countered'
-    return _run_counter_roll(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 1, 4), check_int('combat', combat, 1, 3), check_int('evading', evading, 0, 3))
+    v_hits = (hits if type(hits) is int and 1 <= hits <= 4 else check_int('hits', hits, 1, 4))
+    v_combat = (combat if type(combat) is int and 1 <= combat <= 3 else check_int('combat', combat, 1, 3))
+    v_evading = (evading if type(evading) is int and 0 <= evading <= 3 else check_int('evading', evading, 0, 3))
+    if rng is None:
+        rng = random.Random()
+    given = (v_hits, v_combat, v_evading)
+    thrown = _THROWN_counter_roll.get(given)
+    if thrown is None:
+        return _run_counter_roll(rng, None, v_hits, v_combat, v_evading)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_counter_roll.get((dealt, given))
+    return made if made is not None else _run_counter_roll(rng, dealt, v_hits, v_combat, v_evading)
 
 
 def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2500,9 +2718,14 @@ def _values_weapon_fire(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> Result:
+_MEMO_weapon_fire: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_weapon_fire: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_weapon_fire(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = d.custom(v_dice, _DIE_attack)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2514,16 +2737,28 @@ def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannone
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger}
     trace = ("Firing a ship's weapon", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_weapon_fire, _THROWN_weapon_fire, (v_zone_dice, v_cannoneer, v_clumsy, v_trigger), tape, _result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_weapon_fire(rng, depth, check_int('zone_dice', given.get('zone_dice', 2), 1, 4), check_flag('cannoneer', given.get('cannoneer', False)), check_flag('clumsy', given.get('clumsy', False)), check_int('trigger', given.get('trigger', 1), 1, 2))
+    return weapon_fire(zone_dice=given.get('zone_dice', 2), cannoneer=given.get('cannoneer', False), clumsy=given.get('clumsy', False), trigger=given.get('trigger', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def weapon_fire(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, trigger: int = 1, rng: random.Random | None = None) -> Result:
     'Firing a ship\'s weapon [EVR-26, EVR-41, EVR-10, EVR-11, line 320, line 322, line 543, line 628, line 632]\n\nTo fire a Weapon, the enemy must be within its range, and a Crew member must be manning the relevant node.\n\nwhen count(two_damage) >= trigger: Special ability -- The weapon\'s special ability, triggered by rolling "2 damage" symbols.\nwhen count(hit) + count(two_damage) >= 1: Hit\notherwise: Miss -- These results are misses and cannot be used'
-    return _run_weapon_fire(rng if rng is not None else random.Random(), 0, check_int('zone_dice', zone_dice, 1, 4), check_flag('cannoneer', cannoneer), check_flag('clumsy', clumsy), check_int('trigger', trigger, 1, 2))
+    v_zone_dice = (zone_dice if type(zone_dice) is int and 1 <= zone_dice <= 4 else check_int('zone_dice', zone_dice, 1, 4))
+    v_cannoneer = (cannoneer if type(cannoneer) is bool else check_flag('cannoneer', cannoneer))
+    v_clumsy = (clumsy if type(clumsy) is bool else check_flag('clumsy', clumsy))
+    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 2 else check_int('trigger', trigger, 1, 2))
+    if rng is None:
+        rng = random.Random()
+    given = (v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
+    thrown = _THROWN_weapon_fire.get(given)
+    if thrown is None:
+        return _run_weapon_fire(rng, None, v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_weapon_fire.get((dealt, given))
+    return made if made is not None else _run_weapon_fire(rng, dealt, v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
 
 
 def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2608,8 +2843,13 @@ def _values_enemy_ship_roll(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
-    d = Rolling(rng)
+_MEMO_enemy_ship_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_enemy_ship_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_enemy_ship_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2621,16 +2861,27 @@ def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
     trace = ('Enemy ship activation roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_enemy_ship_roll, _THROWN_enemy_ship_roll, (v_enemy_dice, v_in_range, v_trigger), tape, _result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_enemy_ship_roll(rng, depth, check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4), check_flag('in_range', given.get('in_range', False)), check_int('trigger', given.get('trigger', 2), 1, 3))
+    return enemy_ship_roll(enemy_dice=given.get('enemy_dice', 4), in_range=given.get('in_range', False), trigger=given.get('trigger', 2), rng=rng)  # type: ignore[arg-type]
 
 
 def enemy_ship_roll(*, enemy_dice: int = 4, in_range: bool = False, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy ship activation roll [EVR-41, EVR-17, EVR-13, EVR-34, EVR-14, lines 232-234, lines 545-547, lines 576-580]\n\nMoving Enemy ships is done by rolling Enemy dice. The number of dice rolled is specified on the Enemy Ship token\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen in_range and count(enemy_attack) >= 1: Fire -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
-    return _run_enemy_ship_roll(rng if rng is not None else random.Random(), 0, check_int('enemy_dice', enemy_dice, 1, 4), check_flag('in_range', in_range), check_int('trigger', trigger, 1, 3))
+    v_enemy_dice = (enemy_dice if type(enemy_dice) is int and 1 <= enemy_dice <= 4 else check_int('enemy_dice', enemy_dice, 1, 4))
+    v_in_range = (in_range if type(in_range) is bool else check_flag('in_range', in_range))
+    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 3 else check_int('trigger', trigger, 1, 3))
+    if rng is None:
+        rng = random.Random()
+    given = (v_enemy_dice, v_in_range, v_trigger)
+    thrown = _THROWN_enemy_ship_roll.get(given)
+    if thrown is None:
+        return _run_enemy_ship_roll(rng, None, v_enemy_dice, v_in_range, v_trigger)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_enemy_ship_roll.get((dealt, given))
+    return made if made is not None else _run_enemy_ship_roll(rng, dealt, v_enemy_dice, v_in_range, v_trigger)
 
 
 def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2702,7 +2953,7 @@ def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = None) -> Result:
     'Ship sunk [EVR-42, line 554]\n\nIf all nodes have a damage token on them, then the ship is considered sunk.\n\nwhen damaged >= nodes: Sunk -- If all nodes have a damage token on them, then the ship is considered sunk.\notherwise: Afloat'
-    return _run_ship_sunk(rng if rng is not None else random.Random(), 0, check_int('nodes', nodes, 1, 20), check_int('damaged', damaged, 0, 20))
+    return _run_ship_sunk(rng if rng is not None else random.Random(), 0, (nodes if type(nodes) is int and 1 <= nodes <= 20 else check_int('nodes', nodes, 1, 20)), (damaged if type(damaged) is int and 0 <= damaged <= 20 else check_int('damaged', damaged, 0, 20)))
 
 
 def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
@@ -2752,7 +3003,7 @@ def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str,
 
 def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     'Evasion dice against an enemy ship [EVR-43, line 562]\n\nThis generates 1 Evasion die for each successful hit the enemy ship has rolled.'
-    return _run_ship_evasion_dice(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 0, 10))
+    return _run_ship_evasion_dice(rng if rng is not None else random.Random(), 0, (hits if type(hits) is int and 0 <= hits <= 10 else check_int('hits', hits, 0, 10)))
 
 
 def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
@@ -2789,8 +3040,13 @@ def _values_ship_evasion(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
-    d = Rolling(rng)
+_MEMO_ship_evasion: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_ship_evasion: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_ship_evasion(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_hits: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.custom(v_hits, _DIE_evasion)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2802,16 +3058,25 @@ def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
     inputs: dict[str, object] = {'hits': v_hits}
     trace = ("Evading an enemy ship's hits", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_ship_evasion, _THROWN_ship_evasion, (v_hits,), tape, _result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_ship_evasion(rng, depth, check_int('hits', given.get('hits', 2), 1, 6))
+    return ship_evasion(hits=given.get('hits', 2), rng=rng)  # type: ignore[arg-type]
 
 
 def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     "Evading an enemy ship's hits [EVR-43, EVR-12, lines 560-562, lines 576-580]\n\nTo attempt and evade, a Movement Order must be issued. This generates 1 Evasion die for each successful hit the enemy ship has rolled.\n\nwhen count(evade) >= hits: Evaded\notherwise: Damaged -- For each point of damage received a Damage token should be placed on a Node relative to the direction of the attack."
-    return _run_ship_evasion(rng if rng is not None else random.Random(), 0, check_int('hits', hits, 1, 6))
+    v_hits = (hits if type(hits) is int and 1 <= hits <= 6 else check_int('hits', hits, 1, 6))
+    if rng is None:
+        rng = random.Random()
+    given = (v_hits,)
+    thrown = _THROWN_ship_evasion.get(given)
+    if thrown is None:
+        return _run_ship_evasion(rng, None, v_hits)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_ship_evasion.get((dealt, given))
+    return made if made is not None else _run_ship_evasion(rng, dealt, v_hits)
 
 
 def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int, Fraction]:

@@ -7,6 +7,7 @@ from itertools import product
 from math import comb
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
@@ -150,10 +151,79 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
-                             "rerolled": rerolled})
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+                             "seed": seed, "rerolled": rerolled})
     return made
+
+
+class _Frozen(dict[str, object]):
+    """A result's inputs or values: a dict that refuses changes, because results are shared.
+
+    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
+    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self) -> _NoReturn:
+        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
+                        "dict(result.values) is a copy that can")
+
+    def __setitem__(self, key: str, value: object) -> _NoReturn:
+        self._refuse()
+
+    def __delitem__(self, key: str) -> _NoReturn:
+        self._refuse()
+
+    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
+        self._refuse()
+
+    def clear(self) -> _NoReturn:
+        self._refuse()
+
+    def pop(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def popitem(self) -> _NoReturn:
+        self._refuse()
+
+    def setdefault(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def update(self, *args: object, **kwargs: object) -> _NoReturn:
+        self._refuse()
+
+    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
+        return _Frozen, (dict(self),)
+
+
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+
+
+def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
+    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
+
+    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
+    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
+    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
+    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
+    """
+    if len(memo) >= MAX_REMEMBERED:
+        memo.clear()
+    memo[key] = made
+    return made
+
+
+def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
+                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    if tape.dealt is None:  # thrown for the first time
+        if len(thrown_by) >= MAX_REMEMBERED:
+            thrown_by.clear()
+        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                                  for count, sides in tape.thrown])
+    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,15 +268,97 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
+
+    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
+    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
+    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
+    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
+    """
+    if type(rng) is _Random:
+        listed = _LISTED.get((count, sides)) or _listed(count, sides)
+        rolls = listed[0]
+        getrandbits = rng.getrandbits
+        if rolls:
+            number, bits = listed[1], listed[2]
+            pick = getrandbits(bits)
+            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
+                pick = getrandbits(bits)
+            return rolls[pick]
+        bits = (sides - 1).bit_length()
+        faces = []
+        for _ in range(count):
+            face = getrandbits(bits)
+            while face >= sides:
+                face = getrandbits(bits)
+            faces.append(face + 1)
+        return tuple(faces)
+    if isinstance(rng, _Tape):
+        return rng.draw(count, sides)
     randint = rng.randint
-    if count == 1:
-        value = randint(1, sides)
-        dice: tuple[int, ...] = (value,)
-        return _group(Group, (shown, dice, dice, value))
-    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
-    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return tuple([randint(1, sides) for _ in range(count)])
+
+
+MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
+_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+
+
+def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
+    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
+    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
+    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
+    return listed
+
+
+_Random = random.Random
+
+
+class _Tape:
+    """The dice source's generator while a roll's result is first worked out (see `_remember`).
+
+    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
+    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
+    dice are known). Only `_draw` reads from it.
+    """
+
+    __slots__ = ("dealt", "faces", "rng", "thrown")
+
+    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
+        self.rng = rng
+        self.dealt = iter(dealt) if dealt is not None else None
+        self.thrown: list[tuple[int, int]] = []
+        self.faces: list[tuple[int, ...]] = []
+
+    def draw(self, count: int, sides: int) -> tuple[int, ...]:
+        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
+        self.thrown.append((count, sides))
+        self.faces.append(faces)
+        return faces
+
+
+_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
+
+
+def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
+    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
+    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
+        _, _, rolls, number, bits = thrown[0]
+        pick = rng.getrandbits(bits)
+        while pick >= number:
+            pick = rng.getrandbits(bits)
+        return (rolls[pick],)
+    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+
+
+def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+    return read_group(_draw(rng, count, sides), mode, keep, shown)
+
+
+def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
+    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
+    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
     return _group(Group, (shown, dice, kept, sum(kept)))
 
 
@@ -355,7 +507,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: "random.Random | _Tape") -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -397,8 +549,7 @@ class Rolling:
         count = max(count, 0)
         if count > MAX_DICE:
             raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        randint = self.rng.randint
-        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        sides = _draw(self.rng, count, len(die.symbols))
         symbols = tuple(die.symbols[side - 1] for side in sides)
         group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
         self.groups.append(group)
@@ -689,7 +840,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return value
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -701,7 +852,7 @@ def check_flag(name: str, value: object) -> bool:
 def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(options)}; not {value!r}")
-    return value
+    return options[options.index(value)]  # a str subclass as the option itself
 
 
 def check_chain(depth: int, name: str) -> None:
@@ -1167,7 +1318,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
+COMPILER_SHA256 = 'ef4f3854c08fefff6bae855a5791d572dcd17f74a772a5260c445e5d4402986c'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1210,12 +1361,17 @@ def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
+_ROLLS_3d6: tuple[tuple[int, ...], ...] = _listed(3, 6)[0]
+_ROLLS_2d6: tuple[tuple[int, ...], ...] = _listed(2, 6)[0]
+_MEMO_action_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_action_roll(dice: tuple[int, ...], v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
     if v_bonus_die:
-        group = roll_group(rng, 3, 6, 'highest', 2, '3d6 keep highest 2')
+        group = read_group(dice, 'highest', 2, '3d6 keep highest 2')
         r_total = int((((group.value + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
     else:
-        group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+        group = read_group(dice, 'sum', 0, '2d6')
         r_total = int((((group.value + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -1228,16 +1384,39 @@ def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: b
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
     trace = ('Action roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_action_roll, (dice, v_dots, v_bonus_die, v_edge, v_penalty), _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_action_roll(rng, depth, check_int('dots', given.get('dots', 1), 0, 4), check_flag('bonus_die', given.get('bonus_die', False)), check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major')), check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major')))
+    return action_roll(dots=given.get('dots', 1), bonus_die=given.get('bonus_die', False), edge=given.get('edge', 'none'), penalty=given.get('penalty', 'none'), rng=rng)  # type: ignore[arg-type]
 
 
 def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', penalty: str = 'none', rng: random.Random | None = None) -> Result:
     'Action roll [TOG-01, TOG-03, TOG-04, lines 13-17, lines 19-21, line 29]\n\nPlayer rolls **2d6** and adds action dots to the total.\n\n6 or less: Failure -- failure, face a complication (and mark\n7-9: Costly -- costly success, act but face a complication\n10+: Heroic -- heroic success, act without complications\nnatural 12: Advantage -- succeed with an advantage; describe the advantage; when anyone uses it, they get a bonus die'
-    return _run_action_roll(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4), check_flag('bonus_die', bonus_die), check_choice('edge', edge, ('none', 'edge', 'major')), check_choice('penalty', penalty, ('none', 'penalty', 'major')))
+    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    v_bonus_die = (bonus_die if type(bonus_die) is bool else check_flag('bonus_die', bonus_die))
+    v_edge = (edge if type(edge) is str and edge in {'none', 'edge', 'major'} else check_choice('edge', edge, ('none', 'edge', 'major')))
+    v_penalty = (penalty if type(penalty) is str and penalty in {'none', 'penalty', 'major'} else check_choice('penalty', penalty, ('none', 'penalty', 'major')))
+    if rng is None:
+        rng = random.Random()
+    if v_bonus_die:
+        if type(rng) is _Random:
+            pick = rng.getrandbits(8)
+            while pick >= 216:
+                pick = rng.getrandbits(8)
+            dice = _ROLLS_3d6[pick]
+        else:
+            dice = _draw(rng, 3, 6)
+    else:
+        if type(rng) is _Random:
+            pick = rng.getrandbits(6)
+            while pick >= 36:
+                pick = rng.getrandbits(6)
+            dice = _ROLLS_2d6[pick]
+        else:
+            dice = _draw(rng, 2, 6)
+    made = _MEMO_action_roll.get((dice, v_dots, v_bonus_die, v_edge, v_penalty))
+    return made if made is not None else _run_action_roll(dice, v_dots, v_bonus_die, v_edge, v_penalty)
 
 
 def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1291,8 +1470,13 @@ def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
-    d = Rolling(rng)
+_MEMO_resistance_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_resistance_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_resistance_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_attribute: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1304,16 +1488,25 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = ('Resistance roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_resistance_roll, _THROWN_resistance_roll, (v_attribute,), tape, _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_resistance_roll(rng, depth, check_int('attribute', given.get('attribute', 2), 1, 4))
+    return resistance_roll(attribute=given.get('attribute', 2), rng=rng)  # type: ignore[arg-type]
 
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'Resistance roll [TOG-05, lines 43-44]\n\nPlayer rolls a dice pool equal to that attribute.\n\n1-6: Resisted -- PC takes stress equal to 6 minus the highest dice result; the complication is negated or reduced.'
-    return _run_resistance_roll(rng if rng is not None else random.Random(), 0, check_int('attribute', attribute, 1, 4))
+    v_attribute = (attribute if type(attribute) is int and 1 <= attribute <= 4 else check_int('attribute', attribute, 1, 4))
+    if rng is None:
+        rng = random.Random()
+    given = (v_attribute,)
+    thrown = _THROWN_resistance_roll.get(given)
+    if thrown is None:
+        return _run_resistance_roll(rng, None, v_attribute)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_resistance_roll.get((dealt, given))
+    return made if made is not None else _run_resistance_roll(rng, dealt, v_attribute)
 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1371,8 +1564,11 @@ def _values_consequence_clock(b: int, c: int, d: None, r_total: int, r_natural: 
     return values
 
 
-def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_consequence_clock: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_consequence_clock(dice: tuple[int, ...], v_dots: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_dots))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -1385,16 +1581,27 @@ def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Resul
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Consequence clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_consequence_clock, (dice, v_dots), _result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_consequence_clock(rng, depth, check_int('dots', given.get('dots', 1), 0, 4))
+    return consequence_clock(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Consequence clocks [TOG-08, lines 57-63]\n\n6 or less: Two segments -- 2 segments\n\n7-9: One segment -- 1 segment\n10+: No segments -- no segments'
-    return _run_consequence_clock(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
+    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_consequence_clock.get((dice, v_dots))
+    return made if made is not None else _run_consequence_clock(dice, v_dots)
 
 
 def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1457,8 +1664,11 @@ def _values_obstacle_clock(b: int, c: int, d: None, r_total: int, r_natural: int
     return values
 
 
-def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_obstacle_clock: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_obstacle_clock(dice: tuple[int, ...], v_dots: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_dots))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -1471,16 +1681,27 @@ def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Obstacle clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_obstacle_clock, (dice, v_dots), _result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_obstacle_clock(rng, depth, check_int('dots', given.get('dots', 1), 0, 4))
+    return obstacle_clock(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Obstacle clocks [TOG-09, line 65, lines 69-74]\n\n6 or less: No segments -- no segments\n\n7-9: One segment -- 1 segment\n10+: Two segments -- 2 segments\nnatural 12: Four segments -- 4 segments'
-    return _run_obstacle_clock(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
+    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_obstacle_clock.get((dice, v_dots))
+    return made if made is not None else _run_obstacle_clock(dice, v_dots)
 
 
 def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1527,8 +1748,11 @@ def _band_heritage_connect(r_total: int, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_heritage_connect: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_heritage_connect(dice: tuple[int, ...]) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = group.value
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -1541,16 +1765,26 @@ def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Heritage: CONNECT', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_heritage_connect, dice, _result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_heritage_connect(rng, depth)
+    return heritage_connect(rng=rng)
 
 
 def heritage_connect(*, rng: random.Random | None = None) -> Result:
     'Heritage: CONNECT [TOG-11, lines 80-82]\n\nonce per session, when in region of your heritage you can CONNECT: 6 or less, rival; 7-9, you owe them something; 10+ friendly\n\n6 or less: Rival -- rival\n7-9: Owe -- you owe them something\n10+: Friendly -- friendly'
-    return _run_heritage_connect(rng if rng is not None else random.Random(), 0)
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_heritage_connect.get(dice)
+    return made if made is not None else _run_heritage_connect(dice)
 
 
 def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1607,8 +1841,11 @@ def _values_coin_roll(b: int, c: int, d: None, r_total: int, r_natural: int | No
     return values
 
 
-def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_coin_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_coin_roll(dice: tuple[int, ...], v_wealth: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_wealth))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -1621,16 +1858,27 @@ def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Coin roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_coin_roll, (dice, v_wealth), _result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_coin_roll(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5))
+    return coin_roll(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     "Coin roll [TOG-13, lines 88-90]\n\nuse 1 Coin to roll 2d6 + Wealth 10+ doesn't use up coin; 7-9 lose coin; 6 or less, lose coin and face a complication\n\n10+: Keep coin -- doesn't use up coin\n7-9: Lose coin -- lose coin\n6 or less: Lose coin complication -- lose coin and face a complication"
-    return _run_coin_roll(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_coin_roll.get((dice, v_wealth))
+    return made if made is not None else _run_coin_roll(dice, v_wealth)
 
 
 def _totals_coin_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1692,7 +1940,7 @@ def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> Result:
     "Ship actions [TOG-14, lines 92-104]\n\nship TRAIT sets the maximum modifer for any actions done with the ship:\n\nspeed: Speed -- Navigation, speed, piloting, any movement\ndurability: Durability -- Ramming a target, cutting a reckless path, any physical\nfirepower: Firepower -- Firing weapons, threatening statement, any force or danger\ncrew: Crew -- any actions that involve multiple people/locations\nsize: Size -- any actions involving the Corw's Nest, e.g. scouting, planning"
-    return _run_ship_actions(rng if rng is not None else random.Random(), 0, check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')))
+    return _run_ship_actions(rng if rng is not None else random.Random(), 0, (trait if type(trait) is str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
 
 
 def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
@@ -1749,7 +1997,7 @@ def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result:
     'Pick item loadouts [TOG-16, lines 117-123]\n\nlight: Light Load (3) -- Unburdened. You carry very little, quick and agile.\n\nnormal: Normal Load (5) -- Prepared. You look like someone ready for action, able to maneuver normally.\nheavy: Heavy Load (7) -- Threatening. You are ready for war, slowed by your haul.'
-    return _run_loadout(rng if rng is not None else random.Random(), 0, check_choice('load', load, ('light', 'normal', 'heavy')))
+    return _run_loadout(rng if rng is not None else random.Random(), 0, (load if type(load) is str and load in {'light', 'normal', 'heavy'} else check_choice('load', load, ('light', 'normal', 'heavy'))))
 
 
 def _joint_loadout(given: Mapping[str, object]) -> Joint:
@@ -1798,7 +2046,7 @@ def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapp
 
 def score_engagement_modifier(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     'Score engagement modifier [TOG-17, lines 127-131]\n\nDetermine your modifier before you roll. Can never have more than +2 or -2:'
-    return _run_score_engagement_modifier(rng if rng is not None else random.Random(), 0, check_flag('bold', bold), check_flag('complex', complex), check_flag('vulnerability', vulnerability), check_flag('strongest', strongest), check_flag('aid', aid), check_flag('interference', interference))
+    return _run_score_engagement_modifier(rng if rng is not None else random.Random(), 0, (bold if type(bold) is bool else check_flag('bold', bold)), (complex if type(complex) is bool else check_flag('complex', complex)), (vulnerability if type(vulnerability) is bool else check_flag('vulnerability', vulnerability)), (strongest if type(strongest) is bool else check_flag('strongest', strongest)), (aid if type(aid) is bool else check_flag('aid', aid)), (interference if type(interference) is bool else check_flag('interference', interference)))
 
 
 def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
@@ -1844,9 +2092,11 @@ def _band_score_engagement(r_total: int, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
-    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_score_engagement: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_score_engagement(dice: tuple[int, ...], v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_modifier))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -1859,16 +2109,33 @@ def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_comple
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
     trace = ('Make engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_score_engagement, (dice, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference), _result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_score_engagement(rng, depth, check_flag('bold', given.get('bold', False)), check_flag('complex', given.get('complex', False)), check_flag('vulnerability', given.get('vulnerability', False)), check_flag('strongest', given.get('strongest', False)), check_flag('aid', given.get('aid', False)), check_flag('interference', given.get('interference', False)))
+    return score_engagement(bold=given.get('bold', False), complex=given.get('complex', False), vulnerability=given.get('vulnerability', False), strongest=given.get('strongest', False), aid=given.get('aid', False), interference=given.get('interference', False), rng=rng)  # type: ignore[arg-type]
 
 
 def score_engagement(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     "Make engagement roll [TOG-17, TOG-18, lines 125-141, lines 135-141, lines 207-213]\n\nRoll 2d6 + plan modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
-    return _run_score_engagement(rng if rng is not None else random.Random(), 0, check_flag('bold', bold), check_flag('complex', complex), check_flag('vulnerability', vulnerability), check_flag('strongest', strongest), check_flag('aid', aid), check_flag('interference', interference))
+    v_bold = (bold if type(bold) is bool else check_flag('bold', bold))
+    v_complex = (complex if type(complex) is bool else check_flag('complex', complex))
+    v_vulnerability = (vulnerability if type(vulnerability) is bool else check_flag('vulnerability', vulnerability))
+    v_strongest = (strongest if type(strongest) is bool else check_flag('strongest', strongest))
+    v_aid = (aid if type(aid) is bool else check_flag('aid', aid))
+    v_interference = (interference if type(interference) is bool else check_flag('interference', interference))
+    if rng is None:
+        rng = random.Random()
+    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_score_engagement.get((dice, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference))
+    return made if made is not None else _run_score_engagement(dice, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
 
 
 def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1952,7 +2219,7 @@ def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None) -> Result:
     'Use flashbacks [TOG-19, lines 143-149]\n\nordinary: 0 Stress -- An ordinary action for which you had easy opportunity.\n\ncomplex: 1 Stress -- A complex action or unlikely opportunity.\nelaborate: 2 (or more) Stress -- An elaborate action that involved special opportunities or contingencies.'
-    return _run_flashback_cost(rng if rng is not None else random.Random(), 0, check_choice('action', action, ('ordinary', 'complex', 'elaborate')))
+    return _run_flashback_cost(rng if rng is not None else random.Random(), 0, (action if type(action) is str and action in {'ordinary', 'complex', 'elaborate'} else check_choice('action', action, ('ordinary', 'complex', 'elaborate'))))
 
 
 def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
@@ -2016,7 +2283,7 @@ def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> 
 
 def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
     'Get loot [TOG-20, lines 151-159]\n\nCrew earns coin:\n\nminor: 2 coin -- A minor job; several full purses.\nsmall: 4 coin -- A small job; a strongbox.\nstandard: 6 coin -- A standard score; decent loot.\nbig: 8 coin -- A big score; serious loot.\nmajor: 10+ coin -- A major score; impressive loot.'
-    return _run_loot(rng if rng is not None else random.Random(), 0, check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major')))
+    return _run_loot(rng if rng is not None else random.Random(), 0, (job if type(job) is str and job in {'minor', 'small', 'standard', 'big', 'major'} else check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major'))))
 
 
 def _joint_loot(given: Mapping[str, object]) -> Joint:
@@ -2073,7 +2340,7 @@ def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Crew gains cargo [TOG-21, lines 161-166]\n\nCrew gains cargo:\n\n0-2: 0-2\n3-4: 3-4\n5: 5'
-    return _run_cargo_seized(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+    return _run_cargo_seized(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)))
 
 
 def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
@@ -2122,7 +2389,7 @@ def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result:
     'Cargo storage [TOG-22, TOG-30, line 168, line 262]\n\nYou can store cargo equal to your ship **Size** traits x 2.'
-    return _run_cargo_capacity(rng if rng is not None else random.Random(), 0, check_int('size', size, 0, 5))
+    return _run_cargo_capacity(rng if rng is not None else random.Random(), 0, (size if type(size) is int and 0 <= size <= 5 else check_int('size', size, 0, 5)))
 
 
 def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
@@ -2171,7 +2438,7 @@ def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, o
 
 def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Random | None = None) -> Result:
     'Use an Odyssey [TOG-24, line 176]\n\nUse an Odyssey if you travel more than 2 hexes at sea or more than 1 hex in the Reef Lands.'
-    return _run_odyssey_trigger(rng if rng is not None else random.Random(), 0, check_int('sea_hexes', sea_hexes, 0, 20), check_int('reef_hexes', reef_hexes, 0, 20))
+    return _run_odyssey_trigger(rng if rng is not None else random.Random(), 0, (sea_hexes if type(sea_hexes) is int and 0 <= sea_hexes <= 20 else check_int('sea_hexes', sea_hexes, 0, 20)), (reef_hexes if type(reef_hexes) is int and 0 <= reef_hexes <= 20 else check_int('reef_hexes', reef_hexes, 0, 20)))
 
 
 def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
@@ -2238,7 +2505,7 @@ def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) -> Result:
     "Plan [TOG-25, lines 178-187]\n\nStrategy to make journey safely:\n\nassault: assault -- ♦ Assault: aggressive, attack whatever comes in your way, primary trait is firepower\nstealth: stealth -- ♦ **Stealth:** avoid interaction, primary trait is size\ntransport: transport -- ♦ **Transport:** navigate the most efficient path, primary trait is speed\ndeception: deception -- ♦ **Deception:** disguise your ship or bluff through trouble, primary trait is crew\noccult: occult -- ♦ Occult: harness a magic power, primary trait is based on occult person or item\nsocial: social -- \\Diamond Social: travel as part of a group or convoy, primary trait is the crew's Wealth"
-    return _run_odyssey_plans(rng if rng is not None else random.Random(), 0, check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')))
+    return _run_odyssey_plans(rng if rng is not None else random.Random(), 0, (plan if type(plan) is str and plan in {'assault', 'stealth', 'transport', 'deception', 'occult', 'social'} else check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))))
 
 
 def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
@@ -2287,7 +2554,7 @@ def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Ma
 
 def odyssey_engagement_modifier(*, dominant_trait: bool = False, near_land: bool = False, ally: bool = False, weak_trait: bool = False, indirect: bool = False, faction: bool = False, rng: random.Random | None = None) -> Result:
     'Odyssey engagement modifier [TOG-26, lines 191-203]\n\nDetermine modifier before you roll:'
-    return _run_odyssey_engagement_modifier(rng if rng is not None else random.Random(), 0, check_flag('dominant_trait', dominant_trait), check_flag('near_land', near_land), check_flag('ally', ally), check_flag('weak_trait', weak_trait), check_flag('indirect', indirect), check_flag('faction', faction))
+    return _run_odyssey_engagement_modifier(rng if rng is not None else random.Random(), 0, (dominant_trait if type(dominant_trait) is bool else check_flag('dominant_trait', dominant_trait)), (near_land if type(near_land) is bool else check_flag('near_land', near_land)), (ally if type(ally) is bool else check_flag('ally', ally)), (weak_trait if type(weak_trait) is bool else check_flag('weak_trait', weak_trait)), (indirect if type(indirect) is bool else check_flag('indirect', indirect)), (faction if type(faction) is bool else check_flag('faction', faction)))
 
 
 def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
@@ -2333,9 +2600,11 @@ def _band_odyssey_engagement(r_total: int, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
-    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_odyssey_engagement: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_odyssey_engagement(dice: tuple[int, ...], v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_modifier))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -2348,16 +2617,33 @@ def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bo
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
     trace = ('Engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_odyssey_engagement, (dice, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction), _result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_odyssey_engagement(rng, depth, check_flag('dominant_trait', given.get('dominant_trait', False)), check_flag('near_land', given.get('near_land', False)), check_flag('ally', given.get('ally', False)), check_flag('weak_trait', given.get('weak_trait', False)), check_flag('indirect', given.get('indirect', False)), check_flag('faction', given.get('faction', False)))
+    return odyssey_engagement(dominant_trait=given.get('dominant_trait', False), near_land=given.get('near_land', False), ally=given.get('ally', False), weak_trait=given.get('weak_trait', False), indirect=given.get('indirect', False), faction=given.get('faction', False), rng=rng)  # type: ignore[arg-type]
 
 
 def odyssey_engagement(*, dominant_trait: bool = False, near_land: bool = False, ally: bool = False, weak_trait: bool = False, indirect: bool = False, faction: bool = False, rng: random.Random | None = None) -> Result:
     "Engagement roll [TOG-26, TOG-18, lines 189-213, lines 135-141, lines 207-213]\n\nRoll 2d6 + modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
-    return _run_odyssey_engagement(rng if rng is not None else random.Random(), 0, check_flag('dominant_trait', dominant_trait), check_flag('near_land', near_land), check_flag('ally', ally), check_flag('weak_trait', weak_trait), check_flag('indirect', indirect), check_flag('faction', faction))
+    v_dominant_trait = (dominant_trait if type(dominant_trait) is bool else check_flag('dominant_trait', dominant_trait))
+    v_near_land = (near_land if type(near_land) is bool else check_flag('near_land', near_land))
+    v_ally = (ally if type(ally) is bool else check_flag('ally', ally))
+    v_weak_trait = (weak_trait if type(weak_trait) is bool else check_flag('weak_trait', weak_trait))
+    v_indirect = (indirect if type(indirect) is bool else check_flag('indirect', indirect))
+    v_faction = (faction if type(faction) is bool else check_flag('faction', faction))
+    if rng is None:
+        rng = random.Random()
+    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_odyssey_engagement.get((dice, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction))
+    return made if made is not None else _run_odyssey_engagement(dice, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
 
 
 def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2422,8 +2708,8 @@ def _values_zone_1(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_zone_1.get(r_total, -1)
@@ -2504,8 +2790,8 @@ def _values_zone_2(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_zone_2.get(r_total, -1)
@@ -2588,8 +2874,8 @@ def _values_zone_3(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_zone_3.get(r_total, -1)
@@ -2669,9 +2955,13 @@ def _values_zone_4(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-def _run_zone_4(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+_ROLLS_1d6: tuple[tuple[int, ...], ...] = _listed(1, 6)[0]
+_MEMO_zone_4: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_zone_4(dice: tuple[int, ...]) -> Result:
+    r_dice = r_kept = r_read = dice
+    r_total = r_natural = dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_zone_4.get(r_total, -1)
@@ -2682,16 +2972,26 @@ def _run_zone_4(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Zone 4', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_zone_4, dice, _result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_zone_4(rng, depth)
+    return zone_4(rng=rng)
 
 
 def zone_4(*, rng: random.Random | None = None) -> Result:
     'Zone 4 [TOG-27, lines 230-236]\n\n1: 1 -- Wealth IV or V Institution faction\n\n2: 2 -- Tier IV Monster\n3: 3 -- Tier V Monster\n4-5: 4-5 -- Wealth IV or V Underworld faction\n6: 6 -- Firestorm with Sea Raiders'
-    return _run_zone_4(rng if rng is not None else random.Random(), 0)
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(3)
+        while pick >= 6:
+            pick = rng.getrandbits(3)
+        dice = _ROLLS_1d6[pick]
+    else:
+        dice = _draw(rng, 1, 6)
+    made = _MEMO_zone_4.get(dice)
+    return made if made is not None else _run_zone_4(dice)
 
 
 def _totals_zone_4(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2742,8 +3042,8 @@ def _values_tier_i(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_tier_i.get(r_total, -1)
@@ -2771,7 +3071,7 @@ def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier I [TOG-28, lines 238-256]\n\n1: 1 -- Spotted shark\n\n2: 2 -- Lightning Snake\n3: 3 -- Vampire Pod\n4-5: 4-5 -- Hook Eel\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_i(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
+    return _run_tier_i(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
 
 
 def _totals_tier_i(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2824,8 +3124,8 @@ def _values_tier_ii(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_tier_ii.get(r_total, -1)
@@ -2853,7 +3153,7 @@ def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier II [TOG-28, lines 238-256]\n\n1: 1 -- Venom Ringed Octopus\n\n2: 2 -- Colossal Squid\n3: 3 -- Spider Crab\n4-5: 4-5 -- Banshee Sea Lion\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_ii(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
+    return _run_tier_ii(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
 
 
 def _totals_tier_ii(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2906,8 +3206,8 @@ def _values_tier_iii(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_tier_iii.get(r_total, -1)
@@ -2935,7 +3235,7 @@ def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier III [TOG-28, lines 238-256]\n\n1: 1 -- Swallowfish\n\n2: 2 -- Bedeviler Beetle\n3: 3 -- Siren Seal\n4-5: 4-5 -- Doppleganger Lizards\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_iii(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
+    return _run_tier_iii(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
 
 
 def _totals_tier_iii(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2988,8 +3288,8 @@ def _values_tier_iv(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+    r_dice = r_kept = r_read = _draw(rng, 1, 6)
+    r_total = r_natural = r_dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_tier_iv.get(r_total, -1)
@@ -3017,7 +3317,7 @@ def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier IV [TOG-28, lines 238-256]\n\n1: 1 -- Snapping Cay\n\n2: 2 -- Bloody Maw\n3: 3 -- Gulper\n4-5: 4-5 -- Chameleon Shark\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_iv(rng if rng is not None else random.Random(), 0, check_flag('mythical', mythical))
+    return _run_tier_iv(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
 
 
 def _totals_tier_iv(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3070,9 +3370,12 @@ def _values_tier_v(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-def _run_tier_v(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+_MEMO_tier_v: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_tier_v(dice: tuple[int, ...]) -> Result:
+    r_dice = r_kept = r_read = dice
+    r_total = r_natural = dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_tier_v.get(r_total, -1)
@@ -3083,16 +3386,26 @@ def _run_tier_v(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Tier V', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_tier_v, dice, _result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_tier_v(rng, depth)
+    return tier_v(rng=rng)
 
 
 def tier_v(*, rng: random.Random | None = None) -> Result:
     'Tier V [TOG-28, lines 238-256]\n\n1: 1 -- Sickle Shark or mythical monster\n\n2: 2 -- Abyssal Worm\n3: 3 -- Leviathan Star\n4: 4 -- Blobfish\n5: 5 -- Lion Crab\n6: 6 -- Sunken Salamander'
-    return _run_tier_v(rng if rng is not None else random.Random(), 0)
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(3)
+        while pick >= 6:
+            pick = rng.getrandbits(3)
+        dice = _ROLLS_1d6[pick]
+    else:
+        dice = _draw(rng, 1, 6)
+    made = _MEMO_tier_v.get(dice)
+    return made if made is not None else _run_tier_v(dice)
 
 
 def _totals_tier_v(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3136,9 +3449,12 @@ def _band_mythical_monsters(r_total: int, r_natural: int | None, r_dice: Sequenc
     return _BAND_mythical_monsters.get(r_total, -1)
 
 
-def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+_MEMO_mythical_monsters: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_mythical_monsters(dice: tuple[int, ...]) -> Result:
+    r_dice = r_kept = r_read = dice
+    r_total = r_natural = dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_mythical_monsters.get(r_total, -1)
@@ -3149,16 +3465,26 @@ def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Mythical Monsters', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_mythical_monsters, dice, _result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_mythical_monsters(rng, depth)
+    return mythical_monsters(rng=rng)
 
 
 def mythical_monsters(*, rng: random.Random | None = None) -> Result:
     'Mythical Monsters [TOG-29, lines 240-252]\n\n1: 1 -- Sea Raiders\n\n2: 2 -- Primoridal\n3: 3 -- Undine\n4: 4 -- Merfolk\n5: 5 -- Centaur\n6: 6 -- Harpy'
-    return _run_mythical_monsters(rng if rng is not None else random.Random(), 0)
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(3)
+        while pick >= 6:
+            pick = rng.getrandbits(3)
+        dice = _ROLLS_1d6[pick]
+    else:
+        dice = _draw(rng, 1, 6)
+    made = _MEMO_mythical_monsters.get(dice)
+    return made if made is not None else _run_mythical_monsters(dice)
 
 
 def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3218,7 +3544,7 @@ def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, o
 
 def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) -> Result:
     'Limiting traits [TOG-30, lines 260-266]\n\nsize: size -- » Size: carry cargo equal to your size x 2\n\ncrew: crew -- » Crew: number of max cohorts\nfirepower: firepower -- » **Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or exceeds your opponent\'s Wealth level\ndurability: durability -- » Durability: armor for ship can use and max fallout\nspeed: speed -- » Speed: once you leave port, can engage in speed + 1 phases before needing port downtime'
-    return _run_limiting_traits(rng if rng is not None else random.Random(), 0, check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')))
+    return _run_limiting_traits(rng if rng is not None else random.Random(), 0, (trait if type(trait) is str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
 
 
 def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
@@ -3267,7 +3593,7 @@ def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
     'Crew: max cohorts [TOG-30, line 263]\n\nCrew: number of max cohorts'
-    return _run_max_cohorts(rng if rng is not None else random.Random(), 0, check_int('crew', crew, 0, 5))
+    return _run_max_cohorts(rng if rng is not None else random.Random(), 0, (crew if type(crew) is int and 0 <= crew <= 5 else check_int('crew', crew, 0, 5)))
 
 
 def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
@@ -3316,7 +3642,7 @@ def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.Random | None = None) -> Result:
     'Firepower: fight back [TOG-30, line 264]\n\n**Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or exceeds your opponent\'s Wealth level'
-    return _run_can_fight_back(rng if rng is not None else random.Random(), 0, check_int('firepower', firepower, 0, 5), check_int('opponent_wealth', opponent_wealth, 0, 5))
+    return _run_can_fight_back(rng if rng is not None else random.Random(), 0, (firepower if type(firepower) is int and 0 <= firepower <= 5 else check_int('firepower', firepower, 0, 5)), (opponent_wealth if type(opponent_wealth) is int and 0 <= opponent_wealth <= 5 else check_int('opponent_wealth', opponent_wealth, 0, 5)))
 
 
 def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
@@ -3366,7 +3692,7 @@ def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result:
     'Speed: phases at sea [TOG-30, TOG-62, line 266]\n\nSpeed: once you leave port, can engage in speed + 1 phases before needing port downtime'
-    return _run_phases_at_sea(rng if rng is not None else random.Random(), 0, check_int('speed', speed, 0, 5))
+    return _run_phases_at_sea(rng if rng is not None else random.Random(), 0, (speed if type(speed) is int and 0 <= speed <= 5 else check_int('speed', speed, 0, 5)))
 
 
 def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
@@ -3421,7 +3747,7 @@ def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Random | None = None) -> Result:
     'Compare wealth [TOG-31, lines 270-274]\n\nIf you are 1-2 higher, take +1 on all actions. If 3+ higher, +2 on all actions.\nIf you are 1-2 lower, take -1 on all actions. If 3+ lower, take -2 on all actions.'
-    return _run_compare_wealth(rng if rng is not None else random.Random(), 0, check_int('own_wealth', own_wealth, 0, 5), check_int('enemy_wealth', enemy_wealth, 0, 5))
+    return _run_compare_wealth(rng if rng is not None else random.Random(), 0, (own_wealth if type(own_wealth) is int and 0 <= own_wealth <= 5 else check_int('own_wealth', own_wealth, 0, 5)), (enemy_wealth if type(enemy_wealth) is int and 0 <= enemy_wealth <= 5 else check_int('enemy_wealth', enemy_wealth, 0, 5)))
 
 
 def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
@@ -3461,9 +3787,12 @@ def _values_crisis(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-def _run_crisis(rng: random.Random, depth: int) -> Result:
-    r_total = r_natural = rng.randint(1, 6)
-    r_dice = r_kept = r_read = (r_total,)
+_MEMO_crisis: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_crisis(dice: tuple[int, ...]) -> Result:
+    r_dice = r_kept = r_read = dice
+    r_total = r_natural = dice[0]
     groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
     zero = False
     b = _BAND_crisis.get(r_total, -1)
@@ -3474,16 +3803,26 @@ def _run_crisis(rng: random.Random, depth: int) -> Result:
     inputs: dict[str, object] = {}
     trace = ('Crisis', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_crisis, dice, _result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_crisis(rng, depth)
+    return crisis(rng=rng)
 
 
 def crisis(*, rng: random.Random | None = None) -> Result:
     'Crisis [TOG-36, lines 297-305]\n\nRoll 1d6:\n\n1-2: Cargo loss -- **Cargo loss.** Supplies are falling out: could be coin lost, damaged cargo, decreased player load, lose access to crew upgrades. PCs can resist to stop the loss and/or recover the items.\n3: Crew loss -- **Crew loss.** Crew are placed in danger: cohorts are damaged, NPCs are hurt, PCs take harm. PCs can protect NPCs and resist harm to themselves.\n4: Rudder loss -- **Rudder loss.** The helm cannot take actions until the combat ends or the ship\'s crew repairs the damage.\n5: Gun deck fire -- **Gun deck fire.** The weapons area is on fire, threatening the entire ship. Two PCs must give their next actions to the ship\'s crew for damage control.\n6: Hull damage -- **Hull damage.** The ship takes on water. Start a "sinking" progress clock with sections equal to the ship\'s size. Each round 1 PC must give up their action to water control or the sinking progress clock will advance.'
-    return _run_crisis(rng if rng is not None else random.Random(), 0)
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(3)
+        while pick >= 6:
+            pick = rng.getrandbits(3)
+        dice = _ROLLS_1d6[pick]
+    else:
+        dice = _draw(rng, 1, 6)
+    made = _MEMO_crisis.get(dice)
+    return made if made is not None else _run_crisis(dice)
 
 
 def _totals_crisis(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3537,8 +3876,11 @@ def _values_sea_raid(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_sea_raid: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_sea_raid(dice: tuple[int, ...], v_wealth: int, v_cargo_adjustment: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int(((group.value + v_wealth) + v_cargo_adjustment))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -3551,16 +3893,28 @@ def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustm
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
     trace = ('Downtime at sea: raids', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_sea_raid, (dice, v_wealth, v_cargo_adjustment), _result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_sea_raid(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5), check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3))
+    return sea_raid(wealth=given.get('wealth', 1), cargo_adjustment=given.get('cargo_adjustment', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime at sea: raids [TOG-38, TOG-43, lines 307-311]\n\nSame as port downtime except: do not pay tithes; cannot seek your anchor.\nFor raids, roll 2d6 + Wealth as a modifier (calculate cargo into any additional Wealth modifier). On a 10+, you are raided. On a 7-9 mark the box "stormfront." On a 6 or less, you escape the attention of potential raiders.\n\n10+: Raided -- you are raided.\n7-9: Stormfront -- mark the box "stormfront."\n6 or less: Escape -- you escape the attention of potential raiders.'
-    return _run_sea_raid(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_int('cargo_adjustment', cargo_adjustment, 0, 3))
+    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    v_cargo_adjustment = (cargo_adjustment if type(cargo_adjustment) is int and 0 <= cargo_adjustment <= 3 else check_int('cargo_adjustment', cargo_adjustment, 0, 3))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_sea_raid.get((dice, v_wealth, v_cargo_adjustment))
+    return made if made is not None else _run_sea_raid(dice, v_wealth, v_cargo_adjustment)
 
 
 def _totals_sea_raid(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3625,7 +3979,7 @@ def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = None) -> Result:
     'Tithes [TOG-40, line 67, lines 320-322]\n\nPay coin to use the port. Pay Wealth + 1. If at war, it costs Wealth + 3'
-    return _run_tithe(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_flag('at_war', at_war))
+    return _run_tithe(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)), (at_war if type(at_war) is bool else check_flag('at_war', at_war)))
 
 
 def _joint_tithe(given: Mapping[str, object]) -> Joint:
@@ -3686,7 +4040,7 @@ def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = None) -> Result:
     'Notoriety [TOG-41, lines 326-333]\n\nIf you completed a score or got into conflict with another faction, increase notoriety:\n\nsmooth: +0 -- Smooth & quiet; low exposure.\ncontained: +2 -- Contained; standard exposure.\nloud: +4 -- Loud & chaotic; high exposure.\nwild: +6 -- Wild; devastating exposure.'
-    return _run_notoriety_gain(rng if rng is not None else random.Random(), 0, check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')))
+    return _run_notoriety_gain(rng if rng is not None else random.Random(), 0, (exposure if type(exposure) is str and exposure in {'smooth', 'contained', 'loud', 'wild'} else check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))))
 
 
 def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
@@ -3736,7 +4090,7 @@ def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str
 
 def notoriety_increase(*, exposure: str = 'contained', high_profile: bool = False, at_war: bool = False, killing: bool = False, rng: random.Random | None = None) -> Result:
     'Notoriety increase [TOG-41, lines 328-335]\n\nAdd additional based on: +1: high profile or well-connected target; +1: if at War or on hostile turf; +2: if killing involved'
-    return _run_notoriety_increase(rng if rng is not None else random.Random(), 0, check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')), check_flag('high_profile', high_profile), check_flag('at_war', at_war), check_flag('killing', killing))
+    return _run_notoriety_increase(rng if rng is not None else random.Random(), 0, (exposure if type(exposure) is str and exposure in {'smooth', 'contained', 'loud', 'wild'} else check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))), (high_profile if type(high_profile) is bool else check_flag('high_profile', high_profile)), (at_war if type(at_war) is bool else check_flag('at_war', at_war)), (killing if type(killing) is bool else check_flag('killing', killing)))
 
 
 def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
@@ -3788,7 +4142,7 @@ def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = None) -> Result:
     'Bribes [TOG-42, TOG-44, line 341, line 355]\n\nBribes: Pay your Wealth + associated Notoriety bribe to avoid a raid.'
-    return _run_bribe(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_int('notoriety', notoriety, 0, 12))
+    return _run_bribe(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)), (notoriety if type(notoriety) is int and 0 <= notoriety <= 12 else check_int('notoriety', notoriety, 0, 12)))
 
 
 def _joint_bribe(given: Mapping[str, object]) -> Joint:
@@ -3838,7 +4192,7 @@ def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = None) -> Result:
     "Fight them off [TOG-42, line 343]\n\nFight them off: If you try to fight off a raid, the PC's will take a total harm amount equal to the Wealth of the aggressor."
-    return _run_fight_off_harm(rng if rng is not None else random.Random(), 0, check_int('aggressor_wealth', aggressor_wealth, 0, 5))
+    return _run_fight_off_harm(rng if rng is not None else random.Random(), 0, (aggressor_wealth if type(aggressor_wealth) is int and 0 <= aggressor_wealth <= 5 else check_int('aggressor_wealth', aggressor_wealth, 0, 5)))
 
 
 def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
@@ -3898,7 +4252,7 @@ def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping
 
 def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
     'Cargo and raid wealth [TOG-43, lines 347-351]\n\nIf 2+ of Cargo Type | Add to Raid Wealth\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_raid_wealth_adjustment(rng if rng is not None else random.Random(), 0, check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')))
+    return _run_raid_wealth_adjustment(rng if rng is not None else random.Random(), 0, (cargo if type(cargo) is str and cargo in {'gems', 'luxury', 'arms', 'goods'} else check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
 
 
 def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
@@ -3954,9 +4308,14 @@ def _values_raid_type(b: int, c: int, d: None, r_total: int, r_natural: int | No
     return values
 
 
-def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
+_MEMO_raid_type: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_raid_type: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_raid_type(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3968,16 +4327,27 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
     trace = ('Raid type', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_raid_type, _THROWN_raid_type, (v_wealth, v_cargo_adjustment, v_notoriety), tape, _result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_raid_type(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5), check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3), check_int('notoriety', given.get('notoriety', 0), 0, 12))
+    return raid_type(wealth=given.get('wealth', 1), cargo_adjustment=given.get('cargo_adjustment', 0), notoriety=given.get('notoriety', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def raid_type(*, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0, rng: random.Random | None = None) -> Result:
     'Raid type [TOG-43, TOG-44, line 345, lines 355-358]\n\nTo determine the raid type, **roll dice equal to your Wealth**; if you have 0 Wealth, roll two dice and keep the lowest.\n\n1-3: 1-3\n4/5: 4/5\n6: 6'
-    return _run_raid_type(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5), check_int('cargo_adjustment', cargo_adjustment, 0, 3), check_int('notoriety', notoriety, 0, 12))
+    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    v_cargo_adjustment = (cargo_adjustment if type(cargo_adjustment) is int and 0 <= cargo_adjustment <= 3 else check_int('cargo_adjustment', cargo_adjustment, 0, 3))
+    v_notoriety = (notoriety if type(notoriety) is int and 0 <= notoriety <= 12 else check_int('notoriety', notoriety, 0, 12))
+    if rng is None:
+        rng = random.Random()
+    given = (v_wealth, v_cargo_adjustment, v_notoriety)
+    thrown = _THROWN_raid_type.get(given)
+    if thrown is None:
+        return _run_raid_type(rng, None, v_wealth, v_cargo_adjustment, v_notoriety)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_raid_type.get((dealt, given))
+    return made if made is not None else _run_raid_type(rng, dealt, v_wealth, v_cargo_adjustment, v_notoriety)
 
 
 def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4037,8 +4407,11 @@ def _values_acquire_asset(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_acquire_asset: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_acquire_asset(dice: tuple[int, ...], v_wealth: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_wealth))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -4051,16 +4424,27 @@ def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Acquire asset', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_acquire_asset, (dice, v_wealth), _result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_acquire_asset(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5))
+    return acquire_asset(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Acquire asset [TOG-47, line 380]\n\nAcquire Asset: Common items within your Wealth bracket you automatically acquire. Illegal, expensive, or rare items take a roll. Roll 2d6 + Wealth modifier to the total: **6 or less**, you fail; **7-9** you succeed with a complication; **10+** you succeed.\n\n6 or less: Fail -- you fail\n7-9: Complication -- you succeed with a complication\n10+: Succeed -- you succeed'
-    return _run_acquire_asset(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_acquire_asset.get((dice, v_wealth))
+    return made if made is not None else _run_acquire_asset(dice, v_wealth)
 
 
 def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4123,8 +4507,11 @@ def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: 
     return values
 
 
-def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_long_term_project: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_long_term_project(dice: tuple[int, ...], v_dots: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_dots))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -4137,16 +4524,27 @@ def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Resul
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_long_term_project, (dice, v_dots), _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_long_term_project(rng, depth, check_int('dots', given.get('dots', 1), 0, 4))
+    return long_term_project(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Long-term project [TOG-48, line 382]\n\nLONG-TERM PROJECT: Work on a project if you have the means. Roll 2d6+ appropriate action. Fill in progress clock according to result: **6 or less:** no segments; **7-9:** 1 segment; **10+:** 2 segments; **Natural 12:** 4 segments\n\n6 or less: No segments -- no segments\n7-9: One segment -- 1 segment\n10+: Two segments -- 2 segments\nnatural 12: Four segments -- 4 segments'
-    return _run_long_term_project(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
+    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_long_term_project.get((dice, v_dots))
+    return made if made is not None else _run_long_term_project(dice, v_dots)
 
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4209,8 +4607,11 @@ def _values_reduce_notoriety(b: int, c: int, d: None, r_total: int, r_natural: i
     return values
 
 
-def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_reduce_notoriety: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_reduce_notoriety(dice: tuple[int, ...], v_dots: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_dots))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -4223,16 +4624,27 @@ def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result
     inputs: dict[str, object] = {'dots': v_dots}
     trace = ('Reduce notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_reduce_notoriety, (dice, v_dots), _result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_reduce_notoriety(rng, depth, check_int('dots', given.get('dots', 1), 0, 4))
+    return reduce_notoriety(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Reduce notoriety [TOG-50, line 386]\n\nREDUCE NOTORIETY: Describe how, then roll 2d6+ appropriate action. Reduce notoriety according to result: **6 or less:** none; **7-9:** 1 level; **10+:** 2 levels; **Natural 12:** 4 levels\n\n6 or less: None -- none\n7-9: One level -- 1 level\n10+: Two levels -- 2 levels\nnatural 12: Four levels -- 4 levels'
-    return _run_reduce_notoriety(rng if rng is not None else random.Random(), 0, check_int('dots', dots, 0, 4))
+    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_reduce_notoriety.get((dice, v_dots))
+    return made if made is not None else _run_reduce_notoriety(dice, v_dots)
 
 
 def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4286,8 +4698,13 @@ def _values_seek_your_anchor(b: int, c: int, d: None, r_total: int, r_natural: i
     return values
 
 
-def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
-    d = Rolling(rng)
+_MEMO_seek_your_anchor: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_seek_your_anchor: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_seek_your_anchor(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_lowest_attribute: int, v_stress_marked: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4299,16 +4716,26 @@ def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: in
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
     trace = ('Seek your anchor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_seek_your_anchor, _THROWN_seek_your_anchor, (v_lowest_attribute, v_stress_marked), tape, _result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_seek_your_anchor(rng, depth, check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4), check_int('stress_marked', given.get('stress_marked', 0), 0, 12))
+    return seek_your_anchor(lowest_attribute=given.get('lowest_attribute', 1), stress_marked=given.get('stress_marked', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result:
     'Seek your anchor [TOG-52, line 390]\n\nSEEK YOUR ANCHOR: Roll number of d6 equal to your lowest attribute and clear stress equal to the highest die. If you have 0, roll 2d6 and keep the lowest. If you clear more stress than marked, you become **homesick**. Choose 1:\n\nwhen total > stress_marked: Homesick -- If you clear more stress than marked, you become **homesick**.\n1-6: Cleared -- clear stress equal to the highest die'
-    return _run_seek_your_anchor(rng if rng is not None else random.Random(), 0, check_int('lowest_attribute', lowest_attribute, 0, 4), check_int('stress_marked', stress_marked, 0, 12))
+    v_lowest_attribute = (lowest_attribute if type(lowest_attribute) is int and 0 <= lowest_attribute <= 4 else check_int('lowest_attribute', lowest_attribute, 0, 4))
+    v_stress_marked = (stress_marked if type(stress_marked) is int and 0 <= stress_marked <= 12 else check_int('stress_marked', stress_marked, 0, 12))
+    if rng is None:
+        rng = random.Random()
+    given = (v_lowest_attribute, v_stress_marked)
+    thrown = _THROWN_seek_your_anchor.get(given)
+    if thrown is None:
+        return _run_seek_your_anchor(rng, None, v_lowest_attribute, v_stress_marked)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_seek_your_anchor.get((dealt, given))
+    return made if made is not None else _run_seek_your_anchor(rng, dealt, v_lowest_attribute, v_stress_marked)
 
 
 def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4373,7 +4800,7 @@ def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Trade actions [TOG-55, lines 400-402]\n\nCrew gets Trade actions = Wealth +1. Choose the SELLER, BARTER, GOSSIP, or MANIPULATE MARKETS actions.'
-    return _run_trade_actions(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+    return _run_trade_actions(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)))
 
 
 def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
@@ -4421,15 +4848,18 @@ def _values_seller_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
+_MEMO_seller_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_seller_roll(dice: tuple[int, ...], v_market: str) -> Result:
     if (v_market == 'scarce'):
-        group = roll_group(rng, 3, 6, 'highest', 2, '3d6 keep highest 2')
+        group = read_group(dice, 'highest', 2, '3d6 keep highest 2')
         r_total = group.value
     elif (v_market == 'overflowing'):
-        group = roll_group(rng, 3, 6, 'lowest', 2, '3d6 keep lowest 2')
+        group = read_group(dice, 'lowest', 2, '3d6 keep lowest 2')
         r_total = group.value
     else:
-        group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+        group = read_group(dice, 'sum', 0, '2d6')
         r_total = group.value
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -4442,16 +4872,44 @@ def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     inputs: dict[str, object] = {'market': v_market}
     trace = ('Seller', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_seller_roll, (dice, v_market), _result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_seller_roll(rng, depth, check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing')))
+    return seller_roll(market=given.get('market', 'normal'), rng=rng)  # type: ignore[arg-type]
 
 
 def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Seller [TOG-56, lines 404-414]\n\nChoose which cargo type you want to sell and make a Seller roll. If the cargo type is scarce in port, roll 3d6 and keep the top 2. If the cargo type is overflowing in port, roll 3d6 and keep the the lower 2. Otherwise, roll 2d6:\nThe amount you earn will go up based on how many of that cargo you sell at one time. As shown on the chart, each type has a limit of how many you can sell at once.\n\n6 or less: Minus two -- decrease your total profit by -2\n7-9: Minus one -- decrease your total profit by -1\n10+: Standard -- standard profit'
-    return _run_seller_roll(rng if rng is not None else random.Random(), 0, check_choice('market', market, ('scarce', 'normal', 'overflowing')))
+    v_market = (market if type(market) is str and market in {'scarce', 'normal', 'overflowing'} else check_choice('market', market, ('scarce', 'normal', 'overflowing')))
+    if rng is None:
+        rng = random.Random()
+    if (v_market == 'scarce'):
+        if type(rng) is _Random:
+            pick = rng.getrandbits(8)
+            while pick >= 216:
+                pick = rng.getrandbits(8)
+            dice = _ROLLS_3d6[pick]
+        else:
+            dice = _draw(rng, 3, 6)
+    elif (v_market == 'overflowing'):
+        if type(rng) is _Random:
+            pick = rng.getrandbits(8)
+            while pick >= 216:
+                pick = rng.getrandbits(8)
+            dice = _ROLLS_3d6[pick]
+        else:
+            dice = _draw(rng, 3, 6)
+    else:
+        if type(rng) is _Random:
+            pick = rng.getrandbits(6)
+            while pick >= 36:
+                pick = rng.getrandbits(6)
+            dice = _ROLLS_2d6[pick]
+        else:
+            dice = _draw(rng, 2, 6)
+    made = _MEMO_seller_roll.get((dice, v_market))
+    return made if made is not None else _run_seller_roll(dice, v_market)
 
 
 def _totals_seller_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4540,7 +4998,7 @@ def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object
 
 def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None = None) -> Result:
     'Cargo sale prices [TOG-57, lines 414-420]\n\nCargo Type | Total Coin Earned (1 sold / 2 sold / 3 sold / etc.)\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_sale_price(rng if rng is not None else random.Random(), 0, check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')), check_int('sold', sold, 1, 5))
+    return _run_sale_price(rng if rng is not None else random.Random(), 0, (cargo if type(cargo) is str and cargo in {'gems', 'luxury', 'arms', 'goods'} else check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))), (sold if type(sold) is int and 1 <= sold <= 5 else check_int('sold', sold, 1, 5)))
 
 
 def _joint_sale_price(given: Mapping[str, object]) -> Joint:
@@ -4601,7 +5059,7 @@ def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
     'Barter [TOG-58, lines 422-430]\n\nExchange cargo for different types. You must trade in cargo that equals or exceeds the Wealth equivalent of what you receive. Cargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_barter_wealth(rng if rng is not None else random.Random(), 0, check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')))
+    return _run_barter_wealth(rng if rng is not None else random.Random(), 0, (cargo if type(cargo) is str and cargo in {'gems', 'luxury', 'arms', 'goods'} else check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
 
 
 def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
@@ -4650,7 +5108,7 @@ def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Barter: Wealth equivalent in port [TOG-58, line 424]\n\nCargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.'
-    return _run_barter_value(rng if rng is not None else random.Random(), 0, check_int('level', level, 2, 5), check_choice('market', market, ('scarce', 'normal', 'overflowing')))
+    return _run_barter_value(rng if rng is not None else random.Random(), 0, (level if type(level) is int and 2 <= level <= 5 else check_int('level', level, 2, 5)), (market if type(market) is str and market in {'scarce', 'normal', 'overflowing'} else check_choice('market', market, ('scarce', 'normal', 'overflowing'))))
 
 
 def _joint_barter_value(given: Mapping[str, object]) -> Joint:
@@ -4695,8 +5153,11 @@ def _values_gossip(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_gossip: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_gossip(dice: tuple[int, ...], v_wealth: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_wealth))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -4709,16 +5170,27 @@ def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Gossip', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_gossip, (dice, v_wealth), _result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_gossip(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5))
+    return gossip(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Gossip [TOG-59, lines 432-438]\n\nLearn from the market gossip. Roll 2d6 + Wealth.\n\n6 or less: One local -- the GM will tell you the current stock of 1 local faction they choose\n7-9: Choose two -- choose 2\n10+: Choose three -- choose 3'
-    return _run_gossip(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_gossip.get((dice, v_wealth))
+    return made if made is not None else _run_gossip(dice, v_wealth)
 
 
 def _totals_gossip(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4782,8 +5254,11 @@ def _values_manipulate_markets(b: int, c: int, d: None, r_total: int, r_natural:
     return values
 
 
-def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    group = roll_group(rng, 2, 6, 'sum', 0, '2d6')
+_MEMO_manipulate_markets: dict[object, Result] = {}  # results by dice and inputs: see _remember
+
+
+def _run_manipulate_markets(dice: tuple[int, ...], v_wealth: int) -> Result:
+    group = read_group(dice, 'sum', 0, '2d6')
     r_total = int((group.value + v_wealth))
     groups = (group,)
     _, r_dice, r_kept, r_natural = group
@@ -4796,16 +5271,27 @@ def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Re
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = ('Manipulate markets', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember(_MEMO_manipulate_markets, (dice, v_wealth), _result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_manipulate_markets(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5))
+    return manipulate_markets(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Manipulate markets [TOG-60, lines 445-459]\n\nNormally the markets begin to shift every 2 player phases. Manipulate those changes. Roll 2d6 + Wealth:\n\n6 or less: Choose one -- choose 1:\n7-9: Any port in nation -- same as the above result, but you can choose any port within the same nation\n10+: Wider -- same as the above result, except you can choose either:'
-    return _run_manipulate_markets(rng if rng is not None else random.Random(), 0, check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    if rng is None:
+        rng = random.Random()
+    if type(rng) is _Random:
+        pick = rng.getrandbits(6)
+        while pick >= 36:
+            pick = rng.getrandbits(6)
+        dice = _ROLLS_2d6[pick]
+    else:
+        dice = _draw(rng, 2, 6)
+    made = _MEMO_manipulate_markets.get((dice, v_wealth))
+    return made if made is not None else _run_manipulate_markets(dice, v_wealth)
 
 
 def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int, Fraction]:

@@ -7,6 +7,7 @@ from itertools import product
 from math import comb
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 from typing import overload as _overload
@@ -150,10 +151,79 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": inputs, "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": values, "trace": trace, "chain": chain, "seed": seed,
-                             "rerolled": rerolled})
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
+                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+                             "seed": seed, "rerolled": rerolled})
     return made
+
+
+class _Frozen(dict[str, object]):
+    """A result's inputs or values: a dict that refuses changes, because results are shared.
+
+    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
+    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self) -> _NoReturn:
+        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
+                        "dict(result.values) is a copy that can")
+
+    def __setitem__(self, key: str, value: object) -> _NoReturn:
+        self._refuse()
+
+    def __delitem__(self, key: str) -> _NoReturn:
+        self._refuse()
+
+    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
+        self._refuse()
+
+    def clear(self) -> _NoReturn:
+        self._refuse()
+
+    def pop(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def popitem(self) -> _NoReturn:
+        self._refuse()
+
+    def setdefault(self, *args: object) -> _NoReturn:
+        self._refuse()
+
+    def update(self, *args: object, **kwargs: object) -> _NoReturn:
+        self._refuse()
+
+    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
+        return _Frozen, (dict(self),)
+
+
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+
+
+def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
+    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
+
+    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
+    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
+    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
+    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
+    """
+    if len(memo) >= MAX_REMEMBERED:
+        memo.clear()
+    memo[key] = made
+    return made
+
+
+def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
+                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    if tape.dealt is None:  # thrown for the first time
+        if len(thrown_by) >= MAX_REMEMBERED:
+            thrown_by.clear()
+        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                                  for count, sides in tape.thrown])
+    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,15 +268,97 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
+
+    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
+    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
+    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
+    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
+    """
+    if type(rng) is _Random:
+        listed = _LISTED.get((count, sides)) or _listed(count, sides)
+        rolls = listed[0]
+        getrandbits = rng.getrandbits
+        if rolls:
+            number, bits = listed[1], listed[2]
+            pick = getrandbits(bits)
+            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
+                pick = getrandbits(bits)
+            return rolls[pick]
+        bits = (sides - 1).bit_length()
+        faces = []
+        for _ in range(count):
+            face = getrandbits(bits)
+            while face >= sides:
+                face = getrandbits(bits)
+            faces.append(face + 1)
+        return tuple(faces)
+    if isinstance(rng, _Tape):
+        return rng.draw(count, sides)
     randint = rng.randint
-    if count == 1:
-        value = randint(1, sides)
-        dice: tuple[int, ...] = (value,)
-        return _group(Group, (shown, dice, dice, value))
-    dice = (randint(1, sides), randint(1, sides)) if count == 2 else tuple([randint(1, sides) for _ in range(count)])
-    kept = dice if mode == "sum" else tuple(sorted(dice, reverse=mode == "highest")[:keep])
+    return tuple([randint(1, sides) for _ in range(count)])
+
+
+MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
+_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+
+
+def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
+    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
+    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
+    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
+    return listed
+
+
+_Random = random.Random
+
+
+class _Tape:
+    """The dice source's generator while a roll's result is first worked out (see `_remember`).
+
+    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
+    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
+    dice are known). Only `_draw` reads from it.
+    """
+
+    __slots__ = ("dealt", "faces", "rng", "thrown")
+
+    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
+        self.rng = rng
+        self.dealt = iter(dealt) if dealt is not None else None
+        self.thrown: list[tuple[int, int]] = []
+        self.faces: list[tuple[int, ...]] = []
+
+    def draw(self, count: int, sides: int) -> tuple[int, ...]:
+        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
+        self.thrown.append((count, sides))
+        self.faces.append(faces)
+        return faces
+
+
+_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
+
+
+def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
+    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
+    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
+        _, _, rolls, number, bits = thrown[0]
+        pick = rng.getrandbits(bits)
+        while pick >= number:
+            pick = rng.getrandbits(bits)
+        return (rolls[pick],)
+    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+
+
+def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
+    return read_group(_draw(rng, count, sides), mode, keep, shown)
+
+
+def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
+    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
+    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
     return _group(Group, (shown, dice, kept, sum(kept)))
 
 
@@ -355,7 +507,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: "random.Random | _Tape") -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -397,8 +549,7 @@ class Rolling:
         count = max(count, 0)
         if count > MAX_DICE:
             raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        randint = self.rng.randint
-        sides = [randint(1, len(die.symbols)) for _ in range(count)]
+        sides = _draw(self.rng, count, len(die.symbols))
         symbols = tuple(die.symbols[side - 1] for side in sides)
         group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
         self.groups.append(group)
@@ -689,7 +840,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return value
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -701,7 +852,7 @@ def check_flag(name: str, value: object) -> bool:
 def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(options)}; not {value!r}")
-    return value
+    return options[options.index(value)]  # a str subclass as the option itself
 
 
 def check_chain(depth: int, name: str) -> None:
@@ -1167,7 +1318,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '0c073107c871dd181652ed610602c05aa799402bc0d1b3cb85d113620d598da2'
+COMPILER_SHA256 = 'ef4f3854c08fefff6bae855a5791d572dcd17f74a772a5260c445e5d4402986c'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1195,8 +1346,13 @@ def _band_simple_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
-    d = Rolling(rng)
+_MEMO_simple_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_simple_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_simple_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1208,16 +1364,25 @@ def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     inputs: dict[str, object] = {'rating': v_rating}
     trace = ('Rolling the dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_simple_roll, _THROWN_simple_roll, (v_rating,), tape, _result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_simple_roll(rng, depth, check_int('rating', given.get('rating', 1), 0, 6))
+    return simple_roll(rating=given.get('rating', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     'Rolling the dice [WW-01, WW-02, WW-03, lines 45-57, lines 47-51]\n\nAll the dice systems in the game are expressions of this basic format. When you\'re first learning the game, you can always "collapse" back down to a simple roll to judge how things go. Look up the exact rule later when you have time.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it\'s a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it\'s a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that\'s a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it\'s a **bad outcome**. Things go poorly. You probably don\'t achieve your goal and you suffer complications, too.'
-    return _run_simple_roll(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 6))
+    v_rating = (rating if type(rating) is int and 0 <= rating <= 6 else check_int('rating', rating, 0, 6))
+    if rng is None:
+        rng = random.Random()
+    given = (v_rating,)
+    thrown = _THROWN_simple_roll.get(given)
+    if thrown is None:
+        return _run_simple_roll(rng, None, v_rating)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_simple_roll.get((dealt, given))
+    return made if made is not None else _run_simple_roll(rng, dealt, v_rating)
 
 
 def _totals_simple_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1286,7 +1451,7 @@ def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, 
 
 def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = None) -> Result:
     'Attribute of an action [WW-04, WW-30, lines 114-146, line 705]\n\nhunt: hunt -- Insight\n\nstudy: study -- Insight\nsurvey: survey -- Insight\ntinker: tinker -- Insight\nfinesse: finesse -- Prowess\nprowl: prowl -- Prowess\nskirmish: skirmish -- Prowess\nwreck: wreck -- Prowess\nattune: attune -- Resolve\ncommand: command -- Resolve\nconsort: consort -- Resolve\nsway: sway -- Resolve'
-    return _run_action_attribute(rng if rng is not None else random.Random(), 0, check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck')))
+    return _run_action_attribute(rng if rng is not None else random.Random(), 0, (action if type(action) is str and action in {'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'} else check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))))
 
 
 def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
@@ -1335,7 +1500,7 @@ def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def insight_rating(*, hunt: int = 0, study: int = 0, survey: int = 0, tinker: int = 0, rng: random.Random | None = None) -> Result:
     'Insight rating [WW-05, line 102, lines 116-125]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_insight_rating(rng if rng is not None else random.Random(), 0, check_int('hunt', hunt, 0, 4), check_int('study', study, 0, 4), check_int('survey', survey, 0, 4), check_int('tinker', tinker, 0, 4))
+    return _run_insight_rating(rng if rng is not None else random.Random(), 0, (hunt if type(hunt) is int and 0 <= hunt <= 4 else check_int('hunt', hunt, 0, 4)), (study if type(study) is int and 0 <= study <= 4 else check_int('study', study, 0, 4)), (survey if type(survey) is int and 0 <= survey <= 4 else check_int('survey', survey, 0, 4)), (tinker if type(tinker) is int and 0 <= tinker <= 4 else check_int('tinker', tinker, 0, 4)))
 
 
 def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
@@ -1387,7 +1552,7 @@ def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def prowess_rating(*, finesse: int = 0, prowl: int = 0, skirmish: int = 0, wreck: int = 0, rng: random.Random | None = None) -> Result:
     'Prowess rating [WW-05, line 102, lines 127-136]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_prowess_rating(rng if rng is not None else random.Random(), 0, check_int('finesse', finesse, 0, 4), check_int('prowl', prowl, 0, 4), check_int('skirmish', skirmish, 0, 4), check_int('wreck', wreck, 0, 4))
+    return _run_prowess_rating(rng if rng is not None else random.Random(), 0, (finesse if type(finesse) is int and 0 <= finesse <= 4 else check_int('finesse', finesse, 0, 4)), (prowl if type(prowl) is int and 0 <= prowl <= 4 else check_int('prowl', prowl, 0, 4)), (skirmish if type(skirmish) is int and 0 <= skirmish <= 4 else check_int('skirmish', skirmish, 0, 4)), (wreck if type(wreck) is int and 0 <= wreck <= 4 else check_int('wreck', wreck, 0, 4)))
 
 
 def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
@@ -1439,7 +1604,7 @@ def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def resolve_rating(*, attune: int = 0, command: int = 0, consort: int = 0, sway: int = 0, rng: random.Random | None = None) -> Result:
     'Resolve rating [WW-05, line 102, lines 138-145]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_resolve_rating(rng if rng is not None else random.Random(), 0, check_int('attune', attune, 0, 4), check_int('command', command, 0, 4), check_int('consort', consort, 0, 4), check_int('sway', sway, 0, 4))
+    return _run_resolve_rating(rng if rng is not None else random.Random(), 0, (attune if type(attune) is int and 0 <= attune <= 4 else check_int('attune', attune, 0, 4)), (command if type(command) is int and 0 <= command <= 4 else check_int('command', command, 0, 4)), (consort if type(consort) is int and 0 <= consort <= 4 else check_int('consort', consort, 0, 4)), (sway if type(sway) is int and 0 <= sway <= 4 else check_int('sway', sway, 0, 4)))
 
 
 def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
@@ -1499,7 +1664,7 @@ def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object
 
 def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -> Result:
     'Progress clock sizes [WW-25, lines 225-227]\n\nGenerally, the more complex the problem, the more segments in the progress clock.\n\ncomplex: complex -- A complex obstacle is a 4-segment clock.\ncomplicated: complicated -- A more complicated obstacle is a 6-clock.\ndaunting: daunting -- A daunting obstacle is an 8-segment clock.'
-    return _run_clock_size(rng if rng is not None else random.Random(), 0, check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting')))
+    return _run_clock_size(rng if rng is not None else random.Random(), 0, (obstacle if type(obstacle) is str and obstacle in {'complex', 'complicated', 'daunting'} else check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting'))))
 
 
 def _joint_clock_size(given: Mapping[str, object]) -> Joint:
@@ -1557,7 +1722,7 @@ def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> Result:
     "Racing clocks: who finishes first [WW-26, line 247]\n\npcs: pcs -- If the PCs finish their clock before the constables fill theirs, they get away.\n\nopposition: opposition -- Otherwise, they're cornered and can't flee.\nboth: both -- If both complete at the same time, the PCs escape to their lair, but the hunting officers are outside!"
-    return _run_racing_result(rng if rng is not None else random.Random(), 0, check_choice('first', first, ('pcs', 'opposition', 'both')))
+    return _run_racing_result(rng if rng is not None else random.Random(), 0, (first if type(first) is str and first in {'pcs', 'opposition', 'both'} else check_choice('first', first, ('pcs', 'opposition', 'both'))))
 
 
 def _joint_racing_result(given: Mapping[str, object]) -> Joint:
@@ -1615,7 +1780,7 @@ def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def positions(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     "The GM Sets the Position [WW-11, line 94, lines 300-304, lines 368-392]\n\nOnce the player chooses their action, the GM sets the **position** for the roll. The position represents how dangerous or troublesome the action might be. There are three positions: **controlled**, **risky**, and **desperate**. To choose a position, the GM looks at the profiles for the positions below and picks one that most closely matches the situation at hand.\n\ncontrolled: CONTROLLED -- *You act on your terms. You exploit a dominant advantage.*\nrisky: RISKY -- *You go head to head. You act under fire. You take a chance.*\ndesperate: DESPERATE -- *You overreach your capabilities. You're in serious trouble.*"
-    return _run_positions(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')))
+    return _run_positions(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))))
 
 
 def _joint_positions(given: Mapping[str, object]) -> Joint:
@@ -1715,9 +1880,14 @@ def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> Result:
+_MEMO_action_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_action_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_action_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1729,16 +1899,30 @@ def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: 
     inputs: dict[str, object] = {'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain, 'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm}
     trace = ('ACTION ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_action_roll, _THROWN_action_roll, (v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm), tape, _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_action_roll(rng, depth, check_int('rating', given.get('rating', 1), 0, 4), check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')), check_flag('assistance', given.get('assistance', False)), check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain')), check_int('ability_dice', given.get('ability_dice', 0), 0, 2), check_flag('moderate_harm', given.get('moderate_harm', False)))
+    return action_roll(rating=given.get('rating', 1), position=given.get('position', 'risky'), assistance=given.get('assistance', False), push_or_bargain=given.get('push_or_bargain', 'none'), ability_dice=given.get('ability_dice', 0), moderate_harm=given.get('moderate_harm', False), rng=rng)  # type: ignore[arg-type]
 
 
 def action_roll(*, rating: int = 1, position: str = 'risky', assistance: bool = False, push_or_bargain: str = 'none', ability_dice: int = 0, moderate_harm: bool = False, rng: random.Random | None = None) -> Result:
     "ACTION ROLL [WW-01, WW-02, WW-09, WW-10, WW-17, WW-30, lines 358-397, line 314, line 516, line 705]\n\n⏣ **1d** for each **Action** rating dot.\n⊕ **+1d** if you have **Assistance**.\n⊕ **+1d** if you **Push** yourself -or- you accept a **Devil's Bargain**.\n\nwhen count(6) >= 2 and not zero_dice: Critical\n6: 6\n4/5: 4/5\n1-3: 1-3"
-    return _run_action_roll(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4), check_choice('position', position, ('controlled', 'risky', 'desperate')), check_flag('assistance', assistance), check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')), check_int('ability_dice', ability_dice, 0, 2), check_flag('moderate_harm', moderate_harm))
+    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
+    v_position = (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate')))
+    v_assistance = (assistance if type(assistance) is bool else check_flag('assistance', assistance))
+    v_push_or_bargain = (push_or_bargain if type(push_or_bargain) is str and push_or_bargain in {'none', 'push', 'bargain'} else check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')))
+    v_ability_dice = (ability_dice if type(ability_dice) is int and 0 <= ability_dice <= 2 else check_int('ability_dice', ability_dice, 0, 2))
+    v_moderate_harm = (moderate_harm if type(moderate_harm) is bool else check_flag('moderate_harm', moderate_harm))
+    if rng is None:
+        rng = random.Random()
+    given = (v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
+    thrown = _THROWN_action_roll.get(given)
+    if thrown is None:
+        return _run_action_roll(rng, None, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_action_roll.get((dealt, given))
+    return made if made is not None else _run_action_roll(rng, dealt, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
 
 
 def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1828,7 +2012,7 @@ def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
     'Effect Levels [WW-12, lines 406-414]\n\nIn *Wyrd Wolds*, you achieve goals by taking actions and facing consequences. But how many actions does it take to achieve a particular goal? That depends on the **effect level** of your actions. The GM judges the effect level using the profiles below. Which one best matches the action at hand -- **great**, **standard**, or **limited**? Each effect level indicates the questions that should be answered for that effect, as well as how many segments to tick if you\'re using a **progress clock**.\n\ngreat: GREAT -- *You achieve more than usual. How does the extra effort manifest? What additional benefit do you enjoy?*\nstandard: STANDARD -- *You achieve what we\'d expect as "normal" with this action. Is that enough, or is there more left to do?*\nlimited: LIMITED -- *You achieve a partial or weak effect. How is your impact diminished? What effort remains to achieve your goal?*\nzero: ZERO -- When considering factors, effect level might be reduced below limited, resulting in **zero effect**\nextreme: EXTREME -- or increased beyond great, resulting in an **extreme effect**.'
-    return _run_effect_levels(rng if rng is not None else random.Random(), 0, check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')))
+    return _run_effect_levels(rng if rng is not None else random.Random(), 0, (effect if type(effect) is str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))))
 
 
 def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
@@ -1877,7 +2061,7 @@ def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str,
 
 def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random | None = None) -> Result:
     'Quality/Tier with fine items [WW-13, lines 426-428]\n\nQuality represents the effectiveness of tools, weapons, or other resources, usually summarized by Tier. **Fine items** count as +1 bonus in quality, stacking with Tier.'
-    return _run_effective_quality(rng if rng is not None else random.Random(), 0, check_int('tier', tier, 0, 6), check_flag('fine', fine))
+    return _run_effective_quality(rng if rng is not None else random.Random(), 0, (tier if type(tier) is int and 0 <= tier <= 6 else check_int('tier', tier, 0, 6)), (fine if type(fine) is bool else check_flag('fine', fine)))
 
 
 def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
@@ -1936,7 +2120,7 @@ def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def quality_factor(*, tier: int = 1, fine: bool = False, opposition: int = 1, rng: random.Random | None = None) -> Result:
     'Quality factor [WW-13, line 418, line 428]\n\nIf the PC has an advantage in a given factor, consider a higher effect level. If they have a disadvantage, consider a reduced effect level.\n\n-1: Disadvantage -- If they have a disadvantage, consider a reduced effect level.\n0: Even\n1: Advantage -- If the PC has an advantage in a given factor, consider a higher effect level.'
-    return _run_quality_factor(rng if rng is not None else random.Random(), 0, check_int('tier', tier, 0, 6), check_flag('fine', fine), check_int('opposition', opposition, 0, 6))
+    return _run_quality_factor(rng if rng is not None else random.Random(), 0, (tier if type(tier) is int and 0 <= tier <= 6 else check_int('tier', tier, 0, 6)), (fine if type(fine) is bool else check_flag('fine', fine)), (opposition if type(opposition) is int and 0 <= opposition <= 6 else check_int('opposition', opposition, 0, 6)))
 
 
 def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
@@ -2002,7 +2186,7 @@ def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def effect_level(*, gut: str = 'standard', potency: str = 'even', quality: str = 'even', scale: str = 'even', bonus: int = 0, reduced_effect: bool = False, rng: random.Random | None = None) -> Result:
     'Effect level [WW-13, WW-16, WW-23, WW-35, line 418, lines 434-438, line 481, line 812, line 818]\n\nWhen considering factors, effect level might be reduced below limited, resulting in **zero effect**—or increased beyond great, resulting in an **extreme effect**.\nIf a PC special ability gives "+1 effect," it comes into play *after* the GM has assessed the effect level. For example, if you ended up with zero effect, the +1 effect bonus from your Cutter\'s **Bodyguard** ability would bump them up to limited effect.\nAlso, remember that a PC can **push themselves** (take 2 stress) to get +1 effect on their action.\n\n0: Zero -- **zero effect**\n1: Limited -- **limited**\n2: Standard -- **standard**\n3: Great -- **great**\n4: Extreme -- **extreme effect**'
-    return _run_effect_level(rng if rng is not None else random.Random(), 0, check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme')), check_choice('potency', potency, ('disadvantage', 'even', 'advantage')), check_choice('quality', quality, ('disadvantage', 'even', 'advantage')), check_choice('scale', scale, ('disadvantage', 'even', 'advantage')), check_int('bonus', bonus, 0, 3), check_flag('reduced_effect', reduced_effect))
+    return _run_effect_level(rng if rng is not None else random.Random(), 0, (gut if type(gut) is str and gut in {'zero', 'limited', 'standard', 'great', 'extreme'} else check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme'))), (potency if type(potency) is str and potency in {'disadvantage', 'even', 'advantage'} else check_choice('potency', potency, ('disadvantage', 'even', 'advantage'))), (quality if type(quality) is str and quality in {'disadvantage', 'even', 'advantage'} else check_choice('quality', quality, ('disadvantage', 'even', 'advantage'))), (scale if type(scale) is str and scale in {'disadvantage', 'even', 'advantage'} else check_choice('scale', scale, ('disadvantage', 'even', 'advantage'))), (bonus if type(bonus) is int and 0 <= bonus <= 3 else check_int('bonus', bonus, 0, 3)), (reduced_effect if type(reduced_effect) is bool else check_flag('reduced_effect', reduced_effect)))
 
 
 def _joint_effect_level(given: Mapping[str, object]) -> Joint:
@@ -2065,7 +2249,7 @@ def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.Random | None = None) -> Result:
     "Trading Position for Effect: effect [WW-14, lines 442-446]\n\nAfter factors are considered and the GM has announced the effect level, a player might want to trade position for effect, or vice versa. For instance, if they're going to make a risky roll with standard effect (the most common scenario, generally), they might instead want to push their luck and make a desperate roll but with great effect.\n\nzero: Zero\nlimited: Limited\nstandard: Standard\ngreat: Great\nextreme: Extreme"
-    return _run_traded_effect(rng if rng is not None else random.Random(), 0, check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')), check_choice('trade', trade, ('none', 'for_effect', 'for_position')))
+    return _run_traded_effect(rng if rng is not None else random.Random(), 0, (effect if type(effect) is str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))), (trade if type(trade) is str and trade in {'none', 'for_effect', 'for_position'} else check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
 
 
 def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
@@ -2122,7 +2306,7 @@ def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, o
 
 def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random.Random | None = None) -> Result:
     "Trading Position for Effect: position [WW-14, lines 442-454]\n\nThis kind of trade-off isn't included in the effect factors because it's not an element the GM should assess when setting the effect level. Once the level is set, though, you can always offer the trade-off to the player if it makes sense in the situation.\n\ncontrolled: Controlled\nrisky: Risky\ndesperate: Desperate"
-    return _run_traded_position(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')), check_choice('trade', trade, ('none', 'for_effect', 'for_position')))
+    return _run_traded_position(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))), (trade if type(trade) is str and trade in {'none', 'for_effect', 'for_position'} else check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
 
 
 def _joint_traded_position(given: Mapping[str, object]) -> Joint:
@@ -2182,7 +2366,7 @@ def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str
 
 def complication_ticks(*, complication: str = 'standard', rng: random.Random | None = None) -> Result:
     "Complication [WW-16, WW-26, lines 483-491, line 243]\n\nOr the GM might tick a clock for the complication, instead. Maybe there's a clock for the alert level of the guards at the manor. Or maybe the GM creates a new clock for the suspicion of the noble guests at the masquerade party and ticks it. Fill one tick on a clock for a minor complication or two ticks for a standard complication.\n\nminor: minor -- Fill one tick on a clock for a minor complication\nstandard: standard -- two ticks for a standard complication.\nserious: serious -- A **serious complication** is more severe: reinforcements surround and trap you, the room catches fire and falling ceiling beams block the door, your weapon is broken, the party suffers +2 **heat**, your target escapes out of sight, etc. Fill three ticks on a clock for a serious complication."
-    return _run_complication_ticks(rng if rng is not None else random.Random(), 0, check_choice('complication', complication, ('minor', 'standard', 'serious')))
+    return _run_complication_ticks(rng if rng is not None else random.Random(), 0, (complication if type(complication) is str and complication in {'minor', 'standard', 'serious'} else check_choice('complication', complication, ('minor', 'standard', 'serious'))))
 
 
 def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
@@ -2235,7 +2419,7 @@ def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def worse_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     'Worse Position [WW-11, WW-16, lines 497-499]\n\nThis consequence represents losing control of the situation—the action carries you into a more dangerous position.\n\nrisky: Risky\ndesperate: Desperate'
-    return _run_worse_position(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')))
+    return _run_worse_position(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))))
 
 
 def _joint_worse_position(given: Mapping[str, object]) -> Joint:
@@ -2292,7 +2476,7 @@ def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[s
 
 def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | None = None) -> Result:
     "Which attribute resists [WW-20, lines 539-543]\n\nYou make the roll using one of your character's **attributes** (**Insight**, **Prowess**, or **Resolve**). The GM chooses the attribute, based on the nature of consequences:\n\ndeception: deception -- **Insight**: Consequences from deception or understanding.\nphysical: physical -- **Prowess**: Consequences from physical strain or injury.\nmental: mental -- **Resolve**: Consequences from mental strain or willpower."
-    return _run_resistance_attribute(rng if rng is not None else random.Random(), 0, check_choice('consequence', consequence, ('deception', 'physical', 'mental')))
+    return _run_resistance_attribute(rng if rng is not None else random.Random(), 0, (consequence if type(consequence) is str and consequence in {'deception', 'physical', 'mental'} else check_choice('consequence', consequence, ('deception', 'physical', 'mental'))))
 
 
 def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
@@ -2331,8 +2515,13 @@ def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
-    d = Rolling(rng)
+_MEMO_resistance_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_resistance_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_resistance_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_attribute: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2344,16 +2533,25 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = ('RESISTANCE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_resistance_roll, _THROWN_resistance_roll, (v_attribute,), tape, _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_resistance_roll(rng, depth, check_int('attribute', given.get('attribute', 2), 0, 4))
+    return resistance_roll(attribute=given.get('attribute', 2), rng=rng)  # type: ignore[arg-type]
 
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'RESISTANCE ROLL [WW-19, WW-01, WW-02, line 545, lines 567-577]\n\n⏣ **1d** for each **Attribute** rating.\nYou **reduce** or **avoid** the effects of the consequence (GM chooses).\n**Suffer 6 **Stress** minus the highest die result.**\n**Critical**: Clear 1 stress.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Critical**: Clear 1 stress.\n1-6: Resisted -- **Suffer 6 **Stress** minus the highest die result.**'
-    return _run_resistance_roll(rng if rng is not None else random.Random(), 0, check_int('attribute', attribute, 0, 4))
+    v_attribute = (attribute if type(attribute) is int and 0 <= attribute <= 4 else check_int('attribute', attribute, 0, 4))
+    if rng is None:
+        rng = random.Random()
+    given = (v_attribute,)
+    thrown = _THROWN_resistance_roll.get(given)
+    if thrown is None:
+        return _run_resistance_roll(rng, None, v_attribute)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_resistance_roll.get((dealt, given))
+    return made if made is not None else _run_resistance_roll(rng, dealt, v_attribute)
 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2420,7 +2618,7 @@ def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random | None = None) -> Result:
     "Harm after resistance [WW-19, lines 547-553]\n\nUsually, a resistance roll **reduces the severity** of a consequence. If you're going to suffer fatal harm, for example, a resistance roll would reduce the harm to severe, instead.\n\n0: No harm -- you avoid that consequence completely\n1: Lesser -- Lesser (1)\n2: Moderate -- Moderate (2)\n3: Severe -- Severe (3)"
-    return _run_resisted_harm(rng if rng is not None else random.Random(), 0, check_int('harm', harm, 1, 4), check_choice('ruling', ruling, ('reduce', 'avoid')))
+    return _run_resisted_harm(rng if rng is not None else random.Random(), 0, (harm if type(harm) is int and 1 <= harm <= 4 else check_int('harm', harm, 1, 4)), (ruling if type(ruling) is str and ruling in {'reduce', 'avoid'} else check_choice('ruling', ruling, ('reduce', 'avoid'))))
 
 
 def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
@@ -2475,7 +2673,7 @@ def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | None = None) -> Result:
     'Harm after armor [WW-21, line 583]\n\n> Silas is taking level 2 harm, "Cut to the Ribs," and the fight isn\'t even over yet, so Ian decides to use Silas\'s armor to reduce the harm. He marks the armor box and the harm becomes level 1, "Bruised." If Silas was wearing heavy armor, he could mark a second armor box and reduce the harm again, to zero.\n\n0: No harm -- reduce the harm again, to zero\n1: Lesser -- Lesser (1)\n2: Moderate -- Moderate (2)\n3: Severe -- Severe (3)'
-    return _run_armored_harm(rng if rng is not None else random.Random(), 0, check_int('harm', harm, 1, 4), check_choice('boxes', boxes, ('armor', 'heavy')))
+    return _run_armored_harm(rng if rng is not None else random.Random(), 0, (harm if type(harm) is int and 1 <= harm <= 4 else check_int('harm', harm, 1, 4)), (boxes if type(boxes) is str and boxes in {'armor', 'heavy'} else check_choice('boxes', boxes, ('armor', 'heavy'))))
 
 
 def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
@@ -2525,8 +2723,13 @@ def _values_fortune_roll(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
-    d = Rolling(rng)
+_MEMO_fortune_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_fortune_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_fortune_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2538,16 +2741,27 @@ def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
     trace = ('FORTUNE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_fortune_roll, _THROWN_fortune_roll, (v_trait, v_advantages, v_disadvantages), tape, _result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_fortune_roll(rng, depth, check_int('trait', given.get('trait', 1), 0, 6), check_int('advantages', given.get('advantages', 0), 0, 3), check_int('disadvantages', given.get('disadvantages', 0), 0, 3))
+    return fortune_roll(trait=given.get('trait', 1), advantages=given.get('advantages', 0), disadvantages=given.get('disadvantages', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def fortune_roll(*, trait: int = 1, advantages: int = 0, disadvantages: int = 0, rng: random.Random | None = None) -> Result:
     'FORTUNE ROLL [WW-27, WW-01, WW-02, lines 629-644]\n\n⏣ *1d* for each **Trait** rating.\n⊕ *+1d* for each **Major Advantage**.\n⊖ *-1d* for each **Major Disadvantage**.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- Exceptional result / Great, extreme effect.\n6: 6 -- Good result / Standard,  full effect.\n4/5: 4/5 -- Mixed result / Limited, partial  effect.\n1-3: 1-3 -- Bad result / Poor, little effect.'
-    return _run_fortune_roll(rng if rng is not None else random.Random(), 0, check_int('trait', trait, 0, 6), check_int('advantages', advantages, 0, 3), check_int('disadvantages', disadvantages, 0, 3))
+    v_trait = (trait if type(trait) is int and 0 <= trait <= 6 else check_int('trait', trait, 0, 6))
+    v_advantages = (advantages if type(advantages) is int and 0 <= advantages <= 3 else check_int('advantages', advantages, 0, 3))
+    v_disadvantages = (disadvantages if type(disadvantages) is int and 0 <= disadvantages <= 3 else check_int('disadvantages', disadvantages, 0, 3))
+    if rng is None:
+        rng = random.Random()
+    given = (v_trait, v_advantages, v_disadvantages)
+    thrown = _THROWN_fortune_roll.get(given)
+    if thrown is None:
+        return _run_fortune_roll(rng, None, v_trait, v_advantages, v_disadvantages)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_fortune_roll.get((dealt, given))
+    return made if made is not None else _run_fortune_roll(rng, dealt, v_trait, v_advantages, v_disadvantages)
 
 
 def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2611,7 +2825,7 @@ def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str
 
 def information_detail(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
     'GATHER INFORMATION [WW-28, lines 683-691]\n\n*Ask a question and make an action roll or a fortune roll. The GM answers you honestly, with a level of detail depending on the effect level.*\n\ngreat: great -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\nstandard: standard -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\nlimited: limited -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.'
-    return _run_information_detail(rng if rng is not None else random.Random(), 0, check_choice('effect', effect, ('great', 'standard', 'limited')))
+    return _run_information_detail(rng if rng is not None else random.Random(), 0, (effect if type(effect) is str and effect in {'great', 'standard', 'limited'} else check_choice('effect', effect, ('great', 'standard', 'limited'))))
 
 
 def _joint_information_detail(given: Mapping[str, object]) -> Joint:
@@ -2660,8 +2874,13 @@ def _values_gather_information(b: int, c: int, d: None, r_total: int, r_natural:
     return values
 
 
-def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
-    d = Rolling(rng)
+_MEMO_gather_information: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_gather_information: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_gather_information(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2673,16 +2892,25 @@ def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Re
     inputs: dict[str, object] = {'rating': v_rating}
     trace = ('Gather information (fortune roll)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_gather_information, _THROWN_gather_information, (v_rating,), tape, _result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_gather_information(rng, depth, check_int('rating', given.get('rating', 1), 0, 4))
+    return gather_information(rating=given.get('rating', 1), rng=rng)  # type: ignore[arg-type]
 
 
 def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     "Gather information (fortune roll) [WW-28, WW-27, WW-02, line 615, line 652, lines 639-642, lines 683-691]\n\nIf it's not common knowledge but there's no obstacle, a simple fortune roll determines the quality of the information you gather.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\n6: 6 -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\n4/5: 4/5 -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.\n1-3: 1-3 -- Bad result / Poor, little effect."
-    return _run_gather_information(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4))
+    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
+    if rng is None:
+        rng = random.Random()
+    given = (v_rating,)
+    thrown = _THROWN_gather_information.get(given)
+    if thrown is None:
+        return _run_gather_information(rng, None, v_rating)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_gather_information.get((dealt, given))
+    return made if made is not None else _run_gather_information(rng, dealt, v_rating)
 
 
 def _totals_gather_information(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2754,7 +2982,7 @@ def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Result:
     'xp for a trigger [WW-30, WW-31, line 707, line 723]\n\nFor each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.\n\nnever: No xp\nonce: once -- mark 1 xp if it happened at all\noften: often -- mark 2 xp if it happened a lot during the session'
-    return _run_xp_award(rng if rng is not None else random.Random(), 0, check_choice('happened', happened, ('never', 'once', 'often')))
+    return _run_xp_award(rng if rng is not None else random.Random(), 0, (happened if type(happened) is str and happened in {'never', 'once', 'often'} else check_choice('happened', happened, ('never', 'once', 'often'))))
 
 
 def _joint_xp_award(given: Mapping[str, object]) -> Joint:
@@ -2807,7 +3035,7 @@ def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str,
 
 def end_of_session_xp(*, playbook: str = 'never', beliefs: str = 'never', struggle: str = 'never', rng: random.Random | None = None) -> Result:
     'End-of-session xp [WW-30, lines 707-717]\n\nFor each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.'
-    return _run_end_of_session_xp(rng if rng is not None else random.Random(), 0, check_choice('playbook', playbook, ('never', 'once', 'often')), check_choice('beliefs', beliefs, ('never', 'once', 'often')), check_choice('struggle', struggle, ('never', 'once', 'often')))
+    return _run_end_of_session_xp(rng if rng is not None else random.Random(), 0, (playbook if type(playbook) is str and playbook in {'never', 'once', 'often'} else check_choice('playbook', playbook, ('never', 'once', 'often'))), (beliefs if type(beliefs) is str and beliefs in {'never', 'once', 'often'} else check_choice('beliefs', beliefs, ('never', 'once', 'often'))), (struggle if type(struggle) is str and struggle in {'never', 'once', 'often'} else check_choice('struggle', struggle, ('never', 'once', 'often'))))
 
 
 def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
@@ -2862,7 +3090,7 @@ def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, 
 
 def party_session_xp(*, party: str = 'never', station: str = 'never', reputation: str = 'never', nature: str = 'never', rng: random.Random | None = None) -> Result:
     'Party xp [WW-31, line 723]\n\nAt the end of the session, review the party xp triggers and mark 1 party xp for each item that occurred during the session. If an item occurred multiple times or in a major way, mark 2 party xp for it.'
-    return _run_party_session_xp(rng if rng is not None else random.Random(), 0, check_choice('party', party, ('never', 'once', 'often')), check_choice('station', station, ('never', 'once', 'often')), check_choice('reputation', reputation, ('never', 'once', 'often')), check_choice('nature', nature, ('never', 'once', 'often')))
+    return _run_party_session_xp(rng if rng is not None else random.Random(), 0, (party if type(party) is str and party in {'never', 'once', 'often'} else check_choice('party', party, ('never', 'once', 'often'))), (station if type(station) is str and station in {'never', 'once', 'often'} else check_choice('station', station, ('never', 'once', 'often'))), (reputation if type(reputation) is str and reputation in {'never', 'once', 'often'} else check_choice('reputation', reputation, ('never', 'once', 'often'))), (nature if type(nature) is str and nature in {'never', 'once', 'often'} else check_choice('nature', nature, ('never', 'once', 'often'))))
 
 
 def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
@@ -2918,7 +3146,7 @@ def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result:
     "Loadout [WW-32, lines 746-757]\n\nYou have access to all of the **items** on your character sheet. For each operation, decide what your character's **load** will be. During the operation, you may say that your character has an item on hand by checking the box for the item you want to use—up to a number of items equal to your chosen load. Your load also determines your movement speed and conspicuousness:\n\n0-3: 1-3 load -- **Light.** *You're faster, less conspicuous; you blend in with citizens.*\n4/5: 4/5 load -- **Normal.** *You look like a scoundrel, ready for trouble.*\n6: 6 load -- **Heavy.** *You're slower. You look like an operative on a mission.*\n7+: 7-9 load -- **Encumbered.** *You're overburdened and can't do anything except move very slowly.*"
-    return _run_load_levels(rng if rng is not None else random.Random(), 0, check_int('load', load, 0, 12))
+    return _run_load_levels(rng if rng is not None else random.Random(), 0, (load if type(load) is int and 0 <= load <= 12 else check_int('load', load, 0, 12)))
 
 
 def _joint_load_levels(given: Mapping[str, object]) -> Joint:
@@ -2979,7 +3207,7 @@ def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def group_action(*, first: str = 'full', second: str = 'bad', third: str = 'absent', fourth: str = 'absent', rng: random.Random | None = None) -> Result:
     "Lead a group action [WW-34, lines 792-802]\n\nEach PC who's involved makes an **action roll** (using the same action) and **the team counts the single best result** as the overall effort for everyone who rolled. However, the character leading the group action takes **1 stress** for each PC that rolled** 1-3** as their best result.\n\n1: Bad -- 1-3\n2: Partial -- 4/5\n3: Full -- 6\n4: Critical -- Critical"
-    return _run_group_action(rng if rng is not None else random.Random(), 0, check_choice('first', first, ('bad', 'partial', 'full', 'critical')), check_choice('second', second, ('bad', 'partial', 'full', 'critical')), check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical')), check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical')))
+    return _run_group_action(rng if rng is not None else random.Random(), 0, (first if type(first) is str and first in {'bad', 'partial', 'full', 'critical'} else check_choice('first', first, ('bad', 'partial', 'full', 'critical'))), (second if type(second) is str and second in {'bad', 'partial', 'full', 'critical'} else check_choice('second', second, ('bad', 'partial', 'full', 'critical'))), (third if type(third) is str and third in {'absent', 'bad', 'partial', 'full', 'critical'} else check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical'))), (fourth if type(fourth) is str and fourth in {'absent', 'bad', 'partial', 'full', 'critical'} else check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical'))))
 
 
 def _joint_group_action(given: Mapping[str, object]) -> Joint:
@@ -3035,7 +3263,7 @@ def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str,
 
 def improved_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     'Set up: improved position [WW-35, line 812, line 814]\n\nIf your action has its intended result, any member of the team who follows through on your maneuver gets **+1 effect level** or **improved position** for their roll.\n\ncontrolled: Controlled\nrisky: Risky'
-    return _run_improved_position(rng if rng is not None else random.Random(), 0, check_choice('position', position, ('controlled', 'risky', 'desperate')))
+    return _run_improved_position(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))))
 
 
 def _joint_improved_position(given: Mapping[str, object]) -> Joint:
@@ -3071,8 +3299,13 @@ def _band_downtime_roll(r_total: int, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
-    d = Rolling(rng)
+_MEMO_downtime_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_downtime_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_downtime_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int, v_push: bool) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3084,16 +3317,26 @@ def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bo
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
     trace = ('Downtime roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_downtime_roll, _THROWN_downtime_roll, (v_rating, v_push), tape, _result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_downtime_roll(rng, depth, check_int('rating', given.get('rating', 1), 0, 4), check_flag('push', given.get('push', False)))
+    return downtime_roll(rating=given.get('rating', 1), push=given.get('push', False), rng=rng)  # type: ignore[arg-type]
 
 
 def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     "Downtime roll [WW-06, WW-23, WW-01, WW-02, line 62, line 215, lines 47-51]\n\n**Downtime roll**. When the PCs are at their leisure after a job, they can perform downtime activities in relative safety. You make downtime rolls to see how much they get done.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it's a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it's a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that's a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it's a **bad outcome**. Things go poorly. You probably don't achieve your goal and you suffer complications, too."
-    return _run_downtime_roll(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4), check_flag('push', push))
+    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
+    v_push = (push if type(push) is bool else check_flag('push', push))
+    if rng is None:
+        rng = random.Random()
+    given = (v_rating, v_push)
+    thrown = _THROWN_downtime_roll.get(given)
+    if thrown is None:
+        return _run_downtime_roll(rng, None, v_rating, v_push)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_downtime_roll.get((dealt, given))
+    return made if made is not None else _run_downtime_roll(rng, dealt, v_rating, v_push)
 
 
 def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3158,8 +3401,13 @@ def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: 
     return values
 
 
-def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
-    d = Rolling(rng)
+_MEMO_long_term_project: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_long_term_project: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_long_term_project(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int, v_push: bool) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3171,16 +3419,26 @@ def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
     trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_long_term_project, _THROWN_long_term_project, (v_rating, v_push), tape, _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_long_term_project(rng, depth, check_int('rating', given.get('rating', 1), 0, 4), check_flag('push', given.get('push', False)))
+    return long_term_project(rating=given.get('rating', 1), push=given.get('push', False), rng=rng)  # type: ignore[arg-type]
 
 
 def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     'Long-term project [WW-36, WW-01, WW-02, WW-37, lines 828-836, line 830, line 842]\n\nWhen you work on a long-term project (either a brand new one, or an already existing one), describe what your character does to advance the project clock, and roll one of your actions. Mark segments on the clock according to your result: **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
-    return _run_long_term_project(rng if rng is not None else random.Random(), 0, check_int('rating', rating, 0, 4), check_flag('push', push))
+    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
+    v_push = (push if type(push) is bool else check_flag('push', push))
+    if rng is None:
+        rng = random.Random()
+    given = (v_rating, v_push)
+    thrown = _THROWN_long_term_project.get(given)
+    if thrown is None:
+        return _run_long_term_project(rng, None, v_rating, v_push)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_long_term_project.get((dealt, given))
+    return made if made is not None else _run_long_term_project(rng, dealt, v_rating, v_push)
 
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3247,8 +3505,13 @@ def _values_recovery(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
-    d = Rolling(rng)
+_MEMO_recovery: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_recovery: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_recovery(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_healer_rating: int, v_treatment: str) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3260,16 +3523,26 @@ def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatm
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
     trace = ('Recover', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_recovery, _THROWN_recovery, (v_healer_rating, v_treatment), tape, _result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_recovery(rng, depth, check_int('healer_rating', given.get('healer_rating', 2), 0, 6), check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')))
+    return recovery(healer_rating=given.get('healer_rating', 2), treatment=given.get('treatment', 'treated'), rng=rng)  # type: ignore[arg-type]
 
 
 def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover [WW-37, WW-01, WW-02, WW-36, lines 838-852, line 830, line 842]\n\nRecovery is like a long-term project. Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC) and then you mark a number of segments on your **healing clock**. **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
-    return _run_recovery(rng if rng is not None else random.Random(), 0, check_int('healer_rating', healer_rating, 0, 6), check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
+    v_healer_rating = (healer_rating if type(healer_rating) is int and 0 <= healer_rating <= 6 else check_int('healer_rating', healer_rating, 0, 6))
+    v_treatment = (treatment if type(treatment) is str and treatment in {'treated', 'self_treated', 'tough_it_out'} else check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
+    if rng is None:
+        rng = random.Random()
+    given = (v_healer_rating, v_treatment)
+    thrown = _THROWN_recovery.get(given)
+    if thrown is None:
+        return _run_recovery(rng, None, v_healer_rating, v_treatment)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_recovery.get((dealt, given))
+    return made if made is not None else _run_recovery(rng, dealt, v_healer_rating, v_treatment)
 
 
 def _totals_recovery(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3343,7 +3616,7 @@ def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str
 
 def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover: treatment and stress [WW-37, WW-23, line 842, line 850]\n\ntreated: treated -- Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC)\n\nself_treated: self_treated -- You may heal yourself if you have the **Physicker** special ability, but you take 2 stress when you do so.\ntough_it_out: tough_it_out -- You can also choose to simply tough it out and attempt to heal without any treatment—in this case, take 1 stress and roll 0d.'
-    return _run_recovery_treatment(rng if rng is not None else random.Random(), 0, check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
+    return _run_recovery_treatment(rng if rng is not None else random.Random(), 0, (treatment if type(treatment) is str and treatment in {'treated', 'self_treated', 'tough_it_out'} else check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out'))))
 
 
 def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
@@ -3398,7 +3671,7 @@ def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, o
 
 def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random | None = None) -> Result:
     'Spend coin to increase the result level [WW-45, WW-37, line 973, line 848]\n\nBecause a ritual is a downtime activity, you may spend **coin** 1-for-1 to increase the result level of your fortune roll (this represents the expenditure of expensive or rare ritual materials).\n\nbad: Bad -- 1-3\npartial: Partial -- 4/5\nfull: Full -- 6\ncritical: Critical -- Critical'
-    return _run_improved_result(rng if rng is not None else random.Random(), 0, check_choice('result', result, ('bad', 'partial', 'full', 'critical')), check_int('coin', coin, 0, 3))
+    return _run_improved_result(rng if rng is not None else random.Random(), 0, (result if type(result) is str and result in {'bad', 'partial', 'full', 'critical'} else check_choice('result', result, ('bad', 'partial', 'full', 'critical'))), (coin if type(coin) is int and 0 <= coin <= 3 else check_int('coin', coin, 0, 3)))
 
 
 def _joint_improved_result(given: Mapping[str, object]) -> Joint:
@@ -3450,7 +3723,7 @@ def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -> Result:
     'Train [WW-38, WW-30, line 719, lines 856-858]\n\nWhen you spend time in training, **mark 1 xp** on the xp track for an **attribute** or **playbook** advancement. If you have the appropriate party Training upgrade unlocked, mark **+1 xp** (2 total). See **Party Upgrades**, for more information. *You can train a given xp track only once per downtime.*'
-    return _run_train(rng if rng is not None else random.Random(), 0, check_flag('training_upgrade', training_upgrade))
+    return _run_train(rng if rng is not None else random.Random(), 0, (training_upgrade if type(training_upgrade) is bool else check_flag('training_upgrade', training_upgrade)))
 
 
 def _joint_train(given: Mapping[str, object]) -> Joint:
@@ -3486,8 +3759,13 @@ def _band_magnitude_fortune(r_total: int, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+_MEMO_magnitude_fortune: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_magnitude_fortune: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_magnitude_fortune(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_magnitude: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+    d = Rolling(tape)
     r_total: int = d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3499,16 +3777,25 @@ def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> 
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = ('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_magnitude_fortune, _THROWN_magnitude_fortune, (v_magnitude,), tape, _result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_fortune(rng, depth, check_int('magnitude', given.get('magnitude', 6), 0, 6))
+    return magnitude_fortune(magnitude=given.get('magnitude', 6), rng=rng)  # type: ignore[arg-type]
 
 
 def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result:
     "Magnitude fortune roll: the crushing wave [WW-44, WW-27, WW-02, lines 867-873]\n\n> A sea demon summons a crushing wave at the canal dock where the PCs are landing their boat. How badly does this damage the vessel and the party? Obviously it's gonna be bad for them, but are they merely sinking or are they immediately wrecked and sunk? The GM makes a fortune roll using 6d (the magnitude of the demon).\n\n1-3: 1-3 -- On a **1-3**, the wave has only little effect (for a huge wave), causing the craft to take on water and begin sinking.\n4-5: 4-5 -- On a **4-5**, the wave has reduced effect, fully swamping the boat and throwing some of the characters and their cargo overboard.\n6: 6 -- On a **6**, the wave has full effect, immediately sinking the boat and dragging the party and cargo under.\nwhen count(6) >= 2 and not zero_dice: Critical -- On a **critical**, the boat is sunk, and also the party and cargo are badly harmed by flying debris and the crushing force of the wave."
-    return _run_magnitude_fortune(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    v_magnitude = (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6))
+    if rng is None:
+        rng = random.Random()
+    given = (v_magnitude,)
+    thrown = _THROWN_magnitude_fortune.get(given)
+    if thrown is None:
+        return _run_magnitude_fortune(rng, None, v_magnitude)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_magnitude_fortune.get((dealt, given))
+    return made if made is not None else _run_magnitude_fortune(rng, dealt, v_magnitude)
 
 
 def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3571,7 +3858,7 @@ def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'AREA [WW-39, lines 883-886]\n\n0: 0 -- A closet\n\n1: 1 -- A small room\n2: 2 -- A large room& Several rooms\n3: 3 -- A small building\n4: 4 -- A large building\n5: 5 -- A city block'
-    return _run_magnitude_area(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    return _run_magnitude_area(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
@@ -3621,7 +3908,7 @@ def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, o
 
 def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'SCALE [WW-39, lines 883-887]\n\n0: 0 -- 1 or 2 people\n\n1: 1 -- A small gang (3-6)\n2: 2 -- A medium gang (12)\n3: 3 -- A large gang (20)\n4: 4 -- A huge gang (40)\n5: 5 -- A massive gang (80)\n6: 6 -- A colossal gang (160)'
-    return _run_magnitude_scale(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    return _run_magnitude_scale(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
@@ -3671,7 +3958,7 @@ def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str
 
 def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'DURATION [WW-40, lines 891-895]\n\n0: 0 -- A few moments\n\n1: 1 -- A few minutes\n2: 2 -- An hour\n3: 3 -- A few hours\n4: 4 -- A day\n5: 5 -- Several days\n6: 6 -- A week'
-    return _run_magnitude_duration(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    return _run_magnitude_duration(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
@@ -3721,7 +4008,7 @@ def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, o
 
 def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     "RANGE [WW-40, lines 891-896]\n\n0: 0 -- Within reach\n\n1: 1 -- A dozen paces\n2: 2 -- A stone's throw\n3: 3 -- Down the road\n4: 4 -- Several blocks away\n5: 5 -- Across the district\n6: 6 -- Across the city"
-    return _run_magnitude_range(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    return _run_magnitude_range(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
@@ -3771,7 +4058,7 @@ def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str,
 
 def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'TIER & QUALITY [WW-41, lines 900-904]\n\n0: 0 -- Poor\n\n1: 1 -- Adequate\n2: 2 -- Good\n3: 3 -- Excellent\n4: 4 -- Superior\n5: 5 -- Impeccable\n6: 6 -- Legendary'
-    return _run_magnitude_quality(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    return _run_magnitude_quality(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
@@ -3821,7 +4108,7 @@ def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, o
 
 def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'FORCE [WW-41, lines 900-905]\n\n0: 0 -- Weak\n\n1: 1 -- Moderate\n2: 2 -- Strong\n3: 3 -- Serious\n4: 4 -- Powerful\n5: 5 -- Overwhelming\n6: 6 -- Devastating'
-    return _run_magnitude_force(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6))
+    return _run_magnitude_force(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
@@ -3871,7 +4158,7 @@ def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, 
 
 def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> Result:
     'QUALITY EXAMPLES [WW-42, lines 909-919]\n\n6: 6 -- *A mansion, large ship, rare essences or arcane artifacts, powerful demon*\n\n5: 5 -- *A large townhouse, small ship, custom-tailored clothing, lightning barrier*\n4: 4 -- *A luxury vehicle, townhouse, typical demon or powerful ghost*\n3: 3 -- *A coach, boat, military rifle, fashionable clothing, small home*\n2: 2 -- *A pistol, respectable clothing, private rented room, typical ghost*\n1: 1 -- *A fighting blade, ordinary clothing, shared apartment, cheap food or drugs*\n0: 0 -- *A rusty knife, worn & tattered clothing, rickety shack on the street*'
-    return _run_quality_examples(rng if rng is not None else random.Random(), 0, check_int('quality', quality, 0, 6))
+    return _run_quality_examples(rng if rng is not None else random.Random(), 0, (quality if type(quality) is int and 0 <= quality <= 6 else check_int('quality', quality, 0, 6)))
 
 
 def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
@@ -3921,7 +4208,7 @@ def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Result:
     "FORCE EXAMPLES [WW-43, lines 923-933]\n\n6: 6 -- *Hurricane wind, molten lava, tidal wave, electrical maelstrom*\n\n5: 5 -- *A ship's cannon, raging thunder-storm, massive fire, lightning strike*\n4: 4 -- *A charging horse, burning forge, bomb, whirlwind, electrocution*\n3: 3 -- *A crushing blow, staggering wind, grenade, searing fire, electrical surge*\n2: 2 -- *A powerful blow, howling wind, burning brand*\n1: 1 -- *A solid punch, steady wind, torch flame, electrical shock*\n0: 0 -- *A firm shove, a candle flame, breeze, tiny spark*"
-    return _run_force_examples(rng if rng is not None else random.Random(), 0, check_int('force', force, 0, 6))
+    return _run_force_examples(rng if rng is not None else random.Random(), 0, (force if type(force) is int and 0 <= force <= 6 else check_int('force', force, 0, 6)))
 
 
 def _joint_force_examples(given: Mapping[str, object]) -> Joint:
@@ -3972,7 +4259,7 @@ def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def ritual_stress(*, magnitude: int = 6, added: int = 0, casting_time: str = 'moments', rng: random.Random | None = None) -> Result:
     'Ritual stress [WW-44, WW-45, line 875, line 969, line 895]\n\n**Rituals take time to cast.** Use the duration examples on the magnitude table to reduce the stress cost based on the time needed, generally no less than an hour.'
-    return _run_ritual_stress(rng if rng is not None else random.Random(), 0, check_int('magnitude', magnitude, 0, 6), check_int('added', added, 0, 6), check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')))
+    return _run_ritual_stress(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)), (added if type(added) is int and 0 <= added <= 6 else check_int('added', added, 0, 6)), (casting_time if type(casting_time) is str and casting_time in {'moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'} else check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))))
 
 
 def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
@@ -4036,9 +4323,14 @@ def _values_crafting_roll(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> Result:
+_MEMO_crafting_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
+_THROWN_crafting_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
+
+
+def _run_crafting_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> Result:
+    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    d = Rolling(rng)
+    d = Rolling(tape)
     r_total: int = d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4050,16 +4342,29 @@ def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: in
     inputs: dict[str, object] = {'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum}
     trace = ('CRAFTING ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
     chain: tuple[Result, ...] = ()
-    return _result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return _remember_thrown(_MEMO_crafting_roll, _THROWN_crafting_roll, (v_tinker, v_tier, v_coin, v_workshop, v_minimum), tape, _result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
 
 
 def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_crafting_roll(rng, depth, check_int('tinker', given.get('tinker', 1), 0, 4), check_int('tier', given.get('tier', 1), 0, 4), check_int('coin', given.get('coin', 0), 0, 4), check_flag('workshop', given.get('workshop', False)), check_int('minimum', given.get('minimum', 0), 0, 8))
+    return crafting_roll(tinker=given.get('tinker', 1), tier=given.get('tier', 1), coin=given.get('coin', 0), workshop=given.get('workshop', False), minimum=given.get('minimum', 0), rng=rng)  # type: ignore[arg-type]
 
 
 def crafting_roll(*, tinker: int = 1, tier: int = 1, coin: int = 0, workshop: bool = False, minimum: int = 0, rng: random.Random | None = None) -> Result:
     'CRAFTING ROLL [WW-47, WW-01, WW-02, lines 998-1023]\n\n⏣ **1d** for each **Tinker** action dot.\n⊕ **+1** quality per **Coin** spent.\n⊕ **+1** quality for **Workshop** party upgrade.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- Quality level is Tier +2.\n6: 6 -- Quality level is Tier +1.\n4/5: 4/5 -- Quality level is equal to Tier.\n1-3: 1-3 -- Quality level is Tier -1.'
-    return _run_crafting_roll(rng if rng is not None else random.Random(), 0, check_int('tinker', tinker, 0, 4), check_int('tier', tier, 0, 4), check_int('coin', coin, 0, 4), check_flag('workshop', workshop), check_int('minimum', minimum, 0, 8))
+    v_tinker = (tinker if type(tinker) is int and 0 <= tinker <= 4 else check_int('tinker', tinker, 0, 4))
+    v_tier = (tier if type(tier) is int and 0 <= tier <= 4 else check_int('tier', tier, 0, 4))
+    v_coin = (coin if type(coin) is int and 0 <= coin <= 4 else check_int('coin', coin, 0, 4))
+    v_workshop = (workshop if type(workshop) is bool else check_flag('workshop', workshop))
+    v_minimum = (minimum if type(minimum) is int and 0 <= minimum <= 8 else check_int('minimum', minimum, 0, 8))
+    if rng is None:
+        rng = random.Random()
+    given = (v_tinker, v_tier, v_coin, v_workshop, v_minimum)
+    thrown = _THROWN_crafting_roll.get(given)
+    if thrown is None:
+        return _run_crafting_roll(rng, None, v_tinker, v_tier, v_coin, v_workshop, v_minimum)
+    dealt = _throw(rng, thrown)
+    made = _MEMO_crafting_roll.get((dealt, given))
+    return made if made is not None else _run_crafting_roll(rng, dealt, v_tinker, v_tier, v_coin, v_workshop, v_minimum)
 
 
 def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4146,7 +4451,7 @@ def _chain_modification_requirement(rng: random.Random, depth: int, given: Mappi
 
 def modification_requirement(*, modification: str = 'simple', tier: int = 1, rng: random.Random | None = None) -> Result:
     "Modifying an item [WW-48, lines 1025-1033]\n\nAdding a feature or additional function to an item is simpler than creating something new. You don't need to invent a special formula or plan. Make a crafting roll to modify an item (the baseline quality of an item that you modify is equal to your party's Tier, as usual).\n\nsimple: simple -- A simple, useful modification requires Tier +1 quality.\nsignificant: significant -- A significant modification requires Tier +2 quality.\nspecial: special -- An arcane, spark-craft, or alchemical modification requires Tier +3 quality."
-    return _run_modification_requirement(rng if rng is not None else random.Random(), 0, check_choice('modification', modification, ('simple', 'significant', 'special')), check_int('tier', tier, 0, 4))
+    return _run_modification_requirement(rng if rng is not None else random.Random(), 0, (modification if type(modification) is str and modification in {'simple', 'significant', 'special'} else check_choice('modification', modification, ('simple', 'significant', 'special'))), (tier if type(tier) is int and 0 <= tier <= 4 else check_int('tier', tier, 0, 4)))
 
 
 def _joint_modification_requirement(given: Mapping[str, object]) -> Joint:
