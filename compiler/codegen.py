@@ -38,7 +38,7 @@ from .diagnostics import CompileError, Report
 from .evaluate import children, contains_dice, dice_symbols, walk
 from .odds import reads
 from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
-from .runtime import MAX_DICE, MAX_LISTED, MAX_SIDES, dice_notation
+from .runtime import MAX_DICE, MAX_LISTED, MAX_REMEMBERED, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
@@ -384,9 +384,12 @@ def sets_values(resolver: m.Resolver) -> bool:
 
 def remembers(resolver: m.Resolver) -> bool:
     """Whether a roll's result follows from its dice and inputs alone, so it can be kept and handed out again
-    (`_remember`): it rolls dice, and no band's data rolls more, re-rolls or chains to another table."""
+    (`_remember`): it rolls dice, and no band's data rolls more, re-rolls or chains to another table; and
+    fixed dice can fall at most MAX_REMEMBERED ways (other rolls are judged by the dice their inputs throw)."""
+    rules = fixed_rules(resolver)
     return (bool(resolver.dice) and not resolver.rerolls and not rolls_more(resolver)
-            and all(band.chain is None for band in resolver.bands))
+            and all(band.chain is None for band in resolver.bands)
+            and (rules is None or all(sides ** count <= MAX_REMEMBERED for _, _, (count, sides, *_) in rules)))
 
 
 def rolls_more(resolver: m.Resolver) -> bool:

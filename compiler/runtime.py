@@ -208,7 +208,8 @@ class _Frozen(dict[str, object]):
         return _Frozen, (dict(self),)
 
 
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
+# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
 
 
 def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
@@ -227,12 +228,19 @@ def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
 
 def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
                      given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
+    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
     if tape.dealt is None:  # thrown for the first time
+        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                        for count, sides in tape.thrown])
+        ways = 1
+        for term in thrown:
+            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
+        if ways > MAX_REMEMBERED:
+            return made
         if len(thrown_by) >= MAX_REMEMBERED:
             thrown_by.clear()
-        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                                  for count, sides in tape.thrown])
+        thrown_by[given] = thrown
     return _remember(memo, (tuple(tape.faces), given), made)
 
 
@@ -358,7 +366,7 @@ def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
         while pick >= number:
             pick = rng.getrandbits(bits)
         return (rolls[pick],)
-    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
 
 
 def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:

@@ -153,6 +153,10 @@ def test_a_roll_keeps_its_results_and_hands_the_same_one_out_again(shapes: Any) 
     pool = shapes.pool(rating=3, rng=random.Random(8))
     assert shapes._THROWN_pool[(3,)][0][:2] == (3, 6) and shapes.pool(rating=3, rng=random.Random(8)) is pool
     assert shapes.pool(rating=3, rng=Scripted([2, 5, 1])).dice == (2, 5, 1)  # loaded dice, through _throw
+    # 4d6 can fall 1,296 ways, more than a roll keeps: made anew each time, nothing noted
+    four = shapes.pool(rating=4, rng=random.Random(8))
+    assert shapes.pool(rating=4, rng=random.Random(8)) == four is not shapes.pool(rating=4, rng=random.Random(8))
+    assert (4,) not in shapes._THROWN_pool and all(given != (4,) for _, given in shapes._MEMO_pool)
     # bad inputs are refused whatever was kept: True is no number, though True == 1
     shapes.pool(rating=1, rng=random.Random(1))
     with pytest.raises(ValueError, match="rating must be a whole number"):

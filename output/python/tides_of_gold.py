@@ -198,7 +198,8 @@ class _Frozen(dict[str, object]):
         return _Frozen, (dict(self),)
 
 
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again)
+MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
+# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
 
 
 def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
@@ -217,12 +218,19 @@ def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
 
 def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
                      given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws."""
+    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
+    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
     if tape.dealt is None:  # thrown for the first time
+        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
+                        for count, sides in tape.thrown])
+        ways = 1
+        for term in thrown:
+            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
+        if ways > MAX_REMEMBERED:
+            return made
         if len(thrown_by) >= MAX_REMEMBERED:
             thrown_by.clear()
-        thrown_by[given] = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                                  for count, sides in tape.thrown])
+        thrown_by[given] = thrown
     return _remember(memo, (tuple(tape.faces), given), made)
 
 
@@ -348,7 +356,7 @@ def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
         while pick >= number:
             pick = rng.getrandbits(bits)
         return (rolls[pick],)
-    return tuple([_draw(rng, count, sides) for count, sides, *_ in thrown])
+    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
 
 
 def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
@@ -1318,7 +1326,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'ef4f3854c08fefff6bae855a5791d572dcd17f74a772a5260c445e5d4402986c'
+COMPILER_SHA256 = 'd62bca0edb97c5ef7122722b79688e78b724b8eb7e453fd6bed318458ac17e73'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
