@@ -40,6 +40,8 @@ from .odds import reads
 from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
 from .runtime import MAX_DICE, MAX_LISTED, MAX_REMEMBERED, MAX_SIDES, dice_notation
 
+assert MAX_REMEMBERED <= MAX_LISTED  # a remembered roll's fixed dice are listed: `draw_lines` picks among them
+
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
@@ -706,7 +708,7 @@ class ModuleWriter:
         rules = fixed_rules(resolver) if remembered else None  # dice known when compiled: rolled inline
         if remembered:
             for _, _, (count, sides, *_) in rules or ():
-                if (count, sides) not in self.listed and sides ** count <= MAX_LISTED:
+                if (count, sides) not in self.listed:
                     self.listed.add((count, sides))
                     w.line(f"_ROLLS_{count}d{sides}: tuple[tuple[int, ...], ...] = _listed({count}, {sides})[0]")
             w.line(f"_MEMO_{name}: dict[object, Result] = {{}}  # results by dice and inputs: see _remember")
@@ -811,27 +813,24 @@ class ModuleWriter:
         return f"({self.args(resolver)}{',' if len(resolver.inputs) == 1 else ''})"
 
     def draw_lines(self, resolver: m.Resolver, rules: list[FixedRule], compiler: ExprCompiler) -> None:
-        """Roll the fixed dice of a roll that `remembers` into `dice`."""
+        """Roll the fixed dice of a roll that `remembers` into `dice` (listed: they fall at most MAX_REMEMBERED
+        ways, fewer than MAX_LISTED)."""
         w = self.w
         for index, (rule, _, (count, sides, *_)) in enumerate(rules):
             if rule.when is not None:
                 w.line(f"{'el' if index else ''}if {compiler.expr(rule.when)}:")
             elif index:
                 w.line("else:")
-            with w.indent(rule.when is not None or index > 0):
-                if sides ** count <= MAX_LISTED:  # _draw, inline: one draw picks the whole roll
-                    bits = (sides ** count - 1).bit_length()
-                    w.line("if type(rng) is _Random:")
+            with w.indent(rule.when is not None or index > 0):  # `_draw`, inline: one pick of the whole roll
+                w.line("if type(rng) is _Random:")
+                with w.indent():
+                    w.line(f"pick = rng.getrandbits({(sides ** count - 1).bit_length()})")
+                    w.line(f"while pick >= {sides ** count}:")
                     with w.indent():
-                        w.line(f"pick = rng.getrandbits({bits})")
-                        w.line(f"while pick >= {sides ** count}:")
-                        with w.indent():
-                            w.line(f"pick = rng.getrandbits({bits})")
-                        w.line(f"dice = _ROLLS_{count}d{sides}[pick]")
-                    w.line("else:")
-                    with w.indent():
-                        w.line(f"dice = _draw(rng, {count}, {sides})")
-                else:
+                        w.line(f"pick = rng.getrandbits({(sides ** count - 1).bit_length()})")
+                    w.line(f"dice = _ROLLS_{count}d{sides}[pick]")
+                w.line("else:")
+                with w.indent():
                     w.line(f"dice = _draw(rng, {count}, {sides})")
         if rules[-1][0].when is not None:
             w.line("else:")

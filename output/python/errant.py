@@ -1326,7 +1326,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'd62bca0edb97c5ef7122722b79688e78b724b8eb7e453fd6bed318458ac17e73'
+COMPILER_SHA256 = '245291f01ab7e910e41b2cf2c18b49374c857039542f591e54f2716f9da78acd'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -1326,7 +1326,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'd62bca0edb97c5ef7122722b79688e78b724b8eb7e453fd6bed318458ac17e73'
+COMPILER_SHA256 = '245291f01ab7e910e41b2cf2c18b49374c857039542f591e54f2716f9da78acd'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.

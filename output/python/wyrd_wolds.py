@@ -1326,7 +1326,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'd62bca0edb97c5ef7122722b79688e78b724b8eb7e453fd6bed318458ac17e73'
+COMPILER_SHA256 = '245291f01ab7e910e41b2cf2c18b49374c857039542f591e54f2716f9da78acd'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
