@@ -96,13 +96,18 @@ def equivalence(mechanic: Mechanic, compiled: Callable[..., Any], written: Calla
     return compared, len(mechanic.bad), None
 
 
-def call_site(fn: Callable[..., Any], *args: object, **kwargs: object) -> Callable[[], Any]:
+def call_site(fn: Callable[..., Any], args: tuple[object, ...] = (), kwargs: dict[str, object] | None = None, *,
+              clear: Callable[[], None] | None = None, read: str = "") -> Callable[[], Any]:
     """`fn(*args, **kwargs)` as a user's code makes the call: keywords written in the call, not a `partial`
-    (which passes them as a dict, and costs a fast function more than its own work)."""
+    (which passes them as a dict, and costs a fast function more than its own work). `clear` is called
+    first (a resolver's store of results, emptied); `read` names an attribute of the result to read."""
     names = {f"a{i}": value for i, value in enumerate(args)}
+    kwargs = kwargs or {}
     names |= {f"k{i}": value for i, value in enumerate(kwargs.values())}
     written = [f"a{i}" for i in range(len(args))] + [f"{key}=k{i}" for i, key in enumerate(kwargs)]
-    made: Callable[[], Any] = eval(f"lambda: fn({', '.join(written)})", {"fn": fn, **names})
+    call = f"fn({', '.join(written)})" + (f".{read}" if read else "")
+    source = f"lambda: (clear(), {call})[1]" if clear is not None else f"lambda: {call}"
+    made: Callable[[], Any] = eval(source, {"fn": fn, "clear": clear, **names})
     return made
 
 
@@ -144,22 +149,15 @@ def run(ctx: Context) -> Section:
                    f"**no**: {problem}")
         rng_a, rng_b, rng_c, rng_d = (random.Random(1) for _ in range(4))
         inputs = mechanic.inputs
-        kept: dict[object, Any] = getattr(module, f"_MEMO_{mechanic.name}")
-
-        def made_anew(fn: Callable[..., Any] = compiled, given: dict[str, object] = inputs,
-                      rng: random.Random = rng_c, memo: dict[object, Any] = kept) -> Any:
-            memo.clear()  # no result kept: this call works its result out, as a first roll does
-            return fn(**given, rng=rng)
-
-        def read_trace(rng: random.Random = rng_d) -> str:
-            return str(made_anew(rng=rng).trace)
-
-        candidates = [Candidate("compiled", call_site(compiled, **inputs, rng=rng_a)),
-                      Candidate("hand-written", call_site(written, **inputs, rng=rng_b)),
-                      Candidate("compiled, trace read", read_trace),
-                      Candidate("compiled, every result new", made_anew)]
+        kept: dict[object, Any] = getattr(module, f"_MEMO_{mechanic.name}")  # emptied: a first roll's cost
+        candidates = [Candidate("compiled", call_site(compiled, kwargs={**inputs, "rng": rng_a})),
+                      Candidate("hand-written", call_site(written, kwargs={**inputs, "rng": rng_b})),
+                      Candidate("compiled, trace read", call_site(compiled, kwargs={**inputs, "rng": rng_d},
+                                                                  clear=kept.clear, read="trace")),
+                      Candidate("compiled, every result new", call_site(compiled, kwargs={**inputs, "rng": rng_c},
+                                                                        clear=kept.clear))]
         if d20 is not None:
-            candidates.append(Candidate("d20", call_site(d20.roll, mechanic.d20)))
+            candidates.append(Candidate("d20", call_site(d20.roll, (mechanic.d20,))))
         measured = compare(candidates, ctx.settings)
         a, b = measured["compiled"], measured["hand-written"]
         compiled_medians[f"{mechanic.ruleset}.{mechanic.name}"] = a.median
@@ -236,7 +234,7 @@ def _plain(ctx: Context, d20: Any) -> Table:
     for notation, plain_a, plain_b, quoted in (("2d6+2", two_randint, two_random, "21x"),
                                                ("4d6kh3", four_randint, four_random, "40x")):
         progress(f"resolvers: d20 {notation} against plain Python")
-        found = compare([Candidate("d20", call_site(d20.roll, notation)), Candidate("randint", plain_a),
+        found = compare([Candidate("d20", call_site(d20.roll, (notation,))), Candidate("randint", plain_a),
                          Candidate("random", plain_b)], ctx.settings)
         d, pa, pb = found["d20"], found["randint"], found["random"]
         table.add(f"`{notation}`", _cell(d), _cell(pa), _cell(pb), ratio_text(ratio(d, pa)),

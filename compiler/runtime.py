@@ -161,8 +161,9 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
+                             "kept": kept, "total": total, "outcome": outcome,
+                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
                              "seed": seed, "rerolled": rerolled})
     return made
 
@@ -206,6 +207,9 @@ class _Frozen(dict[str, object]):
 
     def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
         return _Frozen, (dict(self),)
+
+
+_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
 
 
 MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);

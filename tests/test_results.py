@@ -148,6 +148,10 @@ def test_a_roll_keeps_its_results_and_hands_the_same_one_out_again(shapes: Any) 
     with pytest.raises(TypeError, match="cannot be changed"):
         first.inputs.update(bonus=3)  # type: ignore[attr-defined]
     assert dict(first.inputs) == {"bonus": 2} and json.dumps(first.inputs) == '{"bonus": 2}'
+    bare = shapes.event(rng=random.Random(1))  # no inputs, no values: the one empty frozen dict
+    with pytest.raises(TypeError, match="cannot be changed"):
+        bare.values.setdefault("seen", True)  # type: ignore[attr-defined]
+    assert bare.inputs == bare.values == {} and pickle.loads(pickle.dumps(bare)) == bare
     assert pickle.loads(pickle.dumps(first)) == first and copy.deepcopy(first) == first
     # a pool: the dice the inputs throw are noted on their first roll
     pool = shapes.pool(rating=3, rng=random.Random(8))

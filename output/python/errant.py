@@ -151,8 +151,9 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
+                             "kept": kept, "total": total, "outcome": outcome,
+                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
                              "seed": seed, "rerolled": rerolled})
     return made
 
@@ -196,6 +197,9 @@ class _Frozen(dict[str, object]):
 
     def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
         return _Frozen, (dict(self),)
+
+
+_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
 
 
 MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
@@ -1326,7 +1330,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '245291f01ab7e910e41b2cf2c18b49374c857039542f591e54f2716f9da78acd'
+COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (

@@ -151,8 +151,9 @@ def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...]
     A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
     """
     made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs), "dice": dice, "kept": kept, "total": total,
-                             "outcome": outcome, "values": _Frozen(values), "trace": trace, "chain": chain,
+    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
+                             "kept": kept, "total": total, "outcome": outcome,
+                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
                              "seed": seed, "rerolled": rerolled})
     return made
 
@@ -196,6 +197,9 @@ class _Frozen(dict[str, object]):
 
     def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
         return _Frozen, (dict(self),)
+
+
+_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
 
 
 MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
@@ -1326,7 +1330,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '245291f01ab7e910e41b2cf2c18b49374c857039542f591e54f2716f9da78acd'
+COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
