@@ -23,7 +23,7 @@ from typing import Literal, TypeVar
 
 from . import model as m
 from . import odds
-from .codegen import class_name, reserved_name
+from .codegen import class_name, reserved_input, reserved_name
 from .diagnostics import Diagnostic, Report
 from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, TooLarge, contains_dice, dice_symbols, rebuild, walk
 from .odds import distribution, input_count, input_grid, sheet_odds_size
@@ -210,6 +210,12 @@ class Checker:
                 self.error("DUPLICATE", f"input `{declared.name}` is declared twice", declared.span,
                            "keep one of the two `input` lines", item.name)
             names.add(declared.name)
+            if reserved_input(declared.name):
+                why = ("it is the resolvers' keyword for the random generator" if declared.name == "rng" else
+                       "names starting with `_` are the generated module's own" if declared.name.startswith("_")
+                       else "it is a Python word, and an input is a keyword argument")
+                self.error("RESERVED-NAME", f"`{declared.name}` cannot name an input: {why}", declared.span,
+                           f"rename it, e.g. `{declared.name.strip('_')}_value`", item.name)
             spec = self.resolve_type(declared.type)
             default = declared.default
             if isinstance(spec, m.IntRange):

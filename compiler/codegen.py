@@ -80,6 +80,13 @@ def runtime_section_names() -> set[str]:
     return names
 
 
+def reserved_input(name: str) -> bool:
+    """Input names a resolver cannot take: Python keywords, `rng` (its generator) and names starting with
+    `_`. An input is a parameter of the public function, which so refers only to `_` names (`_type`,
+    `_check_int`, `_Random`): an input may be called `type` or `random`."""
+    return keyword.iskeyword(name) or name == "rng" or name.startswith("_")
+
+
 def reserved_name(name: str) -> bool:
     """Names a definition may not take: Python keywords, builtins and the runtime's own names."""
     return keyword.iskeyword(name) or name in RESERVED or name in _RUNTIME_NAMES or name.startswith("_")
@@ -822,7 +829,7 @@ class ModuleWriter:
             elif index:
                 w.line("else:")
             with w.indent(rule.when is not None or index > 0):  # `_draw`, inline: one pick of the whole roll
-                w.line("if type(rng) is _Random:")
+                w.line("if _type(rng) is _Random:")
                 with w.indent():
                     w.line(f"pick = rng.getrandbits({(sides ** count - 1).bit_length()})")
                     w.line(f"while pick >= {sides ** count}:")
@@ -931,7 +938,7 @@ class ModuleWriter:
             w.line(repr(docstring(resolver)))
             if not remembers(resolver):
                 args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
-                w.line(f"return _run_{name}(rng if rng is not None else random.Random(), 0{args})")
+                w.line(f"return _run_{name}(rng if rng is not None else _Random(), 0{args})")
                 w.line()
                 w.line()
                 return
@@ -939,7 +946,7 @@ class ModuleWriter:
                 w.line(f"v_{item.name} = {validator(item, item.name)}")
             w.line("if rng is None:")
             with w.indent():
-                w.line("rng = random.Random()")
+                w.line("rng = _Random()")
             rules = fixed_rules(resolver)
             if rules is not None:
                 if resolver.lets:
@@ -1215,21 +1222,22 @@ def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:
 
 
 def validator(item: m.ResolvedInput, value: str) -> str:
-    """The code that checks an input: `check_int(...)` and its kin, which explain a wrong value. A plain name
-    is first tested inline (`type(x) is int and 0 <= x <= 4`), so that a call with right inputs costs no calls."""
+    """The code that checks an input: `_check_int(...)` and its kin, which explain a wrong value. A plain name
+    is first tested inline (`_type(x) is _int and 0 <= x <= 4`), so that a call with right inputs costs no
+    calls. Only `_` names: the input itself may be called `type` or `check_int` (see reserved_input)."""
     spec = item.type
     if isinstance(spec, m.IntRange):
-        check = f"check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
+        check = f"_check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
         low = "" if spec.low is None else f"{spec.low} <= "
         high = "" if spec.high is None else f" <= {spec.high}"
-        test = f"type({value}) is int" + (f" and {low}{value}{high}" if low or high else "")
+        test = f"_type({value}) is _int" + (f" and {low}{value}{high}" if low or high else "")
     elif isinstance(spec, m.Flag):
-        check = f"check_flag({item.name!r}, {value})"
-        test = f"type({value}) is bool"
+        check = f"_check_flag({item.name!r}, {value})"
+        test = f"_type({value}) is _bool"
     else:
         options = tuple(o.name for o in spec.options)
-        check = f"check_choice({item.name!r}, {value}, {options!r})"
-        test = f"type({value}) is str and {value} in {{{', '.join(map(repr, options))}}}"
+        check = f"_check_choice({item.name!r}, {value}, {options!r})"
+        test = f"_type({value}) is _str and {value} in {{{', '.join(map(repr, options))}}}"
     return f"({value} if {test} else {check})" if value.isidentifier() else check
 
 

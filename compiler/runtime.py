@@ -877,6 +877,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
+# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# parameter there, and may be called `type`, `int` or `check_int`.
+_type = type
+_int = int
+_bool = bool
+_str = str
+_check_int = check_int
+_check_flag = check_flag
+_check_choice = check_choice
+
+
 def check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")

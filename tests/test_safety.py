@@ -111,3 +111,54 @@ def test_a_generated_module_that_would_not_compile_fails_the_build_at_its_line()
     future = source.replace("\nRULESET = ", "\nfrom __future__ import annotations\nRULESET = ", 1)
     with pytest.raises(SyntaxError):  # legal after a docstring, not after the runtime's statements
         compiles(future, "injection.py")
+
+
+NAMED_INPUTS = """\
+ruleset "Names"
+
+roll probe "Probe" [N-1]
+  input type: one of a, b = a
+  input random: 1..3 = 1
+  input check_int: flag
+  roll: 2d6 + random
+  - 9+: high "High"
+  - otherwise: low "Low"
+
+roll pool "Pool" [N-2]
+  input int: 1..3 = 2
+  input str: one of x, y = x
+  roll: (int)d6 highest
+  - 6: hit "Hit"
+  - otherwise: miss "Miss"
+"""
+
+
+def test_an_input_may_be_named_like_a_builtin_or_a_runtime_function() -> None:
+    """An input is a parameter of its resolver's public function, so that function refers to `_` names only."""
+    from compiler.api import load_text
+
+    module = compile_module(generate(load_text(NAMED_INPUTS, "names.rules", "names").checked), "generated_names")
+    for rng in (random.Random(5), None):
+        probe = module.probe(type="b", random=3, check_int=True, rng=rng)
+        assert probe.inputs == {"type": "b", "random": 3, "check_int": True} and probe.total == sum(probe.dice) + 3
+        assert module.pool(int=3, str="y", rng=rng).inputs == {"int": 3, "str": "y"}
+    with pytest.raises(ValueError, match="type must be one of a, b; not 'c'"):
+        module.probe(type="c")
+    with pytest.raises(ValueError, match="random must be from 1 to 3, not 4"):
+        module.probe(random=4)
+    with pytest.raises(ValueError, match="int must be a whole number from 1 to 3"):
+        module.pool(int="3")
+
+
+@pytest.mark.parametrize(("name", "why"), [("rng", "the random generator"), ("class", "a Python word"),
+                                           ("_draw", "the generated module's own")])
+def test_an_input_named_rng_a_keyword_or_with_an_underscore_is_refused_where_it_stands(name: str, why: str) -> None:
+    from compiler.api import load_text
+    from compiler.diagnostics import CompileError
+
+    text = NAMED_INPUTS.replace("input type:", f"input {name}:")
+    with pytest.raises(CompileError) as raised:
+        load_text(text, "names.rules", "names")
+    found = [d for d in raised.value.report.sorted() if d.code == "RESERVED-NAME"]
+    assert len(found) == 1 and why in found[0].message
+    assert (found[0].span.line, found[0].span.column) == (4, 9)

@@ -867,6 +867,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
+# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# parameter there, and may be called `type`, `int` or `check_int`.
+_type = type
+_int = int
+_bool = bool
+_str = str
+_check_int = check_int
+_check_flag = check_flag
+_check_choice = check_choice
+
+
 def check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
@@ -1330,7 +1341,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
+COMPILER_SHA256 = '52d7976117044e97240a01ec75cce01c63c472d1e0e5c16f45e4b5f9200045f1'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1406,14 +1417,14 @@ def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> 
 
 def test(*, die: str = 'd6', dn: int = 4, advantage: bool = False, disadvantage: bool = False, enhanced: int = 0, impaired: int = 0, rng: random.Random | None = None) -> Result:
     'Test [LAD-01, LAD-02, LAD-04, LAD-05, LAD-06, LAD-07, LAD-20, lines 4-7, line 9, lines 12-19, line 21, line 78]\n\nRoll your relevant attribute die. Compare the result to the difficulty number (DN), which is usually 4.\n\nwhen rung < 1: Cannot roll -- If a die would be lowered below a d4, you cannot roll it.\nwhen total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\notherwise: Fail -- Otherwise, the test fails. You might still succeed at the task, but there will be trouble.'
-    v_die = (die if type(die) is str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dn = (dn if type(dn) is int and 1 <= dn <= 12 else check_int('dn', dn, 1, 12))
-    v_advantage = (advantage if type(advantage) is bool else check_flag('advantage', advantage))
-    v_disadvantage = (disadvantage if type(disadvantage) is bool else check_flag('disadvantage', disadvantage))
-    v_enhanced = (enhanced if type(enhanced) is int and 0 <= enhanced <= 5 else check_int('enhanced', enhanced, 0, 5))
-    v_impaired = (impaired if type(impaired) is int and 0 <= impaired <= 5 else check_int('impaired', impaired, 0, 5))
+    v_die = (die if _type(die) is _str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dn = (dn if _type(dn) is _int and 1 <= dn <= 12 else _check_int('dn', dn, 1, 12))
+    v_advantage = (advantage if _type(advantage) is _bool else _check_flag('advantage', advantage))
+    v_disadvantage = (disadvantage if _type(disadvantage) is _bool else _check_flag('disadvantage', disadvantage))
+    v_enhanced = (enhanced if _type(enhanced) is _int and 0 <= enhanced <= 5 else _check_int('enhanced', enhanced, 0, 5))
+    v_impaired = (impaired if _type(impaired) is _int and 0 <= impaired <= 5 else _check_int('impaired', impaired, 0, 5))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     thrown = _THROWN_test.get(given)
     if thrown is None:
@@ -1424,12 +1435,12 @@ def test(*, die: str = 'd6', dn: int = 4, advantage: bool = False, disadvantage:
 
 
 def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
-    v_advantage = check_flag('advantage', given.get('advantage', False))
-    v_disadvantage = check_flag('disadvantage', given.get('disadvantage', False))
-    v_enhanced = check_int('enhanced', given.get('enhanced', 0), 0, 5)
-    v_impaired = check_int('impaired', given.get('impaired', 0), 0, 5)
+    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
+    v_advantage = _check_flag('advantage', given.get('advantage', False))
+    v_disadvantage = _check_flag('disadvantage', given.get('disadvantage', False))
+    v_enhanced = _check_int('enhanced', given.get('enhanced', 0), 0, 5)
+    v_impaired = _check_int('impaired', given.get('impaired', 0), 0, 5)
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     plan = Planning()
     _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
@@ -1437,12 +1448,12 @@ def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_test(given: Mapping[str, object]) -> Joint:
-    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
-    v_advantage = check_flag('advantage', given.get('advantage', False))
-    v_disadvantage = check_flag('disadvantage', given.get('disadvantage', False))
-    v_enhanced = check_int('enhanced', given.get('enhanced', 0), 0, 5)
-    v_impaired = check_int('impaired', given.get('impaired', 0), 0, 5)
+    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
+    v_advantage = _check_flag('advantage', given.get('advantage', False))
+    v_disadvantage = _check_flag('disadvantage', given.get('disadvantage', False))
+    v_enhanced = _check_int('enhanced', given.get('enhanced', 0), 0, 5)
+    v_impaired = _check_int('impaired', given.get('impaired', 0), 0, 5)
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     plan = Planning()
     _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
@@ -1537,11 +1548,11 @@ def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result:
     "Contest [LAD-03, LAD-04, lines 10-13, lines 10-11]\n\nWhen you attempt a task and someone else opposes you, it's a contest. You each roll as normal.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
-    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_edge = (edge if type(edge) is str and edge in {'none', 'adv', 'dis', 'their_adv', 'their_dis'} else check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
+    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_edge = (edge if _type(edge) is _str and edge in {'none', 'adv', 'dis', 'their_adv', 'their_dis'} else _check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_mine, v_theirs, v_edge)
     thrown = _THROWN_contest.get(given)
     if thrown is None:
@@ -1552,18 +1563,18 @@ def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: ra
 
 
 def _totals_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
     plan = Planning()
     _total_contest(plan, v_mine, v_theirs, v_edge)
     return exact_totals(plan.specs, lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge))
 
 
 def _joint_contest(given: Mapping[str, object]) -> Joint:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
     plan = Planning()
     _total_contest(plan, v_mine, v_theirs, v_edge)
     return exact_joint(
@@ -1617,16 +1628,16 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
 
 
 def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_advantage_and_disadvantage(rng, depth, check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis')))
+    return _run_advantage_and_disadvantage(rng, depth, _check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis')))
 
 
 def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | None = None) -> Result:
     'Advantage and Disadvantage [LAD-04, lines 12-13]\n\nRolls can have advantage (ADV) or disadvantage (DIS).\n\nadv: ADV -- With advantage, roll an additional die and keep the higher result.\ndis: DIS -- With disadvantage, roll an additional die and keep the lower result.'
-    return _run_advantage_and_disadvantage(rng if rng is not None else random.Random(), 0, (roll_with if type(roll_with) is str and roll_with in {'adv', 'dis'} else check_choice('roll_with', roll_with, ('adv', 'dis'))))
+    return _run_advantage_and_disadvantage(rng if rng is not None else _Random(), 0, (roll_with if _type(roll_with) is _str and roll_with in {'adv', 'dis'} else _check_choice('roll_with', roll_with, ('adv', 'dis'))))
 
 
 def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
-    v_roll_with = check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
+    v_roll_with = _check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
     r_total: str = v_roll_with
     return {(_band_advantage_and_disadvantage(r_total, None, (), (), False, v_roll_with), r_total): 1}, 1
 
@@ -1671,16 +1682,16 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
 
 
 def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_impaired_and_enhanced(rng, depth, check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh')))
+    return _run_impaired_and_enhanced(rng, depth, _check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh')))
 
 
 def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = None) -> Result:
     'Empaired and Enhanced [LAD-05, lines 14-15]\n\nRolls can be impaired (IMP) or enhanced (ENH).\n\nimp: IMP -- Impaired rolls use lower dice.\nenh: ENH -- Enhanced rolls use higher dice.'
-    return _run_impaired_and_enhanced(rng if rng is not None else random.Random(), 0, (roll_is if type(roll_is) is str and roll_is in {'imp', 'enh'} else check_choice('roll_is', roll_is, ('imp', 'enh'))))
+    return _run_impaired_and_enhanced(rng if rng is not None else _Random(), 0, (roll_is if _type(roll_is) is _str and roll_is in {'imp', 'enh'} else _check_choice('roll_is', roll_is, ('imp', 'enh'))))
 
 
 def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
-    v_roll_is = check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh'))
+    v_roll_is = _check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh'))
     r_total: str = v_roll_is
     return {(_band_impaired_and_enhanced(r_total, None, (), (), False, v_roll_is), r_total): 1}, 1
 
@@ -1755,17 +1766,17 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
 
 
 def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_dice_ladder(rng, depth, check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('steps', given.get('steps', 0), -5, 5))
+    return _run_dice_ladder(rng, depth, _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('steps', given.get('steps', 0), -5, 5))
 
 
 def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = None) -> Result:
     'Dice Ladder [LAD-06, lines 16-19]\n\nWhen a rule or the referee instructs you to raise or lower your dice a number of steps higher or lower, move up or down the rungs of the dice ladder:\nd4 → d6 → d8 → d10 → d12\n\nless than 1: Below d4 -- If a die would be lowered below a d4, you cannot roll it.\n1: d4 -- d4\n2: d6 -- d6\n3: d8 -- d8\n4: d10 -- d10\n5: d12 -- d12\nmore than 5: Above d12 -- If it would be raised above a d12, gain advantage.'
-    return _run_dice_ladder(rng if rng is not None else random.Random(), 0, (die if type(die) is str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (steps if type(steps) is int and -5 <= steps <= 5 else check_int('steps', steps, -5, 5)))
+    return _run_dice_ladder(rng if rng is not None else _Random(), 0, (die if _type(die) is _str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (steps if _type(steps) is _int and -5 <= steps <= 5 else _check_int('steps', steps, -5, 5)))
 
 
 def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
-    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_steps = check_int('steps', given.get('steps', 0), -5, 5)
+    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_steps = _check_int('steps', given.get('steps', 0), -5, 5)
     r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     return {(_band_dice_ladder(r_total, None, (), (), False, v_die, v_steps), r_total): 1}, 1
 
@@ -1806,16 +1817,16 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
 
 
 def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_skills_known(rng, depth, check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_skills_known(rng, depth, _check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Skills known [LAD-07, line 23]\n\nYou can know a number of skills equal to your INT.'
-    return _run_skills_known(rng if rng is not None else random.Random(), 0, (int_die if type(int_die) is str and int_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_skills_known(rng if rng is not None else _Random(), 0, (int_die if _type(int_die) is _str and int_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_skills_known(given: Mapping[str, object]) -> Joint:
-    v_int_die = check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_int_die = _check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
     return {(_band_skills_known(r_total, None, (), (), False, v_int_die), r_total): 1}, 1
 
@@ -1882,11 +1893,11 @@ def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: random.Random | None = None) -> Result:
     'Spells [LAD-08, LAD-01, lines 25-31]\n\nWhen you spend several uninterrupted minutes in concentration, you may simply cast a spell. But to cast a spell in a hurry or when under threat, you must roll a WIL test.\n\nwhen concentration: Cast -- When you spend several uninterrupted minutes in concentration, you may simply cast a spell.\nwhen total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\notherwise: Fail -- If you fail the test, choose one:'
-    v_wil = (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dn = (dn if type(dn) is int and 1 <= dn <= 12 else check_int('dn', dn, 1, 12))
-    v_concentration = (concentration if type(concentration) is bool else check_flag('concentration', concentration))
+    v_wil = (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dn = (dn if _type(dn) is _int and 1 <= dn <= 12 else _check_int('dn', dn, 1, 12))
+    v_concentration = (concentration if _type(concentration) is _bool else _check_flag('concentration', concentration))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_wil, v_dn, v_concentration)
     thrown = _THROWN_spell.get(given)
     if thrown is None:
@@ -1897,18 +1908,18 @@ def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: ran
 
 
 def _totals_spell(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
-    v_concentration = check_flag('concentration', given.get('concentration', False))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
+    v_concentration = _check_flag('concentration', given.get('concentration', False))
     plan = Planning()
     _total_spell(plan, v_wil, v_dn, v_concentration)
     return exact_totals(plan.specs, lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration))
 
 
 def _joint_spell(given: Mapping[str, object]) -> Joint:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
-    v_concentration = check_flag('concentration', given.get('concentration', False))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
+    v_concentration = _check_flag('concentration', given.get('concentration', False))
     plan = Planning()
     _total_spell(plan, v_wil, v_dn, v_concentration)
     return exact_joint(
@@ -1956,16 +1967,16 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
 
 
 def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_spells_known(rng, depth, check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_spells_known(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Spells known [LAD-08, line 32]\n\nYou can know a number of spells equal to your WIL.'
-    return _run_spells_known(rng if rng is not None else random.Random(), 0, (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_spells_known(rng if rng is not None else _Random(), 0, (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_spells_known(given: Mapping[str, object]) -> Joint:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total: int = (_N_spells_known_wil[v_wil] * 1)
     return {(_band_spells_known(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
@@ -2006,16 +2017,16 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
 
 
 def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_item_slots(rng, depth, check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_item_slots(rng, depth, _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Item slots [LAD-09, line 34]\n\nYou have twice your STR in item slots.'
-    return _run_item_slots(rng if rng is not None else random.Random(), 0, (str_die if type(str_die) is str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_item_slots(rng if rng is not None else _Random(), 0, (str_die if _type(str_die) is _str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
-    v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_str_die = _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total: int = (2 * _N_item_slots_str_die[v_str_die])
     return {(_band_item_slots(r_total, None, (), (), False, v_str_die), r_total): 1}, 1
 
@@ -2055,18 +2066,18 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
 
 
 def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_slots_filled(rng, depth, check_int('items', given.get('items', 0), 0, 48), check_int('bulky', given.get('bulky', 0), 0, 24), check_int('coins', given.get('coins', 0), 0, 10000))
+    return _run_slots_filled(rng, depth, _check_int('items', given.get('items', 0), 0, 48), _check_int('bulky', given.get('bulky', 0), 0, 24), _check_int('coins', given.get('coins', 0), 0, 10000))
 
 
 def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.Random | None = None) -> Result:
     'Slots filled [LAD-09, line 34]\n\nSmaller items can be bundled together. Every hundred coins-worth of treasure and coins fills one slot. Bulky items fill two slots and generally require two hands to carry or wield.'
-    return _run_slots_filled(rng if rng is not None else random.Random(), 0, (items if type(items) is int and 0 <= items <= 48 else check_int('items', items, 0, 48)), (bulky if type(bulky) is int and 0 <= bulky <= 24 else check_int('bulky', bulky, 0, 24)), (coins if type(coins) is int and 0 <= coins <= 10000 else check_int('coins', coins, 0, 10000)))
+    return _run_slots_filled(rng if rng is not None else _Random(), 0, (items if _type(items) is _int and 0 <= items <= 48 else _check_int('items', items, 0, 48)), (bulky if _type(bulky) is _int and 0 <= bulky <= 24 else _check_int('bulky', bulky, 0, 24)), (coins if _type(coins) is _int and 0 <= coins <= 10000 else _check_int('coins', coins, 0, 10000)))
 
 
 def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
-    v_items = check_int('items', given.get('items', 0), 0, 48)
-    v_bulky = check_int('bulky', given.get('bulky', 0), 0, 24)
-    v_coins = check_int('coins', given.get('coins', 0), 0, 10000)
+    v_items = _check_int('items', given.get('items', 0), 0, 48)
+    v_bulky = _check_int('bulky', given.get('bulky', 0), 0, 24)
+    v_coins = _check_int('coins', given.get('coins', 0), 0, 10000)
     r_total: int = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
     return {(_band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins), r_total): 1}, 1
 
@@ -2116,17 +2127,17 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
 
 
 def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_carrying(rng, depth, check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_int('filled', given.get('filled', 0), 0, 48))
+    return _run_carrying(rng, depth, _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('filled', given.get('filled', 0), 0, 48))
 
 
 def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None = None) -> Result:
     'Carrying [LAD-09, line 34]\n\nYou have twice your STR in item slots. When carrying more, you have disadvantage and your HP is zero. You can never carry more than double your slots.\n\nwhen filled <= 2 * str_die: Within -- You have twice your STR in item slots.\nwhen filled <= 4 * str_die: Over -- When carrying more, you have disadvantage and your HP is zero.\notherwise: Never -- You can never carry more than double your slots.'
-    return _run_carrying(rng if rng is not None else random.Random(), 0, (str_die if type(str_die) is str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (filled if type(filled) is int and 0 <= filled <= 48 else check_int('filled', filled, 0, 48)))
+    return _run_carrying(rng if rng is not None else _Random(), 0, (str_die if _type(str_die) is _str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (filled if _type(filled) is _int and 0 <= filled <= 48 else _check_int('filled', filled, 0, 48)))
 
 
 def _joint_carrying(given: Mapping[str, object]) -> Joint:
-    v_str_die = check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_filled = check_int('filled', given.get('filled', 0), 0, 48)
+    v_str_die = _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_filled = _check_int('filled', given.get('filled', 0), 0, 48)
     r_total: int = v_filled
     return {(_band_carrying(r_total, None, (), (), False, v_str_die, v_filled), r_total): 1}, 1
 
@@ -2184,9 +2195,9 @@ def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Luck die [LAD-10, line 36]\n\nWhen the way in which the world reacts to you is uncertain, the referee will roll a luck die—usually a d6. Higher is better. Lower is worse.\n\n1+: Luck -- Higher is better. Lower is worse.'
-    v_die = (die if type(die) is str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_die = (die if _type(die) is _str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_die,)
     thrown = _THROWN_luck_die.get(given)
     if thrown is None:
@@ -2197,14 +2208,14 @@ def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
 
 
 def _totals_luck_die(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_luck_die(plan, v_die)
     return exact_totals(plan.specs, lambda g: _total_luck_die(Replaying(g), v_die))
 
 
 def _joint_luck_die(given: Mapping[str, object]) -> Joint:
-    v_die = check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_luck_die(plan, v_die)
     return exact_joint(
@@ -2260,18 +2271,18 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
 
 
 def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_detachments(rng, depth, check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment')), check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment')), check_flag('blast', given.get('blast', False)))
+    return _run_detachments(rng, depth, _check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment')), _check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment')), _check_flag('blast', given.get('blast', False)))
 
 
 def detachments(*, attacker: str = 'individual', target: str = 'detachment', blast: bool = False, rng: random.Random | None = None) -> Result:
     'Detachments [LAD-11, lines 42-43]\n\nGroups of similar NPCs acting together are treated as a single detachment.\n\nwhen attacker == detachment and target == individual: Detachment attacks -- Their attacks have advantage against individuals and have blast.\nwhen attacker == individual and target == detachment and not blast: Individual attacks -- Attacks against them made by individuals have disadvantage unless they have blast.\notherwise: Neither'
-    return _run_detachments(rng if rng is not None else random.Random(), 0, (attacker if type(attacker) is str and attacker in {'individual', 'detachment'} else check_choice('attacker', attacker, ('individual', 'detachment'))), (target if type(target) is str and target in {'individual', 'detachment'} else check_choice('target', target, ('individual', 'detachment'))), (blast if type(blast) is bool else check_flag('blast', blast)))
+    return _run_detachments(rng if rng is not None else _Random(), 0, (attacker if _type(attacker) is _str and attacker in {'individual', 'detachment'} else _check_choice('attacker', attacker, ('individual', 'detachment'))), (target if _type(target) is _str and target in {'individual', 'detachment'} else _check_choice('target', target, ('individual', 'detachment'))), (blast if _type(blast) is _bool else _check_flag('blast', blast)))
 
 
 def _joint_detachments(given: Mapping[str, object]) -> Joint:
-    v_attacker = check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment'))
-    v_target = check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment'))
-    v_blast = check_flag('blast', given.get('blast', False))
+    v_attacker = _check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment'))
+    v_target = _check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment'))
+    v_blast = _check_flag('blast', given.get('blast', False))
     r_total: str = v_attacker
     return {(_band_detachments(r_total, None, (), (), False, v_attacker, v_target, v_blast), r_total): 1}, 1
 
@@ -2324,16 +2335,16 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
 
 
 def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_rounds(rng, depth, check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling')))
+    return _run_rounds(rng, depth, _check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling')))
 
 
 def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Result:
     'Rounds [LAD-12, lines 46-48]\n\nencounter: Encounter -- During an encounter, a round lasts long enough for everyone to perform a task and traverse a room—about ten seconds.\n\nexploring: Exploring -- While exploring, a round lasts long enough for everyone to perform a few tasks and investigate an area, to cast a spell, or to rest—about ten minutes.\ntraveling: Traveling -- When traveling, a round lasts long enough to traverse three miles of easy terrain at a steady pace—about one hour.'
-    return _run_rounds(rng if rng is not None else random.Random(), 0, (time if type(time) is str and time in {'encounter', 'exploring', 'traveling'} else check_choice('time', time, ('encounter', 'exploring', 'traveling'))))
+    return _run_rounds(rng if rng is not None else _Random(), 0, (time if _type(time) is _str and time in {'encounter', 'exploring', 'traveling'} else _check_choice('time', time, ('encounter', 'exploring', 'traveling'))))
 
 
 def _joint_rounds(given: Mapping[str, object]) -> Joint:
-    v_time = check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
+    v_time = _check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
     r_total: str = v_time
     return {(_band_rounds(r_total, None, (), (), False, v_time), r_total): 1}, 1
 
@@ -2412,10 +2423,10 @@ def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     'Surprise [LAD-12, LAD-03, line 46, lines 10-11]\n\nWhen surprised, roll a DEX contest to determine if you can act during the first round.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner.'
-    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_mine, v_theirs)
     thrown = _THROWN_surprise.get(given)
     if thrown is None:
@@ -2426,16 +2437,16 @@ def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
 
 
 def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_surprise(plan, v_mine, v_theirs)
     return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g), v_mine, v_theirs))
 
 
 def _joint_surprise(given: Mapping[str, object]) -> Joint:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_surprise(plan, v_mine, v_theirs)
     return exact_joint(
@@ -2482,18 +2493,18 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
 
 
 def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_hireling_share(rng, depth, check_int('plunder', given.get('plunder', 0), 0, 100000), check_int('shares', given.get('shares', 2), 1, 20), check_int('fee', given.get('fee', 0), 0, 1000))
+    return _run_hireling_share(rng, depth, _check_int('plunder', given.get('plunder', 0), 0, 100000), _check_int('shares', given.get('shares', 2), 1, 20), _check_int('fee', given.get('fee', 0), 0, 1000))
 
 
 def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: random.Random | None = None) -> Result:
     "Hireling's share [LAD-13, line 51]\n\nHirelings take an equal share of any plunder, minus their upfront daily fee."
-    return _run_hireling_share(rng if rng is not None else random.Random(), 0, (plunder if type(plunder) is int and 0 <= plunder <= 100000 else check_int('plunder', plunder, 0, 100000)), (shares if type(shares) is int and 1 <= shares <= 20 else check_int('shares', shares, 1, 20)), (fee if type(fee) is int and 0 <= fee <= 1000 else check_int('fee', fee, 0, 1000)))
+    return _run_hireling_share(rng if rng is not None else _Random(), 0, (plunder if _type(plunder) is _int and 0 <= plunder <= 100000 else _check_int('plunder', plunder, 0, 100000)), (shares if _type(shares) is _int and 1 <= shares <= 20 else _check_int('shares', shares, 1, 20)), (fee if _type(fee) is _int and 0 <= fee <= 1000 else _check_int('fee', fee, 0, 1000)))
 
 
 def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
-    v_plunder = check_int('plunder', given.get('plunder', 0), 0, 100000)
-    v_shares = check_int('shares', given.get('shares', 2), 1, 20)
-    v_fee = check_int('fee', given.get('fee', 0), 0, 1000)
+    v_plunder = _check_int('plunder', given.get('plunder', 0), 0, 100000)
+    v_shares = _check_int('shares', given.get('shares', 2), 1, 20)
+    v_fee = _check_int('fee', given.get('fee', 0), 0, 1000)
     r_total: int = (floor_div(v_plunder, v_shares) - v_fee)
     return {(_band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee), r_total): 1}, 1
 
@@ -2572,10 +2583,10 @@ def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, 
 
 def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     'Unpaid hirelings [LAD-13, LAD-03, line 51, lines 10-11]\n\nIf this fee is not paid in advance, you must roll a WIL contest whenever asking a hireling to do something dangerous.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner.'
-    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_mine, v_theirs)
     thrown = _THROWN_hireling_contest.get(given)
     if thrown is None:
@@ -2586,16 +2597,16 @@ def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random
 
 
 def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_hireling_contest(plan, v_mine, v_theirs)
     return exact_totals(plan.specs, lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs))
 
 
 def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_hireling_contest(plan, v_mine, v_theirs)
     return exact_joint(
@@ -2643,16 +2654,16 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
 
 
 def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_hirelings_max(rng, depth, check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_hirelings_max(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Hirelings [LAD-13, line 52]\n\nYou can employ a number of hirelings equal to your WIL.'
-    return _run_hirelings_max(rng if rng is not None else random.Random(), 0, (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_hirelings_max(rng if rng is not None else _Random(), 0, (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
     return {(_band_hirelings_max(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
@@ -2707,9 +2718,9 @@ def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Reactions [LAD-14, lines 53-59]\n\nWhen you encounter an NPC whose disposition towards you is not obvious, roll your WIL to determine their reaction.\n\n1-3: Hostile -- Hostile\n4-5: Wary -- Wary\n6-7: Indifferent -- Indifferent\n8-9: Friendly -- Friendly\n10-12: Helpful -- Helpful'
-    v_wil = (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_wil = (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_wil,)
     thrown = _THROWN_reaction.get(given)
     if thrown is None:
@@ -2720,14 +2731,14 @@ def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
 
 
 def _totals_reaction(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_reaction(plan, v_wil)
     return exact_totals(plan.specs, lambda g: _total_reaction(Replaying(g), v_wil))
 
 
 def _joint_reaction(given: Mapping[str, object]) -> Joint:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_reaction(plan, v_wil)
     return exact_joint(
@@ -2813,10 +2824,10 @@ def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     "Leverage [LAD-15, LAD-03, LAD-14, line 61, lines 10-11]\n\nIf you have leverage and apply it, you may improve an NPC's reaction by winning a WIL contest.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
-    v_mine = (mine if type(mine) is str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if type(theirs) is str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_mine, v_theirs)
     thrown = _THROWN_leverage.get(given)
     if thrown is None:
@@ -2827,16 +2838,16 @@ def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
 
 
 def _totals_leverage(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_leverage(plan, v_mine, v_theirs)
     return exact_totals(plan.specs, lambda g: _total_leverage(Replaying(g), v_mine, v_theirs))
 
 
 def _joint_leverage(given: Mapping[str, object]) -> Joint:
-    v_mine = check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_leverage(plan, v_mine, v_theirs)
     return exact_joint(
@@ -2916,13 +2927,13 @@ def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def attack(*, weapon: str = 'd6', dice: int = 1, other: str = 'd6', multiple_weapons: bool = False, armor: int = 0, rng: random.Random | None = None) -> Result:
     "Attacks [LAD-16, LAD-17, lines 62-66]\n\nTo attack, roll your weapon's damage die and subtract your opponents armor. Deal what's left as harm—first to HP, then to STR.\n\n1+: Harm -- Deal what's left as harm—first to HP, then to STR.\n0 or less: Nothing left"
-    v_weapon = (weapon if type(weapon) is str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dice = (dice if type(dice) is int and 1 <= dice <= 3 else check_int('dice', dice, 1, 3))
-    v_other = (other if type(other) is str and other in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_multiple_weapons = (multiple_weapons if type(multiple_weapons) is bool else check_flag('multiple_weapons', multiple_weapons))
-    v_armor = (armor if type(armor) is int and 0 <= armor <= 3 else check_int('armor', armor, 0, 3))
+    v_weapon = (weapon if _type(weapon) is _str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dice = (dice if _type(dice) is _int and 1 <= dice <= 3 else _check_int('dice', dice, 1, 3))
+    v_other = (other if _type(other) is _str and other in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_multiple_weapons = (multiple_weapons if _type(multiple_weapons) is _bool else _check_flag('multiple_weapons', multiple_weapons))
+    v_armor = (armor if _type(armor) is _int and 0 <= armor <= 3 else _check_int('armor', armor, 0, 3))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     thrown = _THROWN_attack.get(given)
     if thrown is None:
@@ -2933,11 +2944,11 @@ def attack(*, weapon: str = 'd6', dice: int = 1, other: str = 'd6', multiple_wea
 
 
 def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dice = check_int('dice', given.get('dice', 1), 1, 3)
-    v_other = check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_multiple_weapons = check_flag('multiple_weapons', given.get('multiple_weapons', False))
-    v_armor = check_int('armor', given.get('armor', 0), 0, 3)
+    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dice = _check_int('dice', given.get('dice', 1), 1, 3)
+    v_other = _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_multiple_weapons = _check_flag('multiple_weapons', given.get('multiple_weapons', False))
+    v_armor = _check_int('armor', given.get('armor', 0), 0, 3)
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     plan = Planning()
     _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
@@ -2945,11 +2956,11 @@ def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_attack(given: Mapping[str, object]) -> Joint:
-    v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dice = check_int('dice', given.get('dice', 1), 1, 3)
-    v_other = check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_multiple_weapons = check_flag('multiple_weapons', given.get('multiple_weapons', False))
-    v_armor = check_int('armor', given.get('armor', 0), 0, 3)
+    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dice = _check_int('dice', given.get('dice', 1), 1, 3)
+    v_other = _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_multiple_weapons = _check_flag('multiple_weapons', given.get('multiple_weapons', False))
+    v_armor = _check_int('armor', given.get('armor', 0), 0, 3)
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     plan = Planning()
     _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
@@ -2998,16 +3009,16 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
 
 
 def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_armor(rng, depth, check_int('armor_total', given.get('armor_total', 0), 0, 6))
+    return _run_armor(rng, depth, _check_int('armor_total', given.get('armor_total', 0), 0, 6))
 
 
 def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
     'Armor [LAD-17, line 66]\n\nArmor (A) subtracts from harm to HP and can never be increased beyond 3.'
-    return _run_armor(rng if rng is not None else random.Random(), 0, (armor_total if type(armor_total) is int and 0 <= armor_total <= 6 else check_int('armor_total', armor_total, 0, 6)))
+    return _run_armor(rng if rng is not None else _Random(), 0, (armor_total if _type(armor_total) is _int and 0 <= armor_total <= 6 else _check_int('armor_total', armor_total, 0, 6)))
 
 
 def _joint_armor(given: Mapping[str, object]) -> Joint:
-    v_armor_total = check_int('armor_total', given.get('armor_total', 0), 0, 6)
+    v_armor_total = _check_int('armor_total', given.get('armor_total', 0), 0, 6)
     r_total: int = min(v_armor_total, 3)
     return {(_band_armor(r_total, None, (), (), False, v_armor_total), r_total): 1}, 1
 
@@ -3065,9 +3076,9 @@ def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
     "Blast [LAD-18, line 68]\n\nBlast causes harm to multiple targets in close proximity, rolling separately for each.\n\n1+: Targets -- If unsure how many targets are affected, roll the weapon's die."
-    v_weapon = (weapon if type(weapon) is str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_weapon = (weapon if _type(weapon) is _str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_weapon,)
     thrown = _THROWN_blast.get(given)
     if thrown is None:
@@ -3078,14 +3089,14 @@ def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
 
 
 def _totals_blast(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_blast(plan, v_weapon)
     return exact_totals(plan.specs, lambda g: _total_blast(Replaying(g), v_weapon))
 
 
 def _joint_blast(given: Mapping[str, object]) -> Joint:
-    v_weapon = check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_blast(plan, v_weapon)
     return exact_joint(
@@ -3171,25 +3182,25 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
 
 
 def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_morale_check(rng, depth, check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_morale_check(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random | None = None) -> Result:
     "Morale [LAD-19, LAD-03, line 70]\n\nWhen you defeat the first enemy or an enemy leader, reduce their force by half, or reduce a lone enemy's HP to zero, roll a WIL contest to check their morale.\n\nwhen total == 0 and wil > their_wil: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and wil < their_wil: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- If you win, roll your WIL to see what the surviving enemies do.\nless than 0: Lose\n0: Tie -- A tie between equal dice: the document names no winner."
-    return _run_morale_check(rng if rng is not None else random.Random(), 0, (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))), (their_wil if type(their_wil) is str and their_wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_morale_check(rng if rng is not None else _Random(), 0, (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))), (their_wil if _type(their_wil) is _str and their_wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _totals_morale_check(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_their_wil = check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale_check(plan, v_wil, v_their_wil)
     return exact_totals(plan.specs, lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil))
 
 
 def _joint_morale_check(given: Mapping[str, object]) -> Joint:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_their_wil = check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale_check(plan, v_wil, v_their_wil)
     return exact_joint(
@@ -3251,9 +3262,9 @@ def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'What the surviving enemies do [LAD-19, lines 70-75]\n\nIf you win, roll your WIL to see what the surviving enemies do.\n\n1-3: Hesitate -- Hesitate\n4-5: Retreat -- Retreat\n6-7: Flee -- Flee\n8-9: Surrender conditionally -- Surrender Conditionally\n10-12: Surrender unconditionally -- Surrender Unconditionally'
-    v_wil = (wil if type(wil) is str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_wil = (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_wil,)
     thrown = _THROWN_morale.get(given)
     if thrown is None:
@@ -3264,14 +3275,14 @@ def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
 
 
 def _totals_morale(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale(plan, v_wil)
     return exact_totals(plan.specs, lambda g: _total_morale(Replaying(g), v_wil))
 
 
 def _joint_morale(given: Mapping[str, object]) -> Joint:
-    v_wil = check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale(plan, v_wil)
     return exact_joint(
@@ -3319,16 +3330,16 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
 
 
 def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_fatigue(rng, depth, check_int('days', given.get('days', 0), 0, 10))
+    return _run_fatigue(rng, depth, _check_int('days', given.get('days', 0), 0, 10))
 
 
 def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
     'Fatigue [LAD-20, line 78]\n\nWhen you are deprived for longer than a day, you become fatigued and must make all tests impaired. Each additional day you are deprived makes the impairement worse.'
-    return _run_fatigue(rng if rng is not None else random.Random(), 0, (days if type(days) is int and 0 <= days <= 10 else check_int('days', days, 0, 10)))
+    return _run_fatigue(rng if rng is not None else _Random(), 0, (days if _type(days) is _int and 0 <= days <= 10 else _check_int('days', days, 0, 10)))
 
 
 def _joint_fatigue(given: Mapping[str, object]) -> Joint:
-    v_days = check_int('days', given.get('days', 0), 0, 10)
+    v_days = _check_int('days', given.get('days', 0), 0, 10)
     r_total: int = max((v_days - 1), 0)
     return {(_band_fatigue(r_total, None, (), (), False, v_days), r_total): 1}, 1
 
@@ -3368,17 +3379,17 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
 
 
 def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_fatigue_rest(rng, depth, check_int('fatigue', given.get('fatigue', 0), 0, 9), check_int('nights', given.get('nights', 0), 0, 10))
+    return _run_fatigue_rest(rng, depth, _check_int('fatigue', given.get('fatigue', 0), 0, 9), _check_int('nights', given.get('nights', 0), 0, 10))
 
 
 def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None = None) -> Result:
     'Fatigue after rest [LAD-20, line 79]\n\nYou may remove one level of fatigue for each night of comfortable rest on a full stomach.'
-    return _run_fatigue_rest(rng if rng is not None else random.Random(), 0, (fatigue if type(fatigue) is int and 0 <= fatigue <= 9 else check_int('fatigue', fatigue, 0, 9)), (nights if type(nights) is int and 0 <= nights <= 10 else check_int('nights', nights, 0, 10)))
+    return _run_fatigue_rest(rng if rng is not None else _Random(), 0, (fatigue if _type(fatigue) is _int and 0 <= fatigue <= 9 else _check_int('fatigue', fatigue, 0, 9)), (nights if _type(nights) is _int and 0 <= nights <= 10 else _check_int('nights', nights, 0, 10)))
 
 
 def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
-    v_fatigue = check_int('fatigue', given.get('fatigue', 0), 0, 9)
-    v_nights = check_int('nights', given.get('nights', 0), 0, 10)
+    v_fatigue = _check_int('fatigue', given.get('fatigue', 0), 0, 9)
+    v_nights = _check_int('nights', given.get('nights', 0), 0, 10)
     r_total: int = max((v_fatigue - v_nights), 0)
     return {(_band_fatigue_rest(r_total, None, (), (), False, v_fatigue, v_nights), r_total): 1}, 1
 
@@ -3448,10 +3459,10 @@ def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result:
     'Critical harm [LAD-21, LAD-06, lines 82-83]\n\nWhen you take critical harm, roll a test with the affected attribute.\n\nwhen total >= dn: Pass\nwhen rank(attribute) == 1: Dead -- When an attribute would be lowered below d4 from critical harm, you are dead.\notherwise: Lowered -- If you fail, lower the attribute one step—you’re taken out of the fight and will die without treatment.'
-    v_attribute = (attribute if type(attribute) is str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dn = (dn if type(dn) is int and 1 <= dn <= 12 else check_int('dn', dn, 1, 12))
+    v_attribute = (attribute if _type(attribute) is _str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')))
+    v_dn = (dn if _type(dn) is _int and 1 <= dn <= 12 else _check_int('dn', dn, 1, 12))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_attribute, v_dn)
     thrown = _THROWN_critical_harm.get(given)
     if thrown is None:
@@ -3462,16 +3473,16 @@ def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | No
 
 
 def _totals_critical_harm(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_attribute = check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
+    v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     plan = Planning()
     _total_critical_harm(plan, v_attribute, v_dn)
     return exact_totals(plan.specs, lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn))
 
 
 def _joint_critical_harm(given: Mapping[str, object]) -> Joint:
-    v_attribute = check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = check_int('dn', given.get('dn', 4), 1, 12)
+    v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     plan = Planning()
     _total_critical_harm(plan, v_attribute, v_dn)
     return exact_joint(
@@ -3522,17 +3533,17 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
 
 
 def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_week_of_rest(rng, depth, check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12')), check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+    return _run_week_of_rest(rng, depth, _check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Random | None = None) -> Result:
     'After a full week of rest [LAD-22, LAD-06, line 86]\n\nAfter a full week of rest and appropriate care, raise a lowered attribute by one step.'
-    return _run_week_of_rest(rng if rng is not None else random.Random(), 0, (attribute if type(attribute) is str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12'))), (original if type(original) is str and original in {'d4', 'd6', 'd8', 'd10', 'd12'} else check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_week_of_rest(rng if rng is not None else _Random(), 0, (attribute if _type(attribute) is _str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12'))), (original if _type(original) is _str and original in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12'))))
 
 
 def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
-    v_attribute = check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_original = check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_attribute = _check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
+    v_original = _check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total: str = (step(_O_week_of_rest_attribute, v_attribute, 1) if ((_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)) else v_attribute)
     return {(_band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original), r_total): 1}, 1
 
@@ -3602,16 +3613,16 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
 
 
 def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_advancement(rng, depth, check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')))
+    return _run_advancement(rng, depth, _check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')))
 
 
 def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> Result:
     'Advancement [LAD-23, lines 88-94]\n\nWhen you return to relative safety bearing significant plunder gained through deadly peril, it may be possible to advance. If your hoard is worth...\n\nnovice: novice -- 1,000 C, gain HP and raise one attribute (novice)\nprofessional: professional -- 3,000 C, gain HP (professional)\nexpert: expert -- 6,000 C, raise one attribute (expert)\nveteran: veteran -- 10,000 C, gain HP (veteran)\nmaster: master -- 15,000 C, raise one attribute (master)\nlegend: legend -- 21,000 C, gain HP and raise one attribute; fulfill your drive and retire to safety—or keep seeking fortune at your own peril (legend)'
-    return _run_advancement(rng if rng is not None else random.Random(), 0, (title if type(title) is str and title in {'novice', 'professional', 'expert', 'veteran', 'master', 'legend'} else check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))))
+    return _run_advancement(rng if rng is not None else _Random(), 0, (title if _type(title) is _str and title in {'novice', 'professional', 'expert', 'veteran', 'master', 'legend'} else _check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))))
 
 
 def _joint_advancement(given: Mapping[str, object]) -> Joint:
-    v_title = check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))
+    v_title = _check_choice('title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))
     r_total: str = v_title
     return {(_band_advancement(r_total, None, (), (), False, v_title), r_total): 1}, 1
 
@@ -3651,16 +3662,16 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
 
 
 def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_advancement_reached(rng, depth, check_int('hoard', given.get('hoard', 0), 0, 1000000))
+    return _run_advancement_reached(rng, depth, _check_int('hoard', given.get('hoard', 0), 0, 1000000))
 
 
 def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> Result:
     'Thresholds reached [LAD-23, lines 88-94]\n\nIf your hoard is worth...'
-    return _run_advancement_reached(rng if rng is not None else random.Random(), 0, (hoard if type(hoard) is int and 0 <= hoard <= 1000000 else check_int('hoard', hoard, 0, 1000000)))
+    return _run_advancement_reached(rng if rng is not None else _Random(), 0, (hoard if _type(hoard) is _int and 0 <= hoard <= 1000000 else _check_int('hoard', hoard, 0, 1000000)))
 
 
 def _joint_advancement_reached(given: Mapping[str, object]) -> Joint:
-    v_hoard = check_int('hoard', given.get('hoard', 0), 0, 1000000)
+    v_hoard = _check_int('hoard', given.get('hoard', 0), 0, 1000000)
     r_total: int = ((((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (v_hoard >= 21000))
     return {(_band_advancement_reached(r_total, None, (), (), False, v_hoard), r_total): 1}, 1
 

@@ -867,6 +867,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
+# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# parameter there, and may be called `type`, `int` or `check_int`.
+_type = type
+_int = int
+_bool = bool
+_str = str
+_check_int = check_int
+_check_flag = check_flag
+_check_choice = check_choice
+
+
 def check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
@@ -1330,7 +1341,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
+COMPILER_SHA256 = '52d7976117044e97240a01ec75cce01c63c472d1e0e5c16f45e4b5f9200045f1'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1390,11 +1401,11 @@ def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
     'Check [ERR-01, ERR-06, line 9, line 37, line 40]\n\nCheck = D20 > DV and < Attribute.\n\nwhen dv < 0: Automatic success -- If DV < 0, Check automatically succeeds.\nwhen total > dv and total < attribute: Success\notherwise: Failure'
-    v_dv = (dv if type(dv) is int and -10 <= dv <= 30 else check_int('dv', dv, -10, 30))
-    v_attribute = (attribute if type(attribute) is int and 1 <= attribute <= 20 else check_int('attribute', attribute, 1, 20))
+    v_dv = (dv if _type(dv) is _int and -10 <= dv <= 30 else _check_int('dv', dv, -10, 30))
+    v_attribute = (attribute if _type(attribute) is _int and 1 <= attribute <= 20 else _check_int('attribute', attribute, 1, 20))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -1406,16 +1417,16 @@ def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None)
 
 
 def _totals_check(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dv = check_int('dv', given.get('dv', 4), -10, 30)
-    v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
+    v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
+    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     plan = Planning()
     _total_check(plan, v_dv, v_attribute)
     return exact_totals(plan.specs, lambda g: _total_check(Replaying(g), v_dv, v_attribute))
 
 
 def _joint_check(given: Mapping[str, object]) -> Joint:
-    v_dv = check_int('dv', given.get('dv', 4), -10, 30)
-    v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
+    v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
+    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     plan = Planning()
     _total_check(plan, v_dv, v_attribute)
     return exact_joint(
@@ -1485,12 +1496,12 @@ def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
     'Saving Throw [ERR-02, ERR-01, line 11]\n\nSaving Throw DV = Threat/Renown.\n\nwhen total > dv and total < attribute: Success\notherwise: Failure'
-    v_threat_renown = (threat_renown if type(threat_renown) is int and 0 <= threat_renown <= 20 else check_int('threat_renown', threat_renown, 0, 20))
-    v_attribute = (attribute if type(attribute) is int and 1 <= attribute <= 20 else check_int('attribute', attribute, 1, 20))
+    v_threat_renown = (threat_renown if _type(threat_renown) is _int and 0 <= threat_renown <= 20 else _check_int('threat_renown', threat_renown, 0, 20))
+    v_attribute = (attribute if _type(attribute) is _int and 1 <= attribute <= 20 else _check_int('attribute', attribute, 1, 20))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -1502,8 +1513,8 @@ def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Ran
 
 
 def _totals_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_threat_renown = check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
-    v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
+    v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
+    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     plan = Planning()
     _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
@@ -1511,8 +1522,8 @@ def _totals_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_saving_throw(given: Mapping[str, object]) -> Joint:
-    v_threat_renown = check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
-    v_attribute = check_int('attribute', given.get('attribute', 10), 1, 20)
+    v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
+    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     plan = Planning()
     _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
@@ -1572,16 +1583,16 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
 
 
 def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_reaction_roll(rng, depth, check_int('column', given.get('column', 3), 1, 5))
+    return _run_reaction_roll(rng, depth, _check_int('column', given.get('column', 3), 1, 5))
 
 
 def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Result:
     'Reaction Rolls [ERR-07, lines 43-47]\n\n1: 1 -- DV +8\n\n2: 2 -- DV +4\n3: 3 -- -\n4: 4 -- DV -2\n5: 5 -- DV -4'
-    return _run_reaction_roll(rng if rng is not None else random.Random(), 0, (column if type(column) is int and 1 <= column <= 5 else check_int('column', column, 1, 5)))
+    return _run_reaction_roll(rng if rng is not None else _Random(), 0, (column if _type(column) is _int and 1 <= column <= 5 else _check_int('column', column, 1, 5)))
 
 
 def _joint_reaction_roll(given: Mapping[str, object]) -> Joint:
-    v_column = check_int('column', given.get('column', 3), 1, 5)
+    v_column = _check_int('column', given.get('column', 3), 1, 5)
     r_total: int = v_column
     return {(_band_reaction_roll(r_total, None, (), (), False, v_column), r_total): 1}, 1
 
@@ -1631,17 +1642,17 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
 
 
 def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_giving_exchange(rng, depth, check_choice('result', given.get('result', 'success'), ('success', 'failure')), check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')))
+    return _run_giving_exchange(rng, depth, _check_choice('result', given.get('result', 'success'), ('success', 'failure')), _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')))
 
 
 def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: random.Random | None = None) -> Result:
     'Giving exchange [ERR-09, lines 57-61]\n\nwhen result == failure or impact == weak: Unimpressed -- Failure or success with weak Impact: NPC is unimpressed.\n\nwhen result == success and impact == fair: Success -- Success: disposition +1.\nwhen result == success and impact == strong: Strong success -- Success with strong Impact: disposition +3.'
-    return _run_giving_exchange(rng if rng is not None else random.Random(), 0, (result if type(result) is str and result in {'success', 'failure'} else check_choice('result', result, ('success', 'failure'))), (impact if type(impact) is str and impact in {'strong', 'fair', 'weak'} else check_choice('impact', impact, ('strong', 'fair', 'weak'))))
+    return _run_giving_exchange(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'success', 'failure'} else _check_choice('result', result, ('success', 'failure'))), (impact if _type(impact) is _str and impact in {'strong', 'fair', 'weak'} else _check_choice('impact', impact, ('strong', 'fair', 'weak'))))
 
 
 def _joint_giving_exchange(given: Mapping[str, object]) -> Joint:
-    v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
-    v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
+    v_result = _check_choice('result', given.get('result', 'success'), ('success', 'failure'))
+    v_impact = _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total: str = v_result
     return {(_band_giving_exchange(r_total, None, (), (), False, v_result, v_impact), r_total): 1}, 1
 
@@ -1697,18 +1708,18 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
 
 
 def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_taking_exchange(rng, depth, check_choice('result', given.get('result', 'success'), ('success', 'failure')), check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire')), check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')))
+    return _run_taking_exchange(rng, depth, _check_choice('result', given.get('result', 'success'), ('success', 'failure')), _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire')), _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')))
 
 
 def taking_exchange(*, result: str = 'success', position: str = 'risky', impact: str = 'fair', rng: random.Random | None = None) -> Result:
     'Taking exchange [ERR-10, lines 63-71]\n\nwhen result == failure and position == dire: Dire failure -- Failure at dire Position: disposition -3.\n\nwhen result == failure and position == risky: Failure -- Failure: NPC refuses, disposition -1.\nwhen result == failure and position == shaky or result == success and impact == weak: Compromise -- Failure at shaky Position or success with weak Impact: NPC agrees to a compromise.\nwhen result == success and impact == fair: Success -- Success: the NPC agrees to what you want.\nwhen result == success and impact == strong: Strong success -- Success with strong Impact: NPC agrees, and offers to do more than asked for!'
-    return _run_taking_exchange(rng if rng is not None else random.Random(), 0, (result if type(result) is str and result in {'success', 'failure'} else check_choice('result', result, ('success', 'failure'))), (position if type(position) is str and position in {'shaky', 'risky', 'dire'} else check_choice('position', position, ('shaky', 'risky', 'dire'))), (impact if type(impact) is str and impact in {'strong', 'fair', 'weak'} else check_choice('impact', impact, ('strong', 'fair', 'weak'))))
+    return _run_taking_exchange(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'success', 'failure'} else _check_choice('result', result, ('success', 'failure'))), (position if _type(position) is _str and position in {'shaky', 'risky', 'dire'} else _check_choice('position', position, ('shaky', 'risky', 'dire'))), (impact if _type(impact) is _str and impact in {'strong', 'fair', 'weak'} else _check_choice('impact', impact, ('strong', 'fair', 'weak'))))
 
 
 def _joint_taking_exchange(given: Mapping[str, object]) -> Joint:
-    v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
-    v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
-    v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
+    v_result = _check_choice('result', given.get('result', 'success'), ('success', 'failure'))
+    v_position = _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
+    v_impact = _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total: str = v_result
     return {(_band_taking_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
 
@@ -1764,18 +1775,18 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
 
 
 def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_convincing_exchange(rng, depth, check_choice('result', given.get('result', 'success'), ('success', 'failure')), check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire')), check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')))
+    return _run_convincing_exchange(rng, depth, _check_choice('result', given.get('result', 'success'), ('success', 'failure')), _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire')), _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')))
 
 
 def convincing_exchange(*, result: str = 'success', position: str = 'risky', impact: str = 'fair', rng: random.Random | None = None) -> Result:
     'Convincing exchange [ERR-11, lines 73-81]\n\nwhen result == failure and position == dire: Dire failure -- Failure at dire Position: disposition -3.\n\nwhen result == failure and position == risky: Failure -- Failure: disposition -1.\nwhen result == failure and position == shaky or result == success and impact == weak: Unconvinced -- Failure at shaky Position or success with weak Impact: NPC is unconvinced, but not insulted.\nwhen result == success and impact == fair: Success -- Success: NPC is receptive, but requires proof.\nwhen result == success and impact == strong: Strong success -- Success with strong Impact: NPC accepts what you said wholeheartedly.'
-    return _run_convincing_exchange(rng if rng is not None else random.Random(), 0, (result if type(result) is str and result in {'success', 'failure'} else check_choice('result', result, ('success', 'failure'))), (position if type(position) is str and position in {'shaky', 'risky', 'dire'} else check_choice('position', position, ('shaky', 'risky', 'dire'))), (impact if type(impact) is str and impact in {'strong', 'fair', 'weak'} else check_choice('impact', impact, ('strong', 'fair', 'weak'))))
+    return _run_convincing_exchange(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'success', 'failure'} else _check_choice('result', result, ('success', 'failure'))), (position if _type(position) is _str and position in {'shaky', 'risky', 'dire'} else _check_choice('position', position, ('shaky', 'risky', 'dire'))), (impact if _type(impact) is _str and impact in {'strong', 'fair', 'weak'} else _check_choice('impact', impact, ('strong', 'fair', 'weak'))))
 
 
 def _joint_convincing_exchange(given: Mapping[str, object]) -> Joint:
-    v_result = check_choice('result', given.get('result', 'success'), ('success', 'failure'))
-    v_position = check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
-    v_impact = check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
+    v_result = _check_choice('result', given.get('result', 'success'), ('success', 'failure'))
+    v_position = _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
+    v_impact = _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
     r_total: str = v_result
     return {(_band_convincing_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
 
@@ -1815,16 +1826,16 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
 
 
 def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_item_slots(rng, depth, check_int('phys', given.get('phys', 10), 1, 20))
+    return _run_item_slots(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20))
 
 
 def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> Result:
     'Item Slots [ERR-12, line 87]\n\nItem Slots = phys.'
-    return _run_item_slots(rng if rng is not None else random.Random(), 0, (phys if type(phys) is int and 1 <= phys <= 20 else check_int('phys', phys, 1, 20)))
+    return _run_item_slots(rng if rng is not None else _Random(), 0, (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20)))
 
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
     r_total: int = v_phys
     return {(_band_item_slots(r_total, None, (), (), False, v_phys), r_total): 1}, 1
 
@@ -1872,18 +1883,18 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
 
 
 def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_encumbrance(rng, depth, check_int('phys', given.get('phys', 10), 1, 20), check_int('filled', given.get('filled', 0), 0, 40), check_int('exhaustion', given.get('exhaustion', 0), 0, 20))
+    return _run_encumbrance(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20), _check_int('filled', given.get('filled', 0), 0, 40), _check_int('exhaustion', given.get('exhaustion', 0), 0, 20))
 
 
 def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: random.Random | None = None) -> Result:
     'Encumbrance [ERR-12, lines 87-90]\n\n1 Encumbrance per 25% of slots filled, up to 4. After 100%, each Item Slot = 1 Encumbrance.'
-    return _run_encumbrance(rng if rng is not None else random.Random(), 0, (phys if type(phys) is int and 1 <= phys <= 20 else check_int('phys', phys, 1, 20)), (filled if type(filled) is int and 0 <= filled <= 40 else check_int('filled', filled, 0, 40)), (exhaustion if type(exhaustion) is int and 0 <= exhaustion <= 20 else check_int('exhaustion', exhaustion, 0, 20)))
+    return _run_encumbrance(rng if rng is not None else _Random(), 0, (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20)), (filled if _type(filled) is _int and 0 <= filled <= 40 else _check_int('filled', filled, 0, 40)), (exhaustion if _type(exhaustion) is _int and 0 <= exhaustion <= 20 else _check_int('exhaustion', exhaustion, 0, 20)))
 
 
 def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    v_filled = check_int('filled', given.get('filled', 0), 0, 40)
-    v_exhaustion = check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
+    v_filled = _check_int('filled', given.get('filled', 0), 0, 40)
+    v_exhaustion = _check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
     r_total: int = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     return {(_band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used), r_total): 1}, 1
@@ -1925,16 +1936,16 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
 
 
 def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_restore_depletion(rng, depth, check_int('item_slots', given.get('item_slots', 1), 1, 10))
+    return _run_restore_depletion(rng, depth, _check_int('item_slots', given.get('item_slots', 1), 1, 10))
 
 
 def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) -> Result:
     'Supply [ERR-13, lines 93-95]\n\nSupply restores Depletion of items. 1 Supply = ¼ Item Slot. Restoring Depletion takes 4 Supply per Item Slot an item takes up. If not restored when Depletion = 0, item removed from inventory.'
-    return _run_restore_depletion(rng if rng is not None else random.Random(), 0, (item_slots if type(item_slots) is int and 1 <= item_slots <= 10 else check_int('item_slots', item_slots, 1, 10)))
+    return _run_restore_depletion(rng if rng is not None else _Random(), 0, (item_slots if _type(item_slots) is _int and 1 <= item_slots <= 10 else _check_int('item_slots', item_slots, 1, 10)))
 
 
 def _joint_restore_depletion(given: Mapping[str, object]) -> Joint:
-    v_item_slots = check_int('item_slots', given.get('item_slots', 1), 1, 10)
+    v_item_slots = _check_int('item_slots', given.get('item_slots', 1), 1, 10)
     r_total: int = (4 * v_item_slots)
     return {(_band_restore_depletion(r_total, None, (), (), False, v_item_slots), r_total): 1}, 1
 
@@ -2005,17 +2016,17 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
 
 
 def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_supply_available(rng, depth, check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis')), check_int('column', given.get('column', 1), 1, 6))
+    return _run_supply_available(rng, depth, _check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis')), _check_int('column', given.get('column', 1), 1, 6))
 
 
 def supply_available(*, settlement: str = 'village', column: int = 1, rng: random.Random | None = None) -> Result:
     'Supply Available per Downtime Turn [ERR-14, lines 97-105]\n\nhamlet: Hamlet\n\nvillage: Village\ntown: Town\ncity: City\nmetropolis: Metropolis'
-    return _run_supply_available(rng if rng is not None else random.Random(), 0, (settlement if type(settlement) is str and settlement in {'hamlet', 'village', 'town', 'city', 'metropolis'} else check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis'))), (column if type(column) is int and 1 <= column <= 6 else check_int('column', column, 1, 6)))
+    return _run_supply_available(rng if rng is not None else _Random(), 0, (settlement if _type(settlement) is _str and settlement in {'hamlet', 'village', 'town', 'city', 'metropolis'} else _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis'))), (column if _type(column) is _int and 1 <= column <= 6 else _check_int('column', column, 1, 6)))
 
 
 def _joint_supply_available(given: Mapping[str, object]) -> Joint:
-    v_settlement = check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
-    v_column = check_int('column', given.get('column', 1), 1, 6)
+    v_settlement = _check_choice('settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
+    v_column = _check_int('column', given.get('column', 1), 1, 6)
     r_total: str = v_settlement
     return {(_band_supply_available(r_total, None, (), (), False, v_settlement, v_column), r_total): 1}, 1
 
@@ -2082,10 +2093,10 @@ def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, 
 
 def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None) -> Result:
     'Travel Turn Quick Reference [ERR-15, ERR-16, lines 109-116, lines 128-129]\n\n1: 1 -- Encounter\n\n2: 2 -- Rest (+1 negative Event Die) or gain 1 Exhaustion\n3: 3 -- Deplete all rations or lower all Supply by 1\n4: 4 -- Local effect\n5: 5 -- Encounter sign\n6: 6 -- Free\nwhen no_watch and total == 5: Encounter (5 read as 1: no watch) -- Encounter'
-    v_no_watch = (no_watch if type(no_watch) is bool else check_flag('no_watch', no_watch))
+    v_no_watch = (no_watch if _type(no_watch) is _bool else _check_flag('no_watch', no_watch))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -2097,14 +2108,14 @@ def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None
 
 
 def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_no_watch = check_flag('no_watch', given.get('no_watch', False))
+    v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
     plan = Planning()
     _total_travel_event_die(plan, v_no_watch)
     return exact_totals(plan.specs, lambda g: _total_travel_event_die(Replaying(g), v_no_watch))
 
 
 def _joint_travel_event_die(given: Mapping[str, object]) -> Joint:
-    v_no_watch = check_flag('no_watch', given.get('no_watch', False))
+    v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
     plan = Planning()
     _total_travel_event_die(plan, v_no_watch)
     return exact_joint(
@@ -2157,16 +2168,16 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
 
 
 def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_take_watch(rng, depth, check_int('watchers', given.get('watchers', 2), 0, 2))
+    return _run_take_watch(rng, depth, _check_int('watchers', given.get('watchers', 2), 0, 2))
 
 
 def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result:
     'Take watch [ERR-16, lines 128-129]\n\n2: No exhaustion -- 2 characters keep watch = no Exhaustion.\n\n0: No watch -- No characters keep watch = Event Die rolls of 5 are rolls of 1.\n1: 1 character (not stated)'
-    return _run_take_watch(rng if rng is not None else random.Random(), 0, (watchers if type(watchers) is int and 0 <= watchers <= 2 else check_int('watchers', watchers, 0, 2)))
+    return _run_take_watch(rng if rng is not None else _Random(), 0, (watchers if _type(watchers) is _int and 0 <= watchers <= 2 else _check_int('watchers', watchers, 0, 2)))
 
 
 def _joint_take_watch(given: Mapping[str, object]) -> Joint:
-    v_watchers = check_int('watchers', given.get('watchers', 2), 0, 2)
+    v_watchers = _check_int('watchers', given.get('watchers', 2), 0, 2)
     r_total: int = v_watchers
     return {(_band_take_watch(r_total, None, (), (), False, v_watchers), r_total): 1}, 1
 
@@ -2251,16 +2262,16 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
 
 
 def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_travel_pace(rng, depth, check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map')))
+    return _run_travel_pace(rng, depth, _check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map')))
 
 
 def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) -> Result:
     'Pace [ERR-18, lines 147-162]\n\nmount: Appropriate mount/vehicle\n\nroad: Road -- Can’t get lost\nslowly: Moving slowly -- +1 positive Event Die.\nquickly: Moving quickly -- +1 negative Event Die.\nrough: Deserts, forests, hills, broken land -- Navigation DV +2\nwild: Jungle, mountain, swamps -- Navigation DV +4\nnight: Night-time/Darkness -- Navigation DV +4\ninclement: Inclement weather -- Navigation DV +2\nsevere: Severe weather -- Navigation DV +4, Exhaustion if not camping\ndetailed_map: Detailed map -- Navigation DV -4\ngeneral_map: General map or specific directions -- Navigation DV -2\nmisleading_map: Misleading map or directions -- Navigation DV +2 to +4'
-    return _run_travel_pace(rng if rng is not None else random.Random(), 0, (condition if type(condition) is str and condition in {'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'} else check_choice('condition', condition, ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))))
+    return _run_travel_pace(rng if rng is not None else _Random(), 0, (condition if _type(condition) is _str and condition in {'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'} else _check_choice('condition', condition, ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))))
 
 
 def _joint_travel_pace(given: Mapping[str, object]) -> Joint:
-    v_condition = check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))
+    v_condition = _check_choice('condition', given.get('condition', 'road'), ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))
     r_total: str = v_condition
     return {(_band_travel_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
 
@@ -2361,11 +2372,11 @@ def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | None = None) -> Result:
     'Weather [ERR-19, lines 166-174]\n\n2 or less: 2 or less\n\n3-5: 3-5\n6-8: 6-8\n9-11: 9-11\n12+: 12+'
-    v_season = (season if type(season) is str and season in {'spring', 'summer', 'autumn', 'winter'} else check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')))
-    v_modifier = (modifier if type(modifier) is int and -2 <= modifier <= 2 else check_int('modifier', modifier, -2, 2))
+    v_season = (season if _type(season) is _str and season in {'spring', 'summer', 'autumn', 'winter'} else _check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')))
+    v_modifier = (modifier if _type(modifier) is _int and -2 <= modifier <= 2 else _check_int('modifier', modifier, -2, 2))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -2377,16 +2388,16 @@ def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | N
 
 
 def _totals_weather(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_season = check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
-    v_modifier = check_int('modifier', given.get('modifier', 0), -2, 2)
+    v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
+    v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
     plan = Planning()
     _total_weather(plan, v_season, v_modifier)
     return exact_totals(plan.specs, lambda g: _total_weather(Replaying(g), v_season, v_modifier))
 
 
 def _joint_weather(given: Mapping[str, object]) -> Joint:
-    v_season = check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
-    v_modifier = check_int('modifier', given.get('modifier', 0), -2, 2)
+    v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
+    v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
     plan = Planning()
     _total_weather(plan, v_season, v_modifier)
     return exact_joint(
@@ -2447,8 +2458,8 @@ def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[
 def exploration_event_die(*, rng: random.Random | None = None) -> Result:
     'Exploration Turn Quick Reference [ERR-20, lines 176-184]\n\n1: 1 -- Encounter\n\n2: 2 -- Rest (+1 negative Event Die) or gain 1 Exhaustion\n3: 3 -- Burn all light sources or lower all Supply by 1. Deplete active Sorceries and Miracles by 1\n4: 4 -- Local effect\n5: 5 -- Encounter sign\n6: 6 -- Free'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -2528,16 +2539,16 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
 
 
 def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_exploration_pace(rng, depth, check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored')))
+    return _run_exploration_pace(rng, depth, _check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored')))
 
 
 def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = None) -> Result:
     'Pace [ERR-21, lines 186-194]\n\nslowly: Moving slowly -- +1 positive Event Die.\n\nquickly: Moving quickly -- +1 negative Event Die.\nlarge: Large areas\nhuge: Huge areas\nexplored: Explored areas'
-    return _run_exploration_pace(rng if rng is not None else random.Random(), 0, (condition if type(condition) is str and condition in {'slowly', 'quickly', 'large', 'huge', 'explored'} else check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored'))))
+    return _run_exploration_pace(rng if rng is not None else _Random(), 0, (condition if _type(condition) is _str and condition in {'slowly', 'quickly', 'large', 'huge', 'explored'} else _check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored'))))
 
 
 def _joint_exploration_pace(given: Mapping[str, object]) -> Joint:
-    v_condition = check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored'))
+    v_condition = _check_choice('condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored'))
     r_total: str = v_condition
     return {(_band_exploration_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
 
@@ -2600,12 +2611,12 @@ def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'Stealth [ERR-22, lines 196-198]\n\nSkill Check, DV = Encumbrance.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
-    v_skill = (skill if type(skill) is int and 1 <= skill <= 20 else check_int('skill', skill, 1, 20))
-    v_encumbrance = (encumbrance if type(encumbrance) is int and 0 <= encumbrance <= 12 else check_int('encumbrance', encumbrance, 0, 12))
+    v_skill = (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20))
+    v_encumbrance = (encumbrance if _type(encumbrance) is _int and 0 <= encumbrance <= 12 else _check_int('encumbrance', encumbrance, 0, 12))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -2617,8 +2628,8 @@ def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None 
 
 
 def _totals_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     plan = Planning()
     _total_stealth(plan, v_skill, v_encumbrance, v_dv)
@@ -2626,8 +2637,8 @@ def _totals_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_stealth(given: Mapping[str, object]) -> Joint:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     plan = Planning()
     _total_stealth(plan, v_skill, v_encumbrance, v_dv)
@@ -2698,12 +2709,12 @@ def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'Group stealth [ERR-22, line 199]\n\nGroup stealth: one person rolls, DV = group Encumbrance/2.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
-    v_skill = (skill if type(skill) is int and 1 <= skill <= 20 else check_int('skill', skill, 1, 20))
-    v_group_encumbrance = (group_encumbrance if type(group_encumbrance) is int and 0 <= group_encumbrance <= 48 else check_int('group_encumbrance', group_encumbrance, 0, 48))
+    v_skill = (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20))
+    v_group_encumbrance = (group_encumbrance if _type(group_encumbrance) is _int and 0 <= group_encumbrance <= 48 else _check_int('group_encumbrance', group_encumbrance, 0, 48))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -2715,8 +2726,8 @@ def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Ra
 
 
 def _totals_group_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_group_encumbrance = check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     plan = Planning()
     _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
@@ -2724,8 +2735,8 @@ def _totals_group_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_group_stealth(given: Mapping[str, object]) -> Joint:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_group_encumbrance = check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     plan = Planning()
     _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
@@ -2779,17 +2790,17 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
 
 
 def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_illumination(rng, depth, check_int('burn', given.get('burn', 4), 0, 24), check_int('members', given.get('members', 4), 1, 12))
+    return _run_illumination(rng, depth, _check_int('burn', given.get('burn', 4), 0, 24), _check_int('members', given.get('members', 4), 1, 12))
 
 
 def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None = None) -> Result:
     'Illumination [ERR-23, lines 201-205]\n\n1 Burn = light for 1 person.\n\nwhen burn > members: Bright -- Burn > # of Company members = bright light.\nwhen burn * 2 < members: Dim -- Burn < ½ # of Company members = dim light.\notherwise: Neither bright nor dim (not stated)'
-    return _run_illumination(rng if rng is not None else random.Random(), 0, (burn if type(burn) is int and 0 <= burn <= 24 else check_int('burn', burn, 0, 24)), (members if type(members) is int and 1 <= members <= 12 else check_int('members', members, 1, 12)))
+    return _run_illumination(rng if rng is not None else _Random(), 0, (burn if _type(burn) is _int and 0 <= burn <= 24 else _check_int('burn', burn, 0, 24)), (members if _type(members) is _int and 1 <= members <= 12 else _check_int('members', members, 1, 12)))
 
 
 def _joint_illumination(given: Mapping[str, object]) -> Joint:
-    v_burn = check_int('burn', given.get('burn', 4), 0, 24)
-    v_members = check_int('members', given.get('members', 4), 1, 12)
+    v_burn = _check_int('burn', given.get('burn', 4), 0, 24)
+    v_members = _check_int('members', given.get('members', 4), 1, 12)
     r_total: int = v_burn
     return {(_band_illumination(r_total, None, (), (), False, v_burn, v_members), r_total): 1}, 1
 
@@ -2852,12 +2863,12 @@ def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object
 
 def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = None) -> Result:
     'Harvesting Materials [ERR-24, lines 207-211]\n\nSkill Check.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
-    v_skill = (skill if type(skill) is int and 1 <= skill <= 20 else check_int('skill', skill, 1, 20))
-    v_threat = (threat if type(threat) is int and 0 <= threat <= 20 else check_int('threat', threat, 0, 20))
+    v_skill = (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20))
+    v_threat = (threat if _type(threat) is _int and 0 <= threat <= 20 else _check_int('threat', threat, 0, 20))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_dv, = _lets_harvesting(v_skill, v_threat)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -2869,8 +2880,8 @@ def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = 
 
 
 def _totals_harvesting(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_threat = check_int('threat', given.get('threat', 4), 0, 20)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
     v_dv, = _lets_harvesting(v_skill, v_threat)
     plan = Planning()
     _total_harvesting(plan, v_skill, v_threat, v_dv)
@@ -2878,8 +2889,8 @@ def _totals_harvesting(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_harvesting(given: Mapping[str, object]) -> Joint:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_threat = check_int('threat', given.get('threat', 4), 0, 20)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
     v_dv, = _lets_harvesting(v_skill, v_threat)
     plan = Planning()
     _total_harvesting(plan, v_skill, v_threat, v_dv)
@@ -2930,16 +2941,16 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
 
 
 def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_creature_components(rng, depth, check_int('threat', given.get('threat', 4), 0, 20))
+    return _run_creature_components(rng, depth, _check_int('threat', given.get('threat', 4), 0, 20))
 
 
 def creature_components(*, threat: int = 4, rng: random.Random | None = None) -> Result:
     'Components from a creature [ERR-24, lines 210-211]\n\nEach Errant harvests 1 Item Slot components/Exploration Turn. Components from a creature: Item Slots & harvest DV = Threat/2.'
-    return _run_creature_components(rng if rng is not None else random.Random(), 0, (threat if type(threat) is int and 0 <= threat <= 20 else check_int('threat', threat, 0, 20)))
+    return _run_creature_components(rng if rng is not None else _Random(), 0, (threat if _type(threat) is _int and 0 <= threat <= 20 else _check_int('threat', threat, 0, 20)))
 
 
 def _joint_creature_components(given: Mapping[str, object]) -> Joint:
-    v_threat = check_int('threat', given.get('threat', 4), 0, 20)
+    v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
     r_total: int = floor_div(v_threat, 2)
     return {(_band_creature_components(r_total, None, (), (), False, v_threat), r_total): 1}, 1
 
@@ -3007,13 +3018,13 @@ def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object
 
 def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: random.Random | None = None) -> Result:
     'Doors [ERR-25, lines 213-217]\n\nOpening stuck door = DV 4 phys Check for normal doors. Each additional Errant forcing door = DV -2, if their phys > door DV × 2.\n\nwhen dv < 0: Automatic success -- If DV < 0, Check automatically succeeds.\nwhen total > dv and total < phys: Opened\notherwise: Failure'
-    v_phys = (phys if type(phys) is int and 1 <= phys <= 20 else check_int('phys', phys, 1, 20))
-    v_door_dv = (door_dv if type(door_dv) is int and 0 <= door_dv <= 20 else check_int('door_dv', door_dv, 0, 20))
-    v_helpers = (helpers if type(helpers) is int and 0 <= helpers <= 6 else check_int('helpers', helpers, 0, 6))
+    v_phys = (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20))
+    v_door_dv = (door_dv if _type(door_dv) is _int and 0 <= door_dv <= 20 else _check_int('door_dv', door_dv, 0, 20))
+    v_helpers = (helpers if _type(helpers) is _int and 0 <= helpers <= 6 else _check_int('helpers', helpers, 0, 6))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -3025,9 +3036,9 @@ def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: rando
 
 
 def _totals_stuck_door(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    v_door_dv = check_int('door_dv', given.get('door_dv', 4), 0, 20)
-    v_helpers = check_int('helpers', given.get('helpers', 0), 0, 6)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
+    v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
+    v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     plan = Planning()
     _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
@@ -3035,9 +3046,9 @@ def _totals_stuck_door(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    v_door_dv = check_int('door_dv', given.get('door_dv', 4), 0, 20)
-    v_helpers = check_int('helpers', given.get('helpers', 0), 0, 6)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
+    v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
+    v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     plan = Planning()
     _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
@@ -3147,8 +3158,8 @@ def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 def locks(*, rng: random.Random | None = None) -> Result:
     'Locks [ERR-26, lines 221-236]\n\n1: 1 -- Strange\n\n2: 2 -- Adamantine\n3: 3 -- Mythril\n4: 4 -- Diamond\n5: 5 -- Dwarven\n6: 6 -- Elvish\n7: 7 -- Steel\n8: 8 -- Iron\n9: 9 -- Brass\n10: 10 -- Copper\n11: 11 -- Tin\n12: 12 -- Crude'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(4)
         while pick >= 12:
             pick = rng.getrandbits(4)
@@ -3239,7 +3250,7 @@ def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str
 
 def downtime_event_die(*, rng: random.Random | None = None) -> Result:
     'Downtime Turn Quick Reference [ERR-28, lines 249-256]\n\n1: 1 -- Encounter\n\n2: 2 -- Complication\n3: 3 -- Expiration\n4: 4 -- Trend\n5: 5 -- Intimation\n6: 6 -- Free'
-    return _run_downtime_event_die(rng if rng is not None else random.Random(), 0)
+    return _run_downtime_event_die(rng if rng is not None else _Random(), 0)
 
 
 def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3317,7 +3328,7 @@ def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping
 
 def downtime_complications(*, rng: random.Random | None = None) -> Result:
     'Downtime Complications [ERR-29, lines 258-274]\n\n1: 1 -- Natural disaster (e.g. a fire, a tornado, a meteor).\n\n2: 2 -- Ongoing disaster (e.g. a famine, a plague, a drought).\n3: 3 -- Major figure assassinated.\n4: 4 -- Series of murders begins.\n5: 5 -- A Scourge arises in the region.\n6: 6 -- An Errant’s Estate, Institution, infrastructure project, Domain, or other goal suffers a setback.\n7: 7 -- Legal claims are brought against the Company or they are publicly slandered.\n8: 8 -- An ally of the Company loses trust in or cuts ties with them.\n9: 9 -- An insurrection or a siege occurs. If not dealt with in D4 Downtime Turns it will be successful.\n10: 10 -- Two or more Factions begin to oppose each other or actively go to war.\n11: 11 -- An ally of the Company dies.'
-    return _run_downtime_complications(rng if rng is not None else random.Random(), 0)
+    return _run_downtime_complications(rng if rng is not None else _Random(), 0)
 
 
 def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3389,8 +3400,8 @@ def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, o
 def downtime_trends(*, rng: random.Random | None = None) -> Result:
     'Downtime Trends [ERR-30, lines 276-284]\n\n1: 1 -- Two or more Factions announce an alliance.\n\n2: 2 -- A religious event occurs (e.g. an omen or apparition).\n3: 3 -- A scandal is revealed.\n4: 4 -- New NPC arrives in the area.\n5: 5 -- A rival Company arrives in the area\n6: 6 -- A discovery is made (e.g. new technology, new lands).\n7: 7 -- A new Faction emerges.'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 7:
             pick = rng.getrandbits(3)
@@ -3476,10 +3487,10 @@ def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, o
 
 def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime Turn Actions [ERR-31, lines 286-292]\n\n2D6 + modifiers (not exceeding +/- 3).\n\n10+: Success -- success, mark progress on tracker.\n7-9: Setback -- setback, partial success, or progress.\n6 or lower: Failure -- failure.'
-    v_modifiers = (modifiers if type(modifiers) is int and -6 <= modifiers <= 6 else check_int('modifiers', modifiers, -6, 6))
+    v_modifiers = (modifiers if _type(modifiers) is _int and -6 <= modifiers <= 6 else _check_int('modifiers', modifiers, -6, 6))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -3491,14 +3502,14 @@ def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> 
 
 
 def _totals_downtime_action(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_modifiers = check_int('modifiers', given.get('modifiers', 0), -6, 6)
+    v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
     plan = Planning()
     _total_downtime_action(plan, v_modifiers)
     return exact_totals(plan.specs, lambda g: _total_downtime_action(Replaying(g), v_modifiers))
 
 
 def _joint_downtime_action(given: Mapping[str, object]) -> Joint:
-    v_modifiers = check_int('modifiers', given.get('modifiers', 0), -6, 6)
+    v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
     plan = Planning()
     _total_downtime_action(plan, v_modifiers)
     return exact_joint(
@@ -3556,16 +3567,16 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
 
 
 def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_activity_tracker(rng, depth, check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major')))
+    return _run_activity_tracker(rng, depth, _check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major')))
 
 
 def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -> Result:
     'Setting trackers for activities [ERR-32, lines 294-298]\n\nminor: 1 -- Minor Advantage\n\nsignificant: 3 -- Significant Advantage\ncampaign: 5 -- Campaign Defining Goal\nmajor: 7 -- Major Campaign Defining Goal'
-    return _run_activity_tracker(rng if rng is not None else random.Random(), 0, (goal if type(goal) is str and goal in {'minor', 'significant', 'campaign', 'major'} else check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major'))))
+    return _run_activity_tracker(rng if rng is not None else _Random(), 0, (goal if _type(goal) is _str and goal in {'minor', 'significant', 'campaign', 'major'} else _check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major'))))
 
 
 def _joint_activity_tracker(given: Mapping[str, object]) -> Joint:
-    v_goal = check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
+    v_goal = _check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
     r_total: str = v_goal
     return {(_band_activity_tracker(r_total, None, (), (), False, v_goal), r_total): 1}, 1
 
@@ -3646,11 +3657,11 @@ def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None) -> Result:
     'Amount wasted by Settlement Type. [ERR-33, lines 308-320]\n\nIf an Errant would waste more money than they have, they are in debt for the remainder & make a Saving Throw with DV = roll result. If they fail, roll on the table at p. 184.\n\n1+: Wasted'
-    v_settlement = (settlement if type(settlement) is str and settlement in {'hamlet', 'village', 'town', 'city', 'metropolis'} else check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')))
+    v_settlement = (settlement if _type(settlement) is _str and settlement in {'hamlet', 'village', 'town', 'city', 'metropolis'} else _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     if (v_settlement == 'hamlet'):
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(2)
             while pick >= 4:
                 pick = rng.getrandbits(2)
@@ -3658,7 +3669,7 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
         else:
             dice = _draw(rng, 1, 4)
     elif (v_settlement == 'village'):
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(3)
             while pick >= 6:
                 pick = rng.getrandbits(3)
@@ -3666,7 +3677,7 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
         else:
             dice = _draw(rng, 1, 6)
     elif (v_settlement == 'town'):
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(3)
             while pick >= 8:
                 pick = rng.getrandbits(3)
@@ -3674,7 +3685,7 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
         else:
             dice = _draw(rng, 1, 8)
     elif (v_settlement == 'city'):
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(4)
             while pick >= 10:
                 pick = rng.getrandbits(4)
@@ -3682,7 +3693,7 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
         else:
             dice = _draw(rng, 1, 10)
     else:
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(4)
             while pick >= 12:
                 pick = rng.getrandbits(4)
@@ -3694,14 +3705,14 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
 
 
 def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_settlement = check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
+    v_settlement = _check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     plan = Planning()
     _total_amount_wasted(plan, v_settlement)
     return exact_totals(plan.specs, lambda g: _total_amount_wasted(Replaying(g), v_settlement))
 
 
 def _joint_amount_wasted(given: Mapping[str, object]) -> Joint:
-    v_settlement = check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
+    v_settlement = _check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     plan = Planning()
     _total_amount_wasted(plan, v_settlement)
     return exact_joint(
@@ -3766,8 +3777,8 @@ def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, o
 def combat_distance(*, rng: random.Random | None = None) -> Result:
     'Combat Distance [ERR-35, line 350]\n\nCombat distance = D6 × 10 feet/yards\n\n10+: Distance'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -3842,8 +3853,8 @@ def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object])
 def surprise(*, rng: random.Random | None = None) -> Result:
     'Surprise [ERR-36, line 352]\n\nSurprise = 1,2 NPCs; 5,6 Company.\n\n1, 2: 1, 2 -- NPCs\n5, 6: 5, 6 -- Company\n3-4: No surprise (not stated)'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -3927,9 +3938,9 @@ def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object
 
 def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result:
     'Initiative [ERR-37, lines 354-357]\n\nErrant calls odds or even. Both Errant and Guide roll D6 and sum. If Errant called correctly, Company acts first.\n\nwhen call == even and total % 2 == 0 or call == odd and total % 2 == 1: Company first -- If Errant called correctly, Company acts first.\notherwise: Called wrong'
-    v_call = (call if type(call) is str and call in {'odd', 'even'} else check_choice('call', call, ('odd', 'even')))
+    v_call = (call if _type(call) is _str and call in {'odd', 'even'} else _check_choice('call', call, ('odd', 'even')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_call,)
     thrown = _THROWN_initiative.get(given)
     if thrown is None:
@@ -3940,14 +3951,14 @@ def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result
 
 
 def _totals_initiative(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_call = check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
+    v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
     plan = Planning()
     _total_initiative(plan, v_call)
     return exact_totals(plan.specs, lambda g: _total_initiative(Replaying(g), v_call))
 
 
 def _joint_initiative(given: Mapping[str, object]) -> Joint:
-    v_call = check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
+    v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
     plan = Planning()
     _total_initiative(plan, v_call)
     return exact_joint(
@@ -3994,17 +4005,17 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
 
 
 def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_spd(rng, depth, check_int('skill', given.get('skill', 10), 1, 20), check_int('encumbrance', given.get('encumbrance', 0), 0, 12))
+    return _run_spd(rng, depth, _check_int('skill', given.get('skill', 10), 1, 20), _check_int('encumbrance', given.get('encumbrance', 0), 0, 12))
 
 
 def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'SPD [ERR-38, line 370]\n\nSPD = skill-Encumbrance.'
-    return _run_spd(rng if rng is not None else random.Random(), 0, (skill if type(skill) is int and 1 <= skill <= 20 else check_int('skill', skill, 1, 20)), (encumbrance if type(encumbrance) is int and 0 <= encumbrance <= 12 else check_int('encumbrance', encumbrance, 0, 12)))
+    return _run_spd(rng if rng is not None else _Random(), 0, (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20)), (encumbrance if _type(encumbrance) is _int and 0 <= encumbrance <= 12 else _check_int('encumbrance', encumbrance, 0, 12)))
 
 
 def _joint_spd(given: Mapping[str, object]) -> Joint:
-    v_skill = check_int('skill', given.get('skill', 10), 1, 20)
-    v_encumbrance = check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
+    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
+    v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     r_total: int = (v_skill - v_encumbrance)
     return {(_band_spd(r_total, None, (), (), False, v_skill, v_encumbrance), r_total): 1}, 1
 
@@ -4071,16 +4082,16 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
 
 
 def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_movement_dice(rng, depth, check_int('spd', given.get('spd', 8), -11, 20))
+    return _run_movement_dice(rng, depth, _check_int('spd', given.get('spd', 8), -11, 20))
 
 
 def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result:
     'Movement dice [ERR-38, lines 376-383]\n\n3 or less: 3 or less\n\n4-7: 4-7\n8-11: 8-11\n12-15: 12-15\n16-19: 16-19\n20: 20'
-    return _run_movement_dice(rng if rng is not None else random.Random(), 0, (spd if type(spd) is int and -11 <= spd <= 20 else check_int('spd', spd, -11, 20)))
+    return _run_movement_dice(rng if rng is not None else _Random(), 0, (spd if _type(spd) is _int and -11 <= spd <= 20 else _check_int('spd', spd, -11, 20)))
 
 
 def _joint_movement_dice(given: Mapping[str, object]) -> Joint:
-    v_spd = check_int('spd', given.get('spd', 8), -11, 20)
+    v_spd = _check_int('spd', given.get('spd', 8), -11, 20)
     r_total: int = v_spd
     return {(_band_movement_dice(r_total, None, (), (), False, v_spd), r_total): 1}, 1
 
@@ -4138,9 +4149,9 @@ def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result:
     'Movement roll [ERR-38, line 371]\n\nMovement roll: roll movement dice (D4s) & move result × 10 feet/yards.\n\n0+: Moved'
-    v_movement_dice = (movement_dice if type(movement_dice) is int and 0 <= movement_dice <= 5 else check_int('movement_dice', movement_dice, 0, 5))
+    v_movement_dice = (movement_dice if _type(movement_dice) is _int and 0 <= movement_dice <= 5 else _check_int('movement_dice', movement_dice, 0, 5))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_movement_dice,)
     thrown = _THROWN_movement_roll.get(given)
     if thrown is None:
@@ -4151,14 +4162,14 @@ def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -
 
 
 def _totals_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     plan = Planning()
     _total_movement_roll(plan, v_movement_dice)
     return exact_totals(plan.specs, lambda g: _total_movement_roll(Replaying(g), v_movement_dice))
 
 
 def _joint_movement_roll(given: Mapping[str, object]) -> Joint:
-    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     plan = Planning()
     _total_movement_roll(plan, v_movement_dice)
     return exact_joint(
@@ -4207,16 +4218,16 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
 
 
 def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_shift(rng, depth, check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
+    return _run_shift(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
 
 
 def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result:
     'Shift [ERR-38, lines 373-374]\n\nShift: free action; move # of movement dice × 10 feet/yards.'
-    return _run_shift(rng if rng is not None else random.Random(), 0, (movement_dice if type(movement_dice) is int and 0 <= movement_dice <= 5 else check_int('movement_dice', movement_dice, 0, 5)))
+    return _run_shift(rng if rng is not None else _Random(), 0, (movement_dice if _type(movement_dice) is _int and 0 <= movement_dice <= 5 else _check_int('movement_dice', movement_dice, 0, 5)))
 
 
 def _joint_shift(given: Mapping[str, object]) -> Joint:
-    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     r_total: int = (v_movement_dice * 10)
     return {(_band_shift(r_total, None, (), (), False, v_movement_dice), r_total): 1}, 1
 
@@ -4296,12 +4307,12 @@ def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def attack_roll(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, missile: bool = False, rng: random.Random | None = None) -> Result:
     'Attack Roll [ERR-39, ERR-40, lines 387-403]\n\nAttack Roll damage die vs target.\n\nwhen total == 1 and total >= step(die, enhance - blocks): One and max -- Damage dice impaired down to 1 = rolling max damage & rolling 1.\nwhen total == 1: Rolled one -- Rolling 1 on damage die = target makes action and weapon Quality -1.\nwhen total >= step(die, enhance - blocks): Max damage -- Missile weapon rolls max damage = Deplete ammunition.\notherwise: Damage'
-    v_die = (die if type(die) is str and die in {'one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'} else check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')))
-    v_blocks = (blocks if type(blocks) is int and 0 <= blocks <= 6 else check_int('blocks', blocks, 0, 6))
-    v_enhance = (enhance if type(enhance) is int and 0 <= enhance <= 6 else check_int('enhance', enhance, 0, 6))
-    v_missile = (missile if type(missile) is bool else check_flag('missile', missile))
+    v_die = (die if _type(die) is _str and die in {'one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'} else _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')))
+    v_blocks = (blocks if _type(blocks) is _int and 0 <= blocks <= 6 else _check_int('blocks', blocks, 0, 6))
+    v_enhance = (enhance if _type(enhance) is _int and 0 <= enhance <= 6 else _check_int('enhance', enhance, 0, 6))
+    v_missile = (missile if _type(missile) is _bool else _check_flag('missile', missile))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_die, v_blocks, v_enhance, v_missile)
     thrown = _THROWN_attack_roll.get(given)
     if thrown is None:
@@ -4312,20 +4323,20 @@ def attack_roll(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, missile: 
 
 
 def _totals_attack_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
-    v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
-    v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
-    v_missile = check_flag('missile', given.get('missile', False))
+    v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
+    v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
+    v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
+    v_missile = _check_flag('missile', given.get('missile', False))
     plan = Planning()
     _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
     return exact_totals(plan.specs, lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile))
 
 
 def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
-    v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
-    v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
-    v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
-    v_missile = check_flag('missile', given.get('missile', False))
+    v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
+    v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
+    v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
+    v_missile = _check_flag('missile', given.get('missile', False))
     plan = Planning()
     _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
     return exact_joint(
@@ -4394,18 +4405,18 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
 
 
 def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_enhance_impair(rng, depth, check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), check_int('blocks', given.get('blocks', 0), 0, 6), check_int('enhance', given.get('enhance', 0), 0, 6))
+    return _run_enhance_impair(rng, depth, _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), _check_int('blocks', given.get('blocks', 0), 0, 6), _check_int('enhance', given.get('enhance', 0), 0, 6))
 
 
 def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: random.Random | None = None) -> Result:
     'Enhance & Impair [ERR-40, lines 396-400]\n\n1 - D4 - D6 - D8 - D10 - D12 - D20\n\none: one -- 1\nd4: d4 -- D4\nd6: d6 -- D6\nd8: d8 -- D8\nd10: d10 -- D10\nd12: d12 -- D12\nd20: d20 -- D20'
-    return _run_enhance_impair(rng if rng is not None else random.Random(), 0, (die if type(die) is str and die in {'one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'} else check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))), (blocks if type(blocks) is int and 0 <= blocks <= 6 else check_int('blocks', blocks, 0, 6)), (enhance if type(enhance) is int and 0 <= enhance <= 6 else check_int('enhance', enhance, 0, 6)))
+    return _run_enhance_impair(rng if rng is not None else _Random(), 0, (die if _type(die) is _str and die in {'one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'} else _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))), (blocks if _type(blocks) is _int and 0 <= blocks <= 6 else _check_int('blocks', blocks, 0, 6)), (enhance if _type(enhance) is _int and 0 <= enhance <= 6 else _check_int('enhance', enhance, 0, 6)))
 
 
 def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
-    v_die = check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
-    v_blocks = check_int('blocks', given.get('blocks', 0), 0, 6)
-    v_enhance = check_int('enhance', given.get('enhance', 0), 0, 6)
+    v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
+    v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
+    v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
     r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     return {(_band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance), r_total): 1}, 1
 
@@ -4529,17 +4540,17 @@ def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: st
 
 
 def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_wounds(rng, depth, check_int('damage', given.get('damage', 1), 1, 30), check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic')))
+    return _run_wounds(rng, depth, _check_int('damage', given.get('damage', 1), 1, 30), _check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic')))
 
 
 def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random | None = None) -> Result:
     'Wounds [ERR-41, ERR-42, lines 405-417, line 423]\n\nDamage past 0 causes wounds.\n\n1: 1\n2: 2\n3: 3\n4: 4\n5: 5\n6: 6\n7: 7\n8: 8\n9: 9\n10-15: 10-15\n16+: 16+'
-    return _run_wounds(rng if rng is not None else random.Random(), 0, (damage if type(damage) is int and 1 <= damage <= 30 else check_int('damage', damage, 1, 30)), (damage_type if type(damage_type) is str and damage_type in {'physical', 'shock', 'burn', 'toxic'} else check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic'))))
+    return _run_wounds(rng if rng is not None else _Random(), 0, (damage if _type(damage) is _int and 1 <= damage <= 30 else _check_int('damage', damage, 1, 30)), (damage_type if _type(damage_type) is _str and damage_type in {'physical', 'shock', 'burn', 'toxic'} else _check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic'))))
 
 
 def _joint_wounds(given: Mapping[str, object]) -> Joint:
-    v_damage = check_int('damage', given.get('damage', 1), 1, 30)
-    v_damage_type = check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic'))
+    v_damage = _check_int('damage', given.get('damage', 1), 1, 30)
+    v_damage_type = _check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic'))
     r_total: int = v_damage
     return {(_band_wounds(r_total, None, (), (), False, v_damage, v_damage_type), r_total): 1}, 1
 
@@ -4602,12 +4613,12 @@ def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[s
 
 def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.Random | None = None) -> Result:
     'Death & Dying [ERR-42, lines 419-422]\n\nAt 0 HP, phys Saving Throw with DV = damage taken to avoid going out of action.\n\nwhen total > dv and total < phys: Stays in action\notherwise: Out of action'
-    v_phys = (phys if type(phys) is int and 1 <= phys <= 20 else check_int('phys', phys, 1, 20))
-    v_damage_taken = (damage_taken if type(damage_taken) is int and 0 <= damage_taken <= 30 else check_int('damage_taken', damage_taken, 0, 30))
+    v_phys = (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20))
+    v_damage_taken = (damage_taken if _type(damage_taken) is _int and 0 <= damage_taken <= 30 else _check_int('damage_taken', damage_taken, 0, 30))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(5)
         while pick >= 20:
             pick = rng.getrandbits(5)
@@ -4619,8 +4630,8 @@ def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.R
 
 
 def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    v_damage_taken = check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
+    v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     plan = Planning()
     _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
@@ -4628,8 +4639,8 @@ def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int, Fract
 
 
 def _joint_zero_hp_saving_throw(given: Mapping[str, object]) -> Joint:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
-    v_damage_taken = check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
+    v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     plan = Planning()
     _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
@@ -4714,10 +4725,10 @@ def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[st
 
 def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: random.Random | None = None) -> Result:
     'Chase movement roll [ERR-43, ERR-38, lines 430-436]\n\nCharacter with lowest SPD/MV on each side makes movement roll.\n\nwhen sprint == failure: No movement roll -- If fail, no movement roll.\nwhen count(4) >= 2: Escapes -- If two 4’s are rolled, that side escapes/catches quarry.\nwhen count(1) >= 2 or count(2) >= 2 or count(3) >= 2: Doubles -- If character rolls doubles, that side makes Attack Rolls or other actions.\notherwise: Moves'
-    v_movement_dice = (movement_dice if type(movement_dice) is int and 0 <= movement_dice <= 5 else check_int('movement_dice', movement_dice, 0, 5))
-    v_sprint = (sprint if type(sprint) is str and sprint in {'none', 'success', 'failure'} else check_choice('sprint', sprint, ('none', 'success', 'failure')))
+    v_movement_dice = (movement_dice if _type(movement_dice) is _int and 0 <= movement_dice <= 5 else _check_int('movement_dice', movement_dice, 0, 5))
+    v_sprint = (sprint if _type(sprint) is _str and sprint in {'none', 'success', 'failure'} else _check_choice('sprint', sprint, ('none', 'success', 'failure')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_movement_dice, v_sprint)
     thrown = _THROWN_chase_movement_roll.get(given)
     if thrown is None:
@@ -4728,16 +4739,16 @@ def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: ra
 
 
 def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    v_sprint = check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
+    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
     plan = Planning()
     _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
     return exact_totals(plan.specs, lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint))
 
 
 def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
-    v_movement_dice = check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    v_sprint = check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
+    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
+    v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
     plan = Planning()
     _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
     return exact_joint(
@@ -4805,16 +4816,16 @@ def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Res
 
 
 def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_fall_damage_table(rng, depth, check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
+    return _run_fall_damage_table(rng, depth, _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
 def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None) -> Result:
     'Fall Damage [ERR-44, lines 440-450]\n\nft10: 10’ -- 1D6\n\nft20: 20’ -- 1D6 × 1D4\nft30: 30’ -- 1D6 × 1D6\nft40: 40’ -- 1D6 × 1D8\nft50: 50’ -- 1D6 × 1D10\nft60: 60’ -- 1D6 × 1D12\nft70: 70’+ -- 1D6 × 1D20'
-    return _run_fall_damage_table(rng if rng is not None else random.Random(), 0, (height if type(height) is str and height in {'ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'} else check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))))
+    return _run_fall_damage_table(rng if rng is not None else _Random(), 0, (height if _type(height) is _str and height in {'ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'} else _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))))
 
 
 def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
-    v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
+    v_height = _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     r_total: str = v_height
     return {(_band_fall_damage_table(r_total, None, (), (), False, v_height), r_total): 1}, 1
 
@@ -4872,9 +4883,9 @@ def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Result:
     'Fall damage [ERR-44, lines 440-450]\n\n1+: Damage'
-    v_height = (height if type(height) is str and height in {'ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'} else check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
+    v_height = (height if _type(height) is _str and height in {'ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'} else _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_height,)
     thrown = _THROWN_fall_damage.get(given)
     if thrown is None:
@@ -4885,14 +4896,14 @@ def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Re
 
 
 def _totals_fall_damage(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
+    v_height = _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     plan = Planning()
     _total_fall_damage(plan, v_height)
     return exact_totals(plan.specs, lambda g: _total_fall_damage(Replaying(g), v_height))
 
 
 def _joint_fall_damage(given: Mapping[str, object]) -> Joint:
-    v_height = check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
+    v_height = _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     plan = Planning()
     _total_fall_damage(plan, v_height)
     return exact_joint(
@@ -4955,8 +4966,8 @@ def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) 
 def burning(*, rng: random.Random | None = None) -> Result:
     'Burning [ERR-45, line 452]\n\nBurning = 1D6 damage / Initiative Turn on fire.\n\n1-6: Damage'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -5028,16 +5039,16 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
 
 
 def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_hold_breath(rng, depth, check_int('phys', given.get('phys', 10), 1, 20))
+    return _run_hold_breath(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20))
 
 
 def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result:
     'Hold breath [ERR-45, lines 454-455]\n\nHold breath # Initiative Turns = phys - 10. After, 1D6 damage per Initiative Turn.\n\n1+: Turns\n0 or less: No turns (not stated)'
-    return _run_hold_breath(rng if rng is not None else random.Random(), 0, (phys if type(phys) is int and 1 <= phys <= 20 else check_int('phys', phys, 1, 20)))
+    return _run_hold_breath(rng if rng is not None else _Random(), 0, (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20)))
 
 
 def _joint_hold_breath(given: Mapping[str, object]) -> Joint:
-    v_phys = check_int('phys', given.get('phys', 10), 1, 20)
+    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
     r_total: int = (v_phys - 10)
     return {(_band_hold_breath(r_total, None, (), (), False, v_phys), r_total): 1}, 1
 
@@ -5093,8 +5104,8 @@ def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, obj
 def out_of_breath(*, rng: random.Random | None = None) -> Result:
     'Out of breath [ERR-45, lines 454-455]\n\nAfter, 1D6 damage per Initiative Turn.\n\n1-6: Damage'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)

@@ -867,6 +867,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
+# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# parameter there, and may be called `type`, `int` or `check_int`.
+_type = type
+_int = int
+_bool = bool
+_str = str
+_check_int = check_int
+_check_flag = check_flag
+_check_choice = check_choice
+
+
 def check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
@@ -1330,7 +1341,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
+COMPILER_SHA256 = '52d7976117044e97240a01ec75cce01c63c472d1e0e5c16f45e4b5f9200045f1'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1378,7 +1389,7 @@ def _chain_starting_orders(rng: random.Random, depth: int, given: Mapping[str, o
 
 def starting_orders(*, rng: random.Random | None = None) -> Result:
     'Order tokens at setup [EVR-02, EVR-06, line 87]\n\nEach player is now given 4 Crew Order tokens, 2 Movement Order tokens and 2 Attack Order tokens, to be placed in the Fresh Order area.'
-    return _run_starting_orders(rng if rng is not None else random.Random(), 0)
+    return _run_starting_orders(rng if rng is not None else _Random(), 0)
 
 
 def _joint_starting_orders(given: Mapping[str, object]) -> Joint:
@@ -1426,7 +1437,7 @@ def _chain_starting_gold(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def starting_gold(*, rng: random.Random | None = None) -> Result:
     'Gold at setup [EVR-02, line 87]\n\nEach player is given 2x 20 gold and 1x 10 gold tokens.'
-    return _run_starting_gold(rng if rng is not None else random.Random(), 0)
+    return _run_starting_gold(rng if rng is not None else _Random(), 0)
 
 
 def _joint_starting_gold(given: Mapping[str, object]) -> Joint:
@@ -1474,18 +1485,18 @@ def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int,
 
 
 def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_crew_dies(rng, depth, check_int('length', given.get('length', 6), 1, 12), check_int('damage', given.get('damage', 0), 0, 12), check_int('strain', given.get('strain', 0), 0, 12))
+    return _run_crew_dies(rng, depth, _check_int('length', given.get('length', 6), 1, 12), _check_int('damage', given.get('damage', 0), 0, 12), _check_int('strain', given.get('strain', 0), 0, 12))
 
 
 def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.Random | None = None) -> Result:
     'Health/Strain track fills [EVR-07, line 142]\n\nWhen damage is taken, pegs are placed in the left side, and whenever Strain is suffered they are placed in the right. If the track ever fills, the Crew member dies!\n\nwhen damage + strain >= length: Dies -- If the track ever fills, the Crew member dies!\notherwise: Lives'
-    return _run_crew_dies(rng if rng is not None else random.Random(), 0, (length if type(length) is int and 1 <= length <= 12 else check_int('length', length, 1, 12)), (damage if type(damage) is int and 0 <= damage <= 12 else check_int('damage', damage, 0, 12)), (strain if type(strain) is int and 0 <= strain <= 12 else check_int('strain', strain, 0, 12)))
+    return _run_crew_dies(rng if rng is not None else _Random(), 0, (length if _type(length) is _int and 1 <= length <= 12 else _check_int('length', length, 1, 12)), (damage if _type(damage) is _int and 0 <= damage <= 12 else _check_int('damage', damage, 0, 12)), (strain if _type(strain) is _int and 0 <= strain <= 12 else _check_int('strain', strain, 0, 12)))
 
 
 def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
-    v_length = check_int('length', given.get('length', 6), 1, 12)
-    v_damage = check_int('damage', given.get('damage', 0), 0, 12)
-    v_strain = check_int('strain', given.get('strain', 0), 0, 12)
+    v_length = _check_int('length', given.get('length', 6), 1, 12)
+    v_damage = _check_int('damage', given.get('damage', 0), 0, 12)
+    v_strain = _check_int('strain', given.get('strain', 0), 0, 12)
     r_total: int = (v_damage + v_strain)
     return {(_band_crew_dies(r_total, None, (), (), False, v_length, v_damage, v_strain), r_total): 1}, 1
 
@@ -1549,17 +1560,17 @@ def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue
 
 
 def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_map_spaces(rng, depth, check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')), check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10))
+    return _run_map_spaces(rng, depth, _check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')), _check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10))
 
 
 def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: random.Random | None = None) -> Result:
     "Map spaces [EVR-15, EVR-28, lines 186-216]\n\nThe world of the Everrain has many interesting places to explore, frequent and traverse:\n\ncalm_seas: Calm seas -- **Calm seas** - If at least 1 Crew is manning a blue node, Calm seas can be traversed.\nislands: Islands -- **Islands** - Using the Ship's Boat, players can visit Islands to search for clues, treasure and more.\nrough_seas: Rough seas -- **Rough seas** - If at least 2 Crew are manning blue nodes, Rough seas can be traversed.\nstorms: Storms -- **Storms** - Able to move around the map, Strain suffered by Crew is doubled if in tile with a Storm.\nports: Ports -- **Ports** - Visiting these spaces allows players to access the Port tile.\naltars: Altars -- **Altars** - Found only in later chapters, Altars advance the Discovery track by 4 the first time they are visited, but are always well guarded!\nshipwrecks: Shipwrecks -- **Shipwrecks** - Should a player visit these sites, they may draw 1 Treasure card."
-    return _run_map_spaces(rng if rng is not None else random.Random(), 0, (space if type(space) is str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))), (crew_on_blue_nodes if type(crew_on_blue_nodes) is int and 0 <= crew_on_blue_nodes <= 10 else check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10)))
+    return _run_map_spaces(rng if rng is not None else _Random(), 0, (space if _type(space) is _str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else _check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))), (crew_on_blue_nodes if _type(crew_on_blue_nodes) is _int and 0 <= crew_on_blue_nodes <= 10 else _check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10)))
 
 
 def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
-    v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
-    v_crew_on_blue_nodes = check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10)
+    v_space = _check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
+    v_crew_on_blue_nodes = _check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10)
     r_total: str = v_space
     return {(_band_map_spaces(r_total, None, (), (), False, v_space, v_crew_on_blue_nodes), r_total): 1}, 1
 
@@ -1599,17 +1610,17 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
 
 
 def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_storm_strain(rng, depth, check_int('strain', given.get('strain', 1), 0, 12), check_flag('storm', given.get('storm', False)))
+    return _run_storm_strain(rng, depth, _check_int('strain', given.get('strain', 1), 0, 12), _check_flag('storm', given.get('storm', False)))
 
 
 def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | None = None) -> Result:
     'Strain in a Storm [EVR-15, EVR-07, line 204]\n\nStrain suffered by Crew is doubled if in tile with a Storm.'
-    return _run_storm_strain(rng if rng is not None else random.Random(), 0, (strain if type(strain) is int and 0 <= strain <= 12 else check_int('strain', strain, 0, 12)), (storm if type(storm) is bool else check_flag('storm', storm)))
+    return _run_storm_strain(rng if rng is not None else _Random(), 0, (strain if _type(strain) is _int and 0 <= strain <= 12 else _check_int('strain', strain, 0, 12)), (storm if _type(storm) is _bool else _check_flag('storm', storm)))
 
 
 def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
-    v_strain = check_int('strain', given.get('strain', 1), 0, 12)
-    v_storm = check_flag('storm', given.get('storm', False))
+    v_strain = _check_int('strain', given.get('strain', 1), 0, 12)
+    v_storm = _check_flag('storm', given.get('storm', False))
     r_total: int = ((v_strain * 2) if v_storm else v_strain)
     return {(_band_storm_strain(r_total, None, (), (), False, v_strain, v_storm), r_total): 1}, 1
 
@@ -1649,16 +1660,16 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
 
 
 def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_ship_movement_actions(rng, depth, check_int('movement_orders', given.get('movement_orders', 1), 0, 8))
+    return _run_ship_movement_actions(rng, depth, _check_int('movement_orders', given.get('movement_orders', 1), 0, 8))
 
 
 def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None = None) -> Result:
     'Movement actions from Movement Orders [EVR-17, EVR-05, line 232, line 393]\n\nEach Movement Order generates 2 movement actions.'
-    return _run_ship_movement_actions(rng if rng is not None else random.Random(), 0, (movement_orders if type(movement_orders) is int and 0 <= movement_orders <= 8 else check_int('movement_orders', movement_orders, 0, 8)))
+    return _run_ship_movement_actions(rng if rng is not None else _Random(), 0, (movement_orders if _type(movement_orders) is _int and 0 <= movement_orders <= 8 else _check_int('movement_orders', movement_orders, 0, 8)))
 
 
 def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
-    v_movement_orders = check_int('movement_orders', given.get('movement_orders', 1), 0, 8)
+    v_movement_orders = _check_int('movement_orders', given.get('movement_orders', 1), 0, 8)
     r_total: int = (2 * v_movement_orders)
     return {(_band_ship_movement_actions(r_total, None, (), (), False, v_movement_orders), r_total): 1}, 1
 
@@ -1703,16 +1714,16 @@ def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
 
 
 def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_sea_event_draw(rng, depth, check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')))
+    return _run_sea_event_draw(rng, depth, _check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')))
 
 
 def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None) -> Result:
     'Sea Events [EVR-20, lines 254-256]\n\nEach time that a player ends their turn at Sea, they should draw a Sea Event card and resolve it immediately. Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\n\nwhen space == ports or space == islands or space == altars: No draw -- Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\notherwise: Draw -- they should draw a Sea Event card and resolve it immediately.'
-    return _run_sea_event_draw(rng if rng is not None else random.Random(), 0, (space if type(space) is str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))))
+    return _run_sea_event_draw(rng if rng is not None else _Random(), 0, (space if _type(space) is _str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else _check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))))
 
 
 def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
-    v_space = check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
+    v_space = _check_choice('space', given.get('space', 'calm_seas'), ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))
     r_total: str = v_space
     return {(_band_sea_event_draw(r_total, None, (), (), False, v_space), r_total): 1}, 1
 
@@ -1792,20 +1803,20 @@ def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless
 
 
 def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_expedition_test(rng, depth, check_int('stat', given.get('stat', 5), 1, 10), check_flag('selfless', given.get('selfless', False)), check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone')), check_flag('fortuitous', given.get('fortuitous', False)), check_flag('dyspraxic', given.get('dyspraxic', False)))
+    return _run_expedition_test(rng, depth, _check_int('stat', given.get('stat', 5), 1, 10), _check_flag('selfless', given.get('selfless', False)), _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone')), _check_flag('fortuitous', given.get('fortuitous', False)), _check_flag('dyspraxic', given.get('dyspraxic', False)))
 
 
 def expedition_test(*, stat: int = 5, selfless: bool = False, hermit: str = 'none', fortuitous: bool = False, dyspraxic: bool = False, rng: random.Random | None = None) -> Result:
     "Island Exploration test [EVR-08, EVR-10, line 143, lines 260-262, lines 588-600]\n\nTests ask the player to test one of the Crew's 5 stats, which is done by rolling a D10. Scoring equal to or less than the Crew's stat results in a success.\n\nwhen total <= stat: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
-    return _run_expedition_test(rng if rng is not None else random.Random(), 0, (stat if type(stat) is int and 1 <= stat <= 10 else check_int('stat', stat, 1, 10)), (selfless if type(selfless) is bool else check_flag('selfless', selfless)), (hermit if type(hermit) is str and hermit in {'none', 'with_others', 'alone'} else check_choice('hermit', hermit, ('none', 'with_others', 'alone'))), (fortuitous if type(fortuitous) is bool else check_flag('fortuitous', fortuitous)), (dyspraxic if type(dyspraxic) is bool else check_flag('dyspraxic', dyspraxic)))
+    return _run_expedition_test(rng if rng is not None else _Random(), 0, (stat if _type(stat) is _int and 1 <= stat <= 10 else _check_int('stat', stat, 1, 10)), (selfless if _type(selfless) is _bool else _check_flag('selfless', selfless)), (hermit if _type(hermit) is _str and hermit in {'none', 'with_others', 'alone'} else _check_choice('hermit', hermit, ('none', 'with_others', 'alone'))), (fortuitous if _type(fortuitous) is _bool else _check_flag('fortuitous', fortuitous)), (dyspraxic if _type(dyspraxic) is _bool else _check_flag('dyspraxic', dyspraxic)))
 
 
 def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_stat = check_int('stat', given.get('stat', 5), 1, 10)
-    v_selfless = check_flag('selfless', given.get('selfless', False))
-    v_hermit = check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
-    v_fortuitous = check_flag('fortuitous', given.get('fortuitous', False))
-    v_dyspraxic = check_flag('dyspraxic', given.get('dyspraxic', False))
+    v_stat = _check_int('stat', given.get('stat', 5), 1, 10)
+    v_selfless = _check_flag('selfless', given.get('selfless', False))
+    v_hermit = _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
+    v_fortuitous = _check_flag('fortuitous', given.get('fortuitous', False))
+    v_dyspraxic = _check_flag('dyspraxic', given.get('dyspraxic', False))
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     plan = Planning()
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
@@ -1815,11 +1826,11 @@ def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
-    v_stat = check_int('stat', given.get('stat', 5), 1, 10)
-    v_selfless = check_flag('selfless', given.get('selfless', False))
-    v_hermit = check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
-    v_fortuitous = check_flag('fortuitous', given.get('fortuitous', False))
-    v_dyspraxic = check_flag('dyspraxic', given.get('dyspraxic', False))
+    v_stat = _check_int('stat', given.get('stat', 5), 1, 10)
+    v_selfless = _check_flag('selfless', given.get('selfless', False))
+    v_hermit = _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
+    v_fortuitous = _check_flag('fortuitous', given.get('fortuitous', False))
+    v_dyspraxic = _check_flag('dyspraxic', given.get('dyspraxic', False))
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     plan = Planning()
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
@@ -1895,14 +1906,14 @@ def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[s
 
 def expedition_test_crew(*, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 'nobody', rng: random.Random | None = None) -> Result:
     "Island Exploration test (three Crew) [EVR-08, EVR-10, lines 260-262, line 596]\n\nThe Crew member with the highest number of the stat being tested is the one who is taking the test, making it beneficial to send multiple crew on expeditions\n\nwhen total <= tested: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
-    v_a = (a if type(a) is int and 1 <= a <= 10 else check_int('a', a, 1, 10))
-    v_b = (b if type(b) is int and 1 <= b <= 10 else check_int('b', b, 1, 10))
-    v_c = (c if type(c) is int and 1 <= c <= 10 else check_int('c', c, 1, 10))
-    v_arrogant = (arrogant if type(arrogant) is str and arrogant in {'nobody', 'crew_a', 'crew_b', 'crew_c'} else check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
+    v_a = (a if _type(a) is _int and 1 <= a <= 10 else _check_int('a', a, 1, 10))
+    v_b = (b if _type(b) is _int and 1 <= b <= 10 else _check_int('b', b, 1, 10))
+    v_c = (c if _type(c) is _int and 1 <= c <= 10 else _check_int('c', c, 1, 10))
+    v_arrogant = (arrogant if _type(arrogant) is _str and arrogant in {'nobody', 'crew_a', 'crew_b', 'crew_c'} else _check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(4)
         while pick >= 10:
             pick = rng.getrandbits(4)
@@ -1914,10 +1925,10 @@ def expedition_test_crew(*, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 
 
 
 def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_a = check_int('a', given.get('a', 5), 1, 10)
-    v_b = check_int('b', given.get('b', 5), 1, 10)
-    v_c = check_int('c', given.get('c', 5), 1, 10)
-    v_arrogant = check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
+    v_a = _check_int('a', given.get('a', 5), 1, 10)
+    v_b = _check_int('b', given.get('b', 5), 1, 10)
+    v_c = _check_int('c', given.get('c', 5), 1, 10)
+    v_arrogant = _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     plan = Planning()
     _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
@@ -1925,10 +1936,10 @@ def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fract
 
 
 def _joint_expedition_test_crew(given: Mapping[str, object]) -> Joint:
-    v_a = check_int('a', given.get('a', 5), 1, 10)
-    v_b = check_int('b', given.get('b', 5), 1, 10)
-    v_c = check_int('c', given.get('c', 5), 1, 10)
-    v_arrogant = check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
+    v_a = _check_int('a', given.get('a', 5), 1, 10)
+    v_b = _check_int('b', given.get('b', 5), 1, 10)
+    v_c = _check_int('c', given.get('c', 5), 1, 10)
+    v_arrogant = _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     plan = Planning()
     _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
@@ -1984,16 +1995,16 @@ def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Resu
 
 
 def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_abandon_expedition(rng, depth, check_choice('card', given.get('card', 'tests'), ('tests', 'choices')))
+    return _run_abandon_expedition(rng, depth, _check_choice('card', given.get('card', 'tests'), ('tests', 'choices')))
 
 
 def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None) -> Result:
     'Abandoning an Expedition [EVR-22, lines 265-267]\n\nTest cards can be abandoned, if the player is unsure that their chances are favourable. Abandoning Expeditions has no cost, though any Orders issued to mount the Expedition are still considered spent, and the card is discarded. Choices cannot be abandoned.\n\ntests: Test cards -- Test cards can be abandoned, if the player is unsure that their chances are favourable.\nchoices: Choices -- Choices cannot be abandoned.'
-    return _run_abandon_expedition(rng if rng is not None else random.Random(), 0, (card if type(card) is str and card in {'tests', 'choices'} else check_choice('card', card, ('tests', 'choices'))))
+    return _run_abandon_expedition(rng if rng is not None else _Random(), 0, (card if _type(card) is _str and card in {'tests', 'choices'} else _check_choice('card', card, ('tests', 'choices'))))
 
 
 def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
-    v_card = check_choice('card', given.get('card', 'tests'), ('tests', 'choices'))
+    v_card = _check_choice('card', given.get('card', 'tests'), ('tests', 'choices'))
     r_total: str = v_card
     return {(_band_abandon_expedition(r_total, None, (), (), False, v_card), r_total): 1}, 1
 
@@ -2033,18 +2044,18 @@ def _run_weapon_attack_dice(rng: random.Random, depth: int, v_zone_dice: int, v_
 
 
 def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_weapon_attack_dice(rng, depth, check_int('zone_dice', given.get('zone_dice', 2), 0, 6), check_flag('cannoneer', given.get('cannoneer', False)), check_flag('clumsy', given.get('clumsy', False)))
+    return _run_weapon_attack_dice(rng, depth, _check_int('zone_dice', given.get('zone_dice', 2), 0, 6), _check_flag('cannoneer', given.get('cannoneer', False)), _check_flag('clumsy', given.get('clumsy', False)))
 
 
 def weapon_attack_dice(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, rng: random.Random | None = None) -> Result:
     "Attack dice when manning a Ship's weapon [EVR-26, EVR-10, line 322, line 628, line 632]\n\nTargetable zones All the zones that can be targeted by the weapon, along with how Attack many dice are rolled when attacking."
-    return _run_weapon_attack_dice(rng if rng is not None else random.Random(), 0, (zone_dice if type(zone_dice) is int and 0 <= zone_dice <= 6 else check_int('zone_dice', zone_dice, 0, 6)), (cannoneer if type(cannoneer) is bool else check_flag('cannoneer', cannoneer)), (clumsy if type(clumsy) is bool else check_flag('clumsy', clumsy)))
+    return _run_weapon_attack_dice(rng if rng is not None else _Random(), 0, (zone_dice if _type(zone_dice) is _int and 0 <= zone_dice <= 6 else _check_int('zone_dice', zone_dice, 0, 6)), (cannoneer if _type(cannoneer) is _bool else _check_flag('cannoneer', cannoneer)), (clumsy if _type(clumsy) is _bool else _check_flag('clumsy', clumsy)))
 
 
 def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
-    v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 0, 6)
-    v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
-    v_clumsy = check_flag('clumsy', given.get('clumsy', False))
+    v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 0, 6)
+    v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
+    v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
     r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     return {(_band_weapon_attack_dice(r_total, None, (), (), False, v_zone_dice, v_cannoneer, v_clumsy), r_total): 1}, 1
 
@@ -2084,18 +2095,18 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
 
 
 def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_marketplace_price(rng, depth, check_int('price', given.get('price', 20), 0, 100), check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying')), check_flag('charismatic', given.get('charismatic', False)))
+    return _run_marketplace_price(rng, depth, _check_int('price', given.get('price', 20), 0, 100), _check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying')), _check_flag('charismatic', given.get('charismatic', False)))
 
 
 def marketplace_price(*, price: int = 20, deal: str = 'selling', charismatic: bool = False, rng: random.Random | None = None) -> Result:
     'Marketplace prices [EVR-27, EVR-25, EVR-10, line 281, line 329, line 606]\n\nAll Treasure cards can be sold for their value as shown on the card'
-    return _run_marketplace_price(rng if rng is not None else random.Random(), 0, (price if type(price) is int and 0 <= price <= 100 else check_int('price', price, 0, 100)), (deal if type(deal) is str and deal in {'selling', 'buying'} else check_choice('deal', deal, ('selling', 'buying'))), (charismatic if type(charismatic) is bool else check_flag('charismatic', charismatic)))
+    return _run_marketplace_price(rng if rng is not None else _Random(), 0, (price if _type(price) is _int and 0 <= price <= 100 else _check_int('price', price, 0, 100)), (deal if _type(deal) is _str and deal in {'selling', 'buying'} else _check_choice('deal', deal, ('selling', 'buying'))), (charismatic if _type(charismatic) is _bool else _check_flag('charismatic', charismatic)))
 
 
 def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
-    v_price = check_int('price', given.get('price', 20), 0, 100)
-    v_deal = check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying'))
-    v_charismatic = check_flag('charismatic', given.get('charismatic', False))
+    v_price = _check_int('price', given.get('price', 20), 0, 100)
+    v_deal = _check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying'))
+    v_charismatic = _check_flag('charismatic', given.get('charismatic', False))
     r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     return {(_band_marketplace_price(r_total, None, (), (), False, v_price, v_deal, v_charismatic), r_total): 1}, 1
 
@@ -2135,17 +2146,17 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
 
 
 def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_reclaim_orders(rng, depth, check_int('exhausted', given.get('exhausted', 3), 0, 12), check_flag('forgo_turn', given.get('forgo_turn', False)))
+    return _run_reclaim_orders(rng, depth, _check_int('exhausted', given.get('exhausted', 3), 0, 12), _check_flag('forgo_turn', given.get('forgo_turn', False)))
 
 
 def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.Random | None = None) -> Result:
     'Reclaiming Orders [EVR-06, line 373, line 375]\n\nAt the beginning of a Players turn, they may reclaim orders by moving up to 3 Order tokens from the Exhausted to Fresh Order area. Players may also elect to forgo their turn and reclaim 6 Orders instead.'
-    return _run_reclaim_orders(rng if rng is not None else random.Random(), 0, (exhausted if type(exhausted) is int and 0 <= exhausted <= 12 else check_int('exhausted', exhausted, 0, 12)), (forgo_turn if type(forgo_turn) is bool else check_flag('forgo_turn', forgo_turn)))
+    return _run_reclaim_orders(rng if rng is not None else _Random(), 0, (exhausted if _type(exhausted) is _int and 0 <= exhausted <= 12 else _check_int('exhausted', exhausted, 0, 12)), (forgo_turn if _type(forgo_turn) is _bool else _check_flag('forgo_turn', forgo_turn)))
 
 
 def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
-    v_exhausted = check_int('exhausted', given.get('exhausted', 3), 0, 12)
-    v_forgo_turn = check_flag('forgo_turn', given.get('forgo_turn', False))
+    v_exhausted = _check_int('exhausted', given.get('exhausted', 3), 0, 12)
+    v_forgo_turn = _check_flag('forgo_turn', given.get('forgo_turn', False))
     r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
     return {(_band_reclaim_orders(r_total, None, (), (), False, v_exhausted, v_forgo_turn), r_total): 1}, 1
 
@@ -2190,19 +2201,19 @@ def _run_trade_orders(rng: random.Random, depth: int, v_given: int, v_received: 
 
 
 def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_trade_orders(rng, depth, check_int('given', given.get('given', 1), 0, 12), check_int('received', given.get('received', 1), 0, 12), check_flag('adjacent', given.get('adjacent', True)), check_flag('players_turn', given.get('players_turn', True)))
+    return _run_trade_orders(rng, depth, _check_int('given', given.get('given', 1), 0, 12), _check_int('received', given.get('received', 1), 0, 12), _check_flag('adjacent', given.get('adjacent', True)), _check_flag('players_turn', given.get('players_turn', True)))
 
 
 def trade_orders(*, given: int = 1, received: int = 1, adjacent: bool = True, players_turn: bool = True, rng: random.Random | None = None) -> Result:
     "Trading Orders [EVR-06, lines 377-379]\n\nPlayers may trade Order tokens amongst themselves, allowing players to customise their playstyle. To Trade orders, the player's ships must be in spaces next to each other, and it must be one of the player's turns. Any amount of Orders can be traded and this costs nothing to do, but Orders cannot be given. They must always be swapped for another Order.\n\nwhen adjacent and players_turn and given == received: Allowed -- Any amount of Orders can be traded and this costs nothing to do\notherwise: Not allowed -- Orders cannot be given. They must always be swapped for another Order."
-    return _run_trade_orders(rng if rng is not None else random.Random(), 0, (given if type(given) is int and 0 <= given <= 12 else check_int('given', given, 0, 12)), (received if type(received) is int and 0 <= received <= 12 else check_int('received', received, 0, 12)), (adjacent if type(adjacent) is bool else check_flag('adjacent', adjacent)), (players_turn if type(players_turn) is bool else check_flag('players_turn', players_turn)))
+    return _run_trade_orders(rng if rng is not None else _Random(), 0, (given if _type(given) is _int and 0 <= given <= 12 else _check_int('given', given, 0, 12)), (received if _type(received) is _int and 0 <= received <= 12 else _check_int('received', received, 0, 12)), (adjacent if _type(adjacent) is _bool else _check_flag('adjacent', adjacent)), (players_turn if _type(players_turn) is _bool else _check_flag('players_turn', players_turn)))
 
 
 def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
-    v_given = check_int('given', given.get('given', 1), 0, 12)
-    v_received = check_int('received', given.get('received', 1), 0, 12)
-    v_adjacent = check_flag('adjacent', given.get('adjacent', True))
-    v_players_turn = check_flag('players_turn', given.get('players_turn', True))
+    v_given = _check_int('given', given.get('given', 1), 0, 12)
+    v_received = _check_int('received', given.get('received', 1), 0, 12)
+    v_adjacent = _check_flag('adjacent', given.get('adjacent', True))
+    v_players_turn = _check_flag('players_turn', given.get('players_turn', True))
     r_total: int = (v_given - v_received)
     return {(_band_trade_orders(r_total, None, (), (), False, v_given, v_received, v_adjacent, v_players_turn), r_total): 1}, 1
 
@@ -2242,20 +2253,20 @@ def _run_combat_pool(rng: random.Random, depth: int, v_first: int, v_second: int
 
 
 def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_combat_pool(rng, depth, check_int('first', given.get('first', 2), 0, 5), check_int('second', given.get('second', 0), 0, 5), check_int('third', given.get('third', 0), 0, 5), check_int('brawlers', given.get('brawlers', 0), 0, 3), check_int('cowardly', given.get('cowardly', 0), 0, 3))
+    return _run_combat_pool(rng, depth, _check_int('first', given.get('first', 2), 0, 5), _check_int('second', given.get('second', 0), 0, 5), _check_int('third', given.get('third', 0), 0, 5), _check_int('brawlers', given.get('brawlers', 0), 0, 3), _check_int('cowardly', given.get('cowardly', 0), 0, 3))
 
 
 def combat_pool(*, first: int = 2, second: int = 0, third: int = 0, brawlers: int = 0, cowardly: int = 0, rng: random.Random | None = None) -> Result:
     "Combat dice of the Crew on a node [EVR-32, EVR-37, EVR-10, line 421, line 493, line 624, line 634]\n\nIf there are multiple Crew members on a single node and a Combat issue is ordered, the Crew's Combat dice value are added together and rolled simultaneously."
-    return _run_combat_pool(rng if rng is not None else random.Random(), 0, (first if type(first) is int and 0 <= first <= 5 else check_int('first', first, 0, 5)), (second if type(second) is int and 0 <= second <= 5 else check_int('second', second, 0, 5)), (third if type(third) is int and 0 <= third <= 5 else check_int('third', third, 0, 5)), (brawlers if type(brawlers) is int and 0 <= brawlers <= 3 else check_int('brawlers', brawlers, 0, 3)), (cowardly if type(cowardly) is int and 0 <= cowardly <= 3 else check_int('cowardly', cowardly, 0, 3)))
+    return _run_combat_pool(rng if rng is not None else _Random(), 0, (first if _type(first) is _int and 0 <= first <= 5 else _check_int('first', first, 0, 5)), (second if _type(second) is _int and 0 <= second <= 5 else _check_int('second', second, 0, 5)), (third if _type(third) is _int and 0 <= third <= 5 else _check_int('third', third, 0, 5)), (brawlers if _type(brawlers) is _int and 0 <= brawlers <= 3 else _check_int('brawlers', brawlers, 0, 3)), (cowardly if _type(cowardly) is _int and 0 <= cowardly <= 3 else _check_int('cowardly', cowardly, 0, 3)))
 
 
 def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
-    v_first = check_int('first', given.get('first', 2), 0, 5)
-    v_second = check_int('second', given.get('second', 0), 0, 5)
-    v_third = check_int('third', given.get('third', 0), 0, 5)
-    v_brawlers = check_int('brawlers', given.get('brawlers', 0), 0, 3)
-    v_cowardly = check_int('cowardly', given.get('cowardly', 0), 0, 3)
+    v_first = _check_int('first', given.get('first', 2), 0, 5)
+    v_second = _check_int('second', given.get('second', 0), 0, 5)
+    v_third = _check_int('third', given.get('third', 0), 0, 5)
+    v_brawlers = _check_int('brawlers', given.get('brawlers', 0), 0, 3)
+    v_cowardly = _check_int('cowardly', given.get('cowardly', 0), 0, 3)
     r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     return {(_band_combat_pool(r_total, None, (), (), False, v_first, v_second, v_third, v_brawlers, v_cowardly), r_total): 1}, 1
 
@@ -2295,18 +2306,18 @@ def _run_loyalty_lost(rng: random.Random, depth: int, v_crew_deaths: int, v_infl
 
 
 def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_loyalty_lost(rng, depth, check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6), check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6), check_int('unpaid', given.get('unpaid', 0), 0, 6))
+    return _run_loyalty_lost(rng, depth, _check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6), _check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6), _check_int('unpaid', given.get('unpaid', 0), 0, 6))
 
 
 def loyalty_lost(*, crew_deaths: int = 0, influence_drawn: int = 0, unpaid: int = 0, rng: random.Random | None = None) -> Result:
     'Loyalty lost [EVR-33, lines 425-429]\n\nLoyalty decreases by 1 when:'
-    return _run_loyalty_lost(rng if rng is not None else random.Random(), 0, (crew_deaths if type(crew_deaths) is int and 0 <= crew_deaths <= 6 else check_int('crew_deaths', crew_deaths, 0, 6)), (influence_drawn if type(influence_drawn) is int and 0 <= influence_drawn <= 6 else check_int('influence_drawn', influence_drawn, 0, 6)), (unpaid if type(unpaid) is int and 0 <= unpaid <= 6 else check_int('unpaid', unpaid, 0, 6)))
+    return _run_loyalty_lost(rng if rng is not None else _Random(), 0, (crew_deaths if _type(crew_deaths) is _int and 0 <= crew_deaths <= 6 else _check_int('crew_deaths', crew_deaths, 0, 6)), (influence_drawn if _type(influence_drawn) is _int and 0 <= influence_drawn <= 6 else _check_int('influence_drawn', influence_drawn, 0, 6)), (unpaid if _type(unpaid) is _int and 0 <= unpaid <= 6 else _check_int('unpaid', unpaid, 0, 6)))
 
 
 def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
-    v_crew_deaths = check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6)
-    v_influence_drawn = check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6)
-    v_unpaid = check_int('unpaid', given.get('unpaid', 0), 0, 6)
+    v_crew_deaths = _check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6)
+    v_influence_drawn = _check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6)
+    v_unpaid = _check_int('unpaid', given.get('unpaid', 0), 0, 6)
     r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     return {(_band_loyalty_lost(r_total, None, (), (), False, v_crew_deaths, v_influence_drawn, v_unpaid), r_total): 1}, 1
 
@@ -2392,11 +2403,11 @@ def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping
 
 def enemy_agent_activation(*, enemy_dice: int = 2, distance: int = 1, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy Agent activation [EVR-34, EVR-13, EVR-14, EVR-39, line 442, lines 464-466, line 493, line 508, line 517]\n\nWhen an Enemy activates, they roll Enemy Dice equal to their Enemy Dice value and spend the results accordingly.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen count(movement) >= distance and count(enemy_attack) >= 1: Attack -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen distance >= 1 and count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(movement) >= 2 or count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
-    v_enemy_dice = (enemy_dice if type(enemy_dice) is int and 1 <= enemy_dice <= 4 else check_int('enemy_dice', enemy_dice, 1, 4))
-    v_distance = (distance if type(distance) is int and 0 <= distance <= 3 else check_int('distance', distance, 0, 3))
-    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 3 else check_int('trigger', trigger, 1, 3))
+    v_enemy_dice = (enemy_dice if _type(enemy_dice) is _int and 1 <= enemy_dice <= 4 else _check_int('enemy_dice', enemy_dice, 1, 4))
+    v_distance = (distance if _type(distance) is _int and 0 <= distance <= 3 else _check_int('distance', distance, 0, 3))
+    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 3 else _check_int('trigger', trigger, 1, 3))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_enemy_dice, v_distance, v_trigger)
     thrown = _THROWN_enemy_agent_activation.get(given)
     if thrown is None:
@@ -2407,18 +2418,18 @@ def enemy_agent_activation(*, enemy_dice: int = 2, distance: int = 1, trigger: i
 
 
 def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
-    v_distance = check_int('distance', given.get('distance', 1), 0, 3)
-    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
+    v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
+    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = Planning()
     _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
     return exact_totals(plan.specs, lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger))
 
 
 def _joint_enemy_agent_activation(given: Mapping[str, object]) -> Joint:
-    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
-    v_distance = check_int('distance', given.get('distance', 1), 0, 3)
-    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
+    v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
+    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = Planning()
     _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
     return exact_joint(
@@ -2495,12 +2506,12 @@ def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def crew_attack(*, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Crew attacking enemies [EVR-37, EVR-38, EVR-11, EVR-12, EVR-13, lines 495-504, lines 519-529]\n\nWhen Crew are attacking an enemy The player takes Attack or Evasion dice equal to the Crew member's combat value & Enemy dice equal to the enemy's Enemy dice value.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\notherwise: Exchange"
-    v_combat = (combat if type(combat) is int and 1 <= combat <= 3 else check_int('combat', combat, 1, 3))
-    v_evading = (evading if type(evading) is int and 0 <= evading <= 3 else check_int('evading', evading, 0, 3))
-    v_enemy_dice = (enemy_dice if type(enemy_dice) is int and 1 <= enemy_dice <= 3 else check_int('enemy_dice', enemy_dice, 1, 3))
-    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 3 else check_int('trigger', trigger, 1, 3))
+    v_combat = (combat if _type(combat) is _int and 1 <= combat <= 3 else _check_int('combat', combat, 1, 3))
+    v_evading = (evading if _type(evading) is _int and 0 <= evading <= 3 else _check_int('evading', evading, 0, 3))
+    v_enemy_dice = (enemy_dice if _type(enemy_dice) is _int and 1 <= enemy_dice <= 3 else _check_int('enemy_dice', enemy_dice, 1, 3))
+    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 3 else _check_int('trigger', trigger, 1, 3))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_combat, v_evading, v_enemy_dice, v_trigger)
     thrown = _THROWN_crew_attack.get(given)
     if thrown is None:
@@ -2511,10 +2522,10 @@ def crew_attack(*, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigg
 
 
 def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_combat = check_int('combat', given.get('combat', 3), 1, 3)
-    v_evading = check_int('evading', given.get('evading', 1), 0, 3)
-    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
-    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_combat = _check_int('combat', given.get('combat', 3), 1, 3)
+    v_evading = _check_int('evading', given.get('evading', 1), 0, 3)
+    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
+    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     plan = Planning()
     _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
@@ -2522,10 +2533,10 @@ def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
-    v_combat = check_int('combat', given.get('combat', 3), 1, 3)
-    v_evading = check_int('evading', given.get('evading', 1), 0, 3)
-    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
-    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_combat = _check_int('combat', given.get('combat', 3), 1, 3)
+    v_evading = _check_int('evading', given.get('evading', 1), 0, 3)
+    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
+    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     plan = Planning()
     _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
@@ -2573,17 +2584,17 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
 
 
 def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_counter_dice(rng, depth, check_int('hits', given.get('hits', 2), 0, 10), check_int('combat', given.get('combat', 2), 0, 5))
+    return _run_counter_dice(rng, depth, _check_int('hits', given.get('hits', 2), 0, 10), _check_int('combat', given.get('combat', 2), 0, 5))
 
 
 def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = None) -> Result:
     'Counter dice [EVR-40, line 533]\n\nThey may roll 1 die for every against them, up to their Combat Dice value.'
-    return _run_counter_dice(rng if rng is not None else random.Random(), 0, (hits if type(hits) is int and 0 <= hits <= 10 else check_int('hits', hits, 0, 10)), (combat if type(combat) is int and 0 <= combat <= 5 else check_int('combat', combat, 0, 5)))
+    return _run_counter_dice(rng if rng is not None else _Random(), 0, (hits if _type(hits) is _int and 0 <= hits <= 10 else _check_int('hits', hits, 0, 10)), (combat if _type(combat) is _int and 0 <= combat <= 5 else _check_int('combat', combat, 0, 5)))
 
 
 def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
-    v_hits = check_int('hits', given.get('hits', 2), 0, 10)
-    v_combat = check_int('combat', given.get('combat', 2), 0, 5)
+    v_hits = _check_int('hits', given.get('hits', 2), 0, 10)
+    v_combat = _check_int('combat', given.get('combat', 2), 0, 5)
     r_total: int = min(v_hits, v_combat)
     return {(_band_counter_dice(r_total, None, (), (), False, v_hits, v_combat), r_total): 1}, 1
 
@@ -2652,11 +2663,11 @@ def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: random.Random | None = None) -> Result:
     'Counter [EVR-40, EVR-11, EVR-12, lines 531-539]\n\nEach time an enemy scores a result against a Crew member, they have the opportunity to counter by rolling an Attack or Evasion die. They may roll 1 die for every against them, up to their Combat Dice value.\n\nwhen count(hit) + count(two_damage) == 0: Misses -- These results are misses and cannot be used\notherwise: Countered'
-    v_hits = (hits if type(hits) is int and 1 <= hits <= 4 else check_int('hits', hits, 1, 4))
-    v_combat = (combat if type(combat) is int and 1 <= combat <= 3 else check_int('combat', combat, 1, 3))
-    v_evading = (evading if type(evading) is int and 0 <= evading <= 3 else check_int('evading', evading, 0, 3))
+    v_hits = (hits if _type(hits) is _int and 1 <= hits <= 4 else _check_int('hits', hits, 1, 4))
+    v_combat = (combat if _type(combat) is _int and 1 <= combat <= 3 else _check_int('combat', combat, 1, 3))
+    v_evading = (evading if _type(evading) is _int and 0 <= evading <= 3 else _check_int('evading', evading, 0, 3))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_hits, v_combat, v_evading)
     thrown = _THROWN_counter_roll.get(given)
     if thrown is None:
@@ -2667,9 +2678,9 @@ def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: rando
 
 
 def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_hits = check_int('hits', given.get('hits', 2), 1, 4)
-    v_combat = check_int('combat', given.get('combat', 2), 1, 3)
-    v_evading = check_int('evading', given.get('evading', 0), 0, 3)
+    v_hits = _check_int('hits', given.get('hits', 2), 1, 4)
+    v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
+    v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     plan = Planning()
     _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
@@ -2677,9 +2688,9 @@ def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
-    v_hits = check_int('hits', given.get('hits', 2), 1, 4)
-    v_combat = check_int('combat', given.get('combat', 2), 1, 3)
-    v_evading = check_int('evading', given.get('evading', 0), 0, 3)
+    v_hits = _check_int('hits', given.get('hits', 2), 1, 4)
+    v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
+    v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     plan = Planning()
     _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
@@ -2758,12 +2769,12 @@ def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def weapon_fire(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, trigger: int = 1, rng: random.Random | None = None) -> Result:
     'Firing a ship\'s weapon [EVR-26, EVR-41, EVR-10, EVR-11, line 320, line 322, line 543, line 628, line 632]\n\nTo fire a Weapon, the enemy must be within its range, and a Crew member must be manning the relevant node.\n\nwhen count(two_damage) >= trigger: Special ability -- The weapon\'s special ability, triggered by rolling "2 damage" symbols.\nwhen count(hit) + count(two_damage) >= 1: Hit\notherwise: Miss -- These results are misses and cannot be used'
-    v_zone_dice = (zone_dice if type(zone_dice) is int and 1 <= zone_dice <= 4 else check_int('zone_dice', zone_dice, 1, 4))
-    v_cannoneer = (cannoneer if type(cannoneer) is bool else check_flag('cannoneer', cannoneer))
-    v_clumsy = (clumsy if type(clumsy) is bool else check_flag('clumsy', clumsy))
-    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 2 else check_int('trigger', trigger, 1, 2))
+    v_zone_dice = (zone_dice if _type(zone_dice) is _int and 1 <= zone_dice <= 4 else _check_int('zone_dice', zone_dice, 1, 4))
+    v_cannoneer = (cannoneer if _type(cannoneer) is _bool else _check_flag('cannoneer', cannoneer))
+    v_clumsy = (clumsy if _type(clumsy) is _bool else _check_flag('clumsy', clumsy))
+    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 2 else _check_int('trigger', trigger, 1, 2))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     thrown = _THROWN_weapon_fire.get(given)
     if thrown is None:
@@ -2774,10 +2785,10 @@ def weapon_fire(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = F
 
 
 def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
-    v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
-    v_clumsy = check_flag('clumsy', given.get('clumsy', False))
-    v_trigger = check_int('trigger', given.get('trigger', 1), 1, 2)
+    v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
+    v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
+    v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
+    v_trigger = _check_int('trigger', given.get('trigger', 1), 1, 2)
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     plan = Planning()
     _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
@@ -2785,10 +2796,10 @@ def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
-    v_zone_dice = check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
-    v_cannoneer = check_flag('cannoneer', given.get('cannoneer', False))
-    v_clumsy = check_flag('clumsy', given.get('clumsy', False))
-    v_trigger = check_int('trigger', given.get('trigger', 1), 1, 2)
+    v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
+    v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
+    v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
+    v_trigger = _check_int('trigger', given.get('trigger', 1), 1, 2)
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     plan = Planning()
     _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
@@ -2882,11 +2893,11 @@ def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, o
 
 def enemy_ship_roll(*, enemy_dice: int = 4, in_range: bool = False, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy ship activation roll [EVR-41, EVR-17, EVR-13, EVR-34, EVR-14, lines 232-234, lines 545-547, lines 576-580]\n\nMoving Enemy ships is done by rolling Enemy dice. The number of dice rolled is specified on the Enemy Ship token\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen in_range and count(enemy_attack) >= 1: Fire -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
-    v_enemy_dice = (enemy_dice if type(enemy_dice) is int and 1 <= enemy_dice <= 4 else check_int('enemy_dice', enemy_dice, 1, 4))
-    v_in_range = (in_range if type(in_range) is bool else check_flag('in_range', in_range))
-    v_trigger = (trigger if type(trigger) is int and 1 <= trigger <= 3 else check_int('trigger', trigger, 1, 3))
+    v_enemy_dice = (enemy_dice if _type(enemy_dice) is _int and 1 <= enemy_dice <= 4 else _check_int('enemy_dice', enemy_dice, 1, 4))
+    v_in_range = (in_range if _type(in_range) is _bool else _check_flag('in_range', in_range))
+    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 3 else _check_int('trigger', trigger, 1, 3))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_enemy_dice, v_in_range, v_trigger)
     thrown = _THROWN_enemy_ship_roll.get(given)
     if thrown is None:
@@ -2897,18 +2908,18 @@ def enemy_ship_roll(*, enemy_dice: int = 4, in_range: bool = False, trigger: int
 
 
 def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
-    v_in_range = check_flag('in_range', given.get('in_range', False))
-    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
+    v_in_range = _check_flag('in_range', given.get('in_range', False))
+    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = Planning()
     _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
     return exact_totals(plan.specs, lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger))
 
 
 def _joint_enemy_ship_roll(given: Mapping[str, object]) -> Joint:
-    v_enemy_dice = check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
-    v_in_range = check_flag('in_range', given.get('in_range', False))
-    v_trigger = check_int('trigger', given.get('trigger', 2), 1, 3)
+    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
+    v_in_range = _check_flag('in_range', given.get('in_range', False))
+    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = Planning()
     _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
     return exact_joint(
@@ -2960,17 +2971,17 @@ def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int)
 
 
 def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_ship_sunk(rng, depth, check_int('nodes', given.get('nodes', 10), 1, 20), check_int('damaged', given.get('damaged', 0), 0, 20))
+    return _run_ship_sunk(rng, depth, _check_int('nodes', given.get('nodes', 10), 1, 20), _check_int('damaged', given.get('damaged', 0), 0, 20))
 
 
 def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = None) -> Result:
     'Ship sunk [EVR-42, line 554]\n\nIf all nodes have a damage token on them, then the ship is considered sunk.\n\nwhen damaged >= nodes: Sunk -- If all nodes have a damage token on them, then the ship is considered sunk.\notherwise: Afloat'
-    return _run_ship_sunk(rng if rng is not None else random.Random(), 0, (nodes if type(nodes) is int and 1 <= nodes <= 20 else check_int('nodes', nodes, 1, 20)), (damaged if type(damaged) is int and 0 <= damaged <= 20 else check_int('damaged', damaged, 0, 20)))
+    return _run_ship_sunk(rng if rng is not None else _Random(), 0, (nodes if _type(nodes) is _int and 1 <= nodes <= 20 else _check_int('nodes', nodes, 1, 20)), (damaged if _type(damaged) is _int and 0 <= damaged <= 20 else _check_int('damaged', damaged, 0, 20)))
 
 
 def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
-    v_nodes = check_int('nodes', given.get('nodes', 10), 1, 20)
-    v_damaged = check_int('damaged', given.get('damaged', 0), 0, 20)
+    v_nodes = _check_int('nodes', given.get('nodes', 10), 1, 20)
+    v_damaged = _check_int('damaged', given.get('damaged', 0), 0, 20)
     r_total: int = v_damaged
     return {(_band_ship_sunk(r_total, None, (), (), False, v_nodes, v_damaged), r_total): 1}, 1
 
@@ -3010,16 +3021,16 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
 
 
 def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_ship_evasion_dice(rng, depth, check_int('hits', given.get('hits', 2), 0, 10))
+    return _run_ship_evasion_dice(rng, depth, _check_int('hits', given.get('hits', 2), 0, 10))
 
 
 def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     'Evasion dice against an enemy ship [EVR-43, line 562]\n\nThis generates 1 Evasion die for each successful hit the enemy ship has rolled.'
-    return _run_ship_evasion_dice(rng if rng is not None else random.Random(), 0, (hits if type(hits) is int and 0 <= hits <= 10 else check_int('hits', hits, 0, 10)))
+    return _run_ship_evasion_dice(rng if rng is not None else _Random(), 0, (hits if _type(hits) is _int and 0 <= hits <= 10 else _check_int('hits', hits, 0, 10)))
 
 
 def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
-    v_hits = check_int('hits', given.get('hits', 2), 0, 10)
+    v_hits = _check_int('hits', given.get('hits', 2), 0, 10)
     r_total: int = v_hits
     return {(_band_ship_evasion_dice(r_total, None, (), (), False, v_hits), r_total): 1}, 1
 
@@ -3079,9 +3090,9 @@ def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     "Evading an enemy ship's hits [EVR-43, EVR-12, lines 560-562, lines 576-580]\n\nTo attempt and evade, a Movement Order must be issued. This generates 1 Evasion die for each successful hit the enemy ship has rolled.\n\nwhen count(evade) >= hits: Evaded\notherwise: Damaged -- For each point of damage received a Damage token should be placed on a Node relative to the direction of the attack."
-    v_hits = (hits if type(hits) is int and 1 <= hits <= 6 else check_int('hits', hits, 1, 6))
+    v_hits = (hits if _type(hits) is _int and 1 <= hits <= 6 else _check_int('hits', hits, 1, 6))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_hits,)
     thrown = _THROWN_ship_evasion.get(given)
     if thrown is None:
@@ -3092,14 +3103,14 @@ def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
 
 
 def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_hits = check_int('hits', given.get('hits', 2), 1, 6)
+    v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
     plan = Planning()
     _total_ship_evasion(plan, v_hits)
     return exact_totals(plan.specs, lambda g: _total_ship_evasion(Replaying(g), v_hits))
 
 
 def _joint_ship_evasion(given: Mapping[str, object]) -> Joint:
-    v_hits = check_int('hits', given.get('hits', 2), 1, 6)
+    v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
     plan = Planning()
     _total_ship_evasion(plan, v_hits)
     return exact_joint(

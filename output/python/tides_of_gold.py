@@ -867,6 +867,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
+# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# parameter there, and may be called `type`, `int` or `check_int`.
+_type = type
+_int = int
+_bool = bool
+_str = str
+_check_int = check_int
+_check_flag = check_flag
+_check_choice = check_choice
+
+
 def check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
@@ -1330,7 +1341,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
+COMPILER_SHA256 = '52d7976117044e97240a01ec75cce01c63c472d1e0e5c16f45e4b5f9200045f1'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1405,14 +1416,14 @@ def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', penalty: str = 'none', rng: random.Random | None = None) -> Result:
     'Action roll [TOG-01, TOG-03, TOG-04, lines 13-17, lines 19-21, line 29]\n\nPlayer rolls **2d6** and adds action dots to the total.\n\n6 or less: Failure -- failure, face a complication (and mark\n7-9: Costly -- costly success, act but face a complication\n10+: Heroic -- heroic success, act without complications\nnatural 12: Advantage -- succeed with an advantage; describe the advantage; when anyone uses it, they get a bonus die'
-    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
-    v_bonus_die = (bonus_die if type(bonus_die) is bool else check_flag('bonus_die', bonus_die))
-    v_edge = (edge if type(edge) is str and edge in {'none', 'edge', 'major'} else check_choice('edge', edge, ('none', 'edge', 'major')))
-    v_penalty = (penalty if type(penalty) is str and penalty in {'none', 'penalty', 'major'} else check_choice('penalty', penalty, ('none', 'penalty', 'major')))
+    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
+    v_bonus_die = (bonus_die if _type(bonus_die) is _bool else _check_flag('bonus_die', bonus_die))
+    v_edge = (edge if _type(edge) is _str and edge in {'none', 'edge', 'major'} else _check_choice('edge', edge, ('none', 'edge', 'major')))
+    v_penalty = (penalty if _type(penalty) is _str and penalty in {'none', 'penalty', 'major'} else _check_choice('penalty', penalty, ('none', 'penalty', 'major')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     if v_bonus_die:
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(8)
             while pick >= 216:
                 pick = rng.getrandbits(8)
@@ -1420,7 +1431,7 @@ def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', p
         else:
             dice = _draw(rng, 3, 6)
     else:
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(6)
             while pick >= 36:
                 pick = rng.getrandbits(6)
@@ -1432,20 +1443,20 @@ def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', p
 
 
 def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
-    v_bonus_die = check_flag('bonus_die', given.get('bonus_die', False))
-    v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
-    v_penalty = check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
+    v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
+    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
+    v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
     plan = Planning()
     _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
     return exact_totals(plan.specs, lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty))
 
 
 def _joint_action_roll(given: Mapping[str, object]) -> Joint:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
-    v_bonus_die = check_flag('bonus_die', given.get('bonus_die', False))
-    v_edge = check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
-    v_penalty = check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
+    v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
+    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
+    v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
     plan = Planning()
     _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
     return exact_joint(
@@ -1509,9 +1520,9 @@ def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, o
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'Resistance roll [TOG-05, lines 43-44]\n\nPlayer rolls a dice pool equal to that attribute.\n\n1-6: Resisted -- PC takes stress equal to 6 minus the highest dice result; the complication is negated or reduced.'
-    v_attribute = (attribute if type(attribute) is int and 1 <= attribute <= 4 else check_int('attribute', attribute, 1, 4))
+    v_attribute = (attribute if _type(attribute) is _int and 1 <= attribute <= 4 else _check_int('attribute', attribute, 1, 4))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_attribute,)
     thrown = _THROWN_resistance_roll.get(given)
     if thrown is None:
@@ -1522,14 +1533,14 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_attribute = check_int('attribute', given.get('attribute', 2), 1, 4)
+    v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
     return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
 
 
 def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
-    v_attribute = check_int('attribute', given.get('attribute', 2), 1, 4)
+    v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
     return exact_joint(
@@ -1602,10 +1613,10 @@ def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str,
 
 def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Consequence clocks [TOG-08, lines 57-63]\n\n6 or less: Two segments -- 2 segments\n\n7-9: One segment -- 1 segment\n10+: No segments -- no segments'
-    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -1617,14 +1628,14 @@ def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Res
 
 
 def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_consequence_clock(plan, v_dots)
     return exact_totals(plan.specs, lambda g: _total_consequence_clock(Replaying(g), v_dots))
 
 
 def _joint_consequence_clock(given: Mapping[str, object]) -> Joint:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_consequence_clock(plan, v_dots)
     return exact_joint(
@@ -1702,10 +1713,10 @@ def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Obstacle clocks [TOG-09, line 65, lines 69-74]\n\n6 or less: No segments -- no segments\n\n7-9: One segment -- 1 segment\n10+: Two segments -- 2 segments\nnatural 12: Four segments -- 4 segments'
-    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -1717,14 +1728,14 @@ def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result
 
 
 def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_obstacle_clock(plan, v_dots)
     return exact_totals(plan.specs, lambda g: _total_obstacle_clock(Replaying(g), v_dots))
 
 
 def _joint_obstacle_clock(given: Mapping[str, object]) -> Joint:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_obstacle_clock(plan, v_dots)
     return exact_joint(
@@ -1787,8 +1798,8 @@ def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, 
 def heritage_connect(*, rng: random.Random | None = None) -> Result:
     'Heritage: CONNECT [TOG-11, lines 80-82]\n\nonce per session, when in region of your heritage you can CONNECT: 6 or less, rival; 7-9, you owe them something; 10+ friendly\n\n6 or less: Rival -- rival\n7-9: Owe -- you owe them something\n10+: Friendly -- friendly'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -1879,10 +1890,10 @@ def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     "Coin roll [TOG-13, lines 88-90]\n\nuse 1 Coin to roll 2d6 + Wealth 10+ doesn't use up coin; 7-9 lose coin; 6 or less, lose coin and face a complication\n\n10+: Keep coin -- doesn't use up coin\n7-9: Lose coin -- lose coin\n6 or less: Lose coin complication -- lose coin and face a complication"
-    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -1894,14 +1905,14 @@ def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
 
 
 def _totals_coin_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_coin_roll(plan, v_wealth)
     return exact_totals(plan.specs, lambda g: _total_coin_roll(Replaying(g), v_wealth))
 
 
 def _joint_coin_roll(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_coin_roll(plan, v_wealth)
     return exact_joint(
@@ -1947,16 +1958,16 @@ def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
 
 
 def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_ship_actions(rng, depth, check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size')))
+    return _run_ship_actions(rng, depth, _check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size')))
 
 
 def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> Result:
     "Ship actions [TOG-14, lines 92-104]\n\nship TRAIT sets the maximum modifer for any actions done with the ship:\n\nspeed: Speed -- Navigation, speed, piloting, any movement\ndurability: Durability -- Ramming a target, cutting a reckless path, any physical\nfirepower: Firepower -- Firing weapons, threatening statement, any force or danger\ncrew: Crew -- any actions that involve multiple people/locations\nsize: Size -- any actions involving the Corw's Nest, e.g. scouting, planning"
-    return _run_ship_actions(rng if rng is not None else random.Random(), 0, (trait if type(trait) is str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
+    return _run_ship_actions(rng if rng is not None else _Random(), 0, (trait if _type(trait) is _str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
 
 
 def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
-    v_trait = check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size'))
+    v_trait = _check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size'))
     r_total: str = v_trait
     return {(_band_ship_actions(r_total, None, (), (), False, v_trait), r_total): 1}, 1
 
@@ -2004,16 +2015,16 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
 
 
 def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_loadout(rng, depth, check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy')))
+    return _run_loadout(rng, depth, _check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy')))
 
 
 def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result:
     'Pick item loadouts [TOG-16, lines 117-123]\n\nlight: Light Load (3) -- Unburdened. You carry very little, quick and agile.\n\nnormal: Normal Load (5) -- Prepared. You look like someone ready for action, able to maneuver normally.\nheavy: Heavy Load (7) -- Threatening. You are ready for war, slowed by your haul.'
-    return _run_loadout(rng if rng is not None else random.Random(), 0, (load if type(load) is str and load in {'light', 'normal', 'heavy'} else check_choice('load', load, ('light', 'normal', 'heavy'))))
+    return _run_loadout(rng if rng is not None else _Random(), 0, (load if _type(load) is _str and load in {'light', 'normal', 'heavy'} else _check_choice('load', load, ('light', 'normal', 'heavy'))))
 
 
 def _joint_loadout(given: Mapping[str, object]) -> Joint:
-    v_load = check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy'))
+    v_load = _check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy'))
     r_total: str = v_load
     return {(_band_loadout(r_total, None, (), (), False, v_load), r_total): 1}, 1
 
@@ -2053,21 +2064,21 @@ def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool,
 
 
 def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_score_engagement_modifier(rng, depth, check_flag('bold', given.get('bold', False)), check_flag('complex', given.get('complex', False)), check_flag('vulnerability', given.get('vulnerability', False)), check_flag('strongest', given.get('strongest', False)), check_flag('aid', given.get('aid', False)), check_flag('interference', given.get('interference', False)))
+    return _run_score_engagement_modifier(rng, depth, _check_flag('bold', given.get('bold', False)), _check_flag('complex', given.get('complex', False)), _check_flag('vulnerability', given.get('vulnerability', False)), _check_flag('strongest', given.get('strongest', False)), _check_flag('aid', given.get('aid', False)), _check_flag('interference', given.get('interference', False)))
 
 
 def score_engagement_modifier(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     'Score engagement modifier [TOG-17, lines 127-131]\n\nDetermine your modifier before you roll. Can never have more than +2 or -2:'
-    return _run_score_engagement_modifier(rng if rng is not None else random.Random(), 0, (bold if type(bold) is bool else check_flag('bold', bold)), (complex if type(complex) is bool else check_flag('complex', complex)), (vulnerability if type(vulnerability) is bool else check_flag('vulnerability', vulnerability)), (strongest if type(strongest) is bool else check_flag('strongest', strongest)), (aid if type(aid) is bool else check_flag('aid', aid)), (interference if type(interference) is bool else check_flag('interference', interference)))
+    return _run_score_engagement_modifier(rng if rng is not None else _Random(), 0, (bold if _type(bold) is _bool else _check_flag('bold', bold)), (complex if _type(complex) is _bool else _check_flag('complex', complex)), (vulnerability if _type(vulnerability) is _bool else _check_flag('vulnerability', vulnerability)), (strongest if _type(strongest) is _bool else _check_flag('strongest', strongest)), (aid if _type(aid) is _bool else _check_flag('aid', aid)), (interference if _type(interference) is _bool else _check_flag('interference', interference)))
 
 
 def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
-    v_bold = check_flag('bold', given.get('bold', False))
-    v_complex = check_flag('complex', given.get('complex', False))
-    v_vulnerability = check_flag('vulnerability', given.get('vulnerability', False))
-    v_strongest = check_flag('strongest', given.get('strongest', False))
-    v_aid = check_flag('aid', given.get('aid', False))
-    v_interference = check_flag('interference', given.get('interference', False))
+    v_bold = _check_flag('bold', given.get('bold', False))
+    v_complex = _check_flag('complex', given.get('complex', False))
+    v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
+    v_strongest = _check_flag('strongest', given.get('strongest', False))
+    v_aid = _check_flag('aid', given.get('aid', False))
+    v_interference = _check_flag('interference', given.get('interference', False))
     r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     return {(_band_score_engagement_modifier(r_total, None, (), (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference), r_total): 1}, 1
 
@@ -2130,16 +2141,16 @@ def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, 
 
 def score_engagement(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     "Make engagement roll [TOG-17, TOG-18, lines 125-141, lines 135-141, lines 207-213]\n\nRoll 2d6 + plan modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
-    v_bold = (bold if type(bold) is bool else check_flag('bold', bold))
-    v_complex = (complex if type(complex) is bool else check_flag('complex', complex))
-    v_vulnerability = (vulnerability if type(vulnerability) is bool else check_flag('vulnerability', vulnerability))
-    v_strongest = (strongest if type(strongest) is bool else check_flag('strongest', strongest))
-    v_aid = (aid if type(aid) is bool else check_flag('aid', aid))
-    v_interference = (interference if type(interference) is bool else check_flag('interference', interference))
+    v_bold = (bold if _type(bold) is _bool else _check_flag('bold', bold))
+    v_complex = (complex if _type(complex) is _bool else _check_flag('complex', complex))
+    v_vulnerability = (vulnerability if _type(vulnerability) is _bool else _check_flag('vulnerability', vulnerability))
+    v_strongest = (strongest if _type(strongest) is _bool else _check_flag('strongest', strongest))
+    v_aid = (aid if _type(aid) is _bool else _check_flag('aid', aid))
+    v_interference = (interference if _type(interference) is _bool else _check_flag('interference', interference))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -2151,12 +2162,12 @@ def score_engagement(*, bold: bool = False, complex: bool = False, vulnerability
 
 
 def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_bold = check_flag('bold', given.get('bold', False))
-    v_complex = check_flag('complex', given.get('complex', False))
-    v_vulnerability = check_flag('vulnerability', given.get('vulnerability', False))
-    v_strongest = check_flag('strongest', given.get('strongest', False))
-    v_aid = check_flag('aid', given.get('aid', False))
-    v_interference = check_flag('interference', given.get('interference', False))
+    v_bold = _check_flag('bold', given.get('bold', False))
+    v_complex = _check_flag('complex', given.get('complex', False))
+    v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
+    v_strongest = _check_flag('strongest', given.get('strongest', False))
+    v_aid = _check_flag('aid', given.get('aid', False))
+    v_interference = _check_flag('interference', given.get('interference', False))
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     plan = Planning()
     _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
@@ -2164,12 +2175,12 @@ def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]
 
 
 def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
-    v_bold = check_flag('bold', given.get('bold', False))
-    v_complex = check_flag('complex', given.get('complex', False))
-    v_vulnerability = check_flag('vulnerability', given.get('vulnerability', False))
-    v_strongest = check_flag('strongest', given.get('strongest', False))
-    v_aid = check_flag('aid', given.get('aid', False))
-    v_interference = check_flag('interference', given.get('interference', False))
+    v_bold = _check_flag('bold', given.get('bold', False))
+    v_complex = _check_flag('complex', given.get('complex', False))
+    v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
+    v_strongest = _check_flag('strongest', given.get('strongest', False))
+    v_aid = _check_flag('aid', given.get('aid', False))
+    v_interference = _check_flag('interference', given.get('interference', False))
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     plan = Planning()
     _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
@@ -2226,16 +2237,16 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
 
 
 def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_flashback_cost(rng, depth, check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate')))
+    return _run_flashback_cost(rng, depth, _check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate')))
 
 
 def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None) -> Result:
     'Use flashbacks [TOG-19, lines 143-149]\n\nordinary: 0 Stress -- An ordinary action for which you had easy opportunity.\n\ncomplex: 1 Stress -- A complex action or unlikely opportunity.\nelaborate: 2 (or more) Stress -- An elaborate action that involved special opportunities or contingencies.'
-    return _run_flashback_cost(rng if rng is not None else random.Random(), 0, (action if type(action) is str and action in {'ordinary', 'complex', 'elaborate'} else check_choice('action', action, ('ordinary', 'complex', 'elaborate'))))
+    return _run_flashback_cost(rng if rng is not None else _Random(), 0, (action if _type(action) is _str and action in {'ordinary', 'complex', 'elaborate'} else _check_choice('action', action, ('ordinary', 'complex', 'elaborate'))))
 
 
 def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
-    v_action = check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
+    v_action = _check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
     r_total: str = v_action
     return {(_band_flashback_cost(r_total, None, (), (), False, v_action), r_total): 1}, 1
 
@@ -2290,16 +2301,16 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
 
 
 def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_loot(rng, depth, check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major')))
+    return _run_loot(rng, depth, _check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major')))
 
 
 def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
     'Get loot [TOG-20, lines 151-159]\n\nCrew earns coin:\n\nminor: 2 coin -- A minor job; several full purses.\nsmall: 4 coin -- A small job; a strongbox.\nstandard: 6 coin -- A standard score; decent loot.\nbig: 8 coin -- A big score; serious loot.\nmajor: 10+ coin -- A major score; impressive loot.'
-    return _run_loot(rng if rng is not None else random.Random(), 0, (job if type(job) is str and job in {'minor', 'small', 'standard', 'big', 'major'} else check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major'))))
+    return _run_loot(rng if rng is not None else _Random(), 0, (job if _type(job) is _str and job in {'minor', 'small', 'standard', 'big', 'major'} else _check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major'))))
 
 
 def _joint_loot(given: Mapping[str, object]) -> Joint:
-    v_job = check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
+    v_job = _check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
     r_total: str = v_job
     return {(_band_loot(r_total, None, (), (), False, v_job), r_total): 1}, 1
 
@@ -2347,16 +2358,16 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
 
 
 def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_cargo_seized(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5))
+    return _run_cargo_seized(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
 def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Crew gains cargo [TOG-21, lines 161-166]\n\nCrew gains cargo:\n\n0-2: 0-2\n3-4: 3-4\n5: 5'
-    return _run_cargo_seized(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)))
+    return _run_cargo_seized(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)))
 
 
 def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     r_total: int = v_wealth
     return {(_band_cargo_seized(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
 
@@ -2396,16 +2407,16 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
 
 
 def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_cargo_capacity(rng, depth, check_int('size', given.get('size', 2), 0, 5))
+    return _run_cargo_capacity(rng, depth, _check_int('size', given.get('size', 2), 0, 5))
 
 
 def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result:
     'Cargo storage [TOG-22, TOG-30, line 168, line 262]\n\nYou can store cargo equal to your ship **Size** traits x 2.'
-    return _run_cargo_capacity(rng if rng is not None else random.Random(), 0, (size if type(size) is int and 0 <= size <= 5 else check_int('size', size, 0, 5)))
+    return _run_cargo_capacity(rng if rng is not None else _Random(), 0, (size if _type(size) is _int and 0 <= size <= 5 else _check_int('size', size, 0, 5)))
 
 
 def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
-    v_size = check_int('size', given.get('size', 2), 0, 5)
+    v_size = _check_int('size', given.get('size', 2), 0, 5)
     r_total: int = (v_size * 2)
     return {(_band_cargo_capacity(r_total, None, (), (), False, v_size), r_total): 1}, 1
 
@@ -2445,17 +2456,17 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
 
 
 def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_odyssey_trigger(rng, depth, check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20), check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20))
+    return _run_odyssey_trigger(rng, depth, _check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20), _check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20))
 
 
 def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Random | None = None) -> Result:
     'Use an Odyssey [TOG-24, line 176]\n\nUse an Odyssey if you travel more than 2 hexes at sea or more than 1 hex in the Reef Lands.'
-    return _run_odyssey_trigger(rng if rng is not None else random.Random(), 0, (sea_hexes if type(sea_hexes) is int and 0 <= sea_hexes <= 20 else check_int('sea_hexes', sea_hexes, 0, 20)), (reef_hexes if type(reef_hexes) is int and 0 <= reef_hexes <= 20 else check_int('reef_hexes', reef_hexes, 0, 20)))
+    return _run_odyssey_trigger(rng if rng is not None else _Random(), 0, (sea_hexes if _type(sea_hexes) is _int and 0 <= sea_hexes <= 20 else _check_int('sea_hexes', sea_hexes, 0, 20)), (reef_hexes if _type(reef_hexes) is _int and 0 <= reef_hexes <= 20 else _check_int('reef_hexes', reef_hexes, 0, 20)))
 
 
 def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
-    v_sea_hexes = check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20)
-    v_reef_hexes = check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20)
+    v_sea_hexes = _check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20)
+    v_reef_hexes = _check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20)
     r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     return {(_band_odyssey_trigger(r_total, None, (), (), False, v_sea_hexes, v_reef_hexes), r_total): 1}, 1
 
@@ -2512,16 +2523,16 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
 
 
 def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_odyssey_plans(rng, depth, check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')))
+    return _run_odyssey_plans(rng, depth, _check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')))
 
 
 def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) -> Result:
     "Plan [TOG-25, lines 178-187]\n\nStrategy to make journey safely:\n\nassault: assault -- ♦ Assault: aggressive, attack whatever comes in your way, primary trait is firepower\nstealth: stealth -- ♦ **Stealth:** avoid interaction, primary trait is size\ntransport: transport -- ♦ **Transport:** navigate the most efficient path, primary trait is speed\ndeception: deception -- ♦ **Deception:** disguise your ship or bluff through trouble, primary trait is crew\noccult: occult -- ♦ Occult: harness a magic power, primary trait is based on occult person or item\nsocial: social -- \\Diamond Social: travel as part of a group or convoy, primary trait is the crew's Wealth"
-    return _run_odyssey_plans(rng if rng is not None else random.Random(), 0, (plan if type(plan) is str and plan in {'assault', 'stealth', 'transport', 'deception', 'occult', 'social'} else check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))))
+    return _run_odyssey_plans(rng if rng is not None else _Random(), 0, (plan if _type(plan) is _str and plan in {'assault', 'stealth', 'transport', 'deception', 'occult', 'social'} else _check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))))
 
 
 def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
-    v_plan = check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))
+    v_plan = _check_choice('plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))
     r_total: str = v_plan
     return {(_band_odyssey_plans(r_total, None, (), (), False, v_plan), r_total): 1}, 1
 
@@ -2561,21 +2572,21 @@ def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_
 
 
 def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_odyssey_engagement_modifier(rng, depth, check_flag('dominant_trait', given.get('dominant_trait', False)), check_flag('near_land', given.get('near_land', False)), check_flag('ally', given.get('ally', False)), check_flag('weak_trait', given.get('weak_trait', False)), check_flag('indirect', given.get('indirect', False)), check_flag('faction', given.get('faction', False)))
+    return _run_odyssey_engagement_modifier(rng, depth, _check_flag('dominant_trait', given.get('dominant_trait', False)), _check_flag('near_land', given.get('near_land', False)), _check_flag('ally', given.get('ally', False)), _check_flag('weak_trait', given.get('weak_trait', False)), _check_flag('indirect', given.get('indirect', False)), _check_flag('faction', given.get('faction', False)))
 
 
 def odyssey_engagement_modifier(*, dominant_trait: bool = False, near_land: bool = False, ally: bool = False, weak_trait: bool = False, indirect: bool = False, faction: bool = False, rng: random.Random | None = None) -> Result:
     'Odyssey engagement modifier [TOG-26, lines 191-203]\n\nDetermine modifier before you roll:'
-    return _run_odyssey_engagement_modifier(rng if rng is not None else random.Random(), 0, (dominant_trait if type(dominant_trait) is bool else check_flag('dominant_trait', dominant_trait)), (near_land if type(near_land) is bool else check_flag('near_land', near_land)), (ally if type(ally) is bool else check_flag('ally', ally)), (weak_trait if type(weak_trait) is bool else check_flag('weak_trait', weak_trait)), (indirect if type(indirect) is bool else check_flag('indirect', indirect)), (faction if type(faction) is bool else check_flag('faction', faction)))
+    return _run_odyssey_engagement_modifier(rng if rng is not None else _Random(), 0, (dominant_trait if _type(dominant_trait) is _bool else _check_flag('dominant_trait', dominant_trait)), (near_land if _type(near_land) is _bool else _check_flag('near_land', near_land)), (ally if _type(ally) is _bool else _check_flag('ally', ally)), (weak_trait if _type(weak_trait) is _bool else _check_flag('weak_trait', weak_trait)), (indirect if _type(indirect) is _bool else _check_flag('indirect', indirect)), (faction if _type(faction) is _bool else _check_flag('faction', faction)))
 
 
 def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
-    v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
-    v_near_land = check_flag('near_land', given.get('near_land', False))
-    v_ally = check_flag('ally', given.get('ally', False))
-    v_weak_trait = check_flag('weak_trait', given.get('weak_trait', False))
-    v_indirect = check_flag('indirect', given.get('indirect', False))
-    v_faction = check_flag('faction', given.get('faction', False))
+    v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
+    v_near_land = _check_flag('near_land', given.get('near_land', False))
+    v_ally = _check_flag('ally', given.get('ally', False))
+    v_weak_trait = _check_flag('weak_trait', given.get('weak_trait', False))
+    v_indirect = _check_flag('indirect', given.get('indirect', False))
+    v_faction = _check_flag('faction', given.get('faction', False))
     r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     return {(_band_odyssey_engagement_modifier(r_total, None, (), (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction), r_total): 1}, 1
 
@@ -2638,16 +2649,16 @@ def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str
 
 def odyssey_engagement(*, dominant_trait: bool = False, near_land: bool = False, ally: bool = False, weak_trait: bool = False, indirect: bool = False, faction: bool = False, rng: random.Random | None = None) -> Result:
     "Engagement roll [TOG-26, TOG-18, lines 189-213, lines 135-141, lines 207-213]\n\nRoll 2d6 + modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
-    v_dominant_trait = (dominant_trait if type(dominant_trait) is bool else check_flag('dominant_trait', dominant_trait))
-    v_near_land = (near_land if type(near_land) is bool else check_flag('near_land', near_land))
-    v_ally = (ally if type(ally) is bool else check_flag('ally', ally))
-    v_weak_trait = (weak_trait if type(weak_trait) is bool else check_flag('weak_trait', weak_trait))
-    v_indirect = (indirect if type(indirect) is bool else check_flag('indirect', indirect))
-    v_faction = (faction if type(faction) is bool else check_flag('faction', faction))
+    v_dominant_trait = (dominant_trait if _type(dominant_trait) is _bool else _check_flag('dominant_trait', dominant_trait))
+    v_near_land = (near_land if _type(near_land) is _bool else _check_flag('near_land', near_land))
+    v_ally = (ally if _type(ally) is _bool else _check_flag('ally', ally))
+    v_weak_trait = (weak_trait if _type(weak_trait) is _bool else _check_flag('weak_trait', weak_trait))
+    v_indirect = (indirect if _type(indirect) is _bool else _check_flag('indirect', indirect))
+    v_faction = (faction if _type(faction) is _bool else _check_flag('faction', faction))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    if type(rng) is _Random:
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -2659,12 +2670,12 @@ def odyssey_engagement(*, dominant_trait: bool = False, near_land: bool = False,
 
 
 def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
-    v_near_land = check_flag('near_land', given.get('near_land', False))
-    v_ally = check_flag('ally', given.get('ally', False))
-    v_weak_trait = check_flag('weak_trait', given.get('weak_trait', False))
-    v_indirect = check_flag('indirect', given.get('indirect', False))
-    v_faction = check_flag('faction', given.get('faction', False))
+    v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
+    v_near_land = _check_flag('near_land', given.get('near_land', False))
+    v_ally = _check_flag('ally', given.get('ally', False))
+    v_weak_trait = _check_flag('weak_trait', given.get('weak_trait', False))
+    v_indirect = _check_flag('indirect', given.get('indirect', False))
+    v_faction = _check_flag('faction', given.get('faction', False))
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     plan = Planning()
     _total_odyssey_engagement(plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
@@ -2672,12 +2683,12 @@ def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fractio
 
 
 def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
-    v_dominant_trait = check_flag('dominant_trait', given.get('dominant_trait', False))
-    v_near_land = check_flag('near_land', given.get('near_land', False))
-    v_ally = check_flag('ally', given.get('ally', False))
-    v_weak_trait = check_flag('weak_trait', given.get('weak_trait', False))
-    v_indirect = check_flag('indirect', given.get('indirect', False))
-    v_faction = check_flag('faction', given.get('faction', False))
+    v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
+    v_near_land = _check_flag('near_land', given.get('near_land', False))
+    v_ally = _check_flag('ally', given.get('ally', False))
+    v_weak_trait = _check_flag('weak_trait', given.get('weak_trait', False))
+    v_indirect = _check_flag('indirect', given.get('indirect', False))
+    v_faction = _check_flag('faction', given.get('faction', False))
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     plan = Planning()
     _total_odyssey_engagement(plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
@@ -2749,7 +2760,7 @@ def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def zone_1(*, rng: random.Random | None = None) -> Result:
     'Zone 1 [TOG-27, lines 223-229]\n\n1: 1 -- Wealth I Institution faction\n\n2: 2 -- Wealth I Trade faction\n3: 3 -- Wealth II Trade faction\n4-5: 4-5 -- WealthI Underworld faction\n6: 6 -- Next table'
-    return _run_zone_1(rng if rng is not None else random.Random(), 0)
+    return _run_zone_1(rng if rng is not None else _Random(), 0)
 
 
 def _totals_zone_1(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2831,7 +2842,7 @@ def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def zone_2(*, rng: random.Random | None = None) -> Result:
     'Zone 2 [TOG-27, lines 231-236]\n\n1: 1 -- Wealth II Institution faction\n\n2: 2 -- Tier I Monster\n3: 3 -- Wealth II Underworld faction\n4-5: 4-5 -- Wealth III or IV Trade faction\n6: 6 -- Next table'
-    return _run_zone_2(rng if rng is not None else random.Random(), 0)
+    return _run_zone_2(rng if rng is not None else _Random(), 0)
 
 
 def _totals_zone_2(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2915,7 +2926,7 @@ def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def zone_3(*, rng: random.Random | None = None) -> Result:
     'Zone 3 [TOG-27, lines 223-228]\n\n1: 1 -- Wealth III Institution faction\n\n2: 2 -- Tier II Monster\n3: 3 -- Tier III Monster\n4-5: 4-5 -- Wealth III Underworld faction\n6: 6 -- Next table'
-    return _run_zone_3(rng if rng is not None else random.Random(), 0)
+    return _run_zone_3(rng if rng is not None else _Random(), 0)
 
 
 def _totals_zone_3(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2994,8 +3005,8 @@ def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def zone_4(*, rng: random.Random | None = None) -> Result:
     'Zone 4 [TOG-27, lines 230-236]\n\n1: 1 -- Wealth IV or V Institution faction\n\n2: 2 -- Tier IV Monster\n3: 3 -- Tier V Monster\n4-5: 4-5 -- Wealth IV or V Underworld faction\n6: 6 -- Firestorm with Sea Raiders'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -3078,23 +3089,23 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
 
 
 def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_tier_i(rng, depth, check_flag('mythical', given.get('mythical', False)))
+    return _run_tier_i(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
 def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier I [TOG-28, lines 238-256]\n\n1: 1 -- Spotted shark\n\n2: 2 -- Lightning Snake\n3: 3 -- Vampire Pod\n4-5: 4-5 -- Hook Eel\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_i(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
+    return _run_tier_i(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
 
 
 def _totals_tier_i(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_i(plan, v_mythical)
     return exact_totals(plan.specs, lambda g: _total_tier_i(Replaying(g), v_mythical))
 
 
 def _joint_tier_i(given: Mapping[str, object]) -> Joint:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_i(plan, v_mythical)
     return exact_joint(
@@ -3160,23 +3171,23 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
 
 
 def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_tier_ii(rng, depth, check_flag('mythical', given.get('mythical', False)))
+    return _run_tier_ii(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
 def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier II [TOG-28, lines 238-256]\n\n1: 1 -- Venom Ringed Octopus\n\n2: 2 -- Colossal Squid\n3: 3 -- Spider Crab\n4-5: 4-5 -- Banshee Sea Lion\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_ii(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
+    return _run_tier_ii(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
 
 
 def _totals_tier_ii(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_ii(plan, v_mythical)
     return exact_totals(plan.specs, lambda g: _total_tier_ii(Replaying(g), v_mythical))
 
 
 def _joint_tier_ii(given: Mapping[str, object]) -> Joint:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_ii(plan, v_mythical)
     return exact_joint(
@@ -3242,23 +3253,23 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
 
 
 def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_tier_iii(rng, depth, check_flag('mythical', given.get('mythical', False)))
+    return _run_tier_iii(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
 def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier III [TOG-28, lines 238-256]\n\n1: 1 -- Swallowfish\n\n2: 2 -- Bedeviler Beetle\n3: 3 -- Siren Seal\n4-5: 4-5 -- Doppleganger Lizards\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_iii(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
+    return _run_tier_iii(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
 
 
 def _totals_tier_iii(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iii(plan, v_mythical)
     return exact_totals(plan.specs, lambda g: _total_tier_iii(Replaying(g), v_mythical))
 
 
 def _joint_tier_iii(given: Mapping[str, object]) -> Joint:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iii(plan, v_mythical)
     return exact_joint(
@@ -3324,23 +3335,23 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
 
 
 def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_tier_iv(rng, depth, check_flag('mythical', given.get('mythical', False)))
+    return _run_tier_iv(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
 def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier IV [TOG-28, lines 238-256]\n\n1: 1 -- Snapping Cay\n\n2: 2 -- Bloody Maw\n3: 3 -- Gulper\n4-5: 4-5 -- Chameleon Shark\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_iv(rng if rng is not None else random.Random(), 0, (mythical if type(mythical) is bool else check_flag('mythical', mythical)))
+    return _run_tier_iv(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
 
 
 def _totals_tier_iv(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iv(plan, v_mythical)
     return exact_totals(plan.specs, lambda g: _total_tier_iv(Replaying(g), v_mythical))
 
 
 def _joint_tier_iv(given: Mapping[str, object]) -> Joint:
-    v_mythical = check_flag('mythical', given.get('mythical', False))
+    v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iv(plan, v_mythical)
     return exact_joint(
@@ -3408,8 +3419,8 @@ def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def tier_v(*, rng: random.Random | None = None) -> Result:
     'Tier V [TOG-28, lines 238-256]\n\n1: 1 -- Sickle Shark or mythical monster\n\n2: 2 -- Abyssal Worm\n3: 3 -- Leviathan Star\n4: 4 -- Blobfish\n5: 5 -- Lion Crab\n6: 6 -- Sunken Salamander'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -3487,8 +3498,8 @@ def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str,
 def mythical_monsters(*, rng: random.Random | None = None) -> Result:
     'Mythical Monsters [TOG-29, lines 240-252]\n\n1: 1 -- Sea Raiders\n\n2: 2 -- Primoridal\n3: 3 -- Undine\n4: 4 -- Merfolk\n5: 5 -- Centaur\n6: 6 -- Harpy'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -3551,16 +3562,16 @@ def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result
 
 
 def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_limiting_traits(rng, depth, check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size')))
+    return _run_limiting_traits(rng, depth, _check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size')))
 
 
 def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) -> Result:
     'Limiting traits [TOG-30, lines 260-266]\n\nsize: size -- » Size: carry cargo equal to your size x 2\n\ncrew: crew -- » Crew: number of max cohorts\nfirepower: firepower -- » **Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or exceeds your opponent\'s Wealth level\ndurability: durability -- » Durability: armor for ship can use and max fallout\nspeed: speed -- » Speed: once you leave port, can engage in speed + 1 phases before needing port downtime'
-    return _run_limiting_traits(rng if rng is not None else random.Random(), 0, (trait if type(trait) is str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
+    return _run_limiting_traits(rng if rng is not None else _Random(), 0, (trait if _type(trait) is _str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
 
 
 def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
-    v_trait = check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size'))
+    v_trait = _check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size'))
     r_total: str = v_trait
     return {(_band_limiting_traits(r_total, None, (), (), False, v_trait), r_total): 1}, 1
 
@@ -3600,16 +3611,16 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
 
 
 def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_max_cohorts(rng, depth, check_int('crew', given.get('crew', 2), 0, 5))
+    return _run_max_cohorts(rng, depth, _check_int('crew', given.get('crew', 2), 0, 5))
 
 
 def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
     'Crew: max cohorts [TOG-30, line 263]\n\nCrew: number of max cohorts'
-    return _run_max_cohorts(rng if rng is not None else random.Random(), 0, (crew if type(crew) is int and 0 <= crew <= 5 else check_int('crew', crew, 0, 5)))
+    return _run_max_cohorts(rng if rng is not None else _Random(), 0, (crew if _type(crew) is _int and 0 <= crew <= 5 else _check_int('crew', crew, 0, 5)))
 
 
 def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
-    v_crew = check_int('crew', given.get('crew', 2), 0, 5)
+    v_crew = _check_int('crew', given.get('crew', 2), 0, 5)
     r_total: int = v_crew
     return {(_band_max_cohorts(r_total, None, (), (), False, v_crew), r_total): 1}, 1
 
@@ -3649,17 +3660,17 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
 
 
 def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_can_fight_back(rng, depth, check_int('firepower', given.get('firepower', 2), 0, 5), check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5))
+    return _run_can_fight_back(rng, depth, _check_int('firepower', given.get('firepower', 2), 0, 5), _check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5))
 
 
 def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.Random | None = None) -> Result:
     'Firepower: fight back [TOG-30, line 264]\n\n**Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or exceeds your opponent\'s Wealth level'
-    return _run_can_fight_back(rng if rng is not None else random.Random(), 0, (firepower if type(firepower) is int and 0 <= firepower <= 5 else check_int('firepower', firepower, 0, 5)), (opponent_wealth if type(opponent_wealth) is int and 0 <= opponent_wealth <= 5 else check_int('opponent_wealth', opponent_wealth, 0, 5)))
+    return _run_can_fight_back(rng if rng is not None else _Random(), 0, (firepower if _type(firepower) is _int and 0 <= firepower <= 5 else _check_int('firepower', firepower, 0, 5)), (opponent_wealth if _type(opponent_wealth) is _int and 0 <= opponent_wealth <= 5 else _check_int('opponent_wealth', opponent_wealth, 0, 5)))
 
 
 def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
-    v_firepower = check_int('firepower', given.get('firepower', 2), 0, 5)
-    v_opponent_wealth = check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5)
+    v_firepower = _check_int('firepower', given.get('firepower', 2), 0, 5)
+    v_opponent_wealth = _check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5)
     r_total: bool = (v_firepower >= v_opponent_wealth)
     return {(_band_can_fight_back(r_total, None, (), (), False, v_firepower, v_opponent_wealth), r_total): 1}, 1
 
@@ -3699,16 +3710,16 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
 
 
 def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_phases_at_sea(rng, depth, check_int('speed', given.get('speed', 2), 0, 5))
+    return _run_phases_at_sea(rng, depth, _check_int('speed', given.get('speed', 2), 0, 5))
 
 
 def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result:
     'Speed: phases at sea [TOG-30, TOG-62, line 266]\n\nSpeed: once you leave port, can engage in speed + 1 phases before needing port downtime'
-    return _run_phases_at_sea(rng if rng is not None else random.Random(), 0, (speed if type(speed) is int and 0 <= speed <= 5 else check_int('speed', speed, 0, 5)))
+    return _run_phases_at_sea(rng if rng is not None else _Random(), 0, (speed if _type(speed) is _int and 0 <= speed <= 5 else _check_int('speed', speed, 0, 5)))
 
 
 def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
-    v_speed = check_int('speed', given.get('speed', 2), 0, 5)
+    v_speed = _check_int('speed', given.get('speed', 2), 0, 5)
     r_total: int = (v_speed + 1)
     return {(_band_phases_at_sea(r_total, None, (), (), False, v_speed), r_total): 1}, 1
 
@@ -3754,17 +3765,17 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
 
 
 def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_compare_wealth(rng, depth, check_int('own_wealth', given.get('own_wealth', 2), 0, 5), check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5))
+    return _run_compare_wealth(rng, depth, _check_int('own_wealth', given.get('own_wealth', 2), 0, 5), _check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5))
 
 
 def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Random | None = None) -> Result:
     'Compare wealth [TOG-31, lines 270-274]\n\nIf you are 1-2 higher, take +1 on all actions. If 3+ higher, +2 on all actions.\nIf you are 1-2 lower, take -1 on all actions. If 3+ lower, take -2 on all actions.'
-    return _run_compare_wealth(rng if rng is not None else random.Random(), 0, (own_wealth if type(own_wealth) is int and 0 <= own_wealth <= 5 else check_int('own_wealth', own_wealth, 0, 5)), (enemy_wealth if type(enemy_wealth) is int and 0 <= enemy_wealth <= 5 else check_int('enemy_wealth', enemy_wealth, 0, 5)))
+    return _run_compare_wealth(rng if rng is not None else _Random(), 0, (own_wealth if _type(own_wealth) is _int and 0 <= own_wealth <= 5 else _check_int('own_wealth', own_wealth, 0, 5)), (enemy_wealth if _type(enemy_wealth) is _int and 0 <= enemy_wealth <= 5 else _check_int('enemy_wealth', enemy_wealth, 0, 5)))
 
 
 def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
-    v_own_wealth = check_int('own_wealth', given.get('own_wealth', 2), 0, 5)
-    v_enemy_wealth = check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5)
+    v_own_wealth = _check_int('own_wealth', given.get('own_wealth', 2), 0, 5)
+    v_enemy_wealth = _check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5)
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
     r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
     return {(_band_compare_wealth(r_total, None, (), (), False, v_own_wealth, v_enemy_wealth, v_difference), r_total): 1}, 1
@@ -3825,8 +3836,8 @@ def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -
 def crisis(*, rng: random.Random | None = None) -> Result:
     'Crisis [TOG-36, lines 297-305]\n\nRoll 1d6:\n\n1-2: Cargo loss -- **Cargo loss.** Supplies are falling out: could be coin lost, damaged cargo, decreased player load, lose access to crew upgrades. PCs can resist to stop the loss and/or recover the items.\n3: Crew loss -- **Crew loss.** Crew are placed in danger: cohorts are damaged, NPCs are hurt, PCs take harm. PCs can protect NPCs and resist harm to themselves.\n4: Rudder loss -- **Rudder loss.** The helm cannot take actions until the combat ends or the ship\'s crew repairs the damage.\n5: Gun deck fire -- **Gun deck fire.** The weapons area is on fire, threatening the entire ship. Two PCs must give their next actions to the ship\'s crew for damage control.\n6: Hull damage -- **Hull damage.** The ship takes on water. Start a "sinking" progress clock with sections equal to the ship\'s size. Each round 1 PC must give up their action to water control or the sinking progress clock will advance.'
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(3)
         while pick >= 6:
             pick = rng.getrandbits(3)
@@ -3914,11 +3925,11 @@ def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime at sea: raids [TOG-38, TOG-43, lines 307-311]\n\nSame as port downtime except: do not pay tithes; cannot seek your anchor.\nFor raids, roll 2d6 + Wealth as a modifier (calculate cargo into any additional Wealth modifier). On a 10+, you are raided. On a 7-9 mark the box "stormfront." On a 6 or less, you escape the attention of potential raiders.\n\n10+: Raided -- you are raided.\n7-9: Stormfront -- mark the box "stormfront."\n6 or less: Escape -- you escape the attention of potential raiders.'
-    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
-    v_cargo_adjustment = (cargo_adjustment if type(cargo_adjustment) is int and 0 <= cargo_adjustment <= 3 else check_int('cargo_adjustment', cargo_adjustment, 0, 3))
+    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
+    v_cargo_adjustment = (cargo_adjustment if _type(cargo_adjustment) is _int and 0 <= cargo_adjustment <= 3 else _check_int('cargo_adjustment', cargo_adjustment, 0, 3))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -3930,16 +3941,16 @@ def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random |
 
 
 def _totals_sea_raid(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     plan = Planning()
     _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
     return exact_totals(plan.specs, lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment))
 
 
 def _joint_sea_raid(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     plan = Planning()
     _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
     return exact_joint(
@@ -3986,17 +3997,17 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
 
 
 def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_tithe(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5), check_flag('at_war', given.get('at_war', False)))
+    return _run_tithe(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5), _check_flag('at_war', given.get('at_war', False)))
 
 
 def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = None) -> Result:
     'Tithes [TOG-40, line 67, lines 320-322]\n\nPay coin to use the port. Pay Wealth + 1. If at war, it costs Wealth + 3'
-    return _run_tithe(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)), (at_war if type(at_war) is bool else check_flag('at_war', at_war)))
+    return _run_tithe(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)), (at_war if _type(at_war) is _bool else _check_flag('at_war', at_war)))
 
 
 def _joint_tithe(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_at_war = check_flag('at_war', given.get('at_war', False))
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_at_war = _check_flag('at_war', given.get('at_war', False))
     r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     return {(_band_tithe(r_total, None, (), (), False, v_wealth, v_at_war), r_total): 1}, 1
 
@@ -4047,16 +4058,16 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
 
 
 def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_notoriety_gain(rng, depth, check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild')))
+    return _run_notoriety_gain(rng, depth, _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild')))
 
 
 def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = None) -> Result:
     'Notoriety [TOG-41, lines 326-333]\n\nIf you completed a score or got into conflict with another faction, increase notoriety:\n\nsmooth: +0 -- Smooth & quiet; low exposure.\ncontained: +2 -- Contained; standard exposure.\nloud: +4 -- Loud & chaotic; high exposure.\nwild: +6 -- Wild; devastating exposure.'
-    return _run_notoriety_gain(rng if rng is not None else random.Random(), 0, (exposure if type(exposure) is str and exposure in {'smooth', 'contained', 'loud', 'wild'} else check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))))
+    return _run_notoriety_gain(rng if rng is not None else _Random(), 0, (exposure if _type(exposure) is _str and exposure in {'smooth', 'contained', 'loud', 'wild'} else _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))))
 
 
 def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
-    v_exposure = check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
+    v_exposure = _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
     r_total: str = v_exposure
     return {(_band_notoriety_gain(r_total, None, (), (), False, v_exposure), r_total): 1}, 1
 
@@ -4097,19 +4108,19 @@ def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_h
 
 
 def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_notoriety_increase(rng, depth, check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild')), check_flag('high_profile', given.get('high_profile', False)), check_flag('at_war', given.get('at_war', False)), check_flag('killing', given.get('killing', False)))
+    return _run_notoriety_increase(rng, depth, _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild')), _check_flag('high_profile', given.get('high_profile', False)), _check_flag('at_war', given.get('at_war', False)), _check_flag('killing', given.get('killing', False)))
 
 
 def notoriety_increase(*, exposure: str = 'contained', high_profile: bool = False, at_war: bool = False, killing: bool = False, rng: random.Random | None = None) -> Result:
     'Notoriety increase [TOG-41, lines 328-335]\n\nAdd additional based on: +1: high profile or well-connected target; +1: if at War or on hostile turf; +2: if killing involved'
-    return _run_notoriety_increase(rng if rng is not None else random.Random(), 0, (exposure if type(exposure) is str and exposure in {'smooth', 'contained', 'loud', 'wild'} else check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))), (high_profile if type(high_profile) is bool else check_flag('high_profile', high_profile)), (at_war if type(at_war) is bool else check_flag('at_war', at_war)), (killing if type(killing) is bool else check_flag('killing', killing)))
+    return _run_notoriety_increase(rng if rng is not None else _Random(), 0, (exposure if _type(exposure) is _str and exposure in {'smooth', 'contained', 'loud', 'wild'} else _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))), (high_profile if _type(high_profile) is _bool else _check_flag('high_profile', high_profile)), (at_war if _type(at_war) is _bool else _check_flag('at_war', at_war)), (killing if _type(killing) is _bool else _check_flag('killing', killing)))
 
 
 def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
-    v_exposure = check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
-    v_high_profile = check_flag('high_profile', given.get('high_profile', False))
-    v_at_war = check_flag('at_war', given.get('at_war', False))
-    v_killing = check_flag('killing', given.get('killing', False))
+    v_exposure = _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
+    v_high_profile = _check_flag('high_profile', given.get('high_profile', False))
+    v_at_war = _check_flag('at_war', given.get('at_war', False))
+    v_killing = _check_flag('killing', given.get('killing', False))
     r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     return {(_band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing), r_total): 1}, 1
 
@@ -4149,17 +4160,17 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
 
 
 def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_bribe(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5), check_int('notoriety', given.get('notoriety', 0), 0, 12))
+    return _run_bribe(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5), _check_int('notoriety', given.get('notoriety', 0), 0, 12))
 
 
 def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = None) -> Result:
     'Bribes [TOG-42, TOG-44, line 341, line 355]\n\nBribes: Pay your Wealth + associated Notoriety bribe to avoid a raid.'
-    return _run_bribe(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)), (notoriety if type(notoriety) is int and 0 <= notoriety <= 12 else check_int('notoriety', notoriety, 0, 12)))
+    return _run_bribe(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)), (notoriety if _type(notoriety) is _int and 0 <= notoriety <= 12 else _check_int('notoriety', notoriety, 0, 12)))
 
 
 def _joint_bribe(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
     r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     return {(_band_bribe(r_total, None, (), (), False, v_wealth, v_notoriety), r_total): 1}, 1
 
@@ -4199,16 +4210,16 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
 
 
 def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_fight_off_harm(rng, depth, check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5))
+    return _run_fight_off_harm(rng, depth, _check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5))
 
 
 def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = None) -> Result:
     "Fight them off [TOG-42, line 343]\n\nFight them off: If you try to fight off a raid, the PC's will take a total harm amount equal to the Wealth of the aggressor."
-    return _run_fight_off_harm(rng if rng is not None else random.Random(), 0, (aggressor_wealth if type(aggressor_wealth) is int and 0 <= aggressor_wealth <= 5 else check_int('aggressor_wealth', aggressor_wealth, 0, 5)))
+    return _run_fight_off_harm(rng if rng is not None else _Random(), 0, (aggressor_wealth if _type(aggressor_wealth) is _int and 0 <= aggressor_wealth <= 5 else _check_int('aggressor_wealth', aggressor_wealth, 0, 5)))
 
 
 def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
-    v_aggressor_wealth = check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5)
+    v_aggressor_wealth = _check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5)
     r_total: int = v_aggressor_wealth
     return {(_band_fight_off_harm(r_total, None, (), (), False, v_aggressor_wealth), r_total): 1}, 1
 
@@ -4259,16 +4270,16 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
 
 
 def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_raid_wealth_adjustment(rng, depth, check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')))
+    return _run_raid_wealth_adjustment(rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')))
 
 
 def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
     'Cargo and raid wealth [TOG-43, lines 347-351]\n\nIf 2+ of Cargo Type | Add to Raid Wealth\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_raid_wealth_adjustment(rng if rng is not None else random.Random(), 0, (cargo if type(cargo) is str and cargo in {'gems', 'luxury', 'arms', 'goods'} else check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
+    return _run_raid_wealth_adjustment(rng if rng is not None else _Random(), 0, (cargo if _type(cargo) is _str and cargo in {'gems', 'luxury', 'arms', 'goods'} else _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
 
 
 def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
-    v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
+    v_cargo = _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     r_total: str = v_cargo
     return {(_band_raid_wealth_adjustment(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
 
@@ -4348,11 +4359,11 @@ def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def raid_type(*, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0, rng: random.Random | None = None) -> Result:
     'Raid type [TOG-43, TOG-44, line 345, lines 355-358]\n\nTo determine the raid type, **roll dice equal to your Wealth**; if you have 0 Wealth, roll two dice and keep the lowest.\n\n1-3: 1-3\n4/5: 4/5\n6: 6'
-    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
-    v_cargo_adjustment = (cargo_adjustment if type(cargo_adjustment) is int and 0 <= cargo_adjustment <= 3 else check_int('cargo_adjustment', cargo_adjustment, 0, 3))
-    v_notoriety = (notoriety if type(notoriety) is int and 0 <= notoriety <= 12 else check_int('notoriety', notoriety, 0, 12))
+    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
+    v_cargo_adjustment = (cargo_adjustment if _type(cargo_adjustment) is _int and 0 <= cargo_adjustment <= 3 else _check_int('cargo_adjustment', cargo_adjustment, 0, 3))
+    v_notoriety = (notoriety if _type(notoriety) is _int and 0 <= notoriety <= 12 else _check_int('notoriety', notoriety, 0, 12))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_wealth, v_cargo_adjustment, v_notoriety)
     thrown = _THROWN_raid_type.get(given)
     if thrown is None:
@@ -4363,9 +4374,9 @@ def raid_type(*, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0,
 
 
 def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
+    v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     plan = Planning()
     _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
@@ -4373,9 +4384,9 @@ def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_raid_type(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    v_notoriety = check_int('notoriety', given.get('notoriety', 0), 0, 12)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
+    v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     plan = Planning()
     _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
@@ -4445,10 +4456,10 @@ def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Acquire asset [TOG-47, line 380]\n\nAcquire Asset: Common items within your Wealth bracket you automatically acquire. Illegal, expensive, or rare items take a roll. Roll 2d6 + Wealth modifier to the total: **6 or less**, you fail; **7-9** you succeed with a complication; **10+** you succeed.\n\n6 or less: Fail -- you fail\n7-9: Complication -- you succeed with a complication\n10+: Succeed -- you succeed'
-    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -4460,14 +4471,14 @@ def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
 
 
 def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_acquire_asset(plan, v_wealth)
     return exact_totals(plan.specs, lambda g: _total_acquire_asset(Replaying(g), v_wealth))
 
 
 def _joint_acquire_asset(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_acquire_asset(plan, v_wealth)
     return exact_joint(
@@ -4545,10 +4556,10 @@ def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str,
 
 def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Long-term project [TOG-48, line 382]\n\nLONG-TERM PROJECT: Work on a project if you have the means. Roll 2d6+ appropriate action. Fill in progress clock according to result: **6 or less:** no segments; **7-9:** 1 segment; **10+:** 2 segments; **Natural 12:** 4 segments\n\n6 or less: No segments -- no segments\n7-9: One segment -- 1 segment\n10+: Two segments -- 2 segments\nnatural 12: Four segments -- 4 segments'
-    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -4560,14 +4571,14 @@ def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Res
 
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_long_term_project(plan, v_dots)
     return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_dots))
 
 
 def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_long_term_project(plan, v_dots)
     return exact_joint(
@@ -4645,10 +4656,10 @@ def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, 
 
 def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Reduce notoriety [TOG-50, line 386]\n\nREDUCE NOTORIETY: Describe how, then roll 2d6+ appropriate action. Reduce notoriety according to result: **6 or less:** none; **7-9:** 1 level; **10+:** 2 levels; **Natural 12:** 4 levels\n\n6 or less: None -- none\n7-9: One level -- 1 level\n10+: Two levels -- 2 levels\nnatural 12: Four levels -- 4 levels'
-    v_dots = (dots if type(dots) is int and 0 <= dots <= 4 else check_int('dots', dots, 0, 4))
+    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -4660,14 +4671,14 @@ def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Resu
 
 
 def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_reduce_notoriety(plan, v_dots)
     return exact_totals(plan.specs, lambda g: _total_reduce_notoriety(Replaying(g), v_dots))
 
 
 def _joint_reduce_notoriety(given: Mapping[str, object]) -> Joint:
-    v_dots = check_int('dots', given.get('dots', 1), 0, 4)
+    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_reduce_notoriety(plan, v_dots)
     return exact_joint(
@@ -4737,10 +4748,10 @@ def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, 
 
 def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result:
     'Seek your anchor [TOG-52, line 390]\n\nSEEK YOUR ANCHOR: Roll number of d6 equal to your lowest attribute and clear stress equal to the highest die. If you have 0, roll 2d6 and keep the lowest. If you clear more stress than marked, you become **homesick**. Choose 1:\n\nwhen total > stress_marked: Homesick -- If you clear more stress than marked, you become **homesick**.\n1-6: Cleared -- clear stress equal to the highest die'
-    v_lowest_attribute = (lowest_attribute if type(lowest_attribute) is int and 0 <= lowest_attribute <= 4 else check_int('lowest_attribute', lowest_attribute, 0, 4))
-    v_stress_marked = (stress_marked if type(stress_marked) is int and 0 <= stress_marked <= 12 else check_int('stress_marked', stress_marked, 0, 12))
+    v_lowest_attribute = (lowest_attribute if _type(lowest_attribute) is _int and 0 <= lowest_attribute <= 4 else _check_int('lowest_attribute', lowest_attribute, 0, 4))
+    v_stress_marked = (stress_marked if _type(stress_marked) is _int and 0 <= stress_marked <= 12 else _check_int('stress_marked', stress_marked, 0, 12))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_lowest_attribute, v_stress_marked)
     thrown = _THROWN_seek_your_anchor.get(given)
     if thrown is None:
@@ -4751,16 +4762,16 @@ def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: 
 
 
 def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_lowest_attribute = check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
-    v_stress_marked = check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
+    v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
+    v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
     plan = Planning()
     _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
     return exact_totals(plan.specs, lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked))
 
 
 def _joint_seek_your_anchor(given: Mapping[str, object]) -> Joint:
-    v_lowest_attribute = check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
-    v_stress_marked = check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
+    v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
+    v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
     plan = Planning()
     _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
     return exact_joint(
@@ -4807,16 +4818,16 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
 
 
 def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_trade_actions(rng, depth, check_int('wealth', given.get('wealth', 1), 0, 5))
+    return _run_trade_actions(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
 def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Trade actions [TOG-55, lines 400-402]\n\nCrew gets Trade actions = Wealth +1. Choose the SELLER, BARTER, GOSSIP, or MANIPULATE MARKETS actions.'
-    return _run_trade_actions(rng if rng is not None else random.Random(), 0, (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5)))
+    return _run_trade_actions(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)))
 
 
 def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     r_total: int = (v_wealth + 1)
     return {(_band_trade_actions(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
 
@@ -4893,11 +4904,11 @@ def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Seller [TOG-56, lines 404-414]\n\nChoose which cargo type you want to sell and make a Seller roll. If the cargo type is scarce in port, roll 3d6 and keep the top 2. If the cargo type is overflowing in port, roll 3d6 and keep the the lower 2. Otherwise, roll 2d6:\nThe amount you earn will go up based on how many of that cargo you sell at one time. As shown on the chart, each type has a limit of how many you can sell at once.\n\n6 or less: Minus two -- decrease your total profit by -2\n7-9: Minus one -- decrease your total profit by -1\n10+: Standard -- standard profit'
-    v_market = (market if type(market) is str and market in {'scarce', 'normal', 'overflowing'} else check_choice('market', market, ('scarce', 'normal', 'overflowing')))
+    v_market = (market if _type(market) is _str and market in {'scarce', 'normal', 'overflowing'} else _check_choice('market', market, ('scarce', 'normal', 'overflowing')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     if (v_market == 'scarce'):
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(8)
             while pick >= 216:
                 pick = rng.getrandbits(8)
@@ -4905,7 +4916,7 @@ def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> 
         else:
             dice = _draw(rng, 3, 6)
     elif (v_market == 'overflowing'):
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(8)
             while pick >= 216:
                 pick = rng.getrandbits(8)
@@ -4913,7 +4924,7 @@ def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> 
         else:
             dice = _draw(rng, 3, 6)
     else:
-        if type(rng) is _Random:
+        if _type(rng) is _Random:
             pick = rng.getrandbits(6)
             while pick >= 36:
                 pick = rng.getrandbits(6)
@@ -4925,14 +4936,14 @@ def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> 
 
 
 def _totals_seller_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
+    v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     plan = Planning()
     _total_seller_roll(plan, v_market)
     return exact_totals(plan.specs, lambda g: _total_seller_roll(Replaying(g), v_market))
 
 
 def _joint_seller_roll(given: Mapping[str, object]) -> Joint:
-    v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
+    v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     plan = Planning()
     _total_seller_roll(plan, v_market)
     return exact_joint(
@@ -5005,17 +5016,17 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
 
 
 def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_sale_price(rng, depth, check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')), check_int('sold', given.get('sold', 1), 1, 5))
+    return _run_sale_price(rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')), _check_int('sold', given.get('sold', 1), 1, 5))
 
 
 def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None = None) -> Result:
     'Cargo sale prices [TOG-57, lines 414-420]\n\nCargo Type | Total Coin Earned (1 sold / 2 sold / 3 sold / etc.)\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_sale_price(rng if rng is not None else random.Random(), 0, (cargo if type(cargo) is str and cargo in {'gems', 'luxury', 'arms', 'goods'} else check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))), (sold if type(sold) is int and 1 <= sold <= 5 else check_int('sold', sold, 1, 5)))
+    return _run_sale_price(rng if rng is not None else _Random(), 0, (cargo if _type(cargo) is _str and cargo in {'gems', 'luxury', 'arms', 'goods'} else _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))), (sold if _type(sold) is _int and 1 <= sold <= 5 else _check_int('sold', sold, 1, 5)))
 
 
 def _joint_sale_price(given: Mapping[str, object]) -> Joint:
-    v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    v_sold = check_int('sold', given.get('sold', 1), 1, 5)
+    v_cargo = _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
+    v_sold = _check_int('sold', given.get('sold', 1), 1, 5)
     r_total: str = v_cargo
     return {(_band_sale_price(r_total, None, (), (), False, v_cargo, v_sold), r_total): 1}, 1
 
@@ -5066,16 +5077,16 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
 
 
 def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_barter_wealth(rng, depth, check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')))
+    return _run_barter_wealth(rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')))
 
 
 def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
     'Barter [TOG-58, lines 422-430]\n\nExchange cargo for different types. You must trade in cargo that equals or exceeds the Wealth equivalent of what you receive. Cargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_barter_wealth(rng if rng is not None else random.Random(), 0, (cargo if type(cargo) is str and cargo in {'gems', 'luxury', 'arms', 'goods'} else check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
+    return _run_barter_wealth(rng if rng is not None else _Random(), 0, (cargo if _type(cargo) is _str and cargo in {'gems', 'luxury', 'arms', 'goods'} else _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
 
 
 def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
-    v_cargo = check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
+    v_cargo = _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     r_total: str = v_cargo
     return {(_band_barter_wealth(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
 
@@ -5115,17 +5126,17 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
 
 
 def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_barter_value(rng, depth, check_int('level', given.get('level', 2), 2, 5), check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing')))
+    return _run_barter_value(rng, depth, _check_int('level', given.get('level', 2), 2, 5), _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing')))
 
 
 def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Barter: Wealth equivalent in port [TOG-58, line 424]\n\nCargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.'
-    return _run_barter_value(rng if rng is not None else random.Random(), 0, (level if type(level) is int and 2 <= level <= 5 else check_int('level', level, 2, 5)), (market if type(market) is str and market in {'scarce', 'normal', 'overflowing'} else check_choice('market', market, ('scarce', 'normal', 'overflowing'))))
+    return _run_barter_value(rng if rng is not None else _Random(), 0, (level if _type(level) is _int and 2 <= level <= 5 else _check_int('level', level, 2, 5)), (market if _type(market) is _str and market in {'scarce', 'normal', 'overflowing'} else _check_choice('market', market, ('scarce', 'normal', 'overflowing'))))
 
 
 def _joint_barter_value(given: Mapping[str, object]) -> Joint:
-    v_level = check_int('level', given.get('level', 2), 2, 5)
-    v_market = check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
+    v_level = _check_int('level', given.get('level', 2), 2, 5)
+    v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     return {(_band_barter_value(r_total, None, (), (), False, v_level, v_market), r_total): 1}, 1
 
@@ -5191,10 +5202,10 @@ def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Gossip [TOG-59, lines 432-438]\n\nLearn from the market gossip. Roll 2d6 + Wealth.\n\n6 or less: One local -- the GM will tell you the current stock of 1 local faction they choose\n7-9: Choose two -- choose 2\n10+: Choose three -- choose 3'
-    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -5206,14 +5217,14 @@ def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
 
 
 def _totals_gossip(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_gossip(plan, v_wealth)
     return exact_totals(plan.specs, lambda g: _total_gossip(Replaying(g), v_wealth))
 
 
 def _joint_gossip(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_gossip(plan, v_wealth)
     return exact_joint(
@@ -5292,10 +5303,10 @@ def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str
 
 def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Manipulate markets [TOG-60, lines 445-459]\n\nNormally the markets begin to shift every 2 player phases. Manipulate those changes. Roll 2d6 + Wealth:\n\n6 or less: Choose one -- choose 1:\n7-9: Any port in nation -- same as the above result, but you can choose any port within the same nation\n10+: Wider -- same as the above result, except you can choose either:'
-    v_wealth = (wealth if type(wealth) is int and 0 <= wealth <= 5 else check_int('wealth', wealth, 0, 5))
+    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
     if rng is None:
-        rng = random.Random()
-    if type(rng) is _Random:
+        rng = _Random()
+    if _type(rng) is _Random:
         pick = rng.getrandbits(6)
         while pick >= 36:
             pick = rng.getrandbits(6)
@@ -5307,14 +5318,14 @@ def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> 
 
 
 def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_manipulate_markets(plan, v_wealth)
     return exact_totals(plan.specs, lambda g: _total_manipulate_markets(Replaying(g), v_wealth))
 
 
 def _joint_manipulate_markets(given: Mapping[str, object]) -> Joint:
-    v_wealth = check_int('wealth', given.get('wealth', 1), 0, 5)
+    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_manipulate_markets(plan, v_wealth)
     return exact_joint(

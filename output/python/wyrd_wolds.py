@@ -867,6 +867,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
+# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# parameter there, and may be called `type`, `int` or `check_int`.
+_type = type
+_int = int
+_bool = bool
+_str = str
+_check_int = check_int
+_check_flag = check_flag
+_check_choice = check_choice
+
+
 def check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
@@ -1330,7 +1341,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = 'c026beeacdddf5a2f08709dd9167504b55301d6579357251dac9b806b0b91e59'
+COMPILER_SHA256 = '52d7976117044e97240a01ec75cce01c63c472d1e0e5c16f45e4b5f9200045f1'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1385,9 +1396,9 @@ def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     'Rolling the dice [WW-01, WW-02, WW-03, lines 45-57, lines 47-51]\n\nAll the dice systems in the game are expressions of this basic format. When you\'re first learning the game, you can always "collapse" back down to a simple roll to judge how things go. Look up the exact rule later when you have time.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it\'s a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it\'s a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that\'s a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it\'s a **bad outcome**. Things go poorly. You probably don\'t achieve your goal and you suffer complications, too.'
-    v_rating = (rating if type(rating) is int and 0 <= rating <= 6 else check_int('rating', rating, 0, 6))
+    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 6 else _check_int('rating', rating, 0, 6))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_rating,)
     thrown = _THROWN_simple_roll.get(given)
     if thrown is None:
@@ -1398,14 +1409,14 @@ def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
 
 
 def _totals_simple_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 6)
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
     plan = Planning()
     _total_simple_roll(plan, v_rating)
     return exact_totals(plan.specs, lambda g: _total_simple_roll(Replaying(g), v_rating))
 
 
 def _joint_simple_roll(given: Mapping[str, object]) -> Joint:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 6)
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
     plan = Planning()
     _total_simple_roll(plan, v_rating)
     return exact_joint(
@@ -1458,16 +1469,16 @@ def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Resu
 
 
 def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_action_attribute(rng, depth, check_choice('action', given.get('action', 'skirmish'), ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck')))
+    return _run_action_attribute(rng, depth, _check_choice('action', given.get('action', 'skirmish'), ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck')))
 
 
 def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = None) -> Result:
     'Attribute of an action [WW-04, WW-30, lines 114-146, line 705]\n\nhunt: hunt -- Insight\n\nstudy: study -- Insight\nsurvey: survey -- Insight\ntinker: tinker -- Insight\nfinesse: finesse -- Prowess\nprowl: prowl -- Prowess\nskirmish: skirmish -- Prowess\nwreck: wreck -- Prowess\nattune: attune -- Resolve\ncommand: command -- Resolve\nconsort: consort -- Resolve\nsway: sway -- Resolve'
-    return _run_action_attribute(rng if rng is not None else random.Random(), 0, (action if type(action) is str and action in {'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'} else check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))))
+    return _run_action_attribute(rng if rng is not None else _Random(), 0, (action if _type(action) is _str and action in {'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'} else _check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))))
 
 
 def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
-    v_action = check_choice('action', given.get('action', 'skirmish'), ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))
+    v_action = _check_choice('action', given.get('action', 'skirmish'), ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))
     r_total: str = v_action
     return {(_band_action_attribute(r_total, None, (), (), False, v_action), r_total): 1}, 1
 
@@ -1507,19 +1518,19 @@ def _run_insight_rating(rng: random.Random, depth: int, v_hunt: int, v_study: in
 
 
 def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_insight_rating(rng, depth, check_int('hunt', given.get('hunt', 0), 0, 4), check_int('study', given.get('study', 0), 0, 4), check_int('survey', given.get('survey', 0), 0, 4), check_int('tinker', given.get('tinker', 0), 0, 4))
+    return _run_insight_rating(rng, depth, _check_int('hunt', given.get('hunt', 0), 0, 4), _check_int('study', given.get('study', 0), 0, 4), _check_int('survey', given.get('survey', 0), 0, 4), _check_int('tinker', given.get('tinker', 0), 0, 4))
 
 
 def insight_rating(*, hunt: int = 0, study: int = 0, survey: int = 0, tinker: int = 0, rng: random.Random | None = None) -> Result:
     'Insight rating [WW-05, line 102, lines 116-125]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_insight_rating(rng if rng is not None else random.Random(), 0, (hunt if type(hunt) is int and 0 <= hunt <= 4 else check_int('hunt', hunt, 0, 4)), (study if type(study) is int and 0 <= study <= 4 else check_int('study', study, 0, 4)), (survey if type(survey) is int and 0 <= survey <= 4 else check_int('survey', survey, 0, 4)), (tinker if type(tinker) is int and 0 <= tinker <= 4 else check_int('tinker', tinker, 0, 4)))
+    return _run_insight_rating(rng if rng is not None else _Random(), 0, (hunt if _type(hunt) is _int and 0 <= hunt <= 4 else _check_int('hunt', hunt, 0, 4)), (study if _type(study) is _int and 0 <= study <= 4 else _check_int('study', study, 0, 4)), (survey if _type(survey) is _int and 0 <= survey <= 4 else _check_int('survey', survey, 0, 4)), (tinker if _type(tinker) is _int and 0 <= tinker <= 4 else _check_int('tinker', tinker, 0, 4)))
 
 
 def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
-    v_hunt = check_int('hunt', given.get('hunt', 0), 0, 4)
-    v_study = check_int('study', given.get('study', 0), 0, 4)
-    v_survey = check_int('survey', given.get('survey', 0), 0, 4)
-    v_tinker = check_int('tinker', given.get('tinker', 0), 0, 4)
+    v_hunt = _check_int('hunt', given.get('hunt', 0), 0, 4)
+    v_study = _check_int('study', given.get('study', 0), 0, 4)
+    v_survey = _check_int('survey', given.get('survey', 0), 0, 4)
+    v_tinker = _check_int('tinker', given.get('tinker', 0), 0, 4)
     r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
     return {(_band_insight_rating(r_total, None, (), (), False, v_hunt, v_study, v_survey, v_tinker), r_total): 1}, 1
 
@@ -1559,19 +1570,19 @@ def _run_prowess_rating(rng: random.Random, depth: int, v_finesse: int, v_prowl:
 
 
 def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_prowess_rating(rng, depth, check_int('finesse', given.get('finesse', 0), 0, 4), check_int('prowl', given.get('prowl', 0), 0, 4), check_int('skirmish', given.get('skirmish', 0), 0, 4), check_int('wreck', given.get('wreck', 0), 0, 4))
+    return _run_prowess_rating(rng, depth, _check_int('finesse', given.get('finesse', 0), 0, 4), _check_int('prowl', given.get('prowl', 0), 0, 4), _check_int('skirmish', given.get('skirmish', 0), 0, 4), _check_int('wreck', given.get('wreck', 0), 0, 4))
 
 
 def prowess_rating(*, finesse: int = 0, prowl: int = 0, skirmish: int = 0, wreck: int = 0, rng: random.Random | None = None) -> Result:
     'Prowess rating [WW-05, line 102, lines 127-136]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_prowess_rating(rng if rng is not None else random.Random(), 0, (finesse if type(finesse) is int and 0 <= finesse <= 4 else check_int('finesse', finesse, 0, 4)), (prowl if type(prowl) is int and 0 <= prowl <= 4 else check_int('prowl', prowl, 0, 4)), (skirmish if type(skirmish) is int and 0 <= skirmish <= 4 else check_int('skirmish', skirmish, 0, 4)), (wreck if type(wreck) is int and 0 <= wreck <= 4 else check_int('wreck', wreck, 0, 4)))
+    return _run_prowess_rating(rng if rng is not None else _Random(), 0, (finesse if _type(finesse) is _int and 0 <= finesse <= 4 else _check_int('finesse', finesse, 0, 4)), (prowl if _type(prowl) is _int and 0 <= prowl <= 4 else _check_int('prowl', prowl, 0, 4)), (skirmish if _type(skirmish) is _int and 0 <= skirmish <= 4 else _check_int('skirmish', skirmish, 0, 4)), (wreck if _type(wreck) is _int and 0 <= wreck <= 4 else _check_int('wreck', wreck, 0, 4)))
 
 
 def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
-    v_finesse = check_int('finesse', given.get('finesse', 0), 0, 4)
-    v_prowl = check_int('prowl', given.get('prowl', 0), 0, 4)
-    v_skirmish = check_int('skirmish', given.get('skirmish', 0), 0, 4)
-    v_wreck = check_int('wreck', given.get('wreck', 0), 0, 4)
+    v_finesse = _check_int('finesse', given.get('finesse', 0), 0, 4)
+    v_prowl = _check_int('prowl', given.get('prowl', 0), 0, 4)
+    v_skirmish = _check_int('skirmish', given.get('skirmish', 0), 0, 4)
+    v_wreck = _check_int('wreck', given.get('wreck', 0), 0, 4)
     r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
     return {(_band_prowess_rating(r_total, None, (), (), False, v_finesse, v_prowl, v_skirmish, v_wreck), r_total): 1}, 1
 
@@ -1611,19 +1622,19 @@ def _run_resolve_rating(rng: random.Random, depth: int, v_attune: int, v_command
 
 
 def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_resolve_rating(rng, depth, check_int('attune', given.get('attune', 0), 0, 4), check_int('command', given.get('command', 0), 0, 4), check_int('consort', given.get('consort', 0), 0, 4), check_int('sway', given.get('sway', 0), 0, 4))
+    return _run_resolve_rating(rng, depth, _check_int('attune', given.get('attune', 0), 0, 4), _check_int('command', given.get('command', 0), 0, 4), _check_int('consort', given.get('consort', 0), 0, 4), _check_int('sway', given.get('sway', 0), 0, 4))
 
 
 def resolve_rating(*, attune: int = 0, command: int = 0, consort: int = 0, sway: int = 0, rng: random.Random | None = None) -> Result:
     'Resolve rating [WW-05, line 102, lines 138-145]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_resolve_rating(rng if rng is not None else random.Random(), 0, (attune if type(attune) is int and 0 <= attune <= 4 else check_int('attune', attune, 0, 4)), (command if type(command) is int and 0 <= command <= 4 else check_int('command', command, 0, 4)), (consort if type(consort) is int and 0 <= consort <= 4 else check_int('consort', consort, 0, 4)), (sway if type(sway) is int and 0 <= sway <= 4 else check_int('sway', sway, 0, 4)))
+    return _run_resolve_rating(rng if rng is not None else _Random(), 0, (attune if _type(attune) is _int and 0 <= attune <= 4 else _check_int('attune', attune, 0, 4)), (command if _type(command) is _int and 0 <= command <= 4 else _check_int('command', command, 0, 4)), (consort if _type(consort) is _int and 0 <= consort <= 4 else _check_int('consort', consort, 0, 4)), (sway if _type(sway) is _int and 0 <= sway <= 4 else _check_int('sway', sway, 0, 4)))
 
 
 def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
-    v_attune = check_int('attune', given.get('attune', 0), 0, 4)
-    v_command = check_int('command', given.get('command', 0), 0, 4)
-    v_consort = check_int('consort', given.get('consort', 0), 0, 4)
-    v_sway = check_int('sway', given.get('sway', 0), 0, 4)
+    v_attune = _check_int('attune', given.get('attune', 0), 0, 4)
+    v_command = _check_int('command', given.get('command', 0), 0, 4)
+    v_consort = _check_int('consort', given.get('consort', 0), 0, 4)
+    v_sway = _check_int('sway', given.get('sway', 0), 0, 4)
     r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
     return {(_band_resolve_rating(r_total, None, (), (), False, v_attune, v_command, v_consort, v_sway), r_total): 1}, 1
 
@@ -1671,16 +1682,16 @@ def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
 
 
 def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_clock_size(rng, depth, check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting')))
+    return _run_clock_size(rng, depth, _check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting')))
 
 
 def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -> Result:
     'Progress clock sizes [WW-25, lines 225-227]\n\nGenerally, the more complex the problem, the more segments in the progress clock.\n\ncomplex: complex -- A complex obstacle is a 4-segment clock.\ncomplicated: complicated -- A more complicated obstacle is a 6-clock.\ndaunting: daunting -- A daunting obstacle is an 8-segment clock.'
-    return _run_clock_size(rng if rng is not None else random.Random(), 0, (obstacle if type(obstacle) is str and obstacle in {'complex', 'complicated', 'daunting'} else check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting'))))
+    return _run_clock_size(rng if rng is not None else _Random(), 0, (obstacle if _type(obstacle) is _str and obstacle in {'complex', 'complicated', 'daunting'} else _check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting'))))
 
 
 def _joint_clock_size(given: Mapping[str, object]) -> Joint:
-    v_obstacle = check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
+    v_obstacle = _check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
     r_total: str = v_obstacle
     return {(_band_clock_size(r_total, None, (), (), False, v_obstacle), r_total): 1}, 1
 
@@ -1729,16 +1740,16 @@ def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
 
 
 def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_racing_result(rng, depth, check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both')))
+    return _run_racing_result(rng, depth, _check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both')))
 
 
 def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> Result:
     "Racing clocks: who finishes first [WW-26, line 247]\n\npcs: pcs -- If the PCs finish their clock before the constables fill theirs, they get away.\n\nopposition: opposition -- Otherwise, they're cornered and can't flee.\nboth: both -- If both complete at the same time, the PCs escape to their lair, but the hunting officers are outside!"
-    return _run_racing_result(rng if rng is not None else random.Random(), 0, (first if type(first) is str and first in {'pcs', 'opposition', 'both'} else check_choice('first', first, ('pcs', 'opposition', 'both'))))
+    return _run_racing_result(rng if rng is not None else _Random(), 0, (first if _type(first) is _str and first in {'pcs', 'opposition', 'both'} else _check_choice('first', first, ('pcs', 'opposition', 'both'))))
 
 
 def _joint_racing_result(given: Mapping[str, object]) -> Joint:
-    v_first = check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
+    v_first = _check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
     r_total: str = v_first
     return {(_band_racing_result(r_total, None, (), (), False, v_first), r_total): 1}, 1
 
@@ -1787,16 +1798,16 @@ def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
 
 
 def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_positions(rng, depth, check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')))
+    return _run_positions(rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')))
 
 
 def positions(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     "The GM Sets the Position [WW-11, line 94, lines 300-304, lines 368-392]\n\nOnce the player chooses their action, the GM sets the **position** for the roll. The position represents how dangerous or troublesome the action might be. There are three positions: **controlled**, **risky**, and **desperate**. To choose a position, the GM looks at the profiles for the positions below and picks one that most closely matches the situation at hand.\n\ncontrolled: CONTROLLED -- *You act on your terms. You exploit a dominant advantage.*\nrisky: RISKY -- *You go head to head. You act under fire. You take a chance.*\ndesperate: DESPERATE -- *You overreach your capabilities. You're in serious trouble.*"
-    return _run_positions(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))))
+    return _run_positions(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))))
 
 
 def _joint_positions(given: Mapping[str, object]) -> Joint:
-    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     r_total: str = v_position
     return {(_band_positions(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
@@ -1920,14 +1931,14 @@ def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def action_roll(*, rating: int = 1, position: str = 'risky', assistance: bool = False, push_or_bargain: str = 'none', ability_dice: int = 0, moderate_harm: bool = False, rng: random.Random | None = None) -> Result:
     "ACTION ROLL [WW-01, WW-02, WW-09, WW-10, WW-17, WW-30, lines 358-397, line 314, line 516, line 705]\n\n⏣ **1d** for each **Action** rating dot.\n⊕ **+1d** if you have **Assistance**.\n⊕ **+1d** if you **Push** yourself -or- you accept a **Devil's Bargain**.\n\nwhen count(6) >= 2 and not zero_dice: Critical\n6: 6\n4/5: 4/5\n1-3: 1-3"
-    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
-    v_position = (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate')))
-    v_assistance = (assistance if type(assistance) is bool else check_flag('assistance', assistance))
-    v_push_or_bargain = (push_or_bargain if type(push_or_bargain) is str and push_or_bargain in {'none', 'push', 'bargain'} else check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')))
-    v_ability_dice = (ability_dice if type(ability_dice) is int and 0 <= ability_dice <= 2 else check_int('ability_dice', ability_dice, 0, 2))
-    v_moderate_harm = (moderate_harm if type(moderate_harm) is bool else check_flag('moderate_harm', moderate_harm))
+    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
+    v_position = (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate')))
+    v_assistance = (assistance if _type(assistance) is _bool else _check_flag('assistance', assistance))
+    v_push_or_bargain = (push_or_bargain if _type(push_or_bargain) is _str and push_or_bargain in {'none', 'push', 'bargain'} else _check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')))
+    v_ability_dice = (ability_dice if _type(ability_dice) is _int and 0 <= ability_dice <= 2 else _check_int('ability_dice', ability_dice, 0, 2))
+    v_moderate_harm = (moderate_harm if _type(moderate_harm) is _bool else _check_flag('moderate_harm', moderate_harm))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     thrown = _THROWN_action_roll.get(given)
     if thrown is None:
@@ -1938,12 +1949,12 @@ def action_roll(*, rating: int = 1, position: str = 'risky', assistance: bool = 
 
 
 def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
-    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    v_assistance = check_flag('assistance', given.get('assistance', False))
-    v_push_or_bargain = check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain'))
-    v_ability_dice = check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
-    v_moderate_harm = check_flag('moderate_harm', given.get('moderate_harm', False))
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
+    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_assistance = _check_flag('assistance', given.get('assistance', False))
+    v_push_or_bargain = _check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain'))
+    v_ability_dice = _check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
+    v_moderate_harm = _check_flag('moderate_harm', given.get('moderate_harm', False))
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     plan = Planning()
     _total_action_roll(plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
@@ -1951,12 +1962,12 @@ def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_action_roll(given: Mapping[str, object]) -> Joint:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
-    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    v_assistance = check_flag('assistance', given.get('assistance', False))
-    v_push_or_bargain = check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain'))
-    v_ability_dice = check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
-    v_moderate_harm = check_flag('moderate_harm', given.get('moderate_harm', False))
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
+    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_assistance = _check_flag('assistance', given.get('assistance', False))
+    v_push_or_bargain = _check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain'))
+    v_ability_dice = _check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
+    v_moderate_harm = _check_flag('moderate_harm', given.get('moderate_harm', False))
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
     plan = Planning()
     _total_action_roll(plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
@@ -2019,16 +2030,16 @@ def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
 
 
 def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_effect_levels(rng, depth, check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')))
+    return _run_effect_levels(rng, depth, _check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')))
 
 
 def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
     'Effect Levels [WW-12, lines 406-414]\n\nIn *Wyrd Wolds*, you achieve goals by taking actions and facing consequences. But how many actions does it take to achieve a particular goal? That depends on the **effect level** of your actions. The GM judges the effect level using the profiles below. Which one best matches the action at hand -- **great**, **standard**, or **limited**? Each effect level indicates the questions that should be answered for that effect, as well as how many segments to tick if you\'re using a **progress clock**.\n\ngreat: GREAT -- *You achieve more than usual. How does the extra effort manifest? What additional benefit do you enjoy?*\nstandard: STANDARD -- *You achieve what we\'d expect as "normal" with this action. Is that enough, or is there more left to do?*\nlimited: LIMITED -- *You achieve a partial or weak effect. How is your impact diminished? What effort remains to achieve your goal?*\nzero: ZERO -- When considering factors, effect level might be reduced below limited, resulting in **zero effect**\nextreme: EXTREME -- or increased beyond great, resulting in an **extreme effect**.'
-    return _run_effect_levels(rng if rng is not None else random.Random(), 0, (effect if type(effect) is str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))))
+    return _run_effect_levels(rng if rng is not None else _Random(), 0, (effect if _type(effect) is _str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))))
 
 
 def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
-    v_effect = check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
+    v_effect = _check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
     r_total: str = v_effect
     return {(_band_effect_levels(r_total, None, (), (), False, v_effect), r_total): 1}, 1
 
@@ -2068,17 +2079,17 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
 
 
 def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_effective_quality(rng, depth, check_int('tier', given.get('tier', 1), 0, 6), check_flag('fine', given.get('fine', False)))
+    return _run_effective_quality(rng, depth, _check_int('tier', given.get('tier', 1), 0, 6), _check_flag('fine', given.get('fine', False)))
 
 
 def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random | None = None) -> Result:
     'Quality/Tier with fine items [WW-13, lines 426-428]\n\nQuality represents the effectiveness of tools, weapons, or other resources, usually summarized by Tier. **Fine items** count as +1 bonus in quality, stacking with Tier.'
-    return _run_effective_quality(rng if rng is not None else random.Random(), 0, (tier if type(tier) is int and 0 <= tier <= 6 else check_int('tier', tier, 0, 6)), (fine if type(fine) is bool else check_flag('fine', fine)))
+    return _run_effective_quality(rng if rng is not None else _Random(), 0, (tier if _type(tier) is _int and 0 <= tier <= 6 else _check_int('tier', tier, 0, 6)), (fine if _type(fine) is _bool else _check_flag('fine', fine)))
 
 
 def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
-    v_tier = check_int('tier', given.get('tier', 1), 0, 6)
-    v_fine = check_flag('fine', given.get('fine', False))
+    v_tier = _check_int('tier', given.get('tier', 1), 0, 6)
+    v_fine = _check_flag('fine', given.get('fine', False))
     r_total: int = (v_tier + v_fine)
     return {(_band_effective_quality(r_total, None, (), (), False, v_tier, v_fine), r_total): 1}, 1
 
@@ -2127,18 +2138,18 @@ def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: boo
 
 
 def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_quality_factor(rng, depth, check_int('tier', given.get('tier', 1), 0, 6), check_flag('fine', given.get('fine', False)), check_int('opposition', given.get('opposition', 1), 0, 6))
+    return _run_quality_factor(rng, depth, _check_int('tier', given.get('tier', 1), 0, 6), _check_flag('fine', given.get('fine', False)), _check_int('opposition', given.get('opposition', 1), 0, 6))
 
 
 def quality_factor(*, tier: int = 1, fine: bool = False, opposition: int = 1, rng: random.Random | None = None) -> Result:
     'Quality factor [WW-13, line 418, line 428]\n\nIf the PC has an advantage in a given factor, consider a higher effect level. If they have a disadvantage, consider a reduced effect level.\n\n-1: Disadvantage -- If they have a disadvantage, consider a reduced effect level.\n0: Even\n1: Advantage -- If the PC has an advantage in a given factor, consider a higher effect level.'
-    return _run_quality_factor(rng if rng is not None else random.Random(), 0, (tier if type(tier) is int and 0 <= tier <= 6 else check_int('tier', tier, 0, 6)), (fine if type(fine) is bool else check_flag('fine', fine)), (opposition if type(opposition) is int and 0 <= opposition <= 6 else check_int('opposition', opposition, 0, 6)))
+    return _run_quality_factor(rng if rng is not None else _Random(), 0, (tier if _type(tier) is _int and 0 <= tier <= 6 else _check_int('tier', tier, 0, 6)), (fine if _type(fine) is _bool else _check_flag('fine', fine)), (opposition if _type(opposition) is _int and 0 <= opposition <= 6 else _check_int('opposition', opposition, 0, 6)))
 
 
 def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
-    v_tier = check_int('tier', given.get('tier', 1), 0, 6)
-    v_fine = check_flag('fine', given.get('fine', False))
-    v_opposition = check_int('opposition', given.get('opposition', 1), 0, 6)
+    v_tier = _check_int('tier', given.get('tier', 1), 0, 6)
+    v_fine = _check_flag('fine', given.get('fine', False))
+    v_opposition = _check_int('opposition', given.get('opposition', 1), 0, 6)
     r_total: int = sign(((v_tier + v_fine) - v_opposition))
     return {(_band_quality_factor(r_total, None, (), (), False, v_tier, v_fine, v_opposition), r_total): 1}, 1
 
@@ -2193,21 +2204,21 @@ def _run_effect_level(rng: random.Random, depth: int, v_gut: str, v_potency: str
 
 
 def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_effect_level(rng, depth, check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')), check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage')), check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage')), check_choice('scale', given.get('scale', 'even'), ('disadvantage', 'even', 'advantage')), check_int('bonus', given.get('bonus', 0), 0, 3), check_flag('reduced_effect', given.get('reduced_effect', False)))
+    return _run_effect_level(rng, depth, _check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')), _check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage')), _check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage')), _check_choice('scale', given.get('scale', 'even'), ('disadvantage', 'even', 'advantage')), _check_int('bonus', given.get('bonus', 0), 0, 3), _check_flag('reduced_effect', given.get('reduced_effect', False)))
 
 
 def effect_level(*, gut: str = 'standard', potency: str = 'even', quality: str = 'even', scale: str = 'even', bonus: int = 0, reduced_effect: bool = False, rng: random.Random | None = None) -> Result:
     'Effect level [WW-13, WW-16, WW-23, WW-35, line 418, lines 434-438, line 481, line 812, line 818]\n\nWhen considering factors, effect level might be reduced below limited, resulting in **zero effect**—or increased beyond great, resulting in an **extreme effect**.\nIf a PC special ability gives "+1 effect," it comes into play *after* the GM has assessed the effect level. For example, if you ended up with zero effect, the +1 effect bonus from your Cutter\'s **Bodyguard** ability would bump them up to limited effect.\nAlso, remember that a PC can **push themselves** (take 2 stress) to get +1 effect on their action.\n\n0: Zero -- **zero effect**\n1: Limited -- **limited**\n2: Standard -- **standard**\n3: Great -- **great**\n4: Extreme -- **extreme effect**'
-    return _run_effect_level(rng if rng is not None else random.Random(), 0, (gut if type(gut) is str and gut in {'zero', 'limited', 'standard', 'great', 'extreme'} else check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme'))), (potency if type(potency) is str and potency in {'disadvantage', 'even', 'advantage'} else check_choice('potency', potency, ('disadvantage', 'even', 'advantage'))), (quality if type(quality) is str and quality in {'disadvantage', 'even', 'advantage'} else check_choice('quality', quality, ('disadvantage', 'even', 'advantage'))), (scale if type(scale) is str and scale in {'disadvantage', 'even', 'advantage'} else check_choice('scale', scale, ('disadvantage', 'even', 'advantage'))), (bonus if type(bonus) is int and 0 <= bonus <= 3 else check_int('bonus', bonus, 0, 3)), (reduced_effect if type(reduced_effect) is bool else check_flag('reduced_effect', reduced_effect)))
+    return _run_effect_level(rng if rng is not None else _Random(), 0, (gut if _type(gut) is _str and gut in {'zero', 'limited', 'standard', 'great', 'extreme'} else _check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme'))), (potency if _type(potency) is _str and potency in {'disadvantage', 'even', 'advantage'} else _check_choice('potency', potency, ('disadvantage', 'even', 'advantage'))), (quality if _type(quality) is _str and quality in {'disadvantage', 'even', 'advantage'} else _check_choice('quality', quality, ('disadvantage', 'even', 'advantage'))), (scale if _type(scale) is _str and scale in {'disadvantage', 'even', 'advantage'} else _check_choice('scale', scale, ('disadvantage', 'even', 'advantage'))), (bonus if _type(bonus) is _int and 0 <= bonus <= 3 else _check_int('bonus', bonus, 0, 3)), (reduced_effect if _type(reduced_effect) is _bool else _check_flag('reduced_effect', reduced_effect)))
 
 
 def _joint_effect_level(given: Mapping[str, object]) -> Joint:
-    v_gut = check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
-    v_potency = check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage'))
-    v_quality = check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage'))
-    v_scale = check_choice('scale', given.get('scale', 'even'), ('disadvantage', 'even', 'advantage'))
-    v_bonus = check_int('bonus', given.get('bonus', 0), 0, 3)
-    v_reduced_effect = check_flag('reduced_effect', given.get('reduced_effect', False))
+    v_gut = _check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
+    v_potency = _check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage'))
+    v_quality = _check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage'))
+    v_scale = _check_choice('scale', given.get('scale', 'even'), ('disadvantage', 'even', 'advantage'))
+    v_bonus = _check_int('bonus', given.get('bonus', 0), 0, 3)
+    v_reduced_effect = _check_flag('reduced_effect', given.get('reduced_effect', False))
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
     r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
     return {(_band_effect_level(r_total, None, (), (), False, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed), r_total): 1}, 1
@@ -2256,17 +2267,17 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
 
 
 def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_traded_effect(rng, depth, check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')), check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position')))
+    return _run_traded_effect(rng, depth, _check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')), _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position')))
 
 
 def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.Random | None = None) -> Result:
     "Trading Position for Effect: effect [WW-14, lines 442-446]\n\nAfter factors are considered and the GM has announced the effect level, a player might want to trade position for effect, or vice versa. For instance, if they're going to make a risky roll with standard effect (the most common scenario, generally), they might instead want to push their luck and make a desperate roll but with great effect.\n\nzero: Zero\nlimited: Limited\nstandard: Standard\ngreat: Great\nextreme: Extreme"
-    return _run_traded_effect(rng if rng is not None else random.Random(), 0, (effect if type(effect) is str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))), (trade if type(trade) is str and trade in {'none', 'for_effect', 'for_position'} else check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
+    return _run_traded_effect(rng if rng is not None else _Random(), 0, (effect if _type(effect) is _str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))), (trade if _type(trade) is _str and trade in {'none', 'for_effect', 'for_position'} else _check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
 
 
 def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
-    v_effect = check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
-    v_trade = check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
+    v_effect = _check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
+    v_trade = _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
     r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
     return {(_band_traded_effect(r_total, None, (), (), False, v_effect, v_trade), r_total): 1}, 1
 
@@ -2313,17 +2324,17 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
 
 
 def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_traded_position(rng, depth, check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')), check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position')))
+    return _run_traded_position(rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')), _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position')))
 
 
 def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random.Random | None = None) -> Result:
     "Trading Position for Effect: position [WW-14, lines 442-454]\n\nThis kind of trade-off isn't included in the effect factors because it's not an element the GM should assess when setting the effect level. Once the level is set, though, you can always offer the trade-off to the player if it makes sense in the situation.\n\ncontrolled: Controlled\nrisky: Risky\ndesperate: Desperate"
-    return _run_traded_position(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))), (trade if type(trade) is str and trade in {'none', 'for_effect', 'for_position'} else check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
+    return _run_traded_position(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))), (trade if _type(trade) is _str and trade in {'none', 'for_effect', 'for_position'} else _check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
 
 
 def _joint_traded_position(given: Mapping[str, object]) -> Joint:
-    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    v_trade = check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
+    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_trade = _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
     r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
     return {(_band_traded_position(r_total, None, (), (), False, v_position, v_trade), r_total): 1}, 1
 
@@ -2373,16 +2384,16 @@ def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str)
 
 
 def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_complication_ticks(rng, depth, check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious')))
+    return _run_complication_ticks(rng, depth, _check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious')))
 
 
 def complication_ticks(*, complication: str = 'standard', rng: random.Random | None = None) -> Result:
     "Complication [WW-16, WW-26, lines 483-491, line 243]\n\nOr the GM might tick a clock for the complication, instead. Maybe there's a clock for the alert level of the guards at the manor. Or maybe the GM creates a new clock for the suspicion of the noble guests at the masquerade party and ticks it. Fill one tick on a clock for a minor complication or two ticks for a standard complication.\n\nminor: minor -- Fill one tick on a clock for a minor complication\nstandard: standard -- two ticks for a standard complication.\nserious: serious -- A **serious complication** is more severe: reinforcements surround and trap you, the room catches fire and falling ceiling beams block the door, your weapon is broken, the party suffers +2 **heat**, your target escapes out of sight, etc. Fill three ticks on a clock for a serious complication."
-    return _run_complication_ticks(rng if rng is not None else random.Random(), 0, (complication if type(complication) is str and complication in {'minor', 'standard', 'serious'} else check_choice('complication', complication, ('minor', 'standard', 'serious'))))
+    return _run_complication_ticks(rng if rng is not None else _Random(), 0, (complication if _type(complication) is _str and complication in {'minor', 'standard', 'serious'} else _check_choice('complication', complication, ('minor', 'standard', 'serious'))))
 
 
 def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
-    v_complication = check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious'))
+    v_complication = _check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious'))
     r_total: str = v_complication
     return {(_band_complication_ticks(r_total, None, (), (), False, v_complication), r_total): 1}, 1
 
@@ -2426,16 +2437,16 @@ def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Resu
 
 
 def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_worse_position(rng, depth, check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')))
+    return _run_worse_position(rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')))
 
 
 def worse_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     'Worse Position [WW-11, WW-16, lines 497-499]\n\nThis consequence represents losing control of the situation—the action carries you into a more dangerous position.\n\nrisky: Risky\ndesperate: Desperate'
-    return _run_worse_position(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))))
+    return _run_worse_position(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))))
 
 
 def _joint_worse_position(given: Mapping[str, object]) -> Joint:
-    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     r_total: str = step(_O_worse_position_position, v_position, 1)
     return {(_band_worse_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
@@ -2483,16 +2494,16 @@ def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str
 
 
 def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_resistance_attribute(rng, depth, check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental')))
+    return _run_resistance_attribute(rng, depth, _check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental')))
 
 
 def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | None = None) -> Result:
     "Which attribute resists [WW-20, lines 539-543]\n\nYou make the roll using one of your character's **attributes** (**Insight**, **Prowess**, or **Resolve**). The GM chooses the attribute, based on the nature of consequences:\n\ndeception: deception -- **Insight**: Consequences from deception or understanding.\nphysical: physical -- **Prowess**: Consequences from physical strain or injury.\nmental: mental -- **Resolve**: Consequences from mental strain or willpower."
-    return _run_resistance_attribute(rng if rng is not None else random.Random(), 0, (consequence if type(consequence) is str and consequence in {'deception', 'physical', 'mental'} else check_choice('consequence', consequence, ('deception', 'physical', 'mental'))))
+    return _run_resistance_attribute(rng if rng is not None else _Random(), 0, (consequence if _type(consequence) is _str and consequence in {'deception', 'physical', 'mental'} else _check_choice('consequence', consequence, ('deception', 'physical', 'mental'))))
 
 
 def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
-    v_consequence = check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental'))
+    v_consequence = _check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental'))
     r_total: str = v_consequence
     return {(_band_resistance_attribute(r_total, None, (), (), False, v_consequence), r_total): 1}, 1
 
@@ -2554,9 +2565,9 @@ def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, o
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'RESISTANCE ROLL [WW-19, WW-01, WW-02, line 545, lines 567-577]\n\n⏣ **1d** for each **Attribute** rating.\nYou **reduce** or **avoid** the effects of the consequence (GM chooses).\n**Suffer 6 **Stress** minus the highest die result.**\n**Critical**: Clear 1 stress.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Critical**: Clear 1 stress.\n1-6: Resisted -- **Suffer 6 **Stress** minus the highest die result.**'
-    v_attribute = (attribute if type(attribute) is int and 0 <= attribute <= 4 else check_int('attribute', attribute, 0, 4))
+    v_attribute = (attribute if _type(attribute) is _int and 0 <= attribute <= 4 else _check_int('attribute', attribute, 0, 4))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_attribute,)
     thrown = _THROWN_resistance_roll.get(given)
     if thrown is None:
@@ -2567,14 +2578,14 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_attribute = check_int('attribute', given.get('attribute', 2), 0, 4)
+    v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
     return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
 
 
 def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
-    v_attribute = check_int('attribute', given.get('attribute', 2), 0, 4)
+    v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
     return exact_joint(
@@ -2625,17 +2636,17 @@ def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: st
 
 
 def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_resisted_harm(rng, depth, check_int('harm', given.get('harm', 3), 1, 4), check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid')))
+    return _run_resisted_harm(rng, depth, _check_int('harm', given.get('harm', 3), 1, 4), _check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid')))
 
 
 def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random | None = None) -> Result:
     "Harm after resistance [WW-19, lines 547-553]\n\nUsually, a resistance roll **reduces the severity** of a consequence. If you're going to suffer fatal harm, for example, a resistance roll would reduce the harm to severe, instead.\n\n0: No harm -- you avoid that consequence completely\n1: Lesser -- Lesser (1)\n2: Moderate -- Moderate (2)\n3: Severe -- Severe (3)"
-    return _run_resisted_harm(rng if rng is not None else random.Random(), 0, (harm if type(harm) is int and 1 <= harm <= 4 else check_int('harm', harm, 1, 4)), (ruling if type(ruling) is str and ruling in {'reduce', 'avoid'} else check_choice('ruling', ruling, ('reduce', 'avoid'))))
+    return _run_resisted_harm(rng if rng is not None else _Random(), 0, (harm if _type(harm) is _int and 1 <= harm <= 4 else _check_int('harm', harm, 1, 4)), (ruling if _type(ruling) is _str and ruling in {'reduce', 'avoid'} else _check_choice('ruling', ruling, ('reduce', 'avoid'))))
 
 
 def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
-    v_harm = check_int('harm', given.get('harm', 3), 1, 4)
-    v_ruling = check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid'))
+    v_harm = _check_int('harm', given.get('harm', 3), 1, 4)
+    v_ruling = _check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid'))
     r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
     return {(_band_resisted_harm(r_total, None, (), (), False, v_harm, v_ruling), r_total): 1}, 1
 
@@ -2680,17 +2691,17 @@ def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str)
 
 
 def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_armored_harm(rng, depth, check_int('harm', given.get('harm', 2), 1, 4), check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy')))
+    return _run_armored_harm(rng, depth, _check_int('harm', given.get('harm', 2), 1, 4), _check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy')))
 
 
 def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | None = None) -> Result:
     'Harm after armor [WW-21, line 583]\n\n> Silas is taking level 2 harm, "Cut to the Ribs," and the fight isn\'t even over yet, so Ian decides to use Silas\'s armor to reduce the harm. He marks the armor box and the harm becomes level 1, "Bruised." If Silas was wearing heavy armor, he could mark a second armor box and reduce the harm again, to zero.\n\n0: No harm -- reduce the harm again, to zero\n1: Lesser -- Lesser (1)\n2: Moderate -- Moderate (2)\n3: Severe -- Severe (3)'
-    return _run_armored_harm(rng if rng is not None else random.Random(), 0, (harm if type(harm) is int and 1 <= harm <= 4 else check_int('harm', harm, 1, 4)), (boxes if type(boxes) is str and boxes in {'armor', 'heavy'} else check_choice('boxes', boxes, ('armor', 'heavy'))))
+    return _run_armored_harm(rng if rng is not None else _Random(), 0, (harm if _type(harm) is _int and 1 <= harm <= 4 else _check_int('harm', harm, 1, 4)), (boxes if _type(boxes) is _str and boxes in {'armor', 'heavy'} else _check_choice('boxes', boxes, ('armor', 'heavy'))))
 
 
 def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
-    v_harm = check_int('harm', given.get('harm', 2), 1, 4)
-    v_boxes = check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy'))
+    v_harm = _check_int('harm', given.get('harm', 2), 1, 4)
+    v_boxes = _check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy'))
     r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
     return {(_band_armored_harm(r_total, None, (), (), False, v_harm, v_boxes), r_total): 1}, 1
 
@@ -2762,11 +2773,11 @@ def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def fortune_roll(*, trait: int = 1, advantages: int = 0, disadvantages: int = 0, rng: random.Random | None = None) -> Result:
     'FORTUNE ROLL [WW-27, WW-01, WW-02, lines 629-644]\n\n⏣ *1d* for each **Trait** rating.\n⊕ *+1d* for each **Major Advantage**.\n⊖ *-1d* for each **Major Disadvantage**.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- Exceptional result / Great, extreme effect.\n6: 6 -- Good result / Standard,  full effect.\n4/5: 4/5 -- Mixed result / Limited, partial  effect.\n1-3: 1-3 -- Bad result / Poor, little effect.'
-    v_trait = (trait if type(trait) is int and 0 <= trait <= 6 else check_int('trait', trait, 0, 6))
-    v_advantages = (advantages if type(advantages) is int and 0 <= advantages <= 3 else check_int('advantages', advantages, 0, 3))
-    v_disadvantages = (disadvantages if type(disadvantages) is int and 0 <= disadvantages <= 3 else check_int('disadvantages', disadvantages, 0, 3))
+    v_trait = (trait if _type(trait) is _int and 0 <= trait <= 6 else _check_int('trait', trait, 0, 6))
+    v_advantages = (advantages if _type(advantages) is _int and 0 <= advantages <= 3 else _check_int('advantages', advantages, 0, 3))
+    v_disadvantages = (disadvantages if _type(disadvantages) is _int and 0 <= disadvantages <= 3 else _check_int('disadvantages', disadvantages, 0, 3))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_trait, v_advantages, v_disadvantages)
     thrown = _THROWN_fortune_roll.get(given)
     if thrown is None:
@@ -2777,18 +2788,18 @@ def fortune_roll(*, trait: int = 1, advantages: int = 0, disadvantages: int = 0,
 
 
 def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_trait = check_int('trait', given.get('trait', 1), 0, 6)
-    v_advantages = check_int('advantages', given.get('advantages', 0), 0, 3)
-    v_disadvantages = check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
+    v_trait = _check_int('trait', given.get('trait', 1), 0, 6)
+    v_advantages = _check_int('advantages', given.get('advantages', 0), 0, 3)
+    v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
     plan = Planning()
     _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
     return exact_totals(plan.specs, lambda g: _total_fortune_roll(Replaying(g), v_trait, v_advantages, v_disadvantages))
 
 
 def _joint_fortune_roll(given: Mapping[str, object]) -> Joint:
-    v_trait = check_int('trait', given.get('trait', 1), 0, 6)
-    v_advantages = check_int('advantages', given.get('advantages', 0), 0, 3)
-    v_disadvantages = check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
+    v_trait = _check_int('trait', given.get('trait', 1), 0, 6)
+    v_advantages = _check_int('advantages', given.get('advantages', 0), 0, 3)
+    v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
     plan = Planning()
     _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
     return exact_joint(
@@ -2832,16 +2843,16 @@ def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Re
 
 
 def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_information_detail(rng, depth, check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited')))
+    return _run_information_detail(rng, depth, _check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited')))
 
 
 def information_detail(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
     'GATHER INFORMATION [WW-28, lines 683-691]\n\n*Ask a question and make an action roll or a fortune roll. The GM answers you honestly, with a level of detail depending on the effect level.*\n\ngreat: great -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\nstandard: standard -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\nlimited: limited -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.'
-    return _run_information_detail(rng if rng is not None else random.Random(), 0, (effect if type(effect) is str and effect in {'great', 'standard', 'limited'} else check_choice('effect', effect, ('great', 'standard', 'limited'))))
+    return _run_information_detail(rng if rng is not None else _Random(), 0, (effect if _type(effect) is _str and effect in {'great', 'standard', 'limited'} else _check_choice('effect', effect, ('great', 'standard', 'limited'))))
 
 
 def _joint_information_detail(given: Mapping[str, object]) -> Joint:
-    v_effect = check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
+    v_effect = _check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
     r_total: str = v_effect
     return {(_band_information_detail(r_total, None, (), (), False, v_effect), r_total): 1}, 1
 
@@ -2913,9 +2924,9 @@ def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str
 
 def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     "Gather information (fortune roll) [WW-28, WW-27, WW-02, line 615, line 652, lines 639-642, lines 683-691]\n\nIf it's not common knowledge but there's no obstacle, a simple fortune roll determines the quality of the information you gather.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\n6: 6 -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\n4/5: 4/5 -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.\n1-3: 1-3 -- Bad result / Poor, little effect."
-    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
+    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_rating,)
     thrown = _THROWN_gather_information.get(given)
     if thrown is None:
@@ -2926,14 +2937,14 @@ def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> 
 
 
 def _totals_gather_information(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     plan = Planning()
     _total_gather_information(plan, v_rating)
     return exact_totals(plan.specs, lambda g: _total_gather_information(Replaying(g), v_rating))
 
 
 def _joint_gather_information(given: Mapping[str, object]) -> Joint:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     plan = Planning()
     _total_gather_information(plan, v_rating)
     return exact_joint(
@@ -2989,16 +3000,16 @@ def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
 
 
 def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_xp_award(rng, depth, check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often')))
+    return _run_xp_award(rng, depth, _check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often')))
 
 
 def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Result:
     'xp for a trigger [WW-30, WW-31, line 707, line 723]\n\nFor each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.\n\nnever: No xp\nonce: once -- mark 1 xp if it happened at all\noften: often -- mark 2 xp if it happened a lot during the session'
-    return _run_xp_award(rng if rng is not None else random.Random(), 0, (happened if type(happened) is str and happened in {'never', 'once', 'often'} else check_choice('happened', happened, ('never', 'once', 'often'))))
+    return _run_xp_award(rng if rng is not None else _Random(), 0, (happened if _type(happened) is _str and happened in {'never', 'once', 'often'} else _check_choice('happened', happened, ('never', 'once', 'often'))))
 
 
 def _joint_xp_award(given: Mapping[str, object]) -> Joint:
-    v_happened = check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
+    v_happened = _check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
     r_total: str = v_happened
     return {(_band_xp_award(r_total, None, (), (), False, v_happened), r_total): 1}, 1
 
@@ -3042,18 +3053,18 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
 
 
 def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_end_of_session_xp(rng, depth, check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often')), check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often')), check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often')))
+    return _run_end_of_session_xp(rng, depth, _check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often')), _check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often')), _check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often')))
 
 
 def end_of_session_xp(*, playbook: str = 'never', beliefs: str = 'never', struggle: str = 'never', rng: random.Random | None = None) -> Result:
     'End-of-session xp [WW-30, lines 707-717]\n\nFor each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.'
-    return _run_end_of_session_xp(rng if rng is not None else random.Random(), 0, (playbook if type(playbook) is str and playbook in {'never', 'once', 'often'} else check_choice('playbook', playbook, ('never', 'once', 'often'))), (beliefs if type(beliefs) is str and beliefs in {'never', 'once', 'often'} else check_choice('beliefs', beliefs, ('never', 'once', 'often'))), (struggle if type(struggle) is str and struggle in {'never', 'once', 'often'} else check_choice('struggle', struggle, ('never', 'once', 'often'))))
+    return _run_end_of_session_xp(rng if rng is not None else _Random(), 0, (playbook if _type(playbook) is _str and playbook in {'never', 'once', 'often'} else _check_choice('playbook', playbook, ('never', 'once', 'often'))), (beliefs if _type(beliefs) is _str and beliefs in {'never', 'once', 'often'} else _check_choice('beliefs', beliefs, ('never', 'once', 'often'))), (struggle if _type(struggle) is _str and struggle in {'never', 'once', 'often'} else _check_choice('struggle', struggle, ('never', 'once', 'often'))))
 
 
 def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
-    v_playbook = check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often'))
-    v_beliefs = check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often'))
-    v_struggle = check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often'))
+    v_playbook = _check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often'))
+    v_beliefs = _check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often'))
+    v_struggle = _check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often'))
     r_total: int = ((_N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]) + _N_end_of_session_xp_struggle[v_struggle])
     return {(_band_end_of_session_xp(r_total, None, (), (), False, v_playbook, v_beliefs, v_struggle), r_total): 1}, 1
 
@@ -3097,19 +3108,19 @@ def _run_party_session_xp(rng: random.Random, depth: int, v_party: str, v_statio
 
 
 def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_party_session_xp(rng, depth, check_choice('party', given.get('party', 'never'), ('never', 'once', 'often')), check_choice('station', given.get('station', 'never'), ('never', 'once', 'often')), check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often')), check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often')))
+    return _run_party_session_xp(rng, depth, _check_choice('party', given.get('party', 'never'), ('never', 'once', 'often')), _check_choice('station', given.get('station', 'never'), ('never', 'once', 'often')), _check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often')), _check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often')))
 
 
 def party_session_xp(*, party: str = 'never', station: str = 'never', reputation: str = 'never', nature: str = 'never', rng: random.Random | None = None) -> Result:
     'Party xp [WW-31, line 723]\n\nAt the end of the session, review the party xp triggers and mark 1 party xp for each item that occurred during the session. If an item occurred multiple times or in a major way, mark 2 party xp for it.'
-    return _run_party_session_xp(rng if rng is not None else random.Random(), 0, (party if type(party) is str and party in {'never', 'once', 'often'} else check_choice('party', party, ('never', 'once', 'often'))), (station if type(station) is str and station in {'never', 'once', 'often'} else check_choice('station', station, ('never', 'once', 'often'))), (reputation if type(reputation) is str and reputation in {'never', 'once', 'often'} else check_choice('reputation', reputation, ('never', 'once', 'often'))), (nature if type(nature) is str and nature in {'never', 'once', 'often'} else check_choice('nature', nature, ('never', 'once', 'often'))))
+    return _run_party_session_xp(rng if rng is not None else _Random(), 0, (party if _type(party) is _str and party in {'never', 'once', 'often'} else _check_choice('party', party, ('never', 'once', 'often'))), (station if _type(station) is _str and station in {'never', 'once', 'often'} else _check_choice('station', station, ('never', 'once', 'often'))), (reputation if _type(reputation) is _str and reputation in {'never', 'once', 'often'} else _check_choice('reputation', reputation, ('never', 'once', 'often'))), (nature if _type(nature) is _str and nature in {'never', 'once', 'often'} else _check_choice('nature', nature, ('never', 'once', 'often'))))
 
 
 def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
-    v_party = check_choice('party', given.get('party', 'never'), ('never', 'once', 'often'))
-    v_station = check_choice('station', given.get('station', 'never'), ('never', 'once', 'often'))
-    v_reputation = check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often'))
-    v_nature = check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often'))
+    v_party = _check_choice('party', given.get('party', 'never'), ('never', 'once', 'often'))
+    v_station = _check_choice('station', given.get('station', 'never'), ('never', 'once', 'often'))
+    v_reputation = _check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often'))
+    v_nature = _check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often'))
     r_total: int = (((_N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]) + _N_party_session_xp_reputation[v_reputation]) + _N_party_session_xp_nature[v_nature])
     return {(_band_party_session_xp(r_total, None, (), (), False, v_party, v_station, v_reputation, v_nature), r_total): 1}, 1
 
@@ -3153,16 +3164,16 @@ def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
 
 
 def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_load_levels(rng, depth, check_int('load', given.get('load', 3), 0, 12))
+    return _run_load_levels(rng, depth, _check_int('load', given.get('load', 3), 0, 12))
 
 
 def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result:
     "Loadout [WW-32, lines 746-757]\n\nYou have access to all of the **items** on your character sheet. For each operation, decide what your character's **load** will be. During the operation, you may say that your character has an item on hand by checking the box for the item you want to use—up to a number of items equal to your chosen load. Your load also determines your movement speed and conspicuousness:\n\n0-3: 1-3 load -- **Light.** *You're faster, less conspicuous; you blend in with citizens.*\n4/5: 4/5 load -- **Normal.** *You look like a scoundrel, ready for trouble.*\n6: 6 load -- **Heavy.** *You're slower. You look like an operative on a mission.*\n7+: 7-9 load -- **Encumbered.** *You're overburdened and can't do anything except move very slowly.*"
-    return _run_load_levels(rng if rng is not None else random.Random(), 0, (load if type(load) is int and 0 <= load <= 12 else check_int('load', load, 0, 12)))
+    return _run_load_levels(rng if rng is not None else _Random(), 0, (load if _type(load) is _int and 0 <= load <= 12 else _check_int('load', load, 0, 12)))
 
 
 def _joint_load_levels(given: Mapping[str, object]) -> Joint:
-    v_load = check_int('load', given.get('load', 3), 0, 12)
+    v_load = _check_int('load', given.get('load', 3), 0, 12)
     r_total: int = v_load
     return {(_band_load_levels(r_total, None, (), (), False, v_load), r_total): 1}, 1
 
@@ -3214,19 +3225,19 @@ def _run_group_action(rng: random.Random, depth: int, v_first: str, v_second: st
 
 
 def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_group_action(rng, depth, check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical')), check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical')), check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical')), check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical')))
+    return _run_group_action(rng, depth, _check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical')), _check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical')), _check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical')), _check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical')))
 
 
 def group_action(*, first: str = 'full', second: str = 'bad', third: str = 'absent', fourth: str = 'absent', rng: random.Random | None = None) -> Result:
     "Lead a group action [WW-34, lines 792-802]\n\nEach PC who's involved makes an **action roll** (using the same action) and **the team counts the single best result** as the overall effort for everyone who rolled. However, the character leading the group action takes **1 stress** for each PC that rolled** 1-3** as their best result.\n\n1: Bad -- 1-3\n2: Partial -- 4/5\n3: Full -- 6\n4: Critical -- Critical"
-    return _run_group_action(rng if rng is not None else random.Random(), 0, (first if type(first) is str and first in {'bad', 'partial', 'full', 'critical'} else check_choice('first', first, ('bad', 'partial', 'full', 'critical'))), (second if type(second) is str and second in {'bad', 'partial', 'full', 'critical'} else check_choice('second', second, ('bad', 'partial', 'full', 'critical'))), (third if type(third) is str and third in {'absent', 'bad', 'partial', 'full', 'critical'} else check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical'))), (fourth if type(fourth) is str and fourth in {'absent', 'bad', 'partial', 'full', 'critical'} else check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical'))))
+    return _run_group_action(rng if rng is not None else _Random(), 0, (first if _type(first) is _str and first in {'bad', 'partial', 'full', 'critical'} else _check_choice('first', first, ('bad', 'partial', 'full', 'critical'))), (second if _type(second) is _str and second in {'bad', 'partial', 'full', 'critical'} else _check_choice('second', second, ('bad', 'partial', 'full', 'critical'))), (third if _type(third) is _str and third in {'absent', 'bad', 'partial', 'full', 'critical'} else _check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical'))), (fourth if _type(fourth) is _str and fourth in {'absent', 'bad', 'partial', 'full', 'critical'} else _check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical'))))
 
 
 def _joint_group_action(given: Mapping[str, object]) -> Joint:
-    v_first = check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical'))
-    v_second = check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical'))
-    v_third = check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
-    v_fourth = check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
+    v_first = _check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical'))
+    v_second = _check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical'))
+    v_third = _check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
+    v_fourth = _check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
     r_total: int = max(_N_group_action_first[v_first], _N_group_action_second[v_second], _N_group_action_third[v_third], _N_group_action_fourth[v_fourth])
     return {(_band_group_action(r_total, None, (), (), False, v_first, v_second, v_third, v_fourth), r_total): 1}, 1
 
@@ -3270,16 +3281,16 @@ def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> R
 
 
 def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_improved_position(rng, depth, check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')))
+    return _run_improved_position(rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')))
 
 
 def improved_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     'Set up: improved position [WW-35, line 812, line 814]\n\nIf your action has its intended result, any member of the team who follows through on your maneuver gets **+1 effect level** or **improved position** for their roll.\n\ncontrolled: Controlled\nrisky: Risky'
-    return _run_improved_position(rng if rng is not None else random.Random(), 0, (position if type(position) is str and position in {'controlled', 'risky', 'desperate'} else check_choice('position', position, ('controlled', 'risky', 'desperate'))))
+    return _run_improved_position(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))))
 
 
 def _joint_improved_position(given: Mapping[str, object]) -> Joint:
-    v_position = check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
+    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     r_total: str = step(_O_improved_position_position, v_position, -1)
     return {(_band_improved_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
@@ -3338,10 +3349,10 @@ def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     "Downtime roll [WW-06, WW-23, WW-01, WW-02, line 62, line 215, lines 47-51]\n\n**Downtime roll**. When the PCs are at their leisure after a job, they can perform downtime activities in relative safety. You make downtime rolls to see how much they get done.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it's a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it's a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that's a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it's a **bad outcome**. Things go poorly. You probably don't achieve your goal and you suffer complications, too."
-    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
-    v_push = (push if type(push) is bool else check_flag('push', push))
+    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
+    v_push = (push if _type(push) is _bool else _check_flag('push', push))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_rating, v_push)
     thrown = _THROWN_downtime_roll.get(given)
     if thrown is None:
@@ -3352,16 +3363,16 @@ def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | N
 
 
 def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = check_flag('push', given.get('push', False))
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
+    v_push = _check_flag('push', given.get('push', False))
     plan = Planning()
     _total_downtime_roll(plan, v_rating, v_push)
     return exact_totals(plan.specs, lambda g: _total_downtime_roll(Replaying(g), v_rating, v_push))
 
 
 def _joint_downtime_roll(given: Mapping[str, object]) -> Joint:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = check_flag('push', given.get('push', False))
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
+    v_push = _check_flag('push', given.get('push', False))
     plan = Planning()
     _total_downtime_roll(plan, v_rating, v_push)
     return exact_joint(
@@ -3440,10 +3451,10 @@ def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str,
 
 def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     'Long-term project [WW-36, WW-01, WW-02, WW-37, lines 828-836, line 830, line 842]\n\nWhen you work on a long-term project (either a brand new one, or an already existing one), describe what your character does to advance the project clock, and roll one of your actions. Mark segments on the clock according to your result: **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
-    v_rating = (rating if type(rating) is int and 0 <= rating <= 4 else check_int('rating', rating, 0, 4))
-    v_push = (push if type(push) is bool else check_flag('push', push))
+    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
+    v_push = (push if _type(push) is _bool else _check_flag('push', push))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_rating, v_push)
     thrown = _THROWN_long_term_project.get(given)
     if thrown is None:
@@ -3454,16 +3465,16 @@ def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random
 
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = check_flag('push', given.get('push', False))
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
+    v_push = _check_flag('push', given.get('push', False))
     plan = Planning()
     _total_long_term_project(plan, v_rating, v_push)
     return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_rating, v_push))
 
 
 def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
-    v_rating = check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = check_flag('push', given.get('push', False))
+    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
+    v_push = _check_flag('push', given.get('push', False))
     plan = Planning()
     _total_long_term_project(plan, v_rating, v_push)
     return exact_joint(
@@ -3544,10 +3555,10 @@ def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover [WW-37, WW-01, WW-02, WW-36, lines 838-852, line 830, line 842]\n\nRecovery is like a long-term project. Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC) and then you mark a number of segments on your **healing clock**. **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
-    v_healer_rating = (healer_rating if type(healer_rating) is int and 0 <= healer_rating <= 6 else check_int('healer_rating', healer_rating, 0, 6))
-    v_treatment = (treatment if type(treatment) is str and treatment in {'treated', 'self_treated', 'tough_it_out'} else check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
+    v_healer_rating = (healer_rating if _type(healer_rating) is _int and 0 <= healer_rating <= 6 else _check_int('healer_rating', healer_rating, 0, 6))
+    v_treatment = (treatment if _type(treatment) is _str and treatment in {'treated', 'self_treated', 'tough_it_out'} else _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_healer_rating, v_treatment)
     thrown = _THROWN_recovery.get(given)
     if thrown is None:
@@ -3558,16 +3569,16 @@ def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.
 
 
 def _totals_recovery(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_healer_rating = check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
-    v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
+    v_healer_rating = _check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
+    v_treatment = _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
     plan = Planning()
     _total_recovery(plan, v_healer_rating, v_treatment)
     return exact_totals(plan.specs, lambda g: _total_recovery(Replaying(g), v_healer_rating, v_treatment))
 
 
 def _joint_recovery(given: Mapping[str, object]) -> Joint:
-    v_healer_rating = check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
-    v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
+    v_healer_rating = _check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
+    v_treatment = _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
     plan = Planning()
     _total_recovery(plan, v_healer_rating, v_treatment)
     return exact_joint(
@@ -3623,16 +3634,16 @@ def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) ->
 
 
 def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_recovery_treatment(rng, depth, check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')))
+    return _run_recovery_treatment(rng, depth, _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')))
 
 
 def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover: treatment and stress [WW-37, WW-23, line 842, line 850]\n\ntreated: treated -- Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC)\n\nself_treated: self_treated -- You may heal yourself if you have the **Physicker** special ability, but you take 2 stress when you do so.\ntough_it_out: tough_it_out -- You can also choose to simply tough it out and attempt to heal without any treatment—in this case, take 1 stress and roll 0d.'
-    return _run_recovery_treatment(rng if rng is not None else random.Random(), 0, (treatment if type(treatment) is str and treatment in {'treated', 'self_treated', 'tough_it_out'} else check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out'))))
+    return _run_recovery_treatment(rng if rng is not None else _Random(), 0, (treatment if _type(treatment) is _str and treatment in {'treated', 'self_treated', 'tough_it_out'} else _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out'))))
 
 
 def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
-    v_treatment = check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
+    v_treatment = _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out'))
     r_total: str = v_treatment
     return {(_band_recovery_treatment(r_total, None, (), (), False, v_treatment), r_total): 1}, 1
 
@@ -3678,17 +3689,17 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
 
 
 def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_improved_result(rng, depth, check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical')), check_int('coin', given.get('coin', 0), 0, 3))
+    return _run_improved_result(rng, depth, _check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical')), _check_int('coin', given.get('coin', 0), 0, 3))
 
 
 def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random | None = None) -> Result:
     'Spend coin to increase the result level [WW-45, WW-37, line 973, line 848]\n\nBecause a ritual is a downtime activity, you may spend **coin** 1-for-1 to increase the result level of your fortune roll (this represents the expenditure of expensive or rare ritual materials).\n\nbad: Bad -- 1-3\npartial: Partial -- 4/5\nfull: Full -- 6\ncritical: Critical -- Critical'
-    return _run_improved_result(rng if rng is not None else random.Random(), 0, (result if type(result) is str and result in {'bad', 'partial', 'full', 'critical'} else check_choice('result', result, ('bad', 'partial', 'full', 'critical'))), (coin if type(coin) is int and 0 <= coin <= 3 else check_int('coin', coin, 0, 3)))
+    return _run_improved_result(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'bad', 'partial', 'full', 'critical'} else _check_choice('result', result, ('bad', 'partial', 'full', 'critical'))), (coin if _type(coin) is _int and 0 <= coin <= 3 else _check_int('coin', coin, 0, 3)))
 
 
 def _joint_improved_result(given: Mapping[str, object]) -> Joint:
-    v_result = check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical'))
-    v_coin = check_int('coin', given.get('coin', 0), 0, 3)
+    v_result = _check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical'))
+    v_coin = _check_int('coin', given.get('coin', 0), 0, 3)
     r_total: str = step(_O_improved_result_result, v_result, v_coin)
     return {(_band_improved_result(r_total, None, (), (), False, v_result, v_coin), r_total): 1}, 1
 
@@ -3730,16 +3741,16 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
 
 
 def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_train(rng, depth, check_flag('training_upgrade', given.get('training_upgrade', False)))
+    return _run_train(rng, depth, _check_flag('training_upgrade', given.get('training_upgrade', False)))
 
 
 def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -> Result:
     'Train [WW-38, WW-30, line 719, lines 856-858]\n\nWhen you spend time in training, **mark 1 xp** on the xp track for an **attribute** or **playbook** advancement. If you have the appropriate party Training upgrade unlocked, mark **+1 xp** (2 total). See **Party Upgrades**, for more information. *You can train a given xp track only once per downtime.*'
-    return _run_train(rng if rng is not None else random.Random(), 0, (training_upgrade if type(training_upgrade) is bool else check_flag('training_upgrade', training_upgrade)))
+    return _run_train(rng if rng is not None else _Random(), 0, (training_upgrade if _type(training_upgrade) is _bool else _check_flag('training_upgrade', training_upgrade)))
 
 
 def _joint_train(given: Mapping[str, object]) -> Joint:
-    v_training_upgrade = check_flag('training_upgrade', given.get('training_upgrade', False))
+    v_training_upgrade = _check_flag('training_upgrade', given.get('training_upgrade', False))
     r_total: int = (1 + v_training_upgrade)
     return {(_band_train(r_total, None, (), (), False, v_training_upgrade), r_total): 1}, 1
 
@@ -3798,9 +3809,9 @@ def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str,
 
 def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result:
     "Magnitude fortune roll: the crushing wave [WW-44, WW-27, WW-02, lines 867-873]\n\n> A sea demon summons a crushing wave at the canal dock where the PCs are landing their boat. How badly does this damage the vessel and the party? Obviously it's gonna be bad for them, but are they merely sinking or are they immediately wrecked and sunk? The GM makes a fortune roll using 6d (the magnitude of the demon).\n\n1-3: 1-3 -- On a **1-3**, the wave has only little effect (for a huge wave), causing the craft to take on water and begin sinking.\n4-5: 4-5 -- On a **4-5**, the wave has reduced effect, fully swamping the boat and throwing some of the characters and their cargo overboard.\n6: 6 -- On a **6**, the wave has full effect, immediately sinking the boat and dragging the party and cargo under.\nwhen count(6) >= 2 and not zero_dice: Critical -- On a **critical**, the boat is sunk, and also the party and cargo are badly harmed by flying debris and the crushing force of the wave."
-    v_magnitude = (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6))
+    v_magnitude = (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_magnitude,)
     thrown = _THROWN_magnitude_fortune.get(given)
     if thrown is None:
@@ -3811,14 +3822,14 @@ def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -
 
 
 def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
     plan = Planning()
     _total_magnitude_fortune(plan, v_magnitude)
     return exact_totals(plan.specs, lambda g: _total_magnitude_fortune(Replaying(g), v_magnitude))
 
 
 def _joint_magnitude_fortune(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
     plan = Planning()
     _total_magnitude_fortune(plan, v_magnitude)
     return exact_joint(
@@ -3865,16 +3876,16 @@ def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Res
 
 
 def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_area(rng, depth, check_int('magnitude', given.get('magnitude', 0), 0, 6))
+    return _run_magnitude_area(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
 def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'AREA [WW-39, lines 883-886]\n\n0: 0 -- A closet\n\n1: 1 -- A small room\n2: 2 -- A large room& Several rooms\n3: 3 -- A small building\n4: 4 -- A large building\n5: 5 -- A city block'
-    return _run_magnitude_area(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_area(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total: int = v_magnitude
     return {(_band_magnitude_area(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
@@ -3915,16 +3926,16 @@ def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Re
 
 
 def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_scale(rng, depth, check_int('magnitude', given.get('magnitude', 0), 0, 6))
+    return _run_magnitude_scale(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
 def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'SCALE [WW-39, lines 883-887]\n\n0: 0 -- 1 or 2 people\n\n1: 1 -- A small gang (3-6)\n2: 2 -- A medium gang (12)\n3: 3 -- A large gang (20)\n4: 4 -- A huge gang (40)\n5: 5 -- A massive gang (80)\n6: 6 -- A colossal gang (160)'
-    return _run_magnitude_scale(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_scale(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total: int = v_magnitude
     return {(_band_magnitude_scale(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
@@ -3965,16 +3976,16 @@ def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) ->
 
 
 def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_duration(rng, depth, check_int('magnitude', given.get('magnitude', 0), 0, 6))
+    return _run_magnitude_duration(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
 def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'DURATION [WW-40, lines 891-895]\n\n0: 0 -- A few moments\n\n1: 1 -- A few minutes\n2: 2 -- An hour\n3: 3 -- A few hours\n4: 4 -- A day\n5: 5 -- Several days\n6: 6 -- A week'
-    return _run_magnitude_duration(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_duration(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total: int = v_magnitude
     return {(_band_magnitude_duration(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
@@ -4015,16 +4026,16 @@ def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Re
 
 
 def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_range(rng, depth, check_int('magnitude', given.get('magnitude', 0), 0, 6))
+    return _run_magnitude_range(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
 def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     "RANGE [WW-40, lines 891-896]\n\n0: 0 -- Within reach\n\n1: 1 -- A dozen paces\n2: 2 -- A stone's throw\n3: 3 -- Down the road\n4: 4 -- Several blocks away\n5: 5 -- Across the district\n6: 6 -- Across the city"
-    return _run_magnitude_range(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_range(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total: int = v_magnitude
     return {(_band_magnitude_range(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
@@ -4065,16 +4076,16 @@ def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> 
 
 
 def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_quality(rng, depth, check_int('magnitude', given.get('magnitude', 0), 0, 6))
+    return _run_magnitude_quality(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
 def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'TIER & QUALITY [WW-41, lines 900-904]\n\n0: 0 -- Poor\n\n1: 1 -- Adequate\n2: 2 -- Good\n3: 3 -- Excellent\n4: 4 -- Superior\n5: 5 -- Impeccable\n6: 6 -- Legendary'
-    return _run_magnitude_quality(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_quality(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total: int = v_magnitude
     return {(_band_magnitude_quality(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
@@ -4115,16 +4126,16 @@ def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Re
 
 
 def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_magnitude_force(rng, depth, check_int('magnitude', given.get('magnitude', 0), 0, 6))
+    return _run_magnitude_force(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
 def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'FORCE [WW-41, lines 900-905]\n\n0: 0 -- Weak\n\n1: 1 -- Moderate\n2: 2 -- Strong\n3: 3 -- Serious\n4: 4 -- Powerful\n5: 5 -- Overwhelming\n6: 6 -- Devastating'
-    return _run_magnitude_force(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_force(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
 
 
 def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 0), 0, 6)
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
     r_total: int = v_magnitude
     return {(_band_magnitude_force(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
 
@@ -4165,16 +4176,16 @@ def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Res
 
 
 def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_quality_examples(rng, depth, check_int('quality', given.get('quality', 0), 0, 6))
+    return _run_quality_examples(rng, depth, _check_int('quality', given.get('quality', 0), 0, 6))
 
 
 def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> Result:
     'QUALITY EXAMPLES [WW-42, lines 909-919]\n\n6: 6 -- *A mansion, large ship, rare essences or arcane artifacts, powerful demon*\n\n5: 5 -- *A large townhouse, small ship, custom-tailored clothing, lightning barrier*\n4: 4 -- *A luxury vehicle, townhouse, typical demon or powerful ghost*\n3: 3 -- *A coach, boat, military rifle, fashionable clothing, small home*\n2: 2 -- *A pistol, respectable clothing, private rented room, typical ghost*\n1: 1 -- *A fighting blade, ordinary clothing, shared apartment, cheap food or drugs*\n0: 0 -- *A rusty knife, worn & tattered clothing, rickety shack on the street*'
-    return _run_quality_examples(rng if rng is not None else random.Random(), 0, (quality if type(quality) is int and 0 <= quality <= 6 else check_int('quality', quality, 0, 6)))
+    return _run_quality_examples(rng if rng is not None else _Random(), 0, (quality if _type(quality) is _int and 0 <= quality <= 6 else _check_int('quality', quality, 0, 6)))
 
 
 def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
-    v_quality = check_int('quality', given.get('quality', 0), 0, 6)
+    v_quality = _check_int('quality', given.get('quality', 0), 0, 6)
     r_total: int = v_quality
     return {(_band_quality_examples(r_total, None, (), (), False, v_quality), r_total): 1}, 1
 
@@ -4215,16 +4226,16 @@ def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
 
 
 def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_force_examples(rng, depth, check_int('force', given.get('force', 0), 0, 6))
+    return _run_force_examples(rng, depth, _check_int('force', given.get('force', 0), 0, 6))
 
 
 def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Result:
     "FORCE EXAMPLES [WW-43, lines 923-933]\n\n6: 6 -- *Hurricane wind, molten lava, tidal wave, electrical maelstrom*\n\n5: 5 -- *A ship's cannon, raging thunder-storm, massive fire, lightning strike*\n4: 4 -- *A charging horse, burning forge, bomb, whirlwind, electrocution*\n3: 3 -- *A crushing blow, staggering wind, grenade, searing fire, electrical surge*\n2: 2 -- *A powerful blow, howling wind, burning brand*\n1: 1 -- *A solid punch, steady wind, torch flame, electrical shock*\n0: 0 -- *A firm shove, a candle flame, breeze, tiny spark*"
-    return _run_force_examples(rng if rng is not None else random.Random(), 0, (force if type(force) is int and 0 <= force <= 6 else check_int('force', force, 0, 6)))
+    return _run_force_examples(rng if rng is not None else _Random(), 0, (force if _type(force) is _int and 0 <= force <= 6 else _check_int('force', force, 0, 6)))
 
 
 def _joint_force_examples(given: Mapping[str, object]) -> Joint:
-    v_force = check_int('force', given.get('force', 0), 0, 6)
+    v_force = _check_int('force', given.get('force', 0), 0, 6)
     r_total: int = v_force
     return {(_band_force_examples(r_total, None, (), (), False, v_force), r_total): 1}, 1
 
@@ -4266,18 +4277,18 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
 
 
 def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_ritual_stress(rng, depth, check_int('magnitude', given.get('magnitude', 6), 0, 6), check_int('added', given.get('added', 0), 0, 6), check_choice('casting_time', given.get('casting_time', 'moments'), ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')))
+    return _run_ritual_stress(rng, depth, _check_int('magnitude', given.get('magnitude', 6), 0, 6), _check_int('added', given.get('added', 0), 0, 6), _check_choice('casting_time', given.get('casting_time', 'moments'), ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')))
 
 
 def ritual_stress(*, magnitude: int = 6, added: int = 0, casting_time: str = 'moments', rng: random.Random | None = None) -> Result:
     'Ritual stress [WW-44, WW-45, line 875, line 969, line 895]\n\n**Rituals take time to cast.** Use the duration examples on the magnitude table to reduce the stress cost based on the time needed, generally no less than an hour.'
-    return _run_ritual_stress(rng if rng is not None else random.Random(), 0, (magnitude if type(magnitude) is int and 0 <= magnitude <= 6 else check_int('magnitude', magnitude, 0, 6)), (added if type(added) is int and 0 <= added <= 6 else check_int('added', added, 0, 6)), (casting_time if type(casting_time) is str and casting_time in {'moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'} else check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))))
+    return _run_ritual_stress(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)), (added if _type(added) is _int and 0 <= added <= 6 else _check_int('added', added, 0, 6)), (casting_time if _type(casting_time) is _str and casting_time in {'moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'} else _check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))))
 
 
 def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
-    v_magnitude = check_int('magnitude', given.get('magnitude', 6), 0, 6)
-    v_added = check_int('added', given.get('added', 0), 0, 6)
-    v_casting_time = check_choice('casting_time', given.get('casting_time', 'moments'), ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))
+    v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
+    v_added = _check_int('added', given.get('added', 0), 0, 6)
+    v_casting_time = _check_choice('casting_time', given.get('casting_time', 'moments'), ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))
     r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
     return {(_band_ritual_stress(r_total, None, (), (), False, v_magnitude, v_added, v_casting_time), r_total): 1}, 1
 
@@ -4363,13 +4374,13 @@ def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def crafting_roll(*, tinker: int = 1, tier: int = 1, coin: int = 0, workshop: bool = False, minimum: int = 0, rng: random.Random | None = None) -> Result:
     'CRAFTING ROLL [WW-47, WW-01, WW-02, lines 998-1023]\n\n⏣ **1d** for each **Tinker** action dot.\n⊕ **+1** quality per **Coin** spent.\n⊕ **+1** quality for **Workshop** party upgrade.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- Quality level is Tier +2.\n6: 6 -- Quality level is Tier +1.\n4/5: 4/5 -- Quality level is equal to Tier.\n1-3: 1-3 -- Quality level is Tier -1.'
-    v_tinker = (tinker if type(tinker) is int and 0 <= tinker <= 4 else check_int('tinker', tinker, 0, 4))
-    v_tier = (tier if type(tier) is int and 0 <= tier <= 4 else check_int('tier', tier, 0, 4))
-    v_coin = (coin if type(coin) is int and 0 <= coin <= 4 else check_int('coin', coin, 0, 4))
-    v_workshop = (workshop if type(workshop) is bool else check_flag('workshop', workshop))
-    v_minimum = (minimum if type(minimum) is int and 0 <= minimum <= 8 else check_int('minimum', minimum, 0, 8))
+    v_tinker = (tinker if _type(tinker) is _int and 0 <= tinker <= 4 else _check_int('tinker', tinker, 0, 4))
+    v_tier = (tier if _type(tier) is _int and 0 <= tier <= 4 else _check_int('tier', tier, 0, 4))
+    v_coin = (coin if _type(coin) is _int and 0 <= coin <= 4 else _check_int('coin', coin, 0, 4))
+    v_workshop = (workshop if _type(workshop) is _bool else _check_flag('workshop', workshop))
+    v_minimum = (minimum if _type(minimum) is _int and 0 <= minimum <= 8 else _check_int('minimum', minimum, 0, 8))
     if rng is None:
-        rng = random.Random()
+        rng = _Random()
     given = (v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     thrown = _THROWN_crafting_roll.get(given)
     if thrown is None:
@@ -4380,11 +4391,11 @@ def crafting_roll(*, tinker: int = 1, tier: int = 1, coin: int = 0, workshop: bo
 
 
 def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
-    v_tinker = check_int('tinker', given.get('tinker', 1), 0, 4)
-    v_tier = check_int('tier', given.get('tier', 1), 0, 4)
-    v_coin = check_int('coin', given.get('coin', 0), 0, 4)
-    v_workshop = check_flag('workshop', given.get('workshop', False))
-    v_minimum = check_int('minimum', given.get('minimum', 0), 0, 8)
+    v_tinker = _check_int('tinker', given.get('tinker', 1), 0, 4)
+    v_tier = _check_int('tier', given.get('tier', 1), 0, 4)
+    v_coin = _check_int('coin', given.get('coin', 0), 0, 4)
+    v_workshop = _check_flag('workshop', given.get('workshop', False))
+    v_minimum = _check_int('minimum', given.get('minimum', 0), 0, 8)
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     plan = Planning()
     _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
@@ -4392,11 +4403,11 @@ def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
 
 
 def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
-    v_tinker = check_int('tinker', given.get('tinker', 1), 0, 4)
-    v_tier = check_int('tier', given.get('tier', 1), 0, 4)
-    v_coin = check_int('coin', given.get('coin', 0), 0, 4)
-    v_workshop = check_flag('workshop', given.get('workshop', False))
-    v_minimum = check_int('minimum', given.get('minimum', 0), 0, 8)
+    v_tinker = _check_int('tinker', given.get('tinker', 1), 0, 4)
+    v_tier = _check_int('tier', given.get('tier', 1), 0, 4)
+    v_coin = _check_int('coin', given.get('coin', 0), 0, 4)
+    v_workshop = _check_flag('workshop', given.get('workshop', False))
+    v_minimum = _check_int('minimum', given.get('minimum', 0), 0, 8)
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     plan = Planning()
     _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
@@ -4458,17 +4469,17 @@ def _run_modification_requirement(rng: random.Random, depth: int, v_modification
 
 
 def _chain_modification_requirement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return _run_modification_requirement(rng, depth, check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special')), check_int('tier', given.get('tier', 1), 0, 4))
+    return _run_modification_requirement(rng, depth, _check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special')), _check_int('tier', given.get('tier', 1), 0, 4))
 
 
 def modification_requirement(*, modification: str = 'simple', tier: int = 1, rng: random.Random | None = None) -> Result:
     "Modifying an item [WW-48, lines 1025-1033]\n\nAdding a feature or additional function to an item is simpler than creating something new. You don't need to invent a special formula or plan. Make a crafting roll to modify an item (the baseline quality of an item that you modify is equal to your party's Tier, as usual).\n\nsimple: simple -- A simple, useful modification requires Tier +1 quality.\nsignificant: significant -- A significant modification requires Tier +2 quality.\nspecial: special -- An arcane, spark-craft, or alchemical modification requires Tier +3 quality."
-    return _run_modification_requirement(rng if rng is not None else random.Random(), 0, (modification if type(modification) is str and modification in {'simple', 'significant', 'special'} else check_choice('modification', modification, ('simple', 'significant', 'special'))), (tier if type(tier) is int and 0 <= tier <= 4 else check_int('tier', tier, 0, 4)))
+    return _run_modification_requirement(rng if rng is not None else _Random(), 0, (modification if _type(modification) is _str and modification in {'simple', 'significant', 'special'} else _check_choice('modification', modification, ('simple', 'significant', 'special'))), (tier if _type(tier) is _int and 0 <= tier <= 4 else _check_int('tier', tier, 0, 4)))
 
 
 def _joint_modification_requirement(given: Mapping[str, object]) -> Joint:
-    v_modification = check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special'))
-    v_tier = check_int('tier', given.get('tier', 1), 0, 4)
+    v_modification = _check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special'))
+    v_tier = _check_int('tier', given.get('tier', 1), 0, 4)
     r_total: str = v_modification
     return {(_band_modification_requirement(r_total, None, (), (), False, v_modification, v_tier), r_total): 1}, 1
 
