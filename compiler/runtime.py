@@ -156,9 +156,8 @@ _fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
 def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
             total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
             chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each.
-
-    A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
+    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
+    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
     """
     made = _new(Result)
     _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,

@@ -146,9 +146,8 @@ _fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
 def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
             total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
             chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each.
-
-    A resolver's own cost is then mostly its dice: a whole `1d6` table lookup takes half the time.
+    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
+    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
     """
     made = _new(Result)
     _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
@@ -1341,7 +1340,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '52d7976117044e97240a01ec75cce01c63c472d1e0e5c16f45e4b5f9200045f1'
+COMPILER_SHA256 = '459f98db315b143e66f35a666953cb7a7a0cd23664df7d031e986f544fc3dc12'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
