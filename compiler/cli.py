@@ -319,10 +319,12 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 def compiled(ruleset: str) -> types.ModuleType:
     """The ruleset's resolver module: the built one in output/python when it was built from this very
-    source by this very compiler (hashes of both match), else compiled from the source now."""
+    source by this version of Rulecraft, else compiled from the source now. (In a checkout, `make build`
+    keeps output/ in step with the compiler, and CI fails when it is not.)"""
     import hashlib
 
-    from .resources import compiler_fingerprint, project_root, ruleset_path
+    from . import __version__
+    from .resources import project_root, ruleset_path
 
     path = ruleset_path(ruleset)
     module_path = project_root() / "output" / "python" / f"{path.stem}.py"
@@ -332,7 +334,7 @@ def compiled(ruleset: str) -> types.ModuleType:
     except (OSError, UnicodeDecodeError):
         built = ""
     if built and f"SOURCE_SHA256 = {digest!r}" in built and \
-            f"COMPILER_SHA256 = {compiler_fingerprint()!r}" in built:
+            f"RULECRAFT_VERSION = {__version__!r}" in built:
         return _import_module(path.stem, module_path)
     from .api import load
     from .codegen import generate

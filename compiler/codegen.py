@@ -23,13 +23,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-import hashlib
-import itertools
 import keyword
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
@@ -37,17 +33,14 @@ from . import model as m
 from .diagnostics import CompileError, Report
 from .evaluate import children, contains_dice, dice_symbols, walk
 from .odds import reads
-from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
-from .runtime import MAX_DICE, MAX_LISTED, MAX_REMEMBERED, MAX_SIDES, dice_notation
-
-assert MAX_REMEMBERED <= MAX_LISTED  # a remembered roll's fixed dice are listed: `draw_lines` picks among them
+from .runtime import MAX_DICE, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
 RESERVED = set(dir(builtins)) | {"odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
                                  "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
-                                 "COMPILER_SHA256", "annotations"}
+                                 "RULECRAFT_VERSION", "annotations"}
 
 
 def runtime_source() -> str:
@@ -82,8 +75,8 @@ def runtime_section_names() -> set[str]:
 
 def reserved_input(name: str) -> bool:
     """Input names a resolver cannot take: Python keywords, `rng` (its generator) and names starting with
-    `_`. An input is a parameter of the public function, which so refers only to `_` names (`_type`,
-    `_check_int`, `_Random`): an input may be called `type` or `random`."""
+    `_`. An input is a parameter of the public function, which so refers only to `_` names (`_check_int`,
+    `_RNG`): an input may be called `type` or `random`."""
     return keyword.iskeyword(name) or name == "rng" or name.startswith("_")
 
 
@@ -344,31 +337,6 @@ def fixed_dice(term: m.Expr) -> FixedDice | None:
     return base.count, base.sides, mode, keep, shown
 
 
-def single_term(resolver: m.Resolver) -> FixedDice | None:
-    """`fixed_dice` of a roll whose dice are one fixed term whatever the inputs (`d6`, `2d6 highest`)."""
-    if len(resolver.dice) != 1 or resolver.dice[0].when is not None:
-        return None
-    return fixed_dice(resolver.dice[0].expr)
-
-
-FixedRule = tuple[m.DiceRule, m.Expr, FixedDice]  # a dice rule, its one dice term, that term's fixed dice
-
-
-def fixed_rules(resolver: m.Resolver) -> list[FixedRule] | None:
-    """The dice rules of a roll whose every rule rolls one fixed term, with amounts around it
-    (`2d6 + dots`, and `3d6 keep highest 2 + dots` if a bonus die): in the order `_total_` tries them
-    (the rules with a condition, then the one without). None for any other roll."""
-    found: list[FixedRule] = []
-    for rule in resolver.dice:
-        terms = dice_terms(rule.expr)
-        fixed = fixed_dice(terms[0]) if len(terms) == 1 else None
-        if fixed is None:
-            return None
-        found.append((rule, terms[0], fixed))
-    plain = [f for f in found if f[0].when is None][:1]  # the first rule without a condition, as _total_ reads
-    return [f for f in found if f[0].when is not None] + plain or None
-
-
 def dice_terms(expr: m.Expr) -> list[m.Expr]:
     """The dice terms of an expression, outermost (a kept pool is one term, not a pool and its dice)."""
     if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)):
@@ -389,16 +357,6 @@ def sets_values(resolver: m.Resolver) -> bool:
     return any(band.values or band.chain is not None or band.column_values
                or (resolver.columns and any(isinstance(cell, int) for cell in band.cells))
                for band in resolver.bands)
-
-
-def remembers(resolver: m.Resolver) -> bool:
-    """Whether a roll's result follows from its dice and inputs alone, so it can be kept and handed out again
-    (`_remember`): it rolls dice, and no band's data rolls more, re-rolls or chains to another table; and
-    fixed dice can fall at most MAX_REMEMBERED ways (other rolls are judged by the dice their inputs throw)."""
-    rules = fixed_rules(resolver)
-    return (bool(resolver.dice) and not resolver.rerolls and not rolls_more(resolver)
-            and all(band.chain is None for band in resolver.bands)
-            and (rules is None or all(sides ** count <= MAX_REMEMBERED for _, _, (count, sides, *_) in rules)))
 
 
 def rolls_more(resolver: m.Resolver) -> bool:
@@ -471,7 +429,6 @@ class ModuleWriter:
         self.names = ModuleNames(checked)
         self.w = Writer()
         self.at = m.NOWHERE  # the definition being written (where an output too large is reported)
-        self.listed: set[tuple[int, int]] = set()  # the `_ROLLS_` tables written so far (see draw_lines)
 
     def module(self) -> str:
         w = self.w
@@ -490,7 +447,7 @@ class ModuleWriter:
         w.line(f"RULESET = {checked.id!r}")
         w.line(f"TITLE = {checked.title!r}")
         w.line(f"SOURCE_SHA256 = {checked.source_hash!r}")
-        w.line(f"COMPILER_SHA256 = {compiler_fingerprint()!r}")
+        w.line(f"RULECRAFT_VERSION = {__version__!r}")
         dice = [d for d in checked.definitions if isinstance(d, m.CustomDie)]
         if dice:
             w.line()
@@ -707,48 +664,23 @@ class ModuleWriter:
         w.line()
 
     def run_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
-        """`_run_x`: work a result out. A roll that `remembers` is given its dice by the public function
-        (`public_fn`), which looks them up first: `_run_x` then reads them and keeps the result it makes."""
+        """`_run_x`: roll (or read the key), find the band, the data and the trace, follow a chain."""
         w = self.w
         name = resolver.name
-        remembered = remembers(resolver)
-        rules = fixed_rules(resolver) if remembered else None  # dice known when compiled: rolled inline
-        if remembered:
-            for _, _, (count, sides, *_) in rules or ():
-                if (count, sides) not in self.listed:
-                    self.listed.add((count, sides))
-                    w.line(f"_ROLLS_{count}d{sides}: tuple[tuple[int, ...], ...] = _listed({count}, {sides})[0]")
-            w.line(f"_MEMO_{name}: dict[object, Result] = {{}}  # results by dice and inputs: see _remember")
-            if rules is None:
-                w.line(f"_THROWN_{name}: dict[object, _Thrown] = {{}}  # the dice terms these inputs throw")
-            w.line()
-            w.line()
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
-        if rules is not None:  # the dice, then the inputs and lets
-            params = self.full_params(resolver, compiler)
-            w.line(f"def _run_{name}(dice: tuple[int, ...]{', ' + params if params else ''}) -> Result:")
-        elif remembered:  # the generator, the dice already thrown for these inputs (if known), the inputs
-            params = self.params(resolver)
-            w.line(f"def _run_{name}(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None"
-                   + (f", {params}" if params else "") + ") -> Result:")
-        else:
-            params = self.params(resolver)
-            w.line(f"def _run_{name}(rng: random.Random, depth: int"
-                   + (f", {params}" if params else "") + ") -> Result:")
+        params = self.params(resolver)
+        w.line(f"def _run_{name}(rng: random.Random, depth: int" + (f", {params}" if params else "") + ") -> Result:")
         with w.indent():
-            if remembered and rules is None:
-                w.line("tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them")
-            if resolver.lets and rules is None:
+            if resolver.lets:
                 names = ", ".join(f"v_{let.name}" for let in resolver.lets)
                 w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
-            self.roll_lines(resolver, compiler, drawn=rules is not None,
-                            generator="tape" if remembered else "rng")
+            self.roll_lines(resolver, compiler)
             if resolver.rerolls:
                 w.line("first: tuple[Result, ...] = ()")
                 w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
                 with w.indent():
-                    w.line(f"first = (_result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
+                    w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
                            "else None, outcome, {}, "
                            f"describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
                     self.roll_lines(resolver, compiler, again=True)
@@ -760,20 +692,15 @@ class ModuleWriter:
                 w.line("values: dict[str, object] = {}")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
-            chains = any(b.chain is not None for b in resolver.bands)
-            told = (f"({resolver.label!r}, groups, r_total, outcome, "
-                    f"{'extra.groups' if more else '()'}, values)")
-            if resolver.rerolls or chains:  # the text is added to below
-                w.line(f"trace = describe{told}")
-            else:
-                w.line(f"trace = {told}  # the arguments of describe(): Result.trace tells it when first read")
+            w.line(f"trace = describe({resolver.label!r}, groups, r_total, outcome, "
+                   f"{'extra.groups' if more else '()'}, values)")
             if resolver.rerolls:
                 w.line("if first:")
                 with w.indent():
                     w.line(f"trace = first[0].trace + '; rolled again, the new result is final: ' + "
                            f"trace.removeprefix({resolver.label + ': '!r})")
             w.line("chain: tuple[Result, ...] = ()")
-            if chains:
+            if any(b.chain is not None for b in resolver.bands):
                 w.line("target = values.get('next')")
                 w.line("if isinstance(target, str) and target in _RUNNERS:")
                 with w.indent():
@@ -781,121 +708,40 @@ class ModuleWriter:
                     w.line("link = _RUNNERS[target](rng, depth + 1, inputs)")
                     w.line("chain = (link,) + link.chain")
                     w.line("trace += '; then ' + link.trace")
-                    w.line("link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
+                    w.line("link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
                            "link.values, link.trace, (), link.seed)")
                     w.line("chain = (link,) + chain[1:]")
             total = "r_total" if resolver.dice else (  # _total_ returns an int
                 "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None")
             rerolled = ", rerolled=first" if resolver.rerolls else ""
-            made = f"_result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})"
-            if rules is not None:
-                w.line(f"return _remember(_MEMO_{name}, {self.key(resolver)}, {made})")
-            elif remembered:
-                w.line(f"return _remember_thrown(_MEMO_{name}, _THROWN_{name}, {self.given(resolver)}, tape, {made})")
-            else:
-                w.line(f"return {made}")
+            w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})")
         w.line()
         w.line()
         w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:")
         with w.indent():
-            if remembered:  # through the public function, which checks the inputs as this would
-                args = [f"{item.name}=given.get({item.name!r}, {item.effective_default!r})" for item in resolver.inputs]
-                w.line(f"return {name}({''.join(a + ', ' for a in args)}rng=rng)  # type: ignore[arg-type]"
-                       if args else f"return {name}(rng=rng)")
-            else:
-                args = [validator(item, f"given.get({item.name!r}, {item.effective_default!r})")
-                        for item in resolver.inputs]
-                w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
+            args = [validator(item, f"given.get({item.name!r}, {item.effective_default!r})")
+                    for item in resolver.inputs]
+            w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
         w.line()
         w.line()
 
-    def key(self, resolver: m.Resolver) -> str:
-        """What a roll with fixed dice keeps its results by: `dice`, or `(dice, v_dots, ...)`."""
-        if not resolver.inputs:
-            return "dice"
-        return f"({', '.join(['dice'] + [f'v_{item.name}' for item in resolver.inputs])})"
-
-    def given(self, resolver: m.Resolver) -> str:
-        """A roll's inputs as a tuple: what the dice it throws follow from (see `_remember_thrown`)."""
-        return f"({self.args(resolver)}{',' if len(resolver.inputs) == 1 else ''})"
-
-    def draw_lines(self, resolver: m.Resolver, rules: list[FixedRule], compiler: ExprCompiler) -> None:
-        """Roll the fixed dice of a roll that `remembers` into `dice` (listed: they fall at most MAX_REMEMBERED
-        ways, fewer than MAX_LISTED)."""
-        w = self.w
-        for index, (rule, _, (count, sides, *_)) in enumerate(rules):
-            if rule.when is not None:
-                w.line(f"{'el' if index else ''}if {compiler.expr(rule.when)}:")
-            elif index:
-                w.line("else:")
-            with w.indent(rule.when is not None or index > 0):  # `_draw`, inline: one pick of the whole roll
-                w.line("if _type(rng) is _Random:")
-                with w.indent():
-                    w.line(f"pick = rng.getrandbits({(sides ** count - 1).bit_length()})")
-                    w.line(f"while pick >= {sides ** count}:")
-                    with w.indent():
-                        w.line(f"pick = rng.getrandbits({(sides ** count - 1).bit_length()})")
-                    w.line(f"dice = _ROLLS_{count}d{sides}[pick]")
-                w.line("else:")
-                with w.indent():
-                    w.line(f"dice = _draw(rng, {count}, {sides})")
-        if rules[-1][0].when is not None:
-            w.line("else:")
-            with w.indent():
-                w.line(f"raise ValueError({resolver.name + ' has no dice for these inputs'!r})")
-
-    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, again: bool = False,
-                   drawn: bool = False, generator: str = "rng") -> None:
-        """Roll (or read the key), then find the band `b`, column `c` and outcome. `drawn`: the dice are
-        rolled already (`draw_lines`), and only read here; `generator`: what the dice source rolls with."""
+    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, again: bool = False) -> None:
+        """Roll (or read the key), then find the band `b`, column `c` and outcome."""
         w = self.w
         name = resolver.name
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
-        single = single_term(resolver)
-        rules = fixed_rules(resolver)
-        if single is not None and single[0] == 1:  # one die: no group to read
-            if drawn:
-                w.line("r_dice = r_kept = r_read = dice")
-                w.line("r_total = r_natural = dice[0]")
-            else:
-                w.line(f"r_dice = r_kept = r_read = _draw(rng, 1, {single[1]})")
-                w.line("r_total = r_natural = r_dice[0]")
-            w.line(f"groups = (_group(Group, ({single[4]!r}, r_dice, r_kept, r_total)),)")
-            w.line("zero = False")
-        elif rules is not None:  # one fixed term per rule: rolled straight into the locals, no dice source
-            for index, (rule, term, fixed) in enumerate(rules):
-                if rule.when is not None:
-                    w.line(f"{'el' if index else ''}if {compiler.expr(rule.when)}:")
-                elif index:
-                    w.line("else:")
-                with w.indent(rule.when is not None or index > 0):
-                    if drawn:
-                        w.line(f"group = read_group(dice, {', '.join(map(repr, fixed[2:]))})")
-                    else:
-                        w.line(f"group = roll_group(rng, {', '.join(map(repr, fixed))})")
-                    compiler.rolled[id(term)] = "group.value"
-                    w.line(f"r_total = {whole(rule.expr, compiler)}")
-                    del compiler.rolled[id(term)]
-            if rules[-1][0].when is not None:
-                w.line("else:")
-                with w.indent():
-                    w.line(f"raise ValueError({name + ' has no dice for these inputs'!r})")
-            w.line("groups = (group,)")
-            w.line("_, r_dice, r_kept, r_natural = group")
-            w.line("r_read, zero = r_kept, False")
-        else:
-            w.line(f"d = Rolling({generator})")
-            if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline
-                w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
-            elif resolver.dice:
-                w.line(f"r_total{'' if again else ': int'} = _total_{name}(d{tail})")
-            else:  # a lookup's key, a formula's value, or nothing
-                source = resolver.key if resolver.key is not None else resolver.value
-                code = compiler.expr(source) if source is not None else "None"
-                w.line(f"r_total{'' if again else ': ' + type_text(compiler.total_kinds)} = {code}")
-            w.line("r_dice, r_kept, r_read, r_natural = d.read()")
-            w.line("groups, zero = d.groups, d.zero")
+        w.line("d = Rolling(rng)")
+        if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline
+            w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
+        elif resolver.dice:
+            w.line(f"r_total{'' if again else ': int'} = _total_{name}(d{tail})")
+        else:  # a lookup's key, a formula's value, or nothing
+            source = resolver.key if resolver.key is not None else resolver.value
+            code = compiler.expr(source) if source is not None else "None"
+            w.line(f"r_total{'' if again else ': ' + type_text(compiler.total_kinds)} = {code}")
+        w.line("r_dice, r_kept, r_read, r_natural = d.read()")
+        w.line("groups, zero = d.groups, d.zero")
         table = band_table(resolver)
         if table is not None:
             w.line(f"b = _BAND_{name}.get(r_total, {table[1]})")
@@ -924,8 +770,7 @@ class ModuleWriter:
         w.line()
 
     def public_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
-        """The function a user calls. A roll that `remembers` checks its inputs, rolls its dice and looks
-        the result up right here, and calls `_run_x` only for dice and inputs it has not seen."""
+        """The function a user calls: its inputs checked, then `_run_x`."""
         w = self.w
         name = resolver.name
         params = []
@@ -936,36 +781,8 @@ class ModuleWriter:
         w.line(f"def {name}(*, {', '.join(params)}) -> Result:")
         with w.indent():
             w.line(repr(docstring(resolver)))
-            if not remembers(resolver):
-                args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
-                w.line(f"return _run_{name}(rng if rng is not None else _Random(), 0{args})")
-                w.line()
-                w.line()
-                return
-            for item in resolver.inputs:
-                w.line(f"v_{item.name} = {validator(item, item.name)}")
-            w.line("if rng is None:")
-            with w.indent():
-                w.line("rng = _Random()")
-            rules = fixed_rules(resolver)
-            if rules is not None:
-                if resolver.lets:
-                    names = ", ".join(f"v_{let.name}" for let in resolver.lets)
-                    w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
-                self.draw_lines(resolver, rules, compiler)
-                fargs = self.full_args(resolver)
-                w.line(f"made = _MEMO_{name}.get({self.key(resolver)})")
-                w.line(f"return made if made is not None else _run_{name}(dice{', ' + fargs if fargs else ''})")
-            else:  # the dice these inputs throw are known after their first roll
-                args = self.args(resolver)
-                w.line(f"given = {self.given(resolver)}")
-                w.line(f"thrown = _THROWN_{name}.get(given)")
-                w.line("if thrown is None:")
-                with w.indent():
-                    w.line(f"return _run_{name}(rng, None{', ' + args if args else ''})")
-                w.line("dealt = _throw(rng, thrown)")
-                w.line(f"made = _MEMO_{name}.get((dealt, given))")
-                w.line(f"return made if made is not None else _run_{name}(rng, dealt{', ' + args if args else ''})")
+            args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
+            w.line(f"return _run_{name}(_RNG if rng is None else rng, 0{args})")
         w.line()
         w.line()
 
@@ -1222,23 +1039,15 @@ def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:
 
 
 def validator(item: m.ResolvedInput, value: str) -> str:
-    """The code that checks an input: `_check_int(...)` and its kin, which explain a wrong value. A plain name
-    is first tested inline (`_type(x) is _int and 0 <= x <= 4`), so that a call with right inputs costs no
-    calls. Only `_` names: the input itself may be called `type` or `check_int` (see reserved_input)."""
+    """The call that checks an input and explains a wrong value. Only `_` names: the input itself may be
+    called `type` or `check_int` (see reserved_input)."""
     spec = item.type
     if isinstance(spec, m.IntRange):
-        check = f"_check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
-        low = "" if spec.low is None else f"{spec.low} <= "
-        high = "" if spec.high is None else f" <= {spec.high}"
-        test = f"_type({value}) is _int" + (f" and {low}{value}{high}" if low or high else "")
-    elif isinstance(spec, m.Flag):
-        check = f"_check_flag({item.name!r}, {value})"
-        test = f"_type({value}) is _bool"
-    else:
-        options = tuple(o.name for o in spec.options)
-        check = f"_check_choice({item.name!r}, {value}, {options!r})"
-        test = f"_type({value}) is _str and {value} in {{{', '.join(map(repr, options))}}}"
-    return f"({value} if {test} else {check})" if value.isidentifier() else check
+        return f"_check_int({item.name!r}, {value}, {spec.low}, {spec.high})"
+    if isinstance(spec, m.Flag):
+        return f"_check_flag({item.name!r}, {value})"
+    options = tuple(o.name for o in spec.options)
+    return f"_check_choice({item.name!r}, {value}, {options!r})"
 
 
 def input_spec(item: m.ResolvedInput) -> tuple[str, str, int | None, int | None, tuple[str, ...], object]:
@@ -1276,82 +1085,8 @@ def generate(checked: m.CheckedRuleset) -> str:
         source = writer.module()
     except OutputTooLarge:
         raise output_too_large("generated module", checked.source_path, writer.at) from None
-    compiles(source, f"output/python/{checked.id}.py")
+    compile(source, f"output/python/{checked.id}.py", "exec")
     return source
-
-
-def compiles(source: str, filename: str) -> None:
-    """compile() a module (SyntaxError if it does not). The runtime part is the same text in every module:
-    it is compiled once, and blank lines stand in for it in the rest, so line numbers stay the module's. A
-    blank line can stand for a run of whole statements anywhere but before a `__future__` import, which the
-    rest never has (if it had, the module is compiled whole, and fails as it should)."""
-    runtime = runtime_source().rstrip("\n")
-    at = source.find("\n" + runtime + "\n")
-    rest = source[at + 1 + len(runtime):]
-    if at < 0 or "__future__" in rest:
-        compile_once(source, filename)
-        return
-    _compiled_runtime(runtime)
-    compile_once(source[:at + 1] + "\n" * runtime.count("\n") + rest, filename)
-
-
-@lru_cache(maxsize=2)
-def _compiled_runtime(runtime: str) -> None:
-    compile_once(runtime, str(RUNTIME_PATH))
-
-
-COMPILED_CACHE_FORMAT = "2"  # raise it when what a marker means changes
-COMPILED_CACHE_KEEP = 8  # texts of one module name marked at once (a designer's versions, the tests' variants)
-
-
-def compile_once(text: str, filename: str) -> None:
-    """compile() `text`, unless this very text compiled before under this very Python.
-
-    As Python keeps a module's bytecode beside it, the user's cache folder keeps a small marker for
-    each text that compiled, by its file name and hash (`compiled-<Python>/<name>-<text>`, holding the
-    text's hash; the newest few of each name stay). A text that does not compile is never marked, so
-    its SyntaxError is raised every time; a missing, damaged or unwritable cache only means compiling."""
-    folder = cache_dir()
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    marker = None
-    if folder is not None:
-        python = hashlib.sha256(f"{COMPILED_CACHE_FORMAT}\0{sys.version}".encode()).hexdigest()[:16]
-        name = hashlib.sha256(filename.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        marker = folder / f"compiled-{python}" / f"{name}-{digest[:32]}"
-        try:
-            if marker.read_bytes() == digest.encode("ascii"):
-                return
-        except OSError:
-            pass
-    compile_in_pieces(text, filename)
-    if marker is not None:
-        write_cache(marker, digest.encode("ascii"))
-        prune_cache(marker.parent, f"{name}-*", COMPILED_CACHE_KEEP)
-
-
-PIECE_LINES = 2_000  # lines compile_in_pieces compiles at once, at least
-
-
-def compile_in_pieces(text: str, filename: str) -> None:
-    """compile() a module a few thousand lines at a time, cut before top-level `def`s, `class`es and
-    decorators: CPython compiles one huge module in more than linear time (the module of a ruleset 100
-    times the largest, 360,000 lines, took 10.9 s whole and 6.0 s in pieces). What compiles in pieces
-    compiles whole; a piece that fails (or a cut that fell inside a string) sends the whole text to
-    compile(), whose SyntaxError, at the module's own line, is the one raised."""
-    lines = text.split("\n")
-    cuts = [0]
-    for index, line in enumerate(lines):
-        if index - cuts[-1] >= PIECE_LINES and line.startswith(("def ", "class ", "@")) and not lines[index - 1]:
-            cuts.append(index)
-    if len(cuts) == 1:
-        compile(text, filename, "exec")
-        return
-    cuts.append(len(lines))
-    try:
-        for start, end in itertools.pairwise(cuts):
-            compile("\n".join(lines[start:end]), filename, "exec")
-    except SyntaxError:
-        compile(text, filename, "exec")
 
 
 def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:

@@ -15,12 +15,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
-from typing import NoReturn as _NoReturn
+from typing import NamedTuple, TypeVar
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
-from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -55,53 +53,9 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
-_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
-                  Mapping[str, object]]
-
-
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept in the
-    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
-    `dataclasses` all read the attribute, so they see the text.
-    """
-
-    __slots__ = ()
-
-    @_overload
-    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
-
-    @_overload
-    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
-        if result is None:
-            return self
-        fields = result.__dict__
-        trace = fields["trace"]
-        if type(trace) is tuple:
-            trace = fields["trace"] = describe(*trace)
-        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
-        # holds (`isinstance`, which narrows both ways, is twice as slow).
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        result.__dict__["trace"] = trace
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome.
-
-    Resolvers make it with `_result`, in one step; its fields live in its
-    instance dict (not slots) so that one step can fill them all.
-    """
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
 
     name: str
     inputs: Mapping[str, object]
@@ -110,16 +64,10 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
-    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
-    if TYPE_CHECKING:
-        trace: _Told = _Told()
-    else:
-        trace: str
+    trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
-
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -141,110 +89,6 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
-
-    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
-        return {**self.__dict__, "trace": self.trace}
-
-
-if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told()
-
-_new = object.__new__
-_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
-
-
-def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
-            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
-            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
-    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
-    """
-    made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
-                             "kept": kept, "total": total, "outcome": outcome,
-                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
-                             "seed": seed, "rerolled": rerolled})
-    return made
-
-
-class _Frozen(dict[str, object]):
-    """A result's inputs or values: a dict that refuses changes, because results are shared.
-
-    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
-    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self) -> _NoReturn:
-        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
-                        "dict(result.values) is a copy that can")
-
-    def __setitem__(self, key: str, value: object) -> _NoReturn:
-        self._refuse()
-
-    def __delitem__(self, key: str) -> _NoReturn:
-        self._refuse()
-
-    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
-        self._refuse()
-
-    def clear(self) -> _NoReturn:
-        self._refuse()
-
-    def pop(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def popitem(self) -> _NoReturn:
-        self._refuse()
-
-    def setdefault(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def update(self, *args: object, **kwargs: object) -> _NoReturn:
-        self._refuse()
-
-    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
-        return _Frozen, (dict(self),)
-
-
-_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
-
-
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
-# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
-
-
-def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
-    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
-
-    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
-    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
-    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
-    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
-    """
-    if len(memo) >= MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = made
-    return made
-
-
-def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
-                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
-    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
-    if tape.dealt is None:  # thrown for the first time
-        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                        for count, sides in tape.thrown])
-        ways = 1
-        for term in thrown:
-            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
-        if ways > MAX_REMEMBERED:
-            return made
-        if len(thrown_by) >= MAX_REMEMBERED:
-            thrown_by.clear()
-        thrown_by[given] = thrown
-    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,90 +133,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
-    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
-
-    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
-    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
-    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
-    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
-    """
-    if type(rng) is _Random:
-        listed = _LISTED.get((count, sides)) or _listed(count, sides)
-        rolls = listed[0]
-        getrandbits = rng.getrandbits
-        if rolls:
-            number, bits = listed[1], listed[2]
-            pick = getrandbits(bits)
-            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
-                pick = getrandbits(bits)
-            return rolls[pick]
-        bits = (sides - 1).bit_length()
-        faces = []
-        for _ in range(count):
-            face = getrandbits(bits)
-            while face >= sides:
-                face = getrandbits(bits)
-            faces.append(face + 1)
-        return tuple(faces)
-    if isinstance(rng, _Tape):
-        return rng.draw(count, sides)
+def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled, one `randint` each."""
     randint = rng.randint
     return tuple([randint(1, sides) for _ in range(count)])
 
 
-MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
-_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+_RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
 
 
-def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
-    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
-    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
-    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
-    return listed
-
-
-_Random = random.Random
-
-
-class _Tape:
-    """The dice source's generator while a roll's result is first worked out (see `_remember`).
-
-    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
-    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
-    dice are known). Only `_draw` reads from it.
-    """
-
-    __slots__ = ("dealt", "faces", "rng", "thrown")
-
-    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
-        self.rng = rng
-        self.dealt = iter(dealt) if dealt is not None else None
-        self.thrown: list[tuple[int, int]] = []
-        self.faces: list[tuple[int, ...]] = []
-
-    def draw(self, count: int, sides: int) -> tuple[int, ...]:
-        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
-        self.thrown.append((count, sides))
-        self.faces.append(faces)
-        return faces
-
-
-_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
-
-
-def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
-    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
-    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
-        _, _, rolls, number, bits = thrown[0]
-        pick = rng.getrandbits(bits)
-        while pick >= number:
-            pick = rng.getrandbits(bits)
-        return (rolls[pick],)
-    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
-
-
-def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     return read_group(_draw(rng, count, sides), mode, keep, shown)
 
@@ -380,7 +150,7 @@ def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, 
 def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
     """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
     kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return _group(Group, (shown, dice, kept, sum(kept)))
+    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -528,7 +298,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: "random.Random | _Tape") -> None:
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -634,19 +404,10 @@ class Replaying:
         return value
 
 
-_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
-
-
 def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
-    key = (count, sides, mode, keep)
-    found = _NOTATIONS.get(key)
-    if found is None:
-        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
-        if len(_NOTATIONS) < 10_000:
-            _NOTATIONS[key] = found
-    return found
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
@@ -861,7 +622,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -878,10 +639,6 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
 
 # What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
-_type = type
-_int = int
-_bool = bool
-_str = str
 _check_int = check_int
 _check_flag = check_flag
 _check_choice = check_choice
@@ -931,22 +688,13 @@ def group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
-_SAID: dict[int, tuple[Outcome, str]] = {}
-
-
 def outcome_trace(outcome: Outcome) -> str:
-    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
-    found = _SAID.get(id(outcome))
-    if found is not None and found[0] is outcome:
-        return found[1]
+    """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
         meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
     where = f" ({outcome.column})" if outcome.column else ""
-    said = f"{outcome.key}{where}: {meaning}"
-    if len(_SAID) < 100_000:
-        _SAID[id(outcome)] = (outcome, said)
-    return said
+    return f"{outcome.key}{where}: {meaning}"
 
 
 def describe(

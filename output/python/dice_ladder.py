@@ -5,12 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
-from typing import NoReturn as _NoReturn
+from typing import NamedTuple, TypeVar
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
-from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -45,53 +43,9 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
-_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
-                  Mapping[str, object]]
-
-
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept in the
-    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
-    `dataclasses` all read the attribute, so they see the text.
-    """
-
-    __slots__ = ()
-
-    @_overload
-    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
-
-    @_overload
-    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
-        if result is None:
-            return self
-        fields = result.__dict__
-        trace = fields["trace"]
-        if type(trace) is tuple:
-            trace = fields["trace"] = describe(*trace)
-        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
-        # holds (`isinstance`, which narrows both ways, is twice as slow).
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        result.__dict__["trace"] = trace
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome.
-
-    Resolvers make it with `_result`, in one step; its fields live in its
-    instance dict (not slots) so that one step can fill them all.
-    """
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
 
     name: str
     inputs: Mapping[str, object]
@@ -100,16 +54,10 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
-    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
-    if TYPE_CHECKING:
-        trace: _Told = _Told()
-    else:
-        trace: str
+    trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
-
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -131,110 +79,6 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
-
-    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
-        return {**self.__dict__, "trace": self.trace}
-
-
-if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told()
-
-_new = object.__new__
-_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
-
-
-def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
-            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
-            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
-    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
-    """
-    made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
-                             "kept": kept, "total": total, "outcome": outcome,
-                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
-                             "seed": seed, "rerolled": rerolled})
-    return made
-
-
-class _Frozen(dict[str, object]):
-    """A result's inputs or values: a dict that refuses changes, because results are shared.
-
-    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
-    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self) -> _NoReturn:
-        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
-                        "dict(result.values) is a copy that can")
-
-    def __setitem__(self, key: str, value: object) -> _NoReturn:
-        self._refuse()
-
-    def __delitem__(self, key: str) -> _NoReturn:
-        self._refuse()
-
-    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
-        self._refuse()
-
-    def clear(self) -> _NoReturn:
-        self._refuse()
-
-    def pop(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def popitem(self) -> _NoReturn:
-        self._refuse()
-
-    def setdefault(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def update(self, *args: object, **kwargs: object) -> _NoReturn:
-        self._refuse()
-
-    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
-        return _Frozen, (dict(self),)
-
-
-_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
-
-
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
-# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
-
-
-def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
-    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
-
-    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
-    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
-    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
-    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
-    """
-    if len(memo) >= MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = made
-    return made
-
-
-def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
-                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
-    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
-    if tape.dealt is None:  # thrown for the first time
-        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                        for count, sides in tape.thrown])
-        ways = 1
-        for term in thrown:
-            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
-        if ways > MAX_REMEMBERED:
-            return made
-        if len(thrown_by) >= MAX_REMEMBERED:
-            thrown_by.clear()
-        thrown_by[given] = thrown
-    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,90 +123,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
-    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
-
-    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
-    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
-    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
-    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
-    """
-    if type(rng) is _Random:
-        listed = _LISTED.get((count, sides)) or _listed(count, sides)
-        rolls = listed[0]
-        getrandbits = rng.getrandbits
-        if rolls:
-            number, bits = listed[1], listed[2]
-            pick = getrandbits(bits)
-            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
-                pick = getrandbits(bits)
-            return rolls[pick]
-        bits = (sides - 1).bit_length()
-        faces = []
-        for _ in range(count):
-            face = getrandbits(bits)
-            while face >= sides:
-                face = getrandbits(bits)
-            faces.append(face + 1)
-        return tuple(faces)
-    if isinstance(rng, _Tape):
-        return rng.draw(count, sides)
+def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled, one `randint` each."""
     randint = rng.randint
     return tuple([randint(1, sides) for _ in range(count)])
 
 
-MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
-_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+_RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
 
 
-def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
-    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
-    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
-    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
-    return listed
-
-
-_Random = random.Random
-
-
-class _Tape:
-    """The dice source's generator while a roll's result is first worked out (see `_remember`).
-
-    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
-    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
-    dice are known). Only `_draw` reads from it.
-    """
-
-    __slots__ = ("dealt", "faces", "rng", "thrown")
-
-    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
-        self.rng = rng
-        self.dealt = iter(dealt) if dealt is not None else None
-        self.thrown: list[tuple[int, int]] = []
-        self.faces: list[tuple[int, ...]] = []
-
-    def draw(self, count: int, sides: int) -> tuple[int, ...]:
-        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
-        self.thrown.append((count, sides))
-        self.faces.append(faces)
-        return faces
-
-
-_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
-
-
-def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
-    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
-    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
-        _, _, rolls, number, bits = thrown[0]
-        pick = rng.getrandbits(bits)
-        while pick >= number:
-            pick = rng.getrandbits(bits)
-        return (rolls[pick],)
-    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
-
-
-def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     return read_group(_draw(rng, count, sides), mode, keep, shown)
 
@@ -370,7 +140,7 @@ def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, 
 def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
     """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
     kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return _group(Group, (shown, dice, kept, sum(kept)))
+    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -518,7 +288,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: "random.Random | _Tape") -> None:
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -624,19 +394,10 @@ class Replaying:
         return value
 
 
-_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
-
-
 def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
-    key = (count, sides, mode, keep)
-    found = _NOTATIONS.get(key)
-    if found is None:
-        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
-        if len(_NOTATIONS) < 10_000:
-            _NOTATIONS[key] = found
-    return found
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
@@ -851,7 +612,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -868,10 +629,6 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
 
 # What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
-_type = type
-_int = int
-_bool = bool
-_str = str
 _check_int = check_int
 _check_flag = check_flag
 _check_choice = check_choice
@@ -921,22 +678,13 @@ def group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
-_SAID: dict[int, tuple[Outcome, str]] = {}
-
-
 def outcome_trace(outcome: Outcome) -> str:
-    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
-    found = _SAID.get(id(outcome))
-    if found is not None and found[0] is outcome:
-        return found[1]
+    """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
         meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
     where = f" ({outcome.column})" if outcome.column else ""
-    said = f"{outcome.key}{where}: {meaning}"
-    if len(_SAID) < 100_000:
-        _SAID[id(outcome)] = (outcome, said)
-    return said
+    return f"{outcome.key}{where}: {meaning}"
 
 
 def describe(
@@ -1340,7 +1088,7 @@ class Deck:
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
-COMPILER_SHA256 = '459f98db315b143e66f35a666953cb7a7a0cd23664df7d031e986f544fc3dc12'
+RULECRAFT_VERSION = '0.1.0'
 
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
@@ -1388,14 +1136,9 @@ def _values_test(b: int, c: int, d: None, r_total: int, r_natural: int | None, r
     return values
 
 
-_MEMO_test: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_test: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_test(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_test(rng: random.Random, depth: int, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int) -> Result:
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = _total_test(d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1405,32 +1148,18 @@ def _run_test(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_d
     extra = None  # no band's data rolls dice
     values = _values_test(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     inputs: dict[str, object] = {'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced, 'impaired': v_impaired}
-    trace = ('Test', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Test', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_test, _THROWN_test, (v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired), tape, _result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return test(die=given.get('die', 'd6'), dn=given.get('dn', 4), advantage=given.get('advantage', False), disadvantage=given.get('disadvantage', False), enhanced=given.get('enhanced', 0), impaired=given.get('impaired', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_test(rng, depth, _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', given.get('dn', 4), 1, 12), _check_flag('advantage', given.get('advantage', False)), _check_flag('disadvantage', given.get('disadvantage', False)), _check_int('enhanced', given.get('enhanced', 0), 0, 5), _check_int('impaired', given.get('impaired', 0), 0, 5))
 
 
 def test(*, die: str = 'd6', dn: int = 4, advantage: bool = False, disadvantage: bool = False, enhanced: int = 0, impaired: int = 0, rng: random.Random | None = None) -> Result:
     'Test [LAD-01, LAD-02, LAD-04, LAD-05, LAD-06, LAD-07, LAD-20, lines 4-7, line 9, lines 12-19, line 21, line 78]\n\nRoll your relevant attribute die. Compare the result to the difficulty number (DN), which is usually 4.\n\nwhen rung < 1: Cannot roll -- If a die would be lowered below a d4, you cannot roll it.\nwhen total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\notherwise: Fail -- Otherwise, the test fails. You might still succeed at the task, but there will be trouble.'
-    v_die = (die if _type(die) is _str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dn = (dn if _type(dn) is _int and 1 <= dn <= 12 else _check_int('dn', dn, 1, 12))
-    v_advantage = (advantage if _type(advantage) is _bool else _check_flag('advantage', advantage))
-    v_disadvantage = (disadvantage if _type(disadvantage) is _bool else _check_flag('disadvantage', disadvantage))
-    v_enhanced = (enhanced if _type(enhanced) is _int and 0 <= enhanced <= 5 else _check_int('enhanced', enhanced, 0, 5))
-    v_impaired = (impaired if _type(impaired) is _int and 0 <= impaired <= 5 else _check_int('impaired', impaired, 0, 5))
-    if rng is None:
-        rng = _Random()
-    given = (v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    thrown = _THROWN_test.get(given)
-    if thrown is None:
-        return _run_test(rng, None, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_test.get((dealt, given))
-    return made if made is not None else _run_test(rng, dealt, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
+    return _run_test(_RNG if rng is None else rng, 0, _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12), _check_flag('advantage', advantage), _check_flag('disadvantage', disadvantage), _check_int('enhanced', enhanced, 0, 5), _check_int('impaired', impaired, 0, 5))
 
 
 def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1520,13 +1249,8 @@ def _values_contest(b: int, c: int, d: None, r_total: int, r_natural: int | None
     return values
 
 
-_MEMO_contest: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_contest: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_contest(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str, v_edge: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result:
+    d = Rolling(rng)
     r_total: int = _total_contest(d, v_mine, v_theirs, v_edge)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1536,29 +1260,18 @@ def _run_contest(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, 
     extra = None  # no band's data rolls dice
     values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
-    trace = ('Contest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Contest', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_contest, _THROWN_contest, (v_mine, v_theirs, v_edge), tape, _result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return contest(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), edge=given.get('edge', 'none'), rng=rng)  # type: ignore[arg-type]
+    return _run_contest(rng, depth, _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
 
 
 def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result:
     "Contest [LAD-03, LAD-04, lines 10-13, lines 10-11]\n\nWhen you attempt a task and someone else opposes you, it's a contest. You each roll as normal.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
-    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_edge = (edge if _type(edge) is _str and edge in {'none', 'adv', 'dis', 'their_adv', 'their_dis'} else _check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
-    if rng is None:
-        rng = _Random()
-    given = (v_mine, v_theirs, v_edge)
-    thrown = _THROWN_contest.get(given)
-    if thrown is None:
-        return _run_contest(rng, None, v_mine, v_theirs, v_edge)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_contest.get((dealt, given))
-    return made if made is not None else _run_contest(rng, dealt, v_mine, v_theirs, v_edge)
+    return _run_contest(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
 
 
 def _totals_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1621,9 +1334,9 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
     extra = None  # no band's data rolls dice
     values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_with)
     inputs: dict[str, object] = {'roll_with': v_roll_with}
-    trace = ('Advantage and Disadvantage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Advantage and Disadvantage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('advantage_and_disadvantage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('advantage_and_disadvantage', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1632,7 +1345,7 @@ def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Map
 
 def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | None = None) -> Result:
     'Advantage and Disadvantage [LAD-04, lines 12-13]\n\nRolls can have advantage (ADV) or disadvantage (DIS).\n\nadv: ADV -- With advantage, roll an additional die and keep the higher result.\ndis: DIS -- With disadvantage, roll an additional die and keep the lower result.'
-    return _run_advantage_and_disadvantage(rng if rng is not None else _Random(), 0, (roll_with if _type(roll_with) is _str and roll_with in {'adv', 'dis'} else _check_choice('roll_with', roll_with, ('adv', 'dis'))))
+    return _run_advantage_and_disadvantage(_RNG if rng is None else rng, 0, _check_choice('roll_with', roll_with, ('adv', 'dis')))
 
 
 def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
@@ -1675,9 +1388,9 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
     extra = None  # no band's data rolls dice
     values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_is)
     inputs: dict[str, object] = {'roll_is': v_roll_is}
-    trace = ('Empaired and Enhanced', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Empaired and Enhanced', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('impaired_and_enhanced', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('impaired_and_enhanced', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1686,7 +1399,7 @@ def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[
 
 def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = None) -> Result:
     'Empaired and Enhanced [LAD-05, lines 14-15]\n\nRolls can be impaired (IMP) or enhanced (ENH).\n\nimp: IMP -- Impaired rolls use lower dice.\nenh: ENH -- Enhanced rolls use higher dice.'
-    return _run_impaired_and_enhanced(rng if rng is not None else _Random(), 0, (roll_is if _type(roll_is) is _str and roll_is in {'imp', 'enh'} else _check_choice('roll_is', roll_is, ('imp', 'enh'))))
+    return _run_impaired_and_enhanced(_RNG if rng is None else rng, 0, _check_choice('roll_is', roll_is, ('imp', 'enh')))
 
 
 def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
@@ -1759,9 +1472,9 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
     extra = None  # no band's data rolls dice
     values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
-    trace = ('Dice Ladder', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Dice Ladder', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('dice_ladder', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('dice_ladder', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1770,7 +1483,7 @@ def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = None) -> Result:
     'Dice Ladder [LAD-06, lines 16-19]\n\nWhen a rule or the referee instructs you to raise or lower your dice a number of steps higher or lower, move up or down the rungs of the dice ladder:\nd4 → d6 → d8 → d10 → d12\n\nless than 1: Below d4 -- If a die would be lowered below a d4, you cannot roll it.\n1: d4 -- d4\n2: d6 -- d6\n3: d8 -- d8\n4: d10 -- d10\n5: d12 -- d12\nmore than 5: Above d12 -- If it would be raised above a d12, gain advantage.'
-    return _run_dice_ladder(rng if rng is not None else _Random(), 0, (die if _type(die) is _str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (steps if _type(steps) is _int and -5 <= steps <= 5 else _check_int('steps', steps, -5, 5)))
+    return _run_dice_ladder(_RNG if rng is None else rng, 0, _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('steps', steps, -5, 5))
 
 
 def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
@@ -1810,9 +1523,9 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_int_die)
     inputs: dict[str, object] = {'int_die': v_int_die}
-    trace = ('Skills known', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Skills known', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('skills_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('skills_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1821,7 +1534,7 @@ def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Skills known [LAD-07, line 23]\n\nYou can know a number of skills equal to your INT.'
-    return _run_skills_known(rng if rng is not None else _Random(), 0, (int_die if _type(int_die) is _str and int_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_skills_known(_RNG if rng is None else rng, 0, _check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _joint_skills_known(given: Mapping[str, object]) -> Joint:
@@ -1865,13 +1578,8 @@ def _values_spell(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
     return values
 
 
-_MEMO_spell: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_spell: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_spell(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1881,29 +1589,18 @@ def _run_spell(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_
     extra = None  # no band's data rolls dice
     values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
-    trace = ('Spells', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Spells', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_spell, _THROWN_spell, (v_wil, v_dn, v_concentration), tape, _result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return spell(wil=given.get('wil', 'd6'), dn=given.get('dn', 4), concentration=given.get('concentration', False), rng=rng)  # type: ignore[arg-type]
+    return _run_spell(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', given.get('dn', 4), 1, 12), _check_flag('concentration', given.get('concentration', False)))
 
 
 def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: random.Random | None = None) -> Result:
     'Spells [LAD-08, LAD-01, lines 25-31]\n\nWhen you spend several uninterrupted minutes in concentration, you may simply cast a spell. But to cast a spell in a hurry or when under threat, you must roll a WIL test.\n\nwhen concentration: Cast -- When you spend several uninterrupted minutes in concentration, you may simply cast a spell.\nwhen total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\notherwise: Fail -- If you fail the test, choose one:'
-    v_wil = (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dn = (dn if _type(dn) is _int and 1 <= dn <= 12 else _check_int('dn', dn, 1, 12))
-    v_concentration = (concentration if _type(concentration) is _bool else _check_flag('concentration', concentration))
-    if rng is None:
-        rng = _Random()
-    given = (v_wil, v_dn, v_concentration)
-    thrown = _THROWN_spell.get(given)
-    if thrown is None:
-        return _run_spell(rng, None, v_wil, v_dn, v_concentration)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_spell.get((dealt, given))
-    return made if made is not None else _run_spell(rng, dealt, v_wil, v_dn, v_concentration)
+    return _run_spell(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12), _check_flag('concentration', concentration))
 
 
 def _totals_spell(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1960,9 +1657,9 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = ('Spells known', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Spells known', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('spells_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('spells_known', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1971,7 +1668,7 @@ def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Spells known [LAD-08, line 32]\n\nYou can know a number of spells equal to your WIL.'
-    return _run_spells_known(rng if rng is not None else _Random(), 0, (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_spells_known(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _joint_spells_known(given: Mapping[str, object]) -> Joint:
@@ -2010,9 +1707,9 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die)
     inputs: dict[str, object] = {'str_die': v_str_die}
-    trace = ('Item slots', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Item slots', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2021,7 +1718,7 @@ def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object
 
 def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Item slots [LAD-09, line 34]\n\nYou have twice your STR in item slots.'
-    return _run_item_slots(rng if rng is not None else _Random(), 0, (str_die if _type(str_die) is _str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_item_slots(_RNG if rng is None else rng, 0, _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
@@ -2059,9 +1756,9 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     extra = None  # no band's data rolls dice
     values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_items, v_bulky, v_coins)
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
-    trace = ('Slots filled', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Slots filled', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('slots_filled', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('slots_filled', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2070,7 +1767,7 @@ def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.Random | None = None) -> Result:
     'Slots filled [LAD-09, line 34]\n\nSmaller items can be bundled together. Every hundred coins-worth of treasure and coins fills one slot. Bulky items fill two slots and generally require two hands to carry or wield.'
-    return _run_slots_filled(rng if rng is not None else _Random(), 0, (items if _type(items) is _int and 0 <= items <= 48 else _check_int('items', items, 0, 48)), (bulky if _type(bulky) is _int and 0 <= bulky <= 24 else _check_int('bulky', bulky, 0, 24)), (coins if _type(coins) is _int and 0 <= coins <= 10000 else _check_int('coins', coins, 0, 10000)))
+    return _run_slots_filled(_RNG if rng is None else rng, 0, _check_int('items', items, 0, 48), _check_int('bulky', bulky, 0, 24), _check_int('coins', coins, 0, 10000))
 
 
 def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
@@ -2120,9 +1817,9 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
     extra = None  # no band's data rolls dice
     values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
-    trace = ('Carrying', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Carrying', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('carrying', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('carrying', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2131,7 +1828,7 @@ def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None = None) -> Result:
     'Carrying [LAD-09, line 34]\n\nYou have twice your STR in item slots. When carrying more, you have disadvantage and your HP is zero. You can never carry more than double your slots.\n\nwhen filled <= 2 * str_die: Within -- You have twice your STR in item slots.\nwhen filled <= 4 * str_die: Over -- When carrying more, you have disadvantage and your HP is zero.\notherwise: Never -- You can never carry more than double your slots.'
-    return _run_carrying(rng if rng is not None else _Random(), 0, (str_die if _type(str_die) is _str and str_die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))), (filled if _type(filled) is _int and 0 <= filled <= 48 else _check_int('filled', filled, 0, 48)))
+    return _run_carrying(_RNG if rng is None else rng, 0, _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('filled', filled, 0, 48))
 
 
 def _joint_carrying(given: Mapping[str, object]) -> Joint:
@@ -2167,13 +1864,8 @@ def _values_luck_die(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-_MEMO_luck_die: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_luck_die: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_luck_die(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_die: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2183,27 +1875,18 @@ def _run_luck_die(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None,
     extra = None  # no band's data rolls dice
     values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die)
     inputs: dict[str, object] = {'die': v_die}
-    trace = ('Luck die', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Luck die', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_luck_die, _THROWN_luck_die, (v_die,), tape, _result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return luck_die(die=given.get('die', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_luck_die(rng, depth, _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
     'Luck die [LAD-10, line 36]\n\nWhen the way in which the world reacts to you is uncertain, the referee will roll a luck die—usually a d6. Higher is better. Lower is worse.\n\n1+: Luck -- Higher is better. Lower is worse.'
-    v_die = (die if _type(die) is _str and die in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_die,)
-    thrown = _THROWN_luck_die.get(given)
-    if thrown is None:
-        return _run_luck_die(rng, None, v_die)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_luck_die.get((dealt, given))
-    return made if made is not None else _run_luck_die(rng, dealt, v_die)
+    return _run_luck_die(_RNG if rng is None else rng, 0, _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_luck_die(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2264,9 +1947,9 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
     extra = None  # no band's data rolls dice
     values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
-    trace = ('Detachments', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Detachments', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('detachments', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('detachments', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2275,7 +1958,7 @@ def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def detachments(*, attacker: str = 'individual', target: str = 'detachment', blast: bool = False, rng: random.Random | None = None) -> Result:
     'Detachments [LAD-11, lines 42-43]\n\nGroups of similar NPCs acting together are treated as a single detachment.\n\nwhen attacker == detachment and target == individual: Detachment attacks -- Their attacks have advantage against individuals and have blast.\nwhen attacker == individual and target == detachment and not blast: Individual attacks -- Attacks against them made by individuals have disadvantage unless they have blast.\notherwise: Neither'
-    return _run_detachments(rng if rng is not None else _Random(), 0, (attacker if _type(attacker) is _str and attacker in {'individual', 'detachment'} else _check_choice('attacker', attacker, ('individual', 'detachment'))), (target if _type(target) is _str and target in {'individual', 'detachment'} else _check_choice('target', target, ('individual', 'detachment'))), (blast if _type(blast) is _bool else _check_flag('blast', blast)))
+    return _run_detachments(_RNG if rng is None else rng, 0, _check_choice('attacker', attacker, ('individual', 'detachment')), _check_choice('target', target, ('individual', 'detachment')), _check_flag('blast', blast))
 
 
 def _joint_detachments(given: Mapping[str, object]) -> Joint:
@@ -2328,9 +2011,9 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_time)
     inputs: dict[str, object] = {'time': v_time}
-    trace = ('Rounds', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Rounds', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('rounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('rounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2339,7 +2022,7 @@ def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Result:
     'Rounds [LAD-12, lines 46-48]\n\nencounter: Encounter -- During an encounter, a round lasts long enough for everyone to perform a task and traverse a room—about ten seconds.\n\nexploring: Exploring -- While exploring, a round lasts long enough for everyone to perform a few tasks and investigate an area, to cast a spell, or to rest—about ten minutes.\ntraveling: Traveling -- When traveling, a round lasts long enough to traverse three miles of easy terrain at a steady pace—about one hour.'
-    return _run_rounds(rng if rng is not None else _Random(), 0, (time if _type(time) is _str and time in {'encounter', 'exploring', 'traveling'} else _check_choice('time', time, ('encounter', 'exploring', 'traveling'))))
+    return _run_rounds(_RNG if rng is None else rng, 0, _check_choice('time', time, ('encounter', 'exploring', 'traveling')))
 
 
 def _joint_rounds(given: Mapping[str, object]) -> Joint:
@@ -2395,13 +2078,8 @@ def _values_surprise(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-_MEMO_surprise: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_surprise: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_surprise(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
+    d = Rolling(rng)
     r_total: int = int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2411,28 +2089,18 @@ def _run_surprise(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None,
     extra = None  # no band's data rolls dice
     values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Surprise', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_surprise, _THROWN_surprise, (v_mine, v_theirs), tape, _result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return surprise(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_surprise(rng, depth, _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     'Surprise [LAD-12, LAD-03, line 46, lines 10-11]\n\nWhen surprised, roll a DEX contest to determine if you can act during the first round.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner.'
-    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_mine, v_theirs)
-    thrown = _THROWN_surprise.get(given)
-    if thrown is None:
-        return _run_surprise(rng, None, v_mine, v_theirs)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_surprise.get((dealt, given))
-    return made if made is not None else _run_surprise(rng, dealt, v_mine, v_theirs)
+    return _run_surprise(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2486,9 +2154,9 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     extra = None  # no band's data rolls dice
     values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plunder, v_shares, v_fee)
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
-    trace = ("Hireling's share", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe("Hireling's share", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('hireling_share', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('hireling_share', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2497,7 +2165,7 @@ def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: random.Random | None = None) -> Result:
     "Hireling's share [LAD-13, line 51]\n\nHirelings take an equal share of any plunder, minus their upfront daily fee."
-    return _run_hireling_share(rng if rng is not None else _Random(), 0, (plunder if _type(plunder) is _int and 0 <= plunder <= 100000 else _check_int('plunder', plunder, 0, 100000)), (shares if _type(shares) is _int and 1 <= shares <= 20 else _check_int('shares', shares, 1, 20)), (fee if _type(fee) is _int and 0 <= fee <= 1000 else _check_int('fee', fee, 0, 1000)))
+    return _run_hireling_share(_RNG if rng is None else rng, 0, _check_int('plunder', plunder, 0, 100000), _check_int('shares', shares, 1, 20), _check_int('fee', fee, 0, 1000))
 
 
 def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
@@ -2555,13 +2223,8 @@ def _values_hireling_contest(b: int, c: int, d: None, r_total: int, r_natural: i
     return values
 
 
-_MEMO_hireling_contest: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_hireling_contest: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_hireling_contest(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
+    d = Rolling(rng)
     r_total: int = int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2571,28 +2234,18 @@ def _run_hireling_contest(rng: random.Random, dealt: tuple[tuple[int, ...], ...]
     extra = None  # no band's data rolls dice
     values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = ('Unpaid hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Unpaid hirelings', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_hireling_contest, _THROWN_hireling_contest, (v_mine, v_theirs), tape, _result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return hireling_contest(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_hireling_contest(rng, depth, _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     'Unpaid hirelings [LAD-13, LAD-03, line 51, lines 10-11]\n\nIf this fee is not paid in advance, you must roll a WIL contest whenever asking a hireling to do something dangerous.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner.'
-    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_mine, v_theirs)
-    thrown = _THROWN_hireling_contest.get(given)
-    if thrown is None:
-        return _run_hireling_contest(rng, None, v_mine, v_theirs)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_hireling_contest.get((dealt, given))
-    return made if made is not None else _run_hireling_contest(rng, dealt, v_mine, v_theirs)
+    return _run_hireling_contest(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2647,9 +2300,9 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = ('Hirelings', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Hirelings', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('hirelings_max', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('hirelings_max', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2658,7 +2311,7 @@ def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Hirelings [LAD-13, line 52]\n\nYou can employ a number of hirelings equal to your WIL.'
-    return _run_hirelings_max(rng if rng is not None else _Random(), 0, (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_hirelings_max(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
@@ -2690,13 +2343,8 @@ def _band_reaction(r_total: int, r_natural: int | None, r_dice: Sequence[int | s
     return _BAND_reaction.get(r_total, -1)
 
 
-_MEMO_reaction: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_reaction: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_reaction(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wil: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2706,27 +2354,18 @@ def _run_reaction(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None,
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = ('Reactions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Reactions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_reaction, _THROWN_reaction, (v_wil,), tape, _result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return reaction(wil=given.get('wil', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_reaction(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'Reactions [LAD-14, lines 53-59]\n\nWhen you encounter an NPC whose disposition towards you is not obvious, roll your WIL to determine their reaction.\n\n1-3: Hostile -- Hostile\n4-5: Wary -- Wary\n6-7: Indifferent -- Indifferent\n8-9: Friendly -- Friendly\n10-12: Helpful -- Helpful'
-    v_wil = (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_wil,)
-    thrown = _THROWN_reaction.get(given)
-    if thrown is None:
-        return _run_reaction(rng, None, v_wil)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_reaction.get((dealt, given))
-    return made if made is not None else _run_reaction(rng, dealt, v_wil)
+    return _run_reaction(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_reaction(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2796,13 +2435,8 @@ def _values_leverage(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-_MEMO_leverage: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_leverage: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_leverage(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_mine: str, v_theirs: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
+    d = Rolling(rng)
     r_total: int = int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2812,28 +2446,18 @@ def _run_leverage(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None,
     extra = None  # no band's data rolls dice
     values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = ('Leverage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Leverage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_leverage, _THROWN_leverage, (v_mine, v_theirs), tape, _result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return leverage(mine=given.get('mine', 'd6'), theirs=given.get('theirs', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_leverage(rng, depth, _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
     "Leverage [LAD-15, LAD-03, LAD-14, line 61, lines 10-11]\n\nIf you have leverage and apply it, you may improve an NPC's reaction by winning a WIL contest.\n\nwhen total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- Whoever has the highest result wins.\nless than 0: Lose -- Whoever has the highest result wins.\n0: Tie -- A tie between equal dice: the document names no winner."
-    v_mine = (mine if _type(mine) is _str and mine in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_theirs = (theirs if _type(theirs) is _str and theirs in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_mine, v_theirs)
-    thrown = _THROWN_leverage.get(given)
-    if thrown is None:
-        return _run_leverage(rng, None, v_mine, v_theirs)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_leverage.get((dealt, given))
-    return made if made is not None else _run_leverage(rng, dealt, v_mine, v_theirs)
+    return _run_leverage(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_leverage(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2898,14 +2522,9 @@ def _values_attack(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-_MEMO_attack: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_attack: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_attack(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_attack(rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> Result:
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2915,31 +2534,18 @@ def _run_attack(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v
     extra = None  # no band's data rolls dice
     values = _values_attack(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     inputs: dict[str, object] = {'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor}
-    trace = ('Attacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Attacks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_attack, _THROWN_attack, (v_weapon, v_dice, v_other, v_multiple_weapons, v_armor), tape, _result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return attack(weapon=given.get('weapon', 'd6'), dice=given.get('dice', 1), other=given.get('other', 'd6'), multiple_weapons=given.get('multiple_weapons', False), armor=given.get('armor', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_attack(rng, depth, _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dice', given.get('dice', 1), 1, 3), _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_flag('multiple_weapons', given.get('multiple_weapons', False)), _check_int('armor', given.get('armor', 0), 0, 3))
 
 
 def attack(*, weapon: str = 'd6', dice: int = 1, other: str = 'd6', multiple_weapons: bool = False, armor: int = 0, rng: random.Random | None = None) -> Result:
     "Attacks [LAD-16, LAD-17, lines 62-66]\n\nTo attack, roll your weapon's damage die and subtract your opponents armor. Deal what's left as harm—first to HP, then to STR.\n\n1+: Harm -- Deal what's left as harm—first to HP, then to STR.\n0 or less: Nothing left"
-    v_weapon = (weapon if _type(weapon) is _str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dice = (dice if _type(dice) is _int and 1 <= dice <= 3 else _check_int('dice', dice, 1, 3))
-    v_other = (other if _type(other) is _str and other in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_multiple_weapons = (multiple_weapons if _type(multiple_weapons) is _bool else _check_flag('multiple_weapons', multiple_weapons))
-    v_armor = (armor if _type(armor) is _int and 0 <= armor <= 3 else _check_int('armor', armor, 0, 3))
-    if rng is None:
-        rng = _Random()
-    given = (v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    thrown = _THROWN_attack.get(given)
-    if thrown is None:
-        return _run_attack(rng, None, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_attack.get((dealt, given))
-    return made if made is not None else _run_attack(rng, dealt, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
+    return _run_attack(_RNG if rng is None else rng, 0, _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dice', dice, 1, 3), _check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_flag('multiple_weapons', multiple_weapons), _check_int('armor', armor, 0, 3))
 
 
 def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3002,9 +2608,9 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_armor_total)
     inputs: dict[str, object] = {'armor_total': v_armor_total}
-    trace = ('Armor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Armor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('armor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('armor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3013,7 +2619,7 @@ def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
     'Armor [LAD-17, line 66]\n\nArmor (A) subtracts from harm to HP and can never be increased beyond 3.'
-    return _run_armor(rng if rng is not None else _Random(), 0, (armor_total if _type(armor_total) is _int and 0 <= armor_total <= 6 else _check_int('armor_total', armor_total, 0, 6)))
+    return _run_armor(_RNG if rng is None else rng, 0, _check_int('armor_total', armor_total, 0, 6))
 
 
 def _joint_armor(given: Mapping[str, object]) -> Joint:
@@ -3048,13 +2654,8 @@ def _values_blast(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
     return values
 
 
-_MEMO_blast: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_blast: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_blast(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_weapon: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3064,27 +2665,18 @@ def _run_blast(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_
     extra = None  # no band's data rolls dice
     values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon)
     inputs: dict[str, object] = {'weapon': v_weapon}
-    trace = ('Blast', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Blast', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_blast, _THROWN_blast, (v_weapon,), tape, _result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return blast(weapon=given.get('weapon', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_blast(rng, depth, _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
     "Blast [LAD-18, line 68]\n\nBlast causes harm to multiple targets in close proximity, rolling separately for each.\n\n1+: Targets -- If unsure how many targets are affected, roll the weapon's die."
-    v_weapon = (weapon if _type(weapon) is _str and weapon in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_weapon,)
-    thrown = _THROWN_blast.get(given)
-    if thrown is None:
-        return _run_blast(rng, None, v_weapon)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_blast.get((dealt, given))
-    return made if made is not None else _run_blast(rng, dealt, v_weapon)
+    return _run_blast(_RNG if rng is None else rng, 0, _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_blast(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3175,9 +2767,9 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3186,7 +2778,7 @@ def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random | None = None) -> Result:
     "Morale [LAD-19, LAD-03, line 70]\n\nWhen you defeat the first enemy or an enemy leader, reduce their force by half, or reduce a lone enemy's HP to zero, roll a WIL contest to check their morale.\n\nwhen total == 0 and wil > their_wil: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\nwhen total == 0 and wil < their_wil: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n1+: Win -- If you win, roll your WIL to see what the surviving enemies do.\nless than 0: Lose\n0: Tie -- A tie between equal dice: the document names no winner."
-    return _run_morale_check(rng if rng is not None else _Random(), 0, (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))), (their_wil if _type(their_wil) is _str and their_wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_morale_check(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_morale_check(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3234,13 +2826,8 @@ def _band_morale(r_total: int, r_natural: int | None, r_dice: Sequence[int | str
     return _BAND_morale.get(r_total, -1)
 
 
-_MEMO_morale: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_morale: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_morale(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wil: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3250,27 +2837,18 @@ def _run_morale(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = ('What the surviving enemies do', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('What the surviving enemies do', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_morale, _THROWN_morale, (v_wil,), tape, _result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return morale(wil=given.get('wil', 'd6'), rng=rng)  # type: ignore[arg-type]
+    return _run_morale(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     'What the surviving enemies do [LAD-19, lines 70-75]\n\nIf you win, roll your WIL to see what the surviving enemies do.\n\n1-3: Hesitate -- Hesitate\n4-5: Retreat -- Retreat\n6-7: Flee -- Flee\n8-9: Surrender conditionally -- Surrender Conditionally\n10-12: Surrender unconditionally -- Surrender Unconditionally'
-    v_wil = (wil if _type(wil) is _str and wil in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    if rng is None:
-        rng = _Random()
-    given = (v_wil,)
-    thrown = _THROWN_morale.get(given)
-    if thrown is None:
-        return _run_morale(rng, None, v_wil)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_morale.get((dealt, given))
-    return made if made is not None else _run_morale(rng, dealt, v_wil)
+    return _run_morale(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _totals_morale(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3323,9 +2901,9 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_days)
     inputs: dict[str, object] = {'days': v_days}
-    trace = ('Fatigue', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Fatigue', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('fatigue', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('fatigue', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3334,7 +2912,7 @@ def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
     'Fatigue [LAD-20, line 78]\n\nWhen you are deprived for longer than a day, you become fatigued and must make all tests impaired. Each additional day you are deprived makes the impairement worse.'
-    return _run_fatigue(rng if rng is not None else _Random(), 0, (days if _type(days) is _int and 0 <= days <= 10 else _check_int('days', days, 0, 10)))
+    return _run_fatigue(_RNG if rng is None else rng, 0, _check_int('days', days, 0, 10))
 
 
 def _joint_fatigue(given: Mapping[str, object]) -> Joint:
@@ -3372,9 +2950,9 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     extra = None  # no band's data rolls dice
     values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_fatigue, v_nights)
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
-    trace = ('Fatigue after rest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Fatigue after rest', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('fatigue_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('fatigue_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3383,7 +2961,7 @@ def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None = None) -> Result:
     'Fatigue after rest [LAD-20, line 79]\n\nYou may remove one level of fatigue for each night of comfortable rest on a full stomach.'
-    return _run_fatigue_rest(rng if rng is not None else _Random(), 0, (fatigue if _type(fatigue) is _int and 0 <= fatigue <= 9 else _check_int('fatigue', fatigue, 0, 9)), (nights if _type(nights) is _int and 0 <= nights <= 10 else _check_int('nights', nights, 0, 10)))
+    return _run_fatigue_rest(_RNG if rng is None else rng, 0, _check_int('fatigue', fatigue, 0, 9), _check_int('nights', nights, 0, 10))
 
 
 def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
@@ -3431,13 +3009,8 @@ def _values_critical_harm(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_MEMO_critical_harm: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_critical_harm: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_critical_harm(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_attribute: str, v_dn: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3447,28 +3020,18 @@ def _run_critical_harm(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | 
     extra = None  # no band's data rolls dice
     values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
-    trace = ('Critical harm', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Critical harm', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_critical_harm, _THROWN_critical_harm, (v_attribute, v_dn), tape, _result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return critical_harm(attribute=given.get('attribute', 'd6'), dn=given.get('dn', 4), rng=rng)  # type: ignore[arg-type]
+    return _run_critical_harm(rng, depth, _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', given.get('dn', 4), 1, 12))
 
 
 def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result:
     'Critical harm [LAD-21, LAD-06, lines 82-83]\n\nWhen you take critical harm, roll a test with the affected attribute.\n\nwhen total >= dn: Pass\nwhen rank(attribute) == 1: Dead -- When an attribute would be lowered below d4 from critical harm, you are dead.\notherwise: Lowered -- If you fail, lower the attribute one step—you’re taken out of the fight and will die without treatment.'
-    v_attribute = (attribute if _type(attribute) is _str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')))
-    v_dn = (dn if _type(dn) is _int and 1 <= dn <= 12 else _check_int('dn', dn, 1, 12))
-    if rng is None:
-        rng = _Random()
-    given = (v_attribute, v_dn)
-    thrown = _THROWN_critical_harm.get(given)
-    if thrown is None:
-        return _run_critical_harm(rng, None, v_attribute, v_dn)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_critical_harm.get((dealt, given))
-    return made if made is not None else _run_critical_harm(rng, dealt, v_attribute, v_dn)
+    return _run_critical_harm(_RNG if rng is None else rng, 0, _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12))
 
 
 def _totals_critical_harm(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3526,9 +3089,9 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     extra = None  # no band's data rolls dice
     values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_original)
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
-    trace = ('After a full week of rest', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('After a full week of rest', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('week_of_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('week_of_rest', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3537,7 +3100,7 @@ def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Random | None = None) -> Result:
     'After a full week of rest [LAD-22, LAD-06, line 86]\n\nAfter a full week of rest and appropriate care, raise a lowered attribute by one step.'
-    return _run_week_of_rest(rng if rng is not None else _Random(), 0, (attribute if _type(attribute) is _str and attribute in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12'))), (original if _type(original) is _str and original in {'d4', 'd6', 'd8', 'd10', 'd12'} else _check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12'))))
+    return _run_week_of_rest(_RNG if rng is None else rng, 0, _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
 def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
@@ -3606,9 +3169,9 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_title)
     inputs: dict[str, object] = {'title': v_title}
-    trace = ('Advancement', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Advancement', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('advancement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('advancement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3617,7 +3180,7 @@ def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> Result:
     'Advancement [LAD-23, lines 88-94]\n\nWhen you return to relative safety bearing significant plunder gained through deadly peril, it may be possible to advance. If your hoard is worth...\n\nnovice: novice -- 1,000 C, gain HP and raise one attribute (novice)\nprofessional: professional -- 3,000 C, gain HP (professional)\nexpert: expert -- 6,000 C, raise one attribute (expert)\nveteran: veteran -- 10,000 C, gain HP (veteran)\nmaster: master -- 15,000 C, raise one attribute (master)\nlegend: legend -- 21,000 C, gain HP and raise one attribute; fulfill your drive and retire to safety—or keep seeking fortune at your own peril (legend)'
-    return _run_advancement(rng if rng is not None else _Random(), 0, (title if _type(title) is _str and title in {'novice', 'professional', 'expert', 'veteran', 'master', 'legend'} else _check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'))))
+    return _run_advancement(_RNG if rng is None else rng, 0, _check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')))
 
 
 def _joint_advancement(given: Mapping[str, object]) -> Joint:
@@ -3655,9 +3218,9 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hoard)
     inputs: dict[str, object] = {'hoard': v_hoard}
-    trace = ('Thresholds reached', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Thresholds reached', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('advancement_reached', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('advancement_reached', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3666,7 +3229,7 @@ def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[st
 
 def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> Result:
     'Thresholds reached [LAD-23, lines 88-94]\n\nIf your hoard is worth...'
-    return _run_advancement_reached(rng if rng is not None else _Random(), 0, (hoard if _type(hoard) is _int and 0 <= hoard <= 1000000 else _check_int('hoard', hoard, 0, 1000000)))
+    return _run_advancement_reached(_RNG if rng is None else rng, 0, _check_int('hoard', hoard, 0, 1000000))
 
 
 def _joint_advancement_reached(given: Mapping[str, object]) -> Joint:

@@ -5,12 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
-from typing import NoReturn as _NoReturn
+from typing import NamedTuple, TypeVar
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
-from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -45,53 +43,9 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
-_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
-                  Mapping[str, object]]
-
-
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept in the
-    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
-    `dataclasses` all read the attribute, so they see the text.
-    """
-
-    __slots__ = ()
-
-    @_overload
-    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
-
-    @_overload
-    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
-        if result is None:
-            return self
-        fields = result.__dict__
-        trace = fields["trace"]
-        if type(trace) is tuple:
-            trace = fields["trace"] = describe(*trace)
-        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
-        # holds (`isinstance`, which narrows both ways, is twice as slow).
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        result.__dict__["trace"] = trace
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome.
-
-    Resolvers make it with `_result`, in one step; its fields live in its
-    instance dict (not slots) so that one step can fill them all.
-    """
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
 
     name: str
     inputs: Mapping[str, object]
@@ -100,16 +54,10 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
-    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
-    if TYPE_CHECKING:
-        trace: _Told = _Told()
-    else:
-        trace: str
+    trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
-
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -131,110 +79,6 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
-
-    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
-        return {**self.__dict__, "trace": self.trace}
-
-
-if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told()
-
-_new = object.__new__
-_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
-
-
-def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
-            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
-            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
-    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
-    """
-    made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
-                             "kept": kept, "total": total, "outcome": outcome,
-                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
-                             "seed": seed, "rerolled": rerolled})
-    return made
-
-
-class _Frozen(dict[str, object]):
-    """A result's inputs or values: a dict that refuses changes, because results are shared.
-
-    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
-    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self) -> _NoReturn:
-        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
-                        "dict(result.values) is a copy that can")
-
-    def __setitem__(self, key: str, value: object) -> _NoReturn:
-        self._refuse()
-
-    def __delitem__(self, key: str) -> _NoReturn:
-        self._refuse()
-
-    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
-        self._refuse()
-
-    def clear(self) -> _NoReturn:
-        self._refuse()
-
-    def pop(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def popitem(self) -> _NoReturn:
-        self._refuse()
-
-    def setdefault(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def update(self, *args: object, **kwargs: object) -> _NoReturn:
-        self._refuse()
-
-    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
-        return _Frozen, (dict(self),)
-
-
-_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
-
-
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
-# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
-
-
-def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
-    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
-
-    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
-    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
-    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
-    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
-    """
-    if len(memo) >= MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = made
-    return made
-
-
-def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
-                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
-    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
-    if tape.dealt is None:  # thrown for the first time
-        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                        for count, sides in tape.thrown])
-        ways = 1
-        for term in thrown:
-            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
-        if ways > MAX_REMEMBERED:
-            return made
-        if len(thrown_by) >= MAX_REMEMBERED:
-            thrown_by.clear()
-        thrown_by[given] = thrown
-    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,90 +123,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
-    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
-
-    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
-    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
-    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
-    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
-    """
-    if type(rng) is _Random:
-        listed = _LISTED.get((count, sides)) or _listed(count, sides)
-        rolls = listed[0]
-        getrandbits = rng.getrandbits
-        if rolls:
-            number, bits = listed[1], listed[2]
-            pick = getrandbits(bits)
-            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
-                pick = getrandbits(bits)
-            return rolls[pick]
-        bits = (sides - 1).bit_length()
-        faces = []
-        for _ in range(count):
-            face = getrandbits(bits)
-            while face >= sides:
-                face = getrandbits(bits)
-            faces.append(face + 1)
-        return tuple(faces)
-    if isinstance(rng, _Tape):
-        return rng.draw(count, sides)
+def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled, one `randint` each."""
     randint = rng.randint
     return tuple([randint(1, sides) for _ in range(count)])
 
 
-MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
-_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+_RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
 
 
-def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
-    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
-    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
-    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
-    return listed
-
-
-_Random = random.Random
-
-
-class _Tape:
-    """The dice source's generator while a roll's result is first worked out (see `_remember`).
-
-    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
-    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
-    dice are known). Only `_draw` reads from it.
-    """
-
-    __slots__ = ("dealt", "faces", "rng", "thrown")
-
-    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
-        self.rng = rng
-        self.dealt = iter(dealt) if dealt is not None else None
-        self.thrown: list[tuple[int, int]] = []
-        self.faces: list[tuple[int, ...]] = []
-
-    def draw(self, count: int, sides: int) -> tuple[int, ...]:
-        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
-        self.thrown.append((count, sides))
-        self.faces.append(faces)
-        return faces
-
-
-_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
-
-
-def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
-    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
-    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
-        _, _, rolls, number, bits = thrown[0]
-        pick = rng.getrandbits(bits)
-        while pick >= number:
-            pick = rng.getrandbits(bits)
-        return (rolls[pick],)
-    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
-
-
-def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     return read_group(_draw(rng, count, sides), mode, keep, shown)
 
@@ -370,7 +140,7 @@ def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, 
 def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
     """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
     kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return _group(Group, (shown, dice, kept, sum(kept)))
+    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -518,7 +288,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: "random.Random | _Tape") -> None:
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -624,19 +394,10 @@ class Replaying:
         return value
 
 
-_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
-
-
 def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
-    key = (count, sides, mode, keep)
-    found = _NOTATIONS.get(key)
-    if found is None:
-        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
-        if len(_NOTATIONS) < 10_000:
-            _NOTATIONS[key] = found
-    return found
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
@@ -851,7 +612,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -868,10 +629,6 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
 
 # What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
-_type = type
-_int = int
-_bool = bool
-_str = str
 _check_int = check_int
 _check_flag = check_flag
 _check_choice = check_choice
@@ -921,22 +678,13 @@ def group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
-_SAID: dict[int, tuple[Outcome, str]] = {}
-
-
 def outcome_trace(outcome: Outcome) -> str:
-    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
-    found = _SAID.get(id(outcome))
-    if found is not None and found[0] is outcome:
-        return found[1]
+    """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
         meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
     where = f" ({outcome.column})" if outcome.column else ""
-    said = f"{outcome.key}{where}: {meaning}"
-    if len(_SAID) < 100_000:
-        _SAID[id(outcome)] = (outcome, said)
-    return said
+    return f"{outcome.key}{where}: {meaning}"
 
 
 def describe(
@@ -1340,7 +1088,7 @@ class Deck:
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
-COMPILER_SHA256 = '459f98db315b143e66f35a666953cb7a7a0cd23664df7d031e986f544fc3dc12'
+RULECRAFT_VERSION = '0.1.0'
 
 
 _OUT_check: tuple[tuple[Outcome, ...], ...] = (
@@ -1374,45 +1122,29 @@ def _values_check(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
     return values
 
 
-_ROLLS_1d20: tuple[tuple[int, ...], ...] = _listed(1, 20)[0]
-_MEMO_check: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_check(dice: tuple[int, ...], v_dv: int, v_attribute: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_check(r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     c = 0
     outcome = _OUT_check[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
-    trace = ('Check', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Check', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_check, (dice, v_dv, v_attribute), _result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return check(dv=given.get('dv', 4), attribute=given.get('attribute', 10), rng=rng)  # type: ignore[arg-type]
+    return _run_check(rng, depth, _check_int('dv', given.get('dv', 4), -10, 30), _check_int('attribute', given.get('attribute', 10), 1, 20))
 
 
 def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
     'Check [ERR-01, ERR-06, line 9, line 37, line 40]\n\nCheck = D20 > DV and < Attribute.\n\nwhen dv < 0: Automatic success -- If DV < 0, Check automatically succeeds.\nwhen total > dv and total < attribute: Success\notherwise: Failure'
-    v_dv = (dv if _type(dv) is _int and -10 <= dv <= 30 else _check_int('dv', dv, -10, 30))
-    v_attribute = (attribute if _type(attribute) is _int and 1 <= attribute <= 20 else _check_int('attribute', attribute, 1, 20))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_check.get((dice, v_dv, v_attribute))
-    return made if made is not None else _run_check(dice, v_dv, v_attribute)
+    return _run_check(_RNG if rng is None else rng, 0, _check_int('dv', dv, -10, 30), _check_int('attribute', attribute, 1, 20))
 
 
 def _totals_check(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1470,45 +1202,30 @@ def _values_saving_throw(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-_MEMO_saving_throw: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_saving_throw(dice: tuple[int, ...], v_threat_renown: int, v_attribute: int, v_dv: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result:
+    v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
     c = 0
     outcome = _OUT_saving_throw[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
-    trace = ('Saving Throw', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Saving Throw', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_saving_throw, (dice, v_threat_renown, v_attribute), _result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return saving_throw(threat_renown=given.get('threat_renown', 4), attribute=given.get('attribute', 10), rng=rng)  # type: ignore[arg-type]
+    return _run_saving_throw(rng, depth, _check_int('threat_renown', given.get('threat_renown', 4), 0, 20), _check_int('attribute', given.get('attribute', 10), 1, 20))
 
 
 def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
     'Saving Throw [ERR-02, ERR-01, line 11]\n\nSaving Throw DV = Threat/Renown.\n\nwhen total > dv and total < attribute: Success\notherwise: Failure'
-    v_threat_renown = (threat_renown if _type(threat_renown) is _int and 0 <= threat_renown <= 20 else _check_int('threat_renown', threat_renown, 0, 20))
-    v_attribute = (attribute if _type(attribute) is _int and 1 <= attribute <= 20 else _check_int('attribute', attribute, 1, 20))
-    if rng is None:
-        rng = _Random()
-    v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_saving_throw.get((dice, v_threat_renown, v_attribute))
-    return made if made is not None else _run_saving_throw(dice, v_threat_renown, v_attribute, v_dv)
+    return _run_saving_throw(_RNG if rng is None else rng, 0, _check_int('threat_renown', threat_renown, 0, 20), _check_int('attribute', attribute, 1, 20))
 
 
 def _totals_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1576,9 +1293,9 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_column)
     inputs: dict[str, object] = {'column': v_column}
-    trace = ('Reaction Rolls', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Reaction Rolls', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('reaction_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('reaction_roll', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1587,7 +1304,7 @@ def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Result:
     'Reaction Rolls [ERR-07, lines 43-47]\n\n1: 1 -- DV +8\n\n2: 2 -- DV +4\n3: 3 -- -\n4: 4 -- DV -2\n5: 5 -- DV -4'
-    return _run_reaction_roll(rng if rng is not None else _Random(), 0, (column if _type(column) is _int and 1 <= column <= 5 else _check_int('column', column, 1, 5)))
+    return _run_reaction_roll(_RNG if rng is None else rng, 0, _check_int('column', column, 1, 5))
 
 
 def _joint_reaction_roll(given: Mapping[str, object]) -> Joint:
@@ -1635,9 +1352,9 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
     extra = None  # no band's data rolls dice
     values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
-    trace = ('Giving exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Giving exchange', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('giving_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('giving_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1646,7 +1363,7 @@ def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, o
 
 def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: random.Random | None = None) -> Result:
     'Giving exchange [ERR-09, lines 57-61]\n\nwhen result == failure or impact == weak: Unimpressed -- Failure or success with weak Impact: NPC is unimpressed.\n\nwhen result == success and impact == fair: Success -- Success: disposition +1.\nwhen result == success and impact == strong: Strong success -- Success with strong Impact: disposition +3.'
-    return _run_giving_exchange(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'success', 'failure'} else _check_choice('result', result, ('success', 'failure'))), (impact if _type(impact) is _str and impact in {'strong', 'fair', 'weak'} else _check_choice('impact', impact, ('strong', 'fair', 'weak'))))
+    return _run_giving_exchange(_RNG if rng is None else rng, 0, _check_choice('result', result, ('success', 'failure')), _check_choice('impact', impact, ('strong', 'fair', 'weak')))
 
 
 def _joint_giving_exchange(given: Mapping[str, object]) -> Joint:
@@ -1701,9 +1418,9 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
     extra = None  # no band's data rolls dice
     values = _values_taking_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = ('Taking exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Taking exchange', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('taking_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('taking_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1712,7 +1429,7 @@ def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, o
 
 def taking_exchange(*, result: str = 'success', position: str = 'risky', impact: str = 'fair', rng: random.Random | None = None) -> Result:
     'Taking exchange [ERR-10, lines 63-71]\n\nwhen result == failure and position == dire: Dire failure -- Failure at dire Position: disposition -3.\n\nwhen result == failure and position == risky: Failure -- Failure: NPC refuses, disposition -1.\nwhen result == failure and position == shaky or result == success and impact == weak: Compromise -- Failure at shaky Position or success with weak Impact: NPC agrees to a compromise.\nwhen result == success and impact == fair: Success -- Success: the NPC agrees to what you want.\nwhen result == success and impact == strong: Strong success -- Success with strong Impact: NPC agrees, and offers to do more than asked for!'
-    return _run_taking_exchange(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'success', 'failure'} else _check_choice('result', result, ('success', 'failure'))), (position if _type(position) is _str and position in {'shaky', 'risky', 'dire'} else _check_choice('position', position, ('shaky', 'risky', 'dire'))), (impact if _type(impact) is _str and impact in {'strong', 'fair', 'weak'} else _check_choice('impact', impact, ('strong', 'fair', 'weak'))))
+    return _run_taking_exchange(_RNG if rng is None else rng, 0, _check_choice('result', result, ('success', 'failure')), _check_choice('position', position, ('shaky', 'risky', 'dire')), _check_choice('impact', impact, ('strong', 'fair', 'weak')))
 
 
 def _joint_taking_exchange(given: Mapping[str, object]) -> Joint:
@@ -1768,9 +1485,9 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
     extra = None  # no band's data rolls dice
     values = _values_convincing_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = ('Convincing exchange', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Convincing exchange', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('convincing_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('convincing_exchange', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1779,7 +1496,7 @@ def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[st
 
 def convincing_exchange(*, result: str = 'success', position: str = 'risky', impact: str = 'fair', rng: random.Random | None = None) -> Result:
     'Convincing exchange [ERR-11, lines 73-81]\n\nwhen result == failure and position == dire: Dire failure -- Failure at dire Position: disposition -3.\n\nwhen result == failure and position == risky: Failure -- Failure: disposition -1.\nwhen result == failure and position == shaky or result == success and impact == weak: Unconvinced -- Failure at shaky Position or success with weak Impact: NPC is unconvinced, but not insulted.\nwhen result == success and impact == fair: Success -- Success: NPC is receptive, but requires proof.\nwhen result == success and impact == strong: Strong success -- Success with strong Impact: NPC accepts what you said wholeheartedly.'
-    return _run_convincing_exchange(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'success', 'failure'} else _check_choice('result', result, ('success', 'failure'))), (position if _type(position) is _str and position in {'shaky', 'risky', 'dire'} else _check_choice('position', position, ('shaky', 'risky', 'dire'))), (impact if _type(impact) is _str and impact in {'strong', 'fair', 'weak'} else _check_choice('impact', impact, ('strong', 'fair', 'weak'))))
+    return _run_convincing_exchange(_RNG if rng is None else rng, 0, _check_choice('result', result, ('success', 'failure')), _check_choice('position', position, ('shaky', 'risky', 'dire')), _check_choice('impact', impact, ('strong', 'fair', 'weak')))
 
 
 def _joint_convincing_exchange(given: Mapping[str, object]) -> Joint:
@@ -1819,9 +1536,9 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = ('Item Slots', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Item Slots', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('item_slots', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1830,7 +1547,7 @@ def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object
 
 def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> Result:
     'Item Slots [ERR-12, line 87]\n\nItem Slots = phys.'
-    return _run_item_slots(rng if rng is not None else _Random(), 0, (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20)))
+    return _run_item_slots(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20))
 
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
@@ -1876,9 +1593,9 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     extra = None  # no band's data rolls dice
     values = _values_encumbrance(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_filled, v_exhaustion, v_used)
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
-    trace = ('Encumbrance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Encumbrance', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('encumbrance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('encumbrance', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1887,7 +1604,7 @@ def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: random.Random | None = None) -> Result:
     'Encumbrance [ERR-12, lines 87-90]\n\n1 Encumbrance per 25% of slots filled, up to 4. After 100%, each Item Slot = 1 Encumbrance.'
-    return _run_encumbrance(rng if rng is not None else _Random(), 0, (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20)), (filled if _type(filled) is _int and 0 <= filled <= 40 else _check_int('filled', filled, 0, 40)), (exhaustion if _type(exhaustion) is _int and 0 <= exhaustion <= 20 else _check_int('exhaustion', exhaustion, 0, 20)))
+    return _run_encumbrance(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20), _check_int('filled', filled, 0, 40), _check_int('exhaustion', exhaustion, 0, 20))
 
 
 def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
@@ -1929,9 +1646,9 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     extra = None  # no band's data rolls dice
     values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_item_slots)
     inputs: dict[str, object] = {'item_slots': v_item_slots}
-    trace = ('Supply', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Supply', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('restore_depletion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('restore_depletion', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1940,7 +1657,7 @@ def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str,
 
 def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) -> Result:
     'Supply [ERR-13, lines 93-95]\n\nSupply restores Depletion of items. 1 Supply = ¼ Item Slot. Restoring Depletion takes 4 Supply per Item Slot an item takes up. If not restored when Depletion = 0, item removed from inventory.'
-    return _run_restore_depletion(rng if rng is not None else _Random(), 0, (item_slots if _type(item_slots) is _int and 1 <= item_slots <= 10 else _check_int('item_slots', item_slots, 1, 10)))
+    return _run_restore_depletion(_RNG if rng is None else rng, 0, _check_int('item_slots', item_slots, 1, 10))
 
 
 def _joint_restore_depletion(given: Mapping[str, object]) -> Joint:
@@ -2009,9 +1726,9 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
     extra = None  # no band's data rolls dice
     values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement, v_column)
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
-    trace = ('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('supply_available', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('supply_available', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2020,7 +1737,7 @@ def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, 
 
 def supply_available(*, settlement: str = 'village', column: int = 1, rng: random.Random | None = None) -> Result:
     'Supply Available per Downtime Turn [ERR-14, lines 97-105]\n\nhamlet: Hamlet\n\nvillage: Village\ntown: Town\ncity: City\nmetropolis: Metropolis'
-    return _run_supply_available(rng if rng is not None else _Random(), 0, (settlement if _type(settlement) is _str and settlement in {'hamlet', 'village', 'town', 'city', 'metropolis'} else _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis'))), (column if _type(column) is _int and 1 <= column <= 6 else _check_int('column', column, 1, 6)))
+    return _run_supply_available(_RNG if rng is None else rng, 0, _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')), _check_int('column', column, 1, 6))
 
 
 def _joint_supply_available(given: Mapping[str, object]) -> Joint:
@@ -2066,44 +1783,29 @@ def _band_travel_event_die(r_total: int, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-_ROLLS_1d6: tuple[tuple[int, ...], ...] = _listed(1, 6)[0]
-_MEMO_travel_event_die: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_travel_event_die(dice: tuple[int, ...], v_no_watch: bool) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, zero, v_no_watch)
     c = 0
     outcome = _OUT_travel_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'no_watch': v_no_watch}
-    trace = ('Travel Turn Quick Reference', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Travel Turn Quick Reference', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_travel_event_die, (dice, v_no_watch), _result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return travel_event_die(no_watch=given.get('no_watch', False), rng=rng)  # type: ignore[arg-type]
+    return _run_travel_event_die(rng, depth, _check_flag('no_watch', given.get('no_watch', False)))
 
 
 def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None) -> Result:
     'Travel Turn Quick Reference [ERR-15, ERR-16, lines 109-116, lines 128-129]\n\n1: 1 -- Encounter\n\n2: 2 -- Rest (+1 negative Event Die) or gain 1 Exhaustion\n3: 3 -- Deplete all rations or lower all Supply by 1\n4: 4 -- Local effect\n5: 5 -- Encounter sign\n6: 6 -- Free\nwhen no_watch and total == 5: Encounter (5 read as 1: no watch) -- Encounter'
-    v_no_watch = (no_watch if _type(no_watch) is _bool else _check_flag('no_watch', no_watch))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_travel_event_die.get((dice, v_no_watch))
-    return made if made is not None else _run_travel_event_die(dice, v_no_watch)
+    return _run_travel_event_die(_RNG if rng is None else rng, 0, _check_flag('no_watch', no_watch))
 
 
 def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2161,9 +1863,9 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_watchers)
     inputs: dict[str, object] = {'watchers': v_watchers}
-    trace = ('Take watch', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Take watch', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('take_watch', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('take_watch', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2172,7 +1874,7 @@ def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object
 
 def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result:
     'Take watch [ERR-16, lines 128-129]\n\n2: No exhaustion -- 2 characters keep watch = no Exhaustion.\n\n0: No watch -- No characters keep watch = Event Die rolls of 5 are rolls of 1.\n1: 1 character (not stated)'
-    return _run_take_watch(rng if rng is not None else _Random(), 0, (watchers if _type(watchers) is _int and 0 <= watchers <= 2 else _check_int('watchers', watchers, 0, 2)))
+    return _run_take_watch(_RNG if rng is None else rng, 0, _check_int('watchers', watchers, 0, 2))
 
 
 def _joint_take_watch(given: Mapping[str, object]) -> Joint:
@@ -2255,9 +1957,9 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
     extra = None  # no band's data rolls dice
     values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = ('Pace', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Pace', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('travel_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('travel_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2266,7 +1968,7 @@ def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) -> Result:
     'Pace [ERR-18, lines 147-162]\n\nmount: Appropriate mount/vehicle\n\nroad: Road -- Can’t get lost\nslowly: Moving slowly -- +1 positive Event Die.\nquickly: Moving quickly -- +1 negative Event Die.\nrough: Deserts, forests, hills, broken land -- Navigation DV +2\nwild: Jungle, mountain, swamps -- Navigation DV +4\nnight: Night-time/Darkness -- Navigation DV +4\ninclement: Inclement weather -- Navigation DV +2\nsevere: Severe weather -- Navigation DV +4, Exhaustion if not camping\ndetailed_map: Detailed map -- Navigation DV -4\ngeneral_map: General map or specific directions -- Navigation DV -2\nmisleading_map: Misleading map or directions -- Navigation DV +2 to +4'
-    return _run_travel_pace(rng if rng is not None else _Random(), 0, (condition if _type(condition) is _str and condition in {'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'} else _check_choice('condition', condition, ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map'))))
+    return _run_travel_pace(_RNG if rng is None else rng, 0, _check_choice('condition', condition, ('mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map', 'general_map', 'misleading_map')))
 
 
 def _joint_travel_pace(given: Mapping[str, object]) -> Joint:
@@ -2344,46 +2046,29 @@ def _values_weather(b: int, c: int, d: None, r_total: int, r_natural: int | None
     return values
 
 
-_ROLLS_2d6: tuple[tuple[int, ...], ...] = _listed(2, 6)[0]
-_MEMO_weather: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_weather(dice: tuple[int, ...], v_season: str, v_modifier: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_modifier))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     c = _column_weather(v_season, v_modifier)
     outcome = _OUT_weather[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
-    trace = ('Weather', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Weather', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_weather, (dice, v_season, v_modifier), _result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return weather(season=given.get('season', 'spring'), modifier=given.get('modifier', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_weather(rng, depth, _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter')), _check_int('modifier', given.get('modifier', 0), -2, 2))
 
 
 def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | None = None) -> Result:
     'Weather [ERR-19, lines 166-174]\n\n2 or less: 2 or less\n\n3-5: 3-5\n6-8: 6-8\n9-11: 9-11\n12+: 12+'
-    v_season = (season if _type(season) is _str and season in {'spring', 'summer', 'autumn', 'winter'} else _check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')))
-    v_modifier = (modifier if _type(modifier) is _int and -2 <= modifier <= 2 else _check_int('modifier', modifier, -2, 2))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_weather.get((dice, v_season, v_modifier))
-    return made if made is not None else _run_weather(dice, v_season, v_modifier)
+    return _run_weather(_RNG if rng is None else rng, 0, _check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')), _check_int('modifier', modifier, -2, 2))
 
 
 def _totals_weather(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2431,42 +2116,29 @@ def _band_exploration_event_die(r_total: int, r_natural: int | None, r_dice: Seq
     return _BAND_exploration_event_die.get(r_total, -1)
 
 
-_MEMO_exploration_event_die: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_exploration_event_die(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_exploration_event_die.get(r_total, -1)
     c = 0
     outcome = _OUT_exploration_event_die[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = ('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_exploration_event_die, dice, _result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return exploration_event_die(rng=rng)
+    return _run_exploration_event_die(rng, depth)
 
 
 def exploration_event_die(*, rng: random.Random | None = None) -> Result:
     'Exploration Turn Quick Reference [ERR-20, lines 176-184]\n\n1: 1 -- Encounter\n\n2: 2 -- Rest (+1 negative Event Die) or gain 1 Exhaustion\n3: 3 -- Burn all light sources or lower all Supply by 1. Deplete active Sorceries and Miracles by 1\n4: 4 -- Local effect\n5: 5 -- Encounter sign\n6: 6 -- Free'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_exploration_event_die.get(dice)
-    return made if made is not None else _run_exploration_event_die(dice)
+    return _run_exploration_event_die(_RNG if rng is None else rng, 0)
 
 
 def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2532,9 +2204,9 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
     extra = None  # no band's data rolls dice
     values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = ('Pace', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Pace', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('exploration_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('exploration_pace', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2543,7 +2215,7 @@ def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, 
 
 def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = None) -> Result:
     'Pace [ERR-21, lines 186-194]\n\nslowly: Moving slowly -- +1 positive Event Die.\n\nquickly: Moving quickly -- +1 negative Event Die.\nlarge: Large areas\nhuge: Huge areas\nexplored: Explored areas'
-    return _run_exploration_pace(rng if rng is not None else _Random(), 0, (condition if _type(condition) is _str and condition in {'slowly', 'quickly', 'large', 'huge', 'explored'} else _check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored'))))
+    return _run_exploration_pace(_RNG if rng is None else rng, 0, _check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored')))
 
 
 def _joint_exploration_pace(given: Mapping[str, object]) -> Joint:
@@ -2585,45 +2257,30 @@ def _values_stealth(b: int, c: int, d: None, r_total: int, r_natural: int | None
     return values
 
 
-_MEMO_stealth: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_stealth(dice: tuple[int, ...], v_skill: int, v_encumbrance: int, v_dv: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
+    v_dv, = _lets_stealth(v_skill, v_encumbrance)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     c = 0
     outcome = _OUT_stealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = ('Stealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Stealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_stealth, (dice, v_skill, v_encumbrance), _result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return stealth(skill=given.get('skill', 10), encumbrance=given.get('encumbrance', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_stealth(rng, depth, _check_int('skill', given.get('skill', 10), 1, 20), _check_int('encumbrance', given.get('encumbrance', 0), 0, 12))
 
 
 def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'Stealth [ERR-22, lines 196-198]\n\nSkill Check, DV = Encumbrance.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
-    v_skill = (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20))
-    v_encumbrance = (encumbrance if _type(encumbrance) is _int and 0 <= encumbrance <= 12 else _check_int('encumbrance', encumbrance, 0, 12))
-    if rng is None:
-        rng = _Random()
-    v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_stealth.get((dice, v_skill, v_encumbrance))
-    return made if made is not None else _run_stealth(dice, v_skill, v_encumbrance, v_dv)
+    return _run_stealth(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('encumbrance', encumbrance, 0, 12))
 
 
 def _totals_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2683,45 +2340,30 @@ def _values_group_stealth(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_MEMO_group_stealth: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_group_stealth(dice: tuple[int, ...], v_skill: int, v_group_encumbrance: int, v_dv: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result:
+    v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_group_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
     c = 0
     outcome = _OUT_group_stealth[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_group_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
-    trace = ('Group stealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Group stealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_group_stealth, (dice, v_skill, v_group_encumbrance), _result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return group_stealth(skill=given.get('skill', 10), group_encumbrance=given.get('group_encumbrance', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_group_stealth(rng, depth, _check_int('skill', given.get('skill', 10), 1, 20), _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48))
 
 
 def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'Group stealth [ERR-22, line 199]\n\nGroup stealth: one person rolls, DV = group Encumbrance/2.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
-    v_skill = (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20))
-    v_group_encumbrance = (group_encumbrance if _type(group_encumbrance) is _int and 0 <= group_encumbrance <= 48 else _check_int('group_encumbrance', group_encumbrance, 0, 48))
-    if rng is None:
-        rng = _Random()
-    v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_group_stealth.get((dice, v_skill, v_group_encumbrance))
-    return made if made is not None else _run_group_stealth(dice, v_skill, v_group_encumbrance, v_dv)
+    return _run_group_stealth(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('group_encumbrance', group_encumbrance, 0, 48))
 
 
 def _totals_group_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2783,9 +2425,9 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
     extra = None  # no band's data rolls dice
     values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
-    trace = ('Illumination', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Illumination', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('illumination', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('illumination', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2794,7 +2436,7 @@ def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None = None) -> Result:
     'Illumination [ERR-23, lines 201-205]\n\n1 Burn = light for 1 person.\n\nwhen burn > members: Bright -- Burn > # of Company members = bright light.\nwhen burn * 2 < members: Dim -- Burn < ½ # of Company members = dim light.\notherwise: Neither bright nor dim (not stated)'
-    return _run_illumination(rng if rng is not None else _Random(), 0, (burn if _type(burn) is _int and 0 <= burn <= 24 else _check_int('burn', burn, 0, 24)), (members if _type(members) is _int and 1 <= members <= 12 else _check_int('members', members, 1, 12)))
+    return _run_illumination(_RNG if rng is None else rng, 0, _check_int('burn', burn, 0, 24), _check_int('members', members, 1, 12))
 
 
 def _joint_illumination(given: Mapping[str, object]) -> Joint:
@@ -2837,45 +2479,30 @@ def _values_harvesting(b: int, c: int, d: None, r_total: int, r_natural: int | N
     return values
 
 
-_MEMO_harvesting: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_harvesting(dice: tuple[int, ...], v_skill: int, v_threat: int, v_dv: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result:
+    v_dv, = _lets_harvesting(v_skill, v_threat)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_harvesting(r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     c = 0
     outcome = _OUT_harvesting[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
-    trace = ('Harvesting Materials', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Harvesting Materials', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_harvesting, (dice, v_skill, v_threat), _result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return harvesting(skill=given.get('skill', 10), threat=given.get('threat', 4), rng=rng)  # type: ignore[arg-type]
+    return _run_harvesting(rng, depth, _check_int('skill', given.get('skill', 10), 1, 20), _check_int('threat', given.get('threat', 4), 0, 20))
 
 
 def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = None) -> Result:
     'Harvesting Materials [ERR-24, lines 207-211]\n\nSkill Check.\n\nwhen total > dv and total < skill: Success\notherwise: Failure'
-    v_skill = (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20))
-    v_threat = (threat if _type(threat) is _int and 0 <= threat <= 20 else _check_int('threat', threat, 0, 20))
-    if rng is None:
-        rng = _Random()
-    v_dv, = _lets_harvesting(v_skill, v_threat)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_harvesting.get((dice, v_skill, v_threat))
-    return made if made is not None else _run_harvesting(dice, v_skill, v_threat, v_dv)
+    return _run_harvesting(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('threat', threat, 0, 20))
 
 
 def _totals_harvesting(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2934,9 +2561,9 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     extra = None  # no band's data rolls dice
     values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat)
     inputs: dict[str, object] = {'threat': v_threat}
-    trace = ('Components from a creature', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Components from a creature', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('creature_components', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('creature_components', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2945,7 +2572,7 @@ def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[st
 
 def creature_components(*, threat: int = 4, rng: random.Random | None = None) -> Result:
     'Components from a creature [ERR-24, lines 210-211]\n\nEach Errant harvests 1 Item Slot components/Exploration Turn. Components from a creature: Item Slots & harvest DV = Threat/2.'
-    return _run_creature_components(rng if rng is not None else _Random(), 0, (threat if _type(threat) is _int and 0 <= threat <= 20 else _check_int('threat', threat, 0, 20)))
+    return _run_creature_components(_RNG if rng is None else rng, 0, _check_int('threat', threat, 0, 20))
 
 
 def _joint_creature_components(given: Mapping[str, object]) -> Joint:
@@ -2992,46 +2619,30 @@ def _values_stuck_door(b: int, c: int, d: None, r_total: int, r_natural: int | N
     return values
 
 
-_MEMO_stuck_door: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_stuck_door(dice: tuple[int, ...], v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result:
+    v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_stuck_door(r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
     c = 0
     outcome = _OUT_stuck_door[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_stuck_door(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
-    trace = ('Doors', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Doors', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_stuck_door, (dice, v_phys, v_door_dv, v_helpers), _result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return stuck_door(phys=given.get('phys', 10), door_dv=given.get('door_dv', 4), helpers=given.get('helpers', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_stuck_door(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20), _check_int('door_dv', given.get('door_dv', 4), 0, 20), _check_int('helpers', given.get('helpers', 0), 0, 6))
 
 
 def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: random.Random | None = None) -> Result:
     'Doors [ERR-25, lines 213-217]\n\nOpening stuck door = DV 4 phys Check for normal doors. Each additional Errant forcing door = DV -2, if their phys > door DV × 2.\n\nwhen dv < 0: Automatic success -- If DV < 0, Check automatically succeeds.\nwhen total > dv and total < phys: Opened\notherwise: Failure'
-    v_phys = (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20))
-    v_door_dv = (door_dv if _type(door_dv) is _int and 0 <= door_dv <= 20 else _check_int('door_dv', door_dv, 0, 20))
-    v_helpers = (helpers if _type(helpers) is _int and 0 <= helpers <= 6 else _check_int('helpers', helpers, 0, 6))
-    if rng is None:
-        rng = _Random()
-    v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_stuck_door.get((dice, v_phys, v_door_dv, v_helpers))
-    return made if made is not None else _run_stuck_door(dice, v_phys, v_door_dv, v_helpers, v_dv)
+    return _run_stuck_door(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20), _check_int('door_dv', door_dv, 0, 20), _check_int('helpers', helpers, 0, 6))
 
 
 def _totals_stuck_door(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3130,43 +2741,29 @@ def _values_locks(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
     return values
 
 
-_ROLLS_1d12: tuple[tuple[int, ...], ...] = _listed(1, 12)[0]
-_MEMO_locks: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_locks(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d12', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_locks(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 12, 'sum', 0, 'd12')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_locks.get(r_total, -1)
     c = 0
     outcome = _OUT_locks[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Locks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Locks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_locks, dice, _result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return locks(rng=rng)
+    return _run_locks(rng, depth)
 
 
 def locks(*, rng: random.Random | None = None) -> Result:
     'Locks [ERR-26, lines 221-236]\n\n1: 1 -- Strange\n\n2: 2 -- Adamantine\n3: 3 -- Mythril\n4: 4 -- Diamond\n5: 5 -- Dwarven\n6: 6 -- Elvish\n7: 7 -- Steel\n8: 8 -- Iron\n9: 9 -- Brass\n10: 10 -- Copper\n11: 11 -- Tin\n12: 12 -- Crude'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(4)
-        while pick >= 12:
-            pick = rng.getrandbits(4)
-        dice = _ROLLS_1d12[pick]
-    else:
-        dice = _draw(rng, 1, 12)
-    made = _MEMO_locks.get(dice)
-    return made if made is not None else _run_locks(dice)
+    return _run_locks(_RNG if rng is None else rng, 0)
 
 
 def _totals_locks(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3220,10 +2817,10 @@ def _values_downtime_event_die(b: int, c: int, d: None, r_total: int, r_natural:
 
 
 def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_downtime_event_die.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_event_die[b][c] if b >= 0 else None
@@ -3238,9 +2835,9 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3249,7 +2846,7 @@ def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str
 
 def downtime_event_die(*, rng: random.Random | None = None) -> Result:
     'Downtime Turn Quick Reference [ERR-28, lines 249-256]\n\n1: 1 -- Encounter\n\n2: 2 -- Complication\n3: 3 -- Expiration\n4: 4 -- Trend\n5: 5 -- Intimation\n6: 6 -- Free'
-    return _run_downtime_event_die(rng if rng is not None else _Random(), 0)
+    return _run_downtime_event_die(_RNG if rng is None else rng, 0)
 
 
 def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3306,19 +2903,19 @@ def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: int, r_n
 
 
 def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 11)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d11', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 11, 'sum', 0, 'd11')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_downtime_complications.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
     extra = Rolling(rng)
     values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Downtime Complications', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Downtime Complications', groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
-    return _result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3327,7 +2924,7 @@ def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping
 
 def downtime_complications(*, rng: random.Random | None = None) -> Result:
     'Downtime Complications [ERR-29, lines 258-274]\n\n1: 1 -- Natural disaster (e.g. a fire, a tornado, a meteor).\n\n2: 2 -- Ongoing disaster (e.g. a famine, a plague, a drought).\n3: 3 -- Major figure assassinated.\n4: 4 -- Series of murders begins.\n5: 5 -- A Scourge arises in the region.\n6: 6 -- An Errant’s Estate, Institution, infrastructure project, Domain, or other goal suffers a setback.\n7: 7 -- Legal claims are brought against the Company or they are publicly slandered.\n8: 8 -- An ally of the Company loses trust in or cuts ties with them.\n9: 9 -- An insurrection or a siege occurs. If not dealt with in D4 Downtime Turns it will be successful.\n10: 10 -- Two or more Factions begin to oppose each other or actively go to war.\n11: 11 -- An ally of the Company dies.'
-    return _run_downtime_complications(rng if rng is not None else _Random(), 0)
+    return _run_downtime_complications(_RNG if rng is None else rng, 0)
 
 
 def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3372,43 +2969,29 @@ def _band_downtime_trends(r_total: int, r_natural: int | None, r_dice: Sequence[
     return _BAND_downtime_trends.get(r_total, -1)
 
 
-_ROLLS_1d7: tuple[tuple[int, ...], ...] = _listed(1, 7)[0]
-_MEMO_downtime_trends: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_downtime_trends(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d7', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 7, 'sum', 0, 'd7')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_downtime_trends.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_trends[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = ('Downtime Trends', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Downtime Trends', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_downtime_trends, dice, _result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return downtime_trends(rng=rng)
+    return _run_downtime_trends(rng, depth)
 
 
 def downtime_trends(*, rng: random.Random | None = None) -> Result:
     'Downtime Trends [ERR-30, lines 276-284]\n\n1: 1 -- Two or more Factions announce an alliance.\n\n2: 2 -- A religious event occurs (e.g. an omen or apparition).\n3: 3 -- A scandal is revealed.\n4: 4 -- New NPC arrives in the area.\n5: 5 -- A rival Company arrives in the area\n6: 6 -- A discovery is made (e.g. new technology, new lands).\n7: 7 -- A new Faction emerges.'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 7:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d7[pick]
-    else:
-        dice = _draw(rng, 1, 7)
-    made = _MEMO_downtime_trends.get(dice)
-    return made if made is not None else _run_downtime_trends(dice)
+    return _run_downtime_trends(_RNG if rng is None else rng, 0)
 
 
 def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3460,44 +3043,29 @@ def _values_downtime_action(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-_MEMO_downtime_action: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_downtime_action(dice: tuple[int, ...], v_modifiers: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + clamp(v_modifiers, -3, 3)))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     c = 0
     outcome = _OUT_downtime_action[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     inputs: dict[str, object] = {'modifiers': v_modifiers}
-    trace = ('Downtime Turn Actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Downtime Turn Actions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_downtime_action, (dice, v_modifiers), _result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return downtime_action(modifiers=given.get('modifiers', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_downtime_action(rng, depth, _check_int('modifiers', given.get('modifiers', 0), -6, 6))
 
 
 def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime Turn Actions [ERR-31, lines 286-292]\n\n2D6 + modifiers (not exceeding +/- 3).\n\n10+: Success -- success, mark progress on tracker.\n7-9: Setback -- setback, partial success, or progress.\n6 or lower: Failure -- failure.'
-    v_modifiers = (modifiers if _type(modifiers) is _int and -6 <= modifiers <= 6 else _check_int('modifiers', modifiers, -6, 6))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_downtime_action.get((dice, v_modifiers))
-    return made if made is not None else _run_downtime_action(dice, v_modifiers)
+    return _run_downtime_action(_RNG if rng is None else rng, 0, _check_int('modifiers', modifiers, -6, 6))
 
 
 def _totals_downtime_action(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3560,9 +3128,9 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
     extra = None  # no band's data rolls dice
     values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_goal)
     inputs: dict[str, object] = {'goal': v_goal}
-    trace = ('Setting trackers for activities', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Setting trackers for activities', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('activity_tracker', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('activity_tracker', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3571,7 +3139,7 @@ def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, 
 
 def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -> Result:
     'Setting trackers for activities [ERR-32, lines 294-298]\n\nminor: 1 -- Minor Advantage\n\nsignificant: 3 -- Significant Advantage\ncampaign: 5 -- Campaign Defining Goal\nmajor: 7 -- Major Campaign Defining Goal'
-    return _run_activity_tracker(rng if rng is not None else _Random(), 0, (goal if _type(goal) is _str and goal in {'minor', 'significant', 'campaign', 'major'} else _check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major'))))
+    return _run_activity_tracker(_RNG if rng is None else rng, 0, _check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major')))
 
 
 def _joint_activity_tracker(given: Mapping[str, object]) -> Joint:
@@ -3614,93 +3182,29 @@ def _values_amount_wasted(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_ROLLS_1d4: tuple[tuple[int, ...], ...] = _listed(1, 4)[0]
-_ROLLS_1d8: tuple[tuple[int, ...], ...] = _listed(1, 8)[0]
-_ROLLS_1d10: tuple[tuple[int, ...], ...] = _listed(1, 10)[0]
-_MEMO_amount_wasted: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_amount_wasted(dice: tuple[int, ...], v_settlement: str) -> Result:
-    if (v_settlement == 'hamlet'):
-        group = read_group(dice, 'sum', 0, 'd4')
-        r_total = int((group.value * 200))
-    elif (v_settlement == 'village'):
-        group = read_group(dice, 'sum', 0, 'd6')
-        r_total = int((group.value * 400))
-    elif (v_settlement == 'town'):
-        group = read_group(dice, 'sum', 0, 'd8')
-        r_total = int((group.value * 600))
-    elif (v_settlement == 'city'):
-        group = read_group(dice, 'sum', 0, 'd10')
-        r_total = int((group.value * 800))
-    else:
-        group = read_group(dice, 'sum', 0, 'd12')
-        r_total = int((group.value * 1000))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result:
+    d = Rolling(rng)
+    r_total: int = _total_amount_wasted(d, v_settlement)
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, zero, v_settlement)
     c = 0
     outcome = _OUT_amount_wasted[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement)
     inputs: dict[str, object] = {'settlement': v_settlement}
-    trace = ('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_amount_wasted, (dice, v_settlement), _result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return amount_wasted(settlement=given.get('settlement', 'town'), rng=rng)  # type: ignore[arg-type]
+    return _run_amount_wasted(rng, depth, _check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis')))
 
 
 def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None) -> Result:
     'Amount wasted by Settlement Type. [ERR-33, lines 308-320]\n\nIf an Errant would waste more money than they have, they are in debt for the remainder & make a Saving Throw with DV = roll result. If they fail, roll on the table at p. 184.\n\n1+: Wasted'
-    v_settlement = (settlement if _type(settlement) is _str and settlement in {'hamlet', 'village', 'town', 'city', 'metropolis'} else _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')))
-    if rng is None:
-        rng = _Random()
-    if (v_settlement == 'hamlet'):
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(2)
-            while pick >= 4:
-                pick = rng.getrandbits(2)
-            dice = _ROLLS_1d4[pick]
-        else:
-            dice = _draw(rng, 1, 4)
-    elif (v_settlement == 'village'):
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(3)
-            while pick >= 6:
-                pick = rng.getrandbits(3)
-            dice = _ROLLS_1d6[pick]
-        else:
-            dice = _draw(rng, 1, 6)
-    elif (v_settlement == 'town'):
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(3)
-            while pick >= 8:
-                pick = rng.getrandbits(3)
-            dice = _ROLLS_1d8[pick]
-        else:
-            dice = _draw(rng, 1, 8)
-    elif (v_settlement == 'city'):
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(4)
-            while pick >= 10:
-                pick = rng.getrandbits(4)
-            dice = _ROLLS_1d10[pick]
-        else:
-            dice = _draw(rng, 1, 10)
-    else:
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(4)
-            while pick >= 12:
-                pick = rng.getrandbits(4)
-            dice = _ROLLS_1d12[pick]
-        else:
-            dice = _draw(rng, 1, 12)
-    made = _MEMO_amount_wasted.get((dice, v_settlement))
-    return made if made is not None else _run_amount_wasted(dice, v_settlement)
+    return _run_amount_wasted(_RNG if rng is None else rng, 0, _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')))
 
 
 def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3749,43 +3253,29 @@ def _values_combat_distance(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-_MEMO_combat_distance: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_combat_distance(dice: tuple[int, ...]) -> Result:
-    group = read_group(dice, 'sum', 0, 'd6')
-    r_total = int((group.value * 10))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_combat_distance(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
     c = 0
     outcome = _OUT_combat_distance[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Combat Distance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Combat Distance', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_combat_distance, dice, _result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return combat_distance(rng=rng)
+    return _run_combat_distance(rng, depth)
 
 
 def combat_distance(*, rng: random.Random | None = None) -> Result:
     'Combat Distance [ERR-35, line 350]\n\nCombat distance = D6 × 10 feet/yards\n\n10+: Distance'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_combat_distance.get(dice)
-    return made if made is not None else _run_combat_distance(dice)
+    return _run_combat_distance(_RNG if rng is None else rng, 0)
 
 
 def _totals_combat_distance(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3826,42 +3316,29 @@ def _band_surprise(r_total: int, r_natural: int | None, r_dice: Sequence[int | s
     return _BAND_surprise.get(r_total, -1)
 
 
-_MEMO_surprise: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_surprise(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_surprise(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_surprise.get(r_total, -1)
     c = 0
     outcome = _OUT_surprise[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = ('Surprise', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Surprise', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_surprise, dice, _result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return surprise(rng=rng)
+    return _run_surprise(rng, depth)
 
 
 def surprise(*, rng: random.Random | None = None) -> Result:
     'Surprise [ERR-36, line 352]\n\nSurprise = 1,2 NPCs; 5,6 Company.\n\n1, 2: 1, 2 -- NPCs\n5, 6: 5, 6 -- Company\n3-4: No surprise (not stated)'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_surprise.get(dice)
-    return made if made is not None else _run_surprise(dice)
+    return _run_surprise(_RNG if rng is None else rng, 0)
 
 
 def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3910,13 +3387,8 @@ def _values_initiative(b: int, c: int, d: None, r_total: int, r_natural: int | N
     return values
 
 
-_MEMO_initiative: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_initiative: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_initiative(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_call: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
+    d = Rolling(rng)
     r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') + d.fixed(1, 6, 'sum', 0, 'd6')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3926,27 +3398,18 @@ def _run_initiative(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | Non
     extra = None  # no band's data rolls dice
     values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_call)
     inputs: dict[str, object] = {'call': v_call}
-    trace = ('Initiative', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Initiative', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_initiative, _THROWN_initiative, (v_call,), tape, _result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return initiative(call=given.get('call', 'odd'), rng=rng)  # type: ignore[arg-type]
+    return _run_initiative(rng, depth, _check_choice('call', given.get('call', 'odd'), ('odd', 'even')))
 
 
 def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result:
     'Initiative [ERR-37, lines 354-357]\n\nErrant calls odds or even. Both Errant and Guide roll D6 and sum. If Errant called correctly, Company acts first.\n\nwhen call == even and total % 2 == 0 or call == odd and total % 2 == 1: Company first -- If Errant called correctly, Company acts first.\notherwise: Called wrong'
-    v_call = (call if _type(call) is _str and call in {'odd', 'even'} else _check_choice('call', call, ('odd', 'even')))
-    if rng is None:
-        rng = _Random()
-    given = (v_call,)
-    thrown = _THROWN_initiative.get(given)
-    if thrown is None:
-        return _run_initiative(rng, None, v_call)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_initiative.get((dealt, given))
-    return made if made is not None else _run_initiative(rng, dealt, v_call)
+    return _run_initiative(_RNG if rng is None else rng, 0, _check_choice('call', call, ('odd', 'even')))
 
 
 def _totals_initiative(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3998,9 +3461,9 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     extra = None  # no band's data rolls dice
     values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = ('SPD', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('SPD', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('spd', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('spd', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4009,7 +3472,7 @@ def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> R
 
 def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result:
     'SPD [ERR-38, line 370]\n\nSPD = skill-Encumbrance.'
-    return _run_spd(rng if rng is not None else _Random(), 0, (skill if _type(skill) is _int and 1 <= skill <= 20 else _check_int('skill', skill, 1, 20)), (encumbrance if _type(encumbrance) is _int and 0 <= encumbrance <= 12 else _check_int('encumbrance', encumbrance, 0, 12)))
+    return _run_spd(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('encumbrance', encumbrance, 0, 12))
 
 
 def _joint_spd(given: Mapping[str, object]) -> Joint:
@@ -4075,9 +3538,9 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_spd)
     inputs: dict[str, object] = {'spd': v_spd}
-    trace = ('Movement dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Movement dice', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('movement_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('movement_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4086,7 +3549,7 @@ def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result:
     'Movement dice [ERR-38, lines 376-383]\n\n3 or less: 3 or less\n\n4-7: 4-7\n8-11: 8-11\n12-15: 12-15\n16-19: 16-19\n20: 20'
-    return _run_movement_dice(rng if rng is not None else _Random(), 0, (spd if _type(spd) is _int and -11 <= spd <= 20 else _check_int('spd', spd, -11, 20)))
+    return _run_movement_dice(_RNG if rng is None else rng, 0, _check_int('spd', spd, -11, 20))
 
 
 def _joint_movement_dice(given: Mapping[str, object]) -> Joint:
@@ -4121,13 +3584,8 @@ def _values_movement_roll(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_MEMO_movement_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_movement_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_movement_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_movement_dice: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4137,27 +3595,18 @@ def _run_movement_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | 
     extra = None  # no band's data rolls dice
     values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = ('Movement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Movement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_movement_roll, _THROWN_movement_roll, (v_movement_dice,), tape, _result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return movement_roll(movement_dice=given.get('movement_dice', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_movement_roll(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
 
 
 def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result:
     'Movement roll [ERR-38, line 371]\n\nMovement roll: roll movement dice (D4s) & move result × 10 feet/yards.\n\n0+: Moved'
-    v_movement_dice = (movement_dice if _type(movement_dice) is _int and 0 <= movement_dice <= 5 else _check_int('movement_dice', movement_dice, 0, 5))
-    if rng is None:
-        rng = _Random()
-    given = (v_movement_dice,)
-    thrown = _THROWN_movement_roll.get(given)
-    if thrown is None:
-        return _run_movement_roll(rng, None, v_movement_dice)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_movement_roll.get((dealt, given))
-    return made if made is not None else _run_movement_roll(rng, dealt, v_movement_dice)
+    return _run_movement_roll(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5))
 
 
 def _totals_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4211,9 +3660,9 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = ('Shift', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Shift', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('shift', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('shift', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4222,7 +3671,7 @@ def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result:
     'Shift [ERR-38, lines 373-374]\n\nShift: free action; move # of movement dice × 10 feet/yards.'
-    return _run_shift(rng if rng is not None else _Random(), 0, (movement_dice if _type(movement_dice) is _int and 0 <= movement_dice <= 5 else _check_int('movement_dice', movement_dice, 0, 5)))
+    return _run_shift(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5))
 
 
 def _joint_shift(given: Mapping[str, object]) -> Joint:
@@ -4279,13 +3728,8 @@ def _values_attack_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_MEMO_attack_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_attack_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_attack_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4295,30 +3739,18 @@ def _run_attack_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | No
     extra = None  # no band's data rolls dice
     values = _values_attack_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
-    trace = ('Attack Roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Attack Roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_attack_roll, _THROWN_attack_roll, (v_die, v_blocks, v_enhance, v_missile), tape, _result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return attack_roll(die=given.get('die', 'd6'), blocks=given.get('blocks', 0), enhance=given.get('enhance', 0), missile=given.get('missile', False), rng=rng)  # type: ignore[arg-type]
+    return _run_attack_roll(rng, depth, _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), _check_int('blocks', given.get('blocks', 0), 0, 6), _check_int('enhance', given.get('enhance', 0), 0, 6), _check_flag('missile', given.get('missile', False)))
 
 
 def attack_roll(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, missile: bool = False, rng: random.Random | None = None) -> Result:
     'Attack Roll [ERR-39, ERR-40, lines 387-403]\n\nAttack Roll damage die vs target.\n\nwhen total == 1 and total >= step(die, enhance - blocks): One and max -- Damage dice impaired down to 1 = rolling max damage & rolling 1.\nwhen total == 1: Rolled one -- Rolling 1 on damage die = target makes action and weapon Quality -1.\nwhen total >= step(die, enhance - blocks): Max damage -- Missile weapon rolls max damage = Deplete ammunition.\notherwise: Damage'
-    v_die = (die if _type(die) is _str and die in {'one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'} else _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')))
-    v_blocks = (blocks if _type(blocks) is _int and 0 <= blocks <= 6 else _check_int('blocks', blocks, 0, 6))
-    v_enhance = (enhance if _type(enhance) is _int and 0 <= enhance <= 6 else _check_int('enhance', enhance, 0, 6))
-    v_missile = (missile if _type(missile) is _bool else _check_flag('missile', missile))
-    if rng is None:
-        rng = _Random()
-    given = (v_die, v_blocks, v_enhance, v_missile)
-    thrown = _THROWN_attack_roll.get(given)
-    if thrown is None:
-        return _run_attack_roll(rng, None, v_die, v_blocks, v_enhance, v_missile)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_attack_roll.get((dealt, given))
-    return made if made is not None else _run_attack_roll(rng, dealt, v_die, v_blocks, v_enhance, v_missile)
+    return _run_attack_roll(_RNG if rng is None else rng, 0, _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), _check_int('blocks', blocks, 0, 6), _check_int('enhance', enhance, 0, 6), _check_flag('missile', missile))
 
 
 def _totals_attack_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4398,9 +3830,9 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     extra = None  # no band's data rolls dice
     values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
-    trace = ('Enhance & Impair', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Enhance & Impair', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('enhance_impair', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('enhance_impair', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4409,7 +3841,7 @@ def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: random.Random | None = None) -> Result:
     'Enhance & Impair [ERR-40, lines 396-400]\n\n1 - D4 - D6 - D8 - D10 - D12 - D20\n\none: one -- 1\nd4: d4 -- D4\nd6: d6 -- D6\nd8: d8 -- D8\nd10: d10 -- D10\nd12: d12 -- D12\nd20: d20 -- D20'
-    return _run_enhance_impair(rng if rng is not None else _Random(), 0, (die if _type(die) is _str and die in {'one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'} else _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))), (blocks if _type(blocks) is _int and 0 <= blocks <= 6 else _check_int('blocks', blocks, 0, 6)), (enhance if _type(enhance) is _int and 0 <= enhance <= 6 else _check_int('enhance', enhance, 0, 6)))
+    return _run_enhance_impair(_RNG if rng is None else rng, 0, _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), _check_int('blocks', blocks, 0, 6), _check_int('enhance', enhance, 0, 6))
 
 
 def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
@@ -4533,9 +3965,9 @@ def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: st
     extra = Rolling(rng)
     values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
-    trace = ('Wounds', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Wounds', groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
-    return _result('wounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('wounds', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4544,7 +3976,7 @@ def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random | None = None) -> Result:
     'Wounds [ERR-41, ERR-42, lines 405-417, line 423]\n\nDamage past 0 causes wounds.\n\n1: 1\n2: 2\n3: 3\n4: 4\n5: 5\n6: 6\n7: 7\n8: 8\n9: 9\n10-15: 10-15\n16+: 16+'
-    return _run_wounds(rng if rng is not None else _Random(), 0, (damage if _type(damage) is _int and 1 <= damage <= 30 else _check_int('damage', damage, 1, 30)), (damage_type if _type(damage_type) is _str and damage_type in {'physical', 'shock', 'burn', 'toxic'} else _check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic'))))
+    return _run_wounds(_RNG if rng is None else rng, 0, _check_int('damage', damage, 1, 30), _check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic')))
 
 
 def _joint_wounds(given: Mapping[str, object]) -> Joint:
@@ -4587,45 +4019,30 @@ def _values_zero_hp_saving_throw(b: int, c: int, d: None, r_total: int, r_natura
     return values
 
 
-_MEMO_zero_hp_saving_throw: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_zero_hp_saving_throw(dice: tuple[int, ...], v_phys: int, v_damage_taken: int, v_dv: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d20', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result:
+    v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
     c = 0
     outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_zero_hp_saving_throw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
-    trace = ('Death & Dying', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Death & Dying', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_zero_hp_saving_throw, (dice, v_phys, v_damage_taken), _result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return zero_hp_saving_throw(phys=given.get('phys', 10), damage_taken=given.get('damage_taken', 4), rng=rng)  # type: ignore[arg-type]
+    return _run_zero_hp_saving_throw(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20), _check_int('damage_taken', given.get('damage_taken', 4), 0, 30))
 
 
 def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.Random | None = None) -> Result:
     'Death & Dying [ERR-42, lines 419-422]\n\nAt 0 HP, phys Saving Throw with DV = damage taken to avoid going out of action.\n\nwhen total > dv and total < phys: Stays in action\notherwise: Out of action'
-    v_phys = (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20))
-    v_damage_taken = (damage_taken if _type(damage_taken) is _int and 0 <= damage_taken <= 30 else _check_int('damage_taken', damage_taken, 0, 30))
-    if rng is None:
-        rng = _Random()
-    v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(5)
-        while pick >= 20:
-            pick = rng.getrandbits(5)
-        dice = _ROLLS_1d20[pick]
-    else:
-        dice = _draw(rng, 1, 20)
-    made = _MEMO_zero_hp_saving_throw.get((dice, v_phys, v_damage_taken))
-    return made if made is not None else _run_zero_hp_saving_throw(dice, v_phys, v_damage_taken, v_dv)
+    return _run_zero_hp_saving_throw(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20), _check_int('damage_taken', damage_taken, 0, 30))
 
 
 def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4697,13 +4114,8 @@ def _values_chase_movement_roll(b: int, c: int, d: None, r_total: int, r_natural
     return values
 
 
-_MEMO_chase_movement_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_chase_movement_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_chase_movement_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_movement_dice: int, v_sprint: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result:
+    d = Rolling(rng)
     r_total: int = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4713,28 +4125,18 @@ def _run_chase_movement_roll(rng: random.Random, dealt: tuple[tuple[int, ...], .
     extra = None  # no band's data rolls dice
     values = _values_chase_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
-    trace = ('Chase movement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Chase movement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_chase_movement_roll, _THROWN_chase_movement_roll, (v_movement_dice, v_sprint), tape, _result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return chase_movement_roll(movement_dice=given.get('movement_dice', 2), sprint=given.get('sprint', 'none'), rng=rng)  # type: ignore[arg-type]
+    return _run_chase_movement_roll(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5), _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure')))
 
 
 def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: random.Random | None = None) -> Result:
     'Chase movement roll [ERR-43, ERR-38, lines 430-436]\n\nCharacter with lowest SPD/MV on each side makes movement roll.\n\nwhen sprint == failure: No movement roll -- If fail, no movement roll.\nwhen count(4) >= 2: Escapes -- If two 4’s are rolled, that side escapes/catches quarry.\nwhen count(1) >= 2 or count(2) >= 2 or count(3) >= 2: Doubles -- If character rolls doubles, that side makes Attack Rolls or other actions.\notherwise: Moves'
-    v_movement_dice = (movement_dice if _type(movement_dice) is _int and 0 <= movement_dice <= 5 else _check_int('movement_dice', movement_dice, 0, 5))
-    v_sprint = (sprint if _type(sprint) is _str and sprint in {'none', 'success', 'failure'} else _check_choice('sprint', sprint, ('none', 'success', 'failure')))
-    if rng is None:
-        rng = _Random()
-    given = (v_movement_dice, v_sprint)
-    thrown = _THROWN_chase_movement_roll.get(given)
-    if thrown is None:
-        return _run_chase_movement_roll(rng, None, v_movement_dice, v_sprint)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_chase_movement_roll.get((dealt, given))
-    return made if made is not None else _run_chase_movement_roll(rng, dealt, v_movement_dice, v_sprint)
+    return _run_chase_movement_roll(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5), _check_choice('sprint', sprint, ('none', 'success', 'failure')))
 
 
 def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4809,9 +4211,9 @@ def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Res
     extra = Rolling(rng)
     values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = ('Fall Damage', groups, r_total, outcome, extra.groups, values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Fall Damage', groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
-    return _result('fall_damage_table', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('fall_damage_table', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4820,7 +4222,7 @@ def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str,
 
 def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None) -> Result:
     'Fall Damage [ERR-44, lines 440-450]\n\nft10: 10’ -- 1D6\n\nft20: 20’ -- 1D6 × 1D4\nft30: 30’ -- 1D6 × 1D6\nft40: 40’ -- 1D6 × 1D8\nft50: 50’ -- 1D6 × 1D10\nft60: 60’ -- 1D6 × 1D12\nft70: 70’+ -- 1D6 × 1D20'
-    return _run_fall_damage_table(rng if rng is not None else _Random(), 0, (height if _type(height) is _str and height in {'ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'} else _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))))
+    return _run_fall_damage_table(_RNG if rng is None else rng, 0, _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
 def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
@@ -4855,13 +4257,8 @@ def _values_fall_damage(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_MEMO_fall_damage: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_fall_damage: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_fall_damage(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_height: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
+    d = Rolling(rng)
     r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4871,27 +4268,18 @@ def _run_fall_damage(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | No
     extra = None  # no band's data rolls dice
     values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = ('Fall damage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Fall damage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_fall_damage, _THROWN_fall_damage, (v_height,), tape, _result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return fall_damage(height=given.get('height', 'ft10'), rng=rng)  # type: ignore[arg-type]
+    return _run_fall_damage(rng, depth, _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
 def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Result:
     'Fall damage [ERR-44, lines 440-450]\n\n1+: Damage'
-    v_height = (height if _type(height) is _str and height in {'ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'} else _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
-    if rng is None:
-        rng = _Random()
-    given = (v_height,)
-    thrown = _THROWN_fall_damage.get(given)
-    if thrown is None:
-        return _run_fall_damage(rng, None, v_height)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_fall_damage.get((dealt, given))
-    return made if made is not None else _run_fall_damage(rng, dealt, v_height)
+    return _run_fall_damage(_RNG if rng is None else rng, 0, _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
 def _totals_fall_damage(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4939,42 +4327,29 @@ def _values_burning(b: int, c: int, d: None, r_total: int, r_natural: int | None
     return values
 
 
-_MEMO_burning: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_burning(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_burning(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_burning.get(r_total, -1)
     c = 0
     outcome = _OUT_burning[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Burning', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Burning', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_burning, dice, _result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return burning(rng=rng)
+    return _run_burning(rng, depth)
 
 
 def burning(*, rng: random.Random | None = None) -> Result:
     'Burning [ERR-45, line 452]\n\nBurning = 1D6 damage / Initiative Turn on fire.\n\n1-6: Damage'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_burning.get(dice)
-    return made if made is not None else _run_burning(dice)
+    return _run_burning(_RNG if rng is None else rng, 0)
 
 
 def _totals_burning(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -5032,9 +4407,9 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = ('Hold breath', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Hold breath', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('hold_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('hold_breath', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -5043,7 +4418,7 @@ def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result:
     'Hold breath [ERR-45, lines 454-455]\n\nHold breath # Initiative Turns = phys - 10. After, 1D6 damage per Initiative Turn.\n\n1+: Turns\n0 or less: No turns (not stated)'
-    return _run_hold_breath(rng if rng is not None else _Random(), 0, (phys if _type(phys) is _int and 1 <= phys <= 20 else _check_int('phys', phys, 1, 20)))
+    return _run_hold_breath(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20))
 
 
 def _joint_hold_breath(given: Mapping[str, object]) -> Joint:
@@ -5077,42 +4452,29 @@ def _values_out_of_breath(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_MEMO_out_of_breath: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_out_of_breath(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_out_of_breath.get(r_total, -1)
     c = 0
     outcome = _OUT_out_of_breath[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Out of breath', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Out of breath', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_out_of_breath, dice, _result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return out_of_breath(rng=rng)
+    return _run_out_of_breath(rng, depth)
 
 
 def out_of_breath(*, rng: random.Random | None = None) -> Result:
     'Out of breath [ERR-45, lines 454-455]\n\nAfter, 1D6 damage per Initiative Turn.\n\n1-6: Damage'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_out_of_breath.get(dice)
-    return made if made is not None else _run_out_of_breath(dice)
+    return _run_out_of_breath(_RNG if rng is None else rng, 0)
 
 
 def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int, Fraction]:

@@ -5,12 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
-from typing import NoReturn as _NoReturn
+from typing import NamedTuple, TypeVar
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
-from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -45,53 +43,9 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
-_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
-                  Mapping[str, object]]
-
-
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept in the
-    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
-    `dataclasses` all read the attribute, so they see the text.
-    """
-
-    __slots__ = ()
-
-    @_overload
-    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
-
-    @_overload
-    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
-        if result is None:
-            return self
-        fields = result.__dict__
-        trace = fields["trace"]
-        if type(trace) is tuple:
-            trace = fields["trace"] = describe(*trace)
-        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
-        # holds (`isinstance`, which narrows both ways, is twice as slow).
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        result.__dict__["trace"] = trace
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome.
-
-    Resolvers make it with `_result`, in one step; its fields live in its
-    instance dict (not slots) so that one step can fill them all.
-    """
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
 
     name: str
     inputs: Mapping[str, object]
@@ -100,16 +54,10 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
-    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
-    if TYPE_CHECKING:
-        trace: _Told = _Told()
-    else:
-        trace: str
+    trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
-
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -131,110 +79,6 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
-
-    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
-        return {**self.__dict__, "trace": self.trace}
-
-
-if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told()
-
-_new = object.__new__
-_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
-
-
-def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
-            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
-            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
-    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
-    """
-    made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
-                             "kept": kept, "total": total, "outcome": outcome,
-                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
-                             "seed": seed, "rerolled": rerolled})
-    return made
-
-
-class _Frozen(dict[str, object]):
-    """A result's inputs or values: a dict that refuses changes, because results are shared.
-
-    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
-    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self) -> _NoReturn:
-        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
-                        "dict(result.values) is a copy that can")
-
-    def __setitem__(self, key: str, value: object) -> _NoReturn:
-        self._refuse()
-
-    def __delitem__(self, key: str) -> _NoReturn:
-        self._refuse()
-
-    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
-        self._refuse()
-
-    def clear(self) -> _NoReturn:
-        self._refuse()
-
-    def pop(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def popitem(self) -> _NoReturn:
-        self._refuse()
-
-    def setdefault(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def update(self, *args: object, **kwargs: object) -> _NoReturn:
-        self._refuse()
-
-    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
-        return _Frozen, (dict(self),)
-
-
-_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
-
-
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
-# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
-
-
-def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
-    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
-
-    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
-    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
-    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
-    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
-    """
-    if len(memo) >= MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = made
-    return made
-
-
-def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
-                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
-    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
-    if tape.dealt is None:  # thrown for the first time
-        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                        for count, sides in tape.thrown])
-        ways = 1
-        for term in thrown:
-            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
-        if ways > MAX_REMEMBERED:
-            return made
-        if len(thrown_by) >= MAX_REMEMBERED:
-            thrown_by.clear()
-        thrown_by[given] = thrown
-    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,90 +123,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
-    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
-
-    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
-    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
-    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
-    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
-    """
-    if type(rng) is _Random:
-        listed = _LISTED.get((count, sides)) or _listed(count, sides)
-        rolls = listed[0]
-        getrandbits = rng.getrandbits
-        if rolls:
-            number, bits = listed[1], listed[2]
-            pick = getrandbits(bits)
-            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
-                pick = getrandbits(bits)
-            return rolls[pick]
-        bits = (sides - 1).bit_length()
-        faces = []
-        for _ in range(count):
-            face = getrandbits(bits)
-            while face >= sides:
-                face = getrandbits(bits)
-            faces.append(face + 1)
-        return tuple(faces)
-    if isinstance(rng, _Tape):
-        return rng.draw(count, sides)
+def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled, one `randint` each."""
     randint = rng.randint
     return tuple([randint(1, sides) for _ in range(count)])
 
 
-MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
-_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+_RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
 
 
-def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
-    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
-    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
-    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
-    return listed
-
-
-_Random = random.Random
-
-
-class _Tape:
-    """The dice source's generator while a roll's result is first worked out (see `_remember`).
-
-    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
-    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
-    dice are known). Only `_draw` reads from it.
-    """
-
-    __slots__ = ("dealt", "faces", "rng", "thrown")
-
-    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
-        self.rng = rng
-        self.dealt = iter(dealt) if dealt is not None else None
-        self.thrown: list[tuple[int, int]] = []
-        self.faces: list[tuple[int, ...]] = []
-
-    def draw(self, count: int, sides: int) -> tuple[int, ...]:
-        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
-        self.thrown.append((count, sides))
-        self.faces.append(faces)
-        return faces
-
-
-_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
-
-
-def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
-    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
-    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
-        _, _, rolls, number, bits = thrown[0]
-        pick = rng.getrandbits(bits)
-        while pick >= number:
-            pick = rng.getrandbits(bits)
-        return (rolls[pick],)
-    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
-
-
-def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     return read_group(_draw(rng, count, sides), mode, keep, shown)
 
@@ -370,7 +140,7 @@ def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, 
 def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
     """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
     kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return _group(Group, (shown, dice, kept, sum(kept)))
+    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -518,7 +288,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: "random.Random | _Tape") -> None:
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -624,19 +394,10 @@ class Replaying:
         return value
 
 
-_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
-
-
 def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
-    key = (count, sides, mode, keep)
-    found = _NOTATIONS.get(key)
-    if found is None:
-        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
-        if len(_NOTATIONS) < 10_000:
-            _NOTATIONS[key] = found
-    return found
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
@@ -851,7 +612,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -868,10 +629,6 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
 
 # What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
-_type = type
-_int = int
-_bool = bool
-_str = str
 _check_int = check_int
 _check_flag = check_flag
 _check_choice = check_choice
@@ -921,22 +678,13 @@ def group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
-_SAID: dict[int, tuple[Outcome, str]] = {}
-
-
 def outcome_trace(outcome: Outcome) -> str:
-    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
-    found = _SAID.get(id(outcome))
-    if found is not None and found[0] is outcome:
-        return found[1]
+    """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
         meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
     where = f" ({outcome.column})" if outcome.column else ""
-    said = f"{outcome.key}{where}: {meaning}"
-    if len(_SAID) < 100_000:
-        _SAID[id(outcome)] = (outcome, said)
-    return said
+    return f"{outcome.key}{where}: {meaning}"
 
 
 def describe(
@@ -1340,7 +1088,7 @@ class Deck:
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
-COMPILER_SHA256 = '459f98db315b143e66f35a666953cb7a7a0cd23664df7d031e986f544fc3dc12'
+RULECRAFT_VERSION = '0.1.0'
 
 
 # Custom dice: the symbol on each side. A die the document lost has no symbols yet.
@@ -1377,9 +1125,9 @@ def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Order tokens at setup', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Order tokens at setup', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('starting_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('starting_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_starting_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1388,7 +1136,7 @@ def _chain_starting_orders(rng: random.Random, depth: int, given: Mapping[str, o
 
 def starting_orders(*, rng: random.Random | None = None) -> Result:
     'Order tokens at setup [EVR-02, EVR-06, line 87]\n\nEach player is now given 4 Crew Order tokens, 2 Movement Order tokens and 2 Attack Order tokens, to be placed in the Fresh Order area.'
-    return _run_starting_orders(rng if rng is not None else _Random(), 0)
+    return _run_starting_orders(_RNG if rng is None else rng, 0)
 
 
 def _joint_starting_orders(given: Mapping[str, object]) -> Joint:
@@ -1425,9 +1173,9 @@ def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Gold at setup', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Gold at setup', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('starting_gold', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('starting_gold', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_starting_gold(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1436,7 +1184,7 @@ def _chain_starting_gold(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def starting_gold(*, rng: random.Random | None = None) -> Result:
     'Gold at setup [EVR-02, line 87]\n\nEach player is given 2x 20 gold and 1x 10 gold tokens.'
-    return _run_starting_gold(rng if rng is not None else _Random(), 0)
+    return _run_starting_gold(_RNG if rng is None else rng, 0)
 
 
 def _joint_starting_gold(given: Mapping[str, object]) -> Joint:
@@ -1478,9 +1226,9 @@ def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int,
     extra = None  # no band's data rolls dice
     values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
     inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
-    trace = ('Health/Strain track fills', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Health/Strain track fills', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('crew_dies', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('crew_dies', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1489,7 +1237,7 @@ def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.Random | None = None) -> Result:
     'Health/Strain track fills [EVR-07, line 142]\n\nWhen damage is taken, pegs are placed in the left side, and whenever Strain is suffered they are placed in the right. If the track ever fills, the Crew member dies!\n\nwhen damage + strain >= length: Dies -- If the track ever fills, the Crew member dies!\notherwise: Lives'
-    return _run_crew_dies(rng if rng is not None else _Random(), 0, (length if _type(length) is _int and 1 <= length <= 12 else _check_int('length', length, 1, 12)), (damage if _type(damage) is _int and 0 <= damage <= 12 else _check_int('damage', damage, 0, 12)), (strain if _type(strain) is _int and 0 <= strain <= 12 else _check_int('strain', strain, 0, 12)))
+    return _run_crew_dies(_RNG if rng is None else rng, 0, _check_int('length', length, 1, 12), _check_int('damage', damage, 0, 12), _check_int('strain', strain, 0, 12))
 
 
 def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
@@ -1553,9 +1301,9 @@ def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue
     extra = None  # no band's data rolls dice
     values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space, v_crew_on_blue_nodes)
     inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
-    trace = ('Map spaces', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Map spaces', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('map_spaces', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('map_spaces', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1564,7 +1312,7 @@ def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object
 
 def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: random.Random | None = None) -> Result:
     "Map spaces [EVR-15, EVR-28, lines 186-216]\n\nThe world of the Everrain has many interesting places to explore, frequent and traverse:\n\ncalm_seas: Calm seas -- **Calm seas** - If at least 1 Crew is manning a blue node, Calm seas can be traversed.\nislands: Islands -- **Islands** - Using the Ship's Boat, players can visit Islands to search for clues, treasure and more.\nrough_seas: Rough seas -- **Rough seas** - If at least 2 Crew are manning blue nodes, Rough seas can be traversed.\nstorms: Storms -- **Storms** - Able to move around the map, Strain suffered by Crew is doubled if in tile with a Storm.\nports: Ports -- **Ports** - Visiting these spaces allows players to access the Port tile.\naltars: Altars -- **Altars** - Found only in later chapters, Altars advance the Discovery track by 4 the first time they are visited, but are always well guarded!\nshipwrecks: Shipwrecks -- **Shipwrecks** - Should a player visit these sites, they may draw 1 Treasure card."
-    return _run_map_spaces(rng if rng is not None else _Random(), 0, (space if _type(space) is _str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else _check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))), (crew_on_blue_nodes if _type(crew_on_blue_nodes) is _int and 0 <= crew_on_blue_nodes <= 10 else _check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10)))
+    return _run_map_spaces(_RNG if rng is None else rng, 0, _check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')), _check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10))
 
 
 def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
@@ -1603,9 +1351,9 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
     extra = None  # no band's data rolls dice
     values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_strain, v_storm)
     inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
-    trace = ('Strain in a Storm', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Strain in a Storm', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('storm_strain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('storm_strain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1614,7 +1362,7 @@ def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | None = None) -> Result:
     'Strain in a Storm [EVR-15, EVR-07, line 204]\n\nStrain suffered by Crew is doubled if in tile with a Storm.'
-    return _run_storm_strain(rng if rng is not None else _Random(), 0, (strain if _type(strain) is _int and 0 <= strain <= 12 else _check_int('strain', strain, 0, 12)), (storm if _type(storm) is _bool else _check_flag('storm', storm)))
+    return _run_storm_strain(_RNG if rng is None else rng, 0, _check_int('strain', strain, 0, 12), _check_flag('storm', storm))
 
 
 def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
@@ -1653,9 +1401,9 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
     extra = None  # no band's data rolls dice
     values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_orders)
     inputs: dict[str, object] = {'movement_orders': v_movement_orders}
-    trace = ('Movement actions from Movement Orders', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Movement actions from Movement Orders', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('ship_movement_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('ship_movement_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1664,7 +1412,7 @@ def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[
 
 def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None = None) -> Result:
     'Movement actions from Movement Orders [EVR-17, EVR-05, line 232, line 393]\n\nEach Movement Order generates 2 movement actions.'
-    return _run_ship_movement_actions(rng if rng is not None else _Random(), 0, (movement_orders if _type(movement_orders) is _int and 0 <= movement_orders <= 8 else _check_int('movement_orders', movement_orders, 0, 8)))
+    return _run_ship_movement_actions(_RNG if rng is None else rng, 0, _check_int('movement_orders', movement_orders, 0, 8))
 
 
 def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
@@ -1707,9 +1455,9 @@ def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space)
     inputs: dict[str, object] = {'space': v_space}
-    trace = ('Sea Events', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Sea Events', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('sea_event_draw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('sea_event_draw', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1718,7 +1466,7 @@ def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None) -> Result:
     'Sea Events [EVR-20, lines 254-256]\n\nEach time that a player ends their turn at Sea, they should draw a Sea Event card and resolve it immediately. Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\n\nwhen space == ports or space == islands or space == altars: No draw -- Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\notherwise: Draw -- they should draw a Sea Event card and resolve it immediately.'
-    return _run_sea_event_draw(rng if rng is not None else _Random(), 0, (space if _type(space) is _str and space in {'calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'} else _check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'))))
+    return _run_sea_event_draw(_RNG if rng is None else rng, 0, _check_choice('space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')))
 
 
 def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
@@ -1772,22 +1520,20 @@ def _rerolls_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_for
 
 def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> Result:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    group = roll_group(rng, 1, 10, 'sum', 0, 'd10')
-    r_total = int((group.value + v_modifier))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     c = 0
     outcome = _OUT_expedition_test[b][c] if b >= 0 else None
     first: tuple[Result, ...] = ()
     if b >= 0 and _IDS_expedition_test[b] in _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier):
-        first = (_result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', groups, r_total, outcome, [], {})),)
-        group = roll_group(rng, 1, 10, 'sum', 0, 'd10')
-        r_total = int((group.value + v_modifier))
-        groups = (group,)
-        _, r_dice, r_kept, r_natural = group
-        r_read, zero = r_kept, False
+        first = (Result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', groups, r_total, outcome, [], {})),)
+        d = Rolling(rng)
+        r_total = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
+        r_dice, r_kept, r_read, r_natural = d.read()
+        groups, zero = d.groups, d.zero
         b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
         c = 0
         outcome = _OUT_expedition_test[b][c] if b >= 0 else None
@@ -1798,7 +1544,7 @@ def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless
     if first:
         trace = first[0].trace + '; rolled again, the new result is final: ' + trace.removeprefix('Island Exploration test: ')
     chain: tuple[Result, ...] = ()
-    return _result('expedition_test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain, rerolled=first)
+    return Result('expedition_test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain, rerolled=first)
 
 
 def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1807,7 +1553,7 @@ def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, o
 
 def expedition_test(*, stat: int = 5, selfless: bool = False, hermit: str = 'none', fortuitous: bool = False, dyspraxic: bool = False, rng: random.Random | None = None) -> Result:
     "Island Exploration test [EVR-08, EVR-10, line 143, lines 260-262, lines 588-600]\n\nTests ask the player to test one of the Crew's 5 stats, which is done by rolling a D10. Scoring equal to or less than the Crew's stat results in a success.\n\nwhen total <= stat: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
-    return _run_expedition_test(rng if rng is not None else _Random(), 0, (stat if _type(stat) is _int and 1 <= stat <= 10 else _check_int('stat', stat, 1, 10)), (selfless if _type(selfless) is _bool else _check_flag('selfless', selfless)), (hermit if _type(hermit) is _str and hermit in {'none', 'with_others', 'alone'} else _check_choice('hermit', hermit, ('none', 'with_others', 'alone'))), (fortuitous if _type(fortuitous) is _bool else _check_flag('fortuitous', fortuitous)), (dyspraxic if _type(dyspraxic) is _bool else _check_flag('dyspraxic', dyspraxic)))
+    return _run_expedition_test(_RNG if rng is None else rng, 0, _check_int('stat', stat, 1, 10), _check_flag('selfless', selfless), _check_choice('hermit', hermit, ('none', 'with_others', 'alone')), _check_flag('fortuitous', fortuitous), _check_flag('dyspraxic', dyspraxic))
 
 
 def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1879,48 +1625,30 @@ def _values_expedition_test_crew(b: int, c: int, d: None, r_total: int, r_natura
     return values
 
 
-_ROLLS_1d10: tuple[tuple[int, ...], ...] = _listed(1, 10)[0]
-_MEMO_expedition_test_crew: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_expedition_test_crew(dice: tuple[int, ...], v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d10', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
+    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 10, 'sum', 0, 'd10')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
     c = 0
     outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_expedition_test_crew(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
-    trace = ('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_expedition_test_crew, (dice, v_a, v_b, v_c, v_arrogant), _result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return expedition_test_crew(a=given.get('a', 5), b=given.get('b', 5), c=given.get('c', 5), arrogant=given.get('arrogant', 'nobody'), rng=rng)  # type: ignore[arg-type]
+    return _run_expedition_test_crew(rng, depth, _check_int('a', given.get('a', 5), 1, 10), _check_int('b', given.get('b', 5), 1, 10), _check_int('c', given.get('c', 5), 1, 10), _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c')))
 
 
 def expedition_test_crew(*, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 'nobody', rng: random.Random | None = None) -> Result:
     "Island Exploration test (three Crew) [EVR-08, EVR-10, lines 260-262, line 596]\n\nThe Crew member with the highest number of the stat being tested is the one who is taking the test, making it beneficial to send multiple crew on expeditions\n\nwhen total <= tested: Success -- Scoring equal to or less than the Crew's stat results in a success.\notherwise: Failure"
-    v_a = (a if _type(a) is _int and 1 <= a <= 10 else _check_int('a', a, 1, 10))
-    v_b = (b if _type(b) is _int and 1 <= b <= 10 else _check_int('b', b, 1, 10))
-    v_c = (c if _type(c) is _int and 1 <= c <= 10 else _check_int('c', c, 1, 10))
-    v_arrogant = (arrogant if _type(arrogant) is _str and arrogant in {'nobody', 'crew_a', 'crew_b', 'crew_c'} else _check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
-    if rng is None:
-        rng = _Random()
-    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(4)
-        while pick >= 10:
-            pick = rng.getrandbits(4)
-        dice = _ROLLS_1d10[pick]
-    else:
-        dice = _draw(rng, 1, 10)
-    made = _MEMO_expedition_test_crew.get((dice, v_a, v_b, v_c, v_arrogant))
-    return made if made is not None else _run_expedition_test_crew(dice, v_a, v_b, v_c, v_arrogant, v_tested)
+    return _run_expedition_test_crew(_RNG if rng is None else rng, 0, _check_int('a', a, 1, 10), _check_int('b', b, 1, 10), _check_int('c', c, 1, 10), _check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
 
 
 def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1988,9 +1716,9 @@ def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_card)
     inputs: dict[str, object] = {'card': v_card}
-    trace = ('Abandoning an Expedition', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Abandoning an Expedition', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('abandon_expedition', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('abandon_expedition', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1999,7 +1727,7 @@ def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str
 
 def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None) -> Result:
     'Abandoning an Expedition [EVR-22, lines 265-267]\n\nTest cards can be abandoned, if the player is unsure that their chances are favourable. Abandoning Expeditions has no cost, though any Orders issued to mount the Expedition are still considered spent, and the card is discarded. Choices cannot be abandoned.\n\ntests: Test cards -- Test cards can be abandoned, if the player is unsure that their chances are favourable.\nchoices: Choices -- Choices cannot be abandoned.'
-    return _run_abandon_expedition(rng if rng is not None else _Random(), 0, (card if _type(card) is _str and card in {'tests', 'choices'} else _check_choice('card', card, ('tests', 'choices'))))
+    return _run_abandon_expedition(_RNG if rng is None else rng, 0, _check_choice('card', card, ('tests', 'choices')))
 
 
 def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
@@ -2037,9 +1765,9 @@ def _run_weapon_attack_dice(rng: random.Random, depth: int, v_zone_dice: int, v_
     extra = None  # no band's data rolls dice
     values = _values_weapon_attack_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
-    trace = ("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('weapon_attack_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('weapon_attack_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2048,7 +1776,7 @@ def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str
 
 def weapon_attack_dice(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, rng: random.Random | None = None) -> Result:
     "Attack dice when manning a Ship's weapon [EVR-26, EVR-10, line 322, line 628, line 632]\n\nTargetable zones All the zones that can be targeted by the weapon, along with how Attack many dice are rolled when attacking."
-    return _run_weapon_attack_dice(rng if rng is not None else _Random(), 0, (zone_dice if _type(zone_dice) is _int and 0 <= zone_dice <= 6 else _check_int('zone_dice', zone_dice, 0, 6)), (cannoneer if _type(cannoneer) is _bool else _check_flag('cannoneer', cannoneer)), (clumsy if _type(clumsy) is _bool else _check_flag('clumsy', clumsy)))
+    return _run_weapon_attack_dice(_RNG if rng is None else rng, 0, _check_int('zone_dice', zone_dice, 0, 6), _check_flag('cannoneer', cannoneer), _check_flag('clumsy', clumsy))
 
 
 def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
@@ -2088,9 +1816,9 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
     extra = None  # no band's data rolls dice
     values = _values_marketplace_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_price, v_deal, v_charismatic)
     inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
-    trace = ('Marketplace prices', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Marketplace prices', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('marketplace_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('marketplace_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2099,7 +1827,7 @@ def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str,
 
 def marketplace_price(*, price: int = 20, deal: str = 'selling', charismatic: bool = False, rng: random.Random | None = None) -> Result:
     'Marketplace prices [EVR-27, EVR-25, EVR-10, line 281, line 329, line 606]\n\nAll Treasure cards can be sold for their value as shown on the card'
-    return _run_marketplace_price(rng if rng is not None else _Random(), 0, (price if _type(price) is _int and 0 <= price <= 100 else _check_int('price', price, 0, 100)), (deal if _type(deal) is _str and deal in {'selling', 'buying'} else _check_choice('deal', deal, ('selling', 'buying'))), (charismatic if _type(charismatic) is _bool else _check_flag('charismatic', charismatic)))
+    return _run_marketplace_price(_RNG if rng is None else rng, 0, _check_int('price', price, 0, 100), _check_choice('deal', deal, ('selling', 'buying')), _check_flag('charismatic', charismatic))
 
 
 def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
@@ -2139,9 +1867,9 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
     extra = None  # no band's data rolls dice
     values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exhausted, v_forgo_turn)
     inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
-    trace = ('Reclaiming Orders', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Reclaiming Orders', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('reclaim_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('reclaim_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2150,7 +1878,7 @@ def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.Random | None = None) -> Result:
     'Reclaiming Orders [EVR-06, line 373, line 375]\n\nAt the beginning of a Players turn, they may reclaim orders by moving up to 3 Order tokens from the Exhausted to Fresh Order area. Players may also elect to forgo their turn and reclaim 6 Orders instead.'
-    return _run_reclaim_orders(rng if rng is not None else _Random(), 0, (exhausted if _type(exhausted) is _int and 0 <= exhausted <= 12 else _check_int('exhausted', exhausted, 0, 12)), (forgo_turn if _type(forgo_turn) is _bool else _check_flag('forgo_turn', forgo_turn)))
+    return _run_reclaim_orders(_RNG if rng is None else rng, 0, _check_int('exhausted', exhausted, 0, 12), _check_flag('forgo_turn', forgo_turn))
 
 
 def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
@@ -2194,9 +1922,9 @@ def _run_trade_orders(rng: random.Random, depth: int, v_given: int, v_received: 
     extra = None  # no band's data rolls dice
     values = _values_trade_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn)
     inputs: dict[str, object] = {'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn}
-    trace = ('Trading Orders', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Trading Orders', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('trade_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('trade_orders', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2205,7 +1933,7 @@ def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def trade_orders(*, given: int = 1, received: int = 1, adjacent: bool = True, players_turn: bool = True, rng: random.Random | None = None) -> Result:
     "Trading Orders [EVR-06, lines 377-379]\n\nPlayers may trade Order tokens amongst themselves, allowing players to customise their playstyle. To Trade orders, the player's ships must be in spaces next to each other, and it must be one of the player's turns. Any amount of Orders can be traded and this costs nothing to do, but Orders cannot be given. They must always be swapped for another Order.\n\nwhen adjacent and players_turn and given == received: Allowed -- Any amount of Orders can be traded and this costs nothing to do\notherwise: Not allowed -- Orders cannot be given. They must always be swapped for another Order."
-    return _run_trade_orders(rng if rng is not None else _Random(), 0, (given if _type(given) is _int and 0 <= given <= 12 else _check_int('given', given, 0, 12)), (received if _type(received) is _int and 0 <= received <= 12 else _check_int('received', received, 0, 12)), (adjacent if _type(adjacent) is _bool else _check_flag('adjacent', adjacent)), (players_turn if _type(players_turn) is _bool else _check_flag('players_turn', players_turn)))
+    return _run_trade_orders(_RNG if rng is None else rng, 0, _check_int('given', given, 0, 12), _check_int('received', received, 0, 12), _check_flag('adjacent', adjacent), _check_flag('players_turn', players_turn))
 
 
 def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
@@ -2246,9 +1974,9 @@ def _run_combat_pool(rng: random.Random, depth: int, v_first: int, v_second: int
     extra = None  # no band's data rolls dice
     values = _values_combat_pool(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_brawlers, v_cowardly)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly}
-    trace = ('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('combat_pool', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('combat_pool', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2257,7 +1985,7 @@ def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def combat_pool(*, first: int = 2, second: int = 0, third: int = 0, brawlers: int = 0, cowardly: int = 0, rng: random.Random | None = None) -> Result:
     "Combat dice of the Crew on a node [EVR-32, EVR-37, EVR-10, line 421, line 493, line 624, line 634]\n\nIf there are multiple Crew members on a single node and a Combat issue is ordered, the Crew's Combat dice value are added together and rolled simultaneously."
-    return _run_combat_pool(rng if rng is not None else _Random(), 0, (first if _type(first) is _int and 0 <= first <= 5 else _check_int('first', first, 0, 5)), (second if _type(second) is _int and 0 <= second <= 5 else _check_int('second', second, 0, 5)), (third if _type(third) is _int and 0 <= third <= 5 else _check_int('third', third, 0, 5)), (brawlers if _type(brawlers) is _int and 0 <= brawlers <= 3 else _check_int('brawlers', brawlers, 0, 3)), (cowardly if _type(cowardly) is _int and 0 <= cowardly <= 3 else _check_int('cowardly', cowardly, 0, 3)))
+    return _run_combat_pool(_RNG if rng is None else rng, 0, _check_int('first', first, 0, 5), _check_int('second', second, 0, 5), _check_int('third', third, 0, 5), _check_int('brawlers', brawlers, 0, 3), _check_int('cowardly', cowardly, 0, 3))
 
 
 def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
@@ -2299,9 +2027,9 @@ def _run_loyalty_lost(rng: random.Random, depth: int, v_crew_deaths: int, v_infl
     extra = None  # no band's data rolls dice
     values = _values_loyalty_lost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew_deaths, v_influence_drawn, v_unpaid)
     inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
-    trace = ('Loyalty lost', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Loyalty lost', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('loyalty_lost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('loyalty_lost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2310,7 +2038,7 @@ def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def loyalty_lost(*, crew_deaths: int = 0, influence_drawn: int = 0, unpaid: int = 0, rng: random.Random | None = None) -> Result:
     'Loyalty lost [EVR-33, lines 425-429]\n\nLoyalty decreases by 1 when:'
-    return _run_loyalty_lost(rng if rng is not None else _Random(), 0, (crew_deaths if _type(crew_deaths) is _int and 0 <= crew_deaths <= 6 else _check_int('crew_deaths', crew_deaths, 0, 6)), (influence_drawn if _type(influence_drawn) is _int and 0 <= influence_drawn <= 6 else _check_int('influence_drawn', influence_drawn, 0, 6)), (unpaid if _type(unpaid) is _int and 0 <= unpaid <= 6 else _check_int('unpaid', unpaid, 0, 6)))
+    return _run_loyalty_lost(_RNG if rng is None else rng, 0, _check_int('crew_deaths', crew_deaths, 0, 6), _check_int('influence_drawn', influence_drawn, 0, 6), _check_int('unpaid', unpaid, 0, 6))
 
 
 def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
@@ -2375,13 +2103,8 @@ def _values_enemy_agent_activation(b: int, c: int, d: None, r_total: int, r_natu
     return values
 
 
-_MEMO_enemy_agent_activation: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_enemy_agent_activation: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_enemy_agent_activation(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2391,29 +2114,18 @@ def _run_enemy_agent_activation(rng: random.Random, dealt: tuple[tuple[int, ...]
     extra = None  # no band's data rolls dice
     values = _values_enemy_agent_activation(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
-    trace = ('Enemy Agent activation', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Enemy Agent activation', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_enemy_agent_activation, _THROWN_enemy_agent_activation, (v_enemy_dice, v_distance, v_trigger), tape, _result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return enemy_agent_activation(enemy_dice=given.get('enemy_dice', 2), distance=given.get('distance', 1), trigger=given.get('trigger', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_enemy_agent_activation(rng, depth, _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4), _check_int('distance', given.get('distance', 1), 0, 3), _check_int('trigger', given.get('trigger', 2), 1, 3))
 
 
 def enemy_agent_activation(*, enemy_dice: int = 2, distance: int = 1, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy Agent activation [EVR-34, EVR-13, EVR-14, EVR-39, line 442, lines 464-466, line 493, line 508, line 517]\n\nWhen an Enemy activates, they roll Enemy Dice equal to their Enemy Dice value and spend the results accordingly.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen count(movement) >= distance and count(enemy_attack) >= 1: Attack -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen distance >= 1 and count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(movement) >= 2 or count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
-    v_enemy_dice = (enemy_dice if _type(enemy_dice) is _int and 1 <= enemy_dice <= 4 else _check_int('enemy_dice', enemy_dice, 1, 4))
-    v_distance = (distance if _type(distance) is _int and 0 <= distance <= 3 else _check_int('distance', distance, 0, 3))
-    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 3 else _check_int('trigger', trigger, 1, 3))
-    if rng is None:
-        rng = _Random()
-    given = (v_enemy_dice, v_distance, v_trigger)
-    thrown = _THROWN_enemy_agent_activation.get(given)
-    if thrown is None:
-        return _run_enemy_agent_activation(rng, None, v_enemy_dice, v_distance, v_trigger)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_enemy_agent_activation.get((dealt, given))
-    return made if made is not None else _run_enemy_agent_activation(rng, dealt, v_enemy_dice, v_distance, v_trigger)
+    return _run_enemy_agent_activation(_RNG if rng is None else rng, 0, _check_int('enemy_dice', enemy_dice, 1, 4), _check_int('distance', distance, 0, 3), _check_int('trigger', trigger, 1, 3))
 
 
 def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2477,14 +2189,9 @@ def _values_crew_attack(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_MEMO_crew_attack: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_crew_attack: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_crew_attack(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> Result:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2494,30 +2201,18 @@ def _run_crew_attack(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | No
     extra = None  # no band's data rolls dice
     values = _values_crew_attack(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     inputs: dict[str, object] = {'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger}
-    trace = ('Crew attacking enemies', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Crew attacking enemies', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_crew_attack, _THROWN_crew_attack, (v_combat, v_evading, v_enemy_dice, v_trigger), tape, _result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return crew_attack(combat=given.get('combat', 3), evading=given.get('evading', 1), enemy_dice=given.get('enemy_dice', 2), trigger=given.get('trigger', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_crew_attack(rng, depth, _check_int('combat', given.get('combat', 3), 1, 3), _check_int('evading', given.get('evading', 1), 0, 3), _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3), _check_int('trigger', given.get('trigger', 2), 1, 3))
 
 
 def crew_attack(*, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Crew attacking enemies [EVR-37, EVR-38, EVR-11, EVR-12, EVR-13, lines 495-504, lines 519-529]\n\nWhen Crew are attacking an enemy The player takes Attack or Evasion dice equal to the Crew member's combat value & Enemy dice equal to the enemy's Enemy dice value.\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\notherwise: Exchange"
-    v_combat = (combat if _type(combat) is _int and 1 <= combat <= 3 else _check_int('combat', combat, 1, 3))
-    v_evading = (evading if _type(evading) is _int and 0 <= evading <= 3 else _check_int('evading', evading, 0, 3))
-    v_enemy_dice = (enemy_dice if _type(enemy_dice) is _int and 1 <= enemy_dice <= 3 else _check_int('enemy_dice', enemy_dice, 1, 3))
-    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 3 else _check_int('trigger', trigger, 1, 3))
-    if rng is None:
-        rng = _Random()
-    given = (v_combat, v_evading, v_enemy_dice, v_trigger)
-    thrown = _THROWN_crew_attack.get(given)
-    if thrown is None:
-        return _run_crew_attack(rng, None, v_combat, v_evading, v_enemy_dice, v_trigger)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_crew_attack.get((dealt, given))
-    return made if made is not None else _run_crew_attack(rng, dealt, v_combat, v_evading, v_enemy_dice, v_trigger)
+    return _run_crew_attack(_RNG if rng is None else rng, 0, _check_int('combat', combat, 1, 3), _check_int('evading', evading, 0, 3), _check_int('enemy_dice', enemy_dice, 1, 3), _check_int('trigger', trigger, 1, 3))
 
 
 def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2577,9 +2272,9 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
     extra = None  # no band's data rolls dice
     values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
-    trace = ('Counter dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Counter dice', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('counter_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('counter_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2588,7 +2283,7 @@ def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = None) -> Result:
     'Counter dice [EVR-40, line 533]\n\nThey may roll 1 die for every against them, up to their Combat Dice value.'
-    return _run_counter_dice(rng if rng is not None else _Random(), 0, (hits if _type(hits) is _int and 0 <= hits <= 10 else _check_int('hits', hits, 0, 10)), (combat if _type(combat) is _int and 0 <= combat <= 5 else _check_int('combat', combat, 0, 5)))
+    return _run_counter_dice(_RNG if rng is None else rng, 0, _check_int('hits', hits, 0, 10), _check_int('combat', combat, 0, 5))
 
 
 def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
@@ -2634,14 +2329,9 @@ def _values_counter_roll(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-_MEMO_counter_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_counter_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_counter_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_hits: int, v_combat: int, v_evading: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result:
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2651,29 +2341,18 @@ def _run_counter_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | N
     extra = None  # no band's data rolls dice
     values = _values_counter_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
-    trace = ('Counter', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Counter', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_counter_roll, _THROWN_counter_roll, (v_hits, v_combat, v_evading), tape, _result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return counter_roll(hits=given.get('hits', 2), combat=given.get('combat', 2), evading=given.get('evading', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_counter_roll(rng, depth, _check_int('hits', given.get('hits', 2), 1, 4), _check_int('combat', given.get('combat', 2), 1, 3), _check_int('evading', given.get('evading', 0), 0, 3))
 
 
 def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: random.Random | None = None) -> Result:
     'Counter [EVR-40, EVR-11, EVR-12, lines 531-539]\n\nEach time an enemy scores a result against a Crew member, they have the opportunity to counter by rolling an Attack or Evasion die. They may roll 1 die for every against them, up to their Combat Dice value.\n\nwhen count(hit) + count(two_damage) == 0: Misses -- These results are misses and cannot be used\notherwise: Countered'
-    v_hits = (hits if _type(hits) is _int and 1 <= hits <= 4 else _check_int('hits', hits, 1, 4))
-    v_combat = (combat if _type(combat) is _int and 1 <= combat <= 3 else _check_int('combat', combat, 1, 3))
-    v_evading = (evading if _type(evading) is _int and 0 <= evading <= 3 else _check_int('evading', evading, 0, 3))
-    if rng is None:
-        rng = _Random()
-    given = (v_hits, v_combat, v_evading)
-    thrown = _THROWN_counter_roll.get(given)
-    if thrown is None:
-        return _run_counter_roll(rng, None, v_hits, v_combat, v_evading)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_counter_roll.get((dealt, given))
-    return made if made is not None else _run_counter_roll(rng, dealt, v_hits, v_combat, v_evading)
+    return _run_counter_roll(_RNG if rng is None else rng, 0, _check_int('hits', hits, 1, 4), _check_int('combat', combat, 1, 3), _check_int('evading', evading, 0, 3))
 
 
 def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2740,14 +2419,9 @@ def _values_weapon_fire(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_MEMO_weapon_fire: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_weapon_fire: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_weapon_fire(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> Result:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = d.custom(v_dice, _DIE_attack)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2757,30 +2431,18 @@ def _run_weapon_fire(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | No
     extra = None  # no band's data rolls dice
     values = _values_weapon_fire(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger}
-    trace = ("Firing a ship's weapon", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe("Firing a ship's weapon", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_weapon_fire, _THROWN_weapon_fire, (v_zone_dice, v_cannoneer, v_clumsy, v_trigger), tape, _result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return weapon_fire(zone_dice=given.get('zone_dice', 2), cannoneer=given.get('cannoneer', False), clumsy=given.get('clumsy', False), trigger=given.get('trigger', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_weapon_fire(rng, depth, _check_int('zone_dice', given.get('zone_dice', 2), 1, 4), _check_flag('cannoneer', given.get('cannoneer', False)), _check_flag('clumsy', given.get('clumsy', False)), _check_int('trigger', given.get('trigger', 1), 1, 2))
 
 
 def weapon_fire(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, trigger: int = 1, rng: random.Random | None = None) -> Result:
     'Firing a ship\'s weapon [EVR-26, EVR-41, EVR-10, EVR-11, line 320, line 322, line 543, line 628, line 632]\n\nTo fire a Weapon, the enemy must be within its range, and a Crew member must be manning the relevant node.\n\nwhen count(two_damage) >= trigger: Special ability -- The weapon\'s special ability, triggered by rolling "2 damage" symbols.\nwhen count(hit) + count(two_damage) >= 1: Hit\notherwise: Miss -- These results are misses and cannot be used'
-    v_zone_dice = (zone_dice if _type(zone_dice) is _int and 1 <= zone_dice <= 4 else _check_int('zone_dice', zone_dice, 1, 4))
-    v_cannoneer = (cannoneer if _type(cannoneer) is _bool else _check_flag('cannoneer', cannoneer))
-    v_clumsy = (clumsy if _type(clumsy) is _bool else _check_flag('clumsy', clumsy))
-    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 2 else _check_int('trigger', trigger, 1, 2))
-    if rng is None:
-        rng = _Random()
-    given = (v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    thrown = _THROWN_weapon_fire.get(given)
-    if thrown is None:
-        return _run_weapon_fire(rng, None, v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_weapon_fire.get((dealt, given))
-    return made if made is not None else _run_weapon_fire(rng, dealt, v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
+    return _run_weapon_fire(_RNG if rng is None else rng, 0, _check_int('zone_dice', zone_dice, 1, 4), _check_flag('cannoneer', cannoneer), _check_flag('clumsy', clumsy), _check_int('trigger', trigger, 1, 2))
 
 
 def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2865,13 +2527,8 @@ def _values_enemy_ship_roll(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-_MEMO_enemy_ship_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_enemy_ship_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_enemy_ship_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2881,29 +2538,18 @@ def _run_enemy_ship_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] 
     extra = None  # no band's data rolls dice
     values = _values_enemy_ship_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
-    trace = ('Enemy ship activation roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Enemy ship activation roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_enemy_ship_roll, _THROWN_enemy_ship_roll, (v_enemy_dice, v_in_range, v_trigger), tape, _result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return enemy_ship_roll(enemy_dice=given.get('enemy_dice', 4), in_range=given.get('in_range', False), trigger=given.get('trigger', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_enemy_ship_roll(rng, depth, _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4), _check_flag('in_range', given.get('in_range', False)), _check_int('trigger', given.get('trigger', 2), 1, 3))
 
 
 def enemy_ship_roll(*, enemy_dice: int = 4, in_range: bool = False, trigger: int = 2, rng: random.Random | None = None) -> Result:
     "Enemy ship activation roll [EVR-41, EVR-17, EVR-13, EVR-34, EVR-14, lines 232-234, lines 545-547, lines 576-580]\n\nMoving Enemy ships is done by rolling Enemy dice. The number of dice rolled is specified on the Enemy Ship token\n\nwhen count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\nwhen in_range and count(enemy_attack) >= 1: Fire -- Deals 1 damage to target Crew in the enemies zone OR fire the enemy ship's weapon\nwhen count(movement) >= 1: Move -- Allows the enemy to move 1 zone.\nwhen count(enemy_attack) >= 2 or count(special) >= 2 or count(enemy_blank) >= 2: Combine -- 2 identical results can be combined to create 1 usable result.\notherwise: No action -- results that are of no use and would cause the Enemy to not act"
-    v_enemy_dice = (enemy_dice if _type(enemy_dice) is _int and 1 <= enemy_dice <= 4 else _check_int('enemy_dice', enemy_dice, 1, 4))
-    v_in_range = (in_range if _type(in_range) is _bool else _check_flag('in_range', in_range))
-    v_trigger = (trigger if _type(trigger) is _int and 1 <= trigger <= 3 else _check_int('trigger', trigger, 1, 3))
-    if rng is None:
-        rng = _Random()
-    given = (v_enemy_dice, v_in_range, v_trigger)
-    thrown = _THROWN_enemy_ship_roll.get(given)
-    if thrown is None:
-        return _run_enemy_ship_roll(rng, None, v_enemy_dice, v_in_range, v_trigger)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_enemy_ship_roll.get((dealt, given))
-    return made if made is not None else _run_enemy_ship_roll(rng, dealt, v_enemy_dice, v_in_range, v_trigger)
+    return _run_enemy_ship_roll(_RNG if rng is None else rng, 0, _check_int('enemy_dice', enemy_dice, 1, 4), _check_flag('in_range', in_range), _check_int('trigger', trigger, 1, 3))
 
 
 def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2964,9 +2610,9 @@ def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int)
     extra = None  # no band's data rolls dice
     values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
     inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
-    trace = ('Ship sunk', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Ship sunk', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('ship_sunk', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('ship_sunk', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2975,7 +2621,7 @@ def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = None) -> Result:
     'Ship sunk [EVR-42, line 554]\n\nIf all nodes have a damage token on them, then the ship is considered sunk.\n\nwhen damaged >= nodes: Sunk -- If all nodes have a damage token on them, then the ship is considered sunk.\notherwise: Afloat'
-    return _run_ship_sunk(rng if rng is not None else _Random(), 0, (nodes if _type(nodes) is _int and 1 <= nodes <= 20 else _check_int('nodes', nodes, 1, 20)), (damaged if _type(damaged) is _int and 0 <= damaged <= 20 else _check_int('damaged', damaged, 0, 20)))
+    return _run_ship_sunk(_RNG if rng is None else rng, 0, _check_int('nodes', nodes, 1, 20), _check_int('damaged', damaged, 0, 20))
 
 
 def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
@@ -3014,9 +2660,9 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
     extra = None  # no band's data rolls dice
     values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = ('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('ship_evasion_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('ship_evasion_dice', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3025,7 +2671,7 @@ def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str,
 
 def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     'Evasion dice against an enemy ship [EVR-43, line 562]\n\nThis generates 1 Evasion die for each successful hit the enemy ship has rolled.'
-    return _run_ship_evasion_dice(rng if rng is not None else _Random(), 0, (hits if _type(hits) is _int and 0 <= hits <= 10 else _check_int('hits', hits, 0, 10)))
+    return _run_ship_evasion_dice(_RNG if rng is None else rng, 0, _check_int('hits', hits, 0, 10))
 
 
 def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
@@ -3062,13 +2708,8 @@ def _values_ship_evasion(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-_MEMO_ship_evasion: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_ship_evasion: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_ship_evasion(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_hits: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.custom(v_hits, _DIE_evasion)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3078,27 +2719,18 @@ def _run_ship_evasion(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | N
     extra = None  # no band's data rolls dice
     values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = ("Evading an enemy ship's hits", groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe("Evading an enemy ship's hits", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_ship_evasion, _THROWN_ship_evasion, (v_hits,), tape, _result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return ship_evasion(hits=given.get('hits', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_ship_evasion(rng, depth, _check_int('hits', given.get('hits', 2), 1, 6))
 
 
 def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     "Evading an enemy ship's hits [EVR-43, EVR-12, lines 560-562, lines 576-580]\n\nTo attempt and evade, a Movement Order must be issued. This generates 1 Evasion die for each successful hit the enemy ship has rolled.\n\nwhen count(evade) >= hits: Evaded\notherwise: Damaged -- For each point of damage received a Damage token should be placed on a Node relative to the direction of the attack."
-    v_hits = (hits if _type(hits) is _int and 1 <= hits <= 6 else _check_int('hits', hits, 1, 6))
-    if rng is None:
-        rng = _Random()
-    given = (v_hits,)
-    thrown = _THROWN_ship_evasion.get(given)
-    if thrown is None:
-        return _run_ship_evasion(rng, None, v_hits)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_ship_evasion.get((dealt, given))
-    return made if made is not None else _run_ship_evasion(rng, dealt, v_hits)
+    return _run_ship_evasion(_RNG if rng is None else rng, 0, _check_int('hits', hits, 1, 6))
 
 
 def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int, Fraction]:

@@ -5,12 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
-from typing import NoReturn as _NoReturn
+from typing import NamedTuple, TypeVar
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
-from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -45,53 +43,9 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
-_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
-                  Mapping[str, object]]
-
-
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept in the
-    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
-    `dataclasses` all read the attribute, so they see the text.
-    """
-
-    __slots__ = ()
-
-    @_overload
-    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
-
-    @_overload
-    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
-        if result is None:
-            return self
-        fields = result.__dict__
-        trace = fields["trace"]
-        if type(trace) is tuple:
-            trace = fields["trace"] = describe(*trace)
-        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
-        # holds (`isinstance`, which narrows both ways, is twice as slow).
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        result.__dict__["trace"] = trace
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome.
-
-    Resolvers make it with `_result`, in one step; its fields live in its
-    instance dict (not slots) so that one step can fill them all.
-    """
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
 
     name: str
     inputs: Mapping[str, object]
@@ -100,16 +54,10 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
-    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
-    if TYPE_CHECKING:
-        trace: _Told = _Told()
-    else:
-        trace: str
+    trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
-
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -131,110 +79,6 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
-
-    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
-        return {**self.__dict__, "trace": self.trace}
-
-
-if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told()
-
-_new = object.__new__
-_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
-
-
-def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
-            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
-            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
-    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
-    """
-    made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
-                             "kept": kept, "total": total, "outcome": outcome,
-                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
-                             "seed": seed, "rerolled": rerolled})
-    return made
-
-
-class _Frozen(dict[str, object]):
-    """A result's inputs or values: a dict that refuses changes, because results are shared.
-
-    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
-    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self) -> _NoReturn:
-        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
-                        "dict(result.values) is a copy that can")
-
-    def __setitem__(self, key: str, value: object) -> _NoReturn:
-        self._refuse()
-
-    def __delitem__(self, key: str) -> _NoReturn:
-        self._refuse()
-
-    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
-        self._refuse()
-
-    def clear(self) -> _NoReturn:
-        self._refuse()
-
-    def pop(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def popitem(self) -> _NoReturn:
-        self._refuse()
-
-    def setdefault(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def update(self, *args: object, **kwargs: object) -> _NoReturn:
-        self._refuse()
-
-    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
-        return _Frozen, (dict(self),)
-
-
-_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
-
-
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
-# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
-
-
-def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
-    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
-
-    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
-    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
-    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
-    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
-    """
-    if len(memo) >= MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = made
-    return made
-
-
-def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
-                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
-    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
-    if tape.dealt is None:  # thrown for the first time
-        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                        for count, sides in tape.thrown])
-        ways = 1
-        for term in thrown:
-            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
-        if ways > MAX_REMEMBERED:
-            return made
-        if len(thrown_by) >= MAX_REMEMBERED:
-            thrown_by.clear()
-        thrown_by[given] = thrown
-    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,90 +123,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
-    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
-
-    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
-    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
-    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
-    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
-    """
-    if type(rng) is _Random:
-        listed = _LISTED.get((count, sides)) or _listed(count, sides)
-        rolls = listed[0]
-        getrandbits = rng.getrandbits
-        if rolls:
-            number, bits = listed[1], listed[2]
-            pick = getrandbits(bits)
-            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
-                pick = getrandbits(bits)
-            return rolls[pick]
-        bits = (sides - 1).bit_length()
-        faces = []
-        for _ in range(count):
-            face = getrandbits(bits)
-            while face >= sides:
-                face = getrandbits(bits)
-            faces.append(face + 1)
-        return tuple(faces)
-    if isinstance(rng, _Tape):
-        return rng.draw(count, sides)
+def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled, one `randint` each."""
     randint = rng.randint
     return tuple([randint(1, sides) for _ in range(count)])
 
 
-MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
-_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+_RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
 
 
-def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
-    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
-    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
-    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
-    return listed
-
-
-_Random = random.Random
-
-
-class _Tape:
-    """The dice source's generator while a roll's result is first worked out (see `_remember`).
-
-    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
-    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
-    dice are known). Only `_draw` reads from it.
-    """
-
-    __slots__ = ("dealt", "faces", "rng", "thrown")
-
-    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
-        self.rng = rng
-        self.dealt = iter(dealt) if dealt is not None else None
-        self.thrown: list[tuple[int, int]] = []
-        self.faces: list[tuple[int, ...]] = []
-
-    def draw(self, count: int, sides: int) -> tuple[int, ...]:
-        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
-        self.thrown.append((count, sides))
-        self.faces.append(faces)
-        return faces
-
-
-_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
-
-
-def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
-    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
-    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
-        _, _, rolls, number, bits = thrown[0]
-        pick = rng.getrandbits(bits)
-        while pick >= number:
-            pick = rng.getrandbits(bits)
-        return (rolls[pick],)
-    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
-
-
-def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     return read_group(_draw(rng, count, sides), mode, keep, shown)
 
@@ -370,7 +140,7 @@ def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, 
 def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
     """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
     kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return _group(Group, (shown, dice, kept, sum(kept)))
+    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -518,7 +288,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: "random.Random | _Tape") -> None:
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -624,19 +394,10 @@ class Replaying:
         return value
 
 
-_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
-
-
 def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
-    key = (count, sides, mode, keep)
-    found = _NOTATIONS.get(key)
-    if found is None:
-        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
-        if len(_NOTATIONS) < 10_000:
-            _NOTATIONS[key] = found
-    return found
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
@@ -851,7 +612,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -868,10 +629,6 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
 
 # What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
-_type = type
-_int = int
-_bool = bool
-_str = str
 _check_int = check_int
 _check_flag = check_flag
 _check_choice = check_choice
@@ -921,22 +678,13 @@ def group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
-_SAID: dict[int, tuple[Outcome, str]] = {}
-
-
 def outcome_trace(outcome: Outcome) -> str:
-    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
-    found = _SAID.get(id(outcome))
-    if found is not None and found[0] is outcome:
-        return found[1]
+    """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
         meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
     where = f" ({outcome.column})" if outcome.column else ""
-    said = f"{outcome.key}{where}: {meaning}"
-    if len(_SAID) < 100_000:
-        _SAID[id(outcome)] = (outcome, said)
-    return said
+    return f"{outcome.key}{where}: {meaning}"
 
 
 def describe(
@@ -1340,7 +1088,7 @@ class Deck:
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
-COMPILER_SHA256 = '459f98db315b143e66f35a666953cb7a7a0cd23664df7d031e986f544fc3dc12'
+RULECRAFT_VERSION = '0.1.0'
 
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
@@ -1383,62 +1131,29 @@ def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_ROLLS_3d6: tuple[tuple[int, ...], ...] = _listed(3, 6)[0]
-_ROLLS_2d6: tuple[tuple[int, ...], ...] = _listed(2, 6)[0]
-_MEMO_action_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_action_roll(dice: tuple[int, ...], v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
-    if v_bonus_die:
-        group = read_group(dice, 'highest', 2, '3d6 keep highest 2')
-        r_total = int((((group.value + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
-    else:
-        group = read_group(dice, 'sum', 0, '2d6')
-        r_total = int((((group.value + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_action_roll(rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> Result:
+    d = Rolling(rng)
+    r_total: int = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
     c = 0
     outcome = _OUT_action_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
-    trace = ('Action roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Action roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_action_roll, (dice, v_dots, v_bonus_die, v_edge, v_penalty), _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return action_roll(dots=given.get('dots', 1), bonus_die=given.get('bonus_die', False), edge=given.get('edge', 'none'), penalty=given.get('penalty', 'none'), rng=rng)  # type: ignore[arg-type]
+    return _run_action_roll(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4), _check_flag('bonus_die', given.get('bonus_die', False)), _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major')), _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major')))
 
 
 def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', penalty: str = 'none', rng: random.Random | None = None) -> Result:
     'Action roll [TOG-01, TOG-03, TOG-04, lines 13-17, lines 19-21, line 29]\n\nPlayer rolls **2d6** and adds action dots to the total.\n\n6 or less: Failure -- failure, face a complication (and mark\n7-9: Costly -- costly success, act but face a complication\n10+: Heroic -- heroic success, act without complications\nnatural 12: Advantage -- succeed with an advantage; describe the advantage; when anyone uses it, they get a bonus die'
-    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
-    v_bonus_die = (bonus_die if _type(bonus_die) is _bool else _check_flag('bonus_die', bonus_die))
-    v_edge = (edge if _type(edge) is _str and edge in {'none', 'edge', 'major'} else _check_choice('edge', edge, ('none', 'edge', 'major')))
-    v_penalty = (penalty if _type(penalty) is _str and penalty in {'none', 'penalty', 'major'} else _check_choice('penalty', penalty, ('none', 'penalty', 'major')))
-    if rng is None:
-        rng = _Random()
-    if v_bonus_die:
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(8)
-            while pick >= 216:
-                pick = rng.getrandbits(8)
-            dice = _ROLLS_3d6[pick]
-        else:
-            dice = _draw(rng, 3, 6)
-    else:
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(6)
-            while pick >= 36:
-                pick = rng.getrandbits(6)
-            dice = _ROLLS_2d6[pick]
-        else:
-            dice = _draw(rng, 2, 6)
-    made = _MEMO_action_roll.get((dice, v_dots, v_bonus_die, v_edge, v_penalty))
-    return made if made is not None else _run_action_roll(dice, v_dots, v_bonus_die, v_edge, v_penalty)
+    return _run_action_roll(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4), _check_flag('bonus_die', bonus_die), _check_choice('edge', edge, ('none', 'edge', 'major')), _check_choice('penalty', penalty, ('none', 'penalty', 'major')))
 
 
 def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1492,13 +1207,8 @@ def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-_MEMO_resistance_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_resistance_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_resistance_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_attribute: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1508,27 +1218,18 @@ def _run_resistance_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] 
     extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = ('Resistance roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Resistance roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_resistance_roll, _THROWN_resistance_roll, (v_attribute,), tape, _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return resistance_roll(attribute=given.get('attribute', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_resistance_roll(rng, depth, _check_int('attribute', given.get('attribute', 2), 1, 4))
 
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'Resistance roll [TOG-05, lines 43-44]\n\nPlayer rolls a dice pool equal to that attribute.\n\n1-6: Resisted -- PC takes stress equal to 6 minus the highest dice result; the complication is negated or reduced.'
-    v_attribute = (attribute if _type(attribute) is _int and 1 <= attribute <= 4 else _check_int('attribute', attribute, 1, 4))
-    if rng is None:
-        rng = _Random()
-    given = (v_attribute,)
-    thrown = _THROWN_resistance_roll.get(given)
-    if thrown is None:
-        return _run_resistance_roll(rng, None, v_attribute)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_resistance_roll.get((dealt, given))
-    return made if made is not None else _run_resistance_roll(rng, dealt, v_attribute)
+    return _run_resistance_roll(_RNG if rng is None else rng, 0, _check_int('attribute', attribute, 1, 4))
 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1586,44 +1287,29 @@ def _values_consequence_clock(b: int, c: int, d: None, r_total: int, r_natural: 
     return values
 
 
-_MEMO_consequence_clock: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_consequence_clock(dice: tuple[int, ...], v_dots: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_dots))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_consequence_clock[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = ('Consequence clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Consequence clocks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_consequence_clock, (dice, v_dots), _result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return consequence_clock(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_consequence_clock(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
 def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Consequence clocks [TOG-08, lines 57-63]\n\n6 or less: Two segments -- 2 segments\n\n7-9: One segment -- 1 segment\n10+: No segments -- no segments'
-    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_consequence_clock.get((dice, v_dots))
-    return made if made is not None else _run_consequence_clock(dice, v_dots)
+    return _run_consequence_clock(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
 def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1686,44 +1372,29 @@ def _values_obstacle_clock(b: int, c: int, d: None, r_total: int, r_natural: int
     return values
 
 
-_MEMO_obstacle_clock: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_obstacle_clock(dice: tuple[int, ...], v_dots: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_dots))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_obstacle_clock[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = ('Obstacle clocks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Obstacle clocks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_obstacle_clock, (dice, v_dots), _result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return obstacle_clock(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_obstacle_clock(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
 def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Obstacle clocks [TOG-09, line 65, lines 69-74]\n\n6 or less: No segments -- no segments\n\n7-9: One segment -- 1 segment\n10+: Two segments -- 2 segments\nnatural 12: Four segments -- 4 segments'
-    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_obstacle_clock.get((dice, v_dots))
-    return made if made is not None else _run_obstacle_clock(dice, v_dots)
+    return _run_obstacle_clock(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
 def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1770,43 +1441,29 @@ def _band_heritage_connect(r_total: int, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-_MEMO_heritage_connect: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_heritage_connect(dice: tuple[int, ...]) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = group.value
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(2, 6, 'sum', 0, '2d6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
     c = 0
     outcome = _OUT_heritage_connect[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = ('Heritage: CONNECT', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Heritage: CONNECT', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_heritage_connect, dice, _result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return heritage_connect(rng=rng)
+    return _run_heritage_connect(rng, depth)
 
 
 def heritage_connect(*, rng: random.Random | None = None) -> Result:
     'Heritage: CONNECT [TOG-11, lines 80-82]\n\nonce per session, when in region of your heritage you can CONNECT: 6 or less, rival; 7-9, you owe them something; 10+ friendly\n\n6 or less: Rival -- rival\n7-9: Owe -- you owe them something\n10+: Friendly -- friendly'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_heritage_connect.get(dice)
-    return made if made is not None else _run_heritage_connect(dice)
+    return _run_heritage_connect(_RNG if rng is None else rng, 0)
 
 
 def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1863,44 +1520,29 @@ def _values_coin_roll(b: int, c: int, d: None, r_total: int, r_natural: int | No
     return values
 
 
-_MEMO_coin_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_coin_roll(dice: tuple[int, ...], v_wealth: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_wealth))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_coin_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = ('Coin roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Coin roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_coin_roll, (dice, v_wealth), _result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return coin_roll(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_coin_roll(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
 def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     "Coin roll [TOG-13, lines 88-90]\n\nuse 1 Coin to roll 2d6 + Wealth 10+ doesn't use up coin; 7-9 lose coin; 6 or less, lose coin and face a complication\n\n10+: Keep coin -- doesn't use up coin\n7-9: Lose coin -- lose coin\n6 or less: Lose coin complication -- lose coin and face a complication"
-    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_coin_roll.get((dice, v_wealth))
-    return made if made is not None else _run_coin_roll(dice, v_wealth)
+    return _run_coin_roll(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
 def _totals_coin_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1951,9 +1593,9 @@ def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = ('Ship actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Ship actions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('ship_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('ship_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1962,7 +1604,7 @@ def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> Result:
     "Ship actions [TOG-14, lines 92-104]\n\nship TRAIT sets the maximum modifer for any actions done with the ship:\n\nspeed: Speed -- Navigation, speed, piloting, any movement\ndurability: Durability -- Ramming a target, cutting a reckless path, any physical\nfirepower: Firepower -- Firing weapons, threatening statement, any force or danger\ncrew: Crew -- any actions that involve multiple people/locations\nsize: Size -- any actions involving the Corw's Nest, e.g. scouting, planning"
-    return _run_ship_actions(rng if rng is not None else _Random(), 0, (trait if _type(trait) is _str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
+    return _run_ship_actions(_RNG if rng is None else rng, 0, _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')))
 
 
 def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
@@ -2008,9 +1650,9 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
-    trace = ('Pick item loadouts', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Pick item loadouts', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('loadout', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('loadout', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2019,7 +1661,7 @@ def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result:
     'Pick item loadouts [TOG-16, lines 117-123]\n\nlight: Light Load (3) -- Unburdened. You carry very little, quick and agile.\n\nnormal: Normal Load (5) -- Prepared. You look like someone ready for action, able to maneuver normally.\nheavy: Heavy Load (7) -- Threatening. You are ready for war, slowed by your haul.'
-    return _run_loadout(rng if rng is not None else _Random(), 0, (load if _type(load) is _str and load in {'light', 'normal', 'heavy'} else _check_choice('load', load, ('light', 'normal', 'heavy'))))
+    return _run_loadout(_RNG if rng is None else rng, 0, _check_choice('load', load, ('light', 'normal', 'heavy')))
 
 
 def _joint_loadout(given: Mapping[str, object]) -> Joint:
@@ -2057,9 +1699,9 @@ def _run_score_engagement_modifier(rng: random.Random, depth: int, v_bold: bool,
     extra = None  # no band's data rolls dice
     values = _values_score_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
-    trace = ('Score engagement modifier', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Score engagement modifier', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('score_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('score_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2068,7 +1710,7 @@ def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapp
 
 def score_engagement_modifier(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     'Score engagement modifier [TOG-17, lines 127-131]\n\nDetermine your modifier before you roll. Can never have more than +2 or -2:'
-    return _run_score_engagement_modifier(rng if rng is not None else _Random(), 0, (bold if _type(bold) is _bool else _check_flag('bold', bold)), (complex if _type(complex) is _bool else _check_flag('complex', complex)), (vulnerability if _type(vulnerability) is _bool else _check_flag('vulnerability', vulnerability)), (strongest if _type(strongest) is _bool else _check_flag('strongest', strongest)), (aid if _type(aid) is _bool else _check_flag('aid', aid)), (interference if _type(interference) is _bool else _check_flag('interference', interference)))
+    return _run_score_engagement_modifier(_RNG if rng is None else rng, 0, _check_flag('bold', bold), _check_flag('complex', complex), _check_flag('vulnerability', vulnerability), _check_flag('strongest', strongest), _check_flag('aid', aid), _check_flag('interference', interference))
 
 
 def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
@@ -2114,50 +1756,30 @@ def _band_score_engagement(r_total: int, r_natural: int | None, r_dice: Sequence
     return -1
 
 
-_MEMO_score_engagement: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_score_engagement(dice: tuple[int, ...], v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_modifier))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
+    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_score_engagement(r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     c = 0
     outcome = _OUT_score_engagement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid, 'interference': v_interference}
-    trace = ('Make engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Make engagement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_score_engagement, (dice, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference), _result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return score_engagement(bold=given.get('bold', False), complex=given.get('complex', False), vulnerability=given.get('vulnerability', False), strongest=given.get('strongest', False), aid=given.get('aid', False), interference=given.get('interference', False), rng=rng)  # type: ignore[arg-type]
+    return _run_score_engagement(rng, depth, _check_flag('bold', given.get('bold', False)), _check_flag('complex', given.get('complex', False)), _check_flag('vulnerability', given.get('vulnerability', False)), _check_flag('strongest', given.get('strongest', False)), _check_flag('aid', given.get('aid', False)), _check_flag('interference', given.get('interference', False)))
 
 
 def score_engagement(*, bold: bool = False, complex: bool = False, vulnerability: bool = False, strongest: bool = False, aid: bool = False, interference: bool = False, rng: random.Random | None = None) -> Result:
     "Make engagement roll [TOG-17, TOG-18, lines 125-141, lines 135-141, lines 207-213]\n\nRoll 2d6 + plan modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
-    v_bold = (bold if _type(bold) is _bool else _check_flag('bold', bold))
-    v_complex = (complex if _type(complex) is _bool else _check_flag('complex', complex))
-    v_vulnerability = (vulnerability if _type(vulnerability) is _bool else _check_flag('vulnerability', vulnerability))
-    v_strongest = (strongest if _type(strongest) is _bool else _check_flag('strongest', strongest))
-    v_aid = (aid if _type(aid) is _bool else _check_flag('aid', aid))
-    v_interference = (interference if _type(interference) is _bool else _check_flag('interference', interference))
-    if rng is None:
-        rng = _Random()
-    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_score_engagement.get((dice, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference))
-    return made if made is not None else _run_score_engagement(dice, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
+    return _run_score_engagement(_RNG if rng is None else rng, 0, _check_flag('bold', bold), _check_flag('complex', complex), _check_flag('vulnerability', vulnerability), _check_flag('strongest', strongest), _check_flag('aid', aid), _check_flag('interference', interference))
 
 
 def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2230,9 +1852,9 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
     extra = None  # no band's data rolls dice
     values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
-    trace = ('Use flashbacks', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Use flashbacks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('flashback_cost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('flashback_cost', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2241,7 +1863,7 @@ def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None) -> Result:
     'Use flashbacks [TOG-19, lines 143-149]\n\nordinary: 0 Stress -- An ordinary action for which you had easy opportunity.\n\ncomplex: 1 Stress -- A complex action or unlikely opportunity.\nelaborate: 2 (or more) Stress -- An elaborate action that involved special opportunities or contingencies.'
-    return _run_flashback_cost(rng if rng is not None else _Random(), 0, (action if _type(action) is _str and action in {'ordinary', 'complex', 'elaborate'} else _check_choice('action', action, ('ordinary', 'complex', 'elaborate'))))
+    return _run_flashback_cost(_RNG if rng is None else rng, 0, _check_choice('action', action, ('ordinary', 'complex', 'elaborate')))
 
 
 def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
@@ -2294,9 +1916,9 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_job)
     inputs: dict[str, object] = {'job': v_job}
-    trace = ('Get loot', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Get loot', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('loot', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('loot', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2305,7 +1927,7 @@ def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> 
 
 def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
     'Get loot [TOG-20, lines 151-159]\n\nCrew earns coin:\n\nminor: 2 coin -- A minor job; several full purses.\nsmall: 4 coin -- A small job; a strongbox.\nstandard: 6 coin -- A standard score; decent loot.\nbig: 8 coin -- A big score; serious loot.\nmajor: 10+ coin -- A major score; impressive loot.'
-    return _run_loot(rng if rng is not None else _Random(), 0, (job if _type(job) is _str and job in {'minor', 'small', 'standard', 'big', 'major'} else _check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major'))))
+    return _run_loot(_RNG if rng is None else rng, 0, _check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major')))
 
 
 def _joint_loot(given: Mapping[str, object]) -> Joint:
@@ -2351,9 +1973,9 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = ('Crew gains cargo', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Crew gains cargo', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('cargo_seized', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('cargo_seized', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2362,7 +1984,7 @@ def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Crew gains cargo [TOG-21, lines 161-166]\n\nCrew gains cargo:\n\n0-2: 0-2\n3-4: 3-4\n5: 5'
-    return _run_cargo_seized(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)))
+    return _run_cargo_seized(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
 def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
@@ -2400,9 +2022,9 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_size)
     inputs: dict[str, object] = {'size': v_size}
-    trace = ('Cargo storage', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Cargo storage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('cargo_capacity', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('cargo_capacity', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2411,7 +2033,7 @@ def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result:
     'Cargo storage [TOG-22, TOG-30, line 168, line 262]\n\nYou can store cargo equal to your ship **Size** traits x 2.'
-    return _run_cargo_capacity(rng if rng is not None else _Random(), 0, (size if _type(size) is _int and 0 <= size <= 5 else _check_int('size', size, 0, 5)))
+    return _run_cargo_capacity(_RNG if rng is None else rng, 0, _check_int('size', size, 0, 5))
 
 
 def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
@@ -2449,9 +2071,9 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     extra = None  # no band's data rolls dice
     values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_sea_hexes, v_reef_hexes)
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
-    trace = ('Use an Odyssey', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Use an Odyssey', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('odyssey_trigger', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('odyssey_trigger', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2460,7 +2082,7 @@ def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, o
 
 def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Random | None = None) -> Result:
     'Use an Odyssey [TOG-24, line 176]\n\nUse an Odyssey if you travel more than 2 hexes at sea or more than 1 hex in the Reef Lands.'
-    return _run_odyssey_trigger(rng if rng is not None else _Random(), 0, (sea_hexes if _type(sea_hexes) is _int and 0 <= sea_hexes <= 20 else _check_int('sea_hexes', sea_hexes, 0, 20)), (reef_hexes if _type(reef_hexes) is _int and 0 <= reef_hexes <= 20 else _check_int('reef_hexes', reef_hexes, 0, 20)))
+    return _run_odyssey_trigger(_RNG if rng is None else rng, 0, _check_int('sea_hexes', sea_hexes, 0, 20), _check_int('reef_hexes', reef_hexes, 0, 20))
 
 
 def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
@@ -2516,9 +2138,9 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plan)
     inputs: dict[str, object] = {'plan': v_plan}
-    trace = ('Plan', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Plan', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('odyssey_plans', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('odyssey_plans', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2527,7 +2149,7 @@ def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) -> Result:
     "Plan [TOG-25, lines 178-187]\n\nStrategy to make journey safely:\n\nassault: assault -- ♦ Assault: aggressive, attack whatever comes in your way, primary trait is firepower\nstealth: stealth -- ♦ **Stealth:** avoid interaction, primary trait is size\ntransport: transport -- ♦ **Transport:** navigate the most efficient path, primary trait is speed\ndeception: deception -- ♦ **Deception:** disguise your ship or bluff through trouble, primary trait is crew\noccult: occult -- ♦ Occult: harness a magic power, primary trait is based on occult person or item\nsocial: social -- \\Diamond Social: travel as part of a group or convoy, primary trait is the crew's Wealth"
-    return _run_odyssey_plans(rng if rng is not None else _Random(), 0, (plan if _type(plan) is _str and plan in {'assault', 'stealth', 'transport', 'deception', 'occult', 'social'} else _check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'))))
+    return _run_odyssey_plans(_RNG if rng is None else rng, 0, _check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')))
 
 
 def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
@@ -2565,9 +2187,9 @@ def _run_odyssey_engagement_modifier(rng: random.Random, depth: int, v_dominant_
     extra = None  # no band's data rolls dice
     values = _values_odyssey_engagement_modifier(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
-    trace = ('Odyssey engagement modifier', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Odyssey engagement modifier', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('odyssey_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('odyssey_engagement_modifier', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2576,7 +2198,7 @@ def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Ma
 
 def odyssey_engagement_modifier(*, dominant_trait: bool = False, near_land: bool = False, ally: bool = False, weak_trait: bool = False, indirect: bool = False, faction: bool = False, rng: random.Random | None = None) -> Result:
     'Odyssey engagement modifier [TOG-26, lines 191-203]\n\nDetermine modifier before you roll:'
-    return _run_odyssey_engagement_modifier(rng if rng is not None else _Random(), 0, (dominant_trait if _type(dominant_trait) is _bool else _check_flag('dominant_trait', dominant_trait)), (near_land if _type(near_land) is _bool else _check_flag('near_land', near_land)), (ally if _type(ally) is _bool else _check_flag('ally', ally)), (weak_trait if _type(weak_trait) is _bool else _check_flag('weak_trait', weak_trait)), (indirect if _type(indirect) is _bool else _check_flag('indirect', indirect)), (faction if _type(faction) is _bool else _check_flag('faction', faction)))
+    return _run_odyssey_engagement_modifier(_RNG if rng is None else rng, 0, _check_flag('dominant_trait', dominant_trait), _check_flag('near_land', near_land), _check_flag('ally', ally), _check_flag('weak_trait', weak_trait), _check_flag('indirect', indirect), _check_flag('faction', faction))
 
 
 def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
@@ -2622,50 +2244,30 @@ def _band_odyssey_engagement(r_total: int, r_natural: int | None, r_dice: Sequen
     return -1
 
 
-_MEMO_odyssey_engagement: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_odyssey_engagement(dice: tuple[int, ...], v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_modifier))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
+    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
     c = 0
     outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait, 'indirect': v_indirect, 'faction': v_faction}
-    trace = ('Engagement roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Engagement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_odyssey_engagement, (dice, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction), _result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return odyssey_engagement(dominant_trait=given.get('dominant_trait', False), near_land=given.get('near_land', False), ally=given.get('ally', False), weak_trait=given.get('weak_trait', False), indirect=given.get('indirect', False), faction=given.get('faction', False), rng=rng)  # type: ignore[arg-type]
+    return _run_odyssey_engagement(rng, depth, _check_flag('dominant_trait', given.get('dominant_trait', False)), _check_flag('near_land', given.get('near_land', False)), _check_flag('ally', given.get('ally', False)), _check_flag('weak_trait', given.get('weak_trait', False)), _check_flag('indirect', given.get('indirect', False)), _check_flag('faction', given.get('faction', False)))
 
 
 def odyssey_engagement(*, dominant_trait: bool = False, near_land: bool = False, ally: bool = False, weak_trait: bool = False, indirect: bool = False, faction: bool = False, rng: random.Random | None = None) -> Result:
     "Engagement roll [TOG-26, TOG-18, lines 189-213, lines 135-141, lines 207-213]\n\nRoll 2d6 + modifier:\n\nnatural 12: Exceptional -- Exceptional result. You've already overcome the first obstacle and you're in an excellent position for what's next.\n10+: Good -- Good result. You're in control when the action starts,\n7-9: Tense -- Tense result. Hit your first complication when the action starts.\n6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
-    v_dominant_trait = (dominant_trait if _type(dominant_trait) is _bool else _check_flag('dominant_trait', dominant_trait))
-    v_near_land = (near_land if _type(near_land) is _bool else _check_flag('near_land', near_land))
-    v_ally = (ally if _type(ally) is _bool else _check_flag('ally', ally))
-    v_weak_trait = (weak_trait if _type(weak_trait) is _bool else _check_flag('weak_trait', weak_trait))
-    v_indirect = (indirect if _type(indirect) is _bool else _check_flag('indirect', indirect))
-    v_faction = (faction if _type(faction) is _bool else _check_flag('faction', faction))
-    if rng is None:
-        rng = _Random()
-    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_odyssey_engagement.get((dice, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction))
-    return made if made is not None else _run_odyssey_engagement(dice, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
+    return _run_odyssey_engagement(_RNG if rng is None else rng, 0, _check_flag('dominant_trait', dominant_trait), _check_flag('near_land', near_land), _check_flag('ally', ally), _check_flag('weak_trait', weak_trait), _check_flag('indirect', indirect), _check_flag('faction', faction))
 
 
 def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2730,10 +2332,10 @@ def _values_zone_1(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_zone_1.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_1[b][c] if b >= 0 else None
@@ -2748,9 +2350,9 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2759,7 +2361,7 @@ def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def zone_1(*, rng: random.Random | None = None) -> Result:
     'Zone 1 [TOG-27, lines 223-229]\n\n1: 1 -- Wealth I Institution faction\n\n2: 2 -- Wealth I Trade faction\n3: 3 -- Wealth II Trade faction\n4-5: 4-5 -- WealthI Underworld faction\n6: 6 -- Next table'
-    return _run_zone_1(rng if rng is not None else _Random(), 0)
+    return _run_zone_1(_RNG if rng is None else rng, 0)
 
 
 def _totals_zone_1(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2812,10 +2414,10 @@ def _values_zone_2(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_zone_2.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_2[b][c] if b >= 0 else None
@@ -2830,9 +2432,9 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2841,7 +2443,7 @@ def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def zone_2(*, rng: random.Random | None = None) -> Result:
     'Zone 2 [TOG-27, lines 231-236]\n\n1: 1 -- Wealth II Institution faction\n\n2: 2 -- Tier I Monster\n3: 3 -- Wealth II Underworld faction\n4-5: 4-5 -- Wealth III or IV Trade faction\n6: 6 -- Next table'
-    return _run_zone_2(rng if rng is not None else _Random(), 0)
+    return _run_zone_2(_RNG if rng is None else rng, 0)
 
 
 def _totals_zone_2(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2896,10 +2498,10 @@ def _values_zone_3(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_zone_3.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_3[b][c] if b >= 0 else None
@@ -2914,9 +2516,9 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2925,7 +2527,7 @@ def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def zone_3(*, rng: random.Random | None = None) -> Result:
     'Zone 3 [TOG-27, lines 223-228]\n\n1: 1 -- Wealth III Institution faction\n\n2: 2 -- Tier II Monster\n3: 3 -- Tier III Monster\n4-5: 4-5 -- Wealth III Underworld faction\n6: 6 -- Next table'
-    return _run_zone_3(rng if rng is not None else _Random(), 0)
+    return _run_zone_3(_RNG if rng is None else rng, 0)
 
 
 def _totals_zone_3(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2977,43 +2579,29 @@ def _values_zone_4(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-_ROLLS_1d6: tuple[tuple[int, ...], ...] = _listed(1, 6)[0]
-_MEMO_zone_4: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_zone_4(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_zone_4(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_zone_4.get(r_total, -1)
     c = 0
     outcome = _OUT_zone_4[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Zone 4', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Zone 4', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_zone_4, dice, _result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return zone_4(rng=rng)
+    return _run_zone_4(rng, depth)
 
 
 def zone_4(*, rng: random.Random | None = None) -> Result:
     'Zone 4 [TOG-27, lines 230-236]\n\n1: 1 -- Wealth IV or V Institution faction\n\n2: 2 -- Tier IV Monster\n3: 3 -- Tier V Monster\n4-5: 4-5 -- Wealth IV or V Underworld faction\n6: 6 -- Firestorm with Sea Raiders'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_zone_4.get(dice)
-    return made if made is not None else _run_zone_4(dice)
+    return _run_zone_4(_RNG if rng is None else rng, 0)
 
 
 def _totals_zone_4(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3064,10 +2652,10 @@ def _values_tier_i(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_tier_i.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_i[b][c] if b >= 0 else None
@@ -3082,9 +2670,9 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3093,7 +2681,7 @@ def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -
 
 def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier I [TOG-28, lines 238-256]\n\n1: 1 -- Spotted shark\n\n2: 2 -- Lightning Snake\n3: 3 -- Vampire Pod\n4-5: 4-5 -- Hook Eel\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_i(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
+    return _run_tier_i(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
 def _totals_tier_i(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3146,10 +2734,10 @@ def _values_tier_ii(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_tier_ii.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_ii[b][c] if b >= 0 else None
@@ -3164,9 +2752,9 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3175,7 +2763,7 @@ def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier II [TOG-28, lines 238-256]\n\n1: 1 -- Venom Ringed Octopus\n\n2: 2 -- Colossal Squid\n3: 3 -- Spider Crab\n4-5: 4-5 -- Banshee Sea Lion\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_ii(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
+    return _run_tier_ii(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
 def _totals_tier_ii(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3228,10 +2816,10 @@ def _values_tier_iii(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_tier_iii.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_iii[b][c] if b >= 0 else None
@@ -3246,9 +2834,9 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3257,7 +2845,7 @@ def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier III [TOG-28, lines 238-256]\n\n1: 1 -- Swallowfish\n\n2: 2 -- Bedeviler Beetle\n3: 3 -- Siren Seal\n4-5: 4-5 -- Doppleganger Lizards\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_iii(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
+    return _run_tier_iii(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
 def _totals_tier_iii(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3310,10 +2898,10 @@ def _values_tier_iv(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    r_dice = r_kept = r_read = _draw(rng, 1, 6)
-    r_total = r_natural = r_dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_tier_iv.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_iv[b][c] if b >= 0 else None
@@ -3328,9 +2916,9 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
-        link = _result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
+        link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values, link.trace, (), link.seed)
         chain = (link,) + chain[1:]
-    return _result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
+    return Result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3339,7 +2927,7 @@ def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) 
 
 def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
     'Tier IV [TOG-28, lines 238-256]\n\n1: 1 -- Snapping Cay\n\n2: 2 -- Bloody Maw\n3: 3 -- Gulper\n4-5: 4-5 -- Chameleon Shark\n6: 6 -- Next chart or mythical monster'
-    return _run_tier_iv(rng if rng is not None else _Random(), 0, (mythical if _type(mythical) is _bool else _check_flag('mythical', mythical)))
+    return _run_tier_iv(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
 def _totals_tier_iv(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3392,42 +2980,29 @@ def _values_tier_v(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-_MEMO_tier_v: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_tier_v(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_tier_v(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_tier_v.get(r_total, -1)
     c = 0
     outcome = _OUT_tier_v[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Tier V', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Tier V', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_tier_v, dice, _result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return tier_v(rng=rng)
+    return _run_tier_v(rng, depth)
 
 
 def tier_v(*, rng: random.Random | None = None) -> Result:
     'Tier V [TOG-28, lines 238-256]\n\n1: 1 -- Sickle Shark or mythical monster\n\n2: 2 -- Abyssal Worm\n3: 3 -- Leviathan Star\n4: 4 -- Blobfish\n5: 5 -- Lion Crab\n6: 6 -- Sunken Salamander'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_tier_v.get(dice)
-    return made if made is not None else _run_tier_v(dice)
+    return _run_tier_v(_RNG if rng is None else rng, 0)
 
 
 def _totals_tier_v(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3471,42 +3046,29 @@ def _band_mythical_monsters(r_total: int, r_natural: int | None, r_dice: Sequenc
     return _BAND_mythical_monsters.get(r_total, -1)
 
 
-_MEMO_mythical_monsters: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_mythical_monsters(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_mythical_monsters.get(r_total, -1)
     c = 0
     outcome = _OUT_mythical_monsters[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = ('Mythical Monsters', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Mythical Monsters', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_mythical_monsters, dice, _result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return mythical_monsters(rng=rng)
+    return _run_mythical_monsters(rng, depth)
 
 
 def mythical_monsters(*, rng: random.Random | None = None) -> Result:
     'Mythical Monsters [TOG-29, lines 240-252]\n\n1: 1 -- Sea Raiders\n\n2: 2 -- Primoridal\n3: 3 -- Undine\n4: 4 -- Merfolk\n5: 5 -- Centaur\n6: 6 -- Harpy'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_mythical_monsters.get(dice)
-    return made if made is not None else _run_mythical_monsters(dice)
+    return _run_mythical_monsters(_RNG if rng is None else rng, 0)
 
 
 def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3555,9 +3117,9 @@ def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = ('Limiting traits', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Limiting traits', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('limiting_traits', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('limiting_traits', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3566,7 +3128,7 @@ def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, o
 
 def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) -> Result:
     'Limiting traits [TOG-30, lines 260-266]\n\nsize: size -- » Size: carry cargo equal to your size x 2\n\ncrew: crew -- » Crew: number of max cohorts\nfirepower: firepower -- » **Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or exceeds your opponent\'s Wealth level\ndurability: durability -- » Durability: armor for ship can use and max fallout\nspeed: speed -- » Speed: once you leave port, can engage in speed + 1 phases before needing port downtime'
-    return _run_limiting_traits(rng if rng is not None else _Random(), 0, (trait if _type(trait) is _str and trait in {'speed', 'durability', 'firepower', 'crew', 'size'} else _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size'))))
+    return _run_limiting_traits(_RNG if rng is None else rng, 0, _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')))
 
 
 def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
@@ -3604,9 +3166,9 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew)
     inputs: dict[str, object] = {'crew': v_crew}
-    trace = ('Crew: max cohorts', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Crew: max cohorts', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('max_cohorts', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('max_cohorts', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3615,7 +3177,7 @@ def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
     'Crew: max cohorts [TOG-30, line 263]\n\nCrew: number of max cohorts'
-    return _run_max_cohorts(rng if rng is not None else _Random(), 0, (crew if _type(crew) is _int and 0 <= crew <= 5 else _check_int('crew', crew, 0, 5)))
+    return _run_max_cohorts(_RNG if rng is None else rng, 0, _check_int('crew', crew, 0, 5))
 
 
 def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
@@ -3653,9 +3215,9 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
     extra = None  # no band's data rolls dice
     values = _values_can_fight_back(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_firepower, v_opponent_wealth)
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
-    trace = ('Firepower: fight back', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Firepower: fight back', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('can_fight_back', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('can_fight_back', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3664,7 +3226,7 @@ def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.Random | None = None) -> Result:
     'Firepower: fight back [TOG-30, line 264]\n\n**Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or exceeds your opponent\'s Wealth level'
-    return _run_can_fight_back(rng if rng is not None else _Random(), 0, (firepower if _type(firepower) is _int and 0 <= firepower <= 5 else _check_int('firepower', firepower, 0, 5)), (opponent_wealth if _type(opponent_wealth) is _int and 0 <= opponent_wealth <= 5 else _check_int('opponent_wealth', opponent_wealth, 0, 5)))
+    return _run_can_fight_back(_RNG if rng is None else rng, 0, _check_int('firepower', firepower, 0, 5), _check_int('opponent_wealth', opponent_wealth, 0, 5))
 
 
 def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
@@ -3703,9 +3265,9 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_speed)
     inputs: dict[str, object] = {'speed': v_speed}
-    trace = ('Speed: phases at sea', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Speed: phases at sea', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('phases_at_sea', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('phases_at_sea', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3714,7 +3276,7 @@ def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result:
     'Speed: phases at sea [TOG-30, TOG-62, line 266]\n\nSpeed: once you leave port, can engage in speed + 1 phases before needing port downtime'
-    return _run_phases_at_sea(rng if rng is not None else _Random(), 0, (speed if _type(speed) is _int and 0 <= speed <= 5 else _check_int('speed', speed, 0, 5)))
+    return _run_phases_at_sea(_RNG if rng is None else rng, 0, _check_int('speed', speed, 0, 5))
 
 
 def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
@@ -3758,9 +3320,9 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     extra = None  # no band's data rolls dice
     values = _values_compare_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_own_wealth, v_enemy_wealth, v_difference)
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
-    trace = ('Compare wealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Compare wealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('compare_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('compare_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3769,7 +3331,7 @@ def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Random | None = None) -> Result:
     'Compare wealth [TOG-31, lines 270-274]\n\nIf you are 1-2 higher, take +1 on all actions. If 3+ higher, +2 on all actions.\nIf you are 1-2 lower, take -1 on all actions. If 3+ lower, take -2 on all actions.'
-    return _run_compare_wealth(rng if rng is not None else _Random(), 0, (own_wealth if _type(own_wealth) is _int and 0 <= own_wealth <= 5 else _check_int('own_wealth', own_wealth, 0, 5)), (enemy_wealth if _type(enemy_wealth) is _int and 0 <= enemy_wealth <= 5 else _check_int('enemy_wealth', enemy_wealth, 0, 5)))
+    return _run_compare_wealth(_RNG if rng is None else rng, 0, _check_int('own_wealth', own_wealth, 0, 5), _check_int('enemy_wealth', enemy_wealth, 0, 5))
 
 
 def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
@@ -3809,42 +3371,29 @@ def _values_crisis(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-_MEMO_crisis: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_crisis(dice: tuple[int, ...]) -> Result:
-    r_dice = r_kept = r_read = dice
-    r_total = r_natural = dice[0]
-    groups = (_group(Group, ('d6', r_dice, r_kept, r_total)),)
-    zero = False
+def _run_crisis(rng: random.Random, depth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _BAND_crisis.get(r_total, -1)
     c = 0
     outcome = _OUT_crisis[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = ('Crisis', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Crisis', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_crisis, dice, _result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return crisis(rng=rng)
+    return _run_crisis(rng, depth)
 
 
 def crisis(*, rng: random.Random | None = None) -> Result:
     'Crisis [TOG-36, lines 297-305]\n\nRoll 1d6:\n\n1-2: Cargo loss -- **Cargo loss.** Supplies are falling out: could be coin lost, damaged cargo, decreased player load, lose access to crew upgrades. PCs can resist to stop the loss and/or recover the items.\n3: Crew loss -- **Crew loss.** Crew are placed in danger: cohorts are damaged, NPCs are hurt, PCs take harm. PCs can protect NPCs and resist harm to themselves.\n4: Rudder loss -- **Rudder loss.** The helm cannot take actions until the combat ends or the ship\'s crew repairs the damage.\n5: Gun deck fire -- **Gun deck fire.** The weapons area is on fire, threatening the entire ship. Two PCs must give their next actions to the ship\'s crew for damage control.\n6: Hull damage -- **Hull damage.** The ship takes on water. Start a "sinking" progress clock with sections equal to the ship\'s size. Each round 1 PC must give up their action to water control or the sinking progress clock will advance.'
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(3)
-        while pick >= 6:
-            pick = rng.getrandbits(3)
-        dice = _ROLLS_1d6[pick]
-    else:
-        dice = _draw(rng, 1, 6)
-    made = _MEMO_crisis.get(dice)
-    return made if made is not None else _run_crisis(dice)
+    return _run_crisis(_RNG if rng is None else rng, 0)
 
 
 def _totals_crisis(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3898,45 +3447,29 @@ def _values_sea_raid(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-_MEMO_sea_raid: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_sea_raid(dice: tuple[int, ...], v_wealth: int, v_cargo_adjustment: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int(((group.value + v_wealth) + v_cargo_adjustment))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     c = 0
     outcome = _OUT_sea_raid[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
-    trace = ('Downtime at sea: raids', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Downtime at sea: raids', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_sea_raid, (dice, v_wealth, v_cargo_adjustment), _result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return sea_raid(wealth=given.get('wealth', 1), cargo_adjustment=given.get('cargo_adjustment', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_sea_raid(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5), _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3))
 
 
 def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result:
     'Downtime at sea: raids [TOG-38, TOG-43, lines 307-311]\n\nSame as port downtime except: do not pay tithes; cannot seek your anchor.\nFor raids, roll 2d6 + Wealth as a modifier (calculate cargo into any additional Wealth modifier). On a 10+, you are raided. On a 7-9 mark the box "stormfront." On a 6 or less, you escape the attention of potential raiders.\n\n10+: Raided -- you are raided.\n7-9: Stormfront -- mark the box "stormfront."\n6 or less: Escape -- you escape the attention of potential raiders.'
-    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
-    v_cargo_adjustment = (cargo_adjustment if _type(cargo_adjustment) is _int and 0 <= cargo_adjustment <= 3 else _check_int('cargo_adjustment', cargo_adjustment, 0, 3))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_sea_raid.get((dice, v_wealth, v_cargo_adjustment))
-    return made if made is not None else _run_sea_raid(dice, v_wealth, v_cargo_adjustment)
+    return _run_sea_raid(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_int('cargo_adjustment', cargo_adjustment, 0, 3))
 
 
 def _totals_sea_raid(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3990,9 +3523,9 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     extra = None  # no band's data rolls dice
     values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_at_war)
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
-    trace = ('Tithes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Tithes', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('tithe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('tithe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4001,7 +3534,7 @@ def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = None) -> Result:
     'Tithes [TOG-40, line 67, lines 320-322]\n\nPay coin to use the port. Pay Wealth + 1. If at war, it costs Wealth + 3'
-    return _run_tithe(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)), (at_war if _type(at_war) is _bool else _check_flag('at_war', at_war)))
+    return _run_tithe(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_flag('at_war', at_war))
 
 
 def _joint_tithe(given: Mapping[str, object]) -> Joint:
@@ -4051,9 +3584,9 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure)
     inputs: dict[str, object] = {'exposure': v_exposure}
-    trace = ('Notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Notoriety', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('notoriety_gain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('notoriety_gain', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4062,7 +3595,7 @@ def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = None) -> Result:
     'Notoriety [TOG-41, lines 326-333]\n\nIf you completed a score or got into conflict with another faction, increase notoriety:\n\nsmooth: +0 -- Smooth & quiet; low exposure.\ncontained: +2 -- Contained; standard exposure.\nloud: +4 -- Loud & chaotic; high exposure.\nwild: +6 -- Wild; devastating exposure.'
-    return _run_notoriety_gain(rng if rng is not None else _Random(), 0, (exposure if _type(exposure) is _str and exposure in {'smooth', 'contained', 'loud', 'wild'} else _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))))
+    return _run_notoriety_gain(_RNG if rng is None else rng, 0, _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')))
 
 
 def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
@@ -4101,9 +3634,9 @@ def _run_notoriety_increase(rng: random.Random, depth: int, v_exposure: str, v_h
     extra = None  # no band's data rolls dice
     values = _values_notoriety_increase(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure, v_high_profile, v_at_war, v_killing)
     inputs: dict[str, object] = {'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing}
-    trace = ('Notoriety increase', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Notoriety increase', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('notoriety_increase', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('notoriety_increase', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4112,7 +3645,7 @@ def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str
 
 def notoriety_increase(*, exposure: str = 'contained', high_profile: bool = False, at_war: bool = False, killing: bool = False, rng: random.Random | None = None) -> Result:
     'Notoriety increase [TOG-41, lines 328-335]\n\nAdd additional based on: +1: high profile or well-connected target; +1: if at War or on hostile turf; +2: if killing involved'
-    return _run_notoriety_increase(rng if rng is not None else _Random(), 0, (exposure if _type(exposure) is _str and exposure in {'smooth', 'contained', 'loud', 'wild'} else _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))), (high_profile if _type(high_profile) is _bool else _check_flag('high_profile', high_profile)), (at_war if _type(at_war) is _bool else _check_flag('at_war', at_war)), (killing if _type(killing) is _bool else _check_flag('killing', killing)))
+    return _run_notoriety_increase(_RNG if rng is None else rng, 0, _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')), _check_flag('high_profile', high_profile), _check_flag('at_war', at_war), _check_flag('killing', killing))
 
 
 def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
@@ -4153,9 +3686,9 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     extra = None  # no band's data rolls dice
     values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_notoriety)
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
-    trace = ('Bribes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Bribes', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('bribe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('bribe', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4164,7 +3697,7 @@ def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = None) -> Result:
     'Bribes [TOG-42, TOG-44, line 341, line 355]\n\nBribes: Pay your Wealth + associated Notoriety bribe to avoid a raid.'
-    return _run_bribe(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)), (notoriety if _type(notoriety) is _int and 0 <= notoriety <= 12 else _check_int('notoriety', notoriety, 0, 12)))
+    return _run_bribe(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_int('notoriety', notoriety, 0, 12))
 
 
 def _joint_bribe(given: Mapping[str, object]) -> Joint:
@@ -4203,9 +3736,9 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     extra = None  # no band's data rolls dice
     values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_aggressor_wealth)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
-    trace = ('Fight them off', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Fight them off', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('fight_off_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('fight_off_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4214,7 +3747,7 @@ def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = None) -> Result:
     "Fight them off [TOG-42, line 343]\n\nFight them off: If you try to fight off a raid, the PC's will take a total harm amount equal to the Wealth of the aggressor."
-    return _run_fight_off_harm(rng if rng is not None else _Random(), 0, (aggressor_wealth if _type(aggressor_wealth) is _int and 0 <= aggressor_wealth <= 5 else _check_int('aggressor_wealth', aggressor_wealth, 0, 5)))
+    return _run_fight_off_harm(_RNG if rng is None else rng, 0, _check_int('aggressor_wealth', aggressor_wealth, 0, 5))
 
 
 def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
@@ -4263,9 +3796,9 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
     extra = None  # no band's data rolls dice
     values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = ('Cargo and raid wealth', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Cargo and raid wealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('raid_wealth_adjustment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('raid_wealth_adjustment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4274,7 +3807,7 @@ def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping
 
 def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
     'Cargo and raid wealth [TOG-43, lines 347-351]\n\nIf 2+ of Cargo Type | Add to Raid Wealth\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_raid_wealth_adjustment(rng if rng is not None else _Random(), 0, (cargo if _type(cargo) is _str and cargo in {'gems', 'luxury', 'arms', 'goods'} else _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
+    return _run_raid_wealth_adjustment(_RNG if rng is None else rng, 0, _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')))
 
 
 def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
@@ -4330,14 +3863,9 @@ def _values_raid_type(b: int, c: int, d: None, r_total: int, r_natural: int | No
     return values
 
 
-_MEMO_raid_type: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_raid_type: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_raid_type(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4347,29 +3875,18 @@ def _run_raid_type(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None
     extra = None  # no band's data rolls dice
     values = _values_raid_type(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
-    trace = ('Raid type', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Raid type', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_raid_type, _THROWN_raid_type, (v_wealth, v_cargo_adjustment, v_notoriety), tape, _result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return raid_type(wealth=given.get('wealth', 1), cargo_adjustment=given.get('cargo_adjustment', 0), notoriety=given.get('notoriety', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_raid_type(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5), _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3), _check_int('notoriety', given.get('notoriety', 0), 0, 12))
 
 
 def raid_type(*, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0, rng: random.Random | None = None) -> Result:
     'Raid type [TOG-43, TOG-44, line 345, lines 355-358]\n\nTo determine the raid type, **roll dice equal to your Wealth**; if you have 0 Wealth, roll two dice and keep the lowest.\n\n1-3: 1-3\n4/5: 4/5\n6: 6'
-    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
-    v_cargo_adjustment = (cargo_adjustment if _type(cargo_adjustment) is _int and 0 <= cargo_adjustment <= 3 else _check_int('cargo_adjustment', cargo_adjustment, 0, 3))
-    v_notoriety = (notoriety if _type(notoriety) is _int and 0 <= notoriety <= 12 else _check_int('notoriety', notoriety, 0, 12))
-    if rng is None:
-        rng = _Random()
-    given = (v_wealth, v_cargo_adjustment, v_notoriety)
-    thrown = _THROWN_raid_type.get(given)
-    if thrown is None:
-        return _run_raid_type(rng, None, v_wealth, v_cargo_adjustment, v_notoriety)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_raid_type.get((dealt, given))
-    return made if made is not None else _run_raid_type(rng, dealt, v_wealth, v_cargo_adjustment, v_notoriety)
+    return _run_raid_type(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_int('cargo_adjustment', cargo_adjustment, 0, 3), _check_int('notoriety', notoriety, 0, 12))
 
 
 def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4429,44 +3946,29 @@ def _values_acquire_asset(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_MEMO_acquire_asset: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_acquire_asset(dice: tuple[int, ...], v_wealth: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_wealth))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_acquire_asset[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = ('Acquire asset', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Acquire asset', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_acquire_asset, (dice, v_wealth), _result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return acquire_asset(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_acquire_asset(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
 def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Acquire asset [TOG-47, line 380]\n\nAcquire Asset: Common items within your Wealth bracket you automatically acquire. Illegal, expensive, or rare items take a roll. Roll 2d6 + Wealth modifier to the total: **6 or less**, you fail; **7-9** you succeed with a complication; **10+** you succeed.\n\n6 or less: Fail -- you fail\n7-9: Complication -- you succeed with a complication\n10+: Succeed -- you succeed'
-    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_acquire_asset.get((dice, v_wealth))
-    return made if made is not None else _run_acquire_asset(dice, v_wealth)
+    return _run_acquire_asset(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
 def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4529,44 +4031,29 @@ def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: 
     return values
 
 
-_MEMO_long_term_project: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_long_term_project(dice: tuple[int, ...], v_dots: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_dots))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_long_term_project[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Long-term project', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_long_term_project, (dice, v_dots), _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return long_term_project(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_long_term_project(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
 def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Long-term project [TOG-48, line 382]\n\nLONG-TERM PROJECT: Work on a project if you have the means. Roll 2d6+ appropriate action. Fill in progress clock according to result: **6 or less:** no segments; **7-9:** 1 segment; **10+:** 2 segments; **Natural 12:** 4 segments\n\n6 or less: No segments -- no segments\n7-9: One segment -- 1 segment\n10+: Two segments -- 2 segments\nnatural 12: Four segments -- 4 segments'
-    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_long_term_project.get((dice, v_dots))
-    return made if made is not None else _run_long_term_project(dice, v_dots)
+    return _run_long_term_project(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4629,44 +4116,29 @@ def _values_reduce_notoriety(b: int, c: int, d: None, r_total: int, r_natural: i
     return values
 
 
-_MEMO_reduce_notoriety: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_reduce_notoriety(dice: tuple[int, ...], v_dots: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_dots))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
     outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = ('Reduce notoriety', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Reduce notoriety', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_reduce_notoriety, (dice, v_dots), _result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return reduce_notoriety(dots=given.get('dots', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_reduce_notoriety(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
 def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Result:
     'Reduce notoriety [TOG-50, line 386]\n\nREDUCE NOTORIETY: Describe how, then roll 2d6+ appropriate action. Reduce notoriety according to result: **6 or less:** none; **7-9:** 1 level; **10+:** 2 levels; **Natural 12:** 4 levels\n\n6 or less: None -- none\n7-9: One level -- 1 level\n10+: Two levels -- 2 levels\nnatural 12: Four levels -- 4 levels'
-    v_dots = (dots if _type(dots) is _int and 0 <= dots <= 4 else _check_int('dots', dots, 0, 4))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_reduce_notoriety.get((dice, v_dots))
-    return made if made is not None else _run_reduce_notoriety(dice, v_dots)
+    return _run_reduce_notoriety(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
 def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4720,13 +4192,8 @@ def _values_seek_your_anchor(b: int, c: int, d: None, r_total: int, r_natural: i
     return values
 
 
-_MEMO_seek_your_anchor: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_seek_your_anchor: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_seek_your_anchor(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_lowest_attribute: int, v_stress_marked: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4736,28 +4203,18 @@ def _run_seek_your_anchor(rng: random.Random, dealt: tuple[tuple[int, ...], ...]
     extra = None  # no band's data rolls dice
     values = _values_seek_your_anchor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
-    trace = ('Seek your anchor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Seek your anchor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_seek_your_anchor, _THROWN_seek_your_anchor, (v_lowest_attribute, v_stress_marked), tape, _result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return seek_your_anchor(lowest_attribute=given.get('lowest_attribute', 1), stress_marked=given.get('stress_marked', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_seek_your_anchor(rng, depth, _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4), _check_int('stress_marked', given.get('stress_marked', 0), 0, 12))
 
 
 def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result:
     'Seek your anchor [TOG-52, line 390]\n\nSEEK YOUR ANCHOR: Roll number of d6 equal to your lowest attribute and clear stress equal to the highest die. If you have 0, roll 2d6 and keep the lowest. If you clear more stress than marked, you become **homesick**. Choose 1:\n\nwhen total > stress_marked: Homesick -- If you clear more stress than marked, you become **homesick**.\n1-6: Cleared -- clear stress equal to the highest die'
-    v_lowest_attribute = (lowest_attribute if _type(lowest_attribute) is _int and 0 <= lowest_attribute <= 4 else _check_int('lowest_attribute', lowest_attribute, 0, 4))
-    v_stress_marked = (stress_marked if _type(stress_marked) is _int and 0 <= stress_marked <= 12 else _check_int('stress_marked', stress_marked, 0, 12))
-    if rng is None:
-        rng = _Random()
-    given = (v_lowest_attribute, v_stress_marked)
-    thrown = _THROWN_seek_your_anchor.get(given)
-    if thrown is None:
-        return _run_seek_your_anchor(rng, None, v_lowest_attribute, v_stress_marked)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_seek_your_anchor.get((dealt, given))
-    return made if made is not None else _run_seek_your_anchor(rng, dealt, v_lowest_attribute, v_stress_marked)
+    return _run_seek_your_anchor(_RNG if rng is None else rng, 0, _check_int('lowest_attribute', lowest_attribute, 0, 4), _check_int('stress_marked', stress_marked, 0, 12))
 
 
 def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4811,9 +4268,9 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = ('Trade actions', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Trade actions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('trade_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('trade_actions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4822,7 +4279,7 @@ def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Trade actions [TOG-55, lines 400-402]\n\nCrew gets Trade actions = Wealth +1. Choose the SELLER, BARTER, GOSSIP, or MANIPULATE MARKETS actions.'
-    return _run_trade_actions(rng if rng is not None else _Random(), 0, (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5)))
+    return _run_trade_actions(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
 def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
@@ -4870,68 +4327,29 @@ def _values_seller_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_MEMO_seller_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_seller_roll(dice: tuple[int, ...], v_market: str) -> Result:
-    if (v_market == 'scarce'):
-        group = read_group(dice, 'highest', 2, '3d6 keep highest 2')
-        r_total = group.value
-    elif (v_market == 'overflowing'):
-        group = read_group(dice, 'lowest', 2, '3d6 keep lowest 2')
-        r_total = group.value
-    else:
-        group = read_group(dice, 'sum', 0, '2d6')
-        r_total = group.value
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
+    d = Rolling(rng)
+    r_total: int = _total_seller_roll(d, v_market)
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_seller_roll(r_total, r_natural, r_dice, r_read, zero, v_market)
     c = 0
     outcome = _OUT_seller_roll[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_market)
     inputs: dict[str, object] = {'market': v_market}
-    trace = ('Seller', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Seller', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_seller_roll, (dice, v_market), _result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return seller_roll(market=given.get('market', 'normal'), rng=rng)  # type: ignore[arg-type]
+    return _run_seller_roll(rng, depth, _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing')))
 
 
 def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Seller [TOG-56, lines 404-414]\n\nChoose which cargo type you want to sell and make a Seller roll. If the cargo type is scarce in port, roll 3d6 and keep the top 2. If the cargo type is overflowing in port, roll 3d6 and keep the the lower 2. Otherwise, roll 2d6:\nThe amount you earn will go up based on how many of that cargo you sell at one time. As shown on the chart, each type has a limit of how many you can sell at once.\n\n6 or less: Minus two -- decrease your total profit by -2\n7-9: Minus one -- decrease your total profit by -1\n10+: Standard -- standard profit'
-    v_market = (market if _type(market) is _str and market in {'scarce', 'normal', 'overflowing'} else _check_choice('market', market, ('scarce', 'normal', 'overflowing')))
-    if rng is None:
-        rng = _Random()
-    if (v_market == 'scarce'):
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(8)
-            while pick >= 216:
-                pick = rng.getrandbits(8)
-            dice = _ROLLS_3d6[pick]
-        else:
-            dice = _draw(rng, 3, 6)
-    elif (v_market == 'overflowing'):
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(8)
-            while pick >= 216:
-                pick = rng.getrandbits(8)
-            dice = _ROLLS_3d6[pick]
-        else:
-            dice = _draw(rng, 3, 6)
-    else:
-        if _type(rng) is _Random:
-            pick = rng.getrandbits(6)
-            while pick >= 36:
-                pick = rng.getrandbits(6)
-            dice = _ROLLS_2d6[pick]
-        else:
-            dice = _draw(rng, 2, 6)
-    made = _MEMO_seller_roll.get((dice, v_market))
-    return made if made is not None else _run_seller_roll(dice, v_market)
+    return _run_seller_roll(_RNG if rng is None else rng, 0, _check_choice('market', market, ('scarce', 'normal', 'overflowing')))
 
 
 def _totals_seller_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -5009,9 +4427,9 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
     extra = None  # no band's data rolls dice
     values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo, v_sold)
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
-    trace = ('Cargo sale prices', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Cargo sale prices', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('sale_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('sale_price', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -5020,7 +4438,7 @@ def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object
 
 def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None = None) -> Result:
     'Cargo sale prices [TOG-57, lines 414-420]\n\nCargo Type | Total Coin Earned (1 sold / 2 sold / 3 sold / etc.)\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_sale_price(rng if rng is not None else _Random(), 0, (cargo if _type(cargo) is _str and cargo in {'gems', 'luxury', 'arms', 'goods'} else _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))), (sold if _type(sold) is _int and 1 <= sold <= 5 else _check_int('sold', sold, 1, 5)))
+    return _run_sale_price(_RNG if rng is None else rng, 0, _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')), _check_int('sold', sold, 1, 5))
 
 
 def _joint_sale_price(given: Mapping[str, object]) -> Joint:
@@ -5070,9 +4488,9 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = ('Barter', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Barter', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('barter_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('barter_wealth', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -5081,7 +4499,7 @@ def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
     'Barter [TOG-58, lines 422-430]\n\nExchange cargo for different types. You must trade in cargo that equals or exceeds the Wealth equivalent of what you receive. Cargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.\n\ngems: gems\nluxury: luxury\narms: arms\ngoods: goods'
-    return _run_barter_wealth(rng if rng is not None else _Random(), 0, (cargo if _type(cargo) is _str and cargo in {'gems', 'luxury', 'arms', 'goods'} else _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))))
+    return _run_barter_wealth(_RNG if rng is None else rng, 0, _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')))
 
 
 def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
@@ -5119,9 +4537,9 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     extra = None  # no band's data rolls dice
     values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_level, v_market)
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
-    trace = ('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('barter_value', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('barter_value', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -5130,7 +4548,7 @@ def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random | None = None) -> Result:
     'Barter: Wealth equivalent in port [TOG-58, line 424]\n\nCargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.'
-    return _run_barter_value(rng if rng is not None else _Random(), 0, (level if _type(level) is _int and 2 <= level <= 5 else _check_int('level', level, 2, 5)), (market if _type(market) is _str and market in {'scarce', 'normal', 'overflowing'} else _check_choice('market', market, ('scarce', 'normal', 'overflowing'))))
+    return _run_barter_value(_RNG if rng is None else rng, 0, _check_int('level', level, 2, 5), _check_choice('market', market, ('scarce', 'normal', 'overflowing')))
 
 
 def _joint_barter_value(given: Mapping[str, object]) -> Joint:
@@ -5175,44 +4593,29 @@ def _values_gossip(b: int, c: int, d: None, r_total: int, r_natural: int | None,
     return values
 
 
-_MEMO_gossip: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_gossip(dice: tuple[int, ...], v_wealth: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_wealth))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_gossip[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = ('Gossip', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Gossip', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_gossip, (dice, v_wealth), _result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return gossip(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_gossip(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
 def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Gossip [TOG-59, lines 432-438]\n\nLearn from the market gossip. Roll 2d6 + Wealth.\n\n6 or less: One local -- the GM will tell you the current stock of 1 local faction they choose\n7-9: Choose two -- choose 2\n10+: Choose three -- choose 3'
-    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_gossip.get((dice, v_wealth))
-    return made if made is not None else _run_gossip(dice, v_wealth)
+    return _run_gossip(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
 def _totals_gossip(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -5276,44 +4679,29 @@ def _values_manipulate_markets(b: int, c: int, d: None, r_total: int, r_natural:
     return values
 
 
-_MEMO_manipulate_markets: dict[object, Result] = {}  # results by dice and inputs: see _remember
-
-
-def _run_manipulate_markets(dice: tuple[int, ...], v_wealth: int) -> Result:
-    group = read_group(dice, 'sum', 0, '2d6')
-    r_total = int((group.value + v_wealth))
-    groups = (group,)
-    _, r_dice, r_kept, r_natural = group
-    r_read, zero = r_kept, False
+def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
+    d = Rolling(rng)
+    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_dice, r_kept, r_read, r_natural = d.read()
+    groups, zero = d.groups, d.zero
     b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
     outcome = _OUT_manipulate_markets[b][c] if b >= 0 else None
     extra = None  # no band's data rolls dice
     values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = ('Manipulate markets', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Manipulate markets', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember(_MEMO_manipulate_markets, (dice, v_wealth), _result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return manipulate_markets(wealth=given.get('wealth', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_manipulate_markets(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
 def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     'Manipulate markets [TOG-60, lines 445-459]\n\nNormally the markets begin to shift every 2 player phases. Manipulate those changes. Roll 2d6 + Wealth:\n\n6 or less: Choose one -- choose 1:\n7-9: Any port in nation -- same as the above result, but you can choose any port within the same nation\n10+: Wider -- same as the above result, except you can choose either:'
-    v_wealth = (wealth if _type(wealth) is _int and 0 <= wealth <= 5 else _check_int('wealth', wealth, 0, 5))
-    if rng is None:
-        rng = _Random()
-    if _type(rng) is _Random:
-        pick = rng.getrandbits(6)
-        while pick >= 36:
-            pick = rng.getrandbits(6)
-        dice = _ROLLS_2d6[pick]
-    else:
-        dice = _draw(rng, 2, 6)
-    made = _MEMO_manipulate_markets.get((dice, v_wealth))
-    return made if made is not None else _run_manipulate_markets(dice, v_wealth)
+    return _run_manipulate_markets(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
 def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int, Fraction]:

@@ -5,12 +5,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
-from typing import NoReturn as _NoReturn
+from typing import NamedTuple, TypeVar
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
-from typing import overload as _overload
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -45,53 +43,9 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
-_group = tuple.__new__  # `_group(Group, (notation, dice, kept, value))`: Group(...) without its Python __new__
-
-# describe()'s arguments: what a resolver stores as a result's trace, told in words when first read
-_TraceArgs = tuple[str, Sequence[Group[int | str]], object, Outcome | None, Sequence[Group[int | str]],
-                  Mapping[str, object]]
-
-
-class _Told:
-    """`Result.trace`, told in words the first time it is read.
-
-    A resolver stores the roll's description as the arguments of `describe`
-    (a tuple); most results of a simulation or a bot are never read as text,
-    so the words are put together only when someone asks, and kept in the
-    result's own dict. Equality, `repr`, `as_dict`, pickling, copying and
-    `dataclasses` all read the attribute, so they see the text.
-    """
-
-    __slots__ = ()
-
-    @_overload
-    def __get__(self, result: None, owner: type | None = None) -> "_Told": ...
-
-    @_overload
-    def __get__(self, result: "Result", owner: type | None = None) -> str: ...
-
-    def __get__(self, result: "Result | None", owner: type | None = None) -> "str | _Told":
-        if result is None:
-            return self
-        fields = result.__dict__
-        trace = fields["trace"]
-        if type(trace) is tuple:
-            trace = fields["trace"] = describe(*trace)
-        # Text by now. The dict's values are typed Any, and mypy narrows `type(x) is tuple` only where it
-        # holds (`isinstance`, which narrows both ways, is twice as slow).
-        return trace  # type: ignore[no-any-return]
-
-    def __set__(self, result: "Result", trace: "str | _TraceArgs") -> None:
-        result.__dict__["trace"] = trace
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome.
-
-    Resolvers make it with `_result`, in one step; its fields live in its
-    instance dict (not slots) so that one step can fill them all.
-    """
+    """One resolution: what was rolled, what was kept, the total and the outcome."""
 
     name: str
     inputs: Mapping[str, object]
@@ -100,16 +54,10 @@ class Result:
     total: int | None
     outcome: Outcome | None
     values: Mapping[str, object]
-    # To mypy, `trace` is the descriptor (see _Told): read as text, given as text or as describe()'s
-    # arguments. It takes a descriptor's types only from a default, so there `trace` looks optional.
-    if TYPE_CHECKING:
-        trace: _Told = _Told()
-    else:
-        trace: str
+    trace: str
     chain: tuple["Result", ...] = ()
     seed: int | None = None
     rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
-
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -131,110 +79,6 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
-
-    def __getstate__(self) -> dict[str, object]:  # pickle and copy the trace as text, as repr shows it
-        return {**self.__dict__, "trace": self.trace}
-
-
-if not TYPE_CHECKING:  # the checker reads the descriptor in the class body
-    Result.trace = _Told()
-
-_new = object.__new__
-_fill = object.__setattr__  # sets a frozen result's whole __dict__ at once
-
-
-def _result(name: str, inputs: Mapping[str, object], dice: tuple[int | str, ...], kept: tuple[int | str, ...],
-            total: int | None, outcome: Outcome | None, values: Mapping[str, object], trace: "str | _TraceArgs",
-            chain: tuple[Result, ...] = (), seed: int | None = None, rerolled: tuple[Result, ...] = ()) -> Result:
-    """`Result(...)` without the dataclass's `__init__`, which sets eleven frozen fields one call each (a new
-    `1d6` table result costs half as much so). Inputs and values are frozen: results are shared (`_remember`).
-    """
-    made = _new(Result)
-    _fill(made, "__dict__", {"name": name, "inputs": _Frozen(inputs) if inputs else _NOTHING, "dice": dice,
-                             "kept": kept, "total": total, "outcome": outcome,
-                             "values": _Frozen(values) if values else _NOTHING, "trace": trace, "chain": chain,
-                             "seed": seed, "rerolled": rerolled})
-    return made
-
-
-class _Frozen(dict[str, object]):
-    """A result's inputs or values: a dict that refuses changes, because results are shared.
-
-    A roll keeps the results it made (`_remember`) and hands the same one out again for the same dice and
-    inputs: changing one result's values would change every later roll's. `dict(...)` copies.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self) -> _NoReturn:
-        raise TypeError("a result's inputs and values cannot be changed (results are shared); "
-                        "dict(result.values) is a copy that can")
-
-    def __setitem__(self, key: str, value: object) -> _NoReturn:
-        self._refuse()
-
-    def __delitem__(self, key: str) -> _NoReturn:
-        self._refuse()
-
-    def __ior__(self, other: object) -> _NoReturn:  # type: ignore[misc]
-        self._refuse()
-
-    def clear(self) -> _NoReturn:
-        self._refuse()
-
-    def pop(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def popitem(self) -> _NoReturn:
-        self._refuse()
-
-    def setdefault(self, *args: object) -> _NoReturn:
-        self._refuse()
-
-    def update(self, *args: object, **kwargs: object) -> _NoReturn:
-        self._refuse()
-
-    def __reduce__(self) -> tuple[type["_Frozen"], tuple[dict[str, object]]]:  # pickle and copy whole, not by item
-        return _Frozen, (dict(self),)
-
-
-_NOTHING = _Frozen()  # the inputs or values of every result that has none (it cannot be changed, so one will do)
-
-
-MAX_REMEMBERED = 1024  # results one roll keeps, by dice and inputs (then it empties its store and starts again);
-# only for inputs whose dice can fall at most this many ways (4d6's 1,296 would seldom be found again)
-
-
-def _remember(memo: dict[object, Result], key: object, made: Result) -> Result:
-    """Keep `made` as the result of a roll's dice and inputs (its key), and return it.
-
-    A roll that neither re-rolls, nor chains, nor rolls more dice for a band's data makes the same result
-    from the same dice and inputs. So its resolver rolls the dice first and looks the key up: then rolling
-    is most of a call. A roll with fixed dice (`2d6 + dots`) has them rolled inline; any other notes the
-    dice its inputs throw on their first roll (`_Tape`, `_remember_thrown`) and throws them first next time.
-    """
-    if len(memo) >= MAX_REMEMBERED:
-        memo.clear()
-    memo[key] = made
-    return made
-
-
-def _remember_thrown(memo: dict[object, Result], thrown_by: dict[object, "_Thrown"],
-                     given: tuple[object, ...], tape: "_Tape", made: Result) -> Result:
-    """`_remember` for a roll whose dice follow from its inputs: also keeps the dice terms `given` throws.
-    Inputs whose dice can fall more than MAX_REMEMBERED ways keep nothing: their results are made anew."""
-    if tape.dealt is None:  # thrown for the first time
-        thrown = tuple([(count, sides, *(_LISTED.get((count, sides)) or _listed(count, sides)))
-                        for count, sides in tape.thrown])
-        ways = 1
-        for term in thrown:
-            ways *= term[3] or MAX_REMEMBERED + 1  # a term too large to list: too many ways
-        if ways > MAX_REMEMBERED:
-            return made
-        if len(thrown_by) >= MAX_REMEMBERED:
-            thrown_by.clear()
-        thrown_by[given] = thrown
-    return _remember(memo, (tuple(tape.faces), given), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,90 +123,16 @@ class Faces:
 Spec = tuple[int, int, str, int, Faces | None]
 
 
-def _draw(rng: "random.Random | _Tape", count: int, sides: int) -> tuple[int, ...]:
-    """Roll `count` dice of `sides` sides: the faces, in the order rolled.
-
-    A plain `random.Random` picks the whole roll at once, with one uniform draw among the `sides ** count`
-    rolls (listed once, up to MAX_LISTED of them), so 2d6 costs what one die costs; past that it goes die
-    by die. A `_Tape` notes the dice (or deals them again). Any other generator (a subclass with loaded
-    dice, as tests use, or a SystemRandom) is asked die by die, with `randint(1, sides)`.
-    """
-    if type(rng) is _Random:
-        listed = _LISTED.get((count, sides)) or _listed(count, sides)
-        rolls = listed[0]
-        getrandbits = rng.getrandbits
-        if rolls:
-            number, bits = listed[1], listed[2]
-            pick = getrandbits(bits)
-            while pick >= number:  # as random.Random's own _randbelow: uniform, without any bias
-                pick = getrandbits(bits)
-            return rolls[pick]
-        bits = (sides - 1).bit_length()
-        faces = []
-        for _ in range(count):
-            face = getrandbits(bits)
-            while face >= sides:
-                face = getrandbits(bits)
-            faces.append(face + 1)
-        return tuple(faces)
-    if isinstance(rng, _Tape):
-        return rng.draw(count, sides)
+def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
+    """Roll `count` dice of `sides` sides: the faces, in the order rolled, one `randint` each."""
     randint = rng.randint
     return tuple([randint(1, sides) for _ in range(count)])
 
 
-MAX_LISTED = 4096  # rolls of one dice term `_draw` lists to pick from (all of 4d6's 1,296; 5d6 goes die by die)
-_LISTED: dict[tuple[int, int], tuple[tuple[tuple[int, ...], ...], int, int]] = {}
+_RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
 
 
-def _listed(count: int, sides: int) -> tuple[tuple[tuple[int, ...], ...], int, int]:
-    """Every roll of `count`dS in a fixed order (none past MAX_LISTED), their number, and the bits that pick one."""
-    rolls = tuple(product(range(1, sides + 1), repeat=count)) if count >= 0 and sides ** count <= MAX_LISTED else ()
-    _LISTED[count, sides] = listed = (rolls, len(rolls), (len(rolls) - 1).bit_length() if rolls else 0)
-    return listed
-
-
-_Random = random.Random
-
-
-class _Tape:
-    """The dice source's generator while a roll's result is first worked out (see `_remember`).
-
-    It notes each dice term the roll throws, `(count, sides)`, and the faces: drawn from the real
-    generator, or dealt from `dealt` when the dice were thrown already (by `_throw`, for inputs whose
-    dice are known). Only `_draw` reads from it.
-    """
-
-    __slots__ = ("dealt", "faces", "rng", "thrown")
-
-    def __init__(self, rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None) -> None:
-        self.rng = rng
-        self.dealt = iter(dealt) if dealt is not None else None
-        self.thrown: list[tuple[int, int]] = []
-        self.faces: list[tuple[int, ...]] = []
-
-    def draw(self, count: int, sides: int) -> tuple[int, ...]:
-        faces = next(self.dealt) if self.dealt is not None else _draw(self.rng, count, sides)
-        self.thrown.append((count, sides))
-        self.faces.append(faces)
-        return faces
-
-
-_Thrown = tuple[tuple[int, int, tuple[tuple[int, ...], ...], int, int], ...]  # dice terms: count, sides, _listed
-
-
-def _throw(rng: random.Random, thrown: _Thrown) -> tuple[tuple[int, ...], ...]:
-    """Roll the dice terms a roll throws for its inputs, as `_draw` would (noted by a `_Tape`)."""
-    if type(rng) is _Random and len(thrown) == 1 and thrown[0][2]:  # one term, listed: `_draw`, inline
-        _, _, rolls, number, bits = thrown[0]
-        pick = rng.getrandbits(bits)
-        while pick >= number:
-            pick = rng.getrandbits(bits)
-        return (rolls[pick],)
-    return tuple([_draw(rng, term[0], term[1]) for term in thrown])
-
-
-def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
+def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
     """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
     return read_group(_draw(rng, count, sides), mode, keep, shown)
 
@@ -370,7 +140,7 @@ def roll_group(rng: "random.Random | _Tape", count: int, sides: int, mode: str, 
 def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
     """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
     kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return _group(Group, (shown, dice, kept, sum(kept)))
+    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -518,7 +288,7 @@ class Rolling:
 
     __slots__ = ("groups", "rng", "zero")
 
-    def __init__(self, rng: "random.Random | _Tape") -> None:
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.zero = False
@@ -624,19 +394,10 @@ class Replaying:
         return value
 
 
-_NOTATIONS: dict[tuple[int, int, str, int], str] = {}
-
-
 def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved), worked out once per shape."""
-    key = (count, sides, mode, keep)
-    found = _NOTATIONS.get(key)
-    if found is None:
-        base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-        found = base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
-        if len(_NOTATIONS) < 10_000:
-            _NOTATIONS[key] = found
-    return found
+    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
+    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
+    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
@@ -851,7 +612,7 @@ def check_int(name: str, value: object, low: int | None, high: int | None) -> in
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be from {low} to {high}, not {value}")
-    return int(value)  # an int subclass (an IntEnum) as the plain number, as results keep and show it
+    return int(value)  # an int subclass (an IntEnum) as the plain number, as results show it
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -868,10 +629,6 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
 
 # What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
-_type = type
-_int = int
-_bool = bool
-_str = str
 _check_int = check_int
 _check_flag = check_flag
 _check_choice = check_choice
@@ -921,22 +678,13 @@ def group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
 
 
-_SAID: dict[int, tuple[Outcome, str]] = {}
-
-
 def outcome_trace(outcome: Outcome) -> str:
-    """`7-9: Costly — costly success...`: how a trace names an outcome (worked out once per outcome)."""
-    found = _SAID.get(id(outcome))
-    if found is not None and found[0] is outcome:
-        return found[1]
+    """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
         meaning = f"{meaning} — {outcome.text}" if meaning else outcome.text
     where = f" ({outcome.column})" if outcome.column else ""
-    said = f"{outcome.key}{where}: {meaning}"
-    if len(_SAID) < 100_000:
-        _SAID[id(outcome)] = (outcome, said)
-    return said
+    return f"{outcome.key}{where}: {meaning}"
 
 
 def describe(
@@ -1340,7 +1088,7 @@ class Deck:
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
-COMPILER_SHA256 = '459f98db315b143e66f35a666953cb7a7a0cd23664df7d031e986f544fc3dc12'
+RULECRAFT_VERSION = '0.1.0'
 
 
 _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
@@ -1368,13 +1116,8 @@ def _band_simple_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int 
     return -1
 
 
-_MEMO_simple_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_simple_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_simple_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1384,27 +1127,18 @@ def _run_simple_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | No
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = ('Rolling the dice', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Rolling the dice', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_simple_roll, _THROWN_simple_roll, (v_rating,), tape, _result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return simple_roll(rating=given.get('rating', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_simple_roll(rng, depth, _check_int('rating', given.get('rating', 1), 0, 6))
 
 
 def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     'Rolling the dice [WW-01, WW-02, WW-03, lines 45-57, lines 47-51]\n\nAll the dice systems in the game are expressions of this basic format. When you\'re first learning the game, you can always "collapse" back down to a simple roll to judge how things go. Look up the exact rule later when you have time.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it\'s a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it\'s a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that\'s a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it\'s a **bad outcome**. Things go poorly. You probably don\'t achieve your goal and you suffer complications, too.'
-    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 6 else _check_int('rating', rating, 0, 6))
-    if rng is None:
-        rng = _Random()
-    given = (v_rating,)
-    thrown = _THROWN_simple_roll.get(given)
-    if thrown is None:
-        return _run_simple_roll(rng, None, v_rating)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_simple_roll.get((dealt, given))
-    return made if made is not None else _run_simple_roll(rng, dealt, v_rating)
+    return _run_simple_roll(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 6))
 
 
 def _totals_simple_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -1462,9 +1196,9 @@ def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Resu
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'action': v_action}
-    trace = ('Attribute of an action', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Attribute of an action', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('action_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('action_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1473,7 +1207,7 @@ def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, 
 
 def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = None) -> Result:
     'Attribute of an action [WW-04, WW-30, lines 114-146, line 705]\n\nhunt: hunt -- Insight\n\nstudy: study -- Insight\nsurvey: survey -- Insight\ntinker: tinker -- Insight\nfinesse: finesse -- Prowess\nprowl: prowl -- Prowess\nskirmish: skirmish -- Prowess\nwreck: wreck -- Prowess\nattune: attune -- Resolve\ncommand: command -- Resolve\nconsort: consort -- Resolve\nsway: sway -- Resolve'
-    return _run_action_attribute(rng if rng is not None else _Random(), 0, (action if _type(action) is _str and action in {'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'} else _check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck'))))
+    return _run_action_attribute(_RNG if rng is None else rng, 0, _check_choice('action', action, ('attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker', 'wreck')))
 
 
 def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
@@ -1511,9 +1245,9 @@ def _run_insight_rating(rng: random.Random, depth: int, v_hunt: int, v_study: in
     extra = None  # no band's data rolls dice
     values = _values_insight_rating(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hunt, v_study, v_survey, v_tinker)
     inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
-    trace = ('Insight rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Insight rating', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('insight_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('insight_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1522,7 +1256,7 @@ def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def insight_rating(*, hunt: int = 0, study: int = 0, survey: int = 0, tinker: int = 0, rng: random.Random | None = None) -> Result:
     'Insight rating [WW-05, line 102, lines 116-125]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_insight_rating(rng if rng is not None else _Random(), 0, (hunt if _type(hunt) is _int and 0 <= hunt <= 4 else _check_int('hunt', hunt, 0, 4)), (study if _type(study) is _int and 0 <= study <= 4 else _check_int('study', study, 0, 4)), (survey if _type(survey) is _int and 0 <= survey <= 4 else _check_int('survey', survey, 0, 4)), (tinker if _type(tinker) is _int and 0 <= tinker <= 4 else _check_int('tinker', tinker, 0, 4)))
+    return _run_insight_rating(_RNG if rng is None else rng, 0, _check_int('hunt', hunt, 0, 4), _check_int('study', study, 0, 4), _check_int('survey', survey, 0, 4), _check_int('tinker', tinker, 0, 4))
 
 
 def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
@@ -1563,9 +1297,9 @@ def _run_prowess_rating(rng: random.Random, depth: int, v_finesse: int, v_prowl:
     extra = None  # no band's data rolls dice
     values = _values_prowess_rating(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_finesse, v_prowl, v_skirmish, v_wreck)
     inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
-    trace = ('Prowess rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Prowess rating', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('prowess_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('prowess_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1574,7 +1308,7 @@ def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def prowess_rating(*, finesse: int = 0, prowl: int = 0, skirmish: int = 0, wreck: int = 0, rng: random.Random | None = None) -> Result:
     'Prowess rating [WW-05, line 102, lines 127-136]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_prowess_rating(rng if rng is not None else _Random(), 0, (finesse if _type(finesse) is _int and 0 <= finesse <= 4 else _check_int('finesse', finesse, 0, 4)), (prowl if _type(prowl) is _int and 0 <= prowl <= 4 else _check_int('prowl', prowl, 0, 4)), (skirmish if _type(skirmish) is _int and 0 <= skirmish <= 4 else _check_int('skirmish', skirmish, 0, 4)), (wreck if _type(wreck) is _int and 0 <= wreck <= 4 else _check_int('wreck', wreck, 0, 4)))
+    return _run_prowess_rating(_RNG if rng is None else rng, 0, _check_int('finesse', finesse, 0, 4), _check_int('prowl', prowl, 0, 4), _check_int('skirmish', skirmish, 0, 4), _check_int('wreck', wreck, 0, 4))
 
 
 def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
@@ -1615,9 +1349,9 @@ def _run_resolve_rating(rng: random.Random, depth: int, v_attune: int, v_command
     extra = None  # no band's data rolls dice
     values = _values_resolve_rating(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attune, v_command, v_consort, v_sway)
     inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
-    trace = ('Resolve rating', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Resolve rating', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('resolve_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('resolve_rating', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1626,7 +1360,7 @@ def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def resolve_rating(*, attune: int = 0, command: int = 0, consort: int = 0, sway: int = 0, rng: random.Random | None = None) -> Result:
     'Resolve rating [WW-05, line 102, lines 138-145]\n\nThe rating for each attribute is equal to the number of dots in the **first column** under that attribute (see the examples, at right).'
-    return _run_resolve_rating(rng if rng is not None else _Random(), 0, (attune if _type(attune) is _int and 0 <= attune <= 4 else _check_int('attune', attune, 0, 4)), (command if _type(command) is _int and 0 <= command <= 4 else _check_int('command', command, 0, 4)), (consort if _type(consort) is _int and 0 <= consort <= 4 else _check_int('consort', consort, 0, 4)), (sway if _type(sway) is _int and 0 <= sway <= 4 else _check_int('sway', sway, 0, 4)))
+    return _run_resolve_rating(_RNG if rng is None else rng, 0, _check_int('attune', attune, 0, 4), _check_int('command', command, 0, 4), _check_int('consort', consort, 0, 4), _check_int('sway', sway, 0, 4))
 
 
 def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
@@ -1675,9 +1409,9 @@ def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_obstacle)
     inputs: dict[str, object] = {'obstacle': v_obstacle}
-    trace = ('Progress clock sizes', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Progress clock sizes', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('clock_size', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('clock_size', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1686,7 +1420,7 @@ def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object
 
 def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -> Result:
     'Progress clock sizes [WW-25, lines 225-227]\n\nGenerally, the more complex the problem, the more segments in the progress clock.\n\ncomplex: complex -- A complex obstacle is a 4-segment clock.\ncomplicated: complicated -- A more complicated obstacle is a 6-clock.\ndaunting: daunting -- A daunting obstacle is an 8-segment clock.'
-    return _run_clock_size(rng if rng is not None else _Random(), 0, (obstacle if _type(obstacle) is _str and obstacle in {'complex', 'complicated', 'daunting'} else _check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting'))))
+    return _run_clock_size(_RNG if rng is None else rng, 0, _check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting')))
 
 
 def _joint_clock_size(given: Mapping[str, object]) -> Joint:
@@ -1733,9 +1467,9 @@ def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first)
     inputs: dict[str, object] = {'first': v_first}
-    trace = ('Racing clocks: who finishes first', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Racing clocks: who finishes first', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('racing_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('racing_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1744,7 +1478,7 @@ def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> Result:
     "Racing clocks: who finishes first [WW-26, line 247]\n\npcs: pcs -- If the PCs finish their clock before the constables fill theirs, they get away.\n\nopposition: opposition -- Otherwise, they're cornered and can't flee.\nboth: both -- If both complete at the same time, the PCs escape to their lair, but the hunting officers are outside!"
-    return _run_racing_result(rng if rng is not None else _Random(), 0, (first if _type(first) is _str and first in {'pcs', 'opposition', 'both'} else _check_choice('first', first, ('pcs', 'opposition', 'both'))))
+    return _run_racing_result(_RNG if rng is None else rng, 0, _check_choice('first', first, ('pcs', 'opposition', 'both')))
 
 
 def _joint_racing_result(given: Mapping[str, object]) -> Joint:
@@ -1791,9 +1525,9 @@ def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = ('The GM Sets the Position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('The GM Sets the Position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('positions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('positions', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -1802,7 +1536,7 @@ def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def positions(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     "The GM Sets the Position [WW-11, line 94, lines 300-304, lines 368-392]\n\nOnce the player chooses their action, the GM sets the **position** for the roll. The position represents how dangerous or troublesome the action might be. There are three positions: **controlled**, **risky**, and **desperate**. To choose a position, the GM looks at the profiles for the positions below and picks one that most closely matches the situation at hand.\n\ncontrolled: CONTROLLED -- *You act on your terms. You exploit a dominant advantage.*\nrisky: RISKY -- *You go head to head. You act under fire. You take a chance.*\ndesperate: DESPERATE -- *You overreach your capabilities. You're in serious trouble.*"
-    return _run_positions(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))))
+    return _run_positions(_RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate')))
 
 
 def _joint_positions(given: Mapping[str, object]) -> Joint:
@@ -1902,14 +1636,9 @@ def _values_action_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
     return values
 
 
-_MEMO_action_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_action_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_action_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_action_roll(rng: random.Random, depth: int, v_rating: int, v_position: str, v_assistance: bool, v_push_or_bargain: str, v_ability_dice: int, v_moderate_harm: bool) -> Result:
     v_bonus_dice, = _lets_action_roll(v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = d.term(((v_rating + v_bonus_dice) - v_moderate_harm), 6, 'highest', 1, '(rating + bonus_dice - moderate_harm)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1919,32 +1648,18 @@ def _run_action_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | No
     extra = None  # no band's data rolls dice
     values = _values_action_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice)
     inputs: dict[str, object] = {'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain, 'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm}
-    trace = ('ACTION ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('ACTION ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_action_roll, _THROWN_action_roll, (v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm), tape, _result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return action_roll(rating=given.get('rating', 1), position=given.get('position', 'risky'), assistance=given.get('assistance', False), push_or_bargain=given.get('push_or_bargain', 'none'), ability_dice=given.get('ability_dice', 0), moderate_harm=given.get('moderate_harm', False), rng=rng)  # type: ignore[arg-type]
+    return _run_action_roll(rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')), _check_flag('assistance', given.get('assistance', False)), _check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain')), _check_int('ability_dice', given.get('ability_dice', 0), 0, 2), _check_flag('moderate_harm', given.get('moderate_harm', False)))
 
 
 def action_roll(*, rating: int = 1, position: str = 'risky', assistance: bool = False, push_or_bargain: str = 'none', ability_dice: int = 0, moderate_harm: bool = False, rng: random.Random | None = None) -> Result:
     "ACTION ROLL [WW-01, WW-02, WW-09, WW-10, WW-17, WW-30, lines 358-397, line 314, line 516, line 705]\n\n⏣ **1d** for each **Action** rating dot.\n⊕ **+1d** if you have **Assistance**.\n⊕ **+1d** if you **Push** yourself -or- you accept a **Devil's Bargain**.\n\nwhen count(6) >= 2 and not zero_dice: Critical\n6: 6\n4/5: 4/5\n1-3: 1-3"
-    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
-    v_position = (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate')))
-    v_assistance = (assistance if _type(assistance) is _bool else _check_flag('assistance', assistance))
-    v_push_or_bargain = (push_or_bargain if _type(push_or_bargain) is _str and push_or_bargain in {'none', 'push', 'bargain'} else _check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')))
-    v_ability_dice = (ability_dice if _type(ability_dice) is _int and 0 <= ability_dice <= 2 else _check_int('ability_dice', ability_dice, 0, 2))
-    v_moderate_harm = (moderate_harm if _type(moderate_harm) is _bool else _check_flag('moderate_harm', moderate_harm))
-    if rng is None:
-        rng = _Random()
-    given = (v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
-    thrown = _THROWN_action_roll.get(given)
-    if thrown is None:
-        return _run_action_roll(rng, None, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_action_roll.get((dealt, given))
-    return made if made is not None else _run_action_roll(rng, dealt, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm)
+    return _run_action_roll(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4), _check_choice('position', position, ('controlled', 'risky', 'desperate')), _check_flag('assistance', assistance), _check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')), _check_int('ability_dice', ability_dice, 0, 2), _check_flag('moderate_harm', moderate_harm))
 
 
 def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2023,9 +1738,9 @@ def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect)
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = ('Effect Levels', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Effect Levels', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('effect_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('effect_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2034,7 +1749,7 @@ def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
     'Effect Levels [WW-12, lines 406-414]\n\nIn *Wyrd Wolds*, you achieve goals by taking actions and facing consequences. But how many actions does it take to achieve a particular goal? That depends on the **effect level** of your actions. The GM judges the effect level using the profiles below. Which one best matches the action at hand -- **great**, **standard**, or **limited**? Each effect level indicates the questions that should be answered for that effect, as well as how many segments to tick if you\'re using a **progress clock**.\n\ngreat: GREAT -- *You achieve more than usual. How does the extra effort manifest? What additional benefit do you enjoy?*\nstandard: STANDARD -- *You achieve what we\'d expect as "normal" with this action. Is that enough, or is there more left to do?*\nlimited: LIMITED -- *You achieve a partial or weak effect. How is your impact diminished? What effort remains to achieve your goal?*\nzero: ZERO -- When considering factors, effect level might be reduced below limited, resulting in **zero effect**\nextreme: EXTREME -- or increased beyond great, resulting in an **extreme effect**.'
-    return _run_effect_levels(rng if rng is not None else _Random(), 0, (effect if _type(effect) is _str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))))
+    return _run_effect_levels(_RNG if rng is None else rng, 0, _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')))
 
 
 def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
@@ -2072,9 +1787,9 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
     extra = None  # no band's data rolls dice
     values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
-    trace = ('Quality/Tier with fine items', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Quality/Tier with fine items', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('effective_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('effective_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2083,7 +1798,7 @@ def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str,
 
 def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random | None = None) -> Result:
     'Quality/Tier with fine items [WW-13, lines 426-428]\n\nQuality represents the effectiveness of tools, weapons, or other resources, usually summarized by Tier. **Fine items** count as +1 bonus in quality, stacking with Tier.'
-    return _run_effective_quality(rng if rng is not None else _Random(), 0, (tier if _type(tier) is _int and 0 <= tier <= 6 else _check_int('tier', tier, 0, 6)), (fine if _type(fine) is _bool else _check_flag('fine', fine)))
+    return _run_effective_quality(_RNG if rng is None else rng, 0, _check_int('tier', tier, 0, 6), _check_flag('fine', fine))
 
 
 def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
@@ -2131,9 +1846,9 @@ def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: boo
     extra = None  # no band's data rolls dice
     values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine, v_opposition)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
-    trace = ('Quality factor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Quality factor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('quality_factor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('quality_factor', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2142,7 +1857,7 @@ def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def quality_factor(*, tier: int = 1, fine: bool = False, opposition: int = 1, rng: random.Random | None = None) -> Result:
     'Quality factor [WW-13, line 418, line 428]\n\nIf the PC has an advantage in a given factor, consider a higher effect level. If they have a disadvantage, consider a reduced effect level.\n\n-1: Disadvantage -- If they have a disadvantage, consider a reduced effect level.\n0: Even\n1: Advantage -- If the PC has an advantage in a given factor, consider a higher effect level.'
-    return _run_quality_factor(rng if rng is not None else _Random(), 0, (tier if _type(tier) is _int and 0 <= tier <= 6 else _check_int('tier', tier, 0, 6)), (fine if _type(fine) is _bool else _check_flag('fine', fine)), (opposition if _type(opposition) is _int and 0 <= opposition <= 6 else _check_int('opposition', opposition, 0, 6)))
+    return _run_quality_factor(_RNG if rng is None else rng, 0, _check_int('tier', tier, 0, 6), _check_flag('fine', fine), _check_int('opposition', opposition, 0, 6))
 
 
 def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
@@ -2197,9 +1912,9 @@ def _run_effect_level(rng: random.Random, depth: int, v_gut: str, v_potency: str
     extra = None  # no band's data rolls dice
     values = _values_effect_level(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect, v_assessed)
     inputs: dict[str, object] = {'gut': v_gut, 'potency': v_potency, 'quality': v_quality, 'scale': v_scale, 'bonus': v_bonus, 'reduced_effect': v_reduced_effect}
-    trace = ('Effect level', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Effect level', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('effect_level', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('effect_level', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2208,7 +1923,7 @@ def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def effect_level(*, gut: str = 'standard', potency: str = 'even', quality: str = 'even', scale: str = 'even', bonus: int = 0, reduced_effect: bool = False, rng: random.Random | None = None) -> Result:
     'Effect level [WW-13, WW-16, WW-23, WW-35, line 418, lines 434-438, line 481, line 812, line 818]\n\nWhen considering factors, effect level might be reduced below limited, resulting in **zero effect**—or increased beyond great, resulting in an **extreme effect**.\nIf a PC special ability gives "+1 effect," it comes into play *after* the GM has assessed the effect level. For example, if you ended up with zero effect, the +1 effect bonus from your Cutter\'s **Bodyguard** ability would bump them up to limited effect.\nAlso, remember that a PC can **push themselves** (take 2 stress) to get +1 effect on their action.\n\n0: Zero -- **zero effect**\n1: Limited -- **limited**\n2: Standard -- **standard**\n3: Great -- **great**\n4: Extreme -- **extreme effect**'
-    return _run_effect_level(rng if rng is not None else _Random(), 0, (gut if _type(gut) is _str and gut in {'zero', 'limited', 'standard', 'great', 'extreme'} else _check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme'))), (potency if _type(potency) is _str and potency in {'disadvantage', 'even', 'advantage'} else _check_choice('potency', potency, ('disadvantage', 'even', 'advantage'))), (quality if _type(quality) is _str and quality in {'disadvantage', 'even', 'advantage'} else _check_choice('quality', quality, ('disadvantage', 'even', 'advantage'))), (scale if _type(scale) is _str and scale in {'disadvantage', 'even', 'advantage'} else _check_choice('scale', scale, ('disadvantage', 'even', 'advantage'))), (bonus if _type(bonus) is _int and 0 <= bonus <= 3 else _check_int('bonus', bonus, 0, 3)), (reduced_effect if _type(reduced_effect) is _bool else _check_flag('reduced_effect', reduced_effect)))
+    return _run_effect_level(_RNG if rng is None else rng, 0, _check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme')), _check_choice('potency', potency, ('disadvantage', 'even', 'advantage')), _check_choice('quality', quality, ('disadvantage', 'even', 'advantage')), _check_choice('scale', scale, ('disadvantage', 'even', 'advantage')), _check_int('bonus', bonus, 0, 3), _check_flag('reduced_effect', reduced_effect))
 
 
 def _joint_effect_level(given: Mapping[str, object]) -> Joint:
@@ -2260,9 +1975,9 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
     extra = None  # no band's data rolls dice
     values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect, v_trade)
     inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
-    trace = ('Trading Position for Effect: effect', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Trading Position for Effect: effect', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('traded_effect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('traded_effect', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2271,7 +1986,7 @@ def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.Random | None = None) -> Result:
     "Trading Position for Effect: effect [WW-14, lines 442-446]\n\nAfter factors are considered and the GM has announced the effect level, a player might want to trade position for effect, or vice versa. For instance, if they're going to make a risky roll with standard effect (the most common scenario, generally), they might instead want to push their luck and make a desperate roll but with great effect.\n\nzero: Zero\nlimited: Limited\nstandard: Standard\ngreat: Great\nextreme: Extreme"
-    return _run_traded_effect(rng if rng is not None else _Random(), 0, (effect if _type(effect) is _str and effect in {'zero', 'limited', 'standard', 'great', 'extreme'} else _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme'))), (trade if _type(trade) is _str and trade in {'none', 'for_effect', 'for_position'} else _check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
+    return _run_traded_effect(_RNG if rng is None else rng, 0, _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')), _check_choice('trade', trade, ('none', 'for_effect', 'for_position')))
 
 
 def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
@@ -2317,9 +2032,9 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
     extra = None  # no band's data rolls dice
     values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position, v_trade)
     inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
-    trace = ('Trading Position for Effect: position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Trading Position for Effect: position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('traded_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('traded_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2328,7 +2043,7 @@ def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, o
 
 def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random.Random | None = None) -> Result:
     "Trading Position for Effect: position [WW-14, lines 442-454]\n\nThis kind of trade-off isn't included in the effect factors because it's not an element the GM should assess when setting the effect level. Once the level is set, though, you can always offer the trade-off to the player if it makes sense in the situation.\n\ncontrolled: Controlled\nrisky: Risky\ndesperate: Desperate"
-    return _run_traded_position(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))), (trade if _type(trade) is _str and trade in {'none', 'for_effect', 'for_position'} else _check_choice('trade', trade, ('none', 'for_effect', 'for_position'))))
+    return _run_traded_position(_RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate')), _check_choice('trade', trade, ('none', 'for_effect', 'for_position')))
 
 
 def _joint_traded_position(given: Mapping[str, object]) -> Joint:
@@ -2377,9 +2092,9 @@ def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str)
     extra = None  # no band's data rolls dice
     values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_complication)
     inputs: dict[str, object] = {'complication': v_complication}
-    trace = ('Complication', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Complication', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('complication_ticks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('complication_ticks', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2388,7 +2103,7 @@ def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str
 
 def complication_ticks(*, complication: str = 'standard', rng: random.Random | None = None) -> Result:
     "Complication [WW-16, WW-26, lines 483-491, line 243]\n\nOr the GM might tick a clock for the complication, instead. Maybe there's a clock for the alert level of the guards at the manor. Or maybe the GM creates a new clock for the suspicion of the noble guests at the masquerade party and ticks it. Fill one tick on a clock for a minor complication or two ticks for a standard complication.\n\nminor: minor -- Fill one tick on a clock for a minor complication\nstandard: standard -- two ticks for a standard complication.\nserious: serious -- A **serious complication** is more severe: reinforcements surround and trap you, the room catches fire and falling ceiling beams block the door, your weapon is broken, the party suffers +2 **heat**, your target escapes out of sight, etc. Fill three ticks on a clock for a serious complication."
-    return _run_complication_ticks(rng if rng is not None else _Random(), 0, (complication if _type(complication) is _str and complication in {'minor', 'standard', 'serious'} else _check_choice('complication', complication, ('minor', 'standard', 'serious'))))
+    return _run_complication_ticks(_RNG if rng is None else rng, 0, _check_choice('complication', complication, ('minor', 'standard', 'serious')))
 
 
 def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
@@ -2430,9 +2145,9 @@ def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = ('Worse Position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Worse Position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('worse_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('worse_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2441,7 +2156,7 @@ def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def worse_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     'Worse Position [WW-11, WW-16, lines 497-499]\n\nThis consequence represents losing control of the situation—the action carries you into a more dangerous position.\n\nrisky: Risky\ndesperate: Desperate'
-    return _run_worse_position(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))))
+    return _run_worse_position(_RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate')))
 
 
 def _joint_worse_position(given: Mapping[str, object]) -> Joint:
@@ -2487,9 +2202,9 @@ def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str
     extra = None  # no band's data rolls dice
     values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_consequence)
     inputs: dict[str, object] = {'consequence': v_consequence}
-    trace = ('Which attribute resists', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Which attribute resists', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('resistance_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('resistance_attribute', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2498,7 +2213,7 @@ def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[s
 
 def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | None = None) -> Result:
     "Which attribute resists [WW-20, lines 539-543]\n\nYou make the roll using one of your character's **attributes** (**Insight**, **Prowess**, or **Resolve**). The GM chooses the attribute, based on the nature of consequences:\n\ndeception: deception -- **Insight**: Consequences from deception or understanding.\nphysical: physical -- **Prowess**: Consequences from physical strain or injury.\nmental: mental -- **Resolve**: Consequences from mental strain or willpower."
-    return _run_resistance_attribute(rng if rng is not None else _Random(), 0, (consequence if _type(consequence) is _str and consequence in {'deception', 'physical', 'mental'} else _check_choice('consequence', consequence, ('deception', 'physical', 'mental'))))
+    return _run_resistance_attribute(_RNG if rng is None else rng, 0, _check_choice('consequence', consequence, ('deception', 'physical', 'mental')))
 
 
 def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
@@ -2537,13 +2252,8 @@ def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: in
     return values
 
 
-_MEMO_resistance_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_resistance_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_resistance_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_attribute: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2553,27 +2263,18 @@ def _run_resistance_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] 
     extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = ('RESISTANCE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('RESISTANCE ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_resistance_roll, _THROWN_resistance_roll, (v_attribute,), tape, _result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return resistance_roll(attribute=given.get('attribute', 2), rng=rng)  # type: ignore[arg-type]
+    return _run_resistance_roll(rng, depth, _check_int('attribute', given.get('attribute', 2), 0, 4))
 
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
     'RESISTANCE ROLL [WW-19, WW-01, WW-02, line 545, lines 567-577]\n\n⏣ **1d** for each **Attribute** rating.\nYou **reduce** or **avoid** the effects of the consequence (GM chooses).\n**Suffer 6 **Stress** minus the highest die result.**\n**Critical**: Clear 1 stress.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Critical**: Clear 1 stress.\n1-6: Resisted -- **Suffer 6 **Stress** minus the highest die result.**'
-    v_attribute = (attribute if _type(attribute) is _int and 0 <= attribute <= 4 else _check_int('attribute', attribute, 0, 4))
-    if rng is None:
-        rng = _Random()
-    given = (v_attribute,)
-    thrown = _THROWN_resistance_roll.get(given)
-    if thrown is None:
-        return _run_resistance_roll(rng, None, v_attribute)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_resistance_roll.get((dealt, given))
-    return made if made is not None else _run_resistance_roll(rng, dealt, v_attribute)
+    return _run_resistance_roll(_RNG if rng is None else rng, 0, _check_int('attribute', attribute, 0, 4))
 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2629,9 +2330,9 @@ def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: st
     extra = None  # no band's data rolls dice
     values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_ruling)
     inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
-    trace = ('Harm after resistance', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Harm after resistance', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('resisted_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('resisted_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2640,7 +2341,7 @@ def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random | None = None) -> Result:
     "Harm after resistance [WW-19, lines 547-553]\n\nUsually, a resistance roll **reduces the severity** of a consequence. If you're going to suffer fatal harm, for example, a resistance roll would reduce the harm to severe, instead.\n\n0: No harm -- you avoid that consequence completely\n1: Lesser -- Lesser (1)\n2: Moderate -- Moderate (2)\n3: Severe -- Severe (3)"
-    return _run_resisted_harm(rng if rng is not None else _Random(), 0, (harm if _type(harm) is _int and 1 <= harm <= 4 else _check_int('harm', harm, 1, 4)), (ruling if _type(ruling) is _str and ruling in {'reduce', 'avoid'} else _check_choice('ruling', ruling, ('reduce', 'avoid'))))
+    return _run_resisted_harm(_RNG if rng is None else rng, 0, _check_int('harm', harm, 1, 4), _check_choice('ruling', ruling, ('reduce', 'avoid')))
 
 
 def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
@@ -2684,9 +2385,9 @@ def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str)
     extra = None  # no band's data rolls dice
     values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_boxes)
     inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
-    trace = ('Harm after armor', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Harm after armor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('armored_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('armored_harm', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2695,7 +2396,7 @@ def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | None = None) -> Result:
     'Harm after armor [WW-21, line 583]\n\n> Silas is taking level 2 harm, "Cut to the Ribs," and the fight isn\'t even over yet, so Ian decides to use Silas\'s armor to reduce the harm. He marks the armor box and the harm becomes level 1, "Bruised." If Silas was wearing heavy armor, he could mark a second armor box and reduce the harm again, to zero.\n\n0: No harm -- reduce the harm again, to zero\n1: Lesser -- Lesser (1)\n2: Moderate -- Moderate (2)\n3: Severe -- Severe (3)'
-    return _run_armored_harm(rng if rng is not None else _Random(), 0, (harm if _type(harm) is _int and 1 <= harm <= 4 else _check_int('harm', harm, 1, 4)), (boxes if _type(boxes) is _str and boxes in {'armor', 'heavy'} else _check_choice('boxes', boxes, ('armor', 'heavy'))))
+    return _run_armored_harm(_RNG if rng is None else rng, 0, _check_int('harm', harm, 1, 4), _check_choice('boxes', boxes, ('armor', 'heavy')))
 
 
 def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
@@ -2745,13 +2446,8 @@ def _values_fortune_roll(b: int, c: int, d: None, r_total: int, r_natural: int |
     return values
 
 
-_MEMO_fortune_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_fortune_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_fortune_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(((v_trait + v_advantages) - v_disadvantages), 6, 'highest', 1, '(trait + advantages - disadvantages)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2761,29 +2457,18 @@ def _run_fortune_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | N
     extra = None  # no band's data rolls dice
     values = _values_fortune_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages)
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
-    trace = ('FORTUNE ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('FORTUNE ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_fortune_roll, _THROWN_fortune_roll, (v_trait, v_advantages, v_disadvantages), tape, _result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return fortune_roll(trait=given.get('trait', 1), advantages=given.get('advantages', 0), disadvantages=given.get('disadvantages', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_fortune_roll(rng, depth, _check_int('trait', given.get('trait', 1), 0, 6), _check_int('advantages', given.get('advantages', 0), 0, 3), _check_int('disadvantages', given.get('disadvantages', 0), 0, 3))
 
 
 def fortune_roll(*, trait: int = 1, advantages: int = 0, disadvantages: int = 0, rng: random.Random | None = None) -> Result:
     'FORTUNE ROLL [WW-27, WW-01, WW-02, lines 629-644]\n\n⏣ *1d* for each **Trait** rating.\n⊕ *+1d* for each **Major Advantage**.\n⊖ *-1d* for each **Major Disadvantage**.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- Exceptional result / Great, extreme effect.\n6: 6 -- Good result / Standard,  full effect.\n4/5: 4/5 -- Mixed result / Limited, partial  effect.\n1-3: 1-3 -- Bad result / Poor, little effect.'
-    v_trait = (trait if _type(trait) is _int and 0 <= trait <= 6 else _check_int('trait', trait, 0, 6))
-    v_advantages = (advantages if _type(advantages) is _int and 0 <= advantages <= 3 else _check_int('advantages', advantages, 0, 3))
-    v_disadvantages = (disadvantages if _type(disadvantages) is _int and 0 <= disadvantages <= 3 else _check_int('disadvantages', disadvantages, 0, 3))
-    if rng is None:
-        rng = _Random()
-    given = (v_trait, v_advantages, v_disadvantages)
-    thrown = _THROWN_fortune_roll.get(given)
-    if thrown is None:
-        return _run_fortune_roll(rng, None, v_trait, v_advantages, v_disadvantages)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_fortune_roll.get((dealt, given))
-    return made if made is not None else _run_fortune_roll(rng, dealt, v_trait, v_advantages, v_disadvantages)
+    return _run_fortune_roll(_RNG if rng is None else rng, 0, _check_int('trait', trait, 0, 6), _check_int('advantages', advantages, 0, 3), _check_int('disadvantages', disadvantages, 0, 3))
 
 
 def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2836,9 +2521,9 @@ def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = ('GATHER INFORMATION', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('GATHER INFORMATION', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('information_detail', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('information_detail', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -2847,7 +2532,7 @@ def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str
 
 def information_detail(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
     'GATHER INFORMATION [WW-28, lines 683-691]\n\n*Ask a question and make an action roll or a fortune roll. The GM answers you honestly, with a level of detail depending on the effect level.*\n\ngreat: great -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\nstandard: standard -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\nlimited: limited -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.'
-    return _run_information_detail(rng if rng is not None else _Random(), 0, (effect if _type(effect) is _str and effect in {'great', 'standard', 'limited'} else _check_choice('effect', effect, ('great', 'standard', 'limited'))))
+    return _run_information_detail(_RNG if rng is None else rng, 0, _check_choice('effect', effect, ('great', 'standard', 'limited')))
 
 
 def _joint_information_detail(given: Mapping[str, object]) -> Joint:
@@ -2896,13 +2581,8 @@ def _values_gather_information(b: int, c: int, d: None, r_total: int, r_natural:
     return values
 
 
-_MEMO_gather_information: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_gather_information: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_gather_information(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_rating, 6, 'highest', 1, '(rating)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2912,27 +2592,18 @@ def _run_gather_information(rng: random.Random, dealt: tuple[tuple[int, ...], ..
     extra = None  # no band's data rolls dice
     values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating)
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = ('Gather information (fortune roll)', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Gather information (fortune roll)', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_gather_information, _THROWN_gather_information, (v_rating,), tape, _result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return gather_information(rating=given.get('rating', 1), rng=rng)  # type: ignore[arg-type]
+    return _run_gather_information(rng, depth, _check_int('rating', given.get('rating', 1), 0, 4))
 
 
 def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result:
     "Gather information (fortune roll) [WW-28, WW-27, WW-02, line 615, line 652, lines 639-642, lines 683-691]\n\nIf it's not common knowledge but there's no obstacle, a simple fortune roll determines the quality of the information you gather.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- **Great**: You get exceptional details. The information is complete and follow-up questions may expand into related areas or reveal more than you hoped for.\n6: 6 -- **Standard**: You get good details. Clarifying and follow-up questions are possible.\n4/5: 4/5 -- **Limited**: You get incomplete or partial information. More information gathering will be needed to get all the answers.\n1-3: 1-3 -- Bad result / Poor, little effect."
-    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
-    if rng is None:
-        rng = _Random()
-    given = (v_rating,)
-    thrown = _THROWN_gather_information.get(given)
-    if thrown is None:
-        return _run_gather_information(rng, None, v_rating)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_gather_information.get((dealt, given))
-    return made if made is not None else _run_gather_information(rng, dealt, v_rating)
+    return _run_gather_information(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4))
 
 
 def _totals_gather_information(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -2993,9 +2664,9 @@ def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_happened)
     inputs: dict[str, object] = {'happened': v_happened}
-    trace = ('xp for a trigger', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('xp for a trigger', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('xp_award', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('xp_award', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3004,7 +2675,7 @@ def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object])
 
 def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Result:
     'xp for a trigger [WW-30, WW-31, line 707, line 723]\n\nFor each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.\n\nnever: No xp\nonce: once -- mark 1 xp if it happened at all\noften: often -- mark 2 xp if it happened a lot during the session'
-    return _run_xp_award(rng if rng is not None else _Random(), 0, (happened if _type(happened) is _str and happened in {'never', 'once', 'often'} else _check_choice('happened', happened, ('never', 'once', 'often'))))
+    return _run_xp_award(_RNG if rng is None else rng, 0, _check_choice('happened', happened, ('never', 'once', 'often')))
 
 
 def _joint_xp_award(given: Mapping[str, object]) -> Joint:
@@ -3046,9 +2717,9 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
     extra = None  # no band's data rolls dice
     values = _values_end_of_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_playbook, v_beliefs, v_struggle)
     inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
-    trace = ('End-of-session xp', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('End-of-session xp', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('end_of_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('end_of_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3057,7 +2728,7 @@ def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str,
 
 def end_of_session_xp(*, playbook: str = 'never', beliefs: str = 'never', struggle: str = 'never', rng: random.Random | None = None) -> Result:
     'End-of-session xp [WW-30, lines 707-717]\n\nFor each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.'
-    return _run_end_of_session_xp(rng if rng is not None else _Random(), 0, (playbook if _type(playbook) is _str and playbook in {'never', 'once', 'often'} else _check_choice('playbook', playbook, ('never', 'once', 'often'))), (beliefs if _type(beliefs) is _str and beliefs in {'never', 'once', 'often'} else _check_choice('beliefs', beliefs, ('never', 'once', 'often'))), (struggle if _type(struggle) is _str and struggle in {'never', 'once', 'often'} else _check_choice('struggle', struggle, ('never', 'once', 'often'))))
+    return _run_end_of_session_xp(_RNG if rng is None else rng, 0, _check_choice('playbook', playbook, ('never', 'once', 'often')), _check_choice('beliefs', beliefs, ('never', 'once', 'often')), _check_choice('struggle', struggle, ('never', 'once', 'often')))
 
 
 def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
@@ -3101,9 +2772,9 @@ def _run_party_session_xp(rng: random.Random, depth: int, v_party: str, v_statio
     extra = None  # no band's data rolls dice
     values = _values_party_session_xp(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_party, v_station, v_reputation, v_nature)
     inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
-    trace = ('Party xp', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Party xp', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('party_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('party_session_xp', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3112,7 +2783,7 @@ def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, 
 
 def party_session_xp(*, party: str = 'never', station: str = 'never', reputation: str = 'never', nature: str = 'never', rng: random.Random | None = None) -> Result:
     'Party xp [WW-31, line 723]\n\nAt the end of the session, review the party xp triggers and mark 1 party xp for each item that occurred during the session. If an item occurred multiple times or in a major way, mark 2 party xp for it.'
-    return _run_party_session_xp(rng if rng is not None else _Random(), 0, (party if _type(party) is _str and party in {'never', 'once', 'often'} else _check_choice('party', party, ('never', 'once', 'often'))), (station if _type(station) is _str and station in {'never', 'once', 'often'} else _check_choice('station', station, ('never', 'once', 'often'))), (reputation if _type(reputation) is _str and reputation in {'never', 'once', 'often'} else _check_choice('reputation', reputation, ('never', 'once', 'often'))), (nature if _type(nature) is _str and nature in {'never', 'once', 'often'} else _check_choice('nature', nature, ('never', 'once', 'often'))))
+    return _run_party_session_xp(_RNG if rng is None else rng, 0, _check_choice('party', party, ('never', 'once', 'often')), _check_choice('station', station, ('never', 'once', 'often')), _check_choice('reputation', reputation, ('never', 'once', 'often')), _check_choice('nature', nature, ('never', 'once', 'often')))
 
 
 def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
@@ -3157,9 +2828,9 @@ def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'load': v_load}
-    trace = ('Loadout', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Loadout', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('load_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('load_levels', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3168,7 +2839,7 @@ def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result:
     "Loadout [WW-32, lines 746-757]\n\nYou have access to all of the **items** on your character sheet. For each operation, decide what your character's **load** will be. During the operation, you may say that your character has an item on hand by checking the box for the item you want to use—up to a number of items equal to your chosen load. Your load also determines your movement speed and conspicuousness:\n\n0-3: 1-3 load -- **Light.** *You're faster, less conspicuous; you blend in with citizens.*\n4/5: 4/5 load -- **Normal.** *You look like a scoundrel, ready for trouble.*\n6: 6 load -- **Heavy.** *You're slower. You look like an operative on a mission.*\n7+: 7-9 load -- **Encumbered.** *You're overburdened and can't do anything except move very slowly.*"
-    return _run_load_levels(rng if rng is not None else _Random(), 0, (load if _type(load) is _int and 0 <= load <= 12 else _check_int('load', load, 0, 12)))
+    return _run_load_levels(_RNG if rng is None else rng, 0, _check_int('load', load, 0, 12))
 
 
 def _joint_load_levels(given: Mapping[str, object]) -> Joint:
@@ -3218,9 +2889,9 @@ def _run_group_action(rng: random.Random, depth: int, v_first: str, v_second: st
     extra = None  # no band's data rolls dice
     values = _values_group_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_fourth)
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
-    trace = ('Lead a group action', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Lead a group action', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('group_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('group_action', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3229,7 +2900,7 @@ def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def group_action(*, first: str = 'full', second: str = 'bad', third: str = 'absent', fourth: str = 'absent', rng: random.Random | None = None) -> Result:
     "Lead a group action [WW-34, lines 792-802]\n\nEach PC who's involved makes an **action roll** (using the same action) and **the team counts the single best result** as the overall effort for everyone who rolled. However, the character leading the group action takes **1 stress** for each PC that rolled** 1-3** as their best result.\n\n1: Bad -- 1-3\n2: Partial -- 4/5\n3: Full -- 6\n4: Critical -- Critical"
-    return _run_group_action(rng if rng is not None else _Random(), 0, (first if _type(first) is _str and first in {'bad', 'partial', 'full', 'critical'} else _check_choice('first', first, ('bad', 'partial', 'full', 'critical'))), (second if _type(second) is _str and second in {'bad', 'partial', 'full', 'critical'} else _check_choice('second', second, ('bad', 'partial', 'full', 'critical'))), (third if _type(third) is _str and third in {'absent', 'bad', 'partial', 'full', 'critical'} else _check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical'))), (fourth if _type(fourth) is _str and fourth in {'absent', 'bad', 'partial', 'full', 'critical'} else _check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical'))))
+    return _run_group_action(_RNG if rng is None else rng, 0, _check_choice('first', first, ('bad', 'partial', 'full', 'critical')), _check_choice('second', second, ('bad', 'partial', 'full', 'critical')), _check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical')), _check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical')))
 
 
 def _joint_group_action(given: Mapping[str, object]) -> Joint:
@@ -3274,9 +2945,9 @@ def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> R
     extra = None  # no band's data rolls dice
     values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = ('Set up: improved position', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Set up: improved position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('improved_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('improved_position', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3285,7 +2956,7 @@ def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str,
 
 def improved_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
     'Set up: improved position [WW-35, line 812, line 814]\n\nIf your action has its intended result, any member of the team who follows through on your maneuver gets **+1 effect level** or **improved position** for their roll.\n\ncontrolled: Controlled\nrisky: Risky'
-    return _run_improved_position(rng if rng is not None else _Random(), 0, (position if _type(position) is _str and position in {'controlled', 'risky', 'desperate'} else _check_choice('position', position, ('controlled', 'risky', 'desperate'))))
+    return _run_improved_position(_RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate')))
 
 
 def _joint_improved_position(given: Mapping[str, object]) -> Joint:
@@ -3321,13 +2992,8 @@ def _band_downtime_roll(r_total: int, r_natural: int | None, r_dice: Sequence[in
     return -1
 
 
-_MEMO_downtime_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_downtime_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_downtime_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int, v_push: bool) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3337,28 +3003,18 @@ def _run_downtime_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | 
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = ('Downtime roll', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Downtime roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_downtime_roll, _THROWN_downtime_roll, (v_rating, v_push), tape, _result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return downtime_roll(rating=given.get('rating', 1), push=given.get('push', False), rng=rng)  # type: ignore[arg-type]
+    return _run_downtime_roll(rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_flag('push', given.get('push', False)))
 
 
 def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     "Downtime roll [WW-06, WW-23, WW-01, WW-02, line 62, line 215, lines 47-51]\n\n**Downtime roll**. When the PCs are at their leisure after a job, they can perform downtime activities in relative safety. You make downtime rolls to see how much they get done.\n\nwhen count(6) >= 2 and not zero_dice: Critical success -- If you roll more than one **6**, it's a **critical success**—you gain some additional advantage.\n6: Full success -- If the highest die is a **6**, it's a **full success**—things go well.\n4/5: Partial success -- If the highest die is a **4 or 5**, that's a **partial success**—you do what you were trying to do, but there are consequences: trouble, harm, reduced effect, etc.\n1-3: Bad outcome -- If the highest die is **1-3**, it's a **bad outcome**. Things go poorly. You probably don't achieve your goal and you suffer complications, too."
-    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
-    v_push = (push if _type(push) is _bool else _check_flag('push', push))
-    if rng is None:
-        rng = _Random()
-    given = (v_rating, v_push)
-    thrown = _THROWN_downtime_roll.get(given)
-    if thrown is None:
-        return _run_downtime_roll(rng, None, v_rating, v_push)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_downtime_roll.get((dealt, given))
-    return made if made is not None else _run_downtime_roll(rng, dealt, v_rating, v_push)
+    return _run_downtime_roll(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4), _check_flag('push', push))
 
 
 def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3423,13 +3079,8 @@ def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: 
     return values
 
 
-_MEMO_long_term_project: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_long_term_project: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_long_term_project(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_rating: int, v_push: bool) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term((v_rating + v_push), 6, 'highest', 1, '(rating + push)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3439,28 +3090,18 @@ def _run_long_term_project(rng: random.Random, dealt: tuple[tuple[int, ...], ...
     extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = ('Long-term project', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Long-term project', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_long_term_project, _THROWN_long_term_project, (v_rating, v_push), tape, _result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return long_term_project(rating=given.get('rating', 1), push=given.get('push', False), rng=rng)  # type: ignore[arg-type]
+    return _run_long_term_project(rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_flag('push', given.get('push', False)))
 
 
 def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
     'Long-term project [WW-36, WW-01, WW-02, WW-37, lines 828-836, line 830, line 842]\n\nWhen you work on a long-term project (either a brand new one, or an already existing one), describe what your character does to advance the project clock, and roll one of your actions. Mark segments on the clock according to your result: **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
-    v_rating = (rating if _type(rating) is _int and 0 <= rating <= 4 else _check_int('rating', rating, 0, 4))
-    v_push = (push if _type(push) is _bool else _check_flag('push', push))
-    if rng is None:
-        rng = _Random()
-    given = (v_rating, v_push)
-    thrown = _THROWN_long_term_project.get(given)
-    if thrown is None:
-        return _run_long_term_project(rng, None, v_rating, v_push)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_long_term_project.get((dealt, given))
-    return made if made is not None else _run_long_term_project(rng, dealt, v_rating, v_push)
+    return _run_long_term_project(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4), _check_flag('push', push))
 
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3527,13 +3168,8 @@ def _values_recovery(b: int, c: int, d: None, r_total: int, r_natural: int | Non
     return values
 
 
-_MEMO_recovery: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_recovery: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_recovery(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_healer_rating: int, v_treatment: str) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
+    d = Rolling(rng)
     r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3543,28 +3179,18 @@ def _run_recovery(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None,
     extra = None  # no band's data rolls dice
     values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
-    trace = ('Recover', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Recover', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_recovery, _THROWN_recovery, (v_healer_rating, v_treatment), tape, _result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return recovery(healer_rating=given.get('healer_rating', 2), treatment=given.get('treatment', 'treated'), rng=rng)  # type: ignore[arg-type]
+    return _run_recovery(rng, depth, _check_int('healer_rating', given.get('healer_rating', 2), 0, 6), _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')))
 
 
 def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover [WW-37, WW-01, WW-02, WW-36, lines 838-852, line 830, line 842]\n\nRecovery is like a long-term project. Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC) and then you mark a number of segments on your **healing clock**. **1-3**: one segment, **4/5**: two segments, **6**: three segments, **critical**: five segments.\n\nwhen count(6) >= 2 and not zero_dice: **critical** -- five segments\n6: **6** -- three segments\n4/5: **4/5** -- two segments\n1-3: **1-3** -- one segment'
-    v_healer_rating = (healer_rating if _type(healer_rating) is _int and 0 <= healer_rating <= 6 else _check_int('healer_rating', healer_rating, 0, 6))
-    v_treatment = (treatment if _type(treatment) is _str and treatment in {'treated', 'self_treated', 'tough_it_out'} else _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
-    if rng is None:
-        rng = _Random()
-    given = (v_healer_rating, v_treatment)
-    thrown = _THROWN_recovery.get(given)
-    if thrown is None:
-        return _run_recovery(rng, None, v_healer_rating, v_treatment)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_recovery.get((dealt, given))
-    return made if made is not None else _run_recovery(rng, dealt, v_healer_rating, v_treatment)
+    return _run_recovery(_RNG if rng is None else rng, 0, _check_int('healer_rating', healer_rating, 0, 6), _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
 
 
 def _totals_recovery(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3627,9 +3253,9 @@ def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) ->
     extra = None  # no band's data rolls dice
     values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_treatment)
     inputs: dict[str, object] = {'treatment': v_treatment}
-    trace = ('Recover: treatment and stress', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Recover: treatment and stress', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('recovery_treatment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('recovery_treatment', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3638,7 +3264,7 @@ def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str
 
 def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
     'Recover: treatment and stress [WW-37, WW-23, line 842, line 850]\n\ntreated: treated -- Your healer rolls (**Tinker** for a PC with the **Physicker** special ability or the **quality** level of an NPC)\n\nself_treated: self_treated -- You may heal yourself if you have the **Physicker** special ability, but you take 2 stress when you do so.\ntough_it_out: tough_it_out -- You can also choose to simply tough it out and attempt to heal without any treatment—in this case, take 1 stress and roll 0d.'
-    return _run_recovery_treatment(rng if rng is not None else _Random(), 0, (treatment if _type(treatment) is _str and treatment in {'treated', 'self_treated', 'tough_it_out'} else _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out'))))
+    return _run_recovery_treatment(_RNG if rng is None else rng, 0, _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')))
 
 
 def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
@@ -3682,9 +3308,9 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
     extra = None  # no band's data rolls dice
     values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_coin)
     inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
-    trace = ('Spend coin to increase the result level', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Spend coin to increase the result level', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('improved_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('improved_result', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3693,7 +3319,7 @@ def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, o
 
 def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random | None = None) -> Result:
     'Spend coin to increase the result level [WW-45, WW-37, line 973, line 848]\n\nBecause a ritual is a downtime activity, you may spend **coin** 1-for-1 to increase the result level of your fortune roll (this represents the expenditure of expensive or rare ritual materials).\n\nbad: Bad -- 1-3\npartial: Partial -- 4/5\nfull: Full -- 6\ncritical: Critical -- Critical'
-    return _run_improved_result(rng if rng is not None else _Random(), 0, (result if _type(result) is _str and result in {'bad', 'partial', 'full', 'critical'} else _check_choice('result', result, ('bad', 'partial', 'full', 'critical'))), (coin if _type(coin) is _int and 0 <= coin <= 3 else _check_int('coin', coin, 0, 3)))
+    return _run_improved_result(_RNG if rng is None else rng, 0, _check_choice('result', result, ('bad', 'partial', 'full', 'critical')), _check_int('coin', coin, 0, 3))
 
 
 def _joint_improved_result(given: Mapping[str, object]) -> Joint:
@@ -3734,9 +3360,9 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_training_upgrade)
     inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
-    trace = ('Train', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Train', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('train', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('train', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3745,7 +3371,7 @@ def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) ->
 
 def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -> Result:
     'Train [WW-38, WW-30, line 719, lines 856-858]\n\nWhen you spend time in training, **mark 1 xp** on the xp track for an **attribute** or **playbook** advancement. If you have the appropriate party Training upgrade unlocked, mark **+1 xp** (2 total). See **Party Upgrades**, for more information. *You can train a given xp track only once per downtime.*'
-    return _run_train(rng if rng is not None else _Random(), 0, (training_upgrade if _type(training_upgrade) is _bool else _check_flag('training_upgrade', training_upgrade)))
+    return _run_train(_RNG if rng is None else rng, 0, _check_flag('training_upgrade', training_upgrade))
 
 
 def _joint_train(given: Mapping[str, object]) -> Joint:
@@ -3781,13 +3407,8 @@ def _band_magnitude_fortune(r_total: int, r_natural: int | None, r_dice: Sequenc
     return -1
 
 
-_MEMO_magnitude_fortune: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_magnitude_fortune: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_magnitude_fortune(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_magnitude: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
-    d = Rolling(tape)
+def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+    d = Rolling(rng)
     r_total: int = d.term(v_magnitude, 6, 'highest', 1, '(magnitude)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3797,27 +3418,18 @@ def _run_magnitude_fortune(rng: random.Random, dealt: tuple[tuple[int, ...], ...
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_magnitude_fortune, _THROWN_magnitude_fortune, (v_magnitude,), tape, _result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return magnitude_fortune(magnitude=given.get('magnitude', 6), rng=rng)  # type: ignore[arg-type]
+    return _run_magnitude_fortune(rng, depth, _check_int('magnitude', given.get('magnitude', 6), 0, 6))
 
 
 def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result:
     "Magnitude fortune roll: the crushing wave [WW-44, WW-27, WW-02, lines 867-873]\n\n> A sea demon summons a crushing wave at the canal dock where the PCs are landing their boat. How badly does this damage the vessel and the party? Obviously it's gonna be bad for them, but are they merely sinking or are they immediately wrecked and sunk? The GM makes a fortune roll using 6d (the magnitude of the demon).\n\n1-3: 1-3 -- On a **1-3**, the wave has only little effect (for a huge wave), causing the craft to take on water and begin sinking.\n4-5: 4-5 -- On a **4-5**, the wave has reduced effect, fully swamping the boat and throwing some of the characters and their cargo overboard.\n6: 6 -- On a **6**, the wave has full effect, immediately sinking the boat and dragging the party and cargo under.\nwhen count(6) >= 2 and not zero_dice: Critical -- On a **critical**, the boat is sunk, and also the party and cargo are badly harmed by flying debris and the crushing force of the wave."
-    v_magnitude = (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6))
-    if rng is None:
-        rng = _Random()
-    given = (v_magnitude,)
-    thrown = _THROWN_magnitude_fortune.get(given)
-    if thrown is None:
-        return _run_magnitude_fortune(rng, None, v_magnitude)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_magnitude_fortune.get((dealt, given))
-    return made if made is not None else _run_magnitude_fortune(rng, dealt, v_magnitude)
+    return _run_magnitude_fortune(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -3869,9 +3481,9 @@ def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Res
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('AREA', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('AREA', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_area', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_area', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3880,7 +3492,7 @@ def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'AREA [WW-39, lines 883-886]\n\n0: 0 -- A closet\n\n1: 1 -- A small room\n2: 2 -- A large room& Several rooms\n3: 3 -- A small building\n4: 4 -- A large building\n5: 5 -- A city block'
-    return _run_magnitude_area(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_area(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
@@ -3919,9 +3531,9 @@ def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('SCALE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('SCALE', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_scale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_scale', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3930,7 +3542,7 @@ def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, o
 
 def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'SCALE [WW-39, lines 883-887]\n\n0: 0 -- 1 or 2 people\n\n1: 1 -- A small gang (3-6)\n2: 2 -- A medium gang (12)\n3: 3 -- A large gang (20)\n4: 4 -- A huge gang (40)\n5: 5 -- A massive gang (80)\n6: 6 -- A colossal gang (160)'
-    return _run_magnitude_scale(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_scale(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
@@ -3969,9 +3581,9 @@ def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) ->
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('DURATION', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('DURATION', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_duration', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_duration', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -3980,7 +3592,7 @@ def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str
 
 def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'DURATION [WW-40, lines 891-895]\n\n0: 0 -- A few moments\n\n1: 1 -- A few minutes\n2: 2 -- An hour\n3: 3 -- A few hours\n4: 4 -- A day\n5: 5 -- Several days\n6: 6 -- A week'
-    return _run_magnitude_duration(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_duration(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
@@ -4019,9 +3631,9 @@ def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('RANGE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('RANGE', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_range', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_range', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4030,7 +3642,7 @@ def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, o
 
 def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     "RANGE [WW-40, lines 891-896]\n\n0: 0 -- Within reach\n\n1: 1 -- A dozen paces\n2: 2 -- A stone's throw\n3: 3 -- Down the road\n4: 4 -- Several blocks away\n5: 5 -- Across the district\n6: 6 -- Across the city"
-    return _run_magnitude_range(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_range(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
@@ -4069,9 +3681,9 @@ def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> 
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('TIER & QUALITY', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('TIER & QUALITY', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_quality', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4080,7 +3692,7 @@ def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str,
 
 def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'TIER & QUALITY [WW-41, lines 900-904]\n\n0: 0 -- Poor\n\n1: 1 -- Adequate\n2: 2 -- Good\n3: 3 -- Excellent\n4: 4 -- Superior\n5: 5 -- Impeccable\n6: 6 -- Legendary'
-    return _run_magnitude_quality(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_quality(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
@@ -4119,9 +3731,9 @@ def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = ('FORCE', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('FORCE', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('magnitude_force', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('magnitude_force', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4130,7 +3742,7 @@ def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, o
 
 def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
     'FORCE [WW-41, lines 900-905]\n\n0: 0 -- Weak\n\n1: 1 -- Moderate\n2: 2 -- Strong\n3: 3 -- Serious\n4: 4 -- Powerful\n5: 5 -- Overwhelming\n6: 6 -- Devastating'
-    return _run_magnitude_force(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)))
+    return _run_magnitude_force(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
 
 
 def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
@@ -4169,9 +3781,9 @@ def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Res
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'quality': v_quality}
-    trace = ('QUALITY EXAMPLES', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('QUALITY EXAMPLES', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('quality_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('quality_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4180,7 +3792,7 @@ def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, 
 
 def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> Result:
     'QUALITY EXAMPLES [WW-42, lines 909-919]\n\n6: 6 -- *A mansion, large ship, rare essences or arcane artifacts, powerful demon*\n\n5: 5 -- *A large townhouse, small ship, custom-tailored clothing, lightning barrier*\n4: 4 -- *A luxury vehicle, townhouse, typical demon or powerful ghost*\n3: 3 -- *A coach, boat, military rifle, fashionable clothing, small home*\n2: 2 -- *A pistol, respectable clothing, private rented room, typical ghost*\n1: 1 -- *A fighting blade, ordinary clothing, shared apartment, cheap food or drugs*\n0: 0 -- *A rusty knife, worn & tattered clothing, rickety shack on the street*'
-    return _run_quality_examples(rng if rng is not None else _Random(), 0, (quality if _type(quality) is _int and 0 <= quality <= 6 else _check_int('quality', quality, 0, 6)))
+    return _run_quality_examples(_RNG if rng is None else rng, 0, _check_int('quality', quality, 0, 6))
 
 
 def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
@@ -4219,9 +3831,9 @@ def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'force': v_force}
-    trace = ('FORCE EXAMPLES', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('FORCE EXAMPLES', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('force_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('force_examples', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4230,7 +3842,7 @@ def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Result:
     "FORCE EXAMPLES [WW-43, lines 923-933]\n\n6: 6 -- *Hurricane wind, molten lava, tidal wave, electrical maelstrom*\n\n5: 5 -- *A ship's cannon, raging thunder-storm, massive fire, lightning strike*\n4: 4 -- *A charging horse, burning forge, bomb, whirlwind, electrocution*\n3: 3 -- *A crushing blow, staggering wind, grenade, searing fire, electrical surge*\n2: 2 -- *A powerful blow, howling wind, burning brand*\n1: 1 -- *A solid punch, steady wind, torch flame, electrical shock*\n0: 0 -- *A firm shove, a candle flame, breeze, tiny spark*"
-    return _run_force_examples(rng if rng is not None else _Random(), 0, (force if _type(force) is _int and 0 <= force <= 6 else _check_int('force', force, 0, 6)))
+    return _run_force_examples(_RNG if rng is None else rng, 0, _check_int('force', force, 0, 6))
 
 
 def _joint_force_examples(given: Mapping[str, object]) -> Joint:
@@ -4270,9 +3882,9 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
     extra = None  # no band's data rolls dice
     values = _values_ritual_stress(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_magnitude, v_added, v_casting_time)
     inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
-    trace = ('Ritual stress', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Ritual stress', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('ritual_stress', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('ritual_stress', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4281,7 +3893,7 @@ def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def ritual_stress(*, magnitude: int = 6, added: int = 0, casting_time: str = 'moments', rng: random.Random | None = None) -> Result:
     'Ritual stress [WW-44, WW-45, line 875, line 969, line 895]\n\n**Rituals take time to cast.** Use the duration examples on the magnitude table to reduce the stress cost based on the time needed, generally no less than an hour.'
-    return _run_ritual_stress(rng if rng is not None else _Random(), 0, (magnitude if _type(magnitude) is _int and 0 <= magnitude <= 6 else _check_int('magnitude', magnitude, 0, 6)), (added if _type(added) is _int and 0 <= added <= 6 else _check_int('added', added, 0, 6)), (casting_time if _type(casting_time) is _str and casting_time in {'moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'} else _check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'))))
+    return _run_ritual_stress(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6), _check_int('added', added, 0, 6), _check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')))
 
 
 def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
@@ -4345,14 +3957,9 @@ def _values_crafting_roll(b: int, c: int, d: None, r_total: int, r_natural: int 
     return values
 
 
-_MEMO_crafting_roll: dict[object, Result] = {}  # results by dice and inputs: see _remember
-_THROWN_crafting_roll: dict[object, _Thrown] = {}  # the dice terms these inputs throw
-
-
-def _run_crafting_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | None, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> Result:
-    tape = _Tape(rng, dealt)  # notes the dice the roll throws, or deals them
+def _run_crafting_roll(rng: random.Random, depth: int, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> Result:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    d = Rolling(tape)
+    d = Rolling(rng)
     r_total: int = d.term(v_tinker, 6, 'highest', 1, '(tinker)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4362,31 +3969,18 @@ def _run_crafting_roll(rng: random.Random, dealt: tuple[tuple[int, ...], ...] | 
     extra = None  # no band's data rolls dice
     values = _values_crafting_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     inputs: dict[str, object] = {'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum}
-    trace = ('CRAFTING ROLL', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('CRAFTING ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _remember_thrown(_MEMO_crafting_roll, _THROWN_crafting_roll, (v_tinker, v_tier, v_coin, v_workshop, v_minimum), tape, _result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain))
+    return Result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
 def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
-    return crafting_roll(tinker=given.get('tinker', 1), tier=given.get('tier', 1), coin=given.get('coin', 0), workshop=given.get('workshop', False), minimum=given.get('minimum', 0), rng=rng)  # type: ignore[arg-type]
+    return _run_crafting_roll(rng, depth, _check_int('tinker', given.get('tinker', 1), 0, 4), _check_int('tier', given.get('tier', 1), 0, 4), _check_int('coin', given.get('coin', 0), 0, 4), _check_flag('workshop', given.get('workshop', False)), _check_int('minimum', given.get('minimum', 0), 0, 8))
 
 
 def crafting_roll(*, tinker: int = 1, tier: int = 1, coin: int = 0, workshop: bool = False, minimum: int = 0, rng: random.Random | None = None) -> Result:
     'CRAFTING ROLL [WW-47, WW-01, WW-02, lines 998-1023]\n\n⏣ **1d** for each **Tinker** action dot.\n⊕ **+1** quality per **Coin** spent.\n⊕ **+1** quality for **Workshop** party upgrade.\n\nwhen count(6) >= 2 and not zero_dice: Critical -- Quality level is Tier +2.\n6: 6 -- Quality level is Tier +1.\n4/5: 4/5 -- Quality level is equal to Tier.\n1-3: 1-3 -- Quality level is Tier -1.'
-    v_tinker = (tinker if _type(tinker) is _int and 0 <= tinker <= 4 else _check_int('tinker', tinker, 0, 4))
-    v_tier = (tier if _type(tier) is _int and 0 <= tier <= 4 else _check_int('tier', tier, 0, 4))
-    v_coin = (coin if _type(coin) is _int and 0 <= coin <= 4 else _check_int('coin', coin, 0, 4))
-    v_workshop = (workshop if _type(workshop) is _bool else _check_flag('workshop', workshop))
-    v_minimum = (minimum if _type(minimum) is _int and 0 <= minimum <= 8 else _check_int('minimum', minimum, 0, 8))
-    if rng is None:
-        rng = _Random()
-    given = (v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    thrown = _THROWN_crafting_roll.get(given)
-    if thrown is None:
-        return _run_crafting_roll(rng, None, v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    dealt = _throw(rng, thrown)
-    made = _MEMO_crafting_roll.get((dealt, given))
-    return made if made is not None else _run_crafting_roll(rng, dealt, v_tinker, v_tier, v_coin, v_workshop, v_minimum)
+    return _run_crafting_roll(_RNG if rng is None else rng, 0, _check_int('tinker', tinker, 0, 4), _check_int('tier', tier, 0, 4), _check_int('coin', coin, 0, 4), _check_flag('workshop', workshop), _check_int('minimum', minimum, 0, 8))
 
 
 def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
@@ -4462,9 +4056,9 @@ def _run_modification_requirement(rng: random.Random, depth: int, v_modification
     extra = None  # no band's data rolls dice
     values = _values_modification_requirement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modification, v_tier)
     inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
-    trace = ('Modifying an item', groups, r_total, outcome, (), values)  # the arguments of describe(): Result.trace tells it when first read
+    trace = describe('Modifying an item', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
-    return _result('modification_requirement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
+    return Result('modification_requirement', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None, outcome, values, trace, chain)
 
 
 def _chain_modification_requirement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
@@ -4473,7 +4067,7 @@ def _chain_modification_requirement(rng: random.Random, depth: int, given: Mappi
 
 def modification_requirement(*, modification: str = 'simple', tier: int = 1, rng: random.Random | None = None) -> Result:
     "Modifying an item [WW-48, lines 1025-1033]\n\nAdding a feature or additional function to an item is simpler than creating something new. You don't need to invent a special formula or plan. Make a crafting roll to modify an item (the baseline quality of an item that you modify is equal to your party's Tier, as usual).\n\nsimple: simple -- A simple, useful modification requires Tier +1 quality.\nsignificant: significant -- A significant modification requires Tier +2 quality.\nspecial: special -- An arcane, spark-craft, or alchemical modification requires Tier +3 quality."
-    return _run_modification_requirement(rng if rng is not None else _Random(), 0, (modification if _type(modification) is _str and modification in {'simple', 'significant', 'special'} else _check_choice('modification', modification, ('simple', 'significant', 'special'))), (tier if _type(tier) is _int and 0 <= tier <= 4 else _check_int('tier', tier, 0, 4)))
+    return _run_modification_requirement(_RNG if rng is None else rng, 0, _check_choice('modification', modification, ('simple', 'significant', 'special')), _check_int('tier', tier, 0, 4))
 
 
 def _joint_modification_requirement(given: Mapping[str, object]) -> Joint:
