@@ -163,10 +163,83 @@ class Checker:
                 out.append(self.band_set(item))  # inlined where used; kept as a document for the sheet
                 continue
             lowered = self.lower_item(item)
+            if isinstance(lowered, m.Resolver) and any(
+                    isinstance(n, m.Dice) and any(op.name == "explode" for op in n.ops)
+                    for rule in lowered.dice for n in walk(rule.expr)):
+                lowered = self.exploding(lowered, item)
             if lowered is not None:
                 out.append(lowered)
         self._recording = True
         return tuple(out)
+
+    def exploding(self, resolver: m.Resolver, item: m.Item) -> m.Resolver:
+        """A roll with exploding dice, given what its exact odds need: its *horizon* (the highest total its
+        bands tell apart: every total above it lands in the same band) and each exploding group's `cap`, the
+        value past which the group's total is above the horizon whatever else is rolled. So the odds list
+        each value up to the cap exactly and put every higher one on one reading, with the exact rest of the
+        chance (runtime.Explode). That needs bands that compare the total with numbers, and dice added up."""
+        bounds: list[m.Expr] = []
+        for band in resolver.bands:
+            condition = band.condition
+            if isinstance(condition, m.Ranges):
+                bounds += [m.Number(v, condition.span) for p in condition.parts for v in (p.low, p.high)
+                           if v is not None]
+            elif isinstance(condition, m.Natural):
+                bounds.append(m.Number(condition.value, condition.span))
+            elif isinstance(condition, m.When):
+                bounds += self.compared_with_total(condition.test, item)
+        horizon = m.Call("max", (m.Number(0, resolver.span), *bounds), resolver.span)
+        rules = []
+        for rule in resolver.dice:
+            amounts = self.added_amounts(rule.expr, item)
+            cap: m.Expr = horizon
+            for sign, amount in amounts:
+                cap = m.Binary("-" if sign > 0 else "+", cap, amount, amount.span)
+
+            def capped(node: m.Expr, cap: m.Expr = cap) -> m.Expr:
+                if isinstance(node, m.Dice) and any(op.name == "explode" for op in node.ops):
+                    return replace(node, cap=cap)
+                return node
+            rules.append(replace(rule, expr=rebuild(rule.expr, capped)))
+        return replace(resolver, dice=tuple(rules), horizon=horizon)
+
+    def compared_with_total(self, test: m.Expr, item: m.Item) -> list[m.Expr]:
+        """What a `when` test compares the roll's total (or natural value) with; an error where it reads the
+        roll of exploding dice any other way (its odds could then not stop at a horizon)."""
+        found: list[m.Expr] = []
+        direct: set[int] = set()
+        for node in walk(test):
+            if isinstance(node, m.Compare):
+                for side, other in ((node.left, node.right), (node.right, node.left)):
+                    if isinstance(side, m.Name) and side.name in ("total", "natural") and not _reads_roll(other):
+                        direct.add(id(side))
+                        found.append(other)
+        for node in walk(test):
+            if (isinstance(node, m.Name) and node.name in ROLL_NAMES and id(node) not in direct) or (
+                    isinstance(node, m.Call) and node.function == "count"):
+                self.error("TYPE", "a band of a roll with exploding dice compares the total with a number, like "
+                           "`when total >= dv`", node.span,
+                           "exact odds of exploding dice read the total only, compared with numbers", item.name)
+        return found
+
+    def added_amounts(self, expr: m.Expr, item: m.Item) -> list[tuple[int, m.Expr]]:
+        """The amounts a roll of exploding dice adds (+1) or takes away (-1), after checking that it adds up
+        groups of numbered dice and amounts: `d6! + d6! + dots - 1`."""
+        amounts: list[tuple[int, m.Expr]] = []
+        pending: list[tuple[int, m.Expr]] = [(1, expr)]
+        while pending:
+            sign, node = pending.pop()
+            if isinstance(node, m.Binary) and node.op in ("+", "-"):
+                pending += [(sign, node.left), (sign if node.op == "+" else -sign, node.right)]
+            elif isinstance(node, m.Dice) and sign > 0 and node.die is None:
+                continue
+            elif contains_dice(node):
+                self.error("TYPE", "a roll with exploding dice adds its dice up, like `d6! + d6 + dots`",
+                           node.span, "exact odds of exploding dice need every group added, none taken away",
+                           item.name)
+            else:
+                amounts.append((sign, node))
+        return amounts
 
     def lower_item(self, item: m.Item) -> m.Definition | None:
         if item.kind in ("roll", "table", "lookup", "formula"):
@@ -623,7 +696,7 @@ class Checker:
     def with_faces(self, expr: m.Expr, item: m.Item) -> m.Expr:
         """Fill every custom pool of `expr` with its die's faces (a die without faces leaves them empty)."""
         def fill(node: m.Expr) -> m.Expr:
-            if not isinstance(node, m.CustomPool):
+            if not isinstance(node, m.Dice) or node.die is None:
                 return node
             die = self.custom_dice.get(node.die)
             if die is None:
@@ -632,7 +705,8 @@ class Checker:
                         else did_you_mean(node.die, sorted(self.custom_dice)) or "declare it with `die NAME`")
                 self.error("UNDEFINED", f"there is no die `{node.die}`", node.span, hint, item.name)
                 return node
-            return replace(node, faces=die.symbols(), values=die.side_values())
+            return replace(node, sides=m.Number(die.sides, node.span), faces=die.symbols(),
+                           values=die.side_values())
         return rebuild(expr, fill)
 
     def track(self, item: m.Item) -> m.Track:
@@ -846,17 +920,34 @@ class Checker:
                 self.error("TYPE", f"{node.function}() moves along a choice: its first argument must be a "
                            "choice input, like `step(die, 1)`", node.span,
                            "declare the input as a choice, like `input die: one of d4 (4), d6 (6), d8 (8)`", item.name)
-            elif isinstance(node, (m.Dice, m.Pool)):
-                sides = node.sides
-                if isinstance(sides, int) and sides > MAX_SIDES:
-                    self.refuse(f"`{m.expr_text(node)}` rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}",
-                                node.span, "give the die fewer sides", item.name)
-                elif isinstance(sides, int) and sides < 1:
-                    self.error("TYPE", f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", node.span,
-                               "like `d6`", item.name)
-                if isinstance(node, m.Dice) and node.count > MAX_DICE:
-                    self.refuse(f"`{m.expr_text(node)}` rolls {node.count:,} dice; the limit is {MAX_DICE:,}",
-                                node.span, "roll fewer dice", item.name)
+            elif isinstance(node, m.Dice):
+                self.dice_group(node, item)
+
+    def dice_group(self, node: m.Dice, item: m.Item) -> None:
+        """The caps on a group the rules fix, and the operators a group may take."""
+        sides = node.sides.value if isinstance(node.sides, m.Number) and node.die is None else None
+        count = node.count.value if isinstance(node.count, m.Number) else None
+        if sides is not None and sides > MAX_SIDES:
+            self.refuse(f"`{m.expr_text(node)}` rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}",
+                        node.span, "give the die fewer sides", item.name)
+        elif sides is not None and sides < 1:
+            self.error("TYPE", f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", node.span, "like `d6`", item.name)
+        if count is not None and count > MAX_DICE:
+            self.refuse(f"`{m.expr_text(node)}` rolls {count:,} dice; the limit is {MAX_DICE:,}",
+                        node.span, "roll fewer dice", item.name)
+        if len(node.ops) > 1:
+            self.error("TYPE", f"`{m.expr_text(node)}` puts {len(node.ops)} operators on one group of dice; one "
+                       "is allowed for now", node.ops[1].span, "keep one of them", item.name)
+        for op in node.ops:
+            if op.name == "explode" and node.die is not None:
+                self.error("TYPE", f"`{m.expr_text(node)}`: only numbered dice explode", op.span,
+                           "a die of symbols has no highest face", item.name)
+            elif op.name == "explode" and sides is not None and sides < 2:
+                self.error("TYPE", f"`{m.expr_text(node)}` would explode forever: a d1 always shows its highest face",
+                           op.span, "explode a die of 2 sides or more", item.name)
+            elif op.name in ("highest", "lowest") and node.die is not None:
+                self.error("TYPE", f"`{m.expr_text(node)}`: a die of symbols has no {op.name} die", op.span,
+                           "count symbols with `count(hit)` in a band instead", item.name)
 
     # ---------------------------------------------------------------- analysis
 
@@ -1041,7 +1132,8 @@ class Checker:
             return []
         top = max(h for h in highs if h is not None)
         rule = resolver.dice[0].expr
-        if isinstance(rule, m.Dice) and rule.count == 1 and rule.sides != top and top not in STANDARD_DICE:
+        if (isinstance(rule, m.Dice) and rule.die is None and not rule.ops and rule.count == m.Number(1)
+                and isinstance(rule.sides, m.Number) and rule.sides.value != top and top not in STANDARD_DICE):
             return [Defect("DIE-ROWS", resolver.name, f"{top} rows fit no standard die", resolver.span,
                            f"roll `d{top}` if the rows are complete, or record the missing row in an errata entry")]
         return []
@@ -1200,9 +1292,14 @@ def _arity_fits(call: m.Call) -> bool:
     return fewest <= len(call.args) <= most
 
 
+def _reads_roll(expr: m.Expr) -> bool:
+    return any((isinstance(n, m.Name) and n.name in ROLL_NAMES) or (isinstance(n, m.Call) and n.function == "count")
+               or isinstance(n, m.Dice) for n in walk(expr))
+
+
 def faceless(resolver: m.Resolver) -> bool:
     """A roll of a custom die whose faces are still to be supplied: nothing to analyse yet."""
-    return any(isinstance(node, m.CustomPool) and not node.faces
+    return any(isinstance(node, m.Dice) and node.die is not None and not node.faces
                for rule in resolver.dice for node in walk(rule.expr))
 
 

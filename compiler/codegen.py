@@ -31,9 +31,8 @@ from pathlib import Path
 from . import __version__
 from . import model as m
 from .diagnostics import CompileError, Report
-from .evaluate import children, contains_dice, dice_symbols, walk
+from .evaluate import contains_dice, dice_symbols, walk
 from .odds import reads
-from .runtime import MAX_DICE, MAX_SIDES, dice_notation
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
@@ -248,9 +247,7 @@ class ExprCompiler:
             if name in self.option_numbers or name in self.definitions:
                 return repr(name)
             raise ValueError(f"unresolved name {name!r} reached codegen")
-        if isinstance(expr, m.CustomPool):
-            return f"d.custom({self.number(expr.count)}, _DIE_{expr.die})"
-        if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
+        if isinstance(expr, m.Dice):
             return self.dice_term(expr)
         if isinstance(expr, m.Binary):
             left, right = self.number(expr.left), self.number(expr.right)
@@ -292,26 +289,25 @@ class ExprCompiler:
             return f"r_dice.count({args[0]})"
         return f"{expr.function}({', '.join(args)})"  # min, max, abs, and the runtime's clamp and sign
 
-    def dice_term(self, term: m.Dice | m.Pool | m.Kept) -> str:
-        rolled = self.rolled.get(id(term))
-        if rolled is not None:  # rolled already, into a local
-            return rolled
-        fixed = fixed_dice(term)
-        if fixed is not None:  # checked and named here, not on every roll
-            return f"d.fixed{fixed!r}"
-        base = term.dice if isinstance(term, m.Kept) else term
-        mode = term.mode if isinstance(term, m.Kept) else "sum"
-        keep = term.count if isinstance(term, m.Kept) else 0
-        count = self.number(base.count) if isinstance(base, m.Pool) else repr(base.count)
-        sides = repr(base.sides) if isinstance(base.sides, int) else self.number(base.sides)
+    def dice_term(self, term: m.Dice) -> str:
+        """`d.roll(dice(...), written)`: the group's spec as data, rolled (or planned, or replayed) by `d`."""
         zero = "None"
-        if isinstance(base, m.Pool) and isinstance(self.zero, (m.Dice, m.Kept)):
-            zbase = self.zero.dice if isinstance(self.zero, m.Kept) else self.zero
-            if isinstance(zbase, m.Dice):
-                zmode = self.zero.mode if isinstance(self.zero, m.Kept) else "sum"
-                zkeep = self.zero.count if isinstance(self.zero, m.Kept) else 0
-                zero = repr((zbase.count, zbase.sides, zmode, zkeep, m.expr_text(self.zero)))
-        return f"d.term({count}, {sides}, {mode!r}, {keep}, {m.expr_text(term)!r}, {zero})"
+        if term.die is None and isinstance(self.zero, m.Dice) and term is not self.zero:
+            zero = self.spec(self.zero)
+        return f"d.roll({self.spec(term)}, {m.expr_text(term)!r}" + (f", {zero})" if zero != "None" else ")")
+
+    def spec(self, term: m.Dice) -> str:
+        count = self.number(term.count)
+        sides = repr(len(term.faces)) if term.die is not None or term.sides is None else self.number(term.sides)
+        args = [count, sides]
+        ops = tuple((op.name, op.arg) for op in term.ops)
+        if ops or term.die is not None or term.cap is not None:
+            args.append(repr(ops))
+        if term.die is not None or term.cap is not None:
+            args.append(f"_DIE_{term.die}" if term.die is not None else "None")
+        if term.cap is not None:
+            args.append(self.number(term.cap))
+        return f"dice({', '.join(args)})"
 
 
 def constant(code: str) -> bool:
@@ -323,31 +319,10 @@ def constant(code: str) -> bool:
     return True
 
 
-FixedDice = tuple[int, int, str, int, str]
-
-
-def fixed_dice(term: m.Expr) -> FixedDice | None:
-    """`(count, sides, mode, keep, notation)` of dice the rules fix (`2d6`, `3d6 keep highest 2`), within the caps."""
-    base = term.dice if isinstance(term, m.Kept) else term
-    if not (isinstance(base, m.Dice) and 1 <= base.count <= MAX_DICE and 1 <= base.sides <= MAX_SIDES):
-        return None
-    mode = term.mode if isinstance(term, m.Kept) else "sum"
-    keep = min(term.count, base.count) if isinstance(term, m.Kept) else 0
-    shown = dice_notation(base.count, base.sides, mode, keep, m.expr_text(term))
-    return base.count, base.sides, mode, keep, shown
-
-
-def dice_terms(expr: m.Expr) -> list[m.Expr]:
-    """The dice terms of an expression, outermost (a kept pool is one term, not a pool and its dice)."""
-    if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)):
-        return [expr]
-    return [term for child in children(expr) for term in dice_terms(child)]
-
-
 def whole(expr: m.Expr, compiler: ExprCompiler) -> str:
     """A roll's total as an int: a dice term is one already; anything else goes through `int()`."""
     code = compiler.number(expr)
-    return code if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)) else f"int({code})"
+    return code if isinstance(expr, m.Dice) else f"int({code})"
 
 
 def sets_values(resolver: m.Resolver) -> bool:
@@ -792,7 +767,7 @@ class ModuleWriter:
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
         if resolver.dice:
-            w.line(f"def _totals_{name}(given: Mapping[str, object]) -> dict[int, Fraction]:")
+            w.line(f"def _totals_{name}(given: Mapping[str, object]) -> dict[int | str, Fraction]:")
             with w.indent():
                 self.given_inputs(resolver)
                 w.line("plan = Planning()")
@@ -801,7 +776,10 @@ class ModuleWriter:
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
                     bands = f", lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), rerolled, _READS_{name}"
-                w.line(f"return exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}){bands})")
+                found = f"exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}){bands})"
+                if resolver.horizon is not None:  # exploding dice: every total past the horizon, as one
+                    found = f"above({found}, {compiler.number(resolver.horizon)})"
+                w.line(f"return {found}")
             w.line()
             w.line()
         w.line(f"def _joint_{name}(given: Mapping[str, object]) -> Joint:")
@@ -963,7 +941,7 @@ class ModuleWriter:
             w.line("return Session(RESOLVERS, CARRY, rng)")
         w.line()
         w.line()
-        w.line("_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {")
+        w.line("_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {")
         with w.indent():
             for resolver in resolvers:
                 if resolver.dice:
@@ -1004,7 +982,7 @@ class ModuleWriter:
             w.line("return sample(name, inputs, joint(inputs), ids, n, seed)")
         w.line()
         w.line()
-        w.line("def totals(name: str, **inputs: object) -> dict[int, Fraction]:")
+        w.line("def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:")
         with w.indent():
             w.line('"""Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""')
             w.line("_known(name, inputs, _TOTALS)")

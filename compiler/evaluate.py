@@ -168,7 +168,7 @@ def _compile(expr: m.Expr) -> Compiled:
         return lambda scope, dice: None
     if isinstance(expr, m.Name):
         return _compile_name(expr)
-    if isinstance(expr, (m.Dice, m.Pool, m.Kept, m.CustomPool)):
+    if isinstance(expr, m.Dice):
         key, span = id(expr), expr.span
 
         def rolled(scope: Scope, dice: Mapping[int, int] | None) -> Value:
@@ -483,7 +483,7 @@ def _vector(expr: m.Expr) -> Vectored | None:
 
 
 def contains_dice(expr: m.Expr) -> bool:
-    return any(isinstance(node, (m.Dice, m.Pool, m.Kept, m.CustomPool)) for node in walk(expr))
+    return any(isinstance(node, m.Dice) for node in walk(expr))
 
 
 _EXPR_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -559,4 +559,4 @@ def walk(expr: m.Expr) -> list[m.Expr]:
 def dice_symbols(resolver: m.Resolver) -> frozenset[str]:
     """Every symbol on the custom dice a resolver rolls (what `count(hit)` may name)."""
     return frozenset(symbol for rule in resolver.dice for node in walk(rule.expr)
-                     if isinstance(node, m.CustomPool) for symbol in node.faces)
+                     if isinstance(node, m.Dice) for symbol in node.faces)

@@ -37,7 +37,7 @@ _TOKEN = re.compile(
     r"|(?P<space>[ \t\f\v]+)"
     r"|(?P<word>(?:[A-Z]+-)+\d+[a-z]?(?![A-Za-z0-9_])|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![A-Za-z0-9_])"
     r"|\d+(?:,\d{3})+(?!\d)|[A-Za-z0-9_]+|—)"
-    r"|(?P<op>->|\.\.|>=|<=|==|!=|[:,|()\[\]+\-*/%=<>≥≤×.])"
+    r"|(?P<op>->|\.\.|>=|<=|==|!=|!|[:,|()\[\]+\-*/%=<>≥≤×.])"
     r"|(?P<other>.)",
     re.S,
 )
@@ -111,7 +111,7 @@ def _line_start(text: str, position: int) -> int:
 def _ends_value(tok: Tok | None) -> bool:
     if tok is None:
         return False
-    if tok.kind in ("string",):
+    if tok.kind in ("string",) or tok.text == "!":  # `d6!`: an exploding die is a value
         return True
     if tok.kind == "word":
         return tok.text not in _KEYWORDS
@@ -171,7 +171,7 @@ def _gap(prev: Tok | None, tok: Tok, before_prev: Tok | None, tight: bool, after
         return " "
     if tok.kind == "other" or prev.kind == "other":
         return "" if tok.touching else " "
-    if tok.text in (":", ",", ")", "]") or tok.text in _TIGHT or prev.text in _TIGHT:
+    if tok.text in (":", ",", ")", "]", "!") or tok.text in _TIGHT or prev.text in _TIGHT:
         return ""
     if prev.text in ("(", "["):
         return ""

@@ -18,6 +18,7 @@ from typing import Literal, Union
 
 from .diagnostics import NOWHERE as NOWHERE  # re-exported: the model is where stages look for them
 from .diagnostics import Span as Span
+from .runtime import OPERATORS
 
 
 def _span() -> Span:
@@ -68,48 +69,32 @@ class Name:
 
 
 @dataclass(frozen=True, slots=True)
+class DiceOp:
+    """An operator on a group of dice, applied in order: `keep highest 2` is `DiceOp("highest", 2)`, `!` is
+    `DiceOp("explode")`. `name` is a key of `runtime.OPERATORS`, which gives each one its meaning."""
+
+    name: str
+    arg: int = 0
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Dice:
-    """`2d6`, `d20`: a fixed number of dice of one size."""
+    """A group of dice: every dice term of the language. `count` dice of one die, then `ops` in order.
 
-    count: int
-    sides: int
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True)
-class Pool:
-    """`(rating)d6`, `d(die)`, `(n)d(die)`: count or sides given by expressions."""
-
-    count: Expr
-    sides: int | Expr
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True)
-class CustomPool:
-    """`(combat) attack`, `2 enemy`: dice with symbols, declared by a `die` definition.
-
-    The checker fills `faces` (the symbol on each side) and `values` (each
-    side's number, 0 unless the face says `value:`) from the declaration.
+    `2d6`, `(rating)d6`, `d(die)`, `3d6 keep highest 2`, `d6!`. A die of symbols (`(combat) attack`) is
+    named by `die`, with `sides` None until the checker fills it, with `faces` (the symbol on each side)
+    and `values` (each side's worth), from its declaration. `cap` is the checker's too, for exact odds of an exploding
+    group (see `runtime.DiceSpec`): the value past which every roll reads alike.
     """
 
     count: Expr
-    die: str
+    sides: Expr | None
+    ops: tuple[DiceOp, ...] = ()
+    die: str | None = None
     faces: tuple[str, ...] = ()
     values: tuple[int, ...] = ()
-    span: Span = _span()
-
-
-KeepMode = Literal["highest", "lowest"]
-
-
-@dataclass(frozen=True, slots=True)
-class Kept:
-    """`3d6 keep highest 2`, `(rating)d6 highest`: read only some of the dice."""
-
-    dice: Dice | Pool
-    mode: KeepMode
-    count: int
+    cap: Expr | None = None
     span: Span = _span()
 
 
@@ -177,11 +162,7 @@ class Call:
     span: Span = _span()
 
 
-Expr = Union[
-    Number, Text, Boolean, Unknown, Name, Dice, Pool, Kept, CustomPool, Binary, Neg, Not, Logic, Compare,
-    IfElse, Call,
-]
-DiceTerm = Union[Dice, Pool, Kept, CustomPool]
+Expr = Union[Number, Text, Boolean, Unknown, Name, Dice, Binary, Neg, Not, Logic, Compare, IfElse, Call]
 
 # ------------------------------------------------------------------ conditions
 
@@ -577,6 +558,19 @@ def condition_text(condition: Condition) -> str:
     return condition.name
 
 
+def dice_text(dice: Dice) -> str:
+    """`3d6 keep highest 2`, `(rating)d6!`, `2 attack`: a group of dice as the rules write it."""
+    count = dice.count
+    number = count.value if isinstance(count, Number) else None
+    counted = str(number) if number is not None else f"({expr_text(count)})"
+    if dice.die is not None or dice.sides is None:
+        base = f"{counted} {dice.die}"
+    else:
+        sides = str(dice.sides.value) if isinstance(dice.sides, Number) else f"({expr_text(dice.sides)})"
+        base = f"{'' if number == 1 else counted}d{sides}"
+    return base + "".join(OPERATORS[op.name].notation(op.arg) for op in dice.ops)
+
+
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "compare": 4, "+": 5, "-": 5, "*": 6, "×": 6, "/": 6, "%": 6}
 
 
@@ -593,20 +587,7 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
     if isinstance(expr, Name):
         return expr.name
     if isinstance(expr, Dice):
-        return f"{expr.count if expr.count != 1 else ''}d{expr.sides}" if expr.count != 1 else f"d{expr.sides}"
-    if isinstance(expr, Pool):
-        count = "" if isinstance(expr.count, Number) and expr.count.value == 1 else (
-            str(expr.count.value) if isinstance(expr.count, Number) else f"({expr_text(expr.count)})")
-        sides = str(expr.sides) if isinstance(expr.sides, int) else f"({expr_text(expr.sides)})"
-        return f"{count}d{sides}"
-    if isinstance(expr, CustomPool):
-        count = str(expr.count.value) if isinstance(expr.count, Number) else f"({expr_text(expr.count)})"
-        return f"{count} {expr.die}"
-    if isinstance(expr, Kept):
-        base = expr_text(expr.dice)
-        if expr.count == 1:
-            return f"{base} {expr.mode}"
-        return f"{base} keep {expr.mode} {expr.count}"
+        return dice_text(expr)
     if isinstance(expr, Binary):
         level = _PRECEDENCE[expr.op]
         right_level = level + 1
@@ -741,6 +722,8 @@ class Resolver:
     # `carry:` input <- result value: what a result hands to the next roll of the same table
     carry: tuple[tuple[str, str], ...] = ()
     rerolls: tuple[Reroll, ...] = ()
+    # exploding dice: the highest total the bands tell apart (every total above it lands alike; see check)
+    horizon: Expr | None = None
 
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""

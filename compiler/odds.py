@@ -54,12 +54,15 @@ from .runtime import (
     MAX_OUTCOMES,
     MAX_READINGS,
     MAX_SIDES,
+    DiceSpec,
     Faces,
     Reading,
+    TooManyReadings,
     combined_readings,
     count_text,
-    dice_readings,
+    dice,
     reroll_weights,
+    spec_readings,
 )
 
 MAX_GRID = 20_000  # input combinations of one roll the design check analyses
@@ -69,27 +72,17 @@ MAX_SHEET_ODDS = 50_000  # odds printed on one sheet (rows x outcomes, over ever
 
 @dataclass(frozen=True, slots=True)
 class GroupPlan:
-    term: m.Expr
-    count: int
-    sides: int
-    mode: str
-    keep: int
-    notation: str
-    zero: bool = False
-    faces: tuple[str, ...] = ()  # a custom die: the symbol on each side
-    values: tuple[int, ...] = ()  # and what each side is worth
+    """One group of dice a roll throws for given inputs: its node, and the spec it rolls."""
+
+    term: m.Dice
+    spec: DiceSpec
+    zero: bool = False  # rolled by the `zero_dice` rule, for a pool of no dice
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
     expr: m.Expr
     groups: tuple[GroupPlan, ...]
-
-    def outcome_count(self) -> int:
-        total = 1
-        for group in self.groups:
-            total *= group.sides ** group.count
-        return total
 
 
 _Key = TypeVar("_Key")
@@ -237,17 +230,7 @@ def make_plan(resolver: m.Resolver, scope: Scope) -> Plan:
 
 
 def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[GroupPlan]) -> None:
-    if isinstance(expr, m.CustomPool):
-        count = as_number(evaluate(expr.count, scope), expr.count.span)
-        if not expr.faces:
-            raise PlanError(f"the faces of the die `{expr.die}` are to be supplied", expr.span)
-        if count > MAX_DICE:
-            raise TooLarge(f"{m.expr_text(expr)} rolls {count:,} dice; the limit is {MAX_DICE:,}", expr.span,
-                           "roll fewer dice (narrow the input that sets how many)")
-        out.append(GroupPlan(expr, max(count, 0), len(expr.faces), "sum", 0, f"{max(count, 0)} {expr.die}",
-                             faces=expr.faces, values=expr.values))
-        return
-    if isinstance(expr, (m.Dice, m.Pool, m.Kept)):
+    if isinstance(expr, m.Dice):
         out.append(group_plan(expr, scope, resolver))
         return
     if isinstance(expr, m.IfElse):
@@ -258,37 +241,36 @@ def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[G
         collect_groups(child, scope, resolver, out)
 
 
-def group_plan(term: m.Dice | m.Pool | m.Kept, scope: Scope, resolver: m.Resolver) -> GroupPlan:
-    base = term.dice if isinstance(term, m.Kept) else term
-    mode = term.mode if isinstance(term, m.Kept) else "sum"
-    keep = term.count if isinstance(term, m.Kept) else 0
-    count = as_number(evaluate(base.count, scope), base.count.span) if isinstance(base, m.Pool) else base.count
-    if count <= 0 and isinstance(base, m.Pool):
+def group_plan(term: m.Dice, scope: Scope, resolver: m.Resolver) -> GroupPlan:
+    """The spec `term` rolls in this scope, within the caps (a pool of no dice rolls `zero_dice`, if given)."""
+    count = as_number(evaluate(term.count, scope), term.count.span)
+    if term.die is not None and not term.faces:
+        raise PlanError(f"the faces of the die `{term.die}` are to be supplied", term.span)
+    ops = tuple((op.name, op.arg) for op in term.ops)
+    keeps = [name for name, _ in ops if name in ("highest", "lowest")]
+    if count <= 0 and term.die is None:
         if resolver.zero_dice is not None:
             zero = resolver.zero_dice
-            if not isinstance(zero, (m.Dice, m.Kept)):
+            if not isinstance(zero, m.Dice) or not isinstance(zero.count, m.Number):
                 raise PlanError("zero_dice must be one dice term, like `2d6 lowest`", zero.span)
-            inner = group_plan(zero, scope, resolver)
-            return GroupPlan(term, inner.count, inner.sides, inner.mode, inner.keep, inner.notation, True)
-        if mode != "sum":
-            raise PlanError(f"a pool of {count} dice has no {mode} die, and no zero_dice rule says what "
+            return GroupPlan(term, group_plan(zero, scope, resolver).spec, True)
+        if keeps:
+            raise PlanError(f"a pool of {count} dice has no {keeps[0]} die, and no zero_dice rule says what "
                             "to roll instead", term.span)
-        count = 0
     if count > MAX_DICE:
         raise TooLarge(f"{m.expr_text(term)} rolls {count:,} dice; the limit is {MAX_DICE:,}", term.span,
                        "roll fewer dice (narrow the input that sets how many)")
-    sides = base.sides if isinstance(base.sides, int) else as_number(evaluate(base.sides, scope), base.sides.span)
+    if term.die is not None:
+        return GroupPlan(term, dice(count, len(term.faces), ops, Faces(term.die, term.faces, term.values)))
+    assert term.sides is not None
+    sides = as_number(evaluate(term.sides, scope), term.sides.span)
     if sides > MAX_SIDES:
         raise TooLarge(f"{m.expr_text(term)} rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}", term.span,
                        "give the die fewer sides")
     if sides < 1:
         raise PlanError(f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", term.span)
-    if mode != "sum":
-        keep = min(keep, count)
-    notation = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    if mode != "sum":
-        notation += f" {mode}" if keep == 1 else f" keep {mode} {keep}"
-    return GroupPlan(term, count, sides, mode, keep, notation)
+    cap = None if term.cap is None else as_number(evaluate(term.cap, scope), term.cap.span)
+    return GroupPlan(term, dice(count, sides, ops, None, cap))
 
 
 # ---------------------------------------------------------------- bands
@@ -460,7 +442,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
     deciding += [r.when for r in resolver.rerolls if r.when is not None]
     nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
     symbols = frozenset(symbol for rule in resolver.dice for node in nodes[id(rule.expr)]  # dice_symbols()
-                        if isinstance(node, m.CustomPool) for symbol in node.faces)
+                        if isinstance(node, m.Dice) for symbol in node.faces)
     counted: set[int | str] | None = set()
     names: set[str] = set()
     for node in (n for e in exprs for n in nodes[id(e)]):
@@ -538,20 +520,23 @@ def reads(resolver: m.Resolver) -> tuple[Reads, frozenset[str]]:
     return found.reads, found.symbols
 
 
-def group_readings(group: GroupPlan, wanted: Reads) -> tuple[Reading, ...]:
-    """The distinct readings of one dice group (runtime.dice_readings), shared by every input that rolls it."""
+def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
+    """The distinct readings of one dice group and their denominator (runtime.spec_readings), shared by every
+    input that rolls it."""
     try:
-        return _readings(group.count, group.sides, group.mode, group.keep, group.faces, group.values, wanted)
-    except ValueError:
-        raise TooLarge(f"{group.notation} has more than {MAX_READINGS:,} readings to work out exactly", group.term.span,
+        return _readings(group.spec, wanted)
+    except TooManyReadings:
+        raise TooLarge(f"{group.spec.notation} has more than {MAX_READINGS:,} readings to work out exactly",
+                       group.term.span, "use fewer dice or dice with fewer sides, or count fixed faces") from None
+    except ValueError as problem:
+        raise TooLarge(f"{group.spec.notation}: {problem}", group.term.span,
                        "use fewer dice or dice with fewer sides, or count fixed faces") from None
 
 
 @lru_cache(maxsize=4096)
-def _readings(count: int, sides: int, mode: str, keep: int, faces: tuple[str, ...], values: tuple[int, ...],
-              wanted: Reads) -> tuple[Reading, ...]:
-    die = Faces("die", faces, values) if faces else None
-    return tuple(dice_readings(count, sides, mode, keep, die, wanted.counted, wanted.high, wanted.low))
+def _readings(spec: DiceSpec, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
+    readings, denominator = spec_readings(spec, wanted.counted, wanted.high, wanted.low)
+    return tuple(readings), denominator
 
 
 def distribution(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozenset[str],
@@ -676,7 +661,7 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
             if len(matches) > 1:
                 result.overlaps[total] = tuple(b.id for b in matches)
     scope.facts = None
-    joint, denominator = reroll_weights(joint, plan.outcome_count(), rerolled(resolver, scope))
+    joint, denominator = reroll_weights(joint, roll.denominator, rerolled(resolver, scope))
     outcomes: dict[str, int] = {}
     totals: dict[int | str, int] = {}
     unmatched: dict[int | str, int] = {}
@@ -702,6 +687,7 @@ class Roll:
     readings: tuple[tuple[Reading, ...], ...]  # each group's distinct readings
     size: int  # joint readings
     totals: dict[int, int] | None  # the weight of each total, when the bands read nothing else of the roll
+    denominator: int  # of every weight
 
 
 def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis) -> Roll:
@@ -710,16 +696,18 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis) -> Roll:
     roll = found.rolls.get(key)
     if roll is None:
         plan = make_plan(resolver, scope)
-        readings = tuple(group_readings(g, found.reads) for g in plan.groups)
+        found_readings = [group_readings(g, found.reads) for g in plan.groups]
+        readings = tuple(r for r, _ in found_readings)
+        denominator = math.prod(d for _, d in found_readings)
         size = math.prod(len(r) for r in readings)
         if size > MAX_OUTCOMES:
-            raise TooLarge(f"{' and '.join(g.notation for g in plan.groups)} has {count_text(size)} readings to "
+            raise TooLarge(f"{' and '.join(g.spec.notation for g in plan.groups)} has {count_text(size)} readings to "
                            f"work out exactly; the limit is {MAX_OUTCOMES:,}",
                            plan.expr.span, "use fewer dice or dice with fewer sides")
         totals = total_weights(plan, readings, scope, found) if found.by_total else None
         if len(found.rolls) > 100_000:
             found.rolls.clear()
-        roll = found.rolls[key] = Roll(plan, readings, size, totals)
+        roll = found.rolls[key] = Roll(plan, readings, size, totals, denominator)
     return roll
 
 
@@ -733,7 +721,7 @@ def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: 
         split = found.splits[id(plan.expr)] = split_shifts(plan.expr)
     core, shifts, names = split
     key = (id(core), scope.definitions, *(scope.values.get(name, _ABSENT) for name in names),
-           *((id(g.term), g.count, g.sides, g.mode, g.keep, g.faces, g.values) for g in plan.groups))
+           *((id(g.term), g.spec) for g in plan.groups))
     weights = found.cores.get(key)
     if weights is None:
         if len(found.cores) > 100_000:

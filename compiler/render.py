@@ -28,9 +28,10 @@ from markupsafe import Markup, escape
 from . import __version__
 from . import model as m
 from .codegen import MAX_OUTPUT_BYTES, output_too_large
-from .evaluate import EvalError
+from .evaluate import EvalError, walk
 from .odds import defaults, definition_names, odds, odds_table
 from .resources import cache_dir, templates_dir
+from .runtime import OPERATORS
 
 SCHEMA_VERSION = 1
 PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")
@@ -109,6 +110,18 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
     return {"axis": axis, "fixed": fixed, "rows": rows}
 
 
+def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
+    """A `roll:` line as the sheet and the JSON give it; `notes` (only where there are some) say in words
+    what an operator's notation does not (`d6!`: explodes ...)."""
+    data: dict[str, object] = {"when": m.expr_text(rule.when) if rule.when is not None else None,
+                               "roll": m.expr_text(rule.expr)}
+    notes = [f"{m.dice_text(node)} {OPERATORS[op.name].words(op.arg)}" for node in walk(rule.expr)
+             if isinstance(node, m.Dice) for op in node.ops if OPERATORS[op.name].words(op.arg)]
+    if notes:
+        data["notes"] = notes
+    return data
+
+
 def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict[str, Any]:
     base: dict[str, Any] = {
         "name": definition.name,
@@ -121,8 +134,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
     if isinstance(definition, m.Resolver):
         base.update({
             "inputs": [input_data(i) for i in definition.inputs],
-            "dice": [{"when": m.expr_text(r.when) if r.when is not None else None, "roll": m.expr_text(r.expr)}
-                     for r in definition.dice],
+            "dice": [dice_rule_data(r) for r in definition.dice],
             "zero_dice": m.expr_text(definition.zero_dice) if definition.zero_dice is not None else None,
             "rerolls": [{"when": m.expr_text(r.when) if r.when is not None else None, "outcomes": list(r.outcomes)}
                         for r in definition.rerolls],

@@ -207,7 +207,7 @@ def _reads(resolver: m.Resolver) -> set[str]:
                 found.add(node.name)
             elif isinstance(node, m.Call):
                 found.add(node.function)
-            elif isinstance(node, m.CustomPool):
+            elif isinstance(node, m.Dice) and node.die is not None:
                 found.add(node.die)
     if resolver.bands_from:
         found.add(resolver.bands_from)

@@ -130,7 +130,170 @@ class Faces:
             raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
 
 
-Spec = tuple[int, int, str, int, Faces | None]
+# ---------------------------------------------------------------- dice: one term, its operators
+
+MAX_EXPLOSIONS = 100  # times one die explodes in a roll (a d6 gets that far once in 6^100 rolls)
+MAX_EXPLODED_VALUE = 100_000  # values of an exploding group exact odds list one by one, before the rest
+
+
+@dataclass(frozen=True, slots=True)
+class DiceSpec:
+    """One group of dice as rolled: `count` dice of `sides` sides (a custom die's symbols and worths in
+    `die`), then each operator in `ops`, in order: `("highest", 2)` is `keep highest 2`, `("explode", 0)`
+    is `!`. `cap` is for exact odds of an exploding group only: the values up to it are listed one by one,
+    and every higher value lands on one reading (`cap + 1`), which the roll's bands read alike."""
+
+    count: int
+    sides: int
+    ops: tuple[tuple[str, int], ...] = ()
+    die: Faces | None = None
+    cap: int | None = None
+
+    @property
+    def notation(self) -> str:
+        """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
+        if self.die is not None:
+            base = f"{self.count} {self.die.name}"
+        else:
+            base = f"{self.count}d{self.sides}" if self.count != 1 else f"d{self.sides}"
+        return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
+
+
+def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+         cap: int | None = None) -> DiceSpec:
+    """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
+    count = max(count, 0)
+    ops = tuple((name, min(arg, count)) if name in ("highest", "lowest") else (name, arg) for name, arg in ops)
+    return DiceSpec(count, sides, ops, die, cap)
+
+
+class Keep:
+    """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
+
+    def __init__(self, highest: bool) -> None:
+        self.word = "highest" if highest else "lowest"
+
+    def notation(self, arg: int) -> str:
+        return f" {self.word}" if arg == 1 else f" keep {self.word} {arg}"
+
+    def words(self, arg: int) -> str:
+        return ""  # the notation says it in words already
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        if len(kept) <= 1:
+            return rolled, kept
+        return rolled, sorted(kept, reverse=self.word == "highest")[:arg]
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+
+
+class Explode:
+    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
+
+    def notation(self, arg: int) -> str:
+        return "!"
+
+    def words(self, arg: int) -> str:
+        return "explodes: a die showing its highest face is rolled again and added, and again"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        out: list[int] = []
+        for face in kept:
+            out.append(face)
+            for _ in range(MAX_EXPLOSIONS):
+                if face != spec.sides:
+                    break
+                face = rng.randint(1, spec.sides)
+                out.append(face)
+        return out, out
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
+
+        One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
+        every sum past the cap joining the one high reading. The weights are over `denominator`'s S^(n*(K+1))."""
+        if counted or counted is None or high or low:
+            raise ValueError(f"the bands of {spec.notation} can read its total only")
+        sides, cap = spec.sides, spec.cap
+        if cap is None or sides < 2 or spec.die is not None:
+            raise ValueError(f"{spec.notation} has no exact odds here")
+        if cap > MAX_EXPLODED_VALUE:
+            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
+        depth = exploded_depth(spec)
+        one: dict[int, int] = {}
+        for k in range(depth):
+            for r in range(1, sides):
+                if sides * k + r <= cap:
+                    one[sides * k + r] = sides ** (depth - 1 - k)
+        one_high = sides ** depth - sum(one.values())
+        sums, high_weight = {0: 1}, 0
+        for _ in range(max(spec.count, 0)):
+            following: dict[int, int] = {}
+            total_weight = sum(sums.values())
+            high_weight = high_weight * sides ** depth + total_weight * one_high
+            for value, weight in sums.items():
+                for face, times in one.items():
+                    if value + face <= cap:
+                        following[value + face] = following.get(value + face, 0) + weight * times
+                    else:
+                        high_weight += weight * times
+            sums = following
+        out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
+        if high_weight:
+            out.append((cap + 1, Tally(), None, None, high_weight))
+        return out
+
+
+def exploded_depth(spec: DiceSpec) -> int:
+    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
+    return max(spec.cap or 0, 0) // spec.sides + 1
+
+
+OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+
+
+def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+    """Roll one group: `count` dice (`randint` each), then its operators in order."""
+    rolled = list(_draw(rng, spec.count, spec.sides))
+    kept = rolled
+    for name, arg in spec.ops:
+        rolled, kept = OPERATORS[name].roll(rng, spec, arg, rolled, kept)
+    die = spec.die
+    if die is None:
+        return Group(spec.notation, tuple(rolled), tuple(kept), sum(kept))
+    symbols = tuple(die.symbols[side - 1] for side in rolled)
+    shown = tuple(die.symbols[side - 1] for side in kept)
+    return Group(spec.notation, symbols, shown, sum(die.values[side - 1] for side in kept))
+
+
+def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> tuple[list["Reading"], int]:
+    """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
+    if len(spec.ops) > 1:
+        raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
+    if spec.ops:
+        name, arg = spec.ops[0]
+        readings = OPERATORS[name].readings(spec, arg, counted, high, low)
+    else:
+        readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
+    if spec.ops and spec.ops[0][0] == "explode":
+        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+    return readings, spec.sides ** max(spec.count, 0)
+
+
+def check_spec(spec: DiceSpec, written: str) -> None:
+    """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
+    if spec.die is not None:
+        spec.die.check()
+    shown = spec.notation
+    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
+        raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
 
 def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
@@ -140,17 +303,6 @@ def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
 
 
 _RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
-
-
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
-    return read_group(_draw(rng, count, sides), mode, keep, shown)
-
-
-def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
-    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
-    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -173,6 +325,13 @@ class Tally(dict[int | str, int]):
 
     def count(self, face: int | str) -> int:
         return self.get(face, 0)
+
+
+class TooManyReadings(ValueError):
+    """Exact odds of one group would work through more than MAX_READINGS readings."""
+
+    def __init__(self) -> None:
+        super().__init__(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
 
 
 Reading = tuple[int, Tally, int | None, int | None, int]  # value, faces counted, highest, lowest kept, weight
@@ -210,7 +369,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
         faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
-        raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+        raise TooManyReadings()
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
@@ -282,15 +441,12 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
                 following[key5] = following.get(key5, 0) + weight * comb(left, j) * times ** j
             work += left + 1
             if work > MAX_READINGS:
-                raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+                raise TooManyReadings()
         states = following
     for (_, total, counts, top, bottom), weight in states.items():
         key = (total, counts, top, bottom)
         done[key] = done.get(key, 0) + weight
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
-
-
-ZeroRule = tuple[int, int, str, int, str] | None
 
 
 class Rolling:
@@ -303,24 +459,12 @@ class Rolling:
         self.groups: list[Group[int | str]] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, notation = zero
-            self.zero = True
-        elif mode != "sum":
-            keep = min(keep, count)
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-        if count < 0:
-            count = 0
-        shown = dice_notation(count, sides, mode, keep, notation)
-        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
-            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
-        return self.fixed(count, sides, mode, keep, shown)
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
-        group = roll_group(self.rng, count, sides, mode, keep, shown)
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        group = roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -335,17 +479,6 @@ class Rolling:
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        count = max(count, 0)
-        if count > MAX_DICE:
-            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        sides = _draw(self.rng, count, len(die.symbols))
-        symbols = tuple(die.symbols[side - 1] for side in sides)
-        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
-        self.groups.append(group)
-        return group.value
-
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -353,29 +486,14 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[Spec] = []
+        self.specs: list[DiceSpec] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, _ = zero
-            self.zero = True
-        elif mode != "sum":
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-            keep = min(keep, count)
-        check_dice(count, sides, notation)
-        self.specs.append((max(count, 0), sides, mode, keep, None))
-        return 0
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        self.specs.append((count, sides, mode, keep, None))
-        return 0
-
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        check_dice(count, len(die.symbols), f"{count} {die.name}")
-        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        self.specs.append(spec)
         return 0
 
 
@@ -388,37 +506,14 @@ class Replaying:
         self.values = values
         self.index = 0
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         value = self.values[self.index]
         self.index += 1
         return value
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-    def custom(self, count: int, die: Faces) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-
-def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
-
-
-def denominator_of(specs: list[Spec]) -> int:
-    denominator = 1
-    for count, sides, _, _, _ in specs:
-        denominator *= sides ** count
-    return denominator
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
@@ -451,7 +546,7 @@ def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
 
 
 def exact_joint(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
     rerolled: Collection[int] = (),
@@ -463,8 +558,12 @@ def exact_joint(
     counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
     is rolled again once and the new result is final. Without `band_of` every band index is -1.
     """
-    per_group = [dice_readings(count, sides, mode, keep, die, *(reads if band_of is not None else READ_VALUES))
-                 for count, sides, mode, keep, die in specs]
+    per_group: list[list[Reading]] = []
+    denominator = 1
+    for spec in specs:
+        readings, weights = spec_readings(spec, *(reads if band_of is not None else READ_VALUES))
+        per_group.append(readings)
+        denominator *= weights
     size = 1
     for readings in per_group:
         size *= len(readings)
@@ -479,7 +578,7 @@ def exact_joint(
             total, values[0] if single else None, tally,
             tuple(x for x in (bottom, top) if x is not None))
         joint[band, total] = joint.get((band, total), 0) + weight
-    return reroll_weights(joint, denominator_of(specs), rerolled)
+    return reroll_weights(joint, denominator, rerolled)
 
 
 def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
@@ -599,18 +698,28 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
 
 
 def exact_totals(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
-) -> dict[int, Fraction]:
+) -> dict[int | str, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
     joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
+def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+    """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
+    out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
+                                      if isinstance(total, int) and total <= horizon}
+    rest = sum((p for total, p in totals.items() if total not in out), Fraction(0))
+    if rest:
+        out[f"{horizon + 1}+"] = rest
+    return out
 
 
 def percent(probability: Fraction) -> float:

@@ -19,6 +19,7 @@ import io
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache, partial
 from operator import itemgetter
 from pathlib import Path
@@ -497,46 +498,51 @@ class ToModel(Transformer[Token, Any]):
             return m.Number(-operand.value, span_of(meta))
         return m.Neg(operand, span_of(meta))
 
-    def kept(self, meta: Any, children: list[Child]) -> m.Kept:
-        dice, (mode, count) = children
-        return m.Kept(dice, mode, count, span_of(meta))
+    def operated(self, meta: Any, children: list[Child]) -> m.Dice:
+        dice: m.Dice = children[0]
+        return replace(dice, ops=tuple(children[1:]), span=span_of(meta))
 
-    def keep(self, meta: Any, children: list[Child]) -> tuple[str, int]:
+    def keep(self, meta: Any, children: list[Child]) -> m.DiceOp:
         mode, count = children
-        return (mode, parse_int(count) if count is not None else 1)
+        return m.DiceOp(mode, parse_int(count) if count is not None else 1, span_of(meta))
+
+    def explode(self, meta: Any, children: list[Child]) -> m.DiceOp:
+        return m.DiceOp("explode", 0, span_of(meta))
 
     def high_low(self, meta: Any, children: list[Child]) -> str:
         return str(children[0])
 
     def dice(self, meta: Any, children: list[Child]) -> m.Dice:
         count, sides = str(children[0]).lower().split("d")
-        return m.Dice(whole_number(count, children[0]), whole_number(sides, children[0]), span_of(meta))
+        span = span_of(children[0])
+        number, faces = whole_number(count, children[0]), whole_number(sides, children[0])
+        return m.Dice(m.Number(number, span), m.Number(faces, span), span=span_of(meta))
 
-    def pool(self, meta: Any, children: list[Child]) -> m.Pool:
+    def pool(self, meta: Any, children: list[Child]) -> m.Dice:
         count, die = children
         text = str(die).lower()
         if text.split("d")[0]:
             raise SyntaxProblem("write a pool as `(rating)d6`, with nothing between `)` and `d`",
                                 span_of(die), "POOL", "the count goes in the brackets: `(rating + 1)d6`")
-        return m.Pool(count, whole_number(text.split("d")[1], die), span_of(meta))
+        return m.Dice(count, m.Number(whole_number(text.split("d")[1], die), span_of(die)), span=span_of(meta))
 
-    def dice_of(self, meta: Any, children: list[Child]) -> m.Pool:
+    def dice_of(self, meta: Any, children: list[Child]) -> m.Dice:
         token, sides = children
         count = str(token)[:-1]
-        return m.Pool(m.Number(whole_number(count, token), span_of(token)), sides, span_of(meta))
+        return m.Dice(m.Number(whole_number(count, token), span_of(token)), sides, span=span_of(meta))
 
-    def pool_of(self, meta: Any, children: list[Child]) -> m.Pool:
+    def pool_of(self, meta: Any, children: list[Child]) -> m.Dice:
         count, token, sides = children
         if str(token)[:-1]:
             raise SyntaxProblem("write a pool as `(count)d(sides)`, with nothing between `)` and `d`",
                                 span_of(token), "POOL", "the count goes in the brackets: `(rating)d(die)`")
-        return m.Pool(count, sides, span_of(meta))
+        return m.Dice(count, sides, span=span_of(meta))
 
-    def custom_pool(self, meta: Any, children: list[Child]) -> m.CustomPool:
+    def custom_pool(self, meta: Any, children: list[Child]) -> m.Dice:
         count, die = children
         if isinstance(count, Token):  # a bare INT: `2 enemy`
             count = m.Number(parse_int(count), span_of(count))
-        return m.CustomPool(count, str(die), span=span_of(meta))
+        return m.Dice(count, None, die=str(die), span=span_of(meta))
 
     def number(self, meta: Any, children: list[Child]) -> m.Number:
         return m.Number(parse_int(children[0]), span_of(meta))
@@ -618,7 +624,7 @@ class SyntaxProblem(Exception):
         self.hint = hint
 
 
-_NESTS = {"if_else", "or_", "and_", "not_", "compare", "binary", "neg", "kept", "pool", "dice_of", "pool_of",
+_NESTS = {"if_else", "or_", "and_", "not_", "compare", "binary", "neg", "operated", "pool", "dice_of", "pool_of",
           "custom_pool", "call"}
 
 

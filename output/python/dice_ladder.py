@@ -120,7 +120,170 @@ class Faces:
             raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
 
 
-Spec = tuple[int, int, str, int, Faces | None]
+# ---------------------------------------------------------------- dice: one term, its operators
+
+MAX_EXPLOSIONS = 100  # times one die explodes in a roll (a d6 gets that far once in 6^100 rolls)
+MAX_EXPLODED_VALUE = 100_000  # values of an exploding group exact odds list one by one, before the rest
+
+
+@dataclass(frozen=True, slots=True)
+class DiceSpec:
+    """One group of dice as rolled: `count` dice of `sides` sides (a custom die's symbols and worths in
+    `die`), then each operator in `ops`, in order: `("highest", 2)` is `keep highest 2`, `("explode", 0)`
+    is `!`. `cap` is for exact odds of an exploding group only: the values up to it are listed one by one,
+    and every higher value lands on one reading (`cap + 1`), which the roll's bands read alike."""
+
+    count: int
+    sides: int
+    ops: tuple[tuple[str, int], ...] = ()
+    die: Faces | None = None
+    cap: int | None = None
+
+    @property
+    def notation(self) -> str:
+        """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
+        if self.die is not None:
+            base = f"{self.count} {self.die.name}"
+        else:
+            base = f"{self.count}d{self.sides}" if self.count != 1 else f"d{self.sides}"
+        return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
+
+
+def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+         cap: int | None = None) -> DiceSpec:
+    """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
+    count = max(count, 0)
+    ops = tuple((name, min(arg, count)) if name in ("highest", "lowest") else (name, arg) for name, arg in ops)
+    return DiceSpec(count, sides, ops, die, cap)
+
+
+class Keep:
+    """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
+
+    def __init__(self, highest: bool) -> None:
+        self.word = "highest" if highest else "lowest"
+
+    def notation(self, arg: int) -> str:
+        return f" {self.word}" if arg == 1 else f" keep {self.word} {arg}"
+
+    def words(self, arg: int) -> str:
+        return ""  # the notation says it in words already
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        if len(kept) <= 1:
+            return rolled, kept
+        return rolled, sorted(kept, reverse=self.word == "highest")[:arg]
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+
+
+class Explode:
+    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
+
+    def notation(self, arg: int) -> str:
+        return "!"
+
+    def words(self, arg: int) -> str:
+        return "explodes: a die showing its highest face is rolled again and added, and again"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        out: list[int] = []
+        for face in kept:
+            out.append(face)
+            for _ in range(MAX_EXPLOSIONS):
+                if face != spec.sides:
+                    break
+                face = rng.randint(1, spec.sides)
+                out.append(face)
+        return out, out
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
+
+        One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
+        every sum past the cap joining the one high reading. The weights are over `denominator`'s S^(n*(K+1))."""
+        if counted or counted is None or high or low:
+            raise ValueError(f"the bands of {spec.notation} can read its total only")
+        sides, cap = spec.sides, spec.cap
+        if cap is None or sides < 2 or spec.die is not None:
+            raise ValueError(f"{spec.notation} has no exact odds here")
+        if cap > MAX_EXPLODED_VALUE:
+            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
+        depth = exploded_depth(spec)
+        one: dict[int, int] = {}
+        for k in range(depth):
+            for r in range(1, sides):
+                if sides * k + r <= cap:
+                    one[sides * k + r] = sides ** (depth - 1 - k)
+        one_high = sides ** depth - sum(one.values())
+        sums, high_weight = {0: 1}, 0
+        for _ in range(max(spec.count, 0)):
+            following: dict[int, int] = {}
+            total_weight = sum(sums.values())
+            high_weight = high_weight * sides ** depth + total_weight * one_high
+            for value, weight in sums.items():
+                for face, times in one.items():
+                    if value + face <= cap:
+                        following[value + face] = following.get(value + face, 0) + weight * times
+                    else:
+                        high_weight += weight * times
+            sums = following
+        out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
+        if high_weight:
+            out.append((cap + 1, Tally(), None, None, high_weight))
+        return out
+
+
+def exploded_depth(spec: DiceSpec) -> int:
+    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
+    return max(spec.cap or 0, 0) // spec.sides + 1
+
+
+OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+
+
+def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+    """Roll one group: `count` dice (`randint` each), then its operators in order."""
+    rolled = list(_draw(rng, spec.count, spec.sides))
+    kept = rolled
+    for name, arg in spec.ops:
+        rolled, kept = OPERATORS[name].roll(rng, spec, arg, rolled, kept)
+    die = spec.die
+    if die is None:
+        return Group(spec.notation, tuple(rolled), tuple(kept), sum(kept))
+    symbols = tuple(die.symbols[side - 1] for side in rolled)
+    shown = tuple(die.symbols[side - 1] for side in kept)
+    return Group(spec.notation, symbols, shown, sum(die.values[side - 1] for side in kept))
+
+
+def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> tuple[list["Reading"], int]:
+    """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
+    if len(spec.ops) > 1:
+        raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
+    if spec.ops:
+        name, arg = spec.ops[0]
+        readings = OPERATORS[name].readings(spec, arg, counted, high, low)
+    else:
+        readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
+    if spec.ops and spec.ops[0][0] == "explode":
+        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+    return readings, spec.sides ** max(spec.count, 0)
+
+
+def check_spec(spec: DiceSpec, written: str) -> None:
+    """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
+    if spec.die is not None:
+        spec.die.check()
+    shown = spec.notation
+    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
+        raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
 
 def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
@@ -130,17 +293,6 @@ def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
 
 
 _RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
-
-
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
-    return read_group(_draw(rng, count, sides), mode, keep, shown)
-
-
-def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
-    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
-    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -163,6 +315,13 @@ class Tally(dict[int | str, int]):
 
     def count(self, face: int | str) -> int:
         return self.get(face, 0)
+
+
+class TooManyReadings(ValueError):
+    """Exact odds of one group would work through more than MAX_READINGS readings."""
+
+    def __init__(self) -> None:
+        super().__init__(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
 
 
 Reading = tuple[int, Tally, int | None, int | None, int]  # value, faces counted, highest, lowest kept, weight
@@ -200,7 +359,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
         faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
-        raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+        raise TooManyReadings()
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
@@ -272,15 +431,12 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
                 following[key5] = following.get(key5, 0) + weight * comb(left, j) * times ** j
             work += left + 1
             if work > MAX_READINGS:
-                raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+                raise TooManyReadings()
         states = following
     for (_, total, counts, top, bottom), weight in states.items():
         key = (total, counts, top, bottom)
         done[key] = done.get(key, 0) + weight
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
-
-
-ZeroRule = tuple[int, int, str, int, str] | None
 
 
 class Rolling:
@@ -293,24 +449,12 @@ class Rolling:
         self.groups: list[Group[int | str]] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, notation = zero
-            self.zero = True
-        elif mode != "sum":
-            keep = min(keep, count)
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-        if count < 0:
-            count = 0
-        shown = dice_notation(count, sides, mode, keep, notation)
-        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
-            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
-        return self.fixed(count, sides, mode, keep, shown)
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
-        group = roll_group(self.rng, count, sides, mode, keep, shown)
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        group = roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -325,17 +469,6 @@ class Rolling:
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        count = max(count, 0)
-        if count > MAX_DICE:
-            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        sides = _draw(self.rng, count, len(die.symbols))
-        symbols = tuple(die.symbols[side - 1] for side in sides)
-        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
-        self.groups.append(group)
-        return group.value
-
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -343,29 +476,14 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[Spec] = []
+        self.specs: list[DiceSpec] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, _ = zero
-            self.zero = True
-        elif mode != "sum":
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-            keep = min(keep, count)
-        check_dice(count, sides, notation)
-        self.specs.append((max(count, 0), sides, mode, keep, None))
-        return 0
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        self.specs.append((count, sides, mode, keep, None))
-        return 0
-
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        check_dice(count, len(die.symbols), f"{count} {die.name}")
-        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        self.specs.append(spec)
         return 0
 
 
@@ -378,37 +496,14 @@ class Replaying:
         self.values = values
         self.index = 0
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         value = self.values[self.index]
         self.index += 1
         return value
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-    def custom(self, count: int, die: Faces) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-
-def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
-
-
-def denominator_of(specs: list[Spec]) -> int:
-    denominator = 1
-    for count, sides, _, _, _ in specs:
-        denominator *= sides ** count
-    return denominator
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
@@ -441,7 +536,7 @@ def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
 
 
 def exact_joint(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
     rerolled: Collection[int] = (),
@@ -453,8 +548,12 @@ def exact_joint(
     counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
     is rolled again once and the new result is final. Without `band_of` every band index is -1.
     """
-    per_group = [dice_readings(count, sides, mode, keep, die, *(reads if band_of is not None else READ_VALUES))
-                 for count, sides, mode, keep, die in specs]
+    per_group: list[list[Reading]] = []
+    denominator = 1
+    for spec in specs:
+        readings, weights = spec_readings(spec, *(reads if band_of is not None else READ_VALUES))
+        per_group.append(readings)
+        denominator *= weights
     size = 1
     for readings in per_group:
         size *= len(readings)
@@ -469,7 +568,7 @@ def exact_joint(
             total, values[0] if single else None, tally,
             tuple(x for x in (bottom, top) if x is not None))
         joint[band, total] = joint.get((band, total), 0) + weight
-    return reroll_weights(joint, denominator_of(specs), rerolled)
+    return reroll_weights(joint, denominator, rerolled)
 
 
 def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
@@ -589,18 +688,28 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
 
 
 def exact_totals(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
-) -> dict[int, Fraction]:
+) -> dict[int | str, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
     joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
+def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+    """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
+    out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
+                                      if isinstance(total, int) and total <= horizon}
+    rest = sum((p for total, p in totals.items() if total not in out), Fraction(0))
+    if rest:
+        out[f"{horizon + 1}+"] = rest
+    return out
 
 
 def percent(probability: Fraction) -> float:
@@ -1110,10 +1219,10 @@ def _lets_test(v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v
 
 def _total_test(d: Rolling | Planning | Replaying, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: bool) -> int:
     if bool(v_adv and (not v_disadvantage)):
-        return d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'highest', 1, '2d(step(die, steps)) highest', None)
+        return d.roll(dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('highest', 1),)), '2d(step(die, steps)) highest')
     if bool(v_disadvantage and (not v_adv)):
-        return d.term(2, _N_test_die[step(_O_test_die, v_die, v_steps)], 'lowest', 1, '2d(step(die, steps)) lowest', None)
-    return d.term(1, _N_test_die[step(_O_test_die, v_die, v_steps)], 'sum', 0, 'd(step(die, steps))', None)
+        return d.roll(dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('lowest', 1),)), '2d(step(die, steps)) lowest')
+    return d.roll(dice(1, _N_test_die[step(_O_test_die, v_die, v_steps)]), 'd(step(die, steps))')
 
 
 def _band_test(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int, v_steps: int, v_rung: int, v_adv: bool) -> int:
@@ -1162,7 +1271,7 @@ def test(*, die: str = 'd6', dn: int = 4, advantage: bool = False, disadvantage:
     return _run_test(_RNG if rng is None else rng, 0, _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12), _check_flag('advantage', advantage), _check_flag('disadvantage', disadvantage), _check_int('enhanced', enhanced, 0, 5), _check_int('impaired', impaired, 0, 5))
 
 
-def _totals_test(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_test(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     v_advantage = _check_flag('advantage', given.get('advantage', False))
@@ -1210,14 +1319,14 @@ _READS_contest: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_contest(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str, v_edge: str) -> int:
     if (v_edge == 'adv'):
-        return int((d.term(2, _N_contest_mine[v_mine], 'highest', 1, '2d(mine) highest', None) - d.term(1, _N_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+        return int((d.roll(dice(2, _N_contest_mine[v_mine], (('highest', 1),)), '2d(mine) highest') - d.roll(dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)')))
     if (v_edge == 'dis'):
-        return int((d.term(2, _N_contest_mine[v_mine], 'lowest', 1, '2d(mine) lowest', None) - d.term(1, _N_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+        return int((d.roll(dice(2, _N_contest_mine[v_mine], (('lowest', 1),)), '2d(mine) lowest') - d.roll(dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)')))
     if (v_edge == 'their_adv'):
-        return int((d.term(1, _N_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(2, _N_contest_theirs[v_theirs], 'highest', 1, '2d(theirs) highest', None)))
+        return int((d.roll(dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(dice(2, _N_contest_theirs[v_theirs], (('highest', 1),)), '2d(theirs) highest')))
     if (v_edge == 'their_dis'):
-        return int((d.term(1, _N_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(2, _N_contest_theirs[v_theirs], 'lowest', 1, '2d(theirs) lowest', None)))
-    return int((d.term(1, _N_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+        return int((d.roll(dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(dice(2, _N_contest_theirs[v_theirs], (('lowest', 1),)), '2d(theirs) lowest')))
+    return int((d.roll(dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)')))
 
 
 def _band_contest(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str, v_edge: str) -> int:
@@ -1274,7 +1383,7 @@ def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: ra
     return _run_contest(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')))
 
 
-def _totals_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_contest(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
@@ -1555,7 +1664,7 @@ _IDS_spell: tuple[str, ...] = ('cast', 'pass', 'fail')
 _READS_spell: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_spell(d: Rolling | Planning | Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
-    return d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    return d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
 
 
 def _band_spell(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_dn: int, v_concentration: bool) -> int:
@@ -1580,7 +1689,7 @@ def _values_spell(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
 
 def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_spell_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    r_total: int = d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
@@ -1603,7 +1712,7 @@ def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: ran
     return _run_spell(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12), _check_flag('concentration', concentration))
 
 
-def _totals_spell(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_spell(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     v_concentration = _check_flag('concentration', given.get('concentration', False))
@@ -1848,7 +1957,7 @@ _IDS_luck_die: tuple[str, ...] = ('luck',)
 _READS_luck_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_luck_die(d: Rolling | Planning | Replaying, v_die: str) -> int:
-    return d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
+    return d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
 
 
 def _band_luck_die(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str) -> int:
@@ -1866,7 +1975,7 @@ def _values_luck_die(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_luck_die_die[v_die], 'sum', 0, 'd(die)', None)
+    r_total: int = d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
@@ -1889,7 +1998,7 @@ def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_luck_die(_RNG if rng is None else rng, 0, _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_luck_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_luck_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_luck_die(plan, v_die)
@@ -2046,7 +2155,7 @@ _IDS_surprise: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'los
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_surprise(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str) -> int:
-    return int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+    return int((d.roll(dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)')))
 
 
 def _band_surprise(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
@@ -2080,7 +2189,7 @@ def _values_surprise(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.term(1, _N_surprise_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_surprise_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+    r_total: int = int((d.roll(dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_surprise(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
@@ -2103,7 +2212,7 @@ def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
     return _run_surprise(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -2191,7 +2300,7 @@ _IDS_hireling_contest: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'wi
 _READS_hireling_contest: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_hireling_contest(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str) -> int:
-    return int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+    return int((d.roll(dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)')))
 
 
 def _band_hireling_contest(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
@@ -2225,7 +2334,7 @@ def _values_hireling_contest(b: int, c: int, d: None, r_total: int, r_natural: i
 
 def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.term(1, _N_hireling_contest_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_hireling_contest_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+    r_total: int = int((d.roll(dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
@@ -2248,7 +2357,7 @@ def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random
     return _run_hireling_contest(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -2334,7 +2443,7 @@ _IDS_reaction: tuple[str, ...] = ('hostile', 'wary', 'indifferent', 'friendly', 
 _READS_reaction: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_reaction(d: Rolling | Planning | Replaying, v_wil: str) -> int:
-    return d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    return d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
 
 
 _BAND_reaction: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 4}  # the band of each value
@@ -2345,7 +2454,7 @@ def _band_reaction(r_total: int, r_natural: int | None, r_dice: Sequence[int | s
 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_reaction_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    r_total: int = d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_reaction.get(r_total, -1)
@@ -2368,7 +2477,7 @@ def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_reaction(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_reaction(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_reaction(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_reaction(plan, v_wil)
@@ -2403,7 +2512,7 @@ _IDS_leverage: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'los
 _READS_leverage: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_leverage(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str) -> int:
-    return int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+    return int((d.roll(dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)')))
 
 
 def _band_leverage(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_mine: str, v_theirs: str) -> int:
@@ -2437,7 +2546,7 @@ def _values_leverage(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.term(1, _N_leverage_mine[v_mine], 'sum', 0, 'd(mine)', None) - d.term(1, _N_leverage_theirs[v_theirs], 'sum', 0, 'd(theirs)', None)))
+    r_total: int = int((d.roll(dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_leverage(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
@@ -2460,7 +2569,7 @@ def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
     return _run_leverage(_RNG if rng is None else rng, 0, _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_leverage(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_leverage(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -2500,8 +2609,8 @@ def _lets_attack(v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: b
 
 def _total_attack(d: Rolling | Planning | Replaying, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> int:
     if (v_dice > 1):
-        return int(((max(d.term(1, _N_attack_weapon[v_weapon], 'sum', 0, 'd(weapon)', None), d.term((v_dice - 1), _N_attack_other[v_other], 'highest', 1, '(dice - 1)d(other) highest', None)) + v_extra_attackers) - v_armor))
-    return int((d.term(1, _N_attack_weapon[v_weapon], 'sum', 0, 'd(weapon)', None) - v_armor))
+        return int(((max(d.roll(dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)'), d.roll(dice((v_dice - 1), _N_attack_other[v_other], (('highest', 1),)), '(dice - 1)d(other) highest')) + v_extra_attackers) - v_armor))
+    return int((d.roll(dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)') - v_armor))
 
 
 def _band_attack(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int, v_extra_attackers: int) -> int:
@@ -2548,7 +2657,7 @@ def attack(*, weapon: str = 'd6', dice: int = 1, other: str = 'd6', multiple_wea
     return _run_attack(_RNG if rng is None else rng, 0, _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dice', dice, 1, 3), _check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_flag('multiple_weapons', multiple_weapons), _check_int('armor', armor, 0, 3))
 
 
-def _totals_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_attack(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dice = _check_int('dice', given.get('dice', 1), 1, 3)
     v_other = _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
@@ -2638,7 +2747,7 @@ _IDS_blast: tuple[str, ...] = ('targets',)
 _READS_blast: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_blast(d: Rolling | Planning | Replaying, v_weapon: str) -> int:
-    return d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
+    return d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
 
 
 def _band_blast(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_weapon: str) -> int:
@@ -2656,7 +2765,7 @@ def _values_blast(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
 
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_blast_weapon[v_weapon], 'sum', 0, 'd(weapon)', None)
+    r_total: int = d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
@@ -2679,7 +2788,7 @@ def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_blast(_RNG if rng is None else rng, 0, _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_blast(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_blast(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_blast(plan, v_weapon)
@@ -2714,7 +2823,7 @@ _IDS_morale_check: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 
 _READS_morale_check: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_morale_check(d: Rolling | Planning | Replaying, v_wil: str, v_their_wil: str) -> int:
-    return int((d.term(1, _N_morale_check_wil[v_wil], 'sum', 0, 'd(wil)', None) - d.term(1, _N_morale_check_their_wil[v_their_wil], 'sum', 0, 'd(their_wil)', None)))
+    return int((d.roll(dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)')))
 
 
 def _band_morale_check(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wil: str, v_their_wil: str) -> int:
@@ -2750,7 +2859,7 @@ def _values_morale_check(b: int, c: int, d: None, r_total: int, r_natural: int |
 
 def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.term(1, _N_morale_check_wil[v_wil], 'sum', 0, 'd(wil)', None) - d.term(1, _N_morale_check_their_wil[v_their_wil], 'sum', 0, 'd(their_wil)', None)))
+    r_total: int = int((d.roll(dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_morale_check(r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
@@ -2781,7 +2890,7 @@ def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random |
     return _run_morale_check(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_morale_check(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_morale_check(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
@@ -2817,7 +2926,7 @@ _IDS_morale: tuple[str, ...] = ('hesitate', 'retreat', 'flee', 'surrender_condit
 _READS_morale: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_morale(d: Rolling | Planning | Replaying, v_wil: str) -> int:
-    return d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    return d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
 
 
 _BAND_morale: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 4}  # the band of each value
@@ -2828,7 +2937,7 @@ def _band_morale(r_total: int, r_natural: int | None, r_dice: Sequence[int | str
 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_morale_wil[v_wil], 'sum', 0, 'd(wil)', None)
+    r_total: int = d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_morale.get(r_total, -1)
@@ -2851,7 +2960,7 @@ def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
     return _run_morale(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def _totals_morale(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_morale(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = Planning()
     _total_morale(plan, v_wil)
@@ -2984,7 +3093,7 @@ _IDS_critical_harm: tuple[str, ...] = ('pass', 'dead', 'lowered')
 _READS_critical_harm: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_critical_harm(d: Rolling | Planning | Replaying, v_attribute: str, v_dn: int) -> int:
-    return d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
+    return d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
 
 
 def _band_critical_harm(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_attribute: str, v_dn: int) -> int:
@@ -3011,7 +3120,7 @@ def _values_critical_harm(b: int, c: int, d: None, r_total: int, r_natural: int 
 
 def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_critical_harm_attribute[v_attribute], 'sum', 0, 'd(attribute)', None)
+    r_total: int = d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
@@ -3034,7 +3143,7 @@ def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | No
     return _run_critical_harm(_RNG if rng is None else rng, 0, _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12))
 
 
-def _totals_critical_harm(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_critical_harm(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     plan = Planning()
@@ -3449,7 +3558,7 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
     'test': _totals_test,
     'contest': _totals_contest,
     'spell': _totals_spell,
@@ -3492,7 +3601,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
-def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
     """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
     _known(name, inputs, _TOTALS)
     return _TOTALS[name](inputs)

@@ -120,7 +120,170 @@ class Faces:
             raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
 
 
-Spec = tuple[int, int, str, int, Faces | None]
+# ---------------------------------------------------------------- dice: one term, its operators
+
+MAX_EXPLOSIONS = 100  # times one die explodes in a roll (a d6 gets that far once in 6^100 rolls)
+MAX_EXPLODED_VALUE = 100_000  # values of an exploding group exact odds list one by one, before the rest
+
+
+@dataclass(frozen=True, slots=True)
+class DiceSpec:
+    """One group of dice as rolled: `count` dice of `sides` sides (a custom die's symbols and worths in
+    `die`), then each operator in `ops`, in order: `("highest", 2)` is `keep highest 2`, `("explode", 0)`
+    is `!`. `cap` is for exact odds of an exploding group only: the values up to it are listed one by one,
+    and every higher value lands on one reading (`cap + 1`), which the roll's bands read alike."""
+
+    count: int
+    sides: int
+    ops: tuple[tuple[str, int], ...] = ()
+    die: Faces | None = None
+    cap: int | None = None
+
+    @property
+    def notation(self) -> str:
+        """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
+        if self.die is not None:
+            base = f"{self.count} {self.die.name}"
+        else:
+            base = f"{self.count}d{self.sides}" if self.count != 1 else f"d{self.sides}"
+        return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
+
+
+def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+         cap: int | None = None) -> DiceSpec:
+    """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
+    count = max(count, 0)
+    ops = tuple((name, min(arg, count)) if name in ("highest", "lowest") else (name, arg) for name, arg in ops)
+    return DiceSpec(count, sides, ops, die, cap)
+
+
+class Keep:
+    """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
+
+    def __init__(self, highest: bool) -> None:
+        self.word = "highest" if highest else "lowest"
+
+    def notation(self, arg: int) -> str:
+        return f" {self.word}" if arg == 1 else f" keep {self.word} {arg}"
+
+    def words(self, arg: int) -> str:
+        return ""  # the notation says it in words already
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        if len(kept) <= 1:
+            return rolled, kept
+        return rolled, sorted(kept, reverse=self.word == "highest")[:arg]
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+
+
+class Explode:
+    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
+
+    def notation(self, arg: int) -> str:
+        return "!"
+
+    def words(self, arg: int) -> str:
+        return "explodes: a die showing its highest face is rolled again and added, and again"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        out: list[int] = []
+        for face in kept:
+            out.append(face)
+            for _ in range(MAX_EXPLOSIONS):
+                if face != spec.sides:
+                    break
+                face = rng.randint(1, spec.sides)
+                out.append(face)
+        return out, out
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
+
+        One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
+        every sum past the cap joining the one high reading. The weights are over `denominator`'s S^(n*(K+1))."""
+        if counted or counted is None or high or low:
+            raise ValueError(f"the bands of {spec.notation} can read its total only")
+        sides, cap = spec.sides, spec.cap
+        if cap is None or sides < 2 or spec.die is not None:
+            raise ValueError(f"{spec.notation} has no exact odds here")
+        if cap > MAX_EXPLODED_VALUE:
+            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
+        depth = exploded_depth(spec)
+        one: dict[int, int] = {}
+        for k in range(depth):
+            for r in range(1, sides):
+                if sides * k + r <= cap:
+                    one[sides * k + r] = sides ** (depth - 1 - k)
+        one_high = sides ** depth - sum(one.values())
+        sums, high_weight = {0: 1}, 0
+        for _ in range(max(spec.count, 0)):
+            following: dict[int, int] = {}
+            total_weight = sum(sums.values())
+            high_weight = high_weight * sides ** depth + total_weight * one_high
+            for value, weight in sums.items():
+                for face, times in one.items():
+                    if value + face <= cap:
+                        following[value + face] = following.get(value + face, 0) + weight * times
+                    else:
+                        high_weight += weight * times
+            sums = following
+        out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
+        if high_weight:
+            out.append((cap + 1, Tally(), None, None, high_weight))
+        return out
+
+
+def exploded_depth(spec: DiceSpec) -> int:
+    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
+    return max(spec.cap or 0, 0) // spec.sides + 1
+
+
+OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+
+
+def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+    """Roll one group: `count` dice (`randint` each), then its operators in order."""
+    rolled = list(_draw(rng, spec.count, spec.sides))
+    kept = rolled
+    for name, arg in spec.ops:
+        rolled, kept = OPERATORS[name].roll(rng, spec, arg, rolled, kept)
+    die = spec.die
+    if die is None:
+        return Group(spec.notation, tuple(rolled), tuple(kept), sum(kept))
+    symbols = tuple(die.symbols[side - 1] for side in rolled)
+    shown = tuple(die.symbols[side - 1] for side in kept)
+    return Group(spec.notation, symbols, shown, sum(die.values[side - 1] for side in kept))
+
+
+def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> tuple[list["Reading"], int]:
+    """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
+    if len(spec.ops) > 1:
+        raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
+    if spec.ops:
+        name, arg = spec.ops[0]
+        readings = OPERATORS[name].readings(spec, arg, counted, high, low)
+    else:
+        readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
+    if spec.ops and spec.ops[0][0] == "explode":
+        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+    return readings, spec.sides ** max(spec.count, 0)
+
+
+def check_spec(spec: DiceSpec, written: str) -> None:
+    """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
+    if spec.die is not None:
+        spec.die.check()
+    shown = spec.notation
+    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
+        raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
 
 def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
@@ -130,17 +293,6 @@ def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
 
 
 _RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
-
-
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
-    return read_group(_draw(rng, count, sides), mode, keep, shown)
-
-
-def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
-    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
-    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -163,6 +315,13 @@ class Tally(dict[int | str, int]):
 
     def count(self, face: int | str) -> int:
         return self.get(face, 0)
+
+
+class TooManyReadings(ValueError):
+    """Exact odds of one group would work through more than MAX_READINGS readings."""
+
+    def __init__(self) -> None:
+        super().__init__(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
 
 
 Reading = tuple[int, Tally, int | None, int | None, int]  # value, faces counted, highest, lowest kept, weight
@@ -200,7 +359,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
         faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
-        raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+        raise TooManyReadings()
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
@@ -272,15 +431,12 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
                 following[key5] = following.get(key5, 0) + weight * comb(left, j) * times ** j
             work += left + 1
             if work > MAX_READINGS:
-                raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+                raise TooManyReadings()
         states = following
     for (_, total, counts, top, bottom), weight in states.items():
         key = (total, counts, top, bottom)
         done[key] = done.get(key, 0) + weight
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
-
-
-ZeroRule = tuple[int, int, str, int, str] | None
 
 
 class Rolling:
@@ -293,24 +449,12 @@ class Rolling:
         self.groups: list[Group[int | str]] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, notation = zero
-            self.zero = True
-        elif mode != "sum":
-            keep = min(keep, count)
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-        if count < 0:
-            count = 0
-        shown = dice_notation(count, sides, mode, keep, notation)
-        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
-            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
-        return self.fixed(count, sides, mode, keep, shown)
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
-        group = roll_group(self.rng, count, sides, mode, keep, shown)
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        group = roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -325,17 +469,6 @@ class Rolling:
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        count = max(count, 0)
-        if count > MAX_DICE:
-            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        sides = _draw(self.rng, count, len(die.symbols))
-        symbols = tuple(die.symbols[side - 1] for side in sides)
-        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
-        self.groups.append(group)
-        return group.value
-
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -343,29 +476,14 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[Spec] = []
+        self.specs: list[DiceSpec] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, _ = zero
-            self.zero = True
-        elif mode != "sum":
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-            keep = min(keep, count)
-        check_dice(count, sides, notation)
-        self.specs.append((max(count, 0), sides, mode, keep, None))
-        return 0
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        self.specs.append((count, sides, mode, keep, None))
-        return 0
-
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        check_dice(count, len(die.symbols), f"{count} {die.name}")
-        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        self.specs.append(spec)
         return 0
 
 
@@ -378,37 +496,14 @@ class Replaying:
         self.values = values
         self.index = 0
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         value = self.values[self.index]
         self.index += 1
         return value
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-    def custom(self, count: int, die: Faces) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-
-def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
-
-
-def denominator_of(specs: list[Spec]) -> int:
-    denominator = 1
-    for count, sides, _, _, _ in specs:
-        denominator *= sides ** count
-    return denominator
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
@@ -441,7 +536,7 @@ def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
 
 
 def exact_joint(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
     rerolled: Collection[int] = (),
@@ -453,8 +548,12 @@ def exact_joint(
     counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
     is rolled again once and the new result is final. Without `band_of` every band index is -1.
     """
-    per_group = [dice_readings(count, sides, mode, keep, die, *(reads if band_of is not None else READ_VALUES))
-                 for count, sides, mode, keep, die in specs]
+    per_group: list[list[Reading]] = []
+    denominator = 1
+    for spec in specs:
+        readings, weights = spec_readings(spec, *(reads if band_of is not None else READ_VALUES))
+        per_group.append(readings)
+        denominator *= weights
     size = 1
     for readings in per_group:
         size *= len(readings)
@@ -469,7 +568,7 @@ def exact_joint(
             total, values[0] if single else None, tally,
             tuple(x for x in (bottom, top) if x is not None))
         joint[band, total] = joint.get((band, total), 0) + weight
-    return reroll_weights(joint, denominator_of(specs), rerolled)
+    return reroll_weights(joint, denominator, rerolled)
 
 
 def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
@@ -589,18 +688,28 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
 
 
 def exact_totals(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
-) -> dict[int, Fraction]:
+) -> dict[int | str, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
     joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
+def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+    """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
+    out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
+                                      if isinstance(total, int) and total <= horizon}
+    rest = sum((p for total, p in totals.items() if total not in out), Fraction(0))
+    if rest:
+        out[f"{horizon + 1}+"] = rest
+    return out
 
 
 def percent(probability: Fraction) -> float:
@@ -1100,7 +1209,7 @@ _IDS_check: tuple[str, ...] = ('automatic_success', 'success', 'failure')
 _READS_check: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_check(d: Rolling | Planning | Replaying, v_dv: int, v_attribute: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_check(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dv: int, v_attribute: int) -> int:
@@ -1124,7 +1233,7 @@ def _values_check(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
 
 def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_check(r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
@@ -1147,7 +1256,7 @@ def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None)
     return _run_check(_RNG if rng is None else rng, 0, _check_int('dv', dv, -10, 30), _check_int('attribute', attribute, 1, 20))
 
 
-def _totals_check(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_check(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     plan = Planning()
@@ -1184,7 +1293,7 @@ def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
 
 
 def _total_saving_throw(d: Rolling | Planning | Replaying, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_saving_throw(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
@@ -1205,7 +1314,7 @@ def _values_saving_throw(b: int, c: int, d: None, r_total: int, r_natural: int |
 def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result:
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
@@ -1228,7 +1337,7 @@ def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Ran
     return _run_saving_throw(_RNG if rng is None else rng, 0, _check_int('threat_renown', threat_renown, 0, 20), _check_int('attribute', attribute, 1, 20))
 
 
-def _totals_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_saving_throw(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
@@ -1762,7 +1871,7 @@ _IDS_travel_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', 'unwatch
 _READS_travel_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_travel_event_die(d: Rolling | Planning | Replaying, v_no_watch: bool) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 def _band_travel_event_die(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_no_watch: bool) -> int:
@@ -1785,7 +1894,7 @@ def _band_travel_event_die(r_total: int, r_natural: int | None, r_dice: Sequence
 
 def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, zero, v_no_watch)
@@ -1808,7 +1917,7 @@ def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None
     return _run_travel_event_die(_RNG if rng is None else rng, 0, _check_flag('no_watch', no_watch))
 
 
-def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
     plan = Planning()
     _total_travel_event_die(plan, v_no_watch)
@@ -1990,7 +2099,7 @@ _IDS_weather: tuple[str, ...] = ('2 or less', '3-5', '6-8', '9-11', '12+')
 _READS_weather: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_weather(d: Rolling | Planning | Replaying, v_season: str, v_modifier: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    return int((d.roll(dice(2, 6), '2d6') + v_modifier))
 
 
 def _band_weather(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_season: str, v_modifier: int) -> int:
@@ -2048,7 +2157,7 @@ def _values_weather(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
@@ -2071,7 +2180,7 @@ def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | N
     return _run_weather(_RNG if rng is None else rng, 0, _check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')), _check_int('modifier', modifier, -2, 2))
 
 
-def _totals_weather(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_weather(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
     v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
     plan = Planning()
@@ -2107,7 +2216,7 @@ _IDS_exploration_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_exploration_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_exploration_event_die(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_exploration_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -2118,7 +2227,7 @@ def _band_exploration_event_die(r_total: int, r_natural: int | None, r_dice: Seq
 
 def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_exploration_event_die.get(r_total, -1)
@@ -2141,7 +2250,7 @@ def exploration_event_die(*, rng: random.Random | None = None) -> Result:
     return _run_exploration_event_die(_RNG if rng is None else rng, 0)
 
 
-def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_exploration_event_die(plan)
     return exact_totals(plan.specs, lambda g: _total_exploration_event_die(Replaying(g)))
@@ -2239,7 +2348,7 @@ def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
 
 
 def _total_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_stealth(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
@@ -2260,7 +2369,7 @@ def _values_stealth(b: int, c: int, d: None, r_total: int, r_natural: int | None
 def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
@@ -2283,7 +2392,7 @@ def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None 
     return _run_stealth(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('encumbrance', encumbrance, 0, 12))
 
 
-def _totals_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_stealth(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
@@ -2322,7 +2431,7 @@ def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
 
 
 def _total_group_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_group_stealth(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
@@ -2343,7 +2452,7 @@ def _values_group_stealth(b: int, c: int, d: None, r_total: int, r_natural: int 
 def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result:
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_group_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
@@ -2366,7 +2475,7 @@ def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Ra
     return _run_group_stealth(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('group_encumbrance', group_encumbrance, 0, 48))
 
 
-def _totals_group_stealth(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_group_stealth(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
@@ -2461,7 +2570,7 @@ def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
 
 
 def _total_harvesting(d: Rolling | Planning | Replaying, v_skill: int, v_threat: int, v_dv: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_harvesting(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_skill: int, v_threat: int, v_dv: int) -> int:
@@ -2482,7 +2591,7 @@ def _values_harvesting(b: int, c: int, d: None, r_total: int, r_natural: int | N
 def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result:
     v_dv, = _lets_harvesting(v_skill, v_threat)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_harvesting(r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
@@ -2505,7 +2614,7 @@ def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = 
     return _run_harvesting(_RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('threat', threat, 0, 20))
 
 
-def _totals_harvesting(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_harvesting(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
     v_dv, = _lets_harvesting(v_skill, v_threat)
@@ -2597,7 +2706,7 @@ def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
 
 
 def _total_stuck_door(d: Rolling | Planning | Replaying, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_stuck_door(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
@@ -2622,7 +2731,7 @@ def _values_stuck_door(b: int, c: int, d: None, r_total: int, r_natural: int | N
 def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result:
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_stuck_door(r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
@@ -2645,7 +2754,7 @@ def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: rando
     return _run_stuck_door(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20), _check_int('door_dv', door_dv, 0, 20), _check_int('helpers', helpers, 0, 6))
 
 
-def _totals_stuck_door(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_stuck_door(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
     v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
     v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
@@ -2691,7 +2800,7 @@ _IDS_locks: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10'
 _READS_locks: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_locks(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 12, 'sum', 0, 'd12')
+    return d.roll(dice(1, 12), 'd12')
 
 
 _BAND_locks: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9, 11: 10, 12: 11}  # the band of each value
@@ -2743,7 +2852,7 @@ def _values_locks(b: int, c: int, d: None, r_total: int, r_natural: int | None, 
 
 def _run_locks(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 12, 'sum', 0, 'd12')
+    r_total: int = d.roll(dice(1, 12), 'd12')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_locks.get(r_total, -1)
@@ -2766,7 +2875,7 @@ def locks(*, rng: random.Random | None = None) -> Result:
     return _run_locks(_RNG if rng is None else rng, 0)
 
 
-def _totals_locks(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_locks(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_locks(plan)
     return exact_totals(plan.specs, lambda g: _total_locks(Replaying(g)))
@@ -2798,7 +2907,7 @@ _IDS_downtime_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_downtime_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_event_die(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_downtime_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -2818,7 +2927,7 @@ def _values_downtime_event_die(b: int, c: int, d: None, r_total: int, r_natural:
 
 def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_event_die.get(r_total, -1)
@@ -2849,7 +2958,7 @@ def downtime_event_die(*, rng: random.Random | None = None) -> Result:
     return _run_downtime_event_die(_RNG if rng is None else rng, 0)
 
 
-def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_downtime_event_die(plan)
     return exact_totals(plan.specs, lambda g: _total_downtime_event_die(Replaying(g)))
@@ -2886,7 +2995,7 @@ _IDS_downtime_complications: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7
 _READS_downtime_complications: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_complications(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 11, 'sum', 0, 'd11')
+    return d.roll(dice(1, 11), 'd11')
 
 
 _BAND_downtime_complications: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9, 11: 10}  # the band of each value
@@ -2898,13 +3007,13 @@ def _band_downtime_complications(r_total: int, r_natural: int | None, r_dice: Se
 def _values_downtime_complications(b: int, c: int, d: Rolling, r_total: int, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 8:
-        values['downtime_turns'] = d.fixed(1, 4, 'sum', 0, 'd4')
+        values['downtime_turns'] = d.roll(dice(1, 4), 'd4')
     return values
 
 
 def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 11, 'sum', 0, 'd11')
+    r_total: int = d.roll(dice(1, 11), 'd11')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_complications.get(r_total, -1)
@@ -2927,7 +3036,7 @@ def downtime_complications(*, rng: random.Random | None = None) -> Result:
     return _run_downtime_complications(_RNG if rng is None else rng, 0)
 
 
-def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_downtime_complications(plan)
     return exact_totals(plan.specs, lambda g: _total_downtime_complications(Replaying(g)))
@@ -2960,7 +3069,7 @@ _IDS_downtime_trends: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7')
 _READS_downtime_trends: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_trends(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 7, 'sum', 0, 'd7')
+    return d.roll(dice(1, 7), 'd7')
 
 
 _BAND_downtime_trends: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6}  # the band of each value
@@ -2971,7 +3080,7 @@ def _band_downtime_trends(r_total: int, r_natural: int | None, r_dice: Sequence[
 
 def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 7, 'sum', 0, 'd7')
+    r_total: int = d.roll(dice(1, 7), 'd7')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_trends.get(r_total, -1)
@@ -2994,7 +3103,7 @@ def downtime_trends(*, rng: random.Random | None = None) -> Result:
     return _run_downtime_trends(_RNG if rng is None else rng, 0)
 
 
-def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_downtime_trends(plan)
     return exact_totals(plan.specs, lambda g: _total_downtime_trends(Replaying(g)))
@@ -3023,7 +3132,7 @@ _IDS_downtime_action: tuple[str, ...] = ('success', 'setback', 'failure')
 _READS_downtime_action: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_downtime_action(d: Rolling | Planning | Replaying, v_modifiers: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
+    return int((d.roll(dice(2, 6), '2d6') + clamp(v_modifiers, -3, 3)))
 
 
 def _band_downtime_action(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_modifiers: int) -> int:
@@ -3045,7 +3154,7 @@ def _values_downtime_action(b: int, c: int, d: None, r_total: int, r_natural: in
 
 def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + clamp(v_modifiers, -3, 3)))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + clamp(v_modifiers, -3, 3)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
@@ -3068,7 +3177,7 @@ def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> 
     return _run_downtime_action(_RNG if rng is None else rng, 0, _check_int('modifiers', modifiers, -6, 6))
 
 
-def _totals_downtime_action(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_downtime_action(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
     plan = Planning()
     _total_downtime_action(plan, v_modifiers)
@@ -3158,14 +3267,14 @@ _READS_amount_wasted: ReadSpec = (frozenset(), False, False)  # what the bands r
 
 def _total_amount_wasted(d: Rolling | Planning | Replaying, v_settlement: str) -> int:
     if (v_settlement == 'hamlet'):
-        return int((d.fixed(1, 4, 'sum', 0, 'd4') * 200))
+        return int((d.roll(dice(1, 4), 'd4') * 200))
     if (v_settlement == 'village'):
-        return int((d.fixed(1, 6, 'sum', 0, 'd6') * 400))
+        return int((d.roll(dice(1, 6), 'd6') * 400))
     if (v_settlement == 'town'):
-        return int((d.fixed(1, 8, 'sum', 0, 'd8') * 600))
+        return int((d.roll(dice(1, 8), 'd8') * 600))
     if (v_settlement == 'city'):
-        return int((d.fixed(1, 10, 'sum', 0, 'd10') * 800))
-    return int((d.fixed(1, 12, 'sum', 0, 'd12') * 1000))
+        return int((d.roll(dice(1, 10), 'd10') * 800))
+    return int((d.roll(dice(1, 12), 'd12') * 1000))
 
 
 def _band_amount_wasted(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_settlement: str) -> int:
@@ -3207,7 +3316,7 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
     return _run_amount_wasted(_RNG if rng is None else rng, 0, _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')))
 
 
-def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_settlement = _check_choice('settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis'))
     plan = Planning()
     _total_amount_wasted(plan, v_settlement)
@@ -3236,7 +3345,7 @@ _IDS_combat_distance: tuple[str, ...] = ('distance',)
 _READS_combat_distance: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_combat_distance(d: Rolling | Planning | Replaying) -> int:
-    return int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
+    return int((d.roll(dice(1, 6), 'd6') * 10))
 
 
 def _band_combat_distance(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
@@ -3255,7 +3364,7 @@ def _values_combat_distance(b: int, c: int, d: None, r_total: int, r_natural: in
 
 def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * 10))
+    r_total: int = int((d.roll(dice(1, 6), 'd6') * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
@@ -3278,7 +3387,7 @@ def combat_distance(*, rng: random.Random | None = None) -> Result:
     return _run_combat_distance(_RNG if rng is None else rng, 0)
 
 
-def _totals_combat_distance(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_combat_distance(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_combat_distance(plan)
     return exact_totals(plan.specs, lambda g: _total_combat_distance(Replaying(g)))
@@ -3307,7 +3416,7 @@ _IDS_surprise: tuple[str, ...] = ('1, 2', '5, 6', 'no_surprise')
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_surprise(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_surprise: dict[int | str, int] = {1: 0, 2: 0, 5: 1, 6: 1, 3: 2, 4: 2}  # the band of each value
@@ -3318,7 +3427,7 @@ def _band_surprise(r_total: int, r_natural: int | None, r_dice: Sequence[int | s
 
 def _run_surprise(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_surprise.get(r_total, -1)
@@ -3341,7 +3450,7 @@ def surprise(*, rng: random.Random | None = None) -> Result:
     return _run_surprise(_RNG if rng is None else rng, 0)
 
 
-def _totals_surprise(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_surprise(plan)
     return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g)))
@@ -3369,7 +3478,7 @@ _IDS_initiative: tuple[str, ...] = ('company_first', 'called_wrong')
 _READS_initiative: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_initiative(d: Rolling | Planning | Replaying, v_call: str) -> int:
-    return int((d.fixed(1, 6, 'sum', 0, 'd6') + d.fixed(1, 6, 'sum', 0, 'd6')))
+    return int((d.roll(dice(1, 6), 'd6') + d.roll(dice(1, 6), 'd6')))
 
 
 def _band_initiative(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_call: str) -> int:
@@ -3389,7 +3498,7 @@ def _values_initiative(b: int, c: int, d: None, r_total: int, r_natural: int | N
 
 def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') + d.fixed(1, 6, 'sum', 0, 'd6')))
+    r_total: int = int((d.roll(dice(1, 6), 'd6') + d.roll(dice(1, 6), 'd6')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_initiative(r_total, r_natural, r_dice, r_read, zero, v_call)
@@ -3412,7 +3521,7 @@ def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result
     return _run_initiative(_RNG if rng is None else rng, 0, _check_choice('call', call, ('odd', 'even')))
 
 
-def _totals_initiative(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_initiative(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
     plan = Planning()
     _total_initiative(plan, v_call)
@@ -3567,7 +3676,7 @@ _IDS_movement_roll: tuple[str, ...] = ('moved',)
 _READS_movement_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int) -> int:
-    return d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
+    return d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
 
 
 def _band_movement_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int) -> int:
@@ -3586,7 +3695,7 @@ def _values_movement_roll(b: int, c: int, d: None, r_total: int, r_natural: int 
 
 def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
+    r_total: int = d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
@@ -3609,7 +3718,7 @@ def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -
     return _run_movement_roll(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5))
 
 
-def _totals_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_movement_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     plan = Planning()
     _total_movement_roll(plan, v_movement_dice)
@@ -3694,7 +3803,7 @@ _IDS_attack_roll: tuple[str, ...] = ('one_and_max', 'rolled_one', 'max_damage', 
 _READS_attack_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_attack_roll(d: Rolling | Planning | Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
-    return d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
+    return d.roll(dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]), 'd(step(die, enhance - blocks))')
 
 
 def _band_attack_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> int:
@@ -3730,7 +3839,7 @@ def _values_attack_roll(b: int, c: int, d: None, r_total: int, r_natural: int | 
 
 def _run_attack_roll(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))], 'sum', 0, 'd(step(die, enhance - blocks))', None)
+    r_total: int = d.roll(dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]), 'd(step(die, enhance - blocks))')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_attack_roll(r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
@@ -3753,7 +3862,7 @@ def attack_roll(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, missile: 
     return _run_attack_roll(_RNG if rng is None else rng, 0, _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')), _check_int('blocks', blocks, 0, 6), _check_int('enhance', enhance, 0, 6), _check_flag('missile', missile))
 
 
-def _totals_attack_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_attack_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
     v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
@@ -3921,7 +4030,7 @@ def _values_wounds(b: int, c: int, d: Rolling, r_total: int, r_natural: int | No
         values['hp_halved'] = (v_damage_type == 'toxic')
     if b == 2:
         values['deaths_door'] = False
-        values['knocked_out_initiative_turns'] = (d.fixed(1, 12, 'sum', 0, 'd12') if (v_damage_type == 'shock') else 0)
+        values['knocked_out_initiative_turns'] = (d.roll(dice(1, 12), 'd12') if (v_damage_type == 'shock') else 0)
         values['exhaustion'] = (1 if (v_damage_type == 'shock') else 0)
         values['no_hp_recovery'] = (v_damage_type == 'toxic')
     if b == 3:
@@ -4001,7 +4110,7 @@ def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
 
 
 def _total_zero_hp_saving_throw(d: Rolling | Planning | Replaying, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
-    return d.fixed(1, 20, 'sum', 0, 'd20')
+    return d.roll(dice(1, 20), 'd20')
 
 
 def _band_zero_hp_saving_throw(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
@@ -4022,7 +4131,7 @@ def _values_zero_hp_saving_throw(b: int, c: int, d: None, r_total: int, r_natura
 def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result:
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 20, 'sum', 0, 'd20')
+    r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
@@ -4045,7 +4154,7 @@ def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.R
     return _run_zero_hp_saving_throw(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20), _check_int('damage_taken', damage_taken, 0, 30))
 
 
-def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
     v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
@@ -4082,10 +4191,10 @@ _READS_chase_movement_roll: ReadSpec = (frozenset([1, 2, 3, 4]), False, False)  
 
 def _total_chase_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'success'):
-        return d.term((2 * v_movement_dice), 4, 'sum', 0, '(2 * movement_dice)d4', None)
+        return d.roll(dice((2 * v_movement_dice), 4), '(2 * movement_dice)d4')
     if (v_sprint == 'failure'):
-        return d.term(0, 4, 'sum', 0, '0d4', None)
-    return d.term(v_movement_dice, 4, 'sum', 0, '(movement_dice)d4', None)
+        return d.roll(dice(0, 4), '0d4')
+    return d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
 
 
 def _band_chase_movement_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_movement_dice: int, v_sprint: str) -> int:
@@ -4139,7 +4248,7 @@ def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: ra
     return _run_chase_movement_roll(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5), _check_choice('sprint', sprint, ('none', 'success', 'failure')))
 
 
-def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
     plan = Planning()
@@ -4184,19 +4293,19 @@ def _band_fall_damage_table(r_total: str, r_natural: int | None, r_dice: Sequenc
 def _values_fall_damage_table(b: int, c: int, d: Rolling, r_total: str, r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
-        values['damage'] = d.fixed(1, 6, 'sum', 0, 'd6')
+        values['damage'] = d.roll(dice(1, 6), 'd6')
     if b == 1:
-        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 4, 'sum', 0, 'd4'))
+        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 4), 'd4'))
     if b == 2:
-        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 6, 'sum', 0, 'd6'))
+        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 6), 'd6'))
     if b == 3:
-        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 8, 'sum', 0, 'd8'))
+        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 8), 'd8'))
     if b == 4:
-        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 10, 'sum', 0, 'd10'))
+        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 10), 'd10'))
     if b == 5:
-        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 12, 'sum', 0, 'd12'))
+        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 12), 'd12'))
     if b == 6:
-        values['damage'] = (d.fixed(1, 6, 'sum', 0, 'd6') * d.fixed(1, 20, 'sum', 0, 'd20'))
+        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 20), 'd20'))
     return values
 
 
@@ -4241,7 +4350,7 @@ _IDS_fall_damage: tuple[str, ...] = ('damage',)
 _READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_fall_damage(d: Rolling | Planning | Replaying, v_height: str) -> int:
-    return int((d.fixed(1, 6, 'sum', 0, 'd6') * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
+    return int((d.roll(dice(1, 6), 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
 
 
 def _band_fall_damage(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_height: str) -> int:
@@ -4259,7 +4368,7 @@ def _values_fall_damage(b: int, c: int, d: None, r_total: int, r_natural: int | 
 
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(1, 6, 'sum', 0, 'd6') * d.term(1, _N_fall_damage_height[v_height], 'sum', 0, 'd(height)', None)))
+    r_total: int = int((d.roll(dice(1, 6), 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_fall_damage(r_total, r_natural, r_dice, r_read, zero, v_height)
@@ -4282,7 +4391,7 @@ def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Re
     return _run_fall_damage(_RNG if rng is None else rng, 0, _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')))
 
 
-def _totals_fall_damage(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_fall_damage(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_height = _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'))
     plan = Planning()
     _total_fall_damage(plan, v_height)
@@ -4311,7 +4420,7 @@ _IDS_burning: tuple[str, ...] = ('damage',)
 _READS_burning: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_burning(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_burning: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
@@ -4329,7 +4438,7 @@ def _values_burning(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 def _run_burning(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_burning.get(r_total, -1)
@@ -4352,7 +4461,7 @@ def burning(*, rng: random.Random | None = None) -> Result:
     return _run_burning(_RNG if rng is None else rng, 0)
 
 
-def _totals_burning(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_burning(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_burning(plan)
     return exact_totals(plan.specs, lambda g: _total_burning(Replaying(g)))
@@ -4436,7 +4545,7 @@ _IDS_out_of_breath: tuple[str, ...] = ('damage',)
 _READS_out_of_breath: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_out_of_breath(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_out_of_breath: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
@@ -4454,7 +4563,7 @@ def _values_out_of_breath(b: int, c: int, d: None, r_total: int, r_natural: int 
 
 def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_out_of_breath.get(r_total, -1)
@@ -4477,7 +4586,7 @@ def out_of_breath(*, rng: random.Random | None = None) -> Result:
     return _run_out_of_breath(_RNG if rng is None else rng, 0)
 
 
-def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_out_of_breath(plan)
     return exact_totals(plan.specs, lambda g: _total_out_of_breath(Replaying(g)))
@@ -4814,7 +4923,7 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
     'check': _totals_check,
     'saving_throw': _totals_saving_throw,
     'travel_event_die': _totals_travel_event_die,
@@ -4869,7 +4978,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
-def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
     """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
     _known(name, inputs, _TOTALS)
     return _TOTALS[name](inputs)

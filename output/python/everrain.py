@@ -120,7 +120,170 @@ class Faces:
             raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
 
 
-Spec = tuple[int, int, str, int, Faces | None]
+# ---------------------------------------------------------------- dice: one term, its operators
+
+MAX_EXPLOSIONS = 100  # times one die explodes in a roll (a d6 gets that far once in 6^100 rolls)
+MAX_EXPLODED_VALUE = 100_000  # values of an exploding group exact odds list one by one, before the rest
+
+
+@dataclass(frozen=True, slots=True)
+class DiceSpec:
+    """One group of dice as rolled: `count` dice of `sides` sides (a custom die's symbols and worths in
+    `die`), then each operator in `ops`, in order: `("highest", 2)` is `keep highest 2`, `("explode", 0)`
+    is `!`. `cap` is for exact odds of an exploding group only: the values up to it are listed one by one,
+    and every higher value lands on one reading (`cap + 1`), which the roll's bands read alike."""
+
+    count: int
+    sides: int
+    ops: tuple[tuple[str, int], ...] = ()
+    die: Faces | None = None
+    cap: int | None = None
+
+    @property
+    def notation(self) -> str:
+        """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
+        if self.die is not None:
+            base = f"{self.count} {self.die.name}"
+        else:
+            base = f"{self.count}d{self.sides}" if self.count != 1 else f"d{self.sides}"
+        return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
+
+
+def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+         cap: int | None = None) -> DiceSpec:
+    """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
+    count = max(count, 0)
+    ops = tuple((name, min(arg, count)) if name in ("highest", "lowest") else (name, arg) for name, arg in ops)
+    return DiceSpec(count, sides, ops, die, cap)
+
+
+class Keep:
+    """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
+
+    def __init__(self, highest: bool) -> None:
+        self.word = "highest" if highest else "lowest"
+
+    def notation(self, arg: int) -> str:
+        return f" {self.word}" if arg == 1 else f" keep {self.word} {arg}"
+
+    def words(self, arg: int) -> str:
+        return ""  # the notation says it in words already
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        if len(kept) <= 1:
+            return rolled, kept
+        return rolled, sorted(kept, reverse=self.word == "highest")[:arg]
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+
+
+class Explode:
+    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
+
+    def notation(self, arg: int) -> str:
+        return "!"
+
+    def words(self, arg: int) -> str:
+        return "explodes: a die showing its highest face is rolled again and added, and again"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        out: list[int] = []
+        for face in kept:
+            out.append(face)
+            for _ in range(MAX_EXPLOSIONS):
+                if face != spec.sides:
+                    break
+                face = rng.randint(1, spec.sides)
+                out.append(face)
+        return out, out
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
+
+        One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
+        every sum past the cap joining the one high reading. The weights are over `denominator`'s S^(n*(K+1))."""
+        if counted or counted is None or high or low:
+            raise ValueError(f"the bands of {spec.notation} can read its total only")
+        sides, cap = spec.sides, spec.cap
+        if cap is None or sides < 2 or spec.die is not None:
+            raise ValueError(f"{spec.notation} has no exact odds here")
+        if cap > MAX_EXPLODED_VALUE:
+            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
+        depth = exploded_depth(spec)
+        one: dict[int, int] = {}
+        for k in range(depth):
+            for r in range(1, sides):
+                if sides * k + r <= cap:
+                    one[sides * k + r] = sides ** (depth - 1 - k)
+        one_high = sides ** depth - sum(one.values())
+        sums, high_weight = {0: 1}, 0
+        for _ in range(max(spec.count, 0)):
+            following: dict[int, int] = {}
+            total_weight = sum(sums.values())
+            high_weight = high_weight * sides ** depth + total_weight * one_high
+            for value, weight in sums.items():
+                for face, times in one.items():
+                    if value + face <= cap:
+                        following[value + face] = following.get(value + face, 0) + weight * times
+                    else:
+                        high_weight += weight * times
+            sums = following
+        out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
+        if high_weight:
+            out.append((cap + 1, Tally(), None, None, high_weight))
+        return out
+
+
+def exploded_depth(spec: DiceSpec) -> int:
+    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
+    return max(spec.cap or 0, 0) // spec.sides + 1
+
+
+OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+
+
+def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+    """Roll one group: `count` dice (`randint` each), then its operators in order."""
+    rolled = list(_draw(rng, spec.count, spec.sides))
+    kept = rolled
+    for name, arg in spec.ops:
+        rolled, kept = OPERATORS[name].roll(rng, spec, arg, rolled, kept)
+    die = spec.die
+    if die is None:
+        return Group(spec.notation, tuple(rolled), tuple(kept), sum(kept))
+    symbols = tuple(die.symbols[side - 1] for side in rolled)
+    shown = tuple(die.symbols[side - 1] for side in kept)
+    return Group(spec.notation, symbols, shown, sum(die.values[side - 1] for side in kept))
+
+
+def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> tuple[list["Reading"], int]:
+    """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
+    if len(spec.ops) > 1:
+        raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
+    if spec.ops:
+        name, arg = spec.ops[0]
+        readings = OPERATORS[name].readings(spec, arg, counted, high, low)
+    else:
+        readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
+    if spec.ops and spec.ops[0][0] == "explode":
+        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+    return readings, spec.sides ** max(spec.count, 0)
+
+
+def check_spec(spec: DiceSpec, written: str) -> None:
+    """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
+    if spec.die is not None:
+        spec.die.check()
+    shown = spec.notation
+    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
+        raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
 
 def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
@@ -130,17 +293,6 @@ def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
 
 
 _RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
-
-
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
-    return read_group(_draw(rng, count, sides), mode, keep, shown)
-
-
-def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
-    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
-    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -163,6 +315,13 @@ class Tally(dict[int | str, int]):
 
     def count(self, face: int | str) -> int:
         return self.get(face, 0)
+
+
+class TooManyReadings(ValueError):
+    """Exact odds of one group would work through more than MAX_READINGS readings."""
+
+    def __init__(self) -> None:
+        super().__init__(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
 
 
 Reading = tuple[int, Tally, int | None, int | None, int]  # value, faces counted, highest, lowest kept, weight
@@ -200,7 +359,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
         faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
-        raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+        raise TooManyReadings()
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
@@ -272,15 +431,12 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
                 following[key5] = following.get(key5, 0) + weight * comb(left, j) * times ** j
             work += left + 1
             if work > MAX_READINGS:
-                raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+                raise TooManyReadings()
         states = following
     for (_, total, counts, top, bottom), weight in states.items():
         key = (total, counts, top, bottom)
         done[key] = done.get(key, 0) + weight
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
-
-
-ZeroRule = tuple[int, int, str, int, str] | None
 
 
 class Rolling:
@@ -293,24 +449,12 @@ class Rolling:
         self.groups: list[Group[int | str]] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, notation = zero
-            self.zero = True
-        elif mode != "sum":
-            keep = min(keep, count)
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-        if count < 0:
-            count = 0
-        shown = dice_notation(count, sides, mode, keep, notation)
-        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
-            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
-        return self.fixed(count, sides, mode, keep, shown)
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
-        group = roll_group(self.rng, count, sides, mode, keep, shown)
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        group = roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -325,17 +469,6 @@ class Rolling:
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        count = max(count, 0)
-        if count > MAX_DICE:
-            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        sides = _draw(self.rng, count, len(die.symbols))
-        symbols = tuple(die.symbols[side - 1] for side in sides)
-        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
-        self.groups.append(group)
-        return group.value
-
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -343,29 +476,14 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[Spec] = []
+        self.specs: list[DiceSpec] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, _ = zero
-            self.zero = True
-        elif mode != "sum":
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-            keep = min(keep, count)
-        check_dice(count, sides, notation)
-        self.specs.append((max(count, 0), sides, mode, keep, None))
-        return 0
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        self.specs.append((count, sides, mode, keep, None))
-        return 0
-
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        check_dice(count, len(die.symbols), f"{count} {die.name}")
-        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        self.specs.append(spec)
         return 0
 
 
@@ -378,37 +496,14 @@ class Replaying:
         self.values = values
         self.index = 0
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         value = self.values[self.index]
         self.index += 1
         return value
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-    def custom(self, count: int, die: Faces) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-
-def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
-
-
-def denominator_of(specs: list[Spec]) -> int:
-    denominator = 1
-    for count, sides, _, _, _ in specs:
-        denominator *= sides ** count
-    return denominator
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
@@ -441,7 +536,7 @@ def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
 
 
 def exact_joint(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
     rerolled: Collection[int] = (),
@@ -453,8 +548,12 @@ def exact_joint(
     counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
     is rolled again once and the new result is final. Without `band_of` every band index is -1.
     """
-    per_group = [dice_readings(count, sides, mode, keep, die, *(reads if band_of is not None else READ_VALUES))
-                 for count, sides, mode, keep, die in specs]
+    per_group: list[list[Reading]] = []
+    denominator = 1
+    for spec in specs:
+        readings, weights = spec_readings(spec, *(reads if band_of is not None else READ_VALUES))
+        per_group.append(readings)
+        denominator *= weights
     size = 1
     for readings in per_group:
         size *= len(readings)
@@ -469,7 +568,7 @@ def exact_joint(
             total, values[0] if single else None, tally,
             tuple(x for x in (bottom, top) if x is not None))
         joint[band, total] = joint.get((band, total), 0) + weight
-    return reroll_weights(joint, denominator_of(specs), rerolled)
+    return reroll_weights(joint, denominator, rerolled)
 
 
 def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
@@ -589,18 +688,28 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
 
 
 def exact_totals(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
-) -> dict[int, Fraction]:
+) -> dict[int | str, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
     joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
+def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+    """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
+    out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
+                                      if isinstance(total, int) and total <= horizon}
+    rest = sum((p for total, p in totals.items() if total not in out), Fraction(0))
+    if rest:
+        out[f"{horizon + 1}+"] = rest
+    return out
 
 
 def percent(probability: Fraction) -> float:
@@ -1491,7 +1600,7 @@ def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortui
 
 
 def _total_expedition_test(d: Rolling | Planning | Replaying, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
-    return int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
+    return int((d.roll(dice(1, 10), 'd10') + v_modifier))
 
 
 def _band_expedition_test(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool, v_modifier: int) -> int:
@@ -1521,7 +1630,7 @@ def _rerolls_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_for
 def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> Result:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     d = Rolling(rng)
-    r_total: int = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
+    r_total: int = int((d.roll(dice(1, 10), 'd10') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
@@ -1531,7 +1640,7 @@ def _run_expedition_test(rng: random.Random, depth: int, v_stat: int, v_selfless
     if b >= 0 and _IDS_expedition_test[b] in _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier):
         first = (Result('expedition_test', {}, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, describe('Island Exploration test', groups, r_total, outcome, [], {})),)
         d = Rolling(rng)
-        r_total = int((d.fixed(1, 10, 'sum', 0, 'd10') + v_modifier))
+        r_total = int((d.roll(dice(1, 10), 'd10') + v_modifier))
         r_dice, r_kept, r_read, r_natural = d.read()
         groups, zero = d.groups, d.zero
         b = _band_expedition_test(r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
@@ -1556,7 +1665,7 @@ def expedition_test(*, stat: int = 5, selfless: bool = False, hermit: str = 'non
     return _run_expedition_test(_RNG if rng is None else rng, 0, _check_int('stat', stat, 1, 10), _check_flag('selfless', selfless), _check_choice('hermit', hermit, ('none', 'with_others', 'alone')), _check_flag('fortuitous', fortuitous), _check_flag('dyspraxic', dyspraxic))
 
 
-def _totals_expedition_test(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_expedition_test(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_stat = _check_int('stat', given.get('stat', 5), 1, 10)
     v_selfless = _check_flag('selfless', given.get('selfless', False))
     v_hermit = _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
@@ -1605,7 +1714,7 @@ def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) ->
 
 
 def _total_expedition_test_crew(d: Rolling | Planning | Replaying, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
-    return d.fixed(1, 10, 'sum', 0, 'd10')
+    return d.roll(dice(1, 10), 'd10')
 
 
 def _band_expedition_test_crew(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int) -> int:
@@ -1628,7 +1737,7 @@ def _values_expedition_test_crew(b: int, c: int, d: None, r_total: int, r_natura
 def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 10, 'sum', 0, 'd10')
+    r_total: int = d.roll(dice(1, 10), 'd10')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
@@ -1651,7 +1760,7 @@ def expedition_test_crew(*, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 
     return _run_expedition_test_crew(_RNG if rng is None else rng, 0, _check_int('a', a, 1, 10), _check_int('b', b, 1, 10), _check_int('c', c, 1, 10), _check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')))
 
 
-def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_a = _check_int('a', given.get('a', 5), 1, 10)
     v_b = _check_int('b', given.get('b', 5), 1, 10)
     v_c = _check_int('c', given.get('c', 5), 1, 10)
@@ -2062,7 +2171,7 @@ _IDS_enemy_agent_activation: tuple[str, ...] = ('special_ability', 'attack', 'mo
 _READS_enemy_agent_activation: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False)  # what the bands read
 
 def _total_enemy_agent_activation(d: Rolling | Planning | Replaying, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
-    return d.custom(v_enemy_dice, _DIE_enemy)
+    return d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
 
 
 def _band_enemy_agent_activation(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_distance: int, v_trigger: int) -> int:
@@ -2105,7 +2214,7 @@ def _values_enemy_agent_activation(b: int, c: int, d: None, r_total: int, r_natu
 
 def _run_enemy_agent_activation(rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
+    r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
@@ -2128,7 +2237,7 @@ def enemy_agent_activation(*, enemy_dice: int = 2, distance: int = 1, trigger: i
     return _run_enemy_agent_activation(_RNG if rng is None else rng, 0, _check_int('enemy_dice', enemy_dice, 1, 4), _check_int('distance', distance, 0, 3), _check_int('trigger', trigger, 1, 3))
 
 
-def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
     v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
@@ -2167,7 +2276,7 @@ def _lets_crew_attack(v_combat: int, v_evading: int, v_enemy_dice: int, v_trigge
 
 
 def _total_crew_attack(d: Rolling | Planning | Replaying, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
-    return int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
+    return int(((d.roll(dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack') + d.roll(dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')) + d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')))
 
 
 def _band_crew_attack(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int, v_evasion_dice: int) -> int:
@@ -2192,7 +2301,7 @@ def _values_crew_attack(b: int, c: int, d: None, r_total: int, r_natural: int | 
 def _run_crew_attack(rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> Result:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     d = Rolling(rng)
-    r_total: int = int(((d.custom((v_combat - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)) + d.custom(v_enemy_dice, _DIE_enemy)))
+    r_total: int = int(((d.roll(dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack') + d.roll(dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')) + d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_crew_attack(r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
@@ -2215,7 +2324,7 @@ def crew_attack(*, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigg
     return _run_crew_attack(_RNG if rng is None else rng, 0, _check_int('combat', combat, 1, 3), _check_int('evading', evading, 0, 3), _check_int('enemy_dice', enemy_dice, 1, 3), _check_int('trigger', trigger, 1, 3))
 
 
-def _totals_crew_attack(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_crew_attack(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_combat = _check_int('combat', given.get('combat', 3), 1, 3)
     v_evading = _check_int('evading', given.get('evading', 1), 0, 3)
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
@@ -2309,7 +2418,7 @@ def _lets_counter_roll(v_hits: int, v_combat: int, v_evading: int) -> tuple[int,
 
 
 def _total_counter_roll(d: Rolling | Planning | Replaying, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
-    return int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
+    return int((d.roll(dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')))
 
 
 def _band_counter_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int) -> int:
@@ -2332,7 +2441,7 @@ def _values_counter_roll(b: int, c: int, d: None, r_total: int, r_natural: int |
 def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result:
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     d = Rolling(rng)
-    r_total: int = int((d.custom((v_dice - v_evasion_dice), _DIE_attack) + d.custom(v_evasion_dice, _DIE_evasion)))
+    r_total: int = int((d.roll(dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_counter_roll(r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
@@ -2355,7 +2464,7 @@ def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: rando
     return _run_counter_roll(_RNG if rng is None else rng, 0, _check_int('hits', hits, 1, 4), _check_int('combat', combat, 1, 3), _check_int('evading', evading, 0, 3))
 
 
-def _totals_counter_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_counter_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_hits = _check_int('hits', given.get('hits', 2), 1, 4)
     v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
     v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
@@ -2397,7 +2506,7 @@ def _lets_weapon_fire(v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_tri
 
 
 def _total_weapon_fire(d: Rolling | Planning | Replaying, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
-    return d.custom(v_dice, _DIE_attack)
+    return d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
 
 
 def _band_weapon_fire(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int) -> int:
@@ -2422,7 +2531,7 @@ def _values_weapon_fire(b: int, c: int, d: None, r_total: int, r_natural: int | 
 def _run_weapon_fire(rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> Result:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     d = Rolling(rng)
-    r_total: int = d.custom(v_dice, _DIE_attack)
+    r_total: int = d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_weapon_fire(r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
@@ -2445,7 +2554,7 @@ def weapon_fire(*, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = F
     return _run_weapon_fire(_RNG if rng is None else rng, 0, _check_int('zone_dice', zone_dice, 1, 4), _check_flag('cannoneer', cannoneer), _check_flag('clumsy', clumsy), _check_int('trigger', trigger, 1, 2))
 
 
-def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
     v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
     v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
@@ -2486,7 +2595,7 @@ _IDS_enemy_ship_roll: tuple[str, ...] = ('special_ability', 'fire', 'move', 'com
 _READS_enemy_ship_roll: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False)  # what the bands read
 
 def _total_enemy_ship_roll(d: Rolling | Planning | Replaying, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
-    return d.custom(v_enemy_dice, _DIE_enemy)
+    return d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
 
 
 def _band_enemy_ship_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> int:
@@ -2529,7 +2638,7 @@ def _values_enemy_ship_roll(b: int, c: int, d: None, r_total: int, r_natural: in
 
 def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.custom(v_enemy_dice, _DIE_enemy)
+    r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
@@ -2552,7 +2661,7 @@ def enemy_ship_roll(*, enemy_dice: int = 4, in_range: bool = False, trigger: int
     return _run_enemy_ship_roll(_RNG if rng is None else rng, 0, _check_int('enemy_dice', enemy_dice, 1, 4), _check_flag('in_range', in_range), _check_int('trigger', trigger, 1, 3))
 
 
-def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
     v_in_range = _check_flag('in_range', given.get('in_range', False))
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
@@ -2690,7 +2799,7 @@ _IDS_ship_evasion: tuple[str, ...] = ('evaded', 'damaged')
 _READS_ship_evasion: ReadSpec = (frozenset(['evade']), False, False)  # what the bands read
 
 def _total_ship_evasion(d: Rolling | Planning | Replaying, v_hits: int) -> int:
-    return d.custom(v_hits, _DIE_evasion)
+    return d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
 
 
 def _band_ship_evasion(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_hits: int) -> int:
@@ -2710,7 +2819,7 @@ def _values_ship_evasion(b: int, c: int, d: None, r_total: int, r_natural: int |
 
 def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.custom(v_hits, _DIE_evasion)
+    r_total: int = d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, zero, v_hits)
@@ -2733,7 +2842,7 @@ def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
     return _run_ship_evasion(_RNG if rng is None else rng, 0, _check_int('hits', hits, 1, 6))
 
 
-def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
     plan = Planning()
     _total_ship_evasion(plan, v_hits)
@@ -3217,7 +3326,7 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
     'expedition_test': _totals_expedition_test,
     'expedition_test_crew': _totals_expedition_test_crew,
     'enemy_agent_activation': _totals_enemy_agent_activation,
@@ -3255,7 +3364,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
-def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
     """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
     _known(name, inputs, _TOTALS)
     return _TOTALS[name](inputs)

@@ -120,7 +120,170 @@ class Faces:
             raise ValueError(f"the faces of the {self.name} die are to be supplied (the document lost them)")
 
 
-Spec = tuple[int, int, str, int, Faces | None]
+# ---------------------------------------------------------------- dice: one term, its operators
+
+MAX_EXPLOSIONS = 100  # times one die explodes in a roll (a d6 gets that far once in 6^100 rolls)
+MAX_EXPLODED_VALUE = 100_000  # values of an exploding group exact odds list one by one, before the rest
+
+
+@dataclass(frozen=True, slots=True)
+class DiceSpec:
+    """One group of dice as rolled: `count` dice of `sides` sides (a custom die's symbols and worths in
+    `die`), then each operator in `ops`, in order: `("highest", 2)` is `keep highest 2`, `("explode", 0)`
+    is `!`. `cap` is for exact odds of an exploding group only: the values up to it are listed one by one,
+    and every higher value lands on one reading (`cap + 1`), which the roll's bands read alike."""
+
+    count: int
+    sides: int
+    ops: tuple[tuple[str, int], ...] = ()
+    die: Faces | None = None
+    cap: int | None = None
+
+    @property
+    def notation(self) -> str:
+        """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
+        if self.die is not None:
+            base = f"{self.count} {self.die.name}"
+        else:
+            base = f"{self.count}d{self.sides}" if self.count != 1 else f"d{self.sides}"
+        return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
+
+
+def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+         cap: int | None = None) -> DiceSpec:
+    """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
+    count = max(count, 0)
+    ops = tuple((name, min(arg, count)) if name in ("highest", "lowest") else (name, arg) for name, arg in ops)
+    return DiceSpec(count, sides, ops, die, cap)
+
+
+class Keep:
+    """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
+
+    def __init__(self, highest: bool) -> None:
+        self.word = "highest" if highest else "lowest"
+
+    def notation(self, arg: int) -> str:
+        return f" {self.word}" if arg == 1 else f" keep {self.word} {arg}"
+
+    def words(self, arg: int) -> str:
+        return ""  # the notation says it in words already
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        if len(kept) <= 1:
+            return rolled, kept
+        return rolled, sorted(kept, reverse=self.word == "highest")[:arg]
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+
+
+class Explode:
+    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
+
+    def notation(self, arg: int) -> str:
+        return "!"
+
+    def words(self, arg: int) -> str:
+        return "explodes: a die showing its highest face is rolled again and added, and again"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        out: list[int] = []
+        for face in kept:
+            out.append(face)
+            for _ in range(MAX_EXPLOSIONS):
+                if face != spec.sides:
+                    break
+                face = rng.randint(1, spec.sides)
+                out.append(face)
+        return out, out
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> list["Reading"]:
+        """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
+
+        One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
+        every sum past the cap joining the one high reading. The weights are over `denominator`'s S^(n*(K+1))."""
+        if counted or counted is None or high or low:
+            raise ValueError(f"the bands of {spec.notation} can read its total only")
+        sides, cap = spec.sides, spec.cap
+        if cap is None or sides < 2 or spec.die is not None:
+            raise ValueError(f"{spec.notation} has no exact odds here")
+        if cap > MAX_EXPLODED_VALUE:
+            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
+        depth = exploded_depth(spec)
+        one: dict[int, int] = {}
+        for k in range(depth):
+            for r in range(1, sides):
+                if sides * k + r <= cap:
+                    one[sides * k + r] = sides ** (depth - 1 - k)
+        one_high = sides ** depth - sum(one.values())
+        sums, high_weight = {0: 1}, 0
+        for _ in range(max(spec.count, 0)):
+            following: dict[int, int] = {}
+            total_weight = sum(sums.values())
+            high_weight = high_weight * sides ** depth + total_weight * one_high
+            for value, weight in sums.items():
+                for face, times in one.items():
+                    if value + face <= cap:
+                        following[value + face] = following.get(value + face, 0) + weight * times
+                    else:
+                        high_weight += weight * times
+            sums = following
+        out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
+        if high_weight:
+            out.append((cap + 1, Tally(), None, None, high_weight))
+        return out
+
+
+def exploded_depth(spec: DiceSpec) -> int:
+    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
+    return max(spec.cap or 0, 0) // spec.sides + 1
+
+
+OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+
+
+def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+    """Roll one group: `count` dice (`randint` each), then its operators in order."""
+    rolled = list(_draw(rng, spec.count, spec.sides))
+    kept = rolled
+    for name, arg in spec.ops:
+        rolled, kept = OPERATORS[name].roll(rng, spec, arg, rolled, kept)
+    die = spec.die
+    if die is None:
+        return Group(spec.notation, tuple(rolled), tuple(kept), sum(kept))
+    symbols = tuple(die.symbols[side - 1] for side in rolled)
+    shown = tuple(die.symbols[side - 1] for side in kept)
+    return Group(spec.notation, symbols, shown, sum(die.values[side - 1] for side in kept))
+
+
+def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> tuple[list["Reading"], int]:
+    """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
+    if len(spec.ops) > 1:
+        raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
+    if spec.ops:
+        name, arg = spec.ops[0]
+        readings = OPERATORS[name].readings(spec, arg, counted, high, low)
+    else:
+        readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
+    if spec.ops and spec.ops[0][0] == "explode":
+        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+    return readings, spec.sides ** max(spec.count, 0)
+
+
+def check_spec(spec: DiceSpec, written: str) -> None:
+    """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
+    if spec.die is not None:
+        spec.die.check()
+    shown = spec.notation
+    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
+        raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
 
 def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
@@ -130,17 +293,6 @@ def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
 
 
 _RNG = random.Random()  # what a resolver rolls with when the caller gives no generator (seeded by the system)
-
-
-def roll_group(rng: random.Random, count: int, sides: int, mode: str, keep: int, shown: str) -> Group[int]:
-    """Roll `count`dS and read it: `sum` of all, or the `highest`/`lowest` `keep` dice (checked by the caller)."""
-    return read_group(_draw(rng, count, sides), mode, keep, shown)
-
-
-def read_group(dice: tuple[int, ...], mode: str, keep: int, shown: str) -> Group[int]:
-    """Read rolled dice: `sum` of all, or the `highest`/`lowest` `keep` of them."""
-    kept = dice if mode == "sum" or len(dice) == 1 else tuple(sorted(dice, reverse=mode == "highest")[:keep])
-    return Group(shown, dice, kept, sum(kept))
 
 
 def check_dice(count: int, sides: int, notation: str) -> None:
@@ -163,6 +315,13 @@ class Tally(dict[int | str, int]):
 
     def count(self, face: int | str) -> int:
         return self.get(face, 0)
+
+
+class TooManyReadings(ValueError):
+    """Exact odds of one group would work through more than MAX_READINGS readings."""
+
+    def __init__(self) -> None:
+        super().__init__(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
 
 
 Reading = tuple[int, Tally, int | None, int | None, int]  # value, faces counted, highest, lowest kept, weight
@@ -200,7 +359,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
         faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
-        raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+        raise TooManyReadings()
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
@@ -272,15 +431,12 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
                 following[key5] = following.get(key5, 0) + weight * comb(left, j) * times ** j
             work += left + 1
             if work > MAX_READINGS:
-                raise ValueError(f"exact odds of these dice would work through more than {MAX_READINGS:,} readings")
+                raise TooManyReadings()
         states = following
     for (_, total, counts, top, bottom), weight in states.items():
         key = (total, counts, top, bottom)
         done[key] = done.get(key, 0) + weight
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
-
-
-ZeroRule = tuple[int, int, str, int, str] | None
 
 
 class Rolling:
@@ -293,24 +449,12 @@ class Rolling:
         self.groups: list[Group[int | str]] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, notation = zero
-            self.zero = True
-        elif mode != "sum":
-            keep = min(keep, count)
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-        if count < 0:
-            count = 0
-        shown = dice_notation(count, sides, mode, keep, notation)
-        if count > MAX_DICE or not 1 <= sides <= MAX_SIDES:
-            check_dice(count, sides, notation if notation == shown else f"{notation} = {shown}")  # names the input
-        return self.fixed(count, sides, mode, keep, shown)
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        """`term` for dice the rules fix (`2d6`, `3d6 keep highest 2`), checked and named when compiled."""
-        group = roll_group(self.rng, count, sides, mode, keep, shown)
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        group = roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -325,17 +469,6 @@ class Rolling:
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        count = max(count, 0)
-        if count > MAX_DICE:
-            raise ValueError(f"{count} {die.name} dice is more than the limit of {MAX_DICE}")
-        sides = _draw(self.rng, count, len(die.symbols))
-        symbols = tuple(die.symbols[side - 1] for side in sides)
-        group = Group(f"{count} {die.name}", symbols, symbols, sum(die.values[side - 1] for side in sides))
-        self.groups.append(group)
-        return group.value
-
 
 class Planning:
     """A dice source that records which dice a roll would use, without rolling."""
@@ -343,29 +476,14 @@ class Planning:
     __slots__ = ("specs", "zero")
 
     def __init__(self) -> None:
-        self.specs: list[Spec] = []
+        self.specs: list[DiceSpec] = []
         self.zero = False
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
-        if count <= 0 and zero is not None:
-            count, sides, mode, keep, _ = zero
-            self.zero = True
-        elif mode != "sum":
-            if count <= 0:
-                raise ValueError(f"{notation}: a pool of {count} dice has no {mode} die")
-            keep = min(keep, count)
-        check_dice(count, sides, notation)
-        self.specs.append((max(count, 0), sides, mode, keep, None))
-        return 0
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        self.specs.append((count, sides, mode, keep, None))
-        return 0
-
-    def custom(self, count: int, die: Faces) -> int:
-        die.check()
-        check_dice(count, len(die.symbols), f"{count} {die.name}")
-        self.specs.append((max(count, 0), len(die.symbols), "sum", 0, die))
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
+        if spec.count <= 0 and zero is not None:
+            spec, self.zero = zero, True
+        check_spec(spec, written)
+        self.specs.append(spec)
         return 0
 
 
@@ -378,37 +496,14 @@ class Replaying:
         self.values = values
         self.index = 0
 
-    def term(self, count: int, sides: int, mode: str, keep: int, notation: str, zero: ZeroRule) -> int:
+    def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         value = self.values[self.index]
         self.index += 1
         return value
-
-    def fixed(self, count: int, sides: int, mode: str, keep: int, shown: str) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-    def custom(self, count: int, die: Faces) -> int:
-        value = self.values[self.index]
-        self.index += 1
-        return value
-
-
-def dice_notation(count: int, sides: int, mode: str, keep: int, written: str) -> str:
-    """`3d6 keep highest 2`: the dice as rolled (a pool's count resolved)."""
-    base = f"{count}d{sides}" if count != 1 else f"d{sides}"
-    return base if mode == "sum" else f"{base} {mode}" if keep == 1 else f"{base} keep {mode} {keep}"
 
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
-
-
-def denominator_of(specs: list[Spec]) -> int:
-    denominator = 1
-    for count, sides, _, _, _ in specs:
-        denominator *= sides ** count
-    return denominator
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
@@ -441,7 +536,7 @@ def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
 
 
 def exact_joint(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
     rerolled: Collection[int] = (),
@@ -453,8 +548,12 @@ def exact_joint(
     counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
     is rolled again once and the new result is final. Without `band_of` every band index is -1.
     """
-    per_group = [dice_readings(count, sides, mode, keep, die, *(reads if band_of is not None else READ_VALUES))
-                 for count, sides, mode, keep, die in specs]
+    per_group: list[list[Reading]] = []
+    denominator = 1
+    for spec in specs:
+        readings, weights = spec_readings(spec, *(reads if band_of is not None else READ_VALUES))
+        per_group.append(readings)
+        denominator *= weights
     size = 1
     for readings in per_group:
         size *= len(readings)
@@ -469,7 +568,7 @@ def exact_joint(
             total, values[0] if single else None, tally,
             tuple(x for x in (bottom, top) if x is not None))
         joint[band, total] = joint.get((band, total), 0) + weight
-    return reroll_weights(joint, denominator_of(specs), rerolled)
+    return reroll_weights(joint, denominator, rerolled)
 
 
 def reroll_weights(joint: dict[tuple[_K, _T], int], denominator: int,
@@ -589,18 +688,28 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
 
 
 def exact_totals(
-    specs: list[Spec],
+    specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
-) -> dict[int, Fraction]:
+) -> dict[int | str, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
     joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
+
+
+def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+    """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
+    out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
+                                      if isinstance(total, int) and total <= horizon}
+    rest = sum((p for total, p in totals.items() if total not in out), Fraction(0))
+    if rest:
+        out[f"{horizon + 1}+"] = rest
+    return out
 
 
 def percent(probability: Fraction) -> float:
@@ -1104,8 +1213,8 @@ _READS_action_roll: ReadSpec = (frozenset(), False, False)  # what the bands rea
 
 def _total_action_roll(d: Rolling | Planning | Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
     if v_bonus_die:
-        return int((((d.fixed(3, 6, 'highest', 2, '3d6 keep highest 2') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
-    return int((((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
+        return int((((d.roll(dice(3, 6, (('highest', 2),)), '3d6 keep highest 2') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
+    return int((((d.roll(dice(2, 6), '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty]))
 
 
 def _band_action_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str) -> int:
@@ -1156,7 +1265,7 @@ def action_roll(*, dots: int = 1, bonus_die: bool = False, edge: str = 'none', p
     return _run_action_roll(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4), _check_flag('bonus_die', bonus_die), _check_choice('edge', edge, ('none', 'edge', 'major')), _check_choice('penalty', penalty, ('none', 'penalty', 'major')))
 
 
-def _totals_action_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_action_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
@@ -1191,7 +1300,7 @@ _IDS_resistance_roll: tuple[str, ...] = ('resisted',)
 _READS_resistance_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) -> int:
-    return d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
+    return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
 
 
 _BAND_resistance_roll: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
@@ -1209,7 +1318,7 @@ def _values_resistance_roll(b: int, c: int, d: None, r_total: int, r_natural: in
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(v_attribute, 6, 'highest', 1, '(attribute)d6 highest', None)
+    r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_resistance_roll.get(r_total, -1)
@@ -1232,7 +1341,7 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
     return _run_resistance_roll(_RNG if rng is None else rng, 0, _check_int('attribute', attribute, 1, 4))
 
 
-def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
     plan = Planning()
     _total_resistance_roll(plan, v_attribute)
@@ -1263,7 +1372,7 @@ _IDS_consequence_clock: tuple[str, ...] = ('two_segments', 'one_segment', 'no_se
 _READS_consequence_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_consequence_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
 def _band_consequence_clock(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -1289,7 +1398,7 @@ def _values_consequence_clock(b: int, c: int, d: None, r_total: int, r_natural: 
 
 def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -1312,7 +1421,7 @@ def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Res
     return _run_consequence_clock(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
-def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_consequence_clock(plan, v_dots)
@@ -1344,7 +1453,7 @@ _IDS_obstacle_clock: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segme
 _READS_obstacle_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_obstacle_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
 def _band_obstacle_clock(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -1374,7 +1483,7 @@ def _values_obstacle_clock(b: int, c: int, d: None, r_total: int, r_natural: int
 
 def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -1397,7 +1506,7 @@ def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result
     return _run_obstacle_clock(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
-def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_obstacle_clock(plan, v_dots)
@@ -1428,7 +1537,7 @@ _IDS_heritage_connect: tuple[str, ...] = ('rival', 'owe', 'friendly')
 _READS_heritage_connect: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_heritage_connect(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(2, 6, 'sum', 0, '2d6')
+    return d.roll(dice(2, 6), '2d6')
 
 
 def _band_heritage_connect(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool) -> int:
@@ -1443,7 +1552,7 @@ def _band_heritage_connect(r_total: int, r_natural: int | None, r_dice: Sequence
 
 def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(2, 6, 'sum', 0, '2d6')
+    r_total: int = d.roll(dice(2, 6), '2d6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
@@ -1466,7 +1575,7 @@ def heritage_connect(*, rng: random.Random | None = None) -> Result:
     return _run_heritage_connect(_RNG if rng is None else rng, 0)
 
 
-def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_heritage_connect(plan)
     return exact_totals(plan.specs, lambda g: _total_heritage_connect(Replaying(g)))
@@ -1495,7 +1604,7 @@ _IDS_coin_roll: tuple[str, ...] = ('keep_coin', 'lose_coin', 'lose_coin_complica
 _READS_coin_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_coin_roll(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
 def _band_coin_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -1522,7 +1631,7 @@ def _values_coin_roll(b: int, c: int, d: None, r_total: int, r_natural: int | No
 
 def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -1545,7 +1654,7 @@ def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     return _run_coin_roll(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
-def _totals_coin_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_coin_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_coin_roll(plan, v_wealth)
@@ -1741,7 +1850,7 @@ def _lets_score_engagement(v_bold: bool, v_complex: bool, v_vulnerability: bool,
 
 
 def _total_score_engagement(d: Rolling | Planning | Replaying, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    return int((d.roll(dice(2, 6), '2d6') + v_modifier))
 
 
 def _band_score_engagement(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool, v_modifier: int) -> int:
@@ -1759,7 +1868,7 @@ def _band_score_engagement(r_total: int, r_natural: int | None, r_dice: Sequence
 def _run_score_engagement(rng: random.Random, depth: int, v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool) -> Result:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_score_engagement(r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
@@ -1782,7 +1891,7 @@ def score_engagement(*, bold: bool = False, complex: bool = False, vulnerability
     return _run_score_engagement(_RNG if rng is None else rng, 0, _check_flag('bold', bold), _check_flag('complex', complex), _check_flag('vulnerability', vulnerability), _check_flag('strongest', strongest), _check_flag('aid', aid), _check_flag('interference', interference))
 
 
-def _totals_score_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_score_engagement(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_bold = _check_flag('bold', given.get('bold', False))
     v_complex = _check_flag('complex', given.get('complex', False))
     v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
@@ -2229,7 +2338,7 @@ def _lets_odyssey_engagement(v_dominant_trait: bool, v_near_land: bool, v_ally: 
 
 
 def _total_odyssey_engagement(d: Rolling | Planning | Replaying, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    return int((d.roll(dice(2, 6), '2d6') + v_modifier))
 
 
 def _band_odyssey_engagement(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool, v_modifier: int) -> int:
@@ -2247,7 +2356,7 @@ def _band_odyssey_engagement(r_total: int, r_natural: int | None, r_dice: Sequen
 def _run_odyssey_engagement(rng: random.Random, depth: int, v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool) -> Result:
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_modifier))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_odyssey_engagement(r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier)
@@ -2270,7 +2379,7 @@ def odyssey_engagement(*, dominant_trait: bool = False, near_land: bool = False,
     return _run_odyssey_engagement(_RNG if rng is None else rng, 0, _check_flag('dominant_trait', dominant_trait), _check_flag('near_land', near_land), _check_flag('ally', ally), _check_flag('weak_trait', weak_trait), _check_flag('indirect', indirect), _check_flag('faction', faction))
 
 
-def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
     v_near_land = _check_flag('near_land', given.get('near_land', False))
     v_ally = _check_flag('ally', given.get('ally', False))
@@ -2315,7 +2424,7 @@ _IDS_zone_1: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_1: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_1(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_zone_1: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2333,7 +2442,7 @@ def _values_zone_1(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_1.get(r_total, -1)
@@ -2364,7 +2473,7 @@ def zone_1(*, rng: random.Random | None = None) -> Result:
     return _run_zone_1(_RNG if rng is None else rng, 0)
 
 
-def _totals_zone_1(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_zone_1(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_zone_1(plan)
     return exact_totals(plan.specs, lambda g: _total_zone_1(Replaying(g)))
@@ -2395,7 +2504,7 @@ _IDS_zone_2: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_2: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_2(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_zone_2: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2415,7 +2524,7 @@ def _values_zone_2(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_2.get(r_total, -1)
@@ -2446,7 +2555,7 @@ def zone_2(*, rng: random.Random | None = None) -> Result:
     return _run_zone_2(_RNG if rng is None else rng, 0)
 
 
-def _totals_zone_2(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_zone_2(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_zone_2(plan)
     return exact_totals(plan.specs, lambda g: _total_zone_2(Replaying(g)))
@@ -2477,7 +2586,7 @@ _IDS_zone_3: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_3: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_3(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_zone_3: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2499,7 +2608,7 @@ def _values_zone_3(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_3.get(r_total, -1)
@@ -2530,7 +2639,7 @@ def zone_3(*, rng: random.Random | None = None) -> Result:
     return _run_zone_3(_RNG if rng is None else rng, 0)
 
 
-def _totals_zone_3(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_zone_3(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_zone_3(plan)
     return exact_totals(plan.specs, lambda g: _total_zone_3(Replaying(g)))
@@ -2561,7 +2670,7 @@ _IDS_zone_4: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_4: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_zone_4(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_zone_4: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2581,7 +2690,7 @@ def _values_zone_4(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_zone_4(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_4.get(r_total, -1)
@@ -2604,7 +2713,7 @@ def zone_4(*, rng: random.Random | None = None) -> Result:
     return _run_zone_4(_RNG if rng is None else rng, 0)
 
 
-def _totals_zone_4(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_zone_4(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_zone_4(plan)
     return exact_totals(plan.specs, lambda g: _total_zone_4(Replaying(g)))
@@ -2635,7 +2744,7 @@ _IDS_tier_i: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_i: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_i(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_tier_i: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2653,7 +2762,7 @@ def _values_tier_i(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_i.get(r_total, -1)
@@ -2684,7 +2793,7 @@ def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Resul
     return _run_tier_i(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
-def _totals_tier_i(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_tier_i(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_i(plan, v_mythical)
@@ -2717,7 +2826,7 @@ _IDS_tier_ii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_ii: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_ii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_tier_ii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2735,7 +2844,7 @@ def _values_tier_ii(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_ii.get(r_total, -1)
@@ -2766,7 +2875,7 @@ def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
     return _run_tier_ii(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
-def _totals_tier_ii(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_tier_ii(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_ii(plan, v_mythical)
@@ -2799,7 +2908,7 @@ _IDS_tier_iii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iii: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_iii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_tier_iii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2817,7 +2926,7 @@ def _values_tier_iii(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_iii.get(r_total, -1)
@@ -2848,7 +2957,7 @@ def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Res
     return _run_tier_iii(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
-def _totals_tier_iii(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_tier_iii(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iii(plan, v_mythical)
@@ -2881,7 +2990,7 @@ _IDS_tier_iv: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iv: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_iv(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_tier_iv: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -2899,7 +3008,7 @@ def _values_tier_iv(b: int, c: int, d: None, r_total: int, r_natural: int | None
 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_iv.get(r_total, -1)
@@ -2930,7 +3039,7 @@ def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
     return _run_tier_iv(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
 
 
-def _totals_tier_iv(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_tier_iv(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = Planning()
     _total_tier_iv(plan, v_mythical)
@@ -2964,7 +3073,7 @@ _IDS_tier_v: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_tier_v: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_tier_v(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_tier_v: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -2982,7 +3091,7 @@ def _values_tier_v(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_tier_v(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_v.get(r_total, -1)
@@ -3005,7 +3114,7 @@ def tier_v(*, rng: random.Random | None = None) -> Result:
     return _run_tier_v(_RNG if rng is None else rng, 0)
 
 
-def _totals_tier_v(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_tier_v(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_tier_v(plan)
     return exact_totals(plan.specs, lambda g: _total_tier_v(Replaying(g)))
@@ -3037,7 +3146,7 @@ _IDS_mythical_monsters: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_mythical_monsters: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_mythical_monsters(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_mythical_monsters: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -3048,7 +3157,7 @@ def _band_mythical_monsters(r_total: int, r_natural: int | None, r_dice: Sequenc
 
 def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_mythical_monsters.get(r_total, -1)
@@ -3071,7 +3180,7 @@ def mythical_monsters(*, rng: random.Random | None = None) -> Result:
     return _run_mythical_monsters(_RNG if rng is None else rng, 0)
 
 
-def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_mythical_monsters(plan)
     return exact_totals(plan.specs, lambda g: _total_mythical_monsters(Replaying(g)))
@@ -3355,7 +3464,7 @@ _IDS_crisis: tuple[str, ...] = ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_d
 _READS_crisis: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_crisis(d: Rolling | Planning | Replaying) -> int:
-    return d.fixed(1, 6, 'sum', 0, 'd6')
+    return d.roll(dice(1, 6), 'd6')
 
 
 _BAND_crisis: dict[int | str, int] = {1: 0, 2: 0, 3: 1, 4: 2, 5: 3, 6: 4}  # the band of each value
@@ -3373,7 +3482,7 @@ def _values_crisis(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_crisis(rng: random.Random, depth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.fixed(1, 6, 'sum', 0, 'd6')
+    r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_crisis.get(r_total, -1)
@@ -3396,7 +3505,7 @@ def crisis(*, rng: random.Random | None = None) -> Result:
     return _run_crisis(_RNG if rng is None else rng, 0)
 
 
-def _totals_crisis(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_crisis(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     plan = Planning()
     _total_crisis(plan)
     return exact_totals(plan.specs, lambda g: _total_crisis(Replaying(g)))
@@ -3425,7 +3534,7 @@ _IDS_sea_raid: tuple[str, ...] = ('raided', 'stormfront', 'escape')
 _READS_sea_raid: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_sea_raid(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
-    return int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
+    return int(((d.roll(dice(2, 6), '2d6') + v_wealth) + v_cargo_adjustment))
 
 
 def _band_sea_raid(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int, v_cargo_adjustment: int) -> int:
@@ -3449,7 +3558,7 @@ def _values_sea_raid(b: int, c: int, d: None, r_total: int, r_natural: int | Non
 
 def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int(((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth) + v_cargo_adjustment))
+    r_total: int = int(((d.roll(dice(2, 6), '2d6') + v_wealth) + v_cargo_adjustment))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
@@ -3472,7 +3581,7 @@ def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random |
     return _run_sea_raid(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_int('cargo_adjustment', cargo_adjustment, 0, 3))
 
 
-def _totals_sea_raid(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_sea_raid(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     plan = Planning()
@@ -3832,7 +3941,7 @@ def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) ->
 
 
 def _total_raid_type(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int) -> int:
-    return d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    return d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', dice(2, 6, (('lowest', 1),)))
 
 
 _BAND_raid_type: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2}  # the band of each value
@@ -3866,7 +3975,7 @@ def _values_raid_type(b: int, c: int, d: None, r_total: int, r_natural: int | No
 def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = Rolling(rng)
-    r_total: int = d.term(v_raid_wealth, 6, 'highest', 1, '(raid_wealth)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    r_total: int = d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', dice(2, 6, (('lowest', 1),)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_raid_type.get(r_total, -1)
@@ -3889,7 +3998,7 @@ def raid_type(*, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0,
     return _run_raid_type(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_int('cargo_adjustment', cargo_adjustment, 0, 3), _check_int('notoriety', notoriety, 0, 12))
 
 
-def _totals_raid_type(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_raid_type(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
@@ -3926,7 +4035,7 @@ _IDS_acquire_asset: tuple[str, ...] = ('fail', 'complication', 'succeed')
 _READS_acquire_asset: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_acquire_asset(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
 def _band_acquire_asset(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -3948,7 +4057,7 @@ def _values_acquire_asset(b: int, c: int, d: None, r_total: int, r_natural: int 
 
 def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -3971,7 +4080,7 @@ def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
     return _run_acquire_asset(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
-def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_acquire_asset(plan, v_wealth)
@@ -4003,7 +4112,7 @@ _IDS_long_term_project: tuple[str, ...] = ('no_segments', 'one_segment', 'two_se
 _READS_long_term_project: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_long_term_project(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
 def _band_long_term_project(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -4033,7 +4142,7 @@ def _values_long_term_project(b: int, c: int, d: None, r_total: int, r_natural: 
 
 def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -4056,7 +4165,7 @@ def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Res
     return _run_long_term_project(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
-def _totals_long_term_project(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_long_term_project(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_long_term_project(plan, v_dots)
@@ -4088,7 +4197,7 @@ _IDS_reduce_notoriety: tuple[str, ...] = ('none', 'one_level', 'two_levels', 'fo
 _READS_reduce_notoriety: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_reduce_notoriety(d: Rolling | Planning | Replaying, v_dots: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
 def _band_reduce_notoriety(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_dots: int) -> int:
@@ -4118,7 +4227,7 @@ def _values_reduce_notoriety(b: int, c: int, d: None, r_total: int, r_natural: i
 
 def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_dots))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -4141,7 +4250,7 @@ def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Resu
     return _run_reduce_notoriety(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
 
 
-def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = Planning()
     _total_reduce_notoriety(plan, v_dots)
@@ -4171,7 +4280,7 @@ _IDS_seek_your_anchor: tuple[str, ...] = ('homesick', 'cleared')
 _READS_seek_your_anchor: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_seek_your_anchor(d: Rolling | Planning | Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
-    return d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    return d.roll(dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', dice(2, 6, (('lowest', 1),)))
 
 
 def _band_seek_your_anchor(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_lowest_attribute: int, v_stress_marked: int) -> int:
@@ -4194,7 +4303,7 @@ def _values_seek_your_anchor(b: int, c: int, d: None, r_total: int, r_natural: i
 
 def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
     d = Rolling(rng)
-    r_total: int = d.term(v_lowest_attribute, 6, 'highest', 1, '(lowest_attribute)d6 highest', (2, 6, 'lowest', 1, '2d6 lowest'))
+    r_total: int = d.roll(dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', dice(2, 6, (('lowest', 1),)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
@@ -4217,7 +4326,7 @@ def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: 
     return _run_seek_your_anchor(_RNG if rng is None else rng, 0, _check_int('lowest_attribute', lowest_attribute, 0, 4), _check_int('stress_marked', stress_marked, 0, 12))
 
 
-def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
     v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
     plan = Planning()
@@ -4300,10 +4409,10 @@ _READS_seller_roll: ReadSpec = (frozenset(), False, False)  # what the bands rea
 
 def _total_seller_roll(d: Rolling | Planning | Replaying, v_market: str) -> int:
     if (v_market == 'scarce'):
-        return d.fixed(3, 6, 'highest', 2, '3d6 keep highest 2')
+        return d.roll(dice(3, 6, (('highest', 2),)), '3d6 keep highest 2')
     if (v_market == 'overflowing'):
-        return d.fixed(3, 6, 'lowest', 2, '3d6 keep lowest 2')
-    return d.fixed(2, 6, 'sum', 0, '2d6')
+        return d.roll(dice(3, 6, (('lowest', 2),)), '3d6 keep lowest 2')
+    return d.roll(dice(2, 6), '2d6')
 
 
 def _band_seller_roll(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_market: str) -> int:
@@ -4352,7 +4461,7 @@ def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> 
     return _run_seller_roll(_RNG if rng is None else rng, 0, _check_choice('market', market, ('scarce', 'normal', 'overflowing')))
 
 
-def _totals_seller_roll(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_seller_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     plan = Planning()
     _total_seller_roll(plan, v_market)
@@ -4569,7 +4678,7 @@ _IDS_gossip: tuple[str, ...] = ('one_local', 'choose_two', 'choose_three')
 _READS_gossip: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_gossip(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
 def _band_gossip(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -4595,7 +4704,7 @@ def _values_gossip(b: int, c: int, d: None, r_total: int, r_natural: int | None,
 
 def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -4618,7 +4727,7 @@ def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
     return _run_gossip(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
-def _totals_gossip(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_gossip(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_gossip(plan, v_wealth)
@@ -4649,7 +4758,7 @@ _IDS_manipulate_markets: tuple[str, ...] = ('choose_one', 'any_port_in_nation', 
 _READS_manipulate_markets: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_manipulate_markets(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
-    return int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
 def _band_manipulate_markets(r_total: int, r_natural: int | None, r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool, v_wealth: int) -> int:
@@ -4681,7 +4790,7 @@ def _values_manipulate_markets(b: int, c: int, d: None, r_total: int, r_natural:
 
 def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = Rolling(rng)
-    r_total: int = int((d.fixed(2, 6, 'sum', 0, '2d6') + v_wealth))
+    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -4704,7 +4813,7 @@ def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> 
     return _run_manipulate_markets(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
 
 
-def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int, Fraction]:
+def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = Planning()
     _total_manipulate_markets(plan, v_wealth)
@@ -5150,7 +5259,7 @@ def session(rng: random.Random | None = None) -> Session:
     return Session(RESOLVERS, CARRY, rng)
 
 
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int, Fraction]]] = {
+_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
     'action_roll': _totals_action_roll,
     'resistance_roll': _totals_resistance_roll,
     'consequence_clock': _totals_consequence_clock,
@@ -5208,7 +5317,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     return sample(name, inputs, joint(inputs), ids, n, seed)
 
 
-def totals(name: str, **inputs: object) -> dict[int, Fraction]:
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
     """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
     _known(name, inputs, _TOTALS)
     return _TOTALS[name](inputs)
