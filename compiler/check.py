@@ -23,9 +23,9 @@ from typing import Literal, TypeVar
 
 from . import model as m
 from . import odds
-from .codegen import class_name, reserved_input, reserved_name
-from .diagnostics import Diagnostic, Report
+from .diagnostics import Code, Diagnostic, Report
 from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, TooLarge, contains_dice, dice_symbols, rebuild, walk
+from .names import class_name, reserved_input, reserved_name
 from .odds import distribution, input_count, input_grid, sheet_odds_size
 from .runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
 
@@ -48,7 +48,7 @@ PAGE_REFERENCE = re.compile(r"\b(?:pp?\.|pages?)\s?(\d+(?:\s?[-–]\s?\d+)?)", r
 
 @dataclass(frozen=True, slots=True)
 class Defect:
-    code: str
+    code: Code
     item: str
     message: str
     span: m.Span
@@ -103,14 +103,14 @@ class Checker:
         for section in self.ruleset.sections:
             for attr in section.attrs:
                 if attr.name != "columns":
-                    self.error("TYPE", f"a section takes only `columns:` (1, 2 or 3), not `{attr.name}:`",
+                    self.error(Code.TYPE, f"a section takes only `columns:` (1, 2 or 3), not `{attr.name}:`",
                                attr.span, hint)
                 elif section.columns() is None or attr.when is not None:
-                    self.error("TYPE", "`columns:` of a section is 1, 2 or 3", attr.span, hint)
+                    self.error(Code.TYPE, "`columns:` of a section is 1, 2 or 3", attr.span, hint)
 
     # ---------------------------------------------------------------- diagnostics
 
-    def error(self, code: str, message: str, span: m.Span, hint: str | None = None,
+    def error(self, code: Code, message: str, span: m.Span, hint: str | None = None,
               item: str | None = None) -> None:
         if item is not None:
             self.broken.add(item)
@@ -124,9 +124,9 @@ class Checker:
         """A hard cap (TOO-LARGE): reported whichever pass finds it (errata can break a cap), once."""
         if item is not None:
             self.broken.add(item)
-        if ("TOO-LARGE", span, message) not in self.reported:
-            self.reported.add(("TOO-LARGE", span, message))
-            self.report.error("TOO-LARGE", message, self.path, span, hint, item)
+        if (Code.TOO_LARGE, span, message) not in self.reported:
+            self.reported.add((Code.TOO_LARGE, span, message))
+            self.report.error(Code.TOO_LARGE, message, self.path, span, hint, item)
 
     broken: set[str]
 
@@ -141,12 +141,12 @@ class Checker:
         seen: dict[str, m.Item] = {}
         for item in items:
             if item.name in seen:
-                self.error("DUPLICATE", f"`{item.name}` is defined twice (first at line "
+                self.error(Code.DUPLICATE, f"`{item.name}` is defined twice (first at line "
                            f"{seen[item.name].span.line})", item.span, "give each definition its own name",
                            item.name)
             elif reserved_name(item.name) or (item.kind in ("track", "clock", "deck") and
                                               reserved_name(class_name(item.name))):
-                self.error("RESERVED-NAME", f"`{item.name}` is a Python word or a name the generated module "
+                self.error(Code.RESERVED_NAME, f"`{item.name}` is a Python word or a name the generated module "
                            "already uses", item.span, f"rename it, e.g. `{item.name.strip('_')}_{item.kind}`",
                            item.name)
             seen[item.name] = item
@@ -217,7 +217,7 @@ class Checker:
         for node in walk(test):
             if (isinstance(node, m.Name) and node.name in ROLL_NAMES and id(node) not in direct) or (
                     isinstance(node, m.Call) and node.function == "count"):
-                self.error("TYPE", "a band of a roll with exploding dice compares the total with a number, like "
+                self.error(Code.TYPE, "a band of a roll with exploding dice compares the total with a number, like "
                            "`when total >= dv`", node.span,
                            "exact odds of exploding dice read the total only, compared with numbers", item.name)
         return found
@@ -234,7 +234,7 @@ class Checker:
             elif isinstance(node, m.Dice) and sign > 0 and node.die is None:
                 continue
             elif contains_dice(node):
-                self.error("TYPE", "a roll with exploding dice adds its dice up, like `d6! + d6 + dots`",
+                self.error(Code.TYPE, "a roll with exploding dice adds its dice up, like `d6! + d6 + dots`",
                            node.span, "exact odds of exploding dice need every group added, none taken away",
                            item.name)
             else:
@@ -260,7 +260,7 @@ class Checker:
             if found is None:
                 if record:
                     names = [t.name for t in self.ruleset.types]
-                    self.error("UNDEFINED", f"no type named `{spec.name}`", spec.span, did_you_mean(spec.name, names)
+                    self.error(Code.UNDEFINED, f"no type named `{spec.name}`", spec.span, did_you_mean(spec.name, names)
                                or "declare it at the top of the file, like `type wealth: 0..5`")
                 return m.IntRange(0, 0, spec.span)
             spec = found.spec
@@ -272,7 +272,7 @@ class Checker:
         numbered = [o for o in spec.options if o.value is not None]
         if numbered and len(numbered) != len(spec.options):
             missing = ", ".join(o.name for o in spec.options if o.value is None)
-            self.error("TYPE", f"some options of `{declared.name}` carry a number and some do not ({missing})",
+            self.error(Code.TYPE, f"some options of `{declared.name}` carry a number and some do not ({missing})",
                        declared.span, "give every option a number, like `none (0)`", item.name)
 
     def inputs(self, item: m.Item) -> tuple[m.ResolvedInput, ...]:
@@ -280,37 +280,37 @@ class Checker:
         names: set[str] = set()
         for declared in item.inputs:
             if declared.name in names:
-                self.error("DUPLICATE", f"input `{declared.name}` is declared twice", declared.span,
+                self.error(Code.DUPLICATE, f"input `{declared.name}` is declared twice", declared.span,
                            "keep one of the two `input` lines", item.name)
             names.add(declared.name)
             if reserved_input(declared.name):
                 why = ("it is the resolvers' keyword for the random generator" if declared.name == "rng" else
                        "names starting with `_` are the generated module's own" if declared.name.startswith("_")
                        else "it is a Python word, and an input is a keyword argument")
-                self.error("RESERVED-NAME", f"`{declared.name}` cannot name an input: {why}", declared.span,
+                self.error(Code.RESERVED_NAME, f"`{declared.name}` cannot name an input: {why}", declared.span,
                            f"rename it, e.g. `{declared.name.strip('_')}_value`", item.name)
             spec = self.resolve_type(declared.type)
             default = declared.default
             if isinstance(spec, m.IntRange):
                 if spec.low > spec.high:
-                    self.error("TYPE", f"the range {spec.low}..{spec.high} is empty", declared.span,
+                    self.error(Code.TYPE, f"the range {spec.low}..{spec.high} is empty", declared.span,
                                "write the smaller number first", item.name)
                 if default is not None and (not isinstance(default, int) or isinstance(default, bool)
                                             or not spec.low <= default <= spec.high):
-                    self.error("TYPE", f"default {default!r} is outside {spec.low}..{spec.high}",
+                    self.error(Code.TYPE, f"default {default!r} is outside {spec.low}..{spec.high}",
                                declared.span, f"give a whole number from {spec.low} to {spec.high}, like "
                                f"`= {spec.low}`", item.name)
             elif isinstance(spec, m.Choice):
                 self.choice_numbers(spec, declared, item)
                 if default is not None and spec.option(str(default)) is None:
-                    self.error("TYPE", f"default `{default}` is not one of the options", declared.span,
+                    self.error(Code.TYPE, f"default `{default}` is not one of the options", declared.span,
                                did_you_mean(str(default), [o.name for o in spec.options])
                                or f"use one of: {', '.join(o.name for o in spec.options)}", item.name)
                 if len({o.name for o in spec.options}) != len(spec.options):
-                    self.error("DUPLICATE", "a choice lists the same option twice", declared.span,
+                    self.error(Code.DUPLICATE, "a choice lists the same option twice", declared.span,
                                "give each option its own name", item.name)
             elif isinstance(spec, m.Flag) and default is not None and not isinstance(default, bool):
-                self.error("TYPE", "a flag's default is yes or no", declared.span, "like `= yes`", item.name)
+                self.error(Code.TYPE, "a flag's default is yes or no", declared.span, "like `= yes`", item.name)
             out.append(m.ResolvedInput(declared.name, spec, default, declared.doc, declared.span))
         return tuple(out)
 
@@ -338,7 +338,7 @@ class Checker:
             if attr.name == "roll" and item.kind in ("roll", "table"):
                 dice_rules.append(m.DiceRule(self.with_faces(attr.value, item), attr.when, attr.span))
                 if not contains_dice(attr.value):
-                    self.error("TYPE", "`roll:` needs dice, like `2d6 + dots`", attr.span,
+                    self.error(Code.TYPE, "`roll:` needs dice, like `2d6 + dots`", attr.span,
                                "a number without dice belongs in a `formula` or a `let`", item.name)
             elif attr.name == "reroll" and item.kind in ("roll", "table"):
                 rerolls.append(self.reroll(attr, item))
@@ -352,7 +352,7 @@ class Checker:
                 bands_from = attr.value.name if isinstance(attr.value, m.Name) else None
                 source = self.items.get(bands_from or "")
                 if source is None or source.kind != "bands":
-                    self.error("UNDEFINED", f"`outcomes:` names no `bands` definition ({_plain(attr.value)})",
+                    self.error(Code.UNDEFINED, f"`outcomes:` names no `bands` definition ({_plain(attr.value)})",
                                attr.span, did_you_mean(bands_from or "", [i.name for i in self.items.values()
                                                                            if i.kind == "bands"])
                                or "name a `bands` definition of this ruleset", item.name)
@@ -365,7 +365,7 @@ class Checker:
                 label_attr = _plain(attr.value)
             else:
                 if attr.name in ("roll", "reroll", "key", "value", "zero_dice") and attr.name not in known:
-                    self.error("TYPE", f"a {item.kind} has no `{attr.name}:`", attr.span,
+                    self.error(Code.TYPE, f"a {item.kind} has no `{attr.name}:`", attr.span,
                                _kind_hint(item.kind), item.name)
                 details.append((attr.name, attr.value))
         if zero_dice is None:
@@ -373,14 +373,14 @@ class Checker:
             if header is not None and not isinstance(header.value, m.Block):
                 zero_dice = header.value
         if item.kind in ("roll", "table") and not dice_rules:
-            self.error("NO-DICE", f"the {item.kind} `{item.name}` has no `roll:` line", item.span,
+            self.error(Code.NO_DICE, f"the {item.kind} `{item.name}` has no `roll:` line", item.span,
                        "add the dice, like `roll: 2d6 + dots` (if the document gives none, write the "
                        "likely dice and say so in an errata entry)", item.name)
         if item.kind == "lookup" and key is None:
-            self.error("TYPE", f"the lookup `{item.name}` has no `key:` line", item.span,
+            self.error(Code.TYPE, f"the lookup `{item.name}` has no `key:` line", item.span,
                        "say what the rows are keyed by, like `key: load`", item.name)
         if item.kind == "formula" and value is None:
-            self.error("TYPE", f"the formula `{item.name}` has no `value:` line", item.span,
+            self.error(Code.TYPE, f"the formula `{item.name}` has no `value:` line", item.span,
                        "give its value, like `value: size * 2`", item.name)
         columns: list[m.Column] = []
         column_by = None
@@ -418,12 +418,12 @@ class Checker:
         for reroll in rerolls:
             for outcome in reroll.outcomes:
                 if outcome not in ids:
-                    self.error("UNDEFINED", f"`{item.name}` has no outcome `{outcome}` to re-roll", reroll.span,
+                    self.error(Code.UNDEFINED, f"`{item.name}` has no outcome `{outcome}` to re-roll", reroll.span,
                                did_you_mean(outcome, ids) or f"name one of its outcomes: {', '.join(ids)}",
                                item.name)
         for _, value_name in carry:
             if not any(value_name == name for band in bands for name, _ in band.values):
-                self.error("UNDEFINED", f"no band of `{item.name}` gives a `{value_name}` to carry", item.span,
+                self.error(Code.UNDEFINED, f"no band of `{item.name}` gives a `{value_name}` to carry", item.span,
                            "give the bands that value as data, like `next_roll: 2`", item.name)
         return resolver
 
@@ -433,7 +433,7 @@ class Checker:
         operands = value.operands if isinstance(value, m.Logic) and value.op == "or" else (value,)
         names = tuple(o.name for o in operands if isinstance(o, m.Name))
         if len(names) != len(operands):
-            self.error("TYPE", "`reroll:` names the outcomes rolled again, like `reroll if lucky: failure`",
+            self.error(Code.TYPE, "`reroll:` names the outcomes rolled again, like `reroll if lucky: failure`",
                        attr.span, "join several with `or`: `reroll: miss or fumble`", item.name)
         return m.Reroll(names, attr.when, attr.span)
 
@@ -442,11 +442,11 @@ class Checker:
         out: list[tuple[str, str]] = []
         for attr in block.attrs:
             if attr.name not in inputs:
-                self.error("UNDEFINED", f"`{attr.name}` is not an input of `{item.name}`", attr.span,
+                self.error(Code.UNDEFINED, f"`{attr.name}` is not an input of `{item.name}`", attr.span,
                            did_you_mean(attr.name, sorted(inputs)) or "carry into an input the roll declares",
                            item.name)
             elif not isinstance(attr.value, m.Name):
-                self.error("TYPE", "carry names a value of the result, like `modifier: next_roll`", attr.span,
+                self.error(Code.TYPE, "carry names a value of the result, like `modifier: next_roll`", attr.span,
                            "name the data the bands give, like `next_roll: 2` under a band", item.name)
             else:
                 out.append((attr.name, attr.value.name))
@@ -460,7 +460,7 @@ class Checker:
 
     def column(self, entry: m.Entry, item: m.Item) -> m.Column:
         if entry.key is None:
-            self.error("TYPE", "a column needs a key, like `- 0-3: low \"Notoriety 0 - 3\"`", entry.span,
+            self.error(Code.TYPE, "a column needs a key, like `- 0-3: low \"Notoriety 0 - 3\"`", entry.span,
                        "key it by what `columns by` reads: a range or an option", item.name)
         key = entry.key or m.Otherwise(entry.span)
         label = next((c for c in entry.cells if isinstance(c, str)), None)
@@ -470,7 +470,7 @@ class Checker:
 
     def band(self, entry: m.Entry, item: m.Item, columns: int, column_ids: tuple[str, ...] = ()) -> m.Band:
         if entry.key is None:
-            self.error("TYPE", "a band or row needs a key before its colon, like `- 7-9: ...`", entry.span,
+            self.error(Code.TYPE, "a band or row needs a key before its colon, like `- 7-9: ...`", entry.span,
                        "ranges look like `7-9`, `10+`, `6 or less`, `natural 12`", item.name)
         key = entry.key or m.Otherwise(entry.span)
         strings = [c for c in entry.cells if isinstance(c, str)]
@@ -492,7 +492,7 @@ class Checker:
                 values.append((attr.name, attr.value))
         if columns:
             if len(entry.cells) != columns:
-                self.error("TYPE", f"this row has {len(entry.cells)} cells but the table has {columns} "
+                self.error(Code.TYPE, f"this row has {len(entry.cells)} cells but the table has {columns} "
                            "columns", entry.span, "give one cell per column, `—` for an empty one", item.name)
             text = text_override
         else:
@@ -500,7 +500,7 @@ class Checker:
             if numbers and not strings:
                 values.insert(0, ("value", m.Number(numbers[0], entry.span)))
             if len(entry.cells) > 1:
-                self.error("TYPE", "this row has several cells but the table declares no `columns by`",
+                self.error(Code.TYPE, "this row has several cells but the table declares no `columns by`",
                            entry.span, "add `columns by ...:` or put the text in one string", item.name)
             text = text_override if text_override is not None else (strings[0] if strings else None)
         ident = entry.id or m.condition_text(key)
@@ -513,7 +513,7 @@ class Checker:
         seen: set[str] = set()
         for band in bands:
             if band.id in seen and not isinstance(band.condition, m.Ranges):
-                self.error("DUPLICATE", f"two bands of `{item.name}` are both `{band.id}`", band.span,
+                self.error(Code.DUPLICATE, f"two bands of `{item.name}` are both `{band.id}`", band.span,
                            "give each band its own id", item.name)
             seen.add(band.id)
 
@@ -529,7 +529,7 @@ class Checker:
                 details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
         entries = tuple(self.list_entry(e) for e in item.entries)
         for declared in item.inputs:
-            self.error("TYPE", f"a {item.kind} takes no inputs", declared.span, _kind_hint(item.kind), item.name)
+            self.error(Code.TYPE, f"a {item.kind} takes no inputs", declared.span, _kind_hint(item.kind), item.name)
         if item.kind == "priority":
             self.priority(item, entries, details)
         return m.Document(item.kind, item.name, item.title, item.citation, item.section, text, entries,  # type: ignore[arg-type]
@@ -539,16 +539,16 @@ class Checker:
         """A priority list: `nearest: distance` first, then its entries in order; `most:`/`least:` compare data."""
         for name, value in details:
             if name == "nearest" and not isinstance(value, m.Name):
-                self.error("TYPE", "`nearest:` names what candidates are compared by, lowest first, like "
+                self.error(Code.TYPE, "`nearest:` names what candidates are compared by, lowest first, like "
                            "`nearest: distance`", item.span, "write a name, not a number or text", item.name)
         for entry in entries:
             if entry.id is None:
-                self.error("TYPE", "each priority needs a name that candidates are marked with, like "
+                self.error(Code.TYPE, "each priority needs a name that candidates are marked with, like "
                            "`- captain: \"Captain\"`", entry.span, "put a name and a colon before the text",
                            item.name)
             for name, value in entry.values:
                 if name in ("most", "least") and not isinstance(value, m.Name):
-                    self.error("TYPE", f"`{name}:` names the candidates' value to compare, like `{name}: damage`",
+                    self.error(Code.TYPE, f"`{name}:` names the candidates' value to compare, like `{name}: damage`",
                                entry.span, "write a name, not a number or text", item.name)
 
     def list_entry(self, entry: m.Entry) -> m.ListEntry:
@@ -589,8 +589,8 @@ class Checker:
             elif attr.name == "text":
                 text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name in ("sides", "faces"):
-                self.error("TYPE", f"`{attr.name}:` of a die is " + ("a whole number of sides" if attr.name == "sides"
-                           else "`unknown` or `placeholder`"), attr.span,
+                what = "a whole number of sides" if attr.name == "sides" else "`unknown` or `placeholder`"
+                self.error(Code.TYPE, f"`{attr.name}:` of a die is {what}", attr.span,
                            "like `sides: 6`" if attr.name == "sides" else "like `faces: unknown`", item.name)
             elif not isinstance(value, m.Block):
                 details.append((attr.name, value))
@@ -598,7 +598,7 @@ class Checker:
         for entry, ident, data in self.named_entries(item, "a face needs a name, like `- hit \"Hit\"`"):
             count = next((v.value for k, v in data if k == "count" and isinstance(v, m.Number)), 1)
             if count < 1:
-                self.error("TYPE", f"face `{ident}` is on {count} sides; `count:` is 1 or more", entry.span,
+                self.error(Code.TYPE, f"face `{ident}` is on {count} sides; `count:` is 1 or more", entry.span,
                            "like `count: 2`, or drop the face", item.name)
                 count = 1
             worth = next((v.value for k, v in data if k == "value" and isinstance(v, m.Number)), 0)
@@ -613,10 +613,10 @@ class Checker:
         if sides is None:
             sides = covered or 6
         elif faces and covered != sides:
-            self.error("COUNT", f"the faces of `{item.name}` cover {covered} sides; the die has {sides}",
+            self.error(Code.COUNT, f"the faces of `{item.name}` cover {covered} sides; the die has {sides}",
                        item.span, "give each face a `count:` so the counts add up to `sides:`", item.name)
         if len({face.id for face in faces}) != len(faces):
-            self.error("DUPLICATE", f"`{item.name}` names a face twice", item.span,
+            self.error(Code.DUPLICATE, f"`{item.name}` names a face twice", item.span,
                        "list a face once, with `count:` for the sides it is on", item.name)
         label = next((_plain(a.value) for a in item.attrs if a.name == "label"), None) or item.title
         return m.CustomDie(item.name, label, item.citation, item.section, text, sides, tuple(faces), status,
@@ -627,7 +627,7 @@ class Checker:
         for entry in item.entries:
             ident = entry.id or (entry.key.name if isinstance(entry.key, m.OptionKey) else None)
             if ident is None:
-                self.error("TYPE", hint, entry.span, "start the entry with its name", item.name)
+                self.error(Code.TYPE, hint, entry.span, "start the entry with its name", item.name)
                 continue
             yield entry, ident, [(a.name, a.value) for a in entry.attrs
                                  if isinstance(a, m.Attr) and not isinstance(a.value, m.Block)]
@@ -638,7 +638,7 @@ class Checker:
         if isinstance(value, m.Unknown):
             return "unknown"
         if not (isinstance(value, m.Name) and value.name == "placeholder"):
-            self.error("TYPE", f"`{attr.name}:` is `unknown` (lost from the document) or `placeholder` (supplied, "
+            self.error(Code.TYPE, f"`{attr.name}:` is `unknown` (lost from the document) or `placeholder` (supplied, "
                        "not from the document)", attr.span, f"list the {attr.name} as `-` entries instead",
                        item.name)
         return "placeholder"
@@ -663,7 +663,7 @@ class Checker:
             elif attr.name == "on_empty" and isinstance(value, m.Name) and value.name in ("reshuffle", "stop"):
                 on_empty = "reshuffle" if value.name == "reshuffle" else "stop"
             elif attr.name in ("piles", "on_empty"):
-                self.error("TYPE", "`piles:` names the card data that splits the deck, like `piles: chapter`"
+                self.error(Code.TYPE, "`piles:` names the card data that splits the deck, like `piles: chapter`"
                            if attr.name == "piles" else "`on_empty:` is `reshuffle` or `stop`", attr.span,
                            "write a name, not a number or text", item.name)
             elif attr.name != "label":
@@ -672,14 +672,14 @@ class Checker:
         for entry, ident, data in self.named_entries(item, "a card needs a name, like `- storm \"Storm\"`"):
             copies = next((v for k, v in data if k == "copies"), m.Number(1))
             if not isinstance(copies, m.Number) or not 1 <= copies.value <= 10_000:
-                self.error("TYPE", "`copies:` is a whole number of cards from 1 to 10,000", entry.span,
+                self.error(Code.TYPE, "`copies:` is a whole number of cards from 1 to 10,000", entry.span,
                            "like `copies: 3`", item.name)
                 copies = m.Number(1)
             pile = next((v for k, v in data if k == piles), None)
             pile_key = (pile.value if isinstance(pile, m.Number) else pile.name if isinstance(pile, m.Name)
                         else pile.value if isinstance(pile, m.Text) else None)
             if piles is not None and pile_key is None:
-                self.error("MISSING", f"card `{ident}` has no `{piles}:`, and the deck is split by it", entry.span,
+                self.error(Code.MISSING, f"card `{ident}` has no `{piles}:`, and the deck is split by it", entry.span,
                            f"add `{piles}: 1` (the pile it goes in)", item.name)
             strings = [c for c in entry.cells if isinstance(c, str)]
             label = strings[0] if strings else ident.replace("_", " ").capitalize()
@@ -687,7 +687,7 @@ class Checker:
             cards.append(m.Card(ident, label, card_text, copies.value, pile_key,
                                 tuple((k, v) for k, v in data if k not in ("copies", "text", piles)), entry.span))
         if len({card.id for card in cards}) != len(cards):
-            self.error("DUPLICATE", f"`{item.name}` names a card twice", item.span,
+            self.error(Code.DUPLICATE, f"`{item.name}` names a card twice", item.span,
                        "give each card its own name; `copies: 2` for two alike", item.name)
         label = next((_plain(a.value) for a in item.attrs if a.name == "label"), None) or item.title
         return m.Deck(item.name, label, item.citation, item.section, text, tuple(cards), status, piles, on_empty,
@@ -703,7 +703,7 @@ class Checker:
                 plain = re.fullmatch(r"[dD](\d+)", node.die)
                 hint = (f"write dice with no space, like `{m.expr_text(node.count)}d{plain.group(1)}`" if plain
                         else did_you_mean(node.die, sorted(self.custom_dice)) or "declare it with `die NAME`")
-                self.error("UNDEFINED", f"there is no die `{node.die}`", node.span, hint, item.name)
+                self.error(Code.UNDEFINED, f"there is no die `{node.die}`", node.span, hint, item.name)
                 return node
             return replace(node, sides=m.Number(die.sides, node.span), faces=die.symbols(),
                            values=die.side_values())
@@ -733,7 +733,7 @@ class Checker:
                 elif isinstance(value, m.Number) and value.value > 0:
                     size = value.value
                 elif not isinstance(value, (m.Unknown, m.Name)):
-                    self.error("TYPE", "a size is a whole number of boxes, or `unknown`", attr.span,
+                    self.error(Code.TYPE, "a size is a whole number of boxes, or `unknown`", attr.span,
                                "like `size: 6`", item.name)
                 if isinstance(value, m.Name):
                     details.append(("size_from", value))
@@ -759,7 +759,7 @@ class Checker:
         if levels and size is None:
             size = sum(boxes for _, _, boxes, _ in levels) or None
         if size is not None and not 0 <= start <= size:
-            self.error("TYPE", f"start {start} does not fit a size of {size}", item.span,
+            self.error(Code.TYPE, f"start {start} does not fit a size of {size}", item.span,
                        f"start from 0 to {size} boxes marked", item.name)
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
                        on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
@@ -772,7 +772,7 @@ class Checker:
         for attr in block.attrs:
             value = attr.value
             if not isinstance(value, m.Name) or value.name not in ends:
-                self.error("TYPE", f"marker `{attr.name}` starts at an end of the track: `start` or `end` "
+                self.error(Code.TYPE, f"marker `{attr.name}` starts at an end of the track: `start` or `end` "
                            "(also `left`/`right`, `bottom`/`top`)", attr.span, "like `damage: left`", item.name)
                 continue
             out.append((attr.name, ends[value.name]))
@@ -783,10 +783,10 @@ class Checker:
         out: list[tuple[str, int]] = []
         for attr in block.attrs:
             if attr.name not in markers:
-                self.error("UNDEFINED", f"`{attr.name}` is not a marker of `{item.name}`", attr.span,
+                self.error(Code.UNDEFINED, f"`{attr.name}` is not a marker of `{item.name}`", attr.span,
                            did_you_mean(attr.name, markers) or "declare it under `markers:` first", item.name)
             elif not isinstance(attr.value, m.Number):
-                self.error("TYPE", "a marker moves a whole number of boxes per round, like `enemy: 1`", attr.span,
+                self.error(Code.TYPE, "a marker moves a whole number of boxes per round, like `enemy: 1`", attr.span,
                            "write a whole number", item.name)
             else:
                 out.append((attr.name, attr.value.value))
@@ -800,7 +800,7 @@ class Checker:
             number = key.parts[0].low if isinstance(key, m.Ranges) and len(key.parts) == 1 and \
                 key.parts[0].low == key.parts[0].high else None
             if number is None:
-                self.error("TYPE", "a level is keyed by its number, like `- 2: moderate \"Moderate\"`", entry.span,
+                self.error(Code.TYPE, "a level is keyed by its number, like `- 2: moderate \"Moderate\"`", entry.span,
                            "one whole number before the colon", item.name)
                 continue
             data = {a.name: a.value for a in entry.attrs if isinstance(a, m.Attr)}
@@ -882,7 +882,7 @@ class Checker:
             if isinstance(band.condition, m.When):
                 self.names_in(band.condition.test, local, options, item, allow_roll=True)
             if isinstance(band.chain, m.Name) and band.chain.name not in local | options | set(self.definition_names):
-                self.error("UNDEFINED", f"no table is named `{band.chain.name}`: `->` names the table to roll next",
+                self.error(Code.UNDEFINED, f"no table is named `{band.chain.name}`: `->` names the table to roll next",
                            band.chain.span, did_you_mean(band.chain.name, sorted(self.definition_names))
                            or "define that table in this ruleset, or drop the `->`", item.name)
             elif band.chain is not None:
@@ -902,22 +902,22 @@ class Checker:
                     continue
                 candidates = sorted(local | options | set(self.definition_names) |
                                     (ROLL_NAMES if allow_roll else set()))
-                self.error("UNDEFINED", f"`{name}` is not an input, option or definition", node.span,
+                self.error(Code.UNDEFINED, f"`{name}` is not an input, option or definition", node.span,
                            did_you_mean(name, candidates) or "declare it with `input` or `let`", item.name)
             elif isinstance(node, m.Call) and node.function not in FUNCTIONS:
-                self.error("UNDEFINED", f"there is no function `{node.function}`", node.span,
+                self.error(Code.UNDEFINED, f"there is no function `{node.function}`", node.span,
                            did_you_mean(node.function, sorted(FUNCTIONS))
                            or f"the functions are {', '.join(sorted(FUNCTIONS))}", item.name)
             elif isinstance(node, m.Call) and not _arity_fits(node):
                 _, _, words, example = _ARITY[node.function]
-                self.error("TYPE", f"{node.function}() takes {words}, not {len(node.args)}", node.span,
+                self.error(Code.TYPE, f"{node.function}() takes {words}, not {len(node.args)}", node.span,
                            f"like `{example}`", item.name)
             elif isinstance(node, m.Call) and node.function == "count" and not allow_roll:
-                self.error("TYPE", "count(face) reads the rolled dice; use it in a band's `when`", node.span,
+                self.error(Code.TYPE, "count(face) reads the rolled dice; use it in a band's `when`", node.span,
                            "like `- when count(6) >= 2: critical`", item.name)
             elif isinstance(node, m.Call) and node.function in ("step", "rank") and not (
                     node.args and isinstance(node.args[0], m.Name) and node.args[0].name in self.choice_inputs):
-                self.error("TYPE", f"{node.function}() moves along a choice: its first argument must be a "
+                self.error(Code.TYPE, f"{node.function}() moves along a choice: its first argument must be a "
                            "choice input, like `step(die, 1)`", node.span,
                            "declare the input as a choice, like `input die: one of d4 (4), d6 (6), d8 (8)`", item.name)
             elif isinstance(node, m.Dice):
@@ -931,22 +931,22 @@ class Checker:
             self.refuse(f"`{m.expr_text(node)}` rolls a die of {sides:,} sides; the limit is {MAX_SIDES:,}",
                         node.span, "give the die fewer sides", item.name)
         elif sides is not None and sides < 1:
-            self.error("TYPE", f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", node.span, "like `d6`", item.name)
+            self.error(Code.TYPE, f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", node.span, "like `d6`", item.name)
         if count is not None and count > MAX_DICE:
             self.refuse(f"`{m.expr_text(node)}` rolls {count:,} dice; the limit is {MAX_DICE:,}",
                         node.span, "roll fewer dice", item.name)
         if len(node.ops) > 1:
-            self.error("TYPE", f"`{m.expr_text(node)}` puts {len(node.ops)} operators on one group of dice; one "
+            self.error(Code.TYPE, f"`{m.expr_text(node)}` puts {len(node.ops)} operators on one group of dice; one "
                        "is allowed for now", node.ops[1].span, "keep one of them", item.name)
         for op in node.ops:
             if op.name == "explode" and node.die is not None:
-                self.error("TYPE", f"`{m.expr_text(node)}`: only numbered dice explode", op.span,
+                self.error(Code.TYPE, f"`{m.expr_text(node)}`: only numbered dice explode", op.span,
                            "a die of symbols has no highest face", item.name)
             elif op.name == "explode" and sides is not None and sides < 2:
-                self.error("TYPE", f"`{m.expr_text(node)}` would explode forever: a d1 always shows its highest face",
-                           op.span, "explode a die of 2 sides or more", item.name)
+                self.error(Code.TYPE, f"`{m.expr_text(node)}` would explode forever: a d1 always shows its "
+                           "highest face", op.span, "explode a die of 2 sides or more", item.name)
             elif op.name in ("highest", "lowest") and node.die is not None:
-                self.error("TYPE", f"`{m.expr_text(node)}`: a die of symbols has no {op.name} die", op.span,
+                self.error(Code.TYPE, f"`{m.expr_text(node)}`: a die of symbols has no {op.name} die", op.span,
                            "count symbols with `count(hit)` in a band instead", item.name)
 
     # ---------------------------------------------------------------- analysis
@@ -954,7 +954,7 @@ class Checker:
     def analyze(self, definitions: tuple[m.Definition, ...], items: tuple[m.Item, ...]) -> list[Defect]:
         defects: list[Defect] = []
         for (source, target), span in chain_graph(d for d in definitions if isinstance(d, m.Resolver))[1].items():
-            defects.append(Defect("CHAIN-LOOP", source, f"`{source}` chains back to `{target}`: a roll that keeps "
+            defects.append(Defect(Code.CHAIN_LOOP, source, f"`{source}` chains back to `{target}`: a roll that keeps "
                                   f"looping stops with an error after {MAX_CHAIN} links", span,
                                   "make sure the chain ends (a table that says \"roll again\" loops)"))
         names = frozenset(d.name for d in definitions)
@@ -962,7 +962,7 @@ class Checker:
         for definition in definitions:
             item = by_name.get(definition.name)
             if definition.citation is None or not definition.citation.ids:
-                defects.append(Defect("NO-SOURCE", definition.name,
+                defects.append(Defect(Code.NO_SOURCE, definition.name,
                                       f"`{definition.name}` cites no inventory ID", definition.span,
                                       "add a citation like [TOG-01, lines 7-17]"))
             defects.extend(self.text_defects(definition))
@@ -970,7 +970,7 @@ class Checker:
             if isinstance(definition, (m.CustomDie, m.Deck)):
                 what = "faces" if isinstance(definition, m.CustomDie) else "cards"
                 if definition.status == "placeholder":
-                    defects.append(Defect("PLACEHOLDER", definition.name, f"the {what} of `{definition.name}` are "
+                    defects.append(Defect(Code.PLACEHOLDER, definition.name, f"the {what} of `{definition.name}` are "
                                           "a placeholder, not from the document", definition.span,
                                           f"write the real {what} in its errata entry; everything using it follows"))
             elif isinstance(definition, m.Resolver):
@@ -979,13 +979,13 @@ class Checker:
             elif isinstance(definition, m.Document):
                 defects.extend(self.document_defects(definition))
             elif definition.size is None and not any(k == "size_from" for k, _ in definition.details):
-                defects.append(Defect("MISSING", definition.name,
+                defects.append(Defect(Code.MISSING, definition.name,
                                       f"the document gives no size for `{definition.name}`", definition.span,
                                       "the generated class will ask for the size when it is created"))
             if item is not None:
                 for attr in item.attrs:
                     if isinstance(attr.value, m.Unknown) and attr.name != "size":
-                        defects.append(Defect("MISSING", definition.name,
+                        defects.append(Defect(Code.MISSING, definition.name,
                                               f"`{definition.name}.{attr.name}` is unknown", attr.span))
         return defects
 
@@ -1008,7 +1008,7 @@ class Checker:
         for text, span in self.texts(definition):
             reason = truncation(text)
             if reason:
-                out.append(Defect("TRUNCATED", definition.name, f"text stops mid-sentence ({reason}): "
+                out.append(Defect(Code.TRUNCATED, definition.name, f"text stops mid-sentence ({reason}): "
                                   f"\"{_clip(text or '')}\"", span,
                                   "keep the text as published and say what is missing in an errata entry"))
         return out
@@ -1019,13 +1019,13 @@ class Checker:
         out: list[Defect] = []
         for text, span in self.texts(definition):
             for page in dict.fromkeys(PAGE_REFERENCE.findall(text or "")):
-                out.append(Defect("XREF", definition.name, f"`{definition.name}` refers to page {page}, which is "
+                out.append(Defect(Code.XREF, definition.name, f"`{definition.name}` refers to page {page}, which is "
                                   "not part of this ruleset", span,
                                   "transcribe what it refers to here, or record the gap in an errata entry "
                                   f"(`resolves: XREF in {definition.name}`)"))
         for name, value in getattr(definition, "details", ()):
             if name == "see" and isinstance(value, m.Name) and value.name not in names:
-                out.append(Defect("XREF", definition.name, f"`see: {value.name}` names no definition",
+                out.append(Defect(Code.XREF, definition.name, f"`see: {value.name}` names no definition",
                                   value.span, did_you_mean(value.name, sorted(names))))
         return out
 
@@ -1035,7 +1035,7 @@ class Checker:
         for entry in document.entries:
             key = (entry.id or entry.text or "").strip().lower()
             if key and key in seen:
-                out.append(Defect("DUP", document.name, f"`{document.name}` lists "
+                out.append(Defect(Code.DUP, document.name, f"`{document.name}` lists "
                                   f"\"{entry.id or entry.text}\" more than once", entry.span,
                                   f"drop the repeat in an errata entry (`drop {document.name}[...]`) unless the "
                                   "document means it twice"))
@@ -1045,7 +1045,7 @@ class Checker:
         if isinstance(declared, m.Number) and declared.value != distinct:
             listed = (f"{distinct}" if distinct == len(document.entries) else
                       f"{distinct} different ones ({len(document.entries)} with the repeats)")
-            out.append(Defect("COUNT", document.name, f"the document says {declared.value} but lists {listed}",
+            out.append(Defect(Code.COUNT, document.name, f"the document says {declared.value} but lists {listed}",
                               declared.span, "correct the count, or the list, in an errata entry"))
         return out
 
@@ -1080,7 +1080,7 @@ class Checker:
                             resolver.name)
                 return out
             except EvalError as problem:
-                self.error("EVAL", f"{resolver.name} with {_inputs_text(inputs)}: {problem}", problem.span,
+                self.error(Code.EVAL, f"{resolver.name} with {_inputs_text(inputs)}: {problem}", problem.span,
                            "the check works the roll out for every value of its inputs: make it work for these "
                            "(narrow the input's range, or test for the value)", resolver.name)
                 return out
@@ -1102,12 +1102,12 @@ class Checker:
             chance, where = worst_gap
             at = f" with {_inputs_text(where)}" if where and len(grid) > 1 else ""
             share = f" (up to {float(chance) * 100:.3g}% of rolls{at})" if resolver.dice else ""
-            out.append(Defect("RANGE-GAP", resolver.name,
+            out.append(Defect(Code.RANGE_GAP, resolver.name,
                               f"no band of `{resolver.name}` takes {_values_text(gap_values)}{share}",
                               resolver.span, "add a band for those values, or widen a neighbour "
                               "(`6 or less` instead of `less than 6`)"))
         for ids, values in overlap_values.items():
-            out.append(Defect("RANGE-OVERLAP", resolver.name,
+            out.append(Defect(Code.RANGE_OVERLAP, resolver.name,
                               f"bands {', '.join(repr(i) for i in ids)} of `{resolver.name}` both take "
                               f"{_values_text(sorted(values, key=str))}; the first one wins", resolver.span,
                               "make the ranges meet without sharing a value"))
@@ -1116,7 +1116,7 @@ class Checker:
                 beyond = totals and isinstance(band.condition, m.Ranges) and resolver.dice and all(
                     (part.low is not None and part.low > max(totals)) or
                     (part.high is not None and part.high < min(totals)) for part in band.condition.parts)
-                out.append(Defect("UNREACHABLE", resolver.name, (
+                out.append(Defect(Code.UNREACHABLE, resolver.name, (
                     f"band `{band.key_text}` of `{resolver.name}` is beyond the roll, which gives "
                     f"{min(totals)}-{max(totals)}" if beyond else
                     f"band `{band.key_text}` of `{resolver.name}` can never come up"), band.span,
@@ -1134,7 +1134,7 @@ class Checker:
         rule = resolver.dice[0].expr
         if (isinstance(rule, m.Dice) and rule.die is None and not rule.ops and rule.count == m.Number(1)
                 and isinstance(rule.sides, m.Number) and rule.sides.value != top and top not in STANDARD_DICE):
-            return [Defect("DIE-ROWS", resolver.name, f"{top} rows fit no standard die", resolver.span,
+            return [Defect(Code.DIE_ROWS, resolver.name, f"{top} rows fit no standard die", resolver.span,
                            f"roll `d{top}` if the rows are complete, or record the missing row in an errata entry")]
         return []
 
@@ -1151,7 +1151,7 @@ class Checker:
                 name = fix.item if isinstance(fix, m.FixAdd) else fix.path.item
                 index = where.get(name)
                 if index is None:
-                    self.report.error("UNDEFINED", f"errata {erratum.id} fixes `{name}`, which is not defined",
+                    self.report.error(Code.UNDEFINED, f"errata {erratum.id} fixes `{name}`, which is not defined",
                                       self.path, fix.span, did_you_mean(name, [i.name for i in items])
                                       or "name a definition of this ruleset")
                     continue
@@ -1170,13 +1170,13 @@ class Checker:
                 attrs = [a for a in item.attrs if a.name != path.member]
                 attrs.append(m.Attr(path.member, fix.to, None, fix.span))
                 return replace(item, attrs=tuple(attrs))
-            self.report.error("TYPE", f"errata {erratum.id}: say which band, like `{path.item}[7-9]`",
+            self.report.error(Code.TYPE, f"errata {erratum.id}: say which band, like `{path.item}[7-9]`",
                               self.path, fix.span, "a band is named by its key in brackets")
             return None
         index = find_entry(item.entries, path.selector)
         if index is None:
             keys = ", ".join(m.condition_text(e.key) for e in item.entries if e.key is not None)
-            self.report.error("UNDEFINED", f"errata {erratum.id}: `{path.item}` has no band "
+            self.report.error(Code.UNDEFINED, f"errata {erratum.id}: `{path.item}` has no band "
                               f"`{m.condition_text(path.selector)}`", self.path, fix.span,
                               f"its bands are: {keys}" if keys else f"`{path.item}` has no bands to fix")
             return None
@@ -1187,7 +1187,7 @@ class Checker:
         elif isinstance(fix, m.FixDrop):
             del entries[index]
         elif path.member is None:
-            self.report.error("TYPE", f"errata {erratum.id}: say what to set, like `{path.text()}.text`",
+            self.report.error(Code.TYPE, f"errata {erratum.id}: say what to set, like `{path.text()}.text`",
                               self.path, fix.span, "name the band's data after a dot")
             return None
         elif path.member == "text" and isinstance(fix.to, m.Text):
@@ -1230,7 +1230,7 @@ class Checker:
                                 item=defect.item)
         for key, erratum in claims.items():
             if key not in used:
-                self.report.warning("UNRESOLVED-ERRATA", f"errata {erratum.id} resolves {key[0]} in "
+                self.report.warning(Code.UNRESOLVED_ERRATA, f"errata {erratum.id} resolves {key[0]} in "
                                     f"`{key[1]}`, but the check finds no such defect there", self.path,
                                     erratum.span, "remove the claim, or check the item is written as published")
 

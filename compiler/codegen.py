@@ -22,8 +22,6 @@ module passes `mypy --strict` (tests/test_generated_types.py), at no cost to a r
 from __future__ import annotations
 
 import ast
-import builtins
-import keyword
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,15 +30,12 @@ from . import __version__
 from . import model as m
 from .diagnostics import CompileError, Report
 from .evaluate import contains_dice, dice_symbols, walk
+from .names import class_name
 from .odds import reads
 
 MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-RESERVED = set(dir(builtins)) | {"odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
-                                 "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
-                                 "RULECRAFT_VERSION", "annotations"}
-
 
 def runtime_source() -> str:
     text = RUNTIME_PATH.read_text(encoding="utf-8")
@@ -49,17 +44,8 @@ def runtime_source() -> str:
     return text[start:end]
 
 
-def runtime_names() -> set[str]:
-    """Every top-level name the runtime section defines or imports: a definition may not take one. They are
-    the runtime module's own names (the section is all of runtime.py but its docstring; a test reads the
-    section's statements to prove it), which costs nothing where parsing the section takes 20 ms."""
-    from . import runtime
-
-    return {name for name in vars(runtime) if not (name.startswith("__") and name.endswith("__"))}
-
-
 def runtime_section_names() -> set[str]:
-    """The same names, read from the section's top-level statements (for the test of runtime_names)."""
+    """The runtime section's top-level names, read from its statements (for the test of names.runtime_names)."""
     names: set[str] = set()
     for node in ast.parse(runtime_source()).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -70,25 +56,6 @@ def runtime_section_names() -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names.update(t.id for t in targets if isinstance(t, ast.Name))
     return names
-
-
-def reserved_input(name: str) -> bool:
-    """Input names a resolver cannot take: Python keywords, `rng` (its generator) and names starting with
-    `_`. An input is a parameter of the public function, which so refers only to `_` names (`_check_int`,
-    `_RNG`): an input may be called `type` or `random`."""
-    return keyword.iskeyword(name) or name == "rng" or name.startswith("_")
-
-
-def reserved_name(name: str) -> bool:
-    """Names a definition may not take: Python keywords, builtins and the runtime's own names."""
-    return keyword.iskeyword(name) or name in RESERVED or name in _RUNTIME_NAMES or name.startswith("_")
-
-
-_RUNTIME_NAMES = runtime_names()
-
-
-def class_name(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("_") if part) or "Track"
 
 
 class OutputTooLarge(Exception):
@@ -142,7 +109,7 @@ def type_text(kinds: Kinds) -> str:
     return " | ".join(kind for kind in order if kind in kinds)
 
 
-class ExprCompiler:
+class ExprCompiler(m.Visitor[str]):
     """Model expressions -> Python expressions, for one resolver, and what each one's value can be."""
 
     def __init__(self, resolver: m.Resolver, module: ModuleNames) -> None:
@@ -190,7 +157,9 @@ class ExprCompiler:
             return self.kinds(expr.then) | self.kinds(expr.otherwise)
         if isinstance(expr, m.Call) and expr.function == "step":
             return STR
-        return INT  # numbers, dice, arithmetic, count, rank, min, max, abs, clamp, sign
+        if isinstance(expr, (m.Number, m.Dice, m.Binary, m.Neg, m.Call)):
+            return INT  # numbers, dice, arithmetic, count, rank, min, max, abs, clamp, sign
+        raise TypeError(f"kinds() has no rule for {type(expr).__name__} nodes")
 
     def annotation(self, name: str) -> str:
         """The type of input or let `name`."""
@@ -229,50 +198,66 @@ class ExprCompiler:
         return self.expr(expr)
 
     def expr(self, expr: m.Expr) -> str:
-        if isinstance(expr, m.Number):
-            return repr(expr.value)
-        if isinstance(expr, m.Text):
-            return repr(expr.value)
-        if isinstance(expr, m.Boolean):
-            return repr(expr.value)
-        if isinstance(expr, m.Unknown):
-            return "None"
-        if isinstance(expr, m.Name):
-            name = expr.name
-            if name in self.locals:
-                return f"v_{name}"
-            if name in ("total", "natural", "zero_dice", "highest", "lowest"):
-                return {"total": "r_total", "natural": "r_natural", "zero_dice": "r_zero",
-                        "highest": "max(r_kept)", "lowest": "min(r_kept)"}[name]
-            if name in self.option_numbers or name in self.definitions:
-                return repr(name)
-            raise ValueError(f"unresolved name {name!r} reached codegen")
-        if isinstance(expr, m.Dice):
-            return self.dice_term(expr)
-        if isinstance(expr, m.Binary):
+        """`expr` as Python source (one `visit_<Kind>` per kind of node)."""
+        return self.visit(expr)
+
+    def visit_Number(self, expr: m.Number) -> str:
+        return repr(expr.value)
+
+    def visit_Text(self, expr: m.Text) -> str:
+        return repr(expr.value)
+
+    def visit_Boolean(self, expr: m.Boolean) -> str:
+        return repr(expr.value)
+
+    def visit_Unknown(self, expr: m.Unknown) -> str:
+        return "None"
+
+    def visit_Name(self, expr: m.Name) -> str:
+        name = expr.name
+        if name in self.locals:
+            return f"v_{name}"
+        if name in ("total", "natural", "zero_dice", "highest", "lowest"):
+            return {"total": "r_total", "natural": "r_natural", "zero_dice": "r_zero",
+                    "highest": "max(r_kept)", "lowest": "min(r_kept)"}[name]
+        if name in self.option_numbers or name in self.definitions:
+            return repr(name)
+        raise ValueError(f"unresolved name {name!r} reached codegen")
+
+    def visit_Dice(self, expr: m.Dice) -> str:
+        return self.dice_term(expr)
+
+    def visit_Binary(self, expr: m.Binary) -> str:
+        left, right = self.number(expr.left), self.number(expr.right)
+        if expr.op == "/":
+            return f"floor_div({left}, {right})"
+        if expr.op == "%":
+            return f"floor_mod({left}, {right})"
+        return f"({left} {expr.op} {right})"
+
+    def visit_Neg(self, expr: m.Neg) -> str:
+        return f"(-{self.number(expr.operand)})"
+
+    def visit_Not(self, expr: m.Not) -> str:
+        return f"(not {self.expr(expr.operand)})"
+
+    def visit_Logic(self, expr: m.Logic) -> str:
+        return "bool(" + f" {expr.op} ".join(self.expr(o) for o in expr.operands) + ")"
+
+    def visit_Compare(self, expr: m.Compare) -> str:
+        if expr.op in ("==", "!=") and self.is_choice(expr.left) and self.is_choice(expr.right):
+            left, right = self.expr(expr.left), self.expr(expr.right)
+        else:
             left, right = self.number(expr.left), self.number(expr.right)
-            if expr.op == "/":
-                return f"floor_div({left}, {right})"
-            if expr.op == "%":
-                return f"floor_mod({left}, {right})"
-            return f"({left} {expr.op} {right})"
-        if isinstance(expr, m.Neg):
-            return f"(-{self.number(expr.operand)})"
-        if isinstance(expr, m.Not):
-            return f"(not {self.expr(expr.operand)})"
-        if isinstance(expr, m.Logic):
-            return "bool(" + f" {expr.op} ".join(self.expr(o) for o in expr.operands) + ")"
-        if isinstance(expr, m.Compare):
-            if expr.op in ("==", "!=") and self.is_choice(expr.left) and self.is_choice(expr.right):
-                left, right = self.expr(expr.left), self.expr(expr.right)
-            else:
-                left, right = self.number(expr.left), self.number(expr.right)
-            if expr.op in ("==", "!=") and constant(left) and constant(right):
-                # two constants: mypy --strict refuses `1 == 0` (never true), so the answer is written instead
-                return repr((ast.literal_eval(left) == ast.literal_eval(right)) is (expr.op == "=="))
-            return f"({left} {expr.op} {right})"
-        if isinstance(expr, m.IfElse):
-            return f"({self.expr(expr.then)} if {self.expr(expr.condition)} else {self.expr(expr.otherwise)})"
+        if expr.op in ("==", "!=") and constant(left) and constant(right):
+            # two constants: mypy --strict refuses `1 == 0` (never true), so the answer is written instead
+            return repr((ast.literal_eval(left) == ast.literal_eval(right)) is (expr.op == "=="))
+        return f"({left} {expr.op} {right})"
+
+    def visit_IfElse(self, expr: m.IfElse) -> str:
+        return f"({self.expr(expr.then)} if {self.expr(expr.condition)} else {self.expr(expr.otherwise)})"
+
+    def visit_Call(self, expr: m.Call) -> str:
         return self.call(expr)
 
     def call(self, expr: m.Call) -> str:

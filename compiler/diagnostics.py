@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
 
 
@@ -23,6 +24,132 @@ class Span:
 
 
 NOWHERE = Span()
+
+
+class Code(StrEnum):
+    """Every diagnostic code: what it means and a line that triggers it (the README's table of codes is
+    these, tested). A member is its code as text (`Code.TYPE == "TYPE"`), as the JSON output gives it."""
+
+    meaning: str
+    example: str
+
+    def __new__(cls, code: str, meaning: str, example: str) -> Code:
+        member = str.__new__(cls, code)
+        member._value_ = code
+        member.meaning = meaning
+        member.example = example
+        return member
+
+    SYNTAX = 'SYNTAX', 'a line that does not parse and fits none of the mistakes below', '`roll: 2d6 ^ 2`'
+    INDENT = 'INDENT', 'a line indented to a column no line above starts at', '` - 7-9: x` (one space)'
+    TAB_INDENT = 'TAB-INDENT', 'a line indented with a tab', '`→text: "x"` (a tab)'
+    UNEXPECTED_INDENT = ('UNEXPECTED-INDENT', 'a line indented deeper than the line above for no reason',
+                         '`    text: "x"` under `  roll: 2d6`')
+    BODY_NOT_INDENTED = ('BODY-NOT-INDENTED', "a definition's line written at column 1",
+                         '`roll: 2d6` under `roll r "R" [X-1]`')
+    EMPTY_BODY = ('EMPTY-BODY', "nothing indented under a definition's first line",
+                  '`roll r "R" [X-1]`, then the next definition')
+    EMPTY_VALUE = 'EMPTY-VALUE', '`name:` with nothing after it and no block under it', '`roll:`'
+    UNKNOWN_KIND = ('UNKNOWN-KIND', 'a definition that starts with no kind (did you mean...)',
+                    '`tabel loot "Loot" [X-1]`')
+    MISSPELT_KEYWORD = ('MISSPELT-KEYWORD', 'a word close to a keyword that fits there (did you mean...)',
+                        '`roll: 3d6 keep hightest 2`')
+    MISSING_NAME = 'MISSING-NAME', 'a definition with no name', '`roll "Action roll" [X-1]`'
+    NAME_DIGIT = 'NAME-DIGIT', 'a name starting with a digit', '`roll 2nd_roll "R" [X-1]`'
+    NAME_HYPHEN = 'NAME-HYPHEN', 'a name with a `-`', '`roll action-roll "R" [X-1]`'
+    UNQUOTED_LABEL = 'UNQUOTED-LABEL', "a definition's label without quotes", '`roll r Action roll [X-1]`'
+    LABEL_ORDER = 'LABEL-ORDER', 'the label after the citation', '`roll r [X-1] "Action roll"`'
+    HEADER_COLON = 'HEADER-COLON', "a colon at the end of a definition's first line", '`roll r "R" [X-1]:`'
+    UNQUOTED_TITLE = 'UNQUOTED-TITLE', 'a section or ruleset title without quotes', '`section Primary actions`'
+    TYPE_COLON = 'TYPE-COLON', '`type` without its colon', '`type wealth 0..5`'
+    CITATION_ID = 'CITATION-ID', 'an inventory ID not in capitals', '`roll r "R" [tog-01]`'
+    CITATION_LINES = 'CITATION-LINES', 'line numbers without `line`/`lines`', '`roll r "R" [TOG-01, 7-17]`'
+    CITATION_COMMA = 'CITATION-COMMA', 'citation parts without commas', '`roll r "R" [TOG-01 line 7]`'
+    LINE_RANGE = 'LINE-RANGE', '`line 7-9`, `lines 7` or `lines 7 to 9`', '`roll r "R" [TOG-01, line 7-9]`'
+    UNCLOSED_CITATION = ('UNCLOSED-CITATION', 'a `[` never closed (reported where it opens)',
+                         '`roll r "R" [TOG-01, lines 7-9`')
+    MISSING_COLON = 'MISSING-COLON', 'an attribute without its colon', '`roll 2d6 + wealth`'
+    EQUALS_FOR_COLON = 'EQUALS-FOR-COLON', '`=` where an attribute takes `:`', '`roll = 2d6`'
+    LET_EQUALS = 'LET-EQUALS', '`:` where a `let` takes `=`', '`let bonus: 1`'
+    IF_TEST = 'IF-TEST', '`if` with no test', '`roll if: 3d6`'
+    INPUT_COLON = 'INPUT-COLON', 'an input without its colon', '`input dots 0..4`'
+    RANGE_DOTS = 'RANGE-DOTS', 'a range of values not written `A..B`', '`input dots: 1-4`'
+    INPUT_DEFAULT = 'INPUT-DEFAULT', 'a default value without `=`', '`input dots: 0..4 1`'
+    CHOICE_COMMAS = 'CHOICE-COMMAS', 'options of `one of` without commas', '`input market: one of scarce normal`'
+    MISSING_VALUE = 'MISSING-VALUE', 'nothing after `=`', '`let bonus =`'
+    DICE_SPACE = 'DICE-SPACE', 'dice written with a space', '`roll: 2d 6`'
+    DICE_NOTATION = 'DICE-NOTATION', 'dice-roller shorthand', '`roll: 4d6 kh3`'
+    KEEP = 'KEEP', '`keep` without `highest` or `lowest`', '`roll: 3d6 keep 2`'
+    DANGLING_OPERATOR = 'DANGLING-OPERATOR', 'a sign with nothing after it', '`roll: 2d6 +`'
+    MISSING_OPERATOR = 'MISSING-OPERATOR', 'two values with nothing between them', '`roll: 2d6 dots`'
+    TIMES_X = 'TIMES-X', '`x` used to multiply', '`value: dots x 2`'
+    COMPARE_ORDER = 'COMPARE-ORDER', '`=>` or `=<`', '`- when total => 10: success`'
+    OPERATOR_WORDS = 'OPERATOR-WORDS', '`&&`, `\\|\\|` or `!` for and, or, not', '`- when total >= 10 && bonus: x`'
+    DECIMAL = 'DECIMAL', 'a number with a decimal point', '`roll: 2d6 * 1.5`'
+    UNCLOSED_PAREN = 'UNCLOSED-PAREN', 'a `(` never closed (reported where it opens)', '`roll: (dots + 1d6`'
+    STRAY_CLOSE = 'STRAY-CLOSE', 'a `)` that closes nothing', '`roll: dots + 1)`'
+    UNCLOSED_TEXT = 'UNCLOSED-TEXT', 'text without its closing quote', '`text: "Roll 2d6.`'
+    UNCLOSED_LONG_TEXT = 'UNCLOSED-LONG-TEXT', 'a `"""` text never closed', '`text: """Roll 2d6.`'
+    UNQUOTED_TEXT = 'UNQUOTED-TEXT', 'text without quotes', '`text: Player rolls dice`'
+    SINGLE_QUOTES = 'SINGLE-QUOTES', 'text in single quotes', "`text: 'Roll 2d6.'`"
+    CURLY_QUOTE = 'CURLY-QUOTE', 'a curly quote pasted from a PDF or word processor', '`text: “Roll 2d6.”`'
+    UNICODE_DASH = 'UNICODE-DASH', 'an en dash, em dash or minus sign for `-`', '`- 7–9: costly`'
+    ODD_SPACE = 'ODD-SPACE', 'an invisible space (no-break, zero-width, ...)', '`roll:` + a no-break space + `2d6`'
+    BOM = 'BOM', 'the file starts with a byte-order mark', '(saved as "UTF-8 with BOM")'
+    BAND_RANGE = 'BAND-RANGE', "a band's range in a form Rulecraft does not read", '`- 7 to 9: costly`'
+    RANGE_OPEN = 'RANGE-OPEN', '`6-` for "6 or less"', '`- 6-: failure`'
+    ENTRY_COLON = 'ENTRY-COLON', 'a band without the colon after its range', '`- 10+ heroic "..."`'
+    EMPTY_KEY = 'EMPTY-KEY', 'a band with nothing before its colon', '`- : costly "..."`'
+    NATURAL_NUMBER = 'NATURAL-NUMBER', '`natural` without its total', '`- natural: advantage`'
+    WHEN_TEST = 'WHEN-TEST', '`when` without its test', '`- when: success`'
+    OTHERWISE_RANGE = 'OTHERWISE-RANGE', '`otherwise` with a range', '`- otherwise 7: failure`'
+    TABLE_CELLS = 'TABLE-CELLS', "a row's cells without `\\|` between them", '`- 1-3: "Memories" "Looters"`'
+    CHAIN_TARGET = 'CHAIN-TARGET', '`->` without the next table', '`- 7-9: "..." ->`'
+    COLUMNS_COLON = 'COLUMNS-COLON', '`columns by ...` without its colon', '`columns by position`'
+    ERRATA_ID = 'ERRATA-ID', 'an errata entry without its ID in capitals', '`errata "Fix the gap"`'
+    RESOLVES_IN = 'RESOLVES-IN', '`resolves:` without `in`', '`resolves: RANGE-GAP consequence_clock`'
+    RESOLVES_CODE = 'RESOLVES-CODE', 'a check code not in capitals', '`resolves: range-gap in consequence_clock`'
+    FIX_TO = 'FIX-TO', '`set`/`move` without `to`', '`set healing_clock.size 4`'
+    PATH = 'PATH', 'a fix naming more than a definition and one of its lines', '`set healing_clock.size.max to 4`'
+    RANGE_BACKWARDS = 'RANGE-BACKWARDS', 'a range whose first number is the larger', '`- 9-7: costly`'
+    POOL = 'POOL', "a number between a pool's `)` and its `d`", '`roll: (rating)2d6`'
+    NO_FILE = 'NO-FILE', 'no such ruleset, or it cannot be read', '`rulecraft check tides_of_gld`'
+    BAD_CHARACTER = 'BAD-CHARACTER', 'not a UTF-8 text file (a NUL byte, another encoding)', 'a file saved as UTF-16'
+    TOO_LARGE = ('TOO-LARGE', 'past a hard limit: file size, digits, nesting, sides, boxes, entries, chain length',
+                 '`roll: 2d6 + 1234567890123456789`')
+    UNDEFINED = 'UNDEFINED', 'a name that is no input, let, option or definition (did you mean...)', '`roll: 2d6 + dot`'
+    DUPLICATE = ('DUPLICATE', 'two definitions, inputs, bands, faces or cards with one name',
+                 'a second `roll action_roll ...`')
+    RESERVED_NAME = ('RESERVED-NAME',
+                     ("a name the generated Python module cannot use (a definition named like Python or the module's "
+                      "own names; an input named `rng`, like a Python word, or starting with `_`)"),
+                     '`roll class "Class" [X-1]`')
+    TYPE = 'TYPE', 'a value of the wrong kind, or an attribute a kind does not take', '`size: "four"`'
+    NO_DICE = 'NO-DICE', 'a roll or table without `roll:`', '`table loot "Loot" [X-1]` with rows only'
+    EVAL = 'EVAL', 'an expression that fails for some input', '`value: 10 / (dots - 1)` with `dots` 1'
+    MISSING = ('MISSING',
+               'W: a value the document lost, written `unknown` (an error: a card without the pile its deck splits by)',
+               '`size: unknown`')
+    NO_SOURCE = 'NO-SOURCE', 'W: a definition citing no inventory ID', '`roll r "R" [line 7]`'
+    RANGE_GAP = 'RANGE-GAP', 'W: totals of the roll no band takes', '`- 7-9` and `- 11+` on `2d6` (10 is missing)'
+    RANGE_OVERLAP = 'RANGE-OVERLAP', 'W: totals two bands take', '`- 6-8` and `- 8-10`'
+    UNREACHABLE = 'UNREACHABLE', 'W: a band that can never come up', '`- 13+` on `2d6`'
+    DIE_ROWS = 'DIE-ROWS', 'W: a table whose rows fit no standard die', '7 rows of `1`..`7`'
+    DUP = 'DUP', 'W: a list with the same entry twice', '`- "Cause harm"` twice'
+    COUNT = ('COUNT',
+             'W: a declared count that differs from the entries (an error: die faces that do not cover `sides:`)',
+             '`count: 6` over five entries')
+    TRUNCATED = 'TRUNCATED', 'W: text that stops mid-sentence', '`text: "face a complication (and mark"`'
+    XREF = 'XREF', 'W: a page reference outside the ruleset, or `see:` naming nothing', '`text: "see page 12"`'
+    CHAIN_LOOP = 'CHAIN-LOOP', 'W: `->` chains that lead back to themselves', '`- 1: -> zone_2` in `zone_1` and back'
+    PLACEHOLDER = ('PLACEHOLDER', 'W: dice faces or cards supplied by an erratum, not from the document',
+                   '`set attack.faces to placeholder`')
+    UNRESOLVED_ERRATA = ('UNRESOLVED-ERRATA', 'W: an errata entry whose defect is no longer found',
+                         '`resolves: RANGE-GAP in action_roll` once fixed')
+    TEMPLATE = 'TEMPLATE', 'a custom sheet template that fails', '`{{ nosuch.name }}` in a template'
+    PDF_ENGINE = ('PDF-ENGINE',
+                  'PDFs asked for where WeasyPrint cannot load (its system libraries, Pango and others, missing)',
+                  '`rulecraft build --format pdf` without Pango')
 
 Severity = Literal["error", "warning", "note"]
 

@@ -8,10 +8,8 @@ compiled resolver).
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
-from typing import get_args
+from dataclasses import dataclass, field, replace
 
 from . import model as m
 
@@ -32,9 +30,6 @@ class TableRef:
 
 
 Value = int | bool | str | OptionValue | TableRef | None
-
-
-EXPR_TYPES: tuple[type, ...] = get_args(m.Expr)
 
 
 class EvalError(Exception):
@@ -155,20 +150,48 @@ def compiled(expr: m.Expr) -> Compiled:
         return found[1]
     if len(_COMPILED) > _CACHE_LIMIT:
         _COMPILED.clear()
-    function = _compile(expr)
+    function = _CLOSURES.visit(expr)
     _COMPILED[id(expr)] = (expr, function)
     return function
 
 
-def _compile(expr: m.Expr) -> Compiled:
-    if isinstance(expr, (m.Number, m.Text, m.Boolean)):
-        constant: Value = expr.value
-        return lambda scope, dice: constant
-    if isinstance(expr, m.Unknown):
+_ARITHMETIC: dict[tuple[str, int], Callable[[list[int]], int]] = {
+    ("abs", 1): lambda a: abs(a[0]), ("sign", 1): lambda a: (a[0] > 0) - (a[0] < 0),
+    ("clamp", 3): lambda a: max(a[1], min(a[2], a[0]))}
+_ORDERING: dict[str, Callable[[int, int], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+class Closures(m.Visitor[Compiled]):
+    """The interpreter: each node as a closure over its children's (see `compiled`)."""
+
+    def visit_Number(self, expr: m.Number) -> Compiled:
+        return self.constant(expr.value)
+
+    def visit_Text(self, expr: m.Text) -> Compiled:
+        return self.constant(expr.value)
+
+    def visit_Boolean(self, expr: m.Boolean) -> Compiled:
+        return self.constant(expr.value)
+
+    @staticmethod
+    def constant(value: Value) -> Compiled:
+        return lambda scope, dice: value
+
+    def visit_Unknown(self, expr: m.Unknown) -> Compiled:
         return lambda scope, dice: None
-    if isinstance(expr, m.Name):
-        return _compile_name(expr)
-    if isinstance(expr, m.Dice):
+
+    def visit_Name(self, expr: m.Name) -> Compiled:
+        name, span = expr.name, expr.span
+
+        def lookup(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            values = scope.values
+            if name in values:
+                return values[name]
+            return scope.lookup(name, span)
+        return lookup
+
+    def visit_Dice(self, expr: m.Dice) -> Compiled:
         key, span = id(expr), expr.span
 
         def rolled(scope: Scope, dice: Mapping[int, int] | None) -> Value:
@@ -176,132 +199,107 @@ def _compile(expr: m.Expr) -> Compiled:
                 raise EvalError("dice cannot be used here", span)
             return dice[key]
         return rolled
-    if isinstance(expr, m.Binary):
-        return _compile_binary(expr)
-    if isinstance(expr, m.Neg):
+
+    def visit_Binary(self, expr: m.Binary) -> Compiled:
+        left, right = compiled(expr.left), compiled(expr.right)
+        lspan, rspan, span, op = expr.left.span, expr.right.span, expr.span, expr.op
+
+        def number(value: Value, where: m.Span) -> int:
+            return value if type(value) is int else as_number(value, where)
+
+        if op in ("+", "-", "*"):
+            def arithmetic(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+                a = number(left(scope, dice), lspan)
+                b = number(right(scope, dice), rspan)
+                result = a + b if op == "+" else a - b if op == "-" else a * b
+                if -MAX_VALUE <= result <= MAX_VALUE:
+                    return result
+                raise too_big(span)
+            return arithmetic
+
+        def division(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            a = number(left(scope, dice), lspan)
+            b = number(right(scope, dice), rspan)
+            if b == 0:
+                raise EvalError("division by zero", span)
+            return a // b if op == "/" else a % b
+        return division
+
+    def visit_Neg(self, expr: m.Neg) -> Compiled:
         operand, span = compiled(expr.operand), expr.span
         return lambda scope, dice: -as_number(operand(scope, dice), span)
-    if isinstance(expr, m.Not):
+
+    def visit_Not(self, expr: m.Not) -> Compiled:
         operand, span = compiled(expr.operand), expr.span
         return lambda scope, dice: not truthy(operand(scope, dice), span)
-    if isinstance(expr, m.Logic):
-        return _compile_logic(expr)
-    if isinstance(expr, m.Compare):
-        return _compile_compare(expr)
-    if isinstance(expr, m.IfElse):
+
+    def visit_Logic(self, expr: m.Logic) -> Compiled:
+        parts = tuple((compiled(o), o.span) for o in expr.operands)
+        stop = expr.op != "and"  # `and` stops at the first no, `or` at the first yes
+
+        def logic(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            for part, span in parts:
+                value = part(scope, dice)
+                if (value if type(value) is bool else truthy(value, span)) is stop:
+                    return stop
+            return not stop
+        return logic
+
+    def visit_Compare(self, expr: m.Compare) -> Compiled:
+        left, right = compiled(expr.left), compiled(expr.right)
+        lspan, rspan, op = expr.left.span, expr.right.span, expr.op
+        if op in ("==", "!="):
+            negate = op == "!="
+            return lambda scope, dice: same(left(scope, dice), right(scope, dice)) is not negate
+        order = _ORDERING[op]
+
+        def compare(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            a, b = left(scope, dice), right(scope, dice)
+            return order(a if type(a) is int else as_number(a, lspan), b if type(b) is int else as_number(b, rspan))
+        return compare
+
+    def visit_IfElse(self, expr: m.IfElse) -> Compiled:
         condition, then, otherwise = compiled(expr.condition), compiled(expr.then), compiled(expr.otherwise)
         cspan = expr.condition.span
         return lambda scope, dice: (then(scope, dice) if truthy(condition(scope, dice), cspan)
                                     else otherwise(scope, dice))
-    return _compile_call(expr)
+
+    def visit_Call(self, expr: m.Call) -> Compiled:
+        """count(face) of a fixed face, and the number functions, directly; step, rank and the rest via call()."""
+        arg = expr.args[0] if len(expr.args) == 1 else None
+        if expr.function == "count" and isinstance(arg, (m.Name, m.Number)):
+            face: int | str = arg.value if isinstance(arg, m.Number) else arg.name
+            symbolic = isinstance(arg, m.Name)
+
+            def count(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+                facts = scope.facts
+                if facts is None or (symbolic and face not in scope.symbols):
+                    return call(expr, scope, dice)  # an error, or a face given by an input: the general path
+                return facts.counts.get(face, 0)
+            return count
+        function = (min if expr.function == "min" and expr.args else max if expr.function == "max" and expr.args
+                    else _ARITHMETIC.get((expr.function, len(expr.args))))
+        if function is None or expr.function == "count":
+            return lambda scope, dice: call(expr, scope, dice)
+        args = tuple((compiled(a), a.span) for a in expr.args)
+        apply = function
+
+        def number_function(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            values = []
+            for part, span in args:
+                value = part(scope, dice)
+                values.append(value if type(value) is int else as_number(value, span))
+            return apply(values)
+        return number_function
 
 
-def _compile_logic(expr: m.Logic) -> Compiled:
-    parts = tuple((compiled(o), o.span) for o in expr.operands)
-    stop = expr.op != "and"  # `and` stops at the first no, `or` at the first yes
-
-    def logic(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-        for part, span in parts:
-            value = part(scope, dice)
-            if (value if type(value) is bool else truthy(value, span)) is stop:
-                return stop
-        return not stop
-    return logic
-
-
-_ARITHMETIC: dict[tuple[str, int], Callable[[list[int]], int]] = {
-    ("abs", 1): lambda a: abs(a[0]), ("sign", 1): lambda a: (a[0] > 0) - (a[0] < 0),
-    ("clamp", 3): lambda a: max(a[1], min(a[2], a[0]))}
-
-
-def _compile_call(expr: m.Call) -> Compiled:
-    """count(face) of a fixed face, and the number functions, directly; step, rank and the rest via call()."""
-    arg = expr.args[0] if len(expr.args) == 1 else None
-    if expr.function == "count" and isinstance(arg, (m.Name, m.Number)):
-        face: int | str = arg.value if isinstance(arg, m.Number) else arg.name
-        symbolic = isinstance(arg, m.Name)
-
-        def count(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-            facts = scope.facts
-            if facts is None or (symbolic and face not in scope.symbols):
-                return call(expr, scope, dice)  # an error, or a face given by an input: the general path
-            return facts.counts.get(face, 0)
-        return count
-    function = (min if expr.function == "min" and expr.args else max if expr.function == "max" and expr.args
-                else _ARITHMETIC.get((expr.function, len(expr.args))))
-    if function is None or expr.function == "count":
-        return lambda scope, dice: call(expr, scope, dice)
-    args = tuple((compiled(a), a.span) for a in expr.args)
-    apply = function
-
-    def number_function(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-        values = []
-        for part, span in args:
-            value = part(scope, dice)
-            values.append(value if type(value) is int else as_number(value, span))
-        return apply(values)
-    return number_function
-
-
-def _compile_name(expr: m.Name) -> Compiled:
-    name, span = expr.name, expr.span
-
-    def lookup(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-        values = scope.values
-        if name in values:
-            return values[name]
-        return scope.lookup(name, span)
-    return lookup
-
-
-def _compile_binary(expr: m.Binary) -> Compiled:
-    left, right = compiled(expr.left), compiled(expr.right)
-    lspan, rspan, span, op = expr.left.span, expr.right.span, expr.span, expr.op
-
-    def number(value: Value, where: m.Span) -> int:
-        return value if type(value) is int else as_number(value, where)
-
-    if op in ("+", "-", "*"):
-        def arithmetic(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-            a = number(left(scope, dice), lspan)
-            b = number(right(scope, dice), rspan)
-            result = a + b if op == "+" else a - b if op == "-" else a * b
-            if -MAX_VALUE <= result <= MAX_VALUE:
-                return result
-            raise too_big(span)
-        return arithmetic
-
-    def division(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-        a = number(left(scope, dice), lspan)
-        b = number(right(scope, dice), rspan)
-        if b == 0:
-            raise EvalError("division by zero", span)
-        return a // b if op == "/" else a % b
-    return division
+_CLOSURES = Closures()
 
 
 def too_big(span: m.Span) -> TooLarge:
     """The error for a sum or product past MAX_VALUE, at the operation that made it."""
     return TooLarge(f"this comes to more than {MAX_VALUE:,} (10^18); numbers stop there", span,
                     "game numbers are small; check the expression")
-
-
-_ORDERING: dict[str, Callable[[int, int], bool]] = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-
-def _compile_compare(expr: m.Compare) -> Compiled:
-    left, right = compiled(expr.left), compiled(expr.right)
-    lspan, rspan, op = expr.left.span, expr.right.span, expr.op
-    if op in ("==", "!="):
-        negate = op == "!="
-        return lambda scope, dice: same(left(scope, dice), right(scope, dice)) is not negate
-    order = _ORDERING[op]
-
-    def compare(scope: Scope, dice: Mapping[int, int] | None) -> Value:
-        a, b = left(scope, dice), right(scope, dice)
-        return order(a if type(a) is int else as_number(a, lspan), b if type(b) is int else as_number(b, rspan))
-    return compare
 
 
 def call(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value:
@@ -345,214 +343,42 @@ def ordered(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value
     return order[max(0, min(len(order) - 1, place + steps))]
 
 
-# ---------------------------------------------------------------- many totals at once
-
-Vectored = Callable[[Scope, list[int]], object]  # one value, or a list of one value per total asked about
-
-
-class NotVectored(Exception):
-    """A test met, for these totals, something it leaves to the one-total-at-a-time closures: an error
-    (raised there, where a short-circuit may skip it, in the interpreter's words) or an unusual value."""
-
-
-_VECTORED: dict[int, tuple[m.Expr, Vectored | None]] = {}
-_ELEMENTWISE: dict[str, Callable[[int, int], object]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod, **_ORDERING}
-
-
-def vectored(expr: m.Expr) -> Vectored | None:
-    """`expr` for many of a roll's totals at once: what reads `total` works on a list of values, one per
-    total, and the rest is worked out once (`total > dv and total < attribute` compares 20 totals in two list
-    passes). The odds stage classifies each distinct total of a roll by its `when` bands this way. None when
-    `expr` holds something it does not cover; it raises NotVectored where the closures must decide."""
-    found = _VECTORED.get(id(expr))
-    if found is not None and found[0] is expr:
-        return found[1]
-    if len(_VECTORED) > _CACHE_LIMIT:
-        _VECTORED.clear()
-    function = _vector(expr)
-    _VECTORED[id(expr)] = (expr, function)
-    return function
-
-
-def _number(value: object) -> int:
-    if type(value) is int:
-        return value
-    if isinstance(value, (bool, OptionValue)):
-        try:
-            return as_number(value, m.NOWHERE)
-        except EvalError:
-            pass
-    raise NotVectored
-
-
-def truths(value: object) -> bool | list[bool]:
-    """A test's value (one, or one per total) as yes and no; NotVectored for anything else."""
-    if type(value) is list:
-        return [bool(v) for v in value]  # a list holds numbers, or yes and no
-    if type(value) is bool or type(value) is int:
-        return bool(value)
-    raise NotVectored
-
-
-def _vector(expr: m.Expr) -> Vectored | None:
-    if not any(isinstance(node, m.Name) and node.name == "total" for node in walk(expr)):
-        once = compiled(expr)  # the same for every total: worked out once
-
-        def scalar(scope: Scope, totals: list[int]) -> object:
-            try:
-                return once(scope, None)
-            except EvalError:
-                raise NotVectored from None
-        return scalar
-    if isinstance(expr, m.Name):  # `total` itself, unless an input or let of that name hides it
-        return lambda scope, totals: scope.values.get("total", totals)
-    if isinstance(expr, m.Compare) and expr.op in ("==", "!="):
-        one, other = _vector(expr.left), _vector(expr.right)
-        if one is None or other is None:
-            return None
-        negate = expr.op == "!="
-
-        def equality(scope: Scope, totals: list[int]) -> object:
-            a, b = one(scope, totals), other(scope, totals)
-            if type(a) is not list:
-                a, b = b, a
-            if type(a) is not list:  # `total` hidden by an input: one value after all
-                return same(a, b) is not negate  # type: ignore[arg-type]
-            if type(b) is list:  # numbers, or yes and no, on both sides: as `same` compares them
-                return [(x == y) is not negate for x, y in zip(a, b, strict=True)]
-            return [same(x, b) is not negate for x in a]  # type: ignore[arg-type]
-        return equality
-    if isinstance(expr, (m.Binary, m.Compare)) and expr.op in _ELEMENTWISE:
-        left, right = _vector(expr.left), _vector(expr.right)
-        if left is None or right is None:
-            return None
-        op, bounded = _ELEMENTWISE[expr.op], expr.op in ("+", "-", "*")
-        divides = expr.op in ("/", "%")
-
-        def elementwise(scope: Scope, totals: list[int]) -> object:
-            a, b = left(scope, totals), right(scope, totals)
-            if divides and (0 in b if type(b) is list else _number(b) == 0):
-                raise NotVectored  # division by zero: the closures say where
-            if type(a) is list and type(b) is list:
-                out = [op(x, y) for x, y in zip(a, b, strict=True)]
-            elif type(a) is list:
-                number = _number(b)
-                out = [op(x, number) for x in a]
-            elif type(b) is list:
-                number = _number(a)
-                out = [op(number, y) for y in b]
-            else:  # `total` hidden by an input: one value after all
-                out = [op(_number(a), _number(b))]
-            if bounded and any(not -MAX_VALUE <= x <= MAX_VALUE for x in out):  # type: ignore[operator]
-                raise NotVectored
-            return out if type(a) is list or type(b) is list else out[0]
-        return elementwise
-    if isinstance(expr, m.Logic):
-        parts = [_vector(o) for o in expr.operands]
-        known = [p for p in parts if p is not None]
-        if len(known) < len(parts):
-            return None
-        conjunction = expr.op == "and"
-
-        def logic(scope: Scope, totals: list[int]) -> object:
-            result: bool | list[bool] = conjunction
-            for part in known:
-                truth = truths(part(scope, totals))
-                if isinstance(truth, bool):
-                    if truth is not conjunction:  # a plain no for `and` (yes for `or`) decides every total
-                        return truth
-                elif isinstance(result, bool):
-                    result = truth
-                elif conjunction:
-                    result = [x and y for x, y in zip(result, truth, strict=True)]
-                else:
-                    result = [x or y for x, y in zip(result, truth, strict=True)]
-            return result
-        return logic
-    if isinstance(expr, m.Not):
-        operand = _vector(expr.operand)
-        if operand is None:
-            return None
-
-        def negation(scope: Scope, totals: list[int]) -> object:
-            truth = truths(operand(scope, totals))
-            return not truth if isinstance(truth, bool) else [not x for x in truth]
-        return negation
-    return None  # calls, `x if c else y` and the rest: the closures, one total at a time
-
-
 def contains_dice(expr: m.Expr) -> bool:
     return any(isinstance(node, m.Dice) for node in walk(expr))
 
 
-_EXPR_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def expr_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node class that can hold expressions, by their declared types (`Expr`, `Dice | Pool`,
-    `tuple[Expr, ...]`, `int | Expr`): asked once per class, so a walk reads no field that holds a name,
-    a number or a mode."""
-    names = _EXPR_FIELDS.get(kind)
-    if names is None:
-        words = {"Expr", *(t.__name__ for t in EXPR_TYPES)}
-        names = _EXPR_FIELDS[kind] = tuple(
-            item.name for item in fields(kind)
-            if item.name != "span" and words & set(re.findall(r"\w+", str(item.type))))
-    return names
-
-
-def _subexpressions(expr: m.Expr) -> list[tuple[str, m.Expr | tuple[m.Expr, ...]]]:
-    """The fields of a node that hold expressions (one, or a tuple of them), in declaration order."""
-    out: list[tuple[str, m.Expr | tuple[m.Expr, ...]]] = []
-    for name in expr_fields(type(expr)):
-        value = getattr(expr, name)
-        if isinstance(value, EXPR_TYPES):
-            out.append((name, value))  # type: ignore[arg-type]
-        elif isinstance(value, tuple) and value and all(isinstance(v, EXPR_TYPES) for v in value):
-            out.append((name, value))
-    return out
-
-
 def children(expr: m.Expr) -> tuple[m.Expr, ...]:
-    """The expressions directly inside a node, left to right."""
+    """The expressions directly inside a node, left to right (by the fields its class declares: `CHILDREN`)."""
     out: list[m.Expr] = []
-    for _, value in _subexpressions(expr):
-        out.extend(value if isinstance(value, tuple) else (value,))
+    for name in expr.CHILDREN:
+        value = getattr(expr, name)
+        if isinstance(value, tuple):
+            out.extend(value)
+        elif value is not None:
+            out.append(value)
     return tuple(out)
 
 
 def rebuild(expr: m.Expr, change: Callable[[m.Expr], m.Expr]) -> m.Expr:
     """`expr` with `change` applied to every node, innermost first (nodes are frozen, so rebuilt)."""
     updates: dict[str, object] = {}
-    for name, value in _subexpressions(expr):
-        updates[name] = (tuple(rebuild(v, change) for v in value) if isinstance(value, tuple)
-                         else rebuild(value, change))
+    for name in expr.CHILDREN:
+        value = getattr(expr, name)
+        if isinstance(value, tuple):
+            updates[name] = tuple(rebuild(v, change) for v in value)
+        elif value is not None:
+            updates[name] = rebuild(value, change)
     return change(replace(expr, **updates) if updates else expr)  # type: ignore[arg-type]
 
 
 def walk(expr: m.Expr) -> list[m.Expr]:
-    """Every node of an expression, outermost first, left to right (children() inlined: the odds stage
-    walks every expression of a resolver before its first roll)."""
+    """Every node of an expression, outermost first, left to right."""
     out: list[m.Expr] = []
     stack: list[m.Expr] = [expr]
-    known = _EXPR_FIELDS
     while stack:
         node = stack.pop()
         out.append(node)
-        names = known.get(type(node))
-        if names is None:
-            names = expr_fields(type(node))
-        if not names:
-            continue
-        inside: list[m.Expr] = []
-        for name in names:
-            value = getattr(node, name)
-            if isinstance(value, EXPR_TYPES):
-                inside.append(value)  # type: ignore[arg-type]
-            elif isinstance(value, tuple) and value and all(isinstance(v, EXPR_TYPES) for v in value):
-                inside.extend(value)
-        stack.extend(reversed(inside))
+        stack.extend(reversed(children(node)))
     return out
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import ClassVar, Generic, Literal, TypeVar, Union
 
 from .diagnostics import NOWHERE as NOWHERE  # re-exported: the model is where stages look for them
 from .diagnostics import Span as Span
@@ -33,6 +33,7 @@ def _span() -> Span:
 class Number:
     """A whole number in an expression (`3`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ()  # the fields holding expressions
     value: int
     span: Span = _span()
 
@@ -41,6 +42,7 @@ class Number:
 class Text:
     """A quoted text in an expression."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ()  # the fields holding expressions
     value: str
     span: Span = _span()
 
@@ -49,6 +51,7 @@ class Text:
 class Boolean:
     """`yes` or `no` in an expression."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ()  # the fields holding expressions
     value: bool
     span: Span = _span()
 
@@ -57,6 +60,7 @@ class Boolean:
 class Unknown:
     """`unknown`: a value the document does not give (reported as MISSING)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ()  # the fields holding expressions
     span: Span = _span()
 
 
@@ -64,6 +68,7 @@ class Unknown:
 class Name:
     """A name in an expression: an input, a let, an option, a definition, or the roll's own (`total`, `natural`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ()  # the fields holding expressions
     name: str
     span: Span = _span()
 
@@ -88,6 +93,7 @@ class Dice:
     group (see `runtime.DiceSpec`): the value past which every roll reads alike.
     """
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("count", "sides", "cap")  # the fields holding expressions
     count: Expr
     sides: Expr | None
     ops: tuple[DiceOp, ...] = ()
@@ -102,6 +108,7 @@ class Dice:
 class Binary:
     """Arithmetic on two values (`total + bonus`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("left", "right")  # the fields holding expressions
     op: str
     left: Expr
     right: Expr
@@ -112,6 +119,7 @@ class Binary:
 class Neg:
     """A value negated (`-bonus`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("operand",)  # the fields holding expressions
     operand: Expr
     span: Span = _span()
 
@@ -120,6 +128,7 @@ class Neg:
 class Not:
     """A test negated (`not adv`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("operand",)  # the fields holding expressions
     operand: Expr
     span: Span = _span()
 
@@ -128,6 +137,7 @@ class Not:
 class Logic:
     """`and` or `or` over two or more tests."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("operands",)  # the fields holding expressions
     op: Literal["and", "or"]
     operands: tuple[Expr, ...]
     span: Span = _span()
@@ -137,6 +147,7 @@ class Logic:
 class Compare:
     """A comparison of two values (`total >= dn`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("left", "right")  # the fields holding expressions
     op: str
     left: Expr
     right: Expr
@@ -147,6 +158,7 @@ class Compare:
 class IfElse:
     """A value chosen by a test (`grip if steps >= 0 else die`)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("condition", "then", "otherwise")  # the fields holding expressions
     condition: Expr
     then: Expr
     otherwise: Expr
@@ -157,12 +169,26 @@ class IfElse:
 class Call:
     """A function of the language applied to values (`max`, `min`, `count`, `step`, `rank`, ...)."""
 
+    CHILDREN: ClassVar[tuple[str, ...]] = ("args",)  # the fields holding expressions
     function: str
     args: tuple[Expr, ...]
     span: Span = _span()
 
 
 Expr = Union[Number, Text, Boolean, Unknown, Name, Dice, Binary, Neg, Not, Logic, Compare, IfElse, Call]
+
+_Out = TypeVar("_Out")
+
+
+class Visitor(Generic[_Out]):
+    """One method per kind of expression, `visit_<Kind>` (the interpreter, codegen and the printer are
+    visitors). A kind a visitor has no method for is an error, never a silent default."""
+
+    def visit(self, node: Expr) -> _Out:
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        if method is None:
+            raise TypeError(f"{type(self).__name__} has no rule for {type(node).__name__} nodes")
+        return method(node)  # type: ignore[no-any-return]
 
 # ------------------------------------------------------------------ conditions
 
@@ -609,8 +635,10 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
             f"{expr_text(expr.then, 1)} if {expr_text(expr.condition, 1)} "
             f"else {expr_text(expr.otherwise, 0)}"
         )
-    else:
+    elif isinstance(expr, Call):
         return f"{expr.function}({', '.join(expr_text(a) for a in expr.args)})"
+    else:
+        raise TypeError(f"expr_text has no rule for {type(expr).__name__} nodes")
     return f"({out})" if level < parent else out
 
 

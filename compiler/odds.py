@@ -12,7 +12,7 @@ the values of every name the roll reads; what is rolled (the plan, and the
 weight of each total when the bands read nothing else of the roll) by the names
 the dice rules read; what the dice part makes before amounts that roll no dice
 are added (`2d6 + dots`) by the names that part reads. A roll's `when` bands
-are tested on all its distinct totals at once (`evaluate.vectored`).
+are tested on each of its distinct totals once.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from .evaluate import (
     ROLL_NAMES,
     Compiled,
     EvalError,
-    NotVectored,
     OptionValue,
     RollFacts,
     Scope,
@@ -44,9 +43,7 @@ from .evaluate import (
     contains_dice,
     evaluate,
     too_big,
-    truths,
     truthy,
-    vectored,
     walk,
 )
 from .runtime import (
@@ -315,27 +312,6 @@ def plain_column(found: Analysis, resolver: m.Resolver,
     if column is None:
         column = found.columns[totals] = [_plain(found, resolver, total) for total in totals]
     return column
-
-
-def when_verdicts(found: Analysis, scope: Scope, totals: list[int]) -> list[tuple[m.Band, list[bool]]] | None:
-    """Each `when` band's verdict on each of `totals`, in band order (a band whose test is a plain no is left
-    out; one whose test is a plain yes ends the list), or None when a test must be worked out one total at
-    a time (`evaluate.vectored`)."""
-    out: list[tuple[m.Band, list[bool]]] = []
-    for band, _, _, _ in found.specials:
-        function = vectored(band.condition.test) if isinstance(band.condition, m.When) else None
-        if function is None:
-            return None
-        try:
-            truth = truths(function(scope, totals))
-        except NotVectored:
-            return None
-        if isinstance(truth, list):
-            out.append((band, truth))
-        elif truth:
-            out.append((band, [True] * len(totals)))
-            break
-    return out
 
 
 def plain_match(condition: m.Condition, value: Value) -> bool:
@@ -612,16 +588,9 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     zero = any(g.zero for g in plan.groups)
     if roll.totals is not None:  # the bands read the roll's total alone: each total is classified once
         distinct = tuple(roll.totals)
-        verdicts = when_verdicts(found, scope, list(distinct)) if specials else []
-        if verdicts is not None:  # every `when` test worked out for all the totals at once
+        if not specials:  # ranges and options: every input that rolls alike reads the same column
             chosen = plain_column(found, resolver, distinct)
-            if verdicts:
-                chosen = list(chosen)
-                for band, truth in reversed(verdicts):  # the first band that holds wins: it is written last
-                    picked = (band, ())
-                    for index in itertools.compress(range(len(truth)), truth):
-                        chosen[index] = picked
-        else:  # one total at a time
+        else:  # `when` tests: one total at a time
             chosen = []
             shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
             for total in distinct:

@@ -16,7 +16,6 @@ from compiler import model as m
 from compiler import odds
 from compiler.api import load_text
 from compiler.diagnostics import CompileError
-from compiler.evaluate import NotVectored, vectored
 
 RULESET = '''ruleset "Sharing"
 
@@ -270,22 +269,6 @@ def test_an_input_named_like_the_total_is_read_as_the_input() -> None:
     odds.forget()
     assert [odds.distribution(resolver, inputs, frozenset()).outcomes for inputs in odds.input_grid(resolver)] == [
         {"b": 1}, {"a": 1}, {"a": 1}]
-
-
-def test_when_tests_are_vectored_where_they_can_be_and_left_to_the_closures_elsewhere(
-        checked: m.CheckedRuleset) -> None:
-    tests = {r.name: [b.condition.test for b in r.bands if isinstance(b.condition, m.When)]
-             for r in checked.resolvers()}
-    assert all(vectored(test) is not None for test in tests["tested"] + tests["tested_alike"])
-    assert vectored(tests["tested_by_call"][0]) is None  # a call: the closures decide, one total at a time
-    names = frozenset(d.name for d in checked.definitions)
-    tested = next(r for r in checked.resolvers() if r.name == "tested")
-    scope = odds.make_scope(tested, {"dv": 2, "edge": "high", "bonus": 1}, names)
-    assert vectored(tests["tested"][1])(scope, [5, 6, 7, 11]) == [False, True, True, False]  # type: ignore[misc]
-    assert vectored(tests["tested"][0])(scope, [5, 6]) is False  # type: ignore[misc]
-    scope.values["dv"] = "not a number"
-    with pytest.raises(NotVectored):  # the closures word the error
-        vectored(tests["tested"][1])(scope, [5, 6])  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(("test", "error"), [

@@ -80,7 +80,7 @@ def test_every_name_the_generated_module_defines_is_reserved() -> None:
     import ast
 
     from compiler import model as m
-    from compiler.codegen import class_name, reserved_name
+    from compiler.names import class_name, reserved_name
 
     checked = load(str(ROOT / "rulesets" / "everrain.rules")).checked
     own = {d.name for d in checked.definitions}

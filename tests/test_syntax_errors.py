@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.diagnostics import MAX_SHOWN, CompileError, Diagnostic
+from compiler.diagnostics import MAX_SHOWN, Code, CompileError, Diagnostic
 from compiler.syntax import MAX_SYNTAX_ERRORS, parse
 from compiler.syntax_examples import MISTAKES, clean, contexts
 
@@ -323,7 +323,9 @@ def emitted_codes() -> set[str]:
                 continue
             values = [*node.args, *(k.value for k in node.keywords if k.arg == "code")]
             for value in values:
-                if isinstance(value, ast.Constant) and isinstance(value.value, str) and \
+                if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "Code":
+                    codes.add(Code[value.attr].value)  # a member of the enum (diagnostics.Code)
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str) and \
                         re.fullmatch(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*", value.value) and len(value.value) > 2:
                     codes.add(value.value)
     return codes

@@ -1,18 +1,21 @@
-"""walk() reads only the fields a node class declares can hold expressions; every node of every
+"""walk() reads only the fields a node class declares (`CHILDREN`); every node of every
 expression of the rulesets and the dice-forms fixture is still found, in the same order as a walk
 that looks at every field of every node."""
 
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import get_args
 
 import pytest
 
 from compiler import model as m
 from compiler.api import load
-from compiler.evaluate import EXPR_TYPES, walk
+from compiler.evaluate import walk
 
 from .conftest import ROOT, RULESET_IDS
+
+EXPR_TYPES: tuple[type, ...] = get_args(m.Expr)
 
 
 def every_field_walk(expr: m.Expr) -> list[m.Expr]:

@@ -736,7 +736,7 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
     return options[options.index(value)]  # a str subclass as the option itself
 
 
-# What the public functions call, under names no input can take (see codegen.reserved_input): an input is a
+# What the public functions call, under names no input can take (see names.reserved_input): an input is a
 # parameter there, and may be called `type`, `int` or `check_int`.
 _check_int = check_int
 _check_flag = check_flag
