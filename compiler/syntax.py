@@ -7,8 +7,9 @@ it does not handle.
 
 Every text takes one path, on Lark's public API: the LALR parser gives a
 tree, `check_depth` bounds its nesting, `ToModel` (a Transformer) builds the
-model, and the curated mistakes (`syntax_examples`) word a syntax error. The
-built parser is kept in the user's cache folder (`parser()`).
+model. A syntax error is worded by the curated mistakes (`syntax_examples`),
+which are given the parser they are matched on. The built parser is kept in
+the user's cache folder (`parser()`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from lark.indenter import Indenter
 from . import model as m
 from .diagnostics import CompileError, Diagnostic, Report
 from .resources import cache_dir, grammar_path, prune_cache, write_cache
-from .syntax_examples import Failure, diagnose
+from .syntax_examples import MISTAKES, TOP_WORDS, Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
 MAX_NESTING = 40
@@ -648,8 +649,6 @@ def restart_lines(lines: list[str]) -> list[int]:
     After a syntax error the parse resumes at the next of these, so every definition's first
     mistake is reported and nothing is reported twice. Lines inside `\"\"\"` text are skipped.
     """
-    from .syntax_examples import TOP_WORDS
-
     starts: list[int] = []
     inside = False
     words = [w for w in TOP_WORDS if w != "ruleset"]
@@ -752,8 +751,6 @@ def _failure(error: UnexpectedInput, lines: list[str]) -> Failure:
 
 def _syntax_diagnostic(error: UnexpectedInput | IndentationProblem, path: str, lines: list[str]) -> Diagnostic:
     """The diagnostic of one syntax error: the curated mistake it is (syntax_examples), placed and hinted."""
-    from .syntax_examples import MISTAKES
-
     if isinstance(error, IndentationProblem):
         if error.code not in {mistake.code for mistake in MISTAKES}:
             return Diagnostic("error", error.code, str(error), path,
@@ -761,7 +758,7 @@ def _syntax_diagnostic(error: UnexpectedInput | IndentationProblem, path: str, l
         failure = Failure("indent", tuple(lines), error.line, error.column, code=error.code, fields=error.fields)
     else:
         failure = _failure(error, lines)
-    found = diagnose(failure)
+    found = diagnose(failure, parser())
     return Diagnostic("error", found.code, found.message, path,
                       m.Span(found.line, found.column, found.line, found.end_column), found.hint)
 

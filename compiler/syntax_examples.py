@@ -14,7 +14,9 @@ where the caret must go (`«»`: one caret at that column). They serve twice:
 - testing: tests/test_syntax_errors.py parses every example and asserts its code and that the
   caret is exactly under the marked text.
 
-`diagnose(failure)` turns a parse failure into code, message, hint and caret span.
+`diagnose(failure, built)` turns a parse failure into code, message, hint and caret span. It is given
+the built parser the failure happened in (`built`: its states number the signatures, its terminals
+are the words); this module imports nothing of the compiler's.
 """
 
 from __future__ import annotations
@@ -659,12 +661,9 @@ Signatures = dict[tuple[object, str | None], tuple[tuple[str, int], ...]]
 _signatures_made: list[tuple[object, Signatures]] = []  # (the parser they were made on, the signatures)
 
 
-def _signatures() -> Signatures:
-    """Each curated example's failing (state, token), on the parser in use. State numbers belong to one
-    built parser (Lark numbers the states of each build its own way): made again if `parser()` changes."""
-    from .syntax import parser
-
-    built = parser()
+def _signatures(built: Lark) -> Signatures:
+    """Each curated example's failing (state, token), on `built`. State numbers belong to one built parser
+    (Lark numbers the states of each build its own way): made again for another parser."""
     if not _signatures_made or _signatures_made[0][0] is not built:
         _signatures_made[:] = [(built, _make_signatures(built))]
     return _signatures_made[0][1]
@@ -708,16 +707,15 @@ TERMINAL_WORDS = {
 }
 
 
-@cache
-def _literals() -> dict[str, str]:
-    from .syntax import parser
-
-    return {t.name: str(t.pattern.value) for t in parser().terminals if t.pattern.type == "str"}
+Literals = dict[str, str]  # terminal name -> its text, for the terminals that are a fixed text (`:`, `roll`)
 
 
-def describe(expected: Iterable[str]) -> str:
+def literals_of(built: Lark) -> Literals:
+    return {t.name: str(t.pattern.value) for t in built.terminals if t.pattern.type == "str"}
+
+
+def describe(expected: Iterable[str], literals: Literals) -> str:
     """Terminal names in a designer's words: `` `:`, a name, the end of the line ``."""
-    literals = _literals()
     words: list[str] = []
     for name in sorted(expected, key=lambda n: (n.startswith("_") or n == "$END", n)):
         if name in literals:
@@ -732,14 +730,12 @@ def describe(expected: Iterable[str]) -> str:
     return ", ".join(unique)
 
 
-def keywords(expected: Iterable[str]) -> list[str]:
-    literals = _literals()
+def keywords(expected: Iterable[str], literals: Literals) -> list[str]:
     return [literals[name] for name in expected if name in literals and literals[name].isalpha()]
 
 
-@cache
-def _all_keywords() -> tuple[str, ...]:
-    return tuple(value for value in _literals().values() if value.isalpha())
+def _all_keywords(literals: Literals) -> tuple[str, ...]:
+    return tuple(value for value in literals.values() if value.isalpha())
 
 
 # ---------------------------------------------------------------- reading the line
@@ -826,7 +822,7 @@ def _closest(word: str, candidates: Iterable[str]) -> str | None:
     return close[0] if close else None
 
 
-def suggest(failure: Failure, reading: _Reading) -> tuple[str, int, int] | None:
+def suggest(failure: Failure, reading: _Reading, literals: Literals) -> tuple[str, int, int] | None:
     """The keyword the designer probably meant: (keyword, start column, end column of the misspelt word).
 
     Either the word the parser stopped at is close to a keyword it expected (`kepe` for `keep`;
@@ -842,7 +838,7 @@ def suggest(failure: Failure, reading: _Reading) -> tuple[str, int, int] | None:
     word = re.match(r"[A-Za-z_]\w*", text[start:])
     if word is not None and start + len(word.group(0)) > index:
         glued = start < index
-        pool = _all_keywords() if glued else keywords(failure.expected)
+        pool = _all_keywords(literals) if glued else keywords(failure.expected, literals)
         keyword = _closest(word.group(0), pool)
         if keyword is not None:
             return keyword, start + 1, start + len(word.group(0)) + 1
@@ -877,7 +873,8 @@ def _applies(mistake: Mistake, failure: Failure, reading: _Reading,
     return mistake.pattern is None or _where(mistake, reading) is not None
 
 
-def _choose(failure: Failure, reading: _Reading, suggestion: tuple[str, int, int] | None) -> Mistake | None:
+def _choose(failure: Failure, reading: _Reading, suggestion: tuple[str, int, int] | None,
+            built: Lark) -> Mistake | None:
     """The curated mistake this failure is, or None.
 
     In order: a mistake recognised anywhere by its shape (a pasted character, a definition's
@@ -895,8 +892,9 @@ def _choose(failure: Failure, reading: _Reading, suggestion: tuple[str, int, int
         return next((m for m in MISTAKES if m.trigger == "unclosed" and _where(m, reading)), None)
     position = _position(failure.state)
     token = failure.token_type if failure.kind == "token" else None
-    same_token = _signatures().get((position, token), ())
-    same_state = [entry for (p, _), entries in _signatures().items() if p == position for entry in entries]
+    signatures = _signatures(built)
+    same_token = signatures.get((position, token), ())
+    same_state = [entry for (p, _), entries in signatures.items() if p == position for entry in entries]
     lead = _lead(reading.text)
     ranked: list[tuple[int, int, int]] = []
     for index, mistake in enumerate(MISTAKES):
@@ -920,9 +918,9 @@ def _by_code(code: str) -> Mistake | None:
     return next((m for m in MISTAKES if m.code == code), None)
 
 
-def match(failure: Failure) -> Mistake | None:
+def match(failure: Failure, built: Lark) -> Mistake | None:
     reading = _reading(failure)
-    return _choose(failure, reading, suggest(failure, reading))
+    return _choose(failure, reading, suggest(failure, reading, literals_of(built)), built)
 
 
 # ---------------------------------------------------------------- the diagnosis
@@ -933,11 +931,12 @@ class _Fields(dict[str, str]):
         return f"{{{key}}}"
 
 
-def diagnose(failure: Failure) -> Diagnosis:
-    """Code, message, hint and caret span of a parse failure."""
+def diagnose(failure: Failure, built: Lark) -> Diagnosis:
+    """Code, message, hint and caret span of a parse failure in the parser `built`."""
+    literals = literals_of(built)
     reading = _reading(failure)
-    suggestion = suggest(failure, reading)
-    mistake = _choose(failure, reading, suggestion)
+    suggestion = suggest(failure, reading, literals)
+    mistake = _choose(failure, reading, suggestion, built)
     line, column, end = _span(mistake, failure, reading, suggestion)
     text = failure.lines[line - 1] if 0 < line <= len(failure.lines) else ""
     shown = text[column - 1: end - 1].strip()
@@ -949,7 +948,7 @@ def diagnose(failure: Failure) -> Diagnosis:
         lead=_lead(text) or shown,
         with_colon=_with_colon(reading),
         suggestion=suggestion[0] if suggestion else "",
-        expected=describe(failure.expected),
+        expected=describe(failure.expected, literals),
     )
     char = reading.rest[:1]
     if char:
