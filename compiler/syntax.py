@@ -8,15 +8,14 @@ it does not handle.
 Every text takes one path, on Lark's public API: the LALR parser gives a
 tree, `check_depth` bounds its nesting, `ToModel` (a Transformer) builds the
 model. A syntax error is worded by the curated mistakes (`syntax_examples`),
-which are given the parser they are matched on. The built parser is kept in
-the user's cache folder (`parser()`).
+which are given the parser they are matched on. Lark's `cache=` keeps the
+built parser in the user's cache folder (`parser()`).
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
-import io
 import re
 import sys
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from lark.indenter import Indenter
 
 from . import model as m
 from .diagnostics import CompileError, Diagnostic, Report
-from .resources import cache_dir, grammar_path, prune_cache, write_cache
+from .resources import cache_dir, grammar_path, prune_cache
 from .syntax_examples import MISTAKES, TOP_WORDS, Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -135,65 +134,35 @@ class RulesIndenter(Indenter):
 
 LARK_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True,
                                 "maybe_placeholders": True}
-PARSER_CACHE_FORMAT = "1"  # raise it when what the cache file holds changes
-PARSER_CACHE_KEEP = 8  # parsers of this many grammars stay in the cache
+PARSER_CACHE_KEEP = 8  # parsers of this many grammars stay in the cache folder
 
 
 @cache
 def parser() -> Lark:
-    """The LALR parser of the grammar; built once per grammar (~0.1 s), then loaded from the user's cache."""
+    """The LALR parser of the grammar, built once per process; Lark's own `cache=` keeps it between runs."""
     grammar = grammar_path().read_text(encoding="utf-8")
-    key = _parser_key(grammar)
-    path = _parser_cache_path(key)
-    loaded = _load_parser(path, key) if path is not None else None
-    if loaded is not None:
-        return loaded
-    built = Lark(grammar, postlex=RulesIndenter(), cache=False, **LARK_OPTIONS)
-    if path is not None:
-        _save_parser(built, path, key)
-    return built
+    return Lark(grammar, postlex=RulesIndenter(), cache=_cache_file(grammar), **LARK_OPTIONS)
 
 
-def _parser_key(grammar: str) -> str:
-    """Everything a built parser depends on: the grammar, the options, the indenter, Lark's and Python's version."""
-    parts = (PARSER_CACHE_FORMAT, grammar, repr(sorted(LARK_OPTIONS.items())), repr(RulesIndenter().always_accept),
-             lark.__version__, sys.version)
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
-
-
-def _parser_cache_path(key: str) -> Path | None:
+def _cache_file(grammar: str) -> str | bool:
+    """Where Lark keeps the built parser: the user's cache folder, a file per grammar, Lark and Python (a few
+    checkouts do not take turns rewriting one file), and per the terminals the indenter keeps (Lark's own
+    key leaves the postlexer out). Lark checks the file against the grammar, its options, its version and
+    Python's, and builds afresh (saving anew) when it differs or cannot be read. False (no cache: 0.1 s a
+    run) when the folder cannot be made."""
     folder = cache_dir()
-    return None if folder is None else folder / f"parser-{key[:40]}.pickle"
-
-
-def _load_parser(path: Path, key: str) -> Lark | None:
-    """The parser saved for this exact key; None when there is none or it cannot be read (it is built then)."""
+    if folder is None:
+        return False
     try:
-        data = path.read_bytes()
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
-        return None
-    header, _, body = data.partition(b"\n")
-    if header != key.encode("ascii"):
-        return None
-    try:
-        loaded = Lark.load(io.BytesIO(body))
-    except Exception:  # damaged, or from another version: built afresh and saved again
-        return None
-    return loaded if isinstance(loaded, Lark) and isinstance(loaded.options.postlex, RulesIndenter) else None
-
-
-def _save_parser(built: Lark, path: Path, key: str) -> None:
-    """Save for the next run (see write_cache); the newest few parsers stay, for other checkouts' grammars."""
-    if any(terminal.pattern.flags for terminal in built.terminals):
-        return  # Lark reloads flags as a list, which its lexer compares otherwise than the set it built with
-    buffer = io.BytesIO()
-    buffer.write(key.encode("ascii") + b"\n")
-    try:
-        built.save(buffer)
-    except Exception:  # no cache, no harm: the next run builds the parser again
-        return
-    write_cache(path, buffer.getvalue())
-    prune_cache(path.parent, "parser-*.pickle", PARSER_CACHE_KEEP)  # parsers of grammars long gone
+        return False
+    parts = (grammar, repr(RulesIndenter().always_accept), lark.__version__, sys.version)
+    key = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+    path = folder / f"parser-{key[:40]}.lark"
+    if not path.exists():  # Lark builds and saves one now: the newest few stay, for other checkouts' grammars
+        prune_cache(folder, "parser-*.lark", PARSER_CACHE_KEEP - 1)
+    return str(path)
 
 
 def span_of(obj: Any) -> m.Span:

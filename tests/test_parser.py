@@ -4,7 +4,7 @@ stands in the way.
 `syntax.parse` runs every text through Lark's LALR parser, `check_depth` and the `ToModel` transformer;
 the curated mistakes (tests/test_syntax_errors.py) word its errors. Here: the model of every ruleset and
 fixture is the same after `rulecraft fmt` and after its whitespace is scrambled, its spans point at what
-they name, and the built parser kept in the cache folder parses as a fresh one does.
+they name, and the built parser kept in the cache folder (Lark's `cache=`) parses as a fresh one does.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from compiler import model as m
 from compiler import syntax
 from compiler.diagnostics import CompileError
 from compiler.fmt import format_checked
+from compiler.syntax_examples import MISTAKES, clean
 from tests.conftest import ROOT
 from tests.fuzz_strategies import rulesets
 from tests.test_fmt import perturb
@@ -114,8 +115,8 @@ def test_random_rulesets_parse_to_the_same_model_after_fmt_and_scrambling(text: 
 
 
 @pytest.fixture
-def fresh_parser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """`parser()` built again, with the cache in a folder of this test's own."""
+def cache_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """`parser()` built again, with the cache folder in this test's own folder (and as it was after)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     syntax.parser.cache_clear()
     yield tmp_path
@@ -125,27 +126,37 @@ def fresh_parser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
 SMALL = (ROOT / "rulesets" / "tides_of_gold.rules").read_text(encoding="utf-8")
 
 
-def test_the_parser_is_cached_and_loaded_back(fresh_parser: Path) -> None:
-    first = syntax.parse(SMALL, "t.rules")
-    saved = list((fresh_parser / "rulecraft").glob("parser-*.pickle"))
-    assert len(saved) == 1
+def outcomes() -> list[Any]:
+    """The model of every ruleset (spans included) and the diagnostics of every curated mistake."""
+    found: list[Any] = [everything(syntax.parse(path.read_text(encoding="utf-8"), path.name))
+                        for path in SOURCES if path.parent.name == "rulesets"]
+    for mistake in MISTAKES:
+        with pytest.raises(CompileError) as raised:
+            syntax.parse(clean(mistake.examples[0])[0], "mistake.rules")
+        found.append([(d.code, d.message, d.span, d.hint) for d in raised.value.report.diagnostics])
+    return found
+
+
+def test_the_parser_is_kept_loaded_back_and_built_again_when_damaged(cache_home: Path) -> None:
+    built = outcomes()
+    (saved,) = (cache_home / "rulecraft").glob("parser-*.lark")
+    os.utime(saved, ns=(10**18, 10**18))  # Lark writes the file whenever it builds the parser
     syntax.parser.cache_clear()
-    assert everything(syntax.parse(SMALL, "t.rules")) == everything(first)
-
-
-def test_a_damaged_cache_is_built_again(fresh_parser: Path) -> None:
-    syntax.parse(SMALL, "t.rules")
-    (saved,) = (fresh_parser / "rulecraft").glob("parser-*.pickle")
-    header = saved.read_bytes().split(b"\n", 1)[0]
-    for damage in (b"", b"garbage", header + b"\nnot a pickle", header + b"\n" + b"\x80\x04" * 50):
+    assert outcomes() == built
+    assert saved.stat().st_mtime_ns == 10**18, "the parser was built again, not loaded"
+    size = saved.stat().st_size
+    for damage in (b"", b"garbage", saved.read_bytes()[:size // 2], saved.read_bytes()[:70] + b"\x80\x04" * 50):
         saved.write_bytes(damage)
+        os.utime(saved, ns=(10**18, 10**18))
         syntax.parser.cache_clear()
         assert isinstance(syntax.parse(SMALL, "t.rules"), m.Ruleset)
-        assert saved.read_bytes().startswith(header + b"\n") and len(saved.read_bytes()) > 1000  # saved anew
+        assert saved.stat().st_mtime_ns != 10**18 and saved.stat().st_size > size // 2  # saved anew
+    syntax.parser.cache_clear()
+    assert outcomes() == built
 
 
-def test_a_cache_folder_that_cannot_be_written_costs_nothing_but_time(fresh_parser: Path) -> None:
-    (fresh_parser / "rulecraft").write_text("a file where the folder would go")
+def test_a_cache_folder_that_cannot_be_written_costs_nothing_but_time(cache_home: Path) -> None:
+    (cache_home / "rulecraft").write_text("a file where the folder would go")
     assert isinstance(syntax.parse(SMALL, "t.rules"), m.Ruleset)
 
 
