@@ -12,6 +12,7 @@ import atexit
 import base64
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -227,10 +228,18 @@ def _capped(text: str, what: str, data: dict[str, Any]) -> str:
 
 
 def to_yaml(data: dict[str, Any]) -> str:
-    """ruamel.yaml's text for the export (libyaml's emitter), made from events without its representer."""
-    from .yaml_export import dump
+    """The export as YAML: ruamel.yaml's safe dump in block style, unicode as itself, keys sorted, long text
+    folded at 100 columns by libyaml's emitter (ruamel.yaml.clib, a declared dependency: ruamel's pure-Python
+    emitter folds long lines at other places, and the same source must give the same bytes everywhere)."""
+    from ruamel.yaml import YAML
 
-    return _capped(dump(data), "YAML export", data)
+    yaml = YAML(typ="safe", pure=False)
+    yaml.default_flow_style = False
+    yaml.allow_unicode = True
+    yaml.width = 100
+    stream = io.StringIO()
+    yaml.dump(data, stream)
+    return _capped(stream.getvalue(), "YAML export", data)
 
 
 JSON_SCHEMA: dict[str, Any] = {
