@@ -154,15 +154,7 @@ def empty_cache_folder() -> Iterator[None]:
 
 
 def _build_once(source: str, ident: str) -> dict[str, float]:
-    """Parse + check, codegen, JSON and HTML of one synthetic ruleset, in this process; seconds per stage.
-    The collector runs as in a build (`plan()` does all of it under `fewer_collections`)."""
-    from compiler import api
-
-    with api.fewer_collections():
-        return _stages(source, ident)
-
-
-def _stages(source: str, ident: str) -> dict[str, float]:
+    """Parse + check, codegen, JSON and HTML of one synthetic ruleset, in this process; seconds per stage."""
     from compiler import api
     from compiler.build import render_html
     from compiler.codegen import generate
@@ -209,8 +201,8 @@ def scaling(ctx: Context, section: Section) -> None:
     section.text(
         f"`rulesets/{LARGEST}.rules` (the largest) repeated N times in one file, every definition and type renamed "
         "consistently in each copy (`bench/synth.py`), then parse + check, codegen, JSON and HTML in this process "
-        "(the grammar and templates already loaded), as `plan()` runs them (the garbage collector's thresholds "
-        "raised), with an empty cache folder, so every size's module is compiled. One build per size, in the order "
+        "(the grammar and templates already loaded), as `plan()` runs them, with an empty cache folder, so every "
+        "size's module is compiled. One build per size, in the order "
         f"{', '.join(f'{c}x' for c in scales)}{' (the target, 100x, before 50x)' if 100 in scales else ''}; a size "
         "whose predicted time (at the "
         f"highest cost per line measured so far, plus half) would take the scaling past {budget:.0f} s is not run. "

@@ -10,7 +10,6 @@ stage, or while writing, leaves every earlier output untouched.
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import json
 import os
@@ -40,14 +39,6 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
     and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`).
     """
-    from .api import fewer_collections
-
-    with fewer_collections():
-        return _plan(targets, formats, out_dir, page, report, templates, sheets)
-
-
-def _plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str, report: Report | None,
-          templates: Path | None, sheets: Sequence[str]) -> Plan:
     from .api import load
     from .codegen import generate
     from .render import JSON_SCHEMA, export_data, to_json, to_yaml
@@ -238,19 +229,9 @@ def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
             font_config(html)  # WeasyPrint imported and the sheets' fonts loaded once, for the forked workers
         context = multiprocessing.get_context("fork")
     longest_first = sorted(range(len(jobs)), key=lambda index: -len(jobs[index][1]))
-    # What this process holds (a build's models and sheets, a caller's own data) is frozen while the workers
-    # run, as Python's documentation advises before a fork: a forked worker's collections then skip it, and do
-    # not write to every page of it (copying them all). Not when the caller froze objects of its own.
-    freeze = context is not None and not gc.get_freeze_count()
-    if freeze:
-        gc.freeze()
-    try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            pending = {index: pool.submit(to_pdf, jobs[index][1]) for index in longest_first}
-            return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
-    finally:
-        if freeze:
-            gc.unfreeze()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending = {index: pool.submit(to_pdf, jobs[index][1]) for index in longest_first}
+        return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
 
 
 def write_all(files: dict[Path, str | bytes]) -> None:
