@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import atexit
 import base64
-import contextlib
 import hashlib
 import io
 import json
 import math
 import os
 import re
-import sys
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
@@ -31,7 +29,7 @@ from . import model as m
 from .codegen import MAX_OUTPUT_BYTES, output_too_large
 from .evaluate import EvalError, walk
 from .odds import defaults, definition_names, odds, odds_table
-from .resources import cache_dir, templates_dir
+from .resources import templates_dir
 from .runtime import OPERATORS
 
 SCHEMA_VERSION = 1
@@ -334,7 +332,6 @@ FILTERS: dict[str, Callable[[object], Markup]] = {"rich": rich, "show": show, "c
 TESTS: dict[str, Callable[[object], bool]] = {
     "die_name": lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value))),  # `d8`: drawn as a die
 }
-TEMPLATE_CACHE_FORMAT = "1"  # raise it when the environment changes in a way the options above do not show
 
 
 @cache  # compiled templates are kept; Jinja reloads a template whose file changed (auto_reload)
@@ -346,8 +343,7 @@ def environment(extra_templates: Path | None = None) -> Any:
         loaders.append(FileSystemLoader(str(extra_templates)))
     loaders.append(FileSystemLoader(str(templates_dir())))
     env = Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(default=True,
-                      default_for_string=True), undefined=StrictUndefined, bytecode_cache=template_cache(),
-                      **JINJA_OPTIONS)
+                      default_for_string=True), undefined=StrictUndefined, **JINJA_OPTIONS)
     env.filters.update(FILTERS)
     env.tests.update(TESTS)
     env.globals["palette"] = PALETTE
@@ -355,35 +351,6 @@ def environment(extra_templates: Path | None = None) -> Any:
     env.globals["cos"] = math.cos
     env.globals["sin"] = math.sin
     return env
-
-
-def template_cache() -> Any:
-    """Templates compiled to Python once, then loaded from the user's cache (the first sheet of a run pays
-    ~0.15 s to compile them otherwise). Jinja keys each file by its path and checks its text, so an edited
-    template (a designer's own included) is compiled again; the folder is keyed by what else goes into the
-    compiled code (Jinja's and Python's version, the environment's options, filters and tests: Jinja checks
-    their names when it compiles). A cache that cannot be read or written costs only time."""
-    import jinja2
-    from jinja2 import FileSystemBytecodeCache
-
-    class TemplateCache(FileSystemBytecodeCache):
-        def load_bytecode(self, bucket: Any) -> None:
-            try:
-                super().load_bytecode(bucket)
-            except Exception:  # unreadable or damaged: compiled again (and saved over it)
-                bucket.reset()
-
-        def dump_bytecode(self, bucket: Any) -> None:
-            with contextlib.suppress(OSError):
-                os.makedirs(self.directory, mode=0o700, exist_ok=True)
-                super().dump_bytecode(bucket)
-
-    folder = cache_dir()
-    if folder is None:
-        return None
-    key = "\0".join((TEMPLATE_CACHE_FORMAT, jinja2.__version__, sys.version, repr(sorted(JINJA_OPTIONS.items())),
-                     repr(sorted(FILTERS)), repr(sorted(TESTS)), "autoescape: html, strings"))
-    return TemplateCache(str(folder / f"templates-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}"))
 
 
 PAGE_SIZES = {"a4": "A4", "letter": "letter"}

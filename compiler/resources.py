@@ -39,8 +39,8 @@ def templates_dir() -> Path:
 
 def cache_dir() -> Path | None:
     """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`), for what is slow to build and safe to lose
-    (the parser, compiled templates, which generated modules compiled); never the project's folders. None
-    without a home folder."""
+    (the parser, which generated modules compiled, the PDFs); never the project's folders. None without a
+    home folder."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
         try:

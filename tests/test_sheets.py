@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from html import unescape
+from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
@@ -47,6 +49,24 @@ def test_running_headers_and_contents_page_numbers_come_from_the_sheet(data: dic
     # ... and each contents line points at its section, whose page number the PDF fills in.
     assert "target-counter(attr(href), page)" in html
     assert html.count('<li><a href="#section-') == len(sections)
+
+
+def test_a_template_edited_while_the_process_runs_is_rendered_anew(tmp_path: Path) -> None:
+    """`rulecraft watch` renders every sheet in one process: a designer's edited template (here a theme's
+    sheet.html.j2) is compiled again, not taken from the templates the process already compiled."""
+    small = export_data(load(str(ROOT / "tests" / "fixtures" / "dice_forms.rules")).checked)
+    original = (ROOT / "templates" / "sheet.html.j2").read_text(encoding="utf-8")
+    assert "<body" in original
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    template = theme / "sheet.html.j2"
+    template.write_text(original.replace("<body", "<!-- first -->\n<body", 1), encoding="utf-8")
+    assert "<!-- first -->" in to_html(small, theme)
+    template.write_text(original.replace("<body", "<!-- second -->\n<body", 1), encoding="utf-8")
+    later = template.stat().st_mtime + 2  # a file system that keeps whole seconds sees the change too
+    os.utime(template, (later, later))
+    html = to_html(small, theme)
+    assert "<!-- second -->" in html and "<!-- first -->" not in html
 
 
 # ---------------------------------------------------------------- what the sheets hold (rendered now, every kind)
