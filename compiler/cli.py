@@ -19,10 +19,7 @@ from typing import Any
 
 from .diagnostics import CompileError, Report, plural
 from .resources import FORMATS
-
-
-class UsageError(Exception):
-    """A bad command-line value: printed as one line, exit 1."""
+from .targets import UsageError, targets
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -131,17 +128,6 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------- build
-
-
-def targets(paths: Sequence[str]) -> list[str]:
-    from .api import available
-
-    if paths:
-        return list(paths)
-    found = available()
-    if not found:
-        raise UsageError("no rulesets found (looked for rulesets/*.rules)")
-    return found
 
 
 def cmd_build(args: argparse.Namespace) -> int:

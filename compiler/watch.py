@@ -49,6 +49,7 @@ from urllib.parse import unquote, urlsplit
 from .build import plan, write_all
 from .diagnostics import CompileError, Report, plural
 from .resources import display_path, project_root, ruleset_path, templates_dir
+from .targets import UsageError, targets
 
 if TYPE_CHECKING:
     from watchfiles import Change
@@ -126,8 +127,6 @@ class Preview:
         sheet = Sheet(path.stem, target, source_key(path))
         other = self.sheets.get(sheet.id)
         if other is not None and other.source != sheet.source:
-            from .cli import UsageError
-
             raise UsageError(f"{other.target} and {target} would both build {sheet.id}.html; watch one of them")
         return self.sheets.setdefault(sheet.id, sheet)
 
@@ -488,8 +487,6 @@ class PreviewHandler(BaseHTTPRequestHandler):
 
 def serve(preview: Preview, host: str, port: int) -> PreviewServer:
     """A bound (not yet serving) server; a port in use or a bad address is a UsageError."""
-    from .cli import UsageError
-
     try:
         return PreviewServer((host, port), preview)
     except OSError as problem:
@@ -525,8 +522,6 @@ def watch_loop(preview: Preview, stop_event: threading.Event | None = None) -> N
 
 def run(args: argparse.Namespace) -> int:
     """`rulecraft watch`: build, serve, rebuild on save until Ctrl-C."""
-    from .cli import UsageError, targets
-
     templates = Path(args.templates) if args.templates else None
     if templates is not None and not templates.is_dir():
         raise UsageError(f"--templates {args.templates}: no such folder")

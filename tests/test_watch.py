@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import queue
@@ -21,8 +22,9 @@ from typing import IO, Any
 
 import pytest
 
-from compiler.cli import UsageError, main
+from compiler.cli import main
 from compiler.resources import templates_dir
+from compiler.targets import UsageError
 from compiler.watch import Preview, _interrupted, serve, watch_loop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -306,3 +308,13 @@ def test_ctrl_c_stops_the_watch_even_where_its_keyboard_interrupt_is_swallowed(p
     finished = threading.Event()
     threading.Thread(target=lambda: (watch_loop(preview, stop), finished.set()), daemon=True).start()
     assert finished.wait(10)
+
+
+def test_watch_does_not_import_the_command_line() -> None:
+    """The command line imports watch to run `rulecraft watch`; watch takes what both need (UsageError, the
+    rulesets to work on) from compiler.targets, so the two do not import each other, not even in a function."""
+    tree = ast.parse((ROOT / "compiler" / "watch.py").read_text(encoding="utf-8"))
+    imported = {f"{'.' * node.level}{node.module or ''}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert ".targets" in imported
+    assert not imported & {".cli", "compiler.cli", "compiler"}
