@@ -1,9 +1,13 @@
-"""What the sections share: the mode, the repository, loaded rulesets and generated modules."""
+"""What the sections share: the mode, the repository, the generated modules, the compiler's caches."""
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import shutil
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -33,30 +37,22 @@ def progress(message: str) -> None:
 class Context:
     quick: bool
     settings: Settings
-    rulesets: tuple[str, ...]
     shared: dict[str, Any] = field(default_factory=dict)  # numbers one section passes to another
-    _loaded: dict[str, Any] = field(default_factory=dict)
     _modules: dict[str, ModuleType] = field(default_factory=dict)
 
     @classmethod
     def make(cls, quick: bool) -> Context:
         if quick:
             settings = Settings(min_time=0.01, repeats=5, min_repeats=2, budget=0.6, slow_call=0.5)
-            return cls(True, settings, ("tides_of_gold",))
-        return cls(False, Settings(min_time=0.02), RULESETS)
-
-    def loaded(self, ruleset: str) -> Any:
-        """`compiler.api.load(ruleset)`, once per run (loading is timed in the build section, not here)."""
-        if ruleset not in self._loaded:
-            from compiler import api
-
-            self._loaded[ruleset] = api.load(ruleset)
-        return self._loaded[ruleset]
+            return cls(True, settings)
+        return cls(False, Settings(min_time=0.02))
 
     def module(self, ruleset: str) -> ModuleType:
-        """The compiled resolver module output/python/<ruleset>.py, imported from its file."""
+        """The resolver module the compiler generates for `ruleset` now (not the committed output/python, which
+        may be older than the compiler), imported from its file. The modules are built once per run by the
+        command a user runs, `rulecraft build --format python`, into a temporary folder."""
         if ruleset not in self._modules:
-            path = ROOT / "output" / "python" / f"{ruleset}.py"
+            path = self._generated() / "python" / f"{ruleset}.py"
             name = f"bench_generated_{ruleset}"
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:
@@ -66,6 +62,26 @@ class Context:
             spec.loader.exec_module(module)
             self._modules[ruleset] = module
         return self._modules[ruleset]
+
+    def _generated(self) -> Path:
+        folder = self.shared.get("generated")
+        if isinstance(folder, Path):
+            return folder
+        made = Path(tempfile.mkdtemp(prefix="rulecraft-bench-"))
+        atexit.register(shutil.rmtree, made, True)
+        progress(f"building the Python modules of {', '.join(RULESETS)} into {made}")
+        done = subprocess.run([*rulecraft_command(), "build", "--format", "python", "-o", str(made), *RULESETS],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"rulecraft build --format python failed: {(done.stderr or done.stdout)[-2000:]}")
+        self.shared["generated"] = made
+        return made
+
+
+def rulecraft_command() -> list[str]:
+    """How to run `rulecraft`: the project's .venv if it has one (what `make` builds), else this Python."""
+    script = ROOT / ".venv" / "bin" / "rulecraft"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "compiler"]
 
 
 # Modules whose functools caches are not odds: the Jinja environment, paths, the parser and its messages.

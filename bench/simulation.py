@@ -1,4 +1,7 @@
-"""Section 2: `simulate(name, n, seed=..., **inputs)` of the generated modules, a million rolls per mechanic."""
+"""Informative: `simulate(name, n, seed=..., **inputs)` of the generated modules, a million rolls per mechanic.
+
+Issue 8 asked for under 1 s per million rolls; issue 21 sets no target here, so the section only reports
+(and checks the counts against the module's exact `odds()`)."""
 
 from __future__ import annotations
 
@@ -9,11 +12,10 @@ from functools import partial
 from typing import Any
 
 from .context import Context, progress
-from .report import NA, Section, Table, verdict
+from .report import Section, Table
 from .resolvers import MECHANICS
 from .timing import Candidate, compare, once, seconds, spread, times
 
-TARGET_SECONDS = 1.0  # per million rolls, per mechanic
 MAX_SIGMA = 6.0  # a count further than this from its exact expectation is reported as disagreeing
 
 
@@ -32,13 +34,14 @@ def _agreement(counts: dict[str, int], n: int, exact: dict[str, Fraction]) -> st
 
 
 def run(ctx: Context) -> Section:
-    section = Section("simulate", "Batch simulation")
+    section = Section("simulate", "Batch simulation (informative)")
     n = 100_000 if ctx.quick else 1_000_000
     section.text(
-        f"`simulate(name, n, seed=..., **inputs)` of each generated module (`output/python/<id>.py`, standard "
-        f"library only: n results drawn from the roll's exact odds with one `random.choices` call), n = {n:,} "
-        "rolls, for the four mechanics of section 1. The first call is timed alone; the median is of the calls "
-        "after it. The counts are checked against the module's exact `odds()`: they must sum to n "
+        f"`simulate(name, n, seed=..., **inputs)` of each generated module (section 1's, standard library only: "
+        f"n results drawn from the roll's exact odds), n = {n:,} rolls, for the four mechanics of section 1 with "
+        "their fixed inputs. No target (issue 8 asked for under 1 s; issue 21 sets none). The first call is timed "
+        "alone; the median is of the calls after it; the loop it is compared with is a million of section 1's "
+        "calls with changing inputs. The counts are checked against the module's exact `odds()`: they must sum to n "
         f"and lie within {MAX_SIGMA:.0f} standard deviations of the expected counts."
         + (" Quick run: the per-million figure is the time for 100,000 rolls times 10." if ctx.quick else ""))
 
@@ -50,27 +53,22 @@ def run(ctx: Context) -> Section:
     except Exception as problem:  # reported, not fatal
         section.text(f"**Not available**: the generated module has no `simulate` (`{type(problem).__name__}: "
                      f"{problem}`).")
-        for mechanic in MECHANICS:
-            section.target(f"{mechanic.label}: 1,000,000 rolls < {TARGET_SECONDS:.0f} s", "not available", NA)
         return section
     scale = 1_000_000 / n
     numpy_before = "numpy" in sys.modules
     table = Table(("mechanic", "inputs", "first call", "median", "spread", "per million rolls",
-                   "vs a loop of resolver calls", "counts agree with odds()", f"target < {TARGET_SECONDS:.0f} s",
-                   "verdict"))
+                   "vs a loop of resolver calls", "counts agree with odds()"))
     medians: dict[str, float] = ctx.shared.get("resolver_medians", {})
     for mechanic in MECHANICS:
         progress(f"simulate: {mechanic.label}")
-        inputs: dict[str, Any] = dict(mechanic.inputs)
+        inputs: dict[str, Any] = dict(mechanic.fixed)
         try:
             first = once(partial(simulate, mechanic.ruleset, mechanic.name, n, seed=1, **inputs))
             result = simulate(mechanic.ruleset, mechanic.name, n, seed=2, **inputs)
             again = partial(simulate, mechanic.ruleset, mechanic.name, n, seed=3, **inputs)
             stats = compare([Candidate("simulate", again)], ctx.settings)["simulate"]
         except Exception as problem:
-            table.add(mechanic.label, _inputs(inputs), "", "", "", "", "", f"**failed**: {problem}", "", "MISS")
-            section.target(f"{mechanic.label}: 1,000,000 rolls < {TARGET_SECONDS:.0f} s", f"failed: {problem}",
-                           "MISS")
+            table.add(mechanic.label, _inputs(inputs), "", "", "", "", "", f"**failed**: {problem}")
             continue
         counts = dict(getattr(result, "counts", {}))
         total = sum(counts.values())
@@ -80,11 +78,8 @@ def run(ctx: Context) -> Section:
         per_million = stats.median * scale
         loop = medians.get(f"{mechanic.ruleset}.{mechanic.name}")
         versus = times(loop * 1_000_000 / per_million) + " faster" if loop else "n/a (section 1 not run)"
-        ok = per_million < TARGET_SECONDS and agree.startswith("yes")
         table.add(mechanic.label, _inputs(inputs), seconds(first), seconds(stats.median), spread(stats),
-                  seconds(per_million), versus, agree, f"< {TARGET_SECONDS:.0f} s", verdict(ok))
-        section.target(f"{mechanic.label}: 1,000,000 rolls < {TARGET_SECONDS:.0f} s", seconds(per_million),
-                       verdict(ok))
+                  seconds(per_million), versus, agree)
     section.table(table)
     if numpy_before:
         section.text("numpy was already imported before the simulations ran.")

@@ -1,4 +1,8 @@
-"""Section 6: `rulecraft roll` and `rulecraft odds` as whole processes, and what they import."""
+"""Informative: `rulecraft roll` and `rulecraft odds` as whole processes, and what they import.
+
+Issue 8 asked for under 150 ms and neither Jinja nor WeasyPrint on these paths; issue 21 sets no target
+here, so the section reports those figures without a verdict (a stage boundary that leaks shows up as a
+heavy import)."""
 
 from __future__ import annotations
 
@@ -8,11 +12,10 @@ import sys
 from dataclasses import replace
 
 from .context import ROOT, Context, progress
-from .report import Section, Table, verdict
+from .report import Section, Table
 from .timing import Candidate, compare, ratio, ratio_text, seconds, spread
 
-TARGET = 0.150  # seconds, whole process
-FORBIDDEN = ("jinja2", "weasyprint")  # the issue: no Jinja or WeasyPrint on these paths
+HEAVY = ("jinja2", "weasyprint")  # what neither command should need (issue 8's test)
 WATCHED = ("jinja2", "weasyprint", "lark", "ruamel", "markupsafe", "watchfiles", "fontTools", "PIL", "numpy")
 
 
@@ -72,7 +75,7 @@ def imports(python: list[str], rulecraft: list[str], args: list[str]) -> tuple[f
 
 
 def run(ctx: Context) -> Section:
-    section = Section("startup", "Start-up")
+    section = Section("startup", "Start-up (informative)")
     rulecraft, python, where = commands()
     roll = [*rulecraft, "roll", "tides_of_gold", "action_roll", "--seed", "1"]
     odds = [*rulecraft, "odds", "tides_of_gold", "action_roll"]
@@ -89,19 +92,13 @@ def run(ctx: Context) -> Section:
     found = compare([Candidate("roll", lambda: _run(roll)), Candidate("odds", lambda: _run(odds)),
                      Candidate("pass", lambda: _run([*python, "-c", "pass"])),
                      Candidate("imports", lambda: _run([*python, "-c", "import random, fractions"]))], settings)
-    table = Table(("command", "median", "spread", "runs", "/ python -c pass", f"target < {TARGET * 1000:.0f} ms",
-                   "verdict"))
+    table = Table(("command", "median", "spread", "runs", "/ python -c pass"))
     for key in ("roll", "odds", "pass", "imports"):
         s = found[key]
-        judged = key in ("roll", "odds")
-        table.add(f"`{shown[key]}`", seconds(s.median), spread(s), s.repeats, ratio_text(ratio(s, found["pass"])),
-                  f"< {TARGET * 1000:.0f} ms" if judged else "", verdict(s.median < TARGET) if judged else "")
-        if judged:
-            section.target(f"`{shown[key]}` as a whole process < {TARGET * 1000:.0f} ms", seconds(s.median),
-                           verdict(s.median < TARGET))
+        table.add(f"`{shown[key]}`", seconds(s.median), spread(s), s.repeats, ratio_text(ratio(s, found["pass"])))
     section.table(table)
 
-    section.text("### 6.1 What those commands import (`python -X importtime`)")
+    section.text("### What those commands import (`python -X importtime`)")
     heavy = Table(("command", "import time (sum of self)", "modules of the compiler",
                    *(f"`{name}`" for name in WATCHED), "other third-party packages"))
     stdlib = set(sys.stdlib_module_names)
@@ -113,10 +110,7 @@ def run(ctx: Context) -> Section:
         heavy.add(f"`{shown[key]}`", seconds(total), ", ".join(sorted(m.removeprefix("compiler.") for m in ours))
                   or "none", *(seconds(packages[name]) if name in packages else "—" for name in WATCHED),
                   ", ".join(others) or "none")
-        loaded = [name for name in FORBIDDEN if name in packages]
-        section.target(f"`{shown[key]}` imports no Jinja or WeasyPrint", ", ".join(loaded) + " imported" if loaded
-                       else "neither imported", verdict(not loaded))
     section.table(heavy)
     section.text("A package's time is its cumulative import time where it is first imported (— means not "
-                 "imported).")
+                 f"imported). Neither command needs {' or '.join(HEAVY)} (the sheets' libraries).")
     return section
