@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .context import ROOT, RULESETS, Context, progress, rulecraft_command
 from .report import MISS, Section, Table, verdict
-from .timing import Candidate, compare, ratio, ratio_text, seconds, spread
+from .timing import CLOCK, Candidate, compare, ratio, ratio_text, seconds, spread
 
 BUILD_TARGET = 1.0  # seconds, the whole process
 FORMATS = "python,html,json"
@@ -86,7 +86,8 @@ def run(ctx: Context) -> Section:
         builds.runner("warm-up")()
         missing = builds.written()
         settings = replace(ctx.settings, min_time=0.0, repeats=2 if ctx.quick else 9,
-                           min_repeats=1 if ctx.quick else 5, budget=6.0 if ctx.quick else 40.0, slow_call=1e9)
+                           min_repeats=1 if ctx.quick else 5, budget=6.0 if ctx.quick else 40.0, slow_call=1e9,
+                           clock=CLOCK)
         progress("build: timing whole processes")
         found = compare([Candidate("build", builds.runner("build"), builds.fresh),
                          Candidate("help", _quiet([*rulecraft_command(), "--help"])),

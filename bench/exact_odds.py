@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .context import Context, clear_compiler_caches, compile_error_text, compiler_caches, progress
+from .context import CPU, Context, clear_compiler_caches, compile_error_text, compiler_caches, progress
 from .report import MISS, NA, Section, Table, verdict
 from .timing import Candidate, Stats, compare, ratio, ratio_text, seconds, spread, stats_of, times
 
@@ -236,9 +235,9 @@ def _ours(text: str) -> Callable[[], Odds]:
 
 def _first(fn: Callable[[], Odds], before: Callable[[], None]) -> tuple[Odds, float]:
     before()
-    start = time.perf_counter()
+    start = CPU()
     found = fn()
-    return found, time.perf_counter() - start
+    return found, CPU() - start
 
 
 def _differ(a: Odds, b: Odds) -> str:

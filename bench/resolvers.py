@@ -222,7 +222,8 @@ def run(ctx: Context) -> Section:
         "input grid (cycled; the calls are written with keywords, and both sides pay the same `next()`), so no "
         "store of results can serve a repeat; given an `rng` (`random.Random`), and without one (the most "
         "natural call). d20 is called from a string (`d20.roll('2d6+2')`), the string of the same dice for the "
-        "same inputs, cycled the same way. All candidates of a mechanic are timed interleaved.")
+        "same inputs, cycled the same way. All candidates of a mechanic are timed interleaved, on this process's "
+        "CPU time.")
     d20 = _d20()
     checks = Table(("mechanic", "input combinations counted", "draws", "worst chi-square p", "seeded pairs",
                     "same dice from the same seed", "same outcome and total where the dice are the same",

@@ -70,7 +70,9 @@ def render(ctx: Context, sections: list[Section], started: dt.datetime, load_bef
         "Written by `make bench` (`bench/.venv/bin/python -m bench`; see `bench/README.md`). Every ratio compares "
         "two things measured in this one run, interleaved. Times are medians of repeats; a spread is the "
         "interquartile range (q1–q3) of the repeats; a ratio is the ratio of the medians, and its spread runs from "
-        "one side's q1 over the other's q3 to its q3 over the other's q1. "
+        "one side's q1 over the other's q3 to its q3 over the other's q1. Sections 1, 2 and 5 time calls in this "
+        "process on its CPU time (`time.process_time`: the 2 cores are shared, and a call preempted by another "
+        "process would count the other's time); sections 3, 4 and 6 time whole processes on the wall clock. "
         "A verdict is PASS only when a target of issue 21 (items 5 and 6) is met in this run; MISS otherwise "
         "(a miss is reported as a miss); n/a when the thing measured is not available. Sections and rows without "
         "a verdict are informative.",

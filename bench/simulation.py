@@ -63,7 +63,7 @@ def run(ctx: Context) -> Section:
         progress(f"simulate: {mechanic.label}")
         inputs: dict[str, Any] = dict(mechanic.fixed)
         try:
-            first = once(partial(simulate, mechanic.ruleset, mechanic.name, n, seed=1, **inputs))
+            first = once(partial(simulate, mechanic.ruleset, mechanic.name, n, seed=1, **inputs), ctx.settings.clock)
             result = simulate(mechanic.ruleset, mechanic.name, n, seed=2, **inputs)
             again = partial(simulate, mechanic.ruleset, mechanic.name, n, seed=3, **inputs)
             stats = compare([Candidate("simulate", again)], ctx.settings)["simulate"]

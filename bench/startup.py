@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from .context import ROOT, Context, progress
 from .report import Section, Table
-from .timing import Candidate, compare, ratio, ratio_text, seconds, spread
+from .timing import CLOCK, Candidate, compare, ratio, ratio_text, seconds, spread
 
 HEAVY = ("jinja2", "weasyprint")  # what neither command should need (issue 8's test)
 WATCHED = ("jinja2", "weasyprint", "lark", "ruamel", "markupsafe", "watchfiles", "fontTools", "PIL", "numpy")
@@ -88,7 +88,7 @@ def run(ctx: Context) -> Section:
         "resolver needs from the standard library.")
     progress("startup: timing whole processes")
     settings = replace(ctx.settings, min_time=0.0, repeats=2 if ctx.quick else 15, min_repeats=1 if ctx.quick else 5,
-                       budget=2.0 if ctx.quick else 15.0, slow_call=0.0 if ctx.quick else 1e9)
+                       budget=2.0 if ctx.quick else 15.0, slow_call=0.0 if ctx.quick else 1e9, clock=CLOCK)
     found = compare([Candidate("roll", lambda: _run(roll)), Candidate("odds", lambda: _run(odds)),
                      Candidate("pass", lambda: _run([*python, "-c", "pass"])),
                      Candidate("imports", lambda: _run([*python, "-c", "import random, fractions"]))], settings)

@@ -88,7 +88,7 @@ class Settings:
     min_repeats: int = 3  # repeats even when over budget (unless one call is very slow)
     budget: float = 6.0  # seconds one comparison may take, all candidates together
     slow_call: float = 2.0  # a call at least this long is timed fewer times (down to once)
-    clock: Clock = CLOCK  # wall time; time.process_time for this process's CPU time
+    clock: Clock = CLOCK  # wall time; time.process_time for this process's CPU time (in-process sections)
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float]:
@@ -188,11 +188,11 @@ def ratio(a: Stats, b: Stats) -> Ratio:
     return Ratio(a.median / b.median, a.q1 / b.q3 if b.q3 > 0 else math.inf, a.q3 / b.q1 if b.q1 > 0 else math.inf)
 
 
-def once(fn: Callable[[], object]) -> float:
+def once(fn: Callable[[], object], clock: Clock = CLOCK) -> float:
     """Seconds for one call (for things measured a single time, like a cold start)."""
-    start = CLOCK()
+    start = clock()
     fn()
-    return CLOCK() - start
+    return clock() - start
 
 
 def stats_of(values: Sequence[float]) -> Stats:
