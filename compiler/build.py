@@ -181,14 +181,17 @@ def read_cached_pdf(entry: Path) -> bytes | None:
 
 def pdf_renderer() -> str:
     """Everything but the HTML that decides a PDF's bytes: the compiler (to_pdf's options), the epoch of
-    the embedded fonts' timestamps, and the versions of WeasyPrint, pydyf, fontTools, Pango, HarfBuzz and
-    Fontconfig (the libraries that shape and place the text). Imports WeasyPrint."""
+    the embedded fonts' timestamps, the versions of WeasyPrint, pydyf, fontTools, Pango, HarfBuzz and
+    Fontconfig (the libraries that shape and place the text), and which library subsets the fonts (WeasyPrint
+    uses HarfBuzz-Subset where the system has it, which keeps a font's own timestamp, else fontTools, which
+    stamps the epoch). Imports WeasyPrint."""
     import ctypes
     import ctypes.util
 
     import fontTools  # type: ignore[import-untyped,unused-ignore]
     import pydyf  # type: ignore[import-untyped,unused-ignore]
     import weasyprint
+    from weasyprint.pdf import fonts as pdf_fonts
     from weasyprint.text.ffi import pango
 
     def native(library: str, call: str) -> str:
@@ -202,7 +205,8 @@ def pdf_renderer() -> str:
             return "unknown"
     return "\0".join(("rulecraft-pdf-1", compiler_fingerprint(), os.environ.get("SOURCE_DATE_EPOCH", "0"),
                       weasyprint.__version__, pydyf.__version__, fontTools.version, str(pango.pango_version()),
-                      native("harfbuzz", "hb_version_string"), native("fontconfig", "FcGetVersion")))
+                      native("harfbuzz", "hb_version_string"), native("fontconfig", "FcGetVersion"),
+                      "harfbuzz-subset" if getattr(pdf_fonts, "harfbuzz_subset", None) else "fonttools-subset"))
 
 
 def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:

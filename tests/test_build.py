@@ -301,7 +301,8 @@ def test_a_pdf_leaves_no_folder_of_fonts_behind(tmp_path: Path) -> None:
 def test_a_build_takes_the_pdf_of_an_unchanged_sheet_from_the_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A sheet whose HTML became a PDF before, by the same renderer, is not rendered again; a changed sheet,
-    a damaged cache entry or another renderer (here the fonts' epoch) is."""
+    a damaged cache entry or another renderer (here the fonts' epoch) is, and what a build takes from the
+    cache is what rendering the sheet again would give."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     (tmp_path / "rulesets").mkdir()
@@ -340,9 +341,39 @@ def test_a_build_takes_the_pdf_of_an_unchanged_sheet_from_the_cache(
     changed = pdf.read_bytes()
     assert changed != first
 
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")  # the fonts' timestamps: other bytes from the same HTML
+    # Another epoch is another renderer (the embedded fonts' timestamp where fontTools subsets them; HarfBuzz
+    # keeps each font's own, and there the bytes stay the same): rendered again, and cached in turn.
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
     assert main(["build", "--format", "pdf"]) == 0
-    assert len(rendered) == 3 and pdf.read_bytes() != changed
+    assert len(rendered) == 3 and rendered[-1] == rendered[-2]
+    assert pdf.read_bytes() == real_to_pdf(rendered[-1])  # the same epoch, the same bytes
+    assert main(["build", "--format", "pdf"]) == 0
+    assert len(rendered) == 3 and pdf.read_bytes() == real_to_pdf(rendered[-1])
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")  # back to the first epoch: its entry still serves
+    assert main(["build", "--format", "pdf"]) == 0
+    assert len(rendered) == 3 and pdf.read_bytes() == changed
+
+
+def test_the_pdf_cache_key_holds_what_decides_the_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fonts' epoch, the versions of the packages that write a PDF (pinned in pyproject.toml), and which
+    library subsets the fonts: WeasyPrint uses HarfBuzz-Subset where the system has it, else fontTools,
+    which give other bytes from the same HTML with the same versions (fontTools stamps the epoch)."""
+    import fontTools  # type: ignore[import-untyped,unused-ignore]
+    import pydyf  # type: ignore[import-untyped,unused-ignore]
+    import weasyprint
+    from weasyprint.pdf import fonts as pdf_fonts
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    key = build_module.pdf_renderer()
+    parts = key.split("\0")
+    assert {weasyprint.__version__, pydyf.__version__, fontTools.version} <= set(parts)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
+    assert build_module.pdf_renderer() not in {key, ""}
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    assert build_module.pdf_renderer() == key
+    other = None if pdf_fonts.harfbuzz_subset else object()  # the system with, or without, HarfBuzz-Subset
+    monkeypatch.setattr(pdf_fonts, "harfbuzz_subset", other)
+    assert build_module.pdf_renderer() != key
 
 
 def test_a_machine_without_the_pdf_engine_gets_a_diagnostic_and_no_partial_build(

@@ -1,7 +1,8 @@
 """The PDFs read back as a printer sees them: page counts, tables, every item, embedded fonts.
 
 Every sheet of every ruleset (full on A4, core on A4 and Letter) is rendered once per test
-session, in parallel, from the templates of the checkout.
+session, in parallel, from the templates of the checkout. What decides a PDF's bytes is tested
+on a small sheet.
 """
 
 from __future__ import annotations
@@ -131,16 +132,77 @@ def fonts(resources: Any) -> Iterator[Any]:
         yield from fonts(xobject.get_object().get("/Resources"))
 
 
+FONT_FILES = ("/FontFile", "/FontFile2", "/FontFile3")
+
+
+def font_descriptors(pdf: bytes) -> Iterator[tuple[str, Any]]:
+    """(name without the subset's tag, font descriptor) of every font a PDF's pages use."""
+    for page in pypdf.PdfReader(io.BytesIO(pdf)).pages:
+        for font in fonts(page.get("/Resources")):
+            described = font["/DescendantFonts"][0].get_object() if font["/Subtype"] == "/Type0" else font
+            yield str(font["/BaseFont"]).lstrip("/").split("+")[-1], described["/FontDescriptor"].get_object()
+
+
 @pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
 def test_every_font_is_ours_and_embedded(pdfs: dict[Key, bytes], key: Key) -> None:
-    reader = pypdf.PdfReader(io.BytesIO(pdfs[key]))
     seen = set()
-    for page in reader.pages:
-        for font in fonts(page.get("/Resources")):
-            name = str(font["/BaseFont"]).lstrip("/").split("+")[-1]
-            described = font["/DescendantFonts"][0].get_object() if font["/Subtype"] == "/Type0" else font
-            descriptor = described["/FontDescriptor"].get_object()
-            assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), f"{name} is not embedded"
-            seen.add(name)
+    for name, descriptor in font_descriptors(pdfs[key]):
+        assert any(k in descriptor for k in FONT_FILES), f"{name} is not embedded"
+        seen.add(name)
     assert seen and all(name.startswith("Rulecraft-") for name in seen), seen
     assert {"Rulecraft-Sans", "Rulecraft-Sans-Bold"} | ({"Rulecraft-Serif"} if key[1] == "full" else set()) <= seen
+
+
+# ---------------------------------------------------------------- what decides the bytes (a small sheet)
+
+TINY = '''ruleset "Tiny"
+
+roll action "Action roll" [TINY-1]
+  text: "Roll *two dice* and add your `dots`."
+  input dots: 0..3 = 1
+  roll: 2d6 + dots
+  - 6 or less: failure "You fail."
+  - 7-9: partial "You do it, at a cost."
+  - 10+: success "You do it."
+'''
+EPOCH = 86400  # a day after 1970-01-01: unlike 0, no default and no clock gives it
+
+
+def embedded_fonts(pdf: bytes) -> dict[str, bytes]:
+    """The font programs a PDF embeds, by font name (without the subset's tag)."""
+    return {name: descriptor[kind].get_object().get_data()
+            for name, descriptor in font_descriptors(pdf) for kind in FONT_FILES if kind in descriptor}
+
+
+@pytest.mark.parametrize("subsetter", ["fonttools", "harfbuzz"])
+def test_a_pdf_holds_no_clock_time_so_one_epoch_gives_one_pdf(
+        subsetter: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Besides the HTML and the versions pinned in pyproject.toml, a PDF's bytes follow the embedded fonts'
+    `modified` timestamps: WeasyPrint subsets each font with HarfBuzz-Subset where the system has it, which
+    keeps the font's own, else with fontTools, which stamps SOURCE_DATE_EPOCH (`to_pdf` sets 0 if unset).
+    Neither is the clock, and the PDF names no creation date: the same epoch gives the same bytes."""
+    from fontTools.misc.timeTools import timestampSinceEpoch
+    from fontTools.ttLib import TTFont
+    from weasyprint.pdf import fonts as weasyprint_fonts
+
+    from compiler.api import load
+    from compiler.render import export_data, to_html, to_pdf
+
+    if subsetter == "harfbuzz" and not weasyprint_fonts.harfbuzz_subset:
+        pytest.skip("HarfBuzz-Subset is not installed (a system library: libharfbuzz-subset0 on Debian)")
+    if subsetter == "fonttools":
+        monkeypatch.setattr(weasyprint_fonts, "harfbuzz_subset", None)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    (tmp_path / "tiny.rules").write_text(TINY, encoding="utf-8")
+    html = to_html(export_data(load(str(tmp_path / "tiny.rules")).checked))
+    pdf = to_pdf(html)
+    stamps = {name: TTFont(io.BytesIO(data))["head"].modified for name, data in embedded_fonts(pdf).items()}
+    assert {"Rulecraft-Sans", "Rulecraft-Sans-Bold", "Rulecraft-Serif", "Rulecraft-Mono"} <= stamps.keys()
+    if subsetter == "fonttools":
+        assert set(stamps.values()) == {timestampSinceEpoch(EPOCH)}
+    else:
+        own = {TTFont(font)["head"].modified for font in (ROOT / "templates" / "fonts").glob("*.woff2")}
+        assert set(stamps.values()) <= own
+    info = pypdf.PdfReader(io.BytesIO(pdf)).metadata or {}
+    assert not {"/CreationDate", "/ModDate"} & set(info)
+    assert to_pdf(html) == pdf
