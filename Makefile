@@ -1,13 +1,14 @@
-# Rulecraft: `make build` builds every ruleset into output/, `make test` runs the tests,
-# `make fuzz` fuzzes the compiler for longer than the tests do (HYPOTHESIS_PROFILE=fuzz).
-# Both create .venv and install the project on first use; nothing else is needed.
+# Rulecraft: `make build` builds every ruleset into output/, `make test` runs the tests but the whole-sheet
+# PDF renders, which `make test-pdf` runs (CI runs both), `make fuzz` fuzzes the compiler for longer than the
+# tests do (HYPOTHESIS_PROFILE=fuzz). Each creates .venv and installs the project on first use; nothing else
+# is needed.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: build test lint check fuzz clean bench
+.PHONY: build test test-pdf lint check fuzz clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +22,20 @@ build: $(STAMP)
 	$(BIN)/python -m compileall -q compiler
 	$(BIN)/rulecraft build --one-page
 
+# The tests run on every core (pytest-xdist; idle workers take tests from busy ones, as the fuzz tests take
+# seconds and most others milliseconds; PYTEST_WORKERS=0 for one process), but those marked `pdf`:
+# whole sheets rendered with WeasyPrint, a minute and a half on two cores. `make test-pdf` runs those in one
+# process, which renders the sheets on every core itself (an xdist worker each would render them all again).
+PYTEST_WORKERS ?= auto
+
 test: $(STAMP)
 	$(BIN)/ruff check compiler tests bench
 	$(BIN)/mypy
 	$(BIN)/rulecraft fmt --check
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not pdf" -n $(PYTEST_WORKERS) --dist worksteal
+
+test-pdf: $(STAMP)
+	$(BIN)/pytest -m pdf
 
 check: $(STAMP)
 	$(BIN)/rulecraft check

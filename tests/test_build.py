@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +12,6 @@ import pytest
 from compiler import build as build_module
 from compiler import codegen, render
 from compiler.cli import main
-from tests.conftest import ROOT
 
 SOURCE = '''ruleset "Tiny"
 
@@ -26,15 +26,27 @@ roll action "Action roll" [TINY-1]
 CHANGED = SOURCE.replace("at a cost", "at a price")
 
 
+@pytest.fixture(scope="session")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A designer's folder with one ruleset, built once with every format, with a cache folder of its own
+    (`cache/`), so that what a test expects a build to do never depends on what another run left there."""
+    folder = tmp_path_factory.mktemp("built")
+    (folder / "rulesets").mkdir()
+    (folder / "rulesets" / "tiny.rules").write_text(SOURCE, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(folder / "cache"))
+        patch.chdir(folder)
+        assert main(["build"]) == 0
+    return folder
+
+
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A designer's folder with one ruleset, built once with every format; with a cache folder of its own,
-    so that what a test expects a build to do never depends on what another run left there (a PDF)."""
+def project(built_once: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of `built_once` (its sources, outputs and cache) for one test to change: the build, a PDF
+    among its outputs, runs once a session and not once a test."""
+    shutil.copytree(built_once, tmp_path, symlinks=True, dirs_exist_ok=True)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    (tmp_path / "rulesets").mkdir()
-    (tmp_path / "rulesets" / "tiny.rules").write_text(SOURCE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    assert main(["build"]) == 0
     return tmp_path
 
 
@@ -285,11 +297,12 @@ def test_a_pdf_leaves_no_folder_of_fonts_behind(tmp_path: Path) -> None:
 
     temp = tmp_path / "tmp"
     temp.mkdir()
+    (tmp_path / "tiny.rules").write_text(SOURCE, encoding="utf-8")  # a sheet with every @font-face of the templates
     (tmp_path / "test_one_pdf.py").write_text(
         "from compiler.api import load\n"
         "from compiler.render import export_data, to_html, to_pdf\n\n\n"
         "def test_pdf() -> None:\n"
-        f"    html = to_html(export_data(load({str(ROOT / 'tests' / 'fixtures' / 'dice_forms.rules')!r}).checked))\n"
+        f"    html = to_html(export_data(load({str(tmp_path / 'tiny.rules')!r}).checked))\n"
         "    assert to_pdf(html).startswith(b'%PDF')\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one_pdf.py"],
                           cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp)}, capture_output=True, text=True,

@@ -38,6 +38,7 @@ def test_yaml_is_written_by_libyaml_whose_line_breaks_the_committed_files_have()
     assert YAML(typ="safe", pure=False).Emitter.__name__ == "CEmitter"
 
 
+@pytest.mark.pdf
 def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:
     import time
 
@@ -49,6 +50,7 @@ def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:
     assert to_pdf(html) == first
 
 
+@pytest.mark.pdf
 def test_sheets_with_the_same_fonts_share_one_configuration_and_the_pdf_bytes_do_not_change() -> None:
     """to_pdf keeps WeasyPrint's font configuration for the next sheet with the same @font-face rules;
     a sheet rendered after another is the same bytes as that sheet rendered first in a new configuration."""

@@ -1,8 +1,9 @@
 """The PDFs read back as a printer sees them: page counts, tables, every item, embedded fonts.
 
 Every sheet of every ruleset (full on A4, core on A4 and Letter) is rendered once per test
-session, in parallel, from the templates of the checkout. What decides a PDF's bytes is tested
-on a small sheet.
+session, in parallel, from the templates of the checkout: about a minute and a half on two cores,
+so the tests that read them are marked `pdf`, which `make test` leaves to `make test-pdf` (CI runs
+both). What decides a PDF's bytes is tested here on a small sheet, in `make test`.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def header_rows(html: str) -> list[list[str]]:
     return [re.sub(r"<[^>]+>", " ", row).split() for row in rows]
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
 def test_page_count_and_paper(pdfs: dict[Key, bytes], key: Key) -> None:
     rid, sheet, page = key
@@ -92,6 +94,7 @@ def test_page_count_and_paper(pdfs: dict[Key, bytes], key: Key) -> None:
         assert abs(width - PAPER[page][0]) < 1 and abs(height - PAPER[page][1]) < 1
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
 def test_no_table_header_is_left_alone_at_the_foot_of_a_column(pdfs: dict[Key, bytes],
                                                                 sheet_html: dict[Key, str], key: Key) -> None:
@@ -112,6 +115,7 @@ def test_no_table_header_is_left_alone_at_the_foot_of_a_column(pdfs: dict[Key, b
     assert alone == []
 
 
+@pytest.mark.pdf
 def test_every_inventory_item_is_in_the_pdf_text(pdfs: dict[Key, bytes]) -> None:
     inventory = ROOT.parent / "shared" / "inventory.md"
     if not inventory.is_file():
@@ -143,6 +147,7 @@ def font_descriptors(pdf: bytes) -> Iterator[tuple[str, Any]]:
             yield str(font["/BaseFont"]).lstrip("/").split("+")[-1], described["/FontDescriptor"].get_object()
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize("key", SHEETS, ids=SHEET_IDS)
 def test_every_font_is_ours_and_embedded(pdfs: dict[Key, bytes], key: Key) -> None:
     seen = set()
@@ -153,7 +158,7 @@ def test_every_font_is_ours_and_embedded(pdfs: dict[Key, bytes], key: Key) -> No
     assert {"Rulecraft-Sans", "Rulecraft-Sans-Bold"} | ({"Rulecraft-Serif"} if key[1] == "full" else set()) <= seen
 
 
-# ---------------------------------------------------------------- what decides the bytes (a small sheet)
+# ---------------------------------------------------------------- what decides the bytes (a small sheet: make test)
 
 TINY = '''ruleset "Tiny"
 
