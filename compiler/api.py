@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from . import model as m
 from .check import check
-from .diagnostics import CompileError, Report
+from .diagnostics import Code, CompileError, Report
 from .resources import display_path, project_root, ruleset_path
 from .syntax import parse
 
@@ -36,13 +36,13 @@ def load(name_or_path: str, report: Report | None = None) -> Loaded:
         source = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         names = ", ".join(available()) or "none"
-        report.error("NO-FILE", f"no ruleset `{name_or_path}` (rulesets available: {names})", display)
+        report.error(Code.NO_FILE, f"no ruleset `{name_or_path}` (rulesets available: {names})", display)
         raise CompileError(report) from None
     except UnicodeDecodeError as problem:
-        report.error("BAD-CHARACTER", f"this file is not UTF-8 text (byte {problem.start})", display)
+        report.error(Code.BAD_CHARACTER, f"this file is not UTF-8 text (byte {problem.start})", display)
         raise CompileError(report) from None
     except OSError as problem:
-        report.error("NO-FILE", f"cannot read {display}: {problem.strerror}", display)
+        report.error(Code.NO_FILE, f"cannot read {display}: {problem.strerror}", display)
         raise CompileError(report) from None
     return load_text(source, display, path.stem, report)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import NOWHERE, CompileError, Report, Span
+from .diagnostics import NOWHERE, Code, CompileError, Report, Span
 from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
 
 
@@ -90,7 +90,7 @@ def pdf_engine(report: Report) -> None:
     try:
         import weasyprint  # noqa: F401
     except (ImportError, OSError) as problem:
-        report.error("PDF-ENGINE", f"PDF sheets need WeasyPrint, which could not be loaded: {problem}", "pdf",
+        report.error(Code.PDF_ENGINE, f"PDF sheets need WeasyPrint, which could not be loaded: {problem}", "pdf",
                      hint=PDF_ENGINE_HINT)
         raise CompileError(report) from None
 
@@ -114,7 +114,7 @@ def render_html(data: dict[str, Any], templates: Path | None, page: str, report:
                 source = None
         if source is not None:
             report.sources[where] = source
-        report.error("TEMPLATE", f"the sheet template failed: {problem.message or type(problem).__name__}",
+        report.error(Code.TEMPLATE, f"the sheet template failed: {problem.message or type(problem).__name__}",
                      where, Span(line, 1, line, 1) if line else NOWHERE,
                      hint="see https://jinja.palletsprojects.com/templates/ for the template language"
                      if isinstance(problem, TemplateSyntaxError) else

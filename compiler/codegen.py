@@ -28,7 +28,7 @@ from pathlib import Path
 
 from . import __version__
 from . import model as m
-from .diagnostics import CompileError, Report
+from .diagnostics import Code, CompileError, Report
 from .evaluate import contains_dice, dice_symbols, walk
 from .names import class_name
 from .odds import reads
@@ -1055,7 +1055,7 @@ def generate(checked: m.CheckedRuleset) -> str:
 def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:
     """The hard cap on an output file's size, as a diagnostic at the definition being written (or line 1)."""
     report = Report()
-    report.error("TOO-LARGE", f"the {what} would be more than {MAX_OUTPUT_BYTES:,} characters; the limit is "
+    report.error(Code.TOO_LARGE, f"the {what} would be more than {MAX_OUTPUT_BYTES:,} characters; the limit is "
                  f"{MAX_OUTPUT_BYTES:,}" + (" (reached while writing this definition)" if span.line else ""), path,
                  span if span.line else m.Span(1, 1, 1, 2),
                  "split the game into several rulesets, or shorten what repeats (long tables, big tracks, choices)")

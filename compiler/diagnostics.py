@@ -159,7 +159,7 @@ MAX_SHOWN = 50
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     severity: Severity
-    code: str
+    code: Code
     message: str
     path: str
     span: Span = NOWHERE
@@ -181,11 +181,11 @@ class Report:
     def add(self, diagnostic: Diagnostic) -> None:
         self.diagnostics.append(diagnostic)
 
-    def error(self, code: str, message: str, path: str, span: Span = NOWHERE, hint: str | None = None,
+    def error(self, code: Code, message: str, path: str, span: Span = NOWHERE, hint: str | None = None,
               item: str | None = None) -> None:
         self.add(Diagnostic("error", code, message, path, span, hint, item=item))
 
-    def warning(self, code: str, message: str, path: str, span: Span = NOWHERE,
+    def warning(self, code: Code, message: str, path: str, span: Span = NOWHERE,
                 hint: str | None = None, notes: tuple[str, ...] = (), item: str | None = None) -> None:
         self.add(Diagnostic("warning", code, message, path, span, hint, notes, item))
 

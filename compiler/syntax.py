@@ -30,7 +30,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from lark.indenter import Indenter
 
 from . import model as m
-from .diagnostics import CompileError, Diagnostic, Report
+from .diagnostics import Code, CompileError, Diagnostic, Report
 from .resources import cache_dir, grammar_path, prune_cache
 from .syntax_examples import MISTAKES, TOP_WORDS, Failure, diagnose
 
@@ -44,7 +44,7 @@ MAX_TREE_DEPTH = 160  # the parse tree, parentheses and blocks included (the tra
 class IndentationProblem(Exception):
     """The indenter refused a line. `code` names the mistake (syntax_examples); `fields` fill its message."""
 
-    def __init__(self, message: str, line: int, column: int, hint: str, code: str = "INDENT",
+    def __init__(self, message: str, line: int, column: int, hint: str, code: Code = Code.INDENT,
                  fields: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.line = line
@@ -74,13 +74,13 @@ class RulesIndenter(Indenter):
             raise IndentationProblem(
                 "this line is indented with both tabs and spaces",
                 (token.end_line or 1), 1,
-                "indent with spaces only (two per level reads well)", "TAB-INDENT",
+                "indent with spaces only (two per level reads well)", Code.TAB_INDENT,
             )
         indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
         if indent > self.indent_level[-1]:
             if len(self.indent_level) > MAX_NESTING:
                 raise IndentationProblem("indentation is nested too deeply", token.end_line or 1, 1,
-                                         "a definition's body needs at most a few levels", "TOO-LARGE")
+                                         "a definition's body needs at most a few levels", Code.TOO_LARGE)
             self.indent_level.append(indent)
             self.tab_lines.append((token.end_line or 1) if "\t" in indent_str else 0)
             yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
@@ -94,12 +94,12 @@ class RulesIndenter(Indenter):
             if indent != self.indent_level[-1]:
                 if tabbed and "\t" not in indent_str:  # the block was opened by a tab: that line is the slip
                     raise IndentationProblem("this line is indented with a tab", tabbed[-1], 1,
-                                             "indent with spaces only", "TAB-INDENT")
+                                             "indent with spaces only", Code.TAB_INDENT)
                 columns = [str(level + 1) for level in open_levels]
                 raise IndentationProblem(
                     f"this line is indented by {indent} but no enclosing block starts at that column",
                     token.end_line or 1, indent + 1,
-                    f"line it up with an earlier line (column {self.indent_level[-1] + 1})", "INDENT",
+                    f"line it up with an earlier line (column {self.indent_level[-1] + 1})", Code.INDENT,
                     {"indent": f"{indent} space" + ("" if indent == 1 else "s"),
                      "column": "column " + (" or ".join(columns) if len(columns) < 3
                                             else ", ".join(columns[:-1]) + " or " + columns[-1])},
@@ -221,7 +221,7 @@ def whole_number(digits: str, token: object) -> int:
     """`digits` as an int; more than MAX_DIGITS digits is refused at the token's place (TOO-LARGE)."""
     if len(digits.lstrip("0")) > MAX_DIGITS:
         raise SyntaxProblem(f"the number {digits[:12]}… has {len(digits)} digits; a number has at most {MAX_DIGITS}",
-                            span_of(token), "TOO-LARGE", "game numbers are small; check for a typing slip")
+                            span_of(token), Code.TOO_LARGE, "game numbers are small; check for a typing slip")
     return int(digits or "1")
 
 
@@ -379,7 +379,7 @@ class ToModel(Transformer[Token, Any]):
     def between(self, meta: Any, children: list[Child]) -> list[m.Interval]:
         low, high = children
         if low > high:
-            raise SyntaxProblem(f"the range {low}-{high} runs backwards", span_of(meta), "RANGE-BACKWARDS",
+            raise SyntaxProblem(f"the range {low}-{high} runs backwards", span_of(meta), Code.RANGE_BACKWARDS,
                                 f"write the smaller number first: `{high}-{low}`")
         return [m.Interval(low, high)]
 
@@ -488,7 +488,7 @@ class ToModel(Transformer[Token, Any]):
         text = str(die).lower()
         if text.split("d")[0]:
             raise SyntaxProblem("write a pool as `(rating)d6`, with nothing between `)` and `d`",
-                                span_of(die), "POOL", "the count goes in the brackets: `(rating + 1)d6`")
+                                span_of(die), Code.POOL, "the count goes in the brackets: `(rating + 1)d6`")
         return m.Dice(count, m.Number(whole_number(text.split("d")[1], die), span_of(die)), span=span_of(meta))
 
     def dice_of(self, meta: Any, children: list[Child]) -> m.Dice:
@@ -500,7 +500,7 @@ class ToModel(Transformer[Token, Any]):
         count, token, sides = children
         if str(token)[:-1]:
             raise SyntaxProblem("write a pool as `(count)d(sides)`, with nothing between `)` and `d`",
-                                span_of(token), "POOL", "the count goes in the brackets: `(rating)d(die)`")
+                                span_of(token), Code.POOL, "the count goes in the brackets: `(rating)d(die)`")
         return m.Dice(count, sides, span=span_of(meta))
 
     def custom_pool(self, meta: Any, children: list[Child]) -> m.Dice:
@@ -571,7 +571,7 @@ class ToModel(Transformer[Token, Any]):
         member = names[1] if len(names) > 1 else None
         if len(names) > 2:
             raise SyntaxProblem("a path names an item and at most one member, like `clock.size`",
-                                span_of(meta), "PATH", "name the definition and one of its lines: "
+                                span_of(meta), Code.PATH, "name the definition and one of its lines: "
                                 "`set healing_clock.size to 4`")
         return m.Path(item, member, selector, span_of(meta))
 
@@ -582,7 +582,7 @@ def _with_section(item: m.Item, section: str | None) -> m.Item:
 
 
 class SyntaxProblem(Exception):
-    def __init__(self, message: str, span: m.Span, code: str = "SYNTAX", hint: str | None = None) -> None:
+    def __init__(self, message: str, span: m.Span, code: Code = Code.SYNTAX, hint: str | None = None) -> None:
         super().__init__(message)
         self.span = span
         self.code = code
@@ -602,7 +602,7 @@ def check_depth(tree: Tree[Token]) -> None:
             nesting += 1
         if depth > MAX_TREE_DEPTH or nesting > MAX_EXPR_DEPTH:
             raise SyntaxProblem(f"this is nested too deeply: expressions nest at most {MAX_EXPR_DEPTH} levels",
-                                span_of(node), "TOO-LARGE", "name a part of it with `let` and use the name")
+                                span_of(node), Code.TOO_LARGE, "name a part of it with `let` and use the name")
         stack.extend((child, depth + 1, nesting) for child in node.children if isinstance(child, Tree))
 
 
@@ -738,13 +738,13 @@ def parse(text: str, path: str, ruleset_id: str | None = None) -> m.Ruleset:
     report.sources[path] = text
     rid = ruleset_id if ruleset_id is not None else Path(path).stem
     if len(text.encode("utf-8", errors="replace")) > MAX_SOURCE_BYTES:
-        report.error("TOO-LARGE", f"this file is {len(text.encode('utf-8', errors='replace')):,} bytes; the limit "
+        report.error(Code.TOO_LARGE, f"this file is {len(text.encode('utf-8', errors='replace')):,} bytes; the limit "
                      f"is {MAX_SOURCE_BYTES:,}",
                      path, m.Span(1, 1, 1, 2), "split the game into several rulesets")
         raise CompileError(report)
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
-        report.error("BAD-CHARACTER", "this file holds a NUL byte; it is not a text file", path,
+        report.error(Code.BAD_CHARACTER, "this file holds a NUL byte; it is not a text file", path,
                      m.Span(line, 1, line, 2), "save the ruleset as UTF-8 text")
         raise CompileError(report)
     if not text.endswith("\n"):

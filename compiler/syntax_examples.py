@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Literal
 
 from lark.exceptions import UnexpectedInput
 
+from .diagnostics import Code
+
 if TYPE_CHECKING:
     from lark import Lark
 
@@ -54,7 +56,7 @@ class Mistake:
     "to-end" from the offending text to the end of its line, "indent" under the indentation.
     """
 
-    code: str
+    code: Code
     message: str
     hint: str
     examples: tuple[str, ...]
@@ -93,28 +95,28 @@ _UNQUOTED = r"⁁(?P<to>[^\[\n#]*[^\[\n#\s])"  # text up to a citation's `[` or 
 MISTAKES: tuple[Mistake, ...] = (
     # ------------------------------------------------------------ characters pasted from elsewhere
     Mistake(
-        "CURLY-QUOTE",
+        Code.CURLY_QUOTE,
         "`{char}` is a curly quote (pasted from a word processor or a PDF?)",
         'type a straight double quote `"` instead: `text: "Roll 2d6."`',
         (_HEAD + "  text: «“»Roll 2d6.”\n", _HEAD + "  text: «”»x”\n", _HEAD + "  label: «‘»x’\n"),
         where="⁁[“”„‟‘’‚‛]", trigger="anywhere",
     ),
     Mistake(
-        "UNICODE-DASH",
+        Code.UNICODE_DASH,
         "`{char}` is the {char_name}, not a plain hyphen",
         "type a plain hyphen `-` instead, like `7-9` (`—` alone is an empty table cell)",
         (_ROLL + "  - 7«–»9: costly\n", _ROLL + "  - 7«—»9: costly\n", _HEAD + "  roll: 2d6 «−» 1\n"),
         where="⁁[\u2010-\u2015\u2212\ufe63\uff0d]", trigger="anywhere",
     ),
     Mistake(
-        "BOM",
+        Code.BOM,
         "the file starts with an invisible byte-order mark",
         "save the file as `UTF-8` without a BOM (your editor's encoding setting), or delete the first character",
         ("«\ufeff»ruleset \"Game\"\n",),
         where="^⁁\ufeff", trigger="anywhere",
     ),
     Mistake(
-        "ODD-SPACE",
+        Code.ODD_SPACE,
         "an invisible {char_name} (pasted from a PDF or a web page?)",
         "delete it and type an ordinary space: `roll: 2d6`",
         (_HEAD + "  roll:«\u00a0»2d6\n", _HEAD + "  roll: 2d6«\u200b»\n", _HEAD + "  roll: 2d6 +«\u2009»1\n",
@@ -123,14 +125,14 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere",
     ),
     Mistake(
-        "SINGLE-QUOTES",
+        Code.SINGLE_QUOTES,
         "text in single quotes",
         "put text in double quotes: `text: \"Roll 2d6.\"` (a `'` inside double quotes is fine)",
         (_HEAD + "  text: «'»Roll 2d6.'\n", _ROLL + "  - 7-9: costly «'»a cost'\n"),
         where="⁁'", trigger="anywhere",
     ),
     Mistake(
-        "OPERATOR-WORDS",
+        Code.OPERATOR_WORDS,
         "`{token}` is not a Rulecraft operator",
         "write the words `and`, `or`, `not`, like `- when total >= 10 and not bonus: ...`",
         (_ROLL + "  - when total >= 10 «&&» bonus: x\n", _ROLL + "  - when total >= 10 «||» bonus: x\n",
@@ -138,7 +140,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"⁁(?P<to>&&?|\|\||!(?!=))", trigger="anywhere",
     ),
     Mistake(
-        "DECIMAL",
+        Code.DECIMAL,
         "`{token}`: Rulecraft counts in whole numbers",
         "multiply and divide instead: `dots * 3 / 2` (division rounds down)",
         (_HEAD + "  roll: 2d6 * «1.5»\n", _HEAD + "  size: «2.5»\n"),
@@ -146,14 +148,14 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ text and brackets left open
     Mistake(
-        "UNCLOSED-LONG-TEXT",
+        Code.UNCLOSED_LONG_TEXT,
         'this `"""` text is never closed',
         'end text over several lines with `"""` on a line of its own, or use one line: `text: "..."`',
         (_HEAD + '  text: «"""Roll 2d6.»\n  roll: 2d6\n',),
         where='(?P<from>"")⁁"', trigger="anywhere", place="to-end",
     ),
     Mistake(
-        "UNCLOSED-TEXT",
+        Code.UNCLOSED_TEXT,
         "this text has no closing quote",
         'close the text with a `"` on the same line: `text: "Roll 2d6."`; use `"""` for text over several lines',
         (_HEAD + '  text: «"Roll 2d6.»\n', _ROLL + '  - 7-9: costly «"costly success»\n',
@@ -161,21 +163,21 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r'⁁"(?:[^"\\\n]|\\.)*$', trigger="anywhere", place="to-end",
     ),
     Mistake(
-        "UNCLOSED-CITATION",
+        Code.UNCLOSED_CITATION,
         "this citation's `[` is never closed",
         "end the citation with `]`: `[TOG-01, lines 7-17]`",
         ('roll r "R" «[X-1, lines 7-9»\n  roll: 2d6\n', 'roll r "R" «[X-1»\n  roll: 2d6\n  - 7-9: x\n'),
         where=r"⁁\[", trigger="unclosed", place="to-end",
     ),
     Mistake(
-        "UNCLOSED-PAREN",
+        Code.UNCLOSED_PAREN,
         "this `(` is never closed",
         "close every `(` on the same line: `roll: (dots + 1)d6`",
         (_HEAD + "  roll: «(dots + 1d6»\n  - 7-9: x\n", _HEAD + "  roll: max«(dots, 1»\n"),
         where=r"⁁\(", trigger="unclosed", place="to-end",
     ),
     Mistake(
-        "STRAY-CLOSE",
+        Code.STRAY_CLOSE,
         "this `{token}` closes nothing",
         "check the brackets: each `)` closes one `(` on the same line, like `(dots + 1)d6`",
         (_HEAD + "  roll: dots + 1«)»\n", _HEAD + "  roll: (dots + 1)«)»d6\n"),
@@ -183,7 +185,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ indentation
     Mistake(
-        "TAB-INDENT",
+        Code.TAB_INDENT,
         "this line is indented with a tab",
         "indent with spaces only, two per level: `  roll: 2d6`",
         (_HEAD + "  roll: 2d6\n«\t»text: \"x\"\n", _HEAD + "  roll: 2d6\n« \t»text: \"x\"\n",
@@ -191,7 +193,7 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="indent", place="indent",
     ),
     Mistake(
-        "INDENT",
+        Code.INDENT,
         "this line is indented by {indent}, but no line above starts at that column",
         "line it up with a line above it ({column}): a definition's lines start two spaces in, a band's data "
         "four further, like `      harm: 1` under `  - 7-9: costly`",
@@ -199,7 +201,7 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="indent", place="indent",
     ),
     Mistake(
-        "UNEXPECTED-INDENT",
+        Code.UNEXPECTED_INDENT,
         "this line is indented more than the line above it",
         "line it up with the line above; only a band or a line ending in `:` takes indented lines, like "
         "`  - 7-9: costly` then `      harm: 1`",
@@ -208,7 +210,7 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ a definition's first line
     Mistake(
-        "BODY-NOT-INDENTED",
+        Code.BODY_NOT_INDENTED,
         "this line is not indented, so it belongs to no definition",
         "indent a definition's lines two spaces under its first line: `  roll: 2d6`",
         (_HEAD + "«roll»: 2d6\n", _HEAD + "«text»: \"x\"\n", _HEAD + "«-» 7-9: x\n", _HEAD + "«input» dots: 0..4\n",
@@ -217,7 +219,7 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere", expects=("_INDENT", "ROLL"),
     ),
     Mistake(
-        "EMPTY-BODY",
+        Code.EMPTY_BODY,
         "nothing is indented under this line",
         "indent the lines that belong to it two spaces further in, like `  roll: 2d6` under `roll action_roll ...`",
         ('roll r "R" [X-1]«»\nroll s "S" [X-2]\n  roll: 2d6\n', 'roll r "R" [X-1]«»\n',
@@ -225,7 +227,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^⁁|^\S.*⁁$", trigger="anywhere", place="gap", expects=("_INDENT", "!ROLL"),
     ),
     Mistake(
-        "UNKNOWN-KIND",
+        Code.UNKNOWN_KIND,
         "`{token}` is not a kind of definition",
         "a definition starts with one of roll, table, lookup, bands, formula, list, procedure, track, clock, "
         "rule, die, deck, priority (or section, type, errata), like `table loot \"Loot\" [X-1]`",
@@ -235,7 +237,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^⁁(?P<to>[A-Za-z_]\w*)", trigger="anywhere", expects=("ROLL",),
     ),
     Mistake(
-        "MISSPELT-KEYWORD",
+        Code.MISSPELT_KEYWORD,
         "`{token}` is not a word Rulecraft knows here",
         "did you mean `{suggestion}`? Rulecraft's own words are lower case, like `keep highest 2`",
         (_HEAD + "  roll: 3d6 «kepe» highest 2\n", _HEAD + "  roll: 3d6 keep «hightest» 2\n",
@@ -244,7 +246,7 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere", near_keyword=True,
     ),
     Mistake(
-        "MISSING-NAME",
+        Code.MISSING_NAME,
         "this {lead} has no name",
         "put a name (letters, digits and `_`) between the kind and the label: "
         "`roll action_roll \"Action roll\" [X-1]`",
@@ -253,7 +255,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^[a-z]+\s+⁁(?P<to>\"[^\"\n]*\"?|\[)", trigger="anywhere", expects=("NAME",),
     ),
     Mistake(
-        "NAME-DIGIT",
+        Code.NAME_DIGIT,
         "a name cannot start with a digit: `{token}`",
         "start the name with a letter, like `second_roll`; a name is letters, digits and `_`",
         ('roll «2nd_roll» "R" [X-1]\n  roll: 2d6\n', _HEAD + "  input «2nd»: flag\n",
@@ -261,7 +263,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"⁁(?P<to>\d+[A-Za-z_]\w*)", trigger="anywhere", expects=("NAME",),
     ),
     Mistake(
-        "NAME-HYPHEN",
+        Code.NAME_HYPHEN,
         "a name cannot contain `-`: `{token}`",
         "join the words with `_` instead, like `action_roll`",
         ('roll «action-roll» "R" [X-1]\n  roll: 2d6\n', _HEAD + "  input «bonus-die»: flag\n",
@@ -269,21 +271,21 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"(?P<from>[A-Za-z_]\w*)⁁(?P<to>(?:-[A-Za-z_]\w*)+)",
     ),
     Mistake(
-        "UNQUOTED-LABEL",
+        Code.UNQUOTED_LABEL,
         "the label `{token}` is not in quotes",
         "put the label in double quotes: `roll action_roll \"Action roll\" [X-1]`",
         ("roll r «Action roll» [X-1]\n  roll: 2d6\n", "list tricks «Tricks»\n  - \"x\"\n"),
         where=_UNQUOTED,
     ),
     Mistake(
-        "LABEL-ORDER",
+        Code.LABEL_ORDER,
         "the label comes after the citation",
         "write the label first, then the citation: `roll action_roll \"Action roll\" [X-1]`",
         ('roll r [X-1] «"R"»\n  roll: 2d6\n',),
         where=r'\]\s*⁁(?P<to>"[^"\n]*"?)',
     ),
     Mistake(
-        "HEADER-COLON",
+        Code.HEADER_COLON,
         "a definition's first line takes no colon",
         "delete the `:`; the body follows on the lines below, indented: `roll action_roll \"Action roll\" [X-1]`",
         ('roll r "R" [X-1]«:»\n  roll: 2d6\n', 'section "Rolls" [lines 1-9]«:»\n', 'roll r«:»\n  roll: 2d6\n',
@@ -292,14 +294,14 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere",
     ),
     Mistake(
-        "UNQUOTED-TITLE",
+        Code.UNQUOTED_TITLE,
         "the title `{token}` is not in quotes",
         "put the title in double quotes: `section \"Primary actions\" [lines 5-104]`",
         ("section «Primary actions»\n", "ruleset «Tides of Gold»\n", "section «Rolls» [lines 1-9]\n"),
         where=_UNQUOTED,
     ),
     Mistake(
-        "TYPE-COLON",
+        Code.TYPE_COLON,
         "missing `:` after the type's name",
         "a type looks like `type wealth: 0..5` or `type market: one of scarce, normal`",
         ("type wealth«» 0..5\n", "type market«» one of a, b\n"),
@@ -307,14 +309,14 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ citations
     Mistake(
-        "CITATION-ID",
+        Code.CITATION_ID,
         "`{token}` is not an inventory ID",
         "cite inventory IDs in capitals, as the inventory prints them: `[TOG-01, lines 7-17]`",
         ('roll r "R" [«tog-01»]\n  roll: 2d6\n', 'roll r "R" [X-1, «Tog-2»]\n  roll: 2d6\n'),
         where=r"⁁(?P<to>[A-Za-z][\w-]*)",
     ),
     Mistake(
-        "CITATION-LINES",
+        Code.CITATION_LINES,
         "line numbers in a citation need the word `line` or `lines`",
         "write `[TOG-01, line 7]` or `[TOG-01, lines 7-17]`",
         ('roll r "R" [X-1, «7-17»]\n  roll: 2d6\n', 'roll r "R" [X-1, «7»]\n  roll: 2d6\n',
@@ -322,7 +324,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^[a-z].*\[[^\]]*,\s*⁁(?P<to>\d+(?:\s*-\s*\d+)?)", trigger="anywhere",
     ),
     Mistake(
-        "CITATION-COMMA",
+        Code.CITATION_COMMA,
         "missing `,` between the parts of the citation",
         "separate them with commas: `[TOG-01, TOG-02, lines 7-17]`",
         ('roll r "R" [X-1«» line 7]\n  roll: 2d6\n', 'roll r "R" [X-1«» X-2]\n  roll: 2d6\n',
@@ -330,7 +332,7 @@ MISTAKES: tuple[Mistake, ...] = (
         where="⁁[A-Za-z]", place="gap",
     ),
     Mistake(
-        "LINE-RANGE",
+        Code.LINE_RANGE,
         "a range of lines is written `lines A-B`",
         "one line is `line 7`, several are `lines 7-9`: `[TOG-01, lines 7-9]`",
         ('roll r "R" [X-1, «line 7-9»]\n  roll: 2d6\n', 'roll r "R" [X-1, «lines 7»]\n  roll: 2d6\n',
@@ -339,14 +341,14 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ attributes, inputs, lets
     Mistake(
-        "EQUALS-FOR-COLON",
+        Code.EQUALS_FOR_COLON,
         "an attribute takes `:`, not `=`",
         "write `roll: 2d6`; `=` is for `let bonus = 1` and an input's default",
         (_HEAD + "  roll «=» 2d6\n", _HEAD + "  roll if bonus «=» 3d6\n"),
         where=r"^\s+[A-Za-z_]\w*\s*⁁=|^\s*\w+\s+if\b[^:=]*(?P<from>=)(?P<to>)[^=].*⁁$", trigger="anywhere",
     ),
     Mistake(
-        "MISSING-COLON",
+        Code.MISSING_COLON,
         "missing `:` after `{prev}`",
         "put a colon after the name: `{with_colon}`",
         (_HEAD + "  roll«» 2d6\n", _HEAD + "  text«» \"x\"\n", _HEAD + "  size«» 4\n",
@@ -357,21 +359,21 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere", place="gap", expects=("COLON",),
     ),
     Mistake(
-        "LET-EQUALS",
+        Code.LET_EQUALS,
         "a `let` takes `=`, not `:`",
         "write `let bonus = dots + 1`",
         (_HEAD + "  let x«:» 3\n",),
         where="⁁:",
     ),
     Mistake(
-        "IF-TEST",
+        Code.IF_TEST,
         "`if` needs a test before the colon",
         "write the test after `if`: `roll if bonus_die: 3d6 keep highest 2`",
         (_HEAD + "  roll if«:» 3d6\n",),
         where="⁁:",
     ),
     Mistake(
-        "EMPTY-VALUE",
+        Code.EMPTY_VALUE,
         "`{lead}` has nothing after its colon",
         "give the value on the same line, like `roll: 2d6`, or indent the lines that belong to it",
         (_HEAD + "  roll:«»\n  - 7-9: x\n", _HEAD + "  text:«»\n  roll: 2d6\n",
@@ -379,14 +381,14 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^\s+⁁|^\s+\S.*⁁$", trigger="anywhere", place="gap", expects=("_INDENT", "!ROLL"),
     ),
     Mistake(
-        "INPUT-COLON",
+        Code.INPUT_COLON,
         "missing `:` after the input's name",
         "an input looks like `input dots: 0..4 = 1`, `input bonus: flag` or `input market: one of scarce, normal`",
         (_HEAD + "  input dots«» 0..4\n", _HEAD + "  input bonus«» flag\n"),
         place="gap",
     ),
     Mistake(
-        "RANGE-DOTS",
+        Code.RANGE_DOTS,
         "a range of values is written with two dots",
         "write `input dots: 0..4` or `type wealth: 0..5` (whole numbers from the first to the last)",
         (_HEAD + "  input dots: 0 «to» 4\n", _HEAD + "  input dots: 1«-»4\n", _HEAD + "  input dots: 0..«»\n",
@@ -394,14 +396,14 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^\s*(?:input|type)\s+\w+\s*:",
     ),
     Mistake(
-        "INPUT-DEFAULT",
+        Code.INPUT_DEFAULT,
         "missing `=` before the default value",
         "write the default after `=`: `input dots: 0..4 = 1`",
         (_HEAD + "  input dots: 0..4«» 1\n", _HEAD + "  input bonus: flag«» yes\n"),
         where=r"^\s*input\b.*⁁\w+\s*(?:\"|#|$)", place="gap",
     ),
     Mistake(
-        "CHOICE-COMMAS",
+        Code.CHOICE_COMMAS,
         "missing `,` between the options",
         "separate the options with commas: `one of scarce, normal, overflowing`",
         (_HEAD + "  input market: one of scarce«» normal\n", "type market: one of scarce«» normal\n"),
@@ -409,14 +411,14 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ dice and expressions
     Mistake(
-        "DICE-SPACE",
+        Code.DICE_SPACE,
         "a die is written without spaces: `{token}`",
         "write dice with no space, like `2d6`, `d20` or `(rating)d6`",
         (_HEAD + "  roll: «d 6»\n", _HEAD + "  roll: «2d 6»\n", _HEAD + "  roll: «2 d 6»\n"),
         where=r"(?P<from>(?:\d+\s*)?[dD])\s+⁁(?P<to>\d+)",
     ),
     Mistake(
-        "DICE-NOTATION",
+        Code.DICE_NOTATION,
         "`{token}` is dice-roller shorthand",
         "spell it out: `4d6 keep highest 3`, `4d6 keep lowest 1`, `2d20 highest` (one die)",
         (_HEAD + "  roll: 4d6 «kh3»\n", _HEAD + "  roll: 2d20 «kl1»\n", _HEAD + "  roll: 4d6 «dl1»\n",
@@ -424,41 +426,41 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"⁁(?P<to>(?:kh|kl|k|dh|dl)\d*)\b", trigger="anywhere",
     ),
     Mistake(
-        "KEEP",
+        Code.KEEP,
         "say which dice to keep",
         "write `keep highest 2` or `keep lowest 2` (or just `highest` for one die)",
         (_HEAD + "  roll: 3d6 keep «2»\n", _HEAD + "  roll: 3d6 keep «top» 2\n", _HEAD + "  roll: 3d6 keep«»\n"),
     ),
     Mistake(
-        "DANGLING-OPERATOR",
+        Code.DANGLING_OPERATOR,
         "nothing after `{token}`",
         "finish the sum or delete the sign: `roll: 2d6 + dots`",
         (_HEAD + "  roll: 2d6 «+»\n", _HEAD + "  roll: (dots «*»)d6\n", _HEAD + "  let x = dots «-» \n"),
         where=r"(?P<from>[-+*/×%])\s*⁁(?:$|\))", trigger="anywhere",
     ),
     Mistake(
-        "MISSING-VALUE",
+        Code.MISSING_VALUE,
         "nothing after `=`",
         "give the value: `let bonus = dots + 1`",
         (_HEAD + "  let x =«»\n", _HEAD + "  input dots: 0..4 =«»\n"),
         where=r"=\s*⁁", place="gap",
     ),
     Mistake(
-        "TIMES-X",
+        Code.TIMES_X,
         "`x` does not multiply",
         "multiply with `*` or `×`: `dots * 2`",
         (_HEAD + "  roll: dots «x» 2\n", _HEAD + "  roll: 2d6 «x» 2\n", _HEAD + "  roll: 2 «x» dots\n"),
         where=r"(?P<from>\b[xX])\s+⁁\S|⁁[xX]\s",
     ),
     Mistake(
-        "COMPARE-ORDER",
+        Code.COMPARE_ORDER,
         "`{token}` is written the other way round",
         "write `>=` (at least) or `<=` (at most): `- when total >= 10: ...`",
         (_ROLL + "  - when total «=>» 10: x\n", _ROLL + "  - when total «=<» 10: x\n"),
         where="(?P<from>=)⁁(?P<to>[<>])",
     ),
     Mistake(
-        "BAND-RANGE",
+        Code.BAND_RANGE,
         "`{token}` is not part of a range",
         "a band starts with its range and a colon, like `- 7-9: costly \"...\"`; "
         "ranges look like `7-9`, `10+`, `6 or less`, `less than 6`, `4/5` or `natural 12`",
@@ -467,14 +469,14 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^\s*-.*⁁(?P<to>[^\s:]+|:)",
     ),
     Mistake(
-        "RANGE-OPEN",
+        Code.RANGE_OPEN,
         "`{token}` is not a range",
         "for 6 and below write `6 or less` (or `less than 7`); for 10 and up, `10+`",
         (_ROLL + "  - «6-»: x\n", _ROLL + "  - 1-3, «6-»: x\n"),
         where=r"(?P<from>\d+\s*-)\s*⁁:",
     ),
     Mistake(
-        "ENTRY-COLON",
+        Code.ENTRY_COLON,
         "missing `:` after the band's range",
         "after the range comes a colon, then the id and the text: `- 10+: heroic \"...\"`",
         (_ROLL + "  - 10+«» heroic\n", _ROLL + "  - 7-9«» \"text\"\n", _ROLL + "  - 1«» \"one\"\n",
@@ -482,49 +484,49 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"^\s*-[^:\"]*⁁[A-Za-z_\"][^:\"]*(?:\"|$)", trigger="anywhere", place="gap", expects=("COLON",),
     ),
     Mistake(
-        "EMPTY-KEY",
+        Code.EMPTY_KEY,
         "nothing before the colon",
         "a band starts with its range: `- 7-9: costly \"...\"`; a list item has no colon: `- \"text\"`",
         (_ROLL + "  - «:» costly \"x\"\n",),
         where=r"^\s*-\s*⁁:",
     ),
     Mistake(
-        "NATURAL-NUMBER",
+        Code.NATURAL_NUMBER,
         "`natural` needs the total it means",
         "write the total after `natural`: `- natural 12: advantage \"...\"`",
         (_ROLL + "  - natural«:» x\n", _ROLL + "  - natural «d6»: x\n"),
         where=r"\bnatural\s*⁁",
     ),
     Mistake(
-        "WHEN-TEST",
+        Code.WHEN_TEST,
         "`when` needs a test before the colon",
         "write the test after `when`: `- when total >= 10 and not zero_dice: ...`",
         (_ROLL + "  - when«:» x\n",),
         where=r"\bwhen\s*⁁:",
     ),
     Mistake(
-        "OTHERWISE-RANGE",
+        Code.OTHERWISE_RANGE,
         "`otherwise` takes no range",
         "`otherwise` alone catches what no other band takes: `- otherwise: failure \"...\"`",
         (_ROLL + "  - otherwise «7»: x\n", _ROLL + "  - otherwise «if» x: y\n"),
         where=r"\botherwise\s*⁁",
     ),
     Mistake(
-        "TABLE-CELLS",
+        Code.TABLE_CELLS,
         "missing `|` between the cells",
         'separate a row\'s cells with `|`, like `- 1-3: "Memories" | "Looters"`',
         (_ROLL + '  - 1-3: "Memories"«» "Looters"\n', _ROLL + '  - 1-3: x "a" | "b"«» "c"\n'),
         where=r':.*"\s*⁁"', place="gap",
     ),
     Mistake(
-        "CHAIN-TARGET",
+        Code.CHAIN_TARGET,
         "`->` needs the table to go on to",
         "name the next table after `->`: `- 7-9: \"...\" -> treasure`",
         (_ROLL + "  - 7-9: x «->»\n", _ROLL + "  - 7-9: \"x\" «->» \n"),
         where=r"(?P<from>->)\s*⁁",
     ),
     Mistake(
-        "COLUMNS-COLON",
+        Code.COLUMNS_COLON,
         "missing `:` after `columns by ...`",
         "write `columns by position:` and then one indented entry per column",
         (_ROLL + "  columns by position«»\n    - risky: risky \"Risky\"\n",),
@@ -532,42 +534,42 @@ MISTAKES: tuple[Mistake, ...] = (
     ),
     # ------------------------------------------------------------ errata
     Mistake(
-        "ERRATA-ID",
+        Code.ERRATA_ID,
         "an errata entry starts with its ID, in capitals",
         "write the ID first: `errata D-TOG-4 \"A total of 6 falls in no band\" [TOG-08]`",
         ('errata «"Fix"»\n  text: "x"\n', 'errata «d-tog-4» "Fix"\n  text: "x"\n'),
         where=r'⁁(?P<to>"[^"\n]*"?|[\w-]+)',
     ),
     Mistake(
-        "RESOLVES-IN",
+        Code.RESOLVES_IN,
         "missing `in` before the definitions it resolves",
         "write `resolves: RANGE-GAP in consequence_clock, obstacle_clock`",
         (_ERRATA + "  resolves: RANGE-GAP«» consequence_clock\n",),
         place="gap",
     ),
     Mistake(
-        "RESOLVES-CODE",
+        Code.RESOLVES_CODE,
         "`{token}` is not a check code",
         "name the codes `rulecraft check` printed, in capitals: `resolves: RANGE-GAP in consequence_clock`",
         (_ERRATA + "  resolves: «range-gap» in x\n", _ERRATA + "  resolves: «in» x\n"),
         where=r"^\s*resolves\s*:\s*(?:[A-Z][\w-]*\s*,\s*)*⁁(?P<to>[\w-]+)", trigger="anywhere",
     ),
     Mistake(
-        "PATH",
+        Code.PATH,
         "a fix names a definition and at most one of its lines",
         "write `set healing_clock.size to 4` or `set zone_1[7-9].text to \"...\"`",
         (_ERRATA + "  set x.size«.max» to 4\n", _ERRATA + "  drop x[6].text«.more»\n"),
         where=r"^\s*(?:set|move|drop)\s+\w+(?:\[[^\]]*\])?(?:\.\w+)?⁁(?P<to>(?:\.\w+)+)", trigger="anywhere",
     ),
     Mistake(
-        "FIX-TO",
+        Code.FIX_TO,
         "missing `to` in this fix",
         "write `set healing_clock.size to 4` or `move consequence_clock[less than 6] to 6 or less`",
         (_ERRATA + "  set x.size«» 4\n", _ERRATA + "  move x[6]«» 6 or less\n"),
         place="gap",
     ),
     Mistake(
-        "UNQUOTED-TEXT",
+        Code.UNQUOTED_TEXT,
         "text that is not in quotes",
         "put text in double quotes: `text: \"Roll 2d6 and add your dots.\"`",
         (_HEAD + "  text: «Player rolls dice»\n", _ROLL + "  - 7-9: costly «costly success»\n",
@@ -577,7 +579,7 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere", place="to-end",
     ),
     Mistake(
-        "MISSING-OPERATOR",
+        Code.MISSING_OPERATOR,
         "two values with nothing between them",
         "join values with an operator: `2d6 + dots + bonus`",
         (_HEAD + "  roll: 2d6 «dots»\n", _HEAD + "  roll: 2d6 + dots «bonus»\n", _HEAD + "  roll: 2d6 «3»\n"),
@@ -604,13 +606,13 @@ class Failure:
     token_text: str = ""
     state: object = None
     expected: frozenset[str] = frozenset()
-    code: str | None = None
+    code: Code | None = None
     fields: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Diagnosis:
-    code: str
+    code: Code
     message: str
     hint: str
     line: int
@@ -885,9 +887,9 @@ def _choose(failure: Failure, reading: _Reading, suggestion: tuple[str, int, int
     """
     tabbed = re.match(r"[ ]*\t", reading.text) is not None
     if failure.kind == "indent":
-        return _by_code("TAB-INDENT" if tabbed else (failure.code or "INDENT"))
+        return _by_code(Code.TAB_INDENT if tabbed else (failure.code or Code.INDENT))
     if failure.token_type == "_INDENT":
-        return _by_code("TAB-INDENT" if tabbed else "UNEXPECTED-INDENT")
+        return _by_code(Code.TAB_INDENT if tabbed else Code.UNEXPECTED_INDENT)
     if failure.kind == "unclosed":
         return next((m for m in MISTAKES if m.trigger == "unclosed" and _where(m, reading)), None)
     position = _position(failure.state)
@@ -914,7 +916,7 @@ def _choose(failure: Failure, reading: _Reading, suggestion: tuple[str, int, int
     return MISTAKES[min(ranked)[2]] if ranked else None
 
 
-def _by_code(code: str) -> Mistake | None:
+def _by_code(code: Code) -> Mistake | None:
     return next((m for m in MISTAKES if m.code == code), None)
 
 
@@ -975,14 +977,14 @@ def _with_colon(reading: _Reading) -> str:
     return f"{head}: {tail}" if tail else f"{head}:"
 
 
-def _fallback(failure: Failure, fields: Mapping[str, str]) -> tuple[str, str, str]:
+def _fallback(failure: Failure, fields: Mapping[str, str]) -> tuple[Code, str, str]:
     hint = "compare the line with the examples in docs/language.md"
     if failure.kind == "character":
-        return ("SYNTAX", f"the {fields['char_name']} cannot be used here",
+        return (Code.SYNTAX, f"the {fields['char_name']} cannot be used here",
                 'delete it, or put it inside quoted text like `"..."`')
     if failure.token_type in ("_NL", "$END", "_DEDENT"):
-        return "SYNTAX", f"the line ends too soon; expected {fields['expected']}", hint
-    return "SYNTAX", f"`{fields['token']}` does not fit here; expected {fields['expected']}", hint
+        return Code.SYNTAX, f"the line ends too soon; expected {fields['expected']}", hint
+    return Code.SYNTAX, f"`{fields['token']}` does not fit here; expected {fields['expected']}", hint
 
 
 def _span(mistake: Mistake | None, failure: Failure, reading: _Reading,
