@@ -28,12 +28,9 @@ from pathlib import Path
 
 from . import __version__
 from . import model as m
-from .diagnostics import Code, CompileError, Report
-from .evaluate import contains_dice, dice_symbols, walk
+from .diagnostics import MAX_OUTPUT_BYTES, output_too_large
+from .evaluate import bands_read, contains_dice, dice_symbols, walk
 from .names import class_name
-from .odds import reads
-
-MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
 
@@ -482,7 +479,7 @@ class ModuleWriter:
         w.line(")")
         w.line(f"_IDS_{name}: tuple[str, ...] = {tuple(b.id for b in resolver.bands)!r}")
         if resolver.dice:
-            wanted = reads(resolver)[0]
+            wanted = bands_read(resolver)
             counted = "None" if wanted.counted is None else (
                 f"frozenset({sorted(wanted.counted, key=str)!r})" if wanted.counted else "frozenset()")
             w.line(f"_READS_{name}: ReadSpec = ({counted}, {wanted.high}, {wanted.low})  # what the bands read")
@@ -1047,16 +1044,6 @@ def generate(checked: m.CheckedRuleset) -> str:
     try:
         source = writer.module()
     except OutputTooLarge:
-        raise output_too_large("generated module", checked.source_path, writer.at) from None
+        raise output_too_large("generated module", checked.source_path, MAX_OUTPUT_BYTES, writer.at) from None
     compile(source, f"output/python/{checked.id}.py", "exec")
     return source
-
-
-def output_too_large(what: str, path: str, span: m.Span = m.NOWHERE) -> CompileError:
-    """The hard cap on an output file's size, as a diagnostic at the definition being written (or line 1)."""
-    report = Report()
-    report.error(Code.TOO_LARGE, f"the {what} would be more than {MAX_OUTPUT_BYTES:,} characters; the limit is "
-                 f"{MAX_OUTPUT_BYTES:,}" + (" (reached while writing this definition)" if span.line else ""), path,
-                 span if span.line else m.Span(1, 1, 1, 2),
-                 "split the game into several rulesets, or shorten what repeats (long tables, big tracks, choices)")
-    return CompileError(report)

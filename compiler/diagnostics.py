@@ -154,6 +154,7 @@ class Code(StrEnum):
 Severity = Literal["error", "warning", "note"]
 
 MAX_SHOWN = 50
+MAX_OUTPUT_BYTES = 20_000_000  # characters of one output file (module, JSON, YAML, sheet): refused, not written
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,3 +280,13 @@ class CompileError(Exception):
     def __init__(self, report: Report) -> None:
         super().__init__(report.format_text())
         self.report = report
+
+
+def output_too_large(what: str, path: str, limit: int, span: Span = NOWHERE) -> CompileError:
+    """The hard cap on an output file's size, as a diagnostic at the definition being written (or line 1)."""
+    report = Report()
+    report.error(Code.TOO_LARGE, f"the {what} would be more than {limit:,} characters; the limit is {limit:,}"
+                 + (" (reached while writing this definition)" if span.line else ""), path,
+                 span if span.line else Span(1, 1, 1, 2),
+                 "split the game into several rulesets, or shorten what repeats (long tables, big tracks, choices)")
+    return CompileError(report)

@@ -382,6 +382,36 @@ def walk(expr: m.Expr) -> list[m.Expr]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Reads:
+    """What a roll's expressions read of its dice, beyond each group's value (what exact odds keep apart)."""
+
+    counted: frozenset[int | str] | None  # faces `count()` asks about; None: any (a computed face)
+    high: bool
+    low: bool
+
+
+def bands_read(resolver: m.Resolver) -> Reads:
+    """What the dice rules, the zero-dice rule and the `when` bands of a roll read of its dice."""
+    exprs = [rule.expr for rule in resolver.dice] + ([resolver.zero_dice] if resolver.zero_dice is not None else [])
+    exprs += [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
+    symbols = dice_symbols(resolver)
+    counted: set[int | str] | None = set()
+    names: set[str] = set()
+    for node in (n for e in exprs for n in walk(e)):
+        if isinstance(node, m.Name):
+            names.add(node.name)
+        elif isinstance(node, m.Call) and node.function == "count" and counted is not None:
+            arg = node.args[0] if len(node.args) == 1 else None
+            if isinstance(arg, m.Name) and arg.name in symbols:
+                counted.add(arg.name)
+            elif isinstance(arg, m.Number):
+                counted.add(arg.value)
+            else:
+                counted = None
+    return Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names)
+
+
 def dice_symbols(resolver: m.Resolver) -> frozenset[str]:
     """Every symbol on the custom dice a resolver rolls (what `count(hit)` may name)."""
     return frozenset(symbol for rule in resolver.dice for node in walk(rule.expr)

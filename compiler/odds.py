@@ -33,11 +33,13 @@ from .evaluate import (
     Compiled,
     EvalError,
     OptionValue,
+    Reads,
     RollFacts,
     Scope,
     TooLarge,
     Value,
     as_number,
+    bands_read,
     children,
     compiled,
     contains_dice,
@@ -331,15 +333,6 @@ def plain_match(condition: m.Condition, value: Value) -> bool:
 # ---------------------------------------------------------------- distributions
 
 
-@dataclass(frozen=True, slots=True)
-class Reads:
-    """What a roll's expressions read of its dice, beyond each group's value."""
-
-    counted: frozenset[int | str] | None  # faces `count()` asks about; None: any (a computed face)
-    high: bool
-    low: bool
-
-
 Special = tuple[m.Band, "int | None", "Compiled | None", m.Span]  # a `natural N` or `when` band, in order
 LetMemo = tuple[Callable[[Mapping[str, object]], object], dict[tuple[object, ...], object]]  # a let's reads, values
 
@@ -419,19 +412,6 @@ def analysis(resolver: m.Resolver) -> Analysis:
     nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
     symbols = frozenset(symbol for rule in resolver.dice for node in nodes[id(rule.expr)]  # dice_symbols()
                         if isinstance(node, m.Dice) for symbol in node.faces)
-    counted: set[int | str] | None = set()
-    names: set[str] = set()
-    for node in (n for e in exprs for n in nodes[id(e)]):
-        if isinstance(node, m.Name):
-            names.add(node.name)
-        elif isinstance(node, m.Call) and node.function == "count" and counted is not None:
-            arg = node.args[0] if len(node.args) == 1 else None
-            if isinstance(arg, m.Name) and arg.name in symbols:
-                counted.add(arg.name)
-            elif isinstance(arg, m.Number):
-                counted.add(arg.value)
-            else:
-                counted = None
     def named(expressions: list[m.Expr]) -> set[str]:
         return {n.name for e in expressions for n in nodes[id(e)] if isinstance(n, m.Name)}
 
@@ -456,7 +436,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
     for order in orders.values():
         for option in order:
             options.setdefault(option.name, option)
-    found_reads = Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names)
+    found_reads = bands_read(resolver)
     # Of the names read, only inputs and lets change from one set of inputs to the next (the roll's own
     # names, options and definitions do not), so their values alone key the odds.
     deciding_names = tuple(sorted(named(deciding)))
@@ -488,12 +468,6 @@ def forget() -> None:
     _ANALYSES.clear()
     _ROLLS.clear()
     _readings.cache_clear()
-
-
-def reads(resolver: m.Resolver) -> tuple[Reads, frozenset[str]]:
-    """What the resolver's dice rules and band conditions read of the dice, and its dice symbols."""
-    found = analysis(resolver)
-    return found.reads, found.symbols
 
 
 def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...], int]:

@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from . import __version__
 from . import model as m
-from .codegen import MAX_OUTPUT_BYTES, output_too_large
+from .diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from .evaluate import EvalError, walk
 from .odds import defaults, definition_names, odds, odds_table
 from .resources import templates_dir
@@ -221,7 +221,7 @@ def to_json(data: dict[str, Any]) -> str:
 def _capped(text: str, what: str, data: dict[str, Any]) -> str:
     """`text`, unless it is past the cap on an output's size (then a TOO-LARGE diagnostic: nothing is written)."""
     if len(text) > MAX_OUTPUT_BYTES:
-        raise output_too_large(what, str(data.get("source", {}).get("path", "")))
+        raise output_too_large(what, str(data.get("source", {}).get("path", "")), MAX_OUTPUT_BYTES)
     return text
 
 
@@ -432,7 +432,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
                                   page_size=PAGE_SIZES[page], sheet=sheet):
         size += len(part)
         if size > MAX_OUTPUT_BYTES:  # stopped as it passes the cap, not rendered in full first
-            raise output_too_large("sheet", str(data.get("source", {}).get("path", "")))
+            raise output_too_large("sheet", str(data.get("source", {}).get("path", "")), MAX_OUTPUT_BYTES)
         parts.append(part)
     return "".join(parts)
 
