@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal, TypeVar
@@ -29,13 +29,7 @@ from .names import class_name, reserved_input, reserved_name
 from .odds import distribution, input_count, input_grid, sheet_odds_size
 from .runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
 
-KNOWN_ATTRS: dict[str, set[str]] = {
-    "roll": {"roll", "reroll", "zero_dice", "outcomes", "text", "steps", "label"},
-    "table": {"roll", "reroll", "zero_dice", "outcomes", "text", "label"},
-    "lookup": {"key", "text", "label", "outcomes"},
-    "formula": {"value", "text", "label"},
-    "bands": {"text", "label"},
-}
+RESOLVER_ATTRS = frozenset({"roll", "reroll", "key", "value", "zero_dice"})  # attributes that make a resolver work
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 # Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.
 MAX_ENTRIES = 1000  # bands, rows, items, faces or cards of one definition
@@ -153,22 +147,19 @@ class Checker:
             if len(item.entries) > MAX_ENTRIES:
                 self.refuse(f"`{item.name}` has {len(item.entries):,} entries; the limit is {MAX_ENTRIES:,}",
                             item.entries[MAX_ENTRIES].span, "split it into several definitions", item.name)
+        # dice first: every roll's custom dice are filled from them
         self.custom_dice = {item.name: self.die(item) for item in items if item.kind == "die"}
         out: list[m.Definition] = []
         for item in items:
             if item.kind == "die":
                 out.append(self.custom_dice[item.name])
                 continue
-            if item.kind == "bands":
-                out.append(self.band_set(item))  # inlined where used; kept as a document for the sheet
-                continue
-            lowered = self.lower_item(item)
+            lowered = KINDS[item.kind].lower(self, item)
             if isinstance(lowered, m.Resolver) and any(
                     isinstance(n, m.Dice) and any(op.name == "explode" for op in n.ops)
                     for rule in lowered.dice for n in walk(rule.expr)):
                 lowered = self.exploding(lowered, item)
-            if lowered is not None:
-                out.append(lowered)
+            out.append(lowered)
         self._recording = True
         return tuple(out)
 
@@ -241,15 +232,6 @@ class Checker:
                 amounts.append((sign, node))
         return amounts
 
-    def lower_item(self, item: m.Item) -> m.Definition | None:
-        if item.kind in ("roll", "table", "lookup", "formula"):
-            return self.resolver(item)
-        if item.kind in ("list", "procedure", "rule", "priority"):
-            return self.document(item)
-        if item.kind == "deck":
-            return self.deck(item)
-        return self.track(item)
-
     def resolve_type(self, spec: m.TypeSpec, record: bool = True) -> m.IntRange | m.Flag | m.Choice:
         seen: set[str] = set()
         while isinstance(spec, m.NamedType):
@@ -316,7 +298,7 @@ class Checker:
 
     def resolver(self, item: m.Item) -> m.Resolver:
         inputs = self.inputs(item)
-        known = KNOWN_ATTRS[item.kind]
+        known = KINDS[item.kind].attributes or frozenset()
         dice_rules: list[m.DiceRule] = []
         zero_dice = None
         key = value = None
@@ -364,7 +346,7 @@ class Checker:
             elif attr.name == "label":
                 label_attr = _plain(attr.value)
             else:
-                if attr.name in ("roll", "reroll", "key", "value", "zero_dice") and attr.name not in known:
+                if attr.name in RESOLVER_ATTRS and attr.name not in known:
                     self.error(Code.TYPE, f"a {item.kind} has no `{attr.name}:`", attr.span,
                                _kind_hint(item.kind), item.name)
                 details.append((attr.name, attr.value))
@@ -1420,6 +1402,33 @@ def _inputs_text(inputs: dict[str, object]) -> str:
 
 def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """How the checker lowers one kind of definition: the method that builds its checked form, and the
+    attributes that give it its behaviour (None: every `name: value` is data, printed on the sheet)."""
+
+    lower: Callable[[Checker, m.Item], m.Definition]
+    attributes: frozenset[str] | None = None
+
+
+_ROLLED = frozenset({"roll", "reroll", "zero_dice", "outcomes", "text", "label"})
+KINDS: dict[str, Kind] = {
+    "roll": Kind(Checker.resolver, _ROLLED | {"steps"}),
+    "table": Kind(Checker.resolver, _ROLLED),
+    "lookup": Kind(Checker.resolver, frozenset({"key", "text", "label", "outcomes"})),
+    "formula": Kind(Checker.resolver, frozenset({"value", "text", "label"})),
+    "bands": Kind(Checker.band_set, frozenset({"text", "label"})),  # inlined where used; a document on the sheet
+    "list": Kind(Checker.document),
+    "procedure": Kind(Checker.document),
+    "rule": Kind(Checker.document),
+    "priority": Kind(Checker.document),
+    "track": Kind(Checker.track),
+    "clock": Kind(Checker.track),
+    "die": Kind(Checker.die),
+    "deck": Kind(Checker.deck),
+}
 
 
 def check(ruleset: m.Ruleset, source_text: str, report: Report) -> m.CheckedRuleset:

@@ -42,3 +42,12 @@ def test_every_kind_of_expression_declares_the_fields_that_hold_expressions() ->
     for kind in m.Expr.__args__:  # type: ignore[attr-defined]
         typed = {f.name for f in dataclasses.fields(kind) if "Expr" in str(f.type)}
         assert set(kind.CHILDREN) == typed, kind.__name__
+
+
+def test_the_checker_has_a_lowering_for_every_kind_of_definition() -> None:
+    from typing import get_args
+
+    from compiler import model as m
+    from compiler.check import KINDS
+
+    assert set(KINDS) == set(get_args(m.ItemKind))
