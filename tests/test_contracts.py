@@ -51,3 +51,44 @@ def test_the_checker_has_a_lowering_for_every_kind_of_definition() -> None:
     from compiler.check import KINDS
 
     assert set(KINDS) == set(get_args(m.ItemKind))
+
+
+def test_no_module_of_the_compiler_imports_one_that_imports_it_back() -> None:
+    """The stages import one way, down to the model: no cycle among the compiler's modules, counting
+    imports inside functions too."""
+    import ast
+
+    from .conftest import ROOT
+
+    package = ROOT / "compiler"
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+                    base = f"{parent}.{base}" if base else parent
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            found |= {t for t in targets if t in modules and t != name and t != "compiler"}
+        graph[name] = found
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for other in graph[name]:
+            assert state.get(other) != 1, f"import cycle: {' -> '.join([*trail, name, other])}"
+            if other not in state:
+                visit(other, [*trail, name])
+        state[name] = 2
+    for name in graph:
+        if name not in state:
+            visit(name, [])
+    assert len(graph) > 15
