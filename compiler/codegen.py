@@ -30,7 +30,7 @@ from . import __version__
 from . import model as m
 from .diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from .evaluate import bands_read, contains_dice, dice_symbols, walk
-from .names import class_name
+from .names import MODULE_NAMES, class_name
 
 RUNTIME_PATH = Path(__file__).with_name("runtime.py")
 
@@ -399,6 +399,9 @@ class ModuleWriter:
             "**inputs)` gives exact probabilities. Standard library only."
         )
         w.line(repr(header))
+        w.line()
+        w.line(f"__all__ = {public_names(checked)!r}")
+        w.line()
         w.lines.extend(runtime_source().rstrip("\n").split("\n"))
         w.line()
         w.line(f"RULESET = {checked.id!r}")
@@ -406,13 +409,13 @@ class ModuleWriter:
         w.line(f"SOURCE_SHA256 = {checked.source_hash!r}")
         w.line(f"RULECRAFT_VERSION = {__version__!r}")
         dice = [d for d in checked.definitions if isinstance(d, m.CustomDie)]
+        w.line()
+        w.line()
         if dice:
-            w.line()
-            w.line()
             w.line("# Custom dice: the symbol on each side. A die the document lost has no symbols yet.")
             for die in dice:
                 w.line(f"_DIE_{die.name} = Faces({die.name!r}, {die.symbols()!r}, {die.side_values()!r})")
-            w.line("DICE: dict[str, Faces] = {" + ", ".join(f"{d.name!r}: _DIE_{d.name}" for d in dice) + "}")
+        w.line("DICE: dict[str, Faces] = {" + ", ".join(f"{d.name!r}: _DIE_{d.name}" for d in dice) + "}")
         resolvers = checked.resolvers()
         for resolver in resolvers:
             w.line()
@@ -969,6 +972,18 @@ class ModuleWriter:
             w.line('"""Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""')
             w.line("_known(name, inputs, _TOTALS)")
             w.line("return _TOTALS[name](inputs)")
+
+
+RUNTIME_PUBLIC = ("Result", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels", "Markers", "Deck",
+                  "Card", "Document", "Entry", "Picked", "Faces")  # the runtime's types a user of a module meets
+CATALOG_NAMES = tuple(sorted(MODULE_NAMES - {"annotations"}))  # RESOLVERS, odds ...: what every module defines
+
+
+def public_names(checked: m.CheckedRuleset) -> list[str]:
+    """A module's `__all__`: each roll and table, each track and deck class, the catalog, then the runtime's
+    types a user meets (a result, an outcome, a track ...); the runtime's helpers stay out."""
+    classes = [class_name(d.name) for d in checked.definitions if isinstance(d, (m.Track, m.Deck))]
+    return [r.name for r in checked.resolvers()] + classes + list(CATALOG_NAMES) + list(RUNTIME_PUBLIC)
 
 
 def literal(expr: m.Expr) -> object:
