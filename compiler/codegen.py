@@ -17,11 +17,14 @@ Per resolver NAME the module has:
 
 Every function is annotated with what its values can be (`ExprCompiler.kinds`), so the
 module passes `mypy --strict` (tests/test_generated_types.py), at no cost to a roll.
+Codegen writes each statement on one line; `Writer` wraps what is longer than 120
+characters (`wrap`), so no line of a module is (tests/test_module_shape.py).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,17 +62,44 @@ class OutputTooLarge(Exception):
     """The output passed MAX_OUTPUT_BYTES while being written (stopped there, not finished)."""
 
 
+LINE_WIDTH = 120  # the longest line a generated module has, as the project's own code (ruff's line-length)
+
+
 class Writer:
-    def __init__(self) -> None:
+    """Lines of a module. A line longer than `width` is wrapped as a person would (see `wrap`), so codegen
+    writes each statement whole and never thinks about its length."""
+
+    def __init__(self, width: int = LINE_WIDTH) -> None:
         self.lines: list[str] = []
         self.depth = 0
         self.size = 0
+        self.width = width
 
     def line(self, text: str = "") -> None:
-        self.lines.append(("    " * self.depth + text) if text else "")
-        self.size += len(self.lines[-1]) + 1
+        indent = "    " * self.depth
+        written = wrap(indent, text, self.width) if text else [""]
+        self.lines.extend(written)
+        self.size += sum(len(line) + 1 for line in written)
         if self.size > MAX_OUTPUT_BYTES:
             raise OutputTooLarge()
+
+    def docstring(self, text: str) -> None:
+        """`text` as the docstring of the definition being written: one line, or one piece per line of the
+        text in parentheses (implicitly joined, so `__doc__` is `text` exactly)."""
+        indent = "    " * self.depth
+        if "\n" not in text.rstrip("\n") and len(indent) + len(repr(text)) <= self.width:
+            self.line(repr(text))
+            return
+        plain = all(line.isprintable() and len(line) + 3 <= self.width for line in text.split("\n"))
+        if not indent and plain and not ("\\" in text or '"""' in text or text.endswith('"')):  # as written
+            self.lines.extend(f'"""{text}"""'.split("\n"))
+            self.size += len(text) + 7
+            return
+        self.line("(")
+        for piece in string_pieces(text, self.width - len(indent) - 4):
+            self.lines.append(indent + "    " + piece)
+            self.size += len(self.lines[-1]) + 1
+        self.line(")")
 
     @contextmanager
     def indent(self, deeper: bool = True) -> Iterator[None]:
@@ -82,6 +112,166 @@ class Writer:
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
+
+
+# ---------------------------------------------------------------- wrapping long lines
+#
+# A generated line longer than the width is split the way black splits one: at the last bracket pair whose
+# opening line fits, the contents on their own lines, one item a line (short plain items such as numbers,
+# names and strings packed several a line), each wrapped again in turn; a trailing comment goes on a line of
+# its own above; a long string becomes implicitly joined pieces. The tokens are read by `tokens` below (the
+# generated lines hold no triple-quoted strings and no backslash continuations). A test compares the
+# syntax tree of every module with and without wrapping.
+
+_TOKEN = re.compile(r"""[rRbBfFuU]{0,2}(?:'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*")"""
+                    r"""|#.*|[^\s()\[\]{},:#'"]+|\s+|.""")
+_KINDS = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close", ",": "comma", ":": "colon",
+          "#": "comment"}
+Token = tuple[str, int, int]  # kind, start, end
+_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else", "for", "lambda", "return", "yield", "await"})
+
+
+def tokens(text: str) -> list[Token]:
+    """(kind, start, end) of each token of a line: str, open, close, comma, colon, comment or word."""
+    found = []
+    at = 0
+    for token in _TOKEN.findall(text):
+        end = at + len(token)
+        if not token[0].isspace():
+            kind = "str" if len(token) > 1 and token[-1] in "'\"" else _KINDS.get(token[0], "word")
+            found.append((kind, at, end))
+        at = end
+    return found
+
+
+def part(text: str, found: list[Token], first: int, last: int) -> tuple[str, list[Token]]:
+    """Tokens `first` to `last - 1` of a line, as a text of their own and its tokens (tokenized once a line)."""
+    if first >= last:
+        return "", []
+    start, end = found[first][1], found[last - 1][2]
+    return text[start:end], [(kind, a - start, b - start) for kind, a, b in found[first:last]]
+
+
+def wrap(indent: str, text: str, width: int = LINE_WIDTH, inside: bool = False,
+         found: list[Token] | None = None) -> list[str]:
+    """`indent + text` as lines of at most `width` characters where it can be (`inside`: within brackets;
+    `found`: the text's tokens, when known)."""
+    if len(indent) + len(text) <= width:
+        return [indent + text]
+    if found is None:
+        found = tokens(text)
+    if found and found[-1][0] == "comment":
+        code, code_found = part(text, found, 0, len(found) - 1)
+        return [indent + text[found[-1][1]:], *wrap(indent, code, width, inside, code_found)]
+    pairs: list[tuple[int, int]] = []  # (opening, closing) token indexes at the line's own depth
+    stack: list[int] = []
+    for index, (kind, _, _) in enumerate(found):
+        if kind == "open":
+            stack.append(index)
+        elif kind == "close" and stack:
+            opening = stack.pop()
+            if not stack:
+                pairs.append((opening, index))
+    pairs = [(a, b) for a, b in pairs if b > a + 1 and len(indent) + len(text) - found[b][1] <= width]
+    if not pairs:  # no bracket holds what is long: a string is
+        return wrap_string(indent, text, found, width, inside)
+    opening, closing = next(((a, b) for a, b in reversed(pairs) if len(indent) + found[a][2] <= width), pairs[0])
+    head, body, tail = (part(text, found, 0, opening + 1), part(text, found, opening + 1, closing),
+                        part(text, found, closing, len(found)))
+    inner = indent + "    "
+    if len(inner) + len(body[0]) <= width:
+        lines = [inner + body[0]]
+    else:
+        before = found[opening - 1] if opening else None
+        subscript = text[found[opening][1]] == "[" and before is not None and (
+            before[0] == "close" or (before[0] == "word" and text[before[1]:before[2]] not in _KEYWORDS
+                                     and (text[before[2] - 1].isalnum() or text[before[2] - 1] == "_")))
+        pack = not head[0].startswith(("def ", "class "))  # a signature: one parameter a line
+        lines = wrap_items(inner, body[0], body[1], width, pack=pack, comma=not subscript)
+    return wrap(indent, head[0], width, inside, head[1]) + lines + wrap(indent, tail[0], width, inside, tail[1])
+
+
+def wrap_items(indent: str, body: str, found: list[Token], width: int, pack: bool, comma: bool) -> list[str]:
+    """The contents of a bracket pair, split at its commas: plain items packed (`pack`), others one a line,
+    with a trailing comma (`comma`: not in a subscript, where `x[a,]` is not `x[a]`)."""
+    cuts: list[int] = []  # the commas' token indexes
+    depth, in_lambda, comprehension = 0, False, False
+    for index, (kind, start, end) in enumerate(found):
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth -= 1
+        elif depth == 0 and kind == "word" and body[start:end] == "lambda":
+            in_lambda = True
+        elif depth == 0 and kind == "colon":
+            in_lambda = False
+        elif depth == 0 and kind == "word" and body[start:end] == "for":
+            comprehension = True
+        elif depth == 0 and kind == "comma" and not in_lambda:
+            cuts.append(index)
+    if not cuts or comprehension:
+        return wrap(indent, body, width, True, found)
+    items = [part(body, found, a, b) for a, b in zip([0, *(c + 1 for c in cuts)], [*cuts, len(found)], strict=True)]
+    trailing = items[-1][0] == ""
+    if trailing:
+        items.pop()
+    comma = comma and (len(items) > 1 or trailing)
+    plain = pack and not any(kind in ("open", "close") or (kind == "word" and body[start:end] == "lambda")
+                             for kind, start, end in found)
+    lines: list[str] = []
+    packed = ""
+    for number, (item, item_found) in enumerate(items):
+        if comma or number < len(items) - 1:
+            item, item_found = item + ",", [*item_found, ("comma", len(item), len(item) + 1)]
+        if plain and packed and len(indent) + len(packed) + 1 + len(item) <= width:
+            packed += " " + item
+            continue
+        if packed:
+            lines.append(indent + packed)
+            packed = ""
+        if plain and len(indent) + len(item) <= width:
+            packed = item
+        else:
+            lines.extend(wrap(indent, item, width, True, item_found))
+    if packed:
+        lines.append(indent + packed)
+    return lines
+
+
+def wrap_string(indent: str, text: str, found: list[Token], width: int, inside: bool) -> list[str]:
+    """A line that ends in a long plain string (then commas or closing brackets): the string as implicitly
+    joined pieces, in parentheses unless it stands alone within brackets. Any other line is left as it is."""
+    last = max((i for i, (kind, _, _) in enumerate(found) if kind == "str"), default=None)
+    if last is None or any(kind not in ("comma", "close") for kind, _, _ in found[last + 1:]):
+        return [indent + text]
+    literal = text[found[last][1]:found[last][2]]
+    head, rest = text[:found[last][1]], text[found[last][2]:].strip()
+    if literal[0] not in "'\"" or (head and head.rstrip()[-1] not in "=:,("):
+        return [indent + text]
+    if inside and not head:
+        pieces = string_pieces(ast.literal_eval(literal), width - len(indent) - len(rest))
+        return [indent + piece for piece in pieces[:-1]] + [indent + pieces[-1] + rest]
+    pieces = string_pieces(ast.literal_eval(literal), width - len(indent) - 4)
+    return [indent + head + "("] + [indent + "    " + piece for piece in pieces] + [indent + ")" + rest]
+
+
+def string_pieces(value: str, room: int) -> list[str]:
+    """`value` as string literals of at most `room` characters where its words allow, which joined
+    are `value`: one a line of the text (its newline kept at its end), long lines broken after a space."""
+    pieces: list[str] = []
+    for line in value.splitlines(keepends=True) or [""]:
+        piece = ""
+        for word in re.findall(r"\S*\s*", line)[:-1] or [line]:
+            if piece and len(repr(piece + word)) > room:
+                pieces.append(repr(piece))
+                piece = ""
+            while len(repr(word)) > room and len(word) > 1:  # no space to break at: cut the word
+                cut = max(1, room - 2 - (len(repr(word)) - len(word) - 2))
+                pieces.append(repr(word[:cut]))
+                word = word[cut:]
+            piece += word
+        pieces.append(repr(piece))
+    return pieces
 
 
 class ModuleNames:
@@ -381,10 +571,10 @@ def ordered_bands(resolver: m.Resolver) -> list[tuple[int, m.Band]]:
 
 
 class ModuleWriter:
-    def __init__(self, checked: m.CheckedRuleset) -> None:
+    def __init__(self, checked: m.CheckedRuleset, width: int = LINE_WIDTH) -> None:
         self.checked = checked
         self.names = ModuleNames(checked)
-        self.w = Writer()
+        self.w = Writer(width)
         self.at = m.NOWHERE  # the definition being written (where an output too large is reported)
 
     def module(self) -> str:
@@ -398,7 +588,7 @@ class ModuleWriter:
             "`rng: random.Random`; results are frozen dataclasses (see Result). `odds(name,\n"
             "**inputs)` gives exact probabilities. Standard library only."
         )
-        w.line(repr(header))
+        w.docstring(header)
         w.line()
         w.line(f"__all__ = {public_names(checked)!r}")
         w.line()
@@ -740,7 +930,7 @@ class ModuleWriter:
         params.append("rng: random.Random | None = None")
         w.line(f"def {name}(*, {', '.join(params)}) -> Result:")
         with w.indent():
-            w.line(repr(docstring(resolver)))
+            w.docstring(docstring(resolver))
             args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
             w.line(f"return _run_{name}(_RNG if rng is None else rng, 0{args})")
         w.line()
@@ -812,7 +1002,7 @@ class ModuleWriter:
                 "Markers" if track.markers else "Track")
         w.line(f"class {class_name(track.name)}({base}):")
         with w.indent():
-            w.line(repr(docstring(track)))
+            w.docstring(docstring(track))
             w.line()
             if track.levels:
                 w.line(f"LEVELS = {track.levels!r}")
@@ -835,7 +1025,7 @@ class ModuleWriter:
         w = self.w
         w.line(f"class {class_name(deck.name)}(Deck):")
         with w.indent():
-            w.line(repr(docstring(deck)))
+            w.docstring(docstring(deck))
             w.line()
             w.line(f"LABEL = {deck.label!r}")
             w.line(f"PILES = {deck.piles!r}")
@@ -881,10 +1071,8 @@ class ModuleWriter:
         with w.indent():
             for document in documents:
                 w.line(f"{document.name!r}: Document({document.name!r}, {document.kind!r}, {document.label!r}, "
-                       f"{document.text!r},")
-                with w.indent():
-                    w.line("(" + "".join(entry_code(e) + ", " for e in document.entries) + "),")
-                    w.line(f"{literal_values(document.details)!r}),")
+                       f"{document.text!r}, {tuple_code([entry_code(e) for e in document.entries])}, "
+                       f"{literal_values(document.details)!r}),")
         w.line("}")
         tracks = [d for d in self.checked.definitions if isinstance(d, m.Track)]
         w.line("TRACKS: dict[str, type[Track]] = {")
@@ -1000,9 +1188,13 @@ def literal_values(values: tuple[tuple[str, m.Expr], ...]) -> dict[str, object]:
 
 
 def entry_code(entry: m.ListEntry) -> str:
-    children = "".join(entry_code(c) + ", " for c in entry.children)
-    return (f"Entry({entry.id!r}, {entry.label!r}, {entry.text!r}, {literal_values(entry.values)!r}, "
-            f"({children}))")
+    children = tuple_code([entry_code(c) for c in entry.children])
+    return f"Entry({entry.id!r}, {entry.label!r}, {entry.text!r}, {literal_values(entry.values)!r}, {children})"
+
+
+def tuple_code(items: list[str]) -> str:
+    """A tuple of these items, as source: `()`, `(a,)`, `(a, b)`."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def py_type(spec: m.IntRange | m.Flag | m.Choice) -> str:

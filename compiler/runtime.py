@@ -474,7 +474,8 @@ class Rolling:
         if len(groups) == 1:
             group = groups[0]
             kept = group.kept
-            return group.dice, kept, kept if not kept or type(kept[0]) is int else (), group.value  # type: ignore[return-value]
+            numbers = kept if not kept or type(kept[0]) is int else ()
+            return group.dice, kept, numbers, group.value  # type: ignore[return-value]
         dice = tuple(f for g in groups for f in g.dice)
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None

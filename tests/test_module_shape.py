@@ -3,15 +3,18 @@ nothing of the runtime's helpers."""
 
 from __future__ import annotations
 
+import ast
 import sys
+import textwrap
 
 import pytest
 
 from compiler import model as m
 from compiler.api import load, load_text
-from compiler.codegen import generate
+from compiler.codegen import LINE_WIDTH, ModuleWriter, generate, wrap
 from compiler.names import class_name
 from tests.conftest import ROOT, RULESET_IDS, compile_module, import_path
+from tests.test_generated_types import SHAPES
 
 RUNTIME_TYPES = {"Result", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels", "Markers", "Deck",
                  "Card", "Document", "Entry", "Picked", "Faces"}
@@ -52,3 +55,49 @@ def test_every_name_in_all_exists_in_a_module_of_every_shape() -> None:
     missing = [name for name in module.__all__ if not hasattr(module, name)]
     assert not missing
     assert module.__all__[:1] == ["roll_it"] and module.DICE == {} and module.DECKS == {}
+
+
+def checked_of(name: str) -> m.CheckedRuleset:
+    """One of the five rulesets, or one of the shapes tests/test_generated_types.py types."""
+    return load(name).checked if name in RULESET_IDS else load_text(SHAPES[name], f"{name}.rules", name).checked
+
+
+@pytest.mark.parametrize("name", [*RULESET_IDS, *SHAPES])
+def test_no_line_is_longer_than_120_and_wrapping_changes_no_code(name: str) -> None:
+    """Every line of the five modules and of the typed shapes fits in 120 characters, and the module wrapped is
+    the module unwrapped: the same syntax tree (so the same code, the same data, the same docstrings)."""
+    checked = checked_of(name)
+    wrapped = generate(checked)
+    long = [(number, line) for number, line in enumerate(wrapped.split("\n"), 1) if len(line) > LINE_WIDTH]
+    assert not long, long[:3]
+    unwrapped = ModuleWriter(checked, width=10**9).module()
+    assert max(len(line) for line in unwrapped.split("\n")) > LINE_WIDTH  # there was something to wrap
+    assert ast.dump(ast.parse(wrapped)) == ast.dump(ast.parse(unwrapped))
+    if name in RULESET_IDS:
+        assert (ROOT / "output" / "python" / f"{name}.py").read_text(encoding="utf-8") == wrapped
+
+
+@pytest.mark.parametrize("line", [
+    "x = f(lambda t, n, f, k: g(t, n, f, k, 'a' * 40, 'b' * 40, 'c' * 40), [i for i, b in enumerate(yy) if b], zz)",
+    "def f(a: tuple[int, ...], b: dict[str, int | None], c: Sequence[int | str] | Tally, d: bool) -> tuple[int, ...]:",
+    "values['example'] = 'It\\'s \"quoted\", a back\\\\slash, a tab\\t, é and — a very long word: ' + 'x' * 3 + '1'",
+    "values['example'] = 'It\\'s \"quoted\", a back\\\\slash, a tab\\t, é and — an unbroken word: " + "y" * 90 + "'",
+    "_BAND_x: dict[int | str, int] = {" + ", ".join(f"{i}: {i // 7}" for i in range(1, 40)) + "}  # the band",
+    "_T_x: tuple[" + ", ".join(["int"] * 30) + "] = (1,)",
+    "return Result('name', inputs, r_dice, r_kept, r_total if isinstance(r_total, int) else None, outcome, {}, trace)",
+    "'A docstring standing alone as a statement, long enough to be wrapped onto a second line of the source, or more.'",
+])
+def test_wrapping_a_line_keeps_its_code(line: str) -> None:
+    indent = " " * 24  # deep in a function: every line here is too long for it
+    lines = wrap(indent, line)
+    source = "\n".join(lines)
+    assert all(len(text) <= LINE_WIDTH for text in lines) or "y" * 90 in line, source
+    assert len(lines) > 1
+    body = "\n    pass" if line.startswith("def ") else ""
+    assert ast.dump(ast.parse(textwrap.dedent(source) + body)) == ast.dump(ast.parse(line + body)), source
+
+
+def test_a_line_with_nothing_to_break_is_left_as_it_is() -> None:
+    line = "x = " + " + ".join(["name"] * 40)
+    assert wrap("", line) == [line]
+    assert wrap("", "f'" + "z" * 130 + "'") == ["f'" + "z" * 130 + "'"]  # an f-string is not cut
