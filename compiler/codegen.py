@@ -7,7 +7,7 @@ the result is passed to `compile()` before anyone sees it, as Jinja does.
 
 Per resolver NAME the module has:
   _total_NAME(d, v...)   the dice expression, against a dice source
-                         (runtime.Rolling rolls, Planning records, Replaying replays)
+                         (runtime._Rolling rolls, _Planning records, _Replaying replays)
   _band_NAME(...)        which band a roll lands in (-1: none)
   _run_NAME(...)         a full resolution, with trace and chains
   NAME(*, inputs, rng)   the public resolver, validating its inputs
@@ -417,9 +417,9 @@ class ExprCompiler(m.Visitor[str]):
     def visit_Binary(self, expr: m.Binary) -> str:
         left, right = self.number(expr.left), self.number(expr.right)
         if expr.op == "/":
-            return f"floor_div({left}, {right})"
+            return f"_floor_div({left}, {right})"
         if expr.op == "%":
-            return f"floor_mod({left}, {right})"
+            return f"_floor_mod({left}, {right})"
         return f"({left} {expr.op} {right})"
 
     def visit_Neg(self, expr: m.Neg) -> str:
@@ -709,7 +709,7 @@ class ModuleWriter:
     def total_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
         params = self.full_params(resolver, compiler)
-        w.line(f"def _total_{resolver.name}(d: Rolling | Planning | Replaying"
+        w.line(f"def _total_{resolver.name}(d: _Rolling | _Planning | _Replaying"
                + (f", {params}" if params else "") + ") -> int:")
         with w.indent():
             rules = [r for r in resolver.dice if r.when is not None]
@@ -773,7 +773,7 @@ class ModuleWriter:
             return  # the runner starts from an empty dict
         w = self.w
         params = self.full_params(resolver, compiler)
-        extra = "Rolling" if rolls_more(resolver) else "None"
+        extra = "_Rolling" if rolls_more(resolver) else "None"
         w.line(f"def _values_{resolver.name}(b: int, c: int, d: {extra}, r_total: {type_text(compiler.total_kinds)}, "
                f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "")
@@ -832,17 +832,17 @@ class ModuleWriter:
                 with w.indent():
                     w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
                            "else None, outcome, {}, "
-                           f"describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
+                           f"_describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
                     self.roll_lines(resolver, compiler, again=True)
             more = rolls_more(resolver)
-            w.line("extra = Rolling(rng)" if more else "extra = None  # no band's data rolls dice")
+            w.line("extra = _Rolling(rng)" if more else "extra = None  # no band's data rolls dice")
             if sets_values(resolver):
                 w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, zero{tail})")
             else:
                 w.line("values: dict[str, object] = {}")
             inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
             w.line(f"inputs: dict[str, object] = {{{inputs}}}")
-            w.line(f"trace = describe({resolver.label!r}, groups, r_total, outcome, "
+            w.line(f"trace = _describe({resolver.label!r}, groups, r_total, outcome, "
                    f"{'extra.groups' if more else '()'}, values)")
             if resolver.rerolls:
                 w.line("if first:")
@@ -854,7 +854,7 @@ class ModuleWriter:
                 w.line("target = values.get('next')")
                 w.line("if isinstance(target, str) and target in _RUNNERS:")
                 with w.indent():
-                    w.line(f"check_chain(depth + 1, {name!r})")
+                    w.line(f"_check_chain(depth + 1, {name!r})")
                     w.line("link = _RUNNERS[target](rng, depth + 1, inputs)")
                     w.line("chain = (link,) + link.chain")
                     w.line("trace += '; then ' + link.trace")
@@ -881,7 +881,7 @@ class ModuleWriter:
         name = resolver.name
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
-        w.line("d = Rolling(rng)")
+        w.line("d = _Rolling(rng)")
         if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline
             w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
         elif resolver.dice:
@@ -945,15 +945,15 @@ class ModuleWriter:
             w.line(f"def _totals_{name}(given: Mapping[str, object]) -> dict[int | str, Fraction]:")
             with w.indent():
                 self.given_inputs(resolver)
-                w.line("plan = Planning()")
+                w.line("plan = _Planning()")
                 w.line(f"_total_{name}(plan{tail})")
                 bands = ""  # the first band decides a re-roll, so totals then need the bands too
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
                     bands = f", lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), rerolled, _READS_{name}"
-                found = f"exact_totals(plan.specs, lambda g: _total_{name}(Replaying(g){tail}){bands})"
+                found = f"_exact_totals(plan.specs, lambda g: _total_{name}(_Replaying(g){tail}){bands})"
                 if resolver.horizon is not None:  # exploding dice: every total past the horizon, as one
-                    found = f"above({found}, {compiler.number(resolver.horizon)})"
+                    found = f"_above({found}, {compiler.number(resolver.horizon)})"
                 w.line(f"return {found}")
             w.line()
             w.line()
@@ -961,14 +961,14 @@ class ModuleWriter:
         with w.indent():
             self.given_inputs(resolver)
             if resolver.dice:
-                w.line("plan = Planning()")
+                w.line("plan = _Planning()")
                 w.line(f"_total_{name}(plan{tail})")
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
                 w.line("return exact_joint(")
                 with w.indent():
                     w.line("plan.specs,")
-                    w.line(f"lambda g: _total_{name}(Replaying(g){tail}),")
+                    w.line(f"lambda g: _total_{name}(_Replaying(g){tail}),")
                     w.line(f"lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}),")
                     w.line("rerolled," if resolver.rerolls else "(),")
                     w.line(f"_READS_{name},")
@@ -1089,7 +1089,7 @@ class ModuleWriter:
             with w.indent():
                 w.line("names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'")
                 w.line("raise ValueError(f\"no priority list named {name!r} here; there are: {names}\")")
-            w.line("return pick_by_priority(DOCUMENTS[name], candidates)")
+            w.line("return _pick_by_priority(DOCUMENTS[name], candidates)")
         w.line()
         w.line()
         decks = [d for d in self.checked.definitions if isinstance(d, m.Deck)]
@@ -1141,7 +1141,7 @@ class ModuleWriter:
             w.line('"""Exact probability of each outcome of roll or table `name` for these inputs."""')
             w.line("_known(name, inputs, _JOINTS)")
             w.line("joint, ids = _JOINTS[name]")
-            w.line("return odds_of(joint(inputs), ids)")
+            w.line("return _odds_of(joint(inputs), ids)")
         w.line()
         w.line()
         w.line("def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:")
@@ -1152,7 +1152,7 @@ class ModuleWriter:
             w.line('Follows no chain (`->`): simulate the chained table on its own."""')
             w.line("_known(name, inputs, _JOINTS)")
             w.line("joint, ids = _JOINTS[name]")
-            w.line("return sample(name, inputs, joint(inputs), ids, n, seed)")
+            w.line("return _sample(name, inputs, joint(inputs), ids, n, seed)")
         w.line()
         w.line()
         w.line("def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:")

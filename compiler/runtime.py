@@ -9,6 +9,12 @@ checked against it by the test-suite.
 """
 
 ###{runtime
+# ---------------------------------------------------------------------------------------------------------------------
+# Rulecraft's runtime: the same in every module Rulecraft generates (compiler/runtime.py, copied as it is). It holds the
+# types results are made of (Result, Outcome, Group, Simulation, the Track and Deck classes ...: see __all__) and the
+# machinery the rolls below call. That machinery is private: names starting with `_`, and every name not in
+# __all__, may change in any release. The ruleset's own data and rolls follow the end of this section.
+# ---------------------------------------------------------------------------------------------------------------------
 import random
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -449,7 +455,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
-class Rolling:
+class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
     __slots__ = ("groups", "rng", "zero")
@@ -481,7 +487,7 @@ class Rolling:
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
 
-class Planning:
+class _Planning:
     """A dice source that records which dice a roll would use, without rolling."""
 
     __slots__ = ("specs", "zero")
@@ -498,7 +504,7 @@ class Planning:
         return 0
 
 
-class Replaying:
+class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
     __slots__ = ("index", "values")
@@ -604,7 +610,7 @@ class _JointWeights(_Protocol):
 Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
-def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+def _odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up).
 
     Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
@@ -674,7 +680,7 @@ def _order(total: object) -> tuple[int, int, str]:
     return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
 
 
-def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
            seed: int | None) -> Simulation:
     """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
@@ -698,7 +704,7 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
     return Simulation(name, dict(inputs), seed, results, draws)
 
 
-def exact_totals(
+def _exact_totals(
     specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
@@ -713,7 +719,7 @@ def exact_totals(
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
 
-def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
     """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
     out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
                                       if isinstance(total, int) and total <= horizon}
@@ -754,18 +760,18 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def check_chain(depth: int, name: str) -> None:
+def _check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
-def floor_div(a: int, b: int) -> int:
+def _floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
 
 
-def floor_mod(a: int, b: int) -> int:
+def _floor_mod(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
     return a % b
@@ -784,7 +790,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int | str, ...]) -> str:
+def _join_dice(values: tuple[int | str, ...]) -> str:
     if len(values) == 1:
         return str(values[0])
     if len(values) == 2:
@@ -792,13 +798,13 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group[int | str]) -> str:
+def _group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
-        return f"{group.notation}: {join_dice(group.dice)}"
-    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+        return f"{group.notation}: {_join_dice(group.dice)}"
+    return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def outcome_trace(outcome: Outcome) -> str:
+def _outcome_trace(outcome: Outcome) -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -807,7 +813,7 @@ def outcome_trace(outcome: Outcome) -> str:
     return f"{outcome.key}{where}: {meaning}"
 
 
-def describe(
+def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
@@ -816,22 +822,22 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
-        text = f"{label}: rolled {group_trace(group)}"
+        text = f"{label}: rolled {_group_trace(group)}"
         if isinstance(total, int) and total != group.value:
             diff = total - group.value
             text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
     elif groups:
-        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        text = f"{label}: rolled {' and '.join([_group_trace(g) for g in groups])}"
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
         text = f"{label}: {total}" if total is not None else label
     text += f" → {said}"
     for group in extra:
-        text += f" → then {group_trace(group)}"
+        text += f" → then {_group_trace(group)}"
     return text
 
 
@@ -843,7 +849,7 @@ class Picked:
     trace: str
 
 
-def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+def _pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
     """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
 
     A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
@@ -1204,4 +1210,9 @@ class Deck:
         for card in self.cards:
             counts[card.id] = counts.get(card.id, 0) + 1
         return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# End of Rulecraft's runtime. What follows is this ruleset's: its data, one small function per step of each roll.
+# ---------------------------------------------------------------------------------------------------------------------
 ###}runtime

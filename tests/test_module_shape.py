@@ -4,6 +4,7 @@ nothing of the runtime's helpers."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import textwrap
 
@@ -101,3 +102,19 @@ def test_a_line_with_nothing_to_break_is_left_as_it_is() -> None:
     line = "x = " + " + ".join(["name"] * 40)
     assert wrap("", line) == [line]
     assert wrap("", "f'" + "z" * 130 + "'") == ["f'" + "z" * 130 + "'"]  # an f-string is not cut
+
+
+def test_the_runtime_is_one_fenced_section_the_same_in_every_module() -> None:
+    """Between its opening and closing comments every module holds the same runtime, and its helpers that only
+    generated code calls are private (`_describe`, `_Rolling` ...)."""
+    sections = set()
+    for rid in RULESET_IDS:
+        text = (ROOT / "output" / "python" / f"{rid}.py").read_text(encoding="utf-8")
+        start, end = text.index("# Rulecraft's runtime: "), text.index("# End of Rulecraft's runtime.")
+        assert text.count("# Rulecraft's runtime: ") == text.count("# End of Rulecraft's runtime.") == 1
+        assert text.index("__all__ = [") < start < end < text.index("RULESET = ")
+        sections.add(text[start:end])
+    assert len(sections) == 1
+    section = sections.pop()
+    for helper in ("Rolling", "Planning", "Replaying", "describe", "check_chain", "floor_div", "odds_of", "sample"):
+        assert f"_{helper}" in section and not re.search(rf"^(class|def) {helper}\b", section, re.MULTILINE)

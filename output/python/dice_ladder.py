@@ -18,6 +18,12 @@ __all__ = [
     'Picked', 'Faces',
 ]
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Rulecraft's runtime: the same in every module Rulecraft generates (compiler/runtime.py, copied as it is). It holds the
+# types results are made of (Result, Outcome, Group, Simulation, the Track and Deck classes ...: see __all__) and the
+# machinery the rolls below call. That machinery is private: names starting with `_`, and every name not in
+# __all__, may change in any release. The ruleset's own data and rolls follow the end of this section.
+# ---------------------------------------------------------------------------------------------------------------------
 import random
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -458,7 +464,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
-class Rolling:
+class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
     __slots__ = ("groups", "rng", "zero")
@@ -490,7 +496,7 @@ class Rolling:
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
 
-class Planning:
+class _Planning:
     """A dice source that records which dice a roll would use, without rolling."""
 
     __slots__ = ("specs", "zero")
@@ -507,7 +513,7 @@ class Planning:
         return 0
 
 
-class Replaying:
+class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
     __slots__ = ("index", "values")
@@ -613,7 +619,7 @@ class _JointWeights(_Protocol):
 Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
-def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+def _odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up).
 
     Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
@@ -683,7 +689,7 @@ def _order(total: object) -> tuple[int, int, str]:
     return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
 
 
-def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
            seed: int | None) -> Simulation:
     """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
@@ -707,7 +713,7 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
     return Simulation(name, dict(inputs), seed, results, draws)
 
 
-def exact_totals(
+def _exact_totals(
     specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
@@ -722,7 +728,7 @@ def exact_totals(
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
 
-def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
     """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
     out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
                                       if isinstance(total, int) and total <= horizon}
@@ -763,18 +769,18 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def check_chain(depth: int, name: str) -> None:
+def _check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
-def floor_div(a: int, b: int) -> int:
+def _floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
 
 
-def floor_mod(a: int, b: int) -> int:
+def _floor_mod(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
     return a % b
@@ -793,7 +799,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int | str, ...]) -> str:
+def _join_dice(values: tuple[int | str, ...]) -> str:
     if len(values) == 1:
         return str(values[0])
     if len(values) == 2:
@@ -801,13 +807,13 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group[int | str]) -> str:
+def _group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
-        return f"{group.notation}: {join_dice(group.dice)}"
-    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+        return f"{group.notation}: {_join_dice(group.dice)}"
+    return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def outcome_trace(outcome: Outcome) -> str:
+def _outcome_trace(outcome: Outcome) -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -816,7 +822,7 @@ def outcome_trace(outcome: Outcome) -> str:
     return f"{outcome.key}{where}: {meaning}"
 
 
-def describe(
+def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
@@ -825,22 +831,22 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
-        text = f"{label}: rolled {group_trace(group)}"
+        text = f"{label}: rolled {_group_trace(group)}"
         if isinstance(total, int) and total != group.value:
             diff = total - group.value
             text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
     elif groups:
-        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        text = f"{label}: rolled {' and '.join([_group_trace(g) for g in groups])}"
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
         text = f"{label}: {total}" if total is not None else label
     text += f" → {said}"
     for group in extra:
-        text += f" → then {group_trace(group)}"
+        text += f" → then {_group_trace(group)}"
     return text
 
 
@@ -852,7 +858,7 @@ class Picked:
     trace: str
 
 
-def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+def _pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
     """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
 
     A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
@@ -1214,6 +1220,11 @@ class Deck:
             counts[card.id] = counts.get(card.id, 0) + 1
         return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
 
+
+# ---------------------------------------------------------------------------------------------------------------------
+# End of Rulecraft's runtime. What follows is this ruleset's: its data, one small function per step of each roll.
+# ---------------------------------------------------------------------------------------------------------------------
+
 RULESET = 'dice_ladder'
 TITLE = 'Untitled dice-ladder system'
 SOURCE_SHA256 = '4574455d390aed46f8ecebc6ed60c05472c22e00e8028f1e54a79fce25efda0a'
@@ -1258,7 +1269,7 @@ def _lets_test(
 
 
 def _total_test(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_die: str,
     v_dn: int,
     v_advantage: bool,
@@ -1344,7 +1355,7 @@ def _run_test(
     v_impaired: int,
 ) -> Result:
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_test(
         d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
     )
@@ -1365,7 +1376,7 @@ def _run_test(
         'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced,
         'impaired': v_impaired,
     }
-    trace = describe('Test', groups, r_total, outcome, (), values)
+    trace = _describe('Test', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1423,12 +1434,12 @@ def _totals_test(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_enhanced = _check_int('enhanced', given.get('enhanced', 0), 0, 5)
     v_impaired = _check_int('impaired', given.get('impaired', 0), 0, 5)
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    plan = Planning()
+    plan = _Planning()
     _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
         lambda g: _total_test(
-            Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
+            _Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
         ),
     )
 
@@ -1441,12 +1452,12 @@ def _joint_test(given: Mapping[str, object]) -> Joint:
     v_enhanced = _check_int('enhanced', given.get('enhanced', 0), 0, 5)
     v_impaired = _check_int('impaired', given.get('impaired', 0), 0, 5)
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    plan = Planning()
+    plan = _Planning()
     _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
     return exact_joint(
         plan.specs,
         lambda g: _total_test(
-            Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
+            _Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
         ),
         lambda t, n, f, k: _band_test(
             t, n, f, k, plan.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung,
@@ -1481,7 +1492,7 @@ _OUT_contest: tuple[tuple[Outcome, ...], ...] = (
 _IDS_contest: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
 _READS_contest: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_contest(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str, v_edge: str) -> int:
+def _total_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str, v_edge: str) -> int:
     if (v_edge == 'adv'):
         return int(
             (
@@ -1574,7 +1585,7 @@ def _values_contest(
 
 
 def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_contest(d, v_mine, v_theirs, v_edge)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1584,7 +1595,7 @@ def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_e
     extra = None  # no band's data rolls dice
     values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
-    trace = describe('Contest', groups, r_total, outcome, (), values)
+    trace = _describe('Contest', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1624,20 +1635,20 @@ def _totals_contest(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
-    plan = Planning()
+    plan = _Planning()
     _total_contest(plan, v_mine, v_theirs, v_edge)
-    return exact_totals(plan.specs, lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge))
+    return _exact_totals(plan.specs, lambda g: _total_contest(_Replaying(g), v_mine, v_theirs, v_edge))
 
 
 def _joint_contest(given: Mapping[str, object]) -> Joint:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
-    plan = Planning()
+    plan = _Planning()
     _total_contest(plan, v_mine, v_theirs, v_edge)
     return exact_joint(
         plan.specs,
-        lambda g: _total_contest(Replaying(g), v_mine, v_theirs, v_edge),
+        lambda g: _total_contest(_Replaying(g), v_mine, v_theirs, v_edge),
         lambda t, n, f, k: _band_contest(t, n, f, k, plan.zero, v_mine, v_theirs, v_edge),
         (),
         _READS_contest,
@@ -1687,7 +1698,7 @@ def _values_advantage_and_disadvantage(
 
 
 def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_roll_with
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1697,7 +1708,7 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
     extra = None  # no band's data rolls dice
     values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_with)
     inputs: dict[str, object] = {'roll_with': v_roll_with}
-    trace = describe('Advantage and Disadvantage', groups, r_total, outcome, (), values)
+    trace = _describe('Advantage and Disadvantage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'advantage_and_disadvantage',
@@ -1779,7 +1790,7 @@ def _values_impaired_and_enhanced(
 
 
 def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_roll_is
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1789,7 +1800,7 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
     extra = None  # no band's data rolls dice
     values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_is)
     inputs: dict[str, object] = {'roll_is': v_roll_is}
-    trace = describe('Empaired and Enhanced', groups, r_total, outcome, (), values)
+    trace = _describe('Empaired and Enhanced', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'impaired_and_enhanced',
@@ -1905,7 +1916,7 @@ def _values_dice_ladder(
 
 
 def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1915,7 +1926,7 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
     extra = None  # no band's data rolls dice
     values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
-    trace = describe('Dice Ladder', groups, r_total, outcome, (), values)
+    trace = _describe('Dice Ladder', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'dice_ladder',
@@ -2007,7 +2018,7 @@ def _values_skills_known(
 
 
 def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2017,7 +2028,7 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_int_die)
     inputs: dict[str, object] = {'int_die': v_int_die}
-    trace = describe('Skills known', groups, r_total, outcome, (), values)
+    trace = _describe('Skills known', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'skills_known',
@@ -2076,7 +2087,7 @@ _OUT_spell: tuple[tuple[Outcome, ...], ...] = (
 _IDS_spell: tuple[str, ...] = ('cast', 'pass', 'fail')
 _READS_spell: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_spell(d: Rolling | Planning | Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
+def _total_spell(d: _Rolling | _Planning | _Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
     return d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
 
 
@@ -2122,7 +2133,7 @@ def _values_spell(
 
 
 def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2132,7 +2143,7 @@ def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentr
     extra = None  # no band's data rolls dice
     values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
-    trace = describe('Spells', groups, r_total, outcome, (), values)
+    trace = _describe('Spells', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2172,20 +2183,20 @@ def _totals_spell(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     v_concentration = _check_flag('concentration', given.get('concentration', False))
-    plan = Planning()
+    plan = _Planning()
     _total_spell(plan, v_wil, v_dn, v_concentration)
-    return exact_totals(plan.specs, lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration))
+    return _exact_totals(plan.specs, lambda g: _total_spell(_Replaying(g), v_wil, v_dn, v_concentration))
 
 
 def _joint_spell(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     v_concentration = _check_flag('concentration', given.get('concentration', False))
-    plan = Planning()
+    plan = _Planning()
     _total_spell(plan, v_wil, v_dn, v_concentration)
     return exact_joint(
         plan.specs,
-        lambda g: _total_spell(Replaying(g), v_wil, v_dn, v_concentration),
+        lambda g: _total_spell(_Replaying(g), v_wil, v_dn, v_concentration),
         lambda t, n, f, k: _band_spell(t, n, f, k, plan.zero, v_wil, v_dn, v_concentration),
         (),
         _READS_spell,
@@ -2229,7 +2240,7 @@ def _values_spells_known(
 
 
 def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (_N_spells_known_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2239,7 +2250,7 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Spells known', groups, r_total, outcome, (), values)
+    trace = _describe('Spells known', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'spells_known',
@@ -2312,7 +2323,7 @@ def _values_item_slots(
 
 
 def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (2 * _N_item_slots_str_die[v_str_die])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2322,7 +2333,7 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die)
     inputs: dict[str, object] = {'str_die': v_str_die}
-    trace = describe('Item slots', groups, r_total, outcome, (), values)
+    trace = _describe('Item slots', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'item_slots',
@@ -2400,8 +2411,8 @@ def _values_slots_filled(
 
 
 def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int, v_coins: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
+    d = _Rolling(rng)
+    r_total: int = ((v_items + (2 * v_bulky)) + _floor_div(v_coins, 100))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_slots_filled.get(r_total, -1)
@@ -2410,7 +2421,7 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     extra = None  # no band's data rolls dice
     values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_items, v_bulky, v_coins)
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
-    trace = describe('Slots filled', groups, r_total, outcome, (), values)
+    trace = _describe('Slots filled', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'slots_filled',
@@ -2455,7 +2466,7 @@ def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
     v_items = _check_int('items', given.get('items', 0), 0, 48)
     v_bulky = _check_int('bulky', given.get('bulky', 0), 0, 24)
     v_coins = _check_int('coins', given.get('coins', 0), 0, 10000)
-    r_total: int = ((v_items + (2 * v_bulky)) + floor_div(v_coins, 100))
+    r_total: int = ((v_items + (2 * v_bulky)) + _floor_div(v_coins, 100))
     return {(_band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins), r_total): 1}, 1
 
 
@@ -2512,7 +2523,7 @@ def _values_carrying(
 
 
 def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_filled
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2522,7 +2533,7 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
     extra = None  # no band's data rolls dice
     values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
-    trace = describe('Carrying', groups, r_total, outcome, (), values)
+    trace = _describe('Carrying', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'carrying',
@@ -2581,7 +2592,7 @@ _OUT_luck_die: tuple[tuple[Outcome, ...], ...] = (
 _IDS_luck_die: tuple[str, ...] = ('luck',)
 _READS_luck_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_luck_die(d: Rolling | Planning | Replaying, v_die: str) -> int:
+def _total_luck_die(d: _Rolling | _Planning | _Replaying, v_die: str) -> int:
     return d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
 
 
@@ -2616,7 +2627,7 @@ def _values_luck_die(
 
 
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2626,7 +2637,7 @@ def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die)
     inputs: dict[str, object] = {'die': v_die}
-    trace = describe('Luck die', groups, r_total, outcome, (), values)
+    trace = _describe('Luck die', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2649,18 +2660,18 @@ def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
 
 def _totals_luck_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_luck_die(plan, v_die)
-    return exact_totals(plan.specs, lambda g: _total_luck_die(Replaying(g), v_die))
+    return _exact_totals(plan.specs, lambda g: _total_luck_die(_Replaying(g), v_die))
 
 
 def _joint_luck_die(given: Mapping[str, object]) -> Joint:
     v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_luck_die(plan, v_die)
     return exact_joint(
         plan.specs,
-        lambda g: _total_luck_die(Replaying(g), v_die),
+        lambda g: _total_luck_die(_Replaying(g), v_die),
         lambda t, n, f, k: _band_luck_die(t, n, f, k, plan.zero, v_die),
         (),
         _READS_luck_die,
@@ -2728,7 +2739,7 @@ def _values_detachments(
 
 
 def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: str, v_blast: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_attacker
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2738,7 +2749,7 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
     extra = None  # no band's data rolls dice
     values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
-    trace = describe('Detachments', groups, r_total, outcome, (), values)
+    trace = _describe('Detachments', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'detachments',
@@ -2864,7 +2875,7 @@ def _values_rounds(
 
 
 def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_time
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2874,7 +2885,7 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_time)
     inputs: dict[str, object] = {'time': v_time}
-    trace = describe('Rounds', groups, r_total, outcome, (), values)
+    trace = _describe('Rounds', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'rounds',
@@ -2942,7 +2953,7 @@ _OUT_surprise: tuple[tuple[Outcome, ...], ...] = (
 _IDS_surprise: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_surprise(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str) -> int:
+def _total_surprise(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
             d.roll(dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
@@ -3001,7 +3012,7 @@ def _values_surprise(
 
 
 def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(
         (
             d.roll(dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
@@ -3017,7 +3028,7 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     extra = None  # no band's data rolls dice
     values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Surprise', groups, r_total, outcome, (), values)
+    trace = _describe('Surprise', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3054,19 +3065,19 @@ def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
 def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_surprise(plan, v_mine, v_theirs)
-    return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g), v_mine, v_theirs))
+    return _exact_totals(plan.specs, lambda g: _total_surprise(_Replaying(g), v_mine, v_theirs))
 
 
 def _joint_surprise(given: Mapping[str, object]) -> Joint:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_surprise(plan, v_mine, v_theirs)
     return exact_joint(
         plan.specs,
-        lambda g: _total_surprise(Replaying(g), v_mine, v_theirs),
+        lambda g: _total_surprise(_Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero, v_mine, v_theirs),
         (),
         _READS_surprise,
@@ -3113,8 +3124,8 @@ def _values_hireling_share(
 
 
 def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares: int, v_fee: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = (floor_div(v_plunder, v_shares) - v_fee)
+    d = _Rolling(rng)
+    r_total: int = (_floor_div(v_plunder, v_shares) - v_fee)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_hireling_share.get(r_total, -1)
@@ -3123,7 +3134,7 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     extra = None  # no band's data rolls dice
     values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plunder, v_shares, v_fee)
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
-    trace = describe("Hireling's share", groups, r_total, outcome, (), values)
+    trace = _describe("Hireling's share", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'hireling_share',
@@ -3167,7 +3178,7 @@ def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
     v_plunder = _check_int('plunder', given.get('plunder', 0), 0, 100000)
     v_shares = _check_int('shares', given.get('shares', 2), 1, 20)
     v_fee = _check_int('fee', given.get('fee', 0), 0, 1000)
-    r_total: int = (floor_div(v_plunder, v_shares) - v_fee)
+    r_total: int = (_floor_div(v_plunder, v_shares) - v_fee)
     return {(_band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee), r_total): 1}, 1
 
 
@@ -3195,7 +3206,7 @@ _OUT_hireling_contest: tuple[tuple[Outcome, ...], ...] = (
 _IDS_hireling_contest: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
 _READS_hireling_contest: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_hireling_contest(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str) -> int:
+def _total_hireling_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
             d.roll(dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
@@ -3254,7 +3265,7 @@ def _values_hireling_contest(
 
 
 def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(
         (
             d.roll(dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
@@ -3270,7 +3281,7 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     extra = None  # no band's data rolls dice
     values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Unpaid hirelings', groups, r_total, outcome, (), values)
+    trace = _describe('Unpaid hirelings', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3308,19 +3319,19 @@ def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random
 def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_hireling_contest(plan, v_mine, v_theirs)
-    return exact_totals(plan.specs, lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs))
+    return _exact_totals(plan.specs, lambda g: _total_hireling_contest(_Replaying(g), v_mine, v_theirs))
 
 
 def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_hireling_contest(plan, v_mine, v_theirs)
     return exact_joint(
         plan.specs,
-        lambda g: _total_hireling_contest(Replaying(g), v_mine, v_theirs),
+        lambda g: _total_hireling_contest(_Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_hireling_contest(t, n, f, k, plan.zero, v_mine, v_theirs),
         (),
         _READS_hireling_contest,
@@ -3364,7 +3375,7 @@ def _values_hirelings_max(
 
 
 def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3374,7 +3385,7 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Hirelings', groups, r_total, outcome, (), values)
+    trace = _describe('Hirelings', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'hirelings_max',
@@ -3425,7 +3436,7 @@ _OUT_reaction: tuple[tuple[Outcome, ...], ...] = (
 _IDS_reaction: tuple[str, ...] = ('hostile', 'wary', 'indifferent', 'friendly', 'helpful')
 _READS_reaction: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_reaction(d: Rolling | Planning | Replaying, v_wil: str) -> int:
+def _total_reaction(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
     return d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
 
 
@@ -3444,7 +3455,7 @@ def _band_reaction(
 
 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3454,7 +3465,7 @@ def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('Reactions', groups, r_total, outcome, (), values)
+    trace = _describe('Reactions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3481,18 +3492,18 @@ def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
 
 def _totals_reaction(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_reaction(plan, v_wil)
-    return exact_totals(plan.specs, lambda g: _total_reaction(Replaying(g), v_wil))
+    return _exact_totals(plan.specs, lambda g: _total_reaction(_Replaying(g), v_wil))
 
 
 def _joint_reaction(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_reaction(plan, v_wil)
     return exact_joint(
         plan.specs,
-        lambda g: _total_reaction(Replaying(g), v_wil),
+        lambda g: _total_reaction(_Replaying(g), v_wil),
         lambda t, n, f, k: _band_reaction(t, n, f, k, plan.zero, v_wil),
         (),
         _READS_reaction,
@@ -3523,7 +3534,7 @@ _OUT_leverage: tuple[tuple[Outcome, ...], ...] = (
 _IDS_leverage: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
 _READS_leverage: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_leverage(d: Rolling | Planning | Replaying, v_mine: str, v_theirs: str) -> int:
+def _total_leverage(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
             d.roll(dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
@@ -3582,7 +3593,7 @@ def _values_leverage(
 
 
 def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(
         (
             d.roll(dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
@@ -3598,7 +3609,7 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     extra = None  # no band's data rolls dice
     values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = describe('Leverage', groups, r_total, outcome, (), values)
+    trace = _describe('Leverage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3635,19 +3646,19 @@ def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
 def _totals_leverage(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_leverage(plan, v_mine, v_theirs)
-    return exact_totals(plan.specs, lambda g: _total_leverage(Replaying(g), v_mine, v_theirs))
+    return _exact_totals(plan.specs, lambda g: _total_leverage(_Replaying(g), v_mine, v_theirs))
 
 
 def _joint_leverage(given: Mapping[str, object]) -> Joint:
     v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_leverage(plan, v_mine, v_theirs)
     return exact_joint(
         plan.specs,
-        lambda g: _total_leverage(Replaying(g), v_mine, v_theirs),
+        lambda g: _total_leverage(_Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_leverage(t, n, f, k, plan.zero, v_mine, v_theirs),
         (),
         _READS_leverage,
@@ -3671,7 +3682,7 @@ def _lets_attack(v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: b
 
 
 def _total_attack(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_weapon: str,
     v_dice: int,
     v_other: str,
@@ -3745,7 +3756,7 @@ def _run_attack(
     rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int
 ) -> Result:
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3763,7 +3774,7 @@ def _run_attack(
     inputs: dict[str, object] = {
         'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor
     }
-    trace = describe('Attacks', groups, r_total, outcome, (), values)
+    trace = _describe('Attacks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3816,12 +3827,12 @@ def _totals_attack(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_multiple_weapons = _check_flag('multiple_weapons', given.get('multiple_weapons', False))
     v_armor = _check_int('armor', given.get('armor', 0), 0, 3)
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    plan = Planning()
+    plan = _Planning()
     _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
         lambda g: _total_attack(
-            Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
+            _Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
         ),
     )
 
@@ -3833,12 +3844,12 @@ def _joint_attack(given: Mapping[str, object]) -> Joint:
     v_multiple_weapons = _check_flag('multiple_weapons', given.get('multiple_weapons', False))
     v_armor = _check_int('armor', given.get('armor', 0), 0, 3)
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    plan = Planning()
+    plan = _Planning()
     _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
     return exact_joint(
         plan.specs,
         lambda g: _total_attack(
-            Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
+            _Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
         ),
         lambda t, n, f, k: _band_attack(
             t, n, f, k, plan.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
@@ -3885,7 +3896,7 @@ def _values_armor(
 
 
 def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = min(v_armor_total, 3)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3895,7 +3906,7 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_armor_total)
     inputs: dict[str, object] = {'armor_total': v_armor_total}
-    trace = describe('Armor', groups, r_total, outcome, (), values)
+    trace = _describe('Armor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'armor',
@@ -3938,7 +3949,7 @@ _OUT_blast: tuple[tuple[Outcome, ...], ...] = (
 _IDS_blast: tuple[str, ...] = ('targets',)
 _READS_blast: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_blast(d: Rolling | Planning | Replaying, v_weapon: str) -> int:
+def _total_blast(d: _Rolling | _Planning | _Replaying, v_weapon: str) -> int:
     return d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
 
 
@@ -3973,7 +3984,7 @@ def _values_blast(
 
 
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3983,7 +3994,7 @@ def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon)
     inputs: dict[str, object] = {'weapon': v_weapon}
-    trace = describe('Blast', groups, r_total, outcome, (), values)
+    trace = _describe('Blast', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4007,18 +4018,18 @@ def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
 
 def _totals_blast(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_blast(plan, v_weapon)
-    return exact_totals(plan.specs, lambda g: _total_blast(Replaying(g), v_weapon))
+    return _exact_totals(plan.specs, lambda g: _total_blast(_Replaying(g), v_weapon))
 
 
 def _joint_blast(given: Mapping[str, object]) -> Joint:
     v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_blast(plan, v_weapon)
     return exact_joint(
         plan.specs,
-        lambda g: _total_blast(Replaying(g), v_weapon),
+        lambda g: _total_blast(_Replaying(g), v_weapon),
         lambda t, n, f, k: _band_blast(t, n, f, k, plan.zero, v_weapon),
         (),
         _READS_blast,
@@ -4049,7 +4060,7 @@ _OUT_morale_check: tuple[tuple[Outcome, ...], ...] = (
 _IDS_morale_check: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
 _READS_morale_check: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_morale_check(d: Rolling | Planning | Replaying, v_wil: str, v_their_wil: str) -> int:
+def _total_morale_check(d: _Rolling | _Planning | _Replaying, v_wil: str, v_their_wil: str) -> int:
     return int(
         (
             d.roll(dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
@@ -4110,7 +4121,7 @@ def _values_morale_check(
 
 
 def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(
         (
             d.roll(dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
@@ -4126,11 +4137,11 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
     extra = None  # no band's data rolls dice
     values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
     inputs: dict[str, object] = {'wil': v_wil, 'their_wil': v_their_wil}
-    trace = describe('Morale', groups, r_total, outcome, (), values)
+    trace = _describe('Morale', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'morale_check')
+        _check_chain(depth + 1, 'morale_check')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -4185,19 +4196,19 @@ def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random |
 def _totals_morale_check(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_morale_check(plan, v_wil, v_their_wil)
-    return exact_totals(plan.specs, lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil))
+    return _exact_totals(plan.specs, lambda g: _total_morale_check(_Replaying(g), v_wil, v_their_wil))
 
 
 def _joint_morale_check(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_morale_check(plan, v_wil, v_their_wil)
     return exact_joint(
         plan.specs,
-        lambda g: _total_morale_check(Replaying(g), v_wil, v_their_wil),
+        lambda g: _total_morale_check(_Replaying(g), v_wil, v_their_wil),
         lambda t, n, f, k: _band_morale_check(t, n, f, k, plan.zero, v_wil, v_their_wil),
         (),
         _READS_morale_check,
@@ -4217,7 +4228,7 @@ _OUT_morale: tuple[tuple[Outcome, ...], ...] = (
 _IDS_morale: tuple[str, ...] = ('hesitate', 'retreat', 'flee', 'surrender_conditionally', 'surrender_unconditionally')
 _READS_morale: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_morale(d: Rolling | Planning | Replaying, v_wil: str) -> int:
+def _total_morale(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
     return d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
 
 
@@ -4236,7 +4247,7 @@ def _band_morale(
 
 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4246,7 +4257,7 @@ def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
-    trace = describe('What the surviving enemies do', groups, r_total, outcome, (), values)
+    trace = _describe('What the surviving enemies do', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4272,18 +4283,18 @@ def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
 
 def _totals_morale(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_morale(plan, v_wil)
-    return exact_totals(plan.specs, lambda g: _total_morale(Replaying(g), v_wil))
+    return _exact_totals(plan.specs, lambda g: _total_morale(_Replaying(g), v_wil))
 
 
 def _joint_morale(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = Planning()
+    plan = _Planning()
     _total_morale(plan, v_wil)
     return exact_joint(
         plan.specs,
-        lambda g: _total_morale(Replaying(g), v_wil),
+        lambda g: _total_morale(_Replaying(g), v_wil),
         lambda t, n, f, k: _band_morale(t, n, f, k, plan.zero, v_wil),
         (),
         _READS_morale,
@@ -4327,7 +4338,7 @@ def _values_fatigue(
 
 
 def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max((v_days - 1), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4337,7 +4348,7 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_days)
     inputs: dict[str, object] = {'days': v_days}
-    trace = describe('Fatigue', groups, r_total, outcome, (), values)
+    trace = _describe('Fatigue', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'fatigue',
@@ -4410,7 +4421,7 @@ def _values_fatigue_rest(
 
 
 def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max((v_fatigue - v_nights), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4420,7 +4431,7 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     extra = None  # no band's data rolls dice
     values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_fatigue, v_nights)
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
-    trace = describe('Fatigue after rest', groups, r_total, outcome, (), values)
+    trace = _describe('Fatigue after rest', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'fatigue_rest',
@@ -4485,7 +4496,7 @@ _OUT_critical_harm: tuple[tuple[Outcome, ...], ...] = (
 _IDS_critical_harm: tuple[str, ...] = ('pass', 'dead', 'lowered')
 _READS_critical_harm: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_critical_harm(d: Rolling | Planning | Replaying, v_attribute: str, v_dn: int) -> int:
+def _total_critical_harm(d: _Rolling | _Planning | _Replaying, v_attribute: str, v_dn: int) -> int:
     return d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
 
 
@@ -4531,7 +4542,7 @@ def _values_critical_harm(
 
 
 def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4541,7 +4552,7 @@ def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: i
     extra = None  # no band's data rolls dice
     values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
-    trace = describe('Critical harm', groups, r_total, outcome, (), values)
+    trace = _describe('Critical harm', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4578,19 +4589,19 @@ def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | No
 def _totals_critical_harm(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    plan = Planning()
+    plan = _Planning()
     _total_critical_harm(plan, v_attribute, v_dn)
-    return exact_totals(plan.specs, lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn))
+    return _exact_totals(plan.specs, lambda g: _total_critical_harm(_Replaying(g), v_attribute, v_dn))
 
 
 def _joint_critical_harm(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    plan = Planning()
+    plan = _Planning()
     _total_critical_harm(plan, v_attribute, v_dn)
     return exact_joint(
         plan.specs,
-        lambda g: _total_critical_harm(Replaying(g), v_attribute, v_dn),
+        lambda g: _total_critical_harm(_Replaying(g), v_attribute, v_dn),
         lambda t, n, f, k: _band_critical_harm(t, n, f, k, plan.zero, v_attribute, v_dn),
         (),
         _READS_critical_harm,
@@ -4639,7 +4650,7 @@ def _values_week_of_rest(
 
 
 def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = (
         step(_O_week_of_rest_attribute, v_attribute, 1) if (
             (_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)
@@ -4653,7 +4664,7 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     extra = None  # no band's data rolls dice
     values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_original)
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
-    trace = describe('After a full week of rest', groups, r_total, outcome, (), values)
+    trace = _describe('After a full week of rest', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'week_of_rest',
@@ -4778,7 +4789,7 @@ def _values_advancement(
 
 
 def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_title
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4788,7 +4799,7 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_title)
     inputs: dict[str, object] = {'title': v_title}
-    trace = describe('Advancement', groups, r_total, outcome, (), values)
+    trace = _describe('Advancement', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'advancement',
@@ -4879,7 +4890,7 @@ def _values_advancement_reached(
 
 
 def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (
         (((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (
             v_hoard >= 21000
@@ -4893,7 +4904,7 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hoard)
     inputs: dict[str, object] = {'hoard': v_hoard}
-    trace = describe('Thresholds reached', groups, r_total, outcome, (), values)
+    trace = _describe('Thresholds reached', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'advancement_reached',
@@ -5301,7 +5312,7 @@ def pick(name: str, candidates: Sequence[Mapping[str, object]]) -> Picked:
     if name not in DOCUMENTS or DOCUMENTS[name].kind != 'priority':
         names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'
         raise ValueError(f"no priority list named {name!r} here; there are: {names}")
-    return pick_by_priority(DOCUMENTS[name], candidates)
+    return _pick_by_priority(DOCUMENTS[name], candidates)
 
 
 DECKS: dict[str, type[Deck]] = {
@@ -5347,7 +5358,7 @@ def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return odds_of(joint(inputs), ids)
+    return _odds_of(joint(inputs), ids)
 
 
 def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
@@ -5357,7 +5368,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     Follows no chain (`->`): simulate the chained table on its own."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return sample(name, inputs, joint(inputs), ids, n, seed)
+    return _sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:

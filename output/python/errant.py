@@ -21,6 +21,12 @@ __all__ = [
     'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Rulecraft's runtime: the same in every module Rulecraft generates (compiler/runtime.py, copied as it is). It holds the
+# types results are made of (Result, Outcome, Group, Simulation, the Track and Deck classes ...: see __all__) and the
+# machinery the rolls below call. That machinery is private: names starting with `_`, and every name not in
+# __all__, may change in any release. The ruleset's own data and rolls follow the end of this section.
+# ---------------------------------------------------------------------------------------------------------------------
 import random
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -461,7 +467,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
-class Rolling:
+class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
     __slots__ = ("groups", "rng", "zero")
@@ -493,7 +499,7 @@ class Rolling:
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
 
-class Planning:
+class _Planning:
     """A dice source that records which dice a roll would use, without rolling."""
 
     __slots__ = ("specs", "zero")
@@ -510,7 +516,7 @@ class Planning:
         return 0
 
 
-class Replaying:
+class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
     __slots__ = ("index", "values")
@@ -616,7 +622,7 @@ class _JointWeights(_Protocol):
 Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
-def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+def _odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up).
 
     Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
@@ -686,7 +692,7 @@ def _order(total: object) -> tuple[int, int, str]:
     return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
 
 
-def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
            seed: int | None) -> Simulation:
     """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
@@ -710,7 +716,7 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
     return Simulation(name, dict(inputs), seed, results, draws)
 
 
-def exact_totals(
+def _exact_totals(
     specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
@@ -725,7 +731,7 @@ def exact_totals(
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
 
-def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
     """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
     out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
                                       if isinstance(total, int) and total <= horizon}
@@ -766,18 +772,18 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def check_chain(depth: int, name: str) -> None:
+def _check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
-def floor_div(a: int, b: int) -> int:
+def _floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
 
 
-def floor_mod(a: int, b: int) -> int:
+def _floor_mod(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
     return a % b
@@ -796,7 +802,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int | str, ...]) -> str:
+def _join_dice(values: tuple[int | str, ...]) -> str:
     if len(values) == 1:
         return str(values[0])
     if len(values) == 2:
@@ -804,13 +810,13 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group[int | str]) -> str:
+def _group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
-        return f"{group.notation}: {join_dice(group.dice)}"
-    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+        return f"{group.notation}: {_join_dice(group.dice)}"
+    return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def outcome_trace(outcome: Outcome) -> str:
+def _outcome_trace(outcome: Outcome) -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -819,7 +825,7 @@ def outcome_trace(outcome: Outcome) -> str:
     return f"{outcome.key}{where}: {meaning}"
 
 
-def describe(
+def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
@@ -828,22 +834,22 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
-        text = f"{label}: rolled {group_trace(group)}"
+        text = f"{label}: rolled {_group_trace(group)}"
         if isinstance(total, int) and total != group.value:
             diff = total - group.value
             text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
     elif groups:
-        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        text = f"{label}: rolled {' and '.join([_group_trace(g) for g in groups])}"
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
         text = f"{label}: {total}" if total is not None else label
     text += f" → {said}"
     for group in extra:
-        text += f" → then {group_trace(group)}"
+        text += f" → then {_group_trace(group)}"
     return text
 
 
@@ -855,7 +861,7 @@ class Picked:
     trace: str
 
 
-def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+def _pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
     """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
 
     A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
@@ -1217,6 +1223,11 @@ class Deck:
             counts[card.id] = counts.get(card.id, 0) + 1
         return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
 
+
+# ---------------------------------------------------------------------------------------------------------------------
+# End of Rulecraft's runtime. What follows is this ruleset's: its data, one small function per step of each roll.
+# ---------------------------------------------------------------------------------------------------------------------
+
 RULESET = 'errant'
 TITLE = 'Core Quick Reference'
 SOURCE_SHA256 = 'e3005f0b03d20aded9844a38cdbf72199e179e8849fde16f120865d9ebfc4e3b'
@@ -1238,7 +1249,7 @@ _OUT_check: tuple[tuple[Outcome, ...], ...] = (
 _IDS_check: tuple[str, ...] = ('automatic_success', 'success', 'failure')
 _READS_check: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_check(d: Rolling | Planning | Replaying, v_dv: int, v_attribute: int) -> int:
+def _total_check(d: _Rolling | _Planning | _Replaying, v_dv: int, v_attribute: int) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -1281,7 +1292,7 @@ def _values_check(
 
 
 def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1291,7 +1302,7 @@ def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> R
     extra = None  # no band's data rolls dice
     values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
-    trace = describe('Check', groups, r_total, outcome, (), values)
+    trace = _describe('Check', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1323,19 +1334,19 @@ def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None)
 def _totals_check(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
-    plan = Planning()
+    plan = _Planning()
     _total_check(plan, v_dv, v_attribute)
-    return exact_totals(plan.specs, lambda g: _total_check(Replaying(g), v_dv, v_attribute))
+    return _exact_totals(plan.specs, lambda g: _total_check(_Replaying(g), v_dv, v_attribute))
 
 
 def _joint_check(given: Mapping[str, object]) -> Joint:
     v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
-    plan = Planning()
+    plan = _Planning()
     _total_check(plan, v_dv, v_attribute)
     return exact_joint(
         plan.specs,
-        lambda g: _total_check(Replaying(g), v_dv, v_attribute),
+        lambda g: _total_check(_Replaying(g), v_dv, v_attribute),
         lambda t, n, f, k: _band_check(t, n, f, k, plan.zero, v_dv, v_attribute),
         (),
         _READS_check,
@@ -1356,7 +1367,7 @@ def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
     return (v_dv,)
 
 
-def _total_saving_throw(d: Rolling | Planning | Replaying, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
+def _total_saving_throw(d: _Rolling | _Planning | _Replaying, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -1398,7 +1409,7 @@ def _values_saving_throw(
 
 def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result:
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1410,7 +1421,7 @@ def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_at
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv
     )
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
-    trace = describe('Saving Throw', groups, r_total, outcome, (), values)
+    trace = _describe('Saving Throw', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1445,20 +1456,20 @@ def _totals_saving_throw(given: Mapping[str, object]) -> dict[int | str, Fractio
     v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    plan = Planning()
+    plan = _Planning()
     _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
-    return exact_totals(plan.specs, lambda g: _total_saving_throw(Replaying(g), v_threat_renown, v_attribute, v_dv))
+    return _exact_totals(plan.specs, lambda g: _total_saving_throw(_Replaying(g), v_threat_renown, v_attribute, v_dv))
 
 
 def _joint_saving_throw(given: Mapping[str, object]) -> Joint:
     v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    plan = Planning()
+    plan = _Planning()
     _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
     return exact_joint(
         plan.specs,
-        lambda g: _total_saving_throw(Replaying(g), v_threat_renown, v_attribute, v_dv),
+        lambda g: _total_saving_throw(_Replaying(g), v_threat_renown, v_attribute, v_dv),
         lambda t, n, f, k: _band_saving_throw(t, n, f, k, plan.zero, v_threat_renown, v_attribute, v_dv),
         (),
         _READS_saving_throw,
@@ -1513,7 +1524,7 @@ def _values_reaction_roll(
 
 
 def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_column
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1523,7 +1534,7 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_column)
     inputs: dict[str, object] = {'column': v_column}
-    trace = describe('Reaction Rolls', groups, r_total, outcome, (), values)
+    trace = _describe('Reaction Rolls', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'reaction_roll',
@@ -1620,7 +1631,7 @@ def _values_giving_exchange(
 
 
 def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1630,7 +1641,7 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
     extra = None  # no band's data rolls dice
     values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
-    trace = describe('Giving exchange', groups, r_total, outcome, (), values)
+    trace = _describe('Giving exchange', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'giving_exchange',
@@ -1766,7 +1777,7 @@ def _values_taking_exchange(
 
 
 def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1778,7 +1789,7 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact
     )
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = describe('Taking exchange', groups, r_total, outcome, (), values)
+    trace = _describe('Taking exchange', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'taking_exchange',
@@ -1916,7 +1927,7 @@ def _values_convincing_exchange(
 
 
 def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1928,7 +1939,7 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact
     )
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = describe('Convincing exchange', groups, r_total, outcome, (), values)
+    trace = _describe('Convincing exchange', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'convincing_exchange',
@@ -2021,7 +2032,7 @@ def _values_item_slots(
 
 
 def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_phys
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2031,7 +2042,7 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = describe('Item Slots', groups, r_total, outcome, (), values)
+    trace = _describe('Item Slots', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'item_slots',
@@ -2115,8 +2126,8 @@ def _values_encumbrance(
 
 def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int, v_exhaustion: int) -> Result:
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
-    d = Rolling(rng)
-    r_total: int = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
+    d = _Rolling(rng)
+    r_total: int = (min(4, _floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_encumbrance.get(r_total, -1)
@@ -2127,7 +2138,7 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_filled, v_exhaustion, v_used
     )
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
-    trace = describe('Encumbrance', groups, r_total, outcome, (), values)
+    trace = _describe('Encumbrance', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'encumbrance',
@@ -2172,7 +2183,7 @@ def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
     v_filled = _check_int('filled', given.get('filled', 0), 0, 40)
     v_exhaustion = _check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
-    r_total: int = (min(4, floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
+    r_total: int = (min(4, _floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
     return {(_band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used), r_total): 1}, 1
 
 
@@ -2213,7 +2224,7 @@ def _values_restore_depletion(
 
 
 def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (4 * v_item_slots)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2223,7 +2234,7 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     extra = None  # no band's data rolls dice
     values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_item_slots)
     inputs: dict[str, object] = {'item_slots': v_item_slots}
-    trace = describe('Supply', groups, r_total, outcome, (), values)
+    trace = _describe('Supply', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'restore_depletion',
@@ -2363,7 +2374,7 @@ def _values_supply_available(
 
 
 def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_column: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_settlement
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2373,7 +2384,7 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
     extra = None  # no band's data rolls dice
     values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement, v_column)
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
-    trace = describe('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)
+    trace = _describe('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'supply_available',
@@ -2446,7 +2457,7 @@ _OUT_travel_event_die: tuple[tuple[Outcome, ...], ...] = (
 _IDS_travel_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', 'unwatched_encounter')
 _READS_travel_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_travel_event_die(d: Rolling | Planning | Replaying, v_no_watch: bool) -> int:
+def _total_travel_event_die(d: _Rolling | _Planning | _Replaying, v_no_watch: bool) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -2476,7 +2487,7 @@ def _band_travel_event_die(
 
 
 def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2486,7 +2497,7 @@ def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> R
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'no_watch': v_no_watch}
-    trace = describe('Travel Turn Quick Reference', groups, r_total, outcome, (), values)
+    trace = _describe('Travel Turn Quick Reference', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2513,18 +2524,18 @@ def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None
 
 def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
-    plan = Planning()
+    plan = _Planning()
     _total_travel_event_die(plan, v_no_watch)
-    return exact_totals(plan.specs, lambda g: _total_travel_event_die(Replaying(g), v_no_watch))
+    return _exact_totals(plan.specs, lambda g: _total_travel_event_die(_Replaying(g), v_no_watch))
 
 
 def _joint_travel_event_die(given: Mapping[str, object]) -> Joint:
     v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
-    plan = Planning()
+    plan = _Planning()
     _total_travel_event_die(plan, v_no_watch)
     return exact_joint(
         plan.specs,
-        lambda g: _total_travel_event_die(Replaying(g), v_no_watch),
+        lambda g: _total_travel_event_die(_Replaying(g), v_no_watch),
         lambda t, n, f, k: _band_travel_event_die(t, n, f, k, plan.zero, v_no_watch),
         (),
         _READS_travel_event_die,
@@ -2573,7 +2584,7 @@ def _values_take_watch(
 
 
 def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_watchers
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2583,7 +2594,7 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_watchers)
     inputs: dict[str, object] = {'watchers': v_watchers}
-    trace = describe('Take watch', groups, r_total, outcome, (), values)
+    trace = _describe('Take watch', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'take_watch',
@@ -2708,7 +2719,7 @@ def _values_travel_pace(
 
 
 def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2718,7 +2729,7 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
     extra = None  # no band's data rolls dice
     values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = describe('Pace', groups, r_total, outcome, (), values)
+    trace = _describe('Pace', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'travel_pace',
@@ -2830,7 +2841,7 @@ _OUT_weather: tuple[tuple[Outcome, ...], ...] = (
 _IDS_weather: tuple[str, ...] = ('2 or less', '3-5', '6-8', '9-11', '12+')
 _READS_weather: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_weather(d: Rolling | Planning | Replaying, v_season: str, v_modifier: int) -> int:
+def _total_weather(d: _Rolling | _Planning | _Replaying, v_season: str, v_modifier: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_modifier))
 
 
@@ -2909,7 +2920,7 @@ def _values_weather(
 
 
 def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2919,7 +2930,7 @@ def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int)
     extra = None  # no band's data rolls dice
     values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
-    trace = describe('Weather', groups, r_total, outcome, (), values)
+    trace = _describe('Weather', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2955,19 +2966,19 @@ def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | N
 def _totals_weather(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
     v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
-    plan = Planning()
+    plan = _Planning()
     _total_weather(plan, v_season, v_modifier)
-    return exact_totals(plan.specs, lambda g: _total_weather(Replaying(g), v_season, v_modifier))
+    return _exact_totals(plan.specs, lambda g: _total_weather(_Replaying(g), v_season, v_modifier))
 
 
 def _joint_weather(given: Mapping[str, object]) -> Joint:
     v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
     v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
-    plan = Planning()
+    plan = _Planning()
     _total_weather(plan, v_season, v_modifier)
     return exact_joint(
         plan.specs,
-        lambda g: _total_weather(Replaying(g), v_season, v_modifier),
+        lambda g: _total_weather(_Replaying(g), v_season, v_modifier),
         lambda t, n, f, k: _band_weather(t, n, f, k, plan.zero, v_season, v_modifier),
         (),
         _READS_weather,
@@ -2992,7 +3003,7 @@ _OUT_exploration_event_die: tuple[tuple[Outcome, ...], ...] = (
 _IDS_exploration_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_exploration_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_exploration_event_die(d: Rolling | Planning | Replaying) -> int:
+def _total_exploration_event_die(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3005,7 +3016,7 @@ def _band_exploration_event_die(
 
 
 def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3015,7 +3026,7 @@ def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)
+    trace = _describe('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3040,17 +3051,17 @@ def exploration_event_die(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_exploration_event_die(plan)
-    return exact_totals(plan.specs, lambda g: _total_exploration_event_die(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_exploration_event_die(_Replaying(g)))
 
 
 def _joint_exploration_event_die(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_exploration_event_die(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_exploration_event_die(Replaying(g)),
+        lambda g: _total_exploration_event_die(_Replaying(g)),
         lambda t, n, f, k: _band_exploration_event_die(t, n, f, k, plan.zero),
         (),
         _READS_exploration_event_die,
@@ -3110,7 +3121,7 @@ def _values_exploration_pace(
 
 
 def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3120,7 +3131,7 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
     extra = None  # no band's data rolls dice
     values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
-    trace = describe('Pace', groups, r_total, outcome, (), values)
+    trace = _describe('Pace', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'exploration_pace',
@@ -3185,7 +3196,7 @@ def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
     return (v_dv,)
 
 
-def _total_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
+def _total_stealth(d: _Rolling | _Planning | _Replaying, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -3227,7 +3238,7 @@ def _values_stealth(
 
 def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3237,7 +3248,7 @@ def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: in
     extra = None  # no band's data rolls dice
     values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = describe('Stealth', groups, r_total, outcome, (), values)
+    trace = _describe('Stealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3272,20 +3283,20 @@ def _totals_stealth(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    plan = Planning()
+    plan = _Planning()
     _total_stealth(plan, v_skill, v_encumbrance, v_dv)
-    return exact_totals(plan.specs, lambda g: _total_stealth(Replaying(g), v_skill, v_encumbrance, v_dv))
+    return _exact_totals(plan.specs, lambda g: _total_stealth(_Replaying(g), v_skill, v_encumbrance, v_dv))
 
 
 def _joint_stealth(given: Mapping[str, object]) -> Joint:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    plan = Planning()
+    plan = _Planning()
     _total_stealth(plan, v_skill, v_encumbrance, v_dv)
     return exact_joint(
         plan.specs,
-        lambda g: _total_stealth(Replaying(g), v_skill, v_encumbrance, v_dv),
+        lambda g: _total_stealth(_Replaying(g), v_skill, v_encumbrance, v_dv),
         lambda t, n, f, k: _band_stealth(t, n, f, k, plan.zero, v_skill, v_encumbrance, v_dv),
         (),
         _READS_stealth,
@@ -3302,11 +3313,13 @@ _IDS_group_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_group_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
-    v_dv = floor_div(v_group_encumbrance, 2)
+    v_dv = _floor_div(v_group_encumbrance, 2)
     return (v_dv,)
 
 
-def _total_group_stealth(d: Rolling | Planning | Replaying, v_skill: int, v_group_encumbrance: int, v_dv: int) -> int:
+def _total_group_stealth(
+    d: _Rolling | _Planning | _Replaying, v_skill: int, v_group_encumbrance: int, v_dv: int
+) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -3348,7 +3361,7 @@ def _values_group_stealth(
 
 def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result:
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3360,7 +3373,7 @@ def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_enc
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv
     )
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
-    trace = describe('Group stealth', groups, r_total, outcome, (), values)
+    trace = _describe('Group stealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3395,20 +3408,20 @@ def _totals_group_stealth(given: Mapping[str, object]) -> dict[int | str, Fracti
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    plan = Planning()
+    plan = _Planning()
     _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
-    return exact_totals(plan.specs, lambda g: _total_group_stealth(Replaying(g), v_skill, v_group_encumbrance, v_dv))
+    return _exact_totals(plan.specs, lambda g: _total_group_stealth(_Replaying(g), v_skill, v_group_encumbrance, v_dv))
 
 
 def _joint_group_stealth(given: Mapping[str, object]) -> Joint:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    plan = Planning()
+    plan = _Planning()
     _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
     return exact_joint(
         plan.specs,
-        lambda g: _total_group_stealth(Replaying(g), v_skill, v_group_encumbrance, v_dv),
+        lambda g: _total_group_stealth(_Replaying(g), v_skill, v_group_encumbrance, v_dv),
         lambda t, n, f, k: _band_group_stealth(t, n, f, k, plan.zero, v_skill, v_group_encumbrance, v_dv),
         (),
         _READS_group_stealth,
@@ -3459,7 +3472,7 @@ def _values_illumination(
 
 
 def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_burn
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3469,7 +3482,7 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
     extra = None  # no band's data rolls dice
     values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
-    trace = describe('Illumination', groups, r_total, outcome, (), values)
+    trace = _describe('Illumination', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'illumination',
@@ -3525,11 +3538,11 @@ _IDS_harvesting: tuple[str, ...] = ('success', 'failure')
 _READS_harvesting: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
-    v_dv = floor_div(v_threat, 2)
+    v_dv = _floor_div(v_threat, 2)
     return (v_dv,)
 
 
-def _total_harvesting(d: Rolling | Planning | Replaying, v_skill: int, v_threat: int, v_dv: int) -> int:
+def _total_harvesting(d: _Rolling | _Planning | _Replaying, v_skill: int, v_threat: int, v_dv: int) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -3571,7 +3584,7 @@ def _values_harvesting(
 
 def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result:
     v_dv, = _lets_harvesting(v_skill, v_threat)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3581,7 +3594,7 @@ def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int)
     extra = None  # no band's data rolls dice
     values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
-    trace = describe('Harvesting Materials', groups, r_total, outcome, (), values)
+    trace = _describe('Harvesting Materials', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3613,20 +3626,20 @@ def _totals_harvesting(given: Mapping[str, object]) -> dict[int | str, Fraction]
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
     v_dv, = _lets_harvesting(v_skill, v_threat)
-    plan = Planning()
+    plan = _Planning()
     _total_harvesting(plan, v_skill, v_threat, v_dv)
-    return exact_totals(plan.specs, lambda g: _total_harvesting(Replaying(g), v_skill, v_threat, v_dv))
+    return _exact_totals(plan.specs, lambda g: _total_harvesting(_Replaying(g), v_skill, v_threat, v_dv))
 
 
 def _joint_harvesting(given: Mapping[str, object]) -> Joint:
     v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
     v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
     v_dv, = _lets_harvesting(v_skill, v_threat)
-    plan = Planning()
+    plan = _Planning()
     _total_harvesting(plan, v_skill, v_threat, v_dv)
     return exact_joint(
         plan.specs,
-        lambda g: _total_harvesting(Replaying(g), v_skill, v_threat, v_dv),
+        lambda g: _total_harvesting(_Replaying(g), v_skill, v_threat, v_dv),
         lambda t, n, f, k: _band_harvesting(t, n, f, k, plan.zero, v_skill, v_threat, v_dv),
         (),
         _READS_harvesting,
@@ -3665,15 +3678,15 @@ def _values_creature_components(
 ) -> dict[str, object]:
     values: dict[str, object] = {}
     values['value'] = r_total
-    values['item_slots'] = floor_div(v_threat, 2)
-    values['harvest_dv'] = floor_div(v_threat, 2)
+    values['item_slots'] = _floor_div(v_threat, 2)
+    values['harvest_dv'] = _floor_div(v_threat, 2)
     values['per_errant_per_exploration_turn'] = 1
     return values
 
 
 def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> Result:
-    d = Rolling(rng)
-    r_total: int = floor_div(v_threat, 2)
+    d = _Rolling(rng)
+    r_total: int = _floor_div(v_threat, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_creature_components.get(r_total, -1)
@@ -3682,7 +3695,7 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     extra = None  # no band's data rolls dice
     values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat)
     inputs: dict[str, object] = {'threat': v_threat}
-    trace = describe('Components from a creature', groups, r_total, outcome, (), values)
+    trace = _describe('Components from a creature', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'creature_components',
@@ -3713,7 +3726,7 @@ def creature_components(*, threat: int = 4, rng: random.Random | None = None) ->
 
 def _joint_creature_components(given: Mapping[str, object]) -> Joint:
     v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
-    r_total: int = floor_div(v_threat, 2)
+    r_total: int = _floor_div(v_threat, 2)
     return {(_band_creature_components(r_total, None, (), (), False, v_threat), r_total): 1}, 1
 
 
@@ -3736,7 +3749,9 @@ def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
     return (v_dv,)
 
 
-def _total_stuck_door(d: Rolling | Planning | Replaying, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int) -> int:
+def _total_stuck_door(
+    d: _Rolling | _Planning | _Replaying, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int
+) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -3784,7 +3799,7 @@ def _values_stuck_door(
 
 def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result:
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3796,7 +3811,7 @@ def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int,
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv
     )
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
-    trace = describe('Doors', groups, r_total, outcome, (), values)
+    trace = _describe('Doors', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3836,9 +3851,9 @@ def _totals_stuck_door(given: Mapping[str, object]) -> dict[int | str, Fraction]
     v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
     v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    plan = Planning()
+    plan = _Planning()
     _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
-    return exact_totals(plan.specs, lambda g: _total_stuck_door(Replaying(g), v_phys, v_door_dv, v_helpers, v_dv))
+    return _exact_totals(plan.specs, lambda g: _total_stuck_door(_Replaying(g), v_phys, v_door_dv, v_helpers, v_dv))
 
 
 def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
@@ -3846,11 +3861,11 @@ def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
     v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
     v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    plan = Planning()
+    plan = _Planning()
     _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
     return exact_joint(
         plan.specs,
-        lambda g: _total_stuck_door(Replaying(g), v_phys, v_door_dv, v_helpers, v_dv),
+        lambda g: _total_stuck_door(_Replaying(g), v_phys, v_door_dv, v_helpers, v_dv),
         lambda t, n, f, k: _band_stuck_door(t, n, f, k, plan.zero, v_phys, v_door_dv, v_helpers, v_dv),
         (),
         _READS_stuck_door,
@@ -3876,7 +3891,7 @@ _OUT_locks: tuple[tuple[Outcome, ...], ...] = (
 _IDS_locks: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12')
 _READS_locks: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_locks(d: Rolling | Planning | Replaying) -> int:
+def _total_locks(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 12), 'd12')
 
 
@@ -3940,7 +3955,7 @@ def _values_locks(
 
 
 def _run_locks(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 12), 'd12')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3950,7 +3965,7 @@ def _run_locks(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Locks', groups, r_total, outcome, (), values)
+    trace = _describe('Locks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3981,17 +3996,17 @@ def locks(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_locks(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_locks(plan)
-    return exact_totals(plan.specs, lambda g: _total_locks(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_locks(_Replaying(g)))
 
 
 def _joint_locks(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_locks(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_locks(Replaying(g)),
+        lambda g: _total_locks(_Replaying(g)),
         lambda t, n, f, k: _band_locks(t, n, f, k, plan.zero),
         (),
         _READS_locks,
@@ -4011,7 +4026,7 @@ _OUT_downtime_event_die: tuple[tuple[Outcome, ...], ...] = (
 _IDS_downtime_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_downtime_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_downtime_event_die(d: Rolling | Planning | Replaying) -> int:
+def _total_downtime_event_die(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4042,7 +4057,7 @@ def _values_downtime_event_die(
 
 
 def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4052,11 +4067,11 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Turn Quick Reference', groups, r_total, outcome, (), values)
+    trace = _describe('Downtime Turn Quick Reference', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'downtime_event_die')
+        _check_chain(depth + 1, 'downtime_event_die')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -4096,17 +4111,17 @@ def downtime_event_die(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_event_die(plan)
-    return exact_totals(plan.specs, lambda g: _total_downtime_event_die(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_downtime_event_die(_Replaying(g)))
 
 
 def _joint_downtime_event_die(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_event_die(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_downtime_event_die(Replaying(g)),
+        lambda g: _total_downtime_event_die(_Replaying(g)),
         lambda t, n, f, k: _band_downtime_event_die(t, n, f, k, plan.zero),
         (),
         _READS_downtime_event_die,
@@ -4143,7 +4158,7 @@ _OUT_downtime_complications: tuple[tuple[Outcome, ...], ...] = (
 _IDS_downtime_complications: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11')
 _READS_downtime_complications: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_downtime_complications(d: Rolling | Planning | Replaying) -> int:
+def _total_downtime_complications(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 11), 'd11')
 
 
@@ -4161,7 +4176,7 @@ def _band_downtime_complications(
 def _values_downtime_complications(
     b: int,
     c: int,
-    d: Rolling,
+    d: _Rolling,
     r_total: int,
     r_natural: int | None,
     r_dice: tuple[int | str, ...],
@@ -4175,17 +4190,17 @@ def _values_downtime_complications(
 
 
 def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 11), 'd11')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_complications.get(r_total, -1)
     c = 0
     outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = _Rolling(rng)
     values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Complications', groups, r_total, outcome, extra.groups, values)
+    trace = _describe('Downtime Complications', groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4215,17 +4230,17 @@ def downtime_complications(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_complications(plan)
-    return exact_totals(plan.specs, lambda g: _total_downtime_complications(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_downtime_complications(_Replaying(g)))
 
 
 def _joint_downtime_complications(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_complications(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_downtime_complications(Replaying(g)),
+        lambda g: _total_downtime_complications(_Replaying(g)),
         lambda t, n, f, k: _band_downtime_complications(t, n, f, k, plan.zero),
         (),
         _READS_downtime_complications,
@@ -4246,7 +4261,7 @@ _OUT_downtime_trends: tuple[tuple[Outcome, ...], ...] = (
 _IDS_downtime_trends: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7')
 _READS_downtime_trends: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_downtime_trends(d: Rolling | Planning | Replaying) -> int:
+def _total_downtime_trends(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 7), 'd7')
 
 
@@ -4259,7 +4274,7 @@ def _band_downtime_trends(
 
 
 def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 7), 'd7')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4269,7 +4284,7 @@ def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Downtime Trends', groups, r_total, outcome, (), values)
+    trace = _describe('Downtime Trends', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4295,17 +4310,17 @@ def downtime_trends(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_trends(plan)
-    return exact_totals(plan.specs, lambda g: _total_downtime_trends(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_downtime_trends(_Replaying(g)))
 
 
 def _joint_downtime_trends(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_trends(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_downtime_trends(Replaying(g)),
+        lambda g: _total_downtime_trends(_Replaying(g)),
         lambda t, n, f, k: _band_downtime_trends(t, n, f, k, plan.zero),
         (),
         _READS_downtime_trends,
@@ -4322,7 +4337,7 @@ _OUT_downtime_action: tuple[tuple[Outcome, ...], ...] = (
 _IDS_downtime_action: tuple[str, ...] = ('success', 'setback', 'failure')
 _READS_downtime_action: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_downtime_action(d: Rolling | Planning | Replaying, v_modifiers: int) -> int:
+def _total_downtime_action(d: _Rolling | _Planning | _Replaying, v_modifiers: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + clamp(v_modifiers, -3, 3)))
 
 
@@ -4361,7 +4376,7 @@ def _values_downtime_action(
 
 
 def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + clamp(v_modifiers, -3, 3)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4371,7 +4386,7 @@ def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     inputs: dict[str, object] = {'modifiers': v_modifiers}
-    trace = describe('Downtime Turn Actions', groups, r_total, outcome, (), values)
+    trace = _describe('Downtime Turn Actions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4395,18 +4410,18 @@ def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> 
 
 def _totals_downtime_action(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_action(plan, v_modifiers)
-    return exact_totals(plan.specs, lambda g: _total_downtime_action(Replaying(g), v_modifiers))
+    return _exact_totals(plan.specs, lambda g: _total_downtime_action(_Replaying(g), v_modifiers))
 
 
 def _joint_downtime_action(given: Mapping[str, object]) -> Joint:
     v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_action(plan, v_modifiers)
     return exact_joint(
         plan.specs,
-        lambda g: _total_downtime_action(Replaying(g), v_modifiers),
+        lambda g: _total_downtime_action(_Replaying(g), v_modifiers),
         lambda t, n, f, k: _band_downtime_action(t, n, f, k, plan.zero, v_modifiers),
         (),
         _READS_downtime_action,
@@ -4461,7 +4476,7 @@ def _values_activity_tracker(
 
 
 def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_goal
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4471,7 +4486,7 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
     extra = None  # no band's data rolls dice
     values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_goal)
     inputs: dict[str, object] = {'goal': v_goal}
-    trace = describe('Setting trackers for activities', groups, r_total, outcome, (), values)
+    trace = _describe('Setting trackers for activities', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'activity_tracker',
@@ -4521,7 +4536,7 @@ _OUT_amount_wasted: tuple[tuple[Outcome, ...], ...] = (
 _IDS_amount_wasted: tuple[str, ...] = ('wasted',)
 _READS_amount_wasted: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_amount_wasted(d: Rolling | Planning | Replaying, v_settlement: str) -> int:
+def _total_amount_wasted(d: _Rolling | _Planning | _Replaying, v_settlement: str) -> int:
     if (v_settlement == 'hamlet'):
         return int((d.roll(dice(1, 4), 'd4') * 200))
     if (v_settlement == 'village'):
@@ -4565,7 +4580,7 @@ def _values_amount_wasted(
 
 
 def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_amount_wasted(d, v_settlement)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4575,7 +4590,7 @@ def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Res
     extra = None  # no band's data rolls dice
     values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement)
     inputs: dict[str, object] = {'settlement': v_settlement}
-    trace = describe('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)
+    trace = _describe('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4610,20 +4625,20 @@ def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int | str, Fracti
     v_settlement = _check_choice(
         'settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis')
     )
-    plan = Planning()
+    plan = _Planning()
     _total_amount_wasted(plan, v_settlement)
-    return exact_totals(plan.specs, lambda g: _total_amount_wasted(Replaying(g), v_settlement))
+    return _exact_totals(plan.specs, lambda g: _total_amount_wasted(_Replaying(g), v_settlement))
 
 
 def _joint_amount_wasted(given: Mapping[str, object]) -> Joint:
     v_settlement = _check_choice(
         'settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis')
     )
-    plan = Planning()
+    plan = _Planning()
     _total_amount_wasted(plan, v_settlement)
     return exact_joint(
         plan.specs,
-        lambda g: _total_amount_wasted(Replaying(g), v_settlement),
+        lambda g: _total_amount_wasted(_Replaying(g), v_settlement),
         lambda t, n, f, k: _band_amount_wasted(t, n, f, k, plan.zero, v_settlement),
         (),
         _READS_amount_wasted,
@@ -4638,7 +4653,7 @@ _OUT_combat_distance: tuple[tuple[Outcome, ...], ...] = (
 _IDS_combat_distance: tuple[str, ...] = ('distance',)
 _READS_combat_distance: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_combat_distance(d: Rolling | Planning | Replaying) -> int:
+def _total_combat_distance(d: _Rolling | _Planning | _Replaying) -> int:
     return int((d.roll(dice(1, 6), 'd6') * 10))
 
 
@@ -4668,7 +4683,7 @@ def _values_combat_distance(
 
 
 def _run_combat_distance(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(1, 6), 'd6') * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4678,7 +4693,7 @@ def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Combat Distance', groups, r_total, outcome, (), values)
+    trace = _describe('Combat Distance', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4699,17 +4714,17 @@ def combat_distance(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_combat_distance(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_combat_distance(plan)
-    return exact_totals(plan.specs, lambda g: _total_combat_distance(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_combat_distance(_Replaying(g)))
 
 
 def _joint_combat_distance(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_combat_distance(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_combat_distance(Replaying(g)),
+        lambda g: _total_combat_distance(_Replaying(g)),
         lambda t, n, f, k: _band_combat_distance(t, n, f, k, plan.zero),
         (),
         _READS_combat_distance,
@@ -4726,7 +4741,7 @@ _OUT_surprise: tuple[tuple[Outcome, ...], ...] = (
 _IDS_surprise: tuple[str, ...] = ('1, 2', '5, 6', 'no_surprise')
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_surprise(d: Rolling | Planning | Replaying) -> int:
+def _total_surprise(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4739,7 +4754,7 @@ def _band_surprise(
 
 
 def _run_surprise(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4749,7 +4764,7 @@ def _run_surprise(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Surprise', groups, r_total, outcome, (), values)
+    trace = _describe('Surprise', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4772,17 +4787,17 @@ def surprise(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_surprise(plan)
-    return exact_totals(plan.specs, lambda g: _total_surprise(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_surprise(_Replaying(g)))
 
 
 def _joint_surprise(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_surprise(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_surprise(Replaying(g)),
+        lambda g: _total_surprise(_Replaying(g)),
         lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero),
         (),
         _READS_surprise,
@@ -4803,7 +4818,7 @@ _OUT_initiative: tuple[tuple[Outcome, ...], ...] = (
 _IDS_initiative: tuple[str, ...] = ('company_first', 'called_wrong')
 _READS_initiative: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_initiative(d: Rolling | Planning | Replaying, v_call: str) -> int:
+def _total_initiative(d: _Rolling | _Planning | _Replaying, v_call: str) -> int:
     return int((d.roll(dice(1, 6), 'd6') + d.roll(dice(1, 6), 'd6')))
 
 
@@ -4816,8 +4831,8 @@ def _band_initiative(
     v_call: str,
 ) -> int:
     if bool(
-        bool((v_call == 'even') and (floor_mod(r_total, 2) == 0)) or bool(
-            (v_call == 'odd') and (floor_mod(r_total, 2) == 1)
+        bool((v_call == 'even') and (_floor_mod(r_total, 2) == 0)) or bool(
+            (v_call == 'odd') and (_floor_mod(r_total, 2) == 1)
         )
     ):
         return 0
@@ -4844,7 +4859,7 @@ def _values_initiative(
 
 
 def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(1, 6), 'd6') + d.roll(dice(1, 6), 'd6')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4854,7 +4869,7 @@ def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_call)
     inputs: dict[str, object] = {'call': v_call}
-    trace = describe('Initiative', groups, r_total, outcome, (), values)
+    trace = _describe('Initiative', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4879,18 +4894,18 @@ def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result
 
 def _totals_initiative(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
-    plan = Planning()
+    plan = _Planning()
     _total_initiative(plan, v_call)
-    return exact_totals(plan.specs, lambda g: _total_initiative(Replaying(g), v_call))
+    return _exact_totals(plan.specs, lambda g: _total_initiative(_Replaying(g), v_call))
 
 
 def _joint_initiative(given: Mapping[str, object]) -> Joint:
     v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
-    plan = Planning()
+    plan = _Planning()
     _total_initiative(plan, v_call)
     return exact_joint(
         plan.specs,
-        lambda g: _total_initiative(Replaying(g), v_call),
+        lambda g: _total_initiative(_Replaying(g), v_call),
         lambda t, n, f, k: _band_initiative(t, n, f, k, plan.zero, v_call),
         (),
         _READS_initiative,
@@ -4935,7 +4950,7 @@ def _values_spd(
 
 
 def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_skill - v_encumbrance)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4945,7 +4960,7 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     extra = None  # no band's data rolls dice
     values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = describe('SPD', groups, r_total, outcome, (), values)
+    trace = _describe('SPD', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'spd',
@@ -5053,7 +5068,7 @@ def _values_movement_dice(
 
 
 def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_spd
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5063,7 +5078,7 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_spd)
     inputs: dict[str, object] = {'spd': v_spd}
-    trace = describe('Movement dice', groups, r_total, outcome, (), values)
+    trace = _describe('Movement dice', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'movement_dice',
@@ -5111,7 +5126,7 @@ _OUT_movement_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_movement_roll: tuple[str, ...] = ('moved',)
 _READS_movement_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int) -> int:
+def _total_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int) -> int:
     return d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
 
 
@@ -5147,7 +5162,7 @@ def _values_movement_roll(
 
 
 def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5157,7 +5172,7 @@ def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> 
     extra = None  # no band's data rolls dice
     values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = describe('Movement roll', groups, r_total, outcome, (), values)
+    trace = _describe('Movement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5179,18 +5194,18 @@ def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -
 
 def _totals_movement_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_movement_roll(plan, v_movement_dice)
-    return exact_totals(plan.specs, lambda g: _total_movement_roll(Replaying(g), v_movement_dice))
+    return _exact_totals(plan.specs, lambda g: _total_movement_roll(_Replaying(g), v_movement_dice))
 
 
 def _joint_movement_roll(given: Mapping[str, object]) -> Joint:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_movement_roll(plan, v_movement_dice)
     return exact_joint(
         plan.specs,
-        lambda g: _total_movement_roll(Replaying(g), v_movement_dice),
+        lambda g: _total_movement_roll(_Replaying(g), v_movement_dice),
         lambda t, n, f, k: _band_movement_roll(t, n, f, k, plan.zero, v_movement_dice),
         (),
         _READS_movement_roll,
@@ -5235,7 +5250,7 @@ def _values_shift(
 
 
 def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_movement_dice * 10)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5245,7 +5260,7 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = describe('Shift', groups, r_total, outcome, (), values)
+    trace = _describe('Shift', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'shift',
@@ -5308,7 +5323,7 @@ _IDS_attack_roll: tuple[str, ...] = ('one_and_max', 'rolled_one', 'max_damage', 
 _READS_attack_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_attack_roll(
-    d: Rolling | Planning | Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
+    d: _Rolling | _Planning | _Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
 ) -> int:
     return d.roll(
         dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
@@ -5375,7 +5390,7 @@ def _values_attack_roll(
 def _run_attack_roll(
     rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
         'd(step(die, enhance - blocks))',
@@ -5390,7 +5405,7 @@ def _run_attack_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile
     )
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
-    trace = describe('Attack Roll', groups, r_total, outcome, (), values)
+    trace = _describe('Attack Roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5436,9 +5451,9 @@ def _totals_attack_roll(given: Mapping[str, object]) -> dict[int | str, Fraction
     v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
     v_missile = _check_flag('missile', given.get('missile', False))
-    plan = Planning()
+    plan = _Planning()
     _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
-    return exact_totals(plan.specs, lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile))
+    return _exact_totals(plan.specs, lambda g: _total_attack_roll(_Replaying(g), v_die, v_blocks, v_enhance, v_missile))
 
 
 def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
@@ -5446,11 +5461,11 @@ def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
     v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
     v_missile = _check_flag('missile', given.get('missile', False))
-    plan = Planning()
+    plan = _Planning()
     _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
     return exact_joint(
         plan.specs,
-        lambda g: _total_attack_roll(Replaying(g), v_die, v_blocks, v_enhance, v_missile),
+        lambda g: _total_attack_roll(_Replaying(g), v_die, v_blocks, v_enhance, v_missile),
         lambda t, n, f, k: _band_attack_roll(t, n, f, k, plan.zero, v_die, v_blocks, v_enhance, v_missile),
         (),
         _READS_attack_roll,
@@ -5520,7 +5535,7 @@ def _values_enhance_impair(
 
 
 def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5530,7 +5545,7 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     extra = None  # no band's data rolls dice
     values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
-    trace = describe('Enhance & Impair', groups, r_total, outcome, (), values)
+    trace = _describe('Enhance & Impair', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'enhance_impair',
@@ -5731,7 +5746,7 @@ def _column_wounds(v_damage: int, v_damage_type: str) -> int:
 def _values_wounds(
     b: int,
     c: int,
-    d: Rolling,
+    d: _Rolling,
     r_total: int,
     r_natural: int | None,
     r_dice: tuple[int | str, ...],
@@ -5786,17 +5801,17 @@ def _values_wounds(
 
 
 def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_damage
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_wounds(r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     c = _column_wounds(v_damage, v_damage_type)
     outcome = _OUT_wounds[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = _Rolling(rng)
     values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
-    trace = describe('Wounds', groups, r_total, outcome, extra.groups, values)
+    trace = _describe('Wounds', groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
     return Result(
         'wounds',
@@ -5869,7 +5884,9 @@ def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
     return (v_dv,)
 
 
-def _total_zero_hp_saving_throw(d: Rolling | Planning | Replaying, v_phys: int, v_damage_taken: int, v_dv: int) -> int:
+def _total_zero_hp_saving_throw(
+    d: _Rolling | _Planning | _Replaying, v_phys: int, v_damage_taken: int, v_dv: int
+) -> int:
     return d.roll(dice(1, 20), 'd20')
 
 
@@ -5911,7 +5928,7 @@ def _values_zero_hp_saving_throw(
 
 def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result:
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 20), 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5923,7 +5940,7 @@ def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_dam
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv
     )
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
-    trace = describe('Death & Dying', groups, r_total, outcome, (), values)
+    trace = _describe('Death & Dying', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5958,20 +5975,20 @@ def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int | str,
     v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
     v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    plan = Planning()
+    plan = _Planning()
     _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
-    return exact_totals(plan.specs, lambda g: _total_zero_hp_saving_throw(Replaying(g), v_phys, v_damage_taken, v_dv))
+    return _exact_totals(plan.specs, lambda g: _total_zero_hp_saving_throw(_Replaying(g), v_phys, v_damage_taken, v_dv))
 
 
 def _joint_zero_hp_saving_throw(given: Mapping[str, object]) -> Joint:
     v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
     v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    plan = Planning()
+    plan = _Planning()
     _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
     return exact_joint(
         plan.specs,
-        lambda g: _total_zero_hp_saving_throw(Replaying(g), v_phys, v_damage_taken, v_dv),
+        lambda g: _total_zero_hp_saving_throw(_Replaying(g), v_phys, v_damage_taken, v_dv),
         lambda t, n, f, k: _band_zero_hp_saving_throw(t, n, f, k, plan.zero, v_phys, v_damage_taken, v_dv),
         (),
         _READS_zero_hp_saving_throw,
@@ -5998,7 +6015,7 @@ _OUT_chase_movement_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_chase_movement_roll: tuple[str, ...] = ('no_movement_roll', 'escapes', 'doubles', 'moves')
 _READS_chase_movement_roll: ReadSpec = (frozenset([1, 2, 3, 4]), False, False)  # what the bands read
 
-def _total_chase_movement_roll(d: Rolling | Planning | Replaying, v_movement_dice: int, v_sprint: str) -> int:
+def _total_chase_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'success'):
         return d.roll(dice((2 * v_movement_dice), 4), '(2 * movement_dice)d4')
     if (v_sprint == 'failure'):
@@ -6052,7 +6069,7 @@ def _values_chase_movement_roll(
 
 
 def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6064,7 +6081,7 @@ def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: in
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint
     )
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
-    trace = describe('Chase movement roll', groups, r_total, outcome, (), values)
+    trace = _describe('Chase movement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6101,19 +6118,19 @@ def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: ra
 def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
-    plan = Planning()
+    plan = _Planning()
     _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
-    return exact_totals(plan.specs, lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint))
+    return _exact_totals(plan.specs, lambda g: _total_chase_movement_roll(_Replaying(g), v_movement_dice, v_sprint))
 
 
 def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
-    plan = Planning()
+    plan = _Planning()
     _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
     return exact_joint(
         plan.specs,
-        lambda g: _total_chase_movement_roll(Replaying(g), v_movement_dice, v_sprint),
+        lambda g: _total_chase_movement_roll(_Replaying(g), v_movement_dice, v_sprint),
         lambda t, n, f, k: _band_chase_movement_roll(t, n, f, k, plan.zero, v_movement_dice, v_sprint),
         (),
         _READS_chase_movement_roll,
@@ -6155,7 +6172,7 @@ def _band_fall_damage_table(
 def _values_fall_damage_table(
     b: int,
     c: int,
-    d: Rolling,
+    d: _Rolling,
     r_total: str,
     r_natural: int | None,
     r_dice: tuple[int | str, ...],
@@ -6182,17 +6199,17 @@ def _values_fall_damage_table(
 
 
 def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_height
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_fall_damage_table.get(r_total, -1)
     c = 0
     outcome = _OUT_fall_damage_table[b][c] if b >= 0 else None
-    extra = Rolling(rng)
+    extra = _Rolling(rng)
     values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = describe('Fall Damage', groups, r_total, outcome, extra.groups, values)
+    trace = _describe('Fall Damage', groups, r_total, outcome, extra.groups, values)
     chain: tuple[Result, ...] = ()
     return Result(
         'fall_damage_table',
@@ -6252,7 +6269,7 @@ _OUT_fall_damage: tuple[tuple[Outcome, ...], ...] = (
 _IDS_fall_damage: tuple[str, ...] = ('damage',)
 _READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_fall_damage(d: Rolling | Planning | Replaying, v_height: str) -> int:
+def _total_fall_damage(d: _Rolling | _Planning | _Replaying, v_height: str) -> int:
     return int((d.roll(dice(1, 6), 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
 
 
@@ -6287,7 +6304,7 @@ def _values_fall_damage(
 
 
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(1, 6), 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6297,7 +6314,7 @@ def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
-    trace = describe('Fall damage', groups, r_total, outcome, (), values)
+    trace = _describe('Fall damage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6327,20 +6344,20 @@ def _totals_fall_damage(given: Mapping[str, object]) -> dict[int | str, Fraction
     v_height = _check_choice(
         'height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
     )
-    plan = Planning()
+    plan = _Planning()
     _total_fall_damage(plan, v_height)
-    return exact_totals(plan.specs, lambda g: _total_fall_damage(Replaying(g), v_height))
+    return _exact_totals(plan.specs, lambda g: _total_fall_damage(_Replaying(g), v_height))
 
 
 def _joint_fall_damage(given: Mapping[str, object]) -> Joint:
     v_height = _check_choice(
         'height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
     )
-    plan = Planning()
+    plan = _Planning()
     _total_fall_damage(plan, v_height)
     return exact_joint(
         plan.specs,
-        lambda g: _total_fall_damage(Replaying(g), v_height),
+        lambda g: _total_fall_damage(_Replaying(g), v_height),
         lambda t, n, f, k: _band_fall_damage(t, n, f, k, plan.zero, v_height),
         (),
         _READS_fall_damage,
@@ -6355,7 +6372,7 @@ _OUT_burning: tuple[tuple[Outcome, ...], ...] = (
 _IDS_burning: tuple[str, ...] = ('damage',)
 _READS_burning: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_burning(d: Rolling | Planning | Replaying) -> int:
+def _total_burning(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -6384,7 +6401,7 @@ def _values_burning(
 
 
 def _run_burning(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6394,7 +6411,7 @@ def _run_burning(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Burning', groups, r_total, outcome, (), values)
+    trace = _describe('Burning', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6415,17 +6432,17 @@ def burning(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_burning(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_burning(plan)
-    return exact_totals(plan.specs, lambda g: _total_burning(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_burning(_Replaying(g)))
 
 
 def _joint_burning(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_burning(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_burning(Replaying(g)),
+        lambda g: _total_burning(_Replaying(g)),
         lambda t, n, f, k: _band_burning(t, n, f, k, plan.zero),
         (),
         _READS_burning,
@@ -6476,7 +6493,7 @@ def _values_hold_breath(
 
 
 def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_phys - 10)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6486,7 +6503,7 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
-    trace = describe('Hold breath', groups, r_total, outcome, (), values)
+    trace = _describe('Hold breath', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'hold_breath',
@@ -6531,7 +6548,7 @@ _OUT_out_of_breath: tuple[tuple[Outcome, ...], ...] = (
 _IDS_out_of_breath: tuple[str, ...] = ('damage',)
 _READS_out_of_breath: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_out_of_breath(d: Rolling | Planning | Replaying) -> int:
+def _total_out_of_breath(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -6560,7 +6577,7 @@ def _values_out_of_breath(
 
 
 def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6570,7 +6587,7 @@ def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Out of breath', groups, r_total, outcome, (), values)
+    trace = _describe('Out of breath', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6591,17 +6608,17 @@ def out_of_breath(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_out_of_breath(plan)
-    return exact_totals(plan.specs, lambda g: _total_out_of_breath(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_out_of_breath(_Replaying(g)))
 
 
 def _joint_out_of_breath(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_out_of_breath(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_out_of_breath(Replaying(g)),
+        lambda g: _total_out_of_breath(_Replaying(g)),
         lambda t, n, f, k: _band_out_of_breath(t, n, f, k, plan.zero),
         (),
         _READS_out_of_breath,
@@ -7316,7 +7333,7 @@ def pick(name: str, candidates: Sequence[Mapping[str, object]]) -> Picked:
     if name not in DOCUMENTS or DOCUMENTS[name].kind != 'priority':
         names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'
         raise ValueError(f"no priority list named {name!r} here; there are: {names}")
-    return pick_by_priority(DOCUMENTS[name], candidates)
+    return _pick_by_priority(DOCUMENTS[name], candidates)
 
 
 DECKS: dict[str, type[Deck]] = {
@@ -7375,7 +7392,7 @@ def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return odds_of(joint(inputs), ids)
+    return _odds_of(joint(inputs), ids)
 
 
 def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
@@ -7385,7 +7402,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     Follows no chain (`->`): simulate the chained table on its own."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return sample(name, inputs, joint(inputs), ids, n, seed)
+    return _sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:

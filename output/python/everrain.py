@@ -19,6 +19,12 @@ __all__ = [
     'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Rulecraft's runtime: the same in every module Rulecraft generates (compiler/runtime.py, copied as it is). It holds the
+# types results are made of (Result, Outcome, Group, Simulation, the Track and Deck classes ...: see __all__) and the
+# machinery the rolls below call. That machinery is private: names starting with `_`, and every name not in
+# __all__, may change in any release. The ruleset's own data and rolls follow the end of this section.
+# ---------------------------------------------------------------------------------------------------------------------
 import random
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -459,7 +465,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
-class Rolling:
+class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
     __slots__ = ("groups", "rng", "zero")
@@ -491,7 +497,7 @@ class Rolling:
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
 
-class Planning:
+class _Planning:
     """A dice source that records which dice a roll would use, without rolling."""
 
     __slots__ = ("specs", "zero")
@@ -508,7 +514,7 @@ class Planning:
         return 0
 
 
-class Replaying:
+class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
     __slots__ = ("index", "values")
@@ -614,7 +620,7 @@ class _JointWeights(_Protocol):
 Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
-def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+def _odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up).
 
     Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
@@ -684,7 +690,7 @@ def _order(total: object) -> tuple[int, int, str]:
     return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
 
 
-def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
            seed: int | None) -> Simulation:
     """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
@@ -708,7 +714,7 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
     return Simulation(name, dict(inputs), seed, results, draws)
 
 
-def exact_totals(
+def _exact_totals(
     specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
@@ -723,7 +729,7 @@ def exact_totals(
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
 
-def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
     """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
     out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
                                       if isinstance(total, int) and total <= horizon}
@@ -764,18 +770,18 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def check_chain(depth: int, name: str) -> None:
+def _check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
-def floor_div(a: int, b: int) -> int:
+def _floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
 
 
-def floor_mod(a: int, b: int) -> int:
+def _floor_mod(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
     return a % b
@@ -794,7 +800,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int | str, ...]) -> str:
+def _join_dice(values: tuple[int | str, ...]) -> str:
     if len(values) == 1:
         return str(values[0])
     if len(values) == 2:
@@ -802,13 +808,13 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group[int | str]) -> str:
+def _group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
-        return f"{group.notation}: {join_dice(group.dice)}"
-    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+        return f"{group.notation}: {_join_dice(group.dice)}"
+    return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def outcome_trace(outcome: Outcome) -> str:
+def _outcome_trace(outcome: Outcome) -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -817,7 +823,7 @@ def outcome_trace(outcome: Outcome) -> str:
     return f"{outcome.key}{where}: {meaning}"
 
 
-def describe(
+def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
@@ -826,22 +832,22 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
-        text = f"{label}: rolled {group_trace(group)}"
+        text = f"{label}: rolled {_group_trace(group)}"
         if isinstance(total, int) and total != group.value:
             diff = total - group.value
             text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
     elif groups:
-        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        text = f"{label}: rolled {' and '.join([_group_trace(g) for g in groups])}"
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
         text = f"{label}: {total}" if total is not None else label
     text += f" → {said}"
     for group in extra:
-        text += f" → then {group_trace(group)}"
+        text += f" → then {_group_trace(group)}"
     return text
 
 
@@ -853,7 +859,7 @@ class Picked:
     trace: str
 
 
-def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+def _pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
     """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
 
     A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
@@ -1215,6 +1221,11 @@ class Deck:
             counts[card.id] = counts.get(card.id, 0) + 1
         return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
 
+
+# ---------------------------------------------------------------------------------------------------------------------
+# End of Rulecraft's runtime. What follows is this ruleset's: its data, one small function per step of each roll.
+# ---------------------------------------------------------------------------------------------------------------------
+
 RULESET = 'everrain'
 TITLE = 'The Everrain'
 SOURCE_SHA256 = '9661c08da8dfd029175ae03378c9c7fde2e62f87916d33a709ac191e5933362d'
@@ -1260,7 +1271,7 @@ def _values_starting_orders(
 
 
 def _run_starting_orders(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((4 + 2) + 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1270,7 +1281,7 @@ def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Order tokens at setup', groups, r_total, outcome, (), values)
+    trace = _describe('Order tokens at setup', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'starting_orders',
@@ -1334,7 +1345,7 @@ def _values_starting_gold(
 
 
 def _run_starting_gold(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((2 * 20) + (1 * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1344,7 +1355,7 @@ def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Gold at setup', groups, r_total, outcome, (), values)
+    trace = _describe('Gold at setup', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'starting_gold',
@@ -1426,7 +1437,7 @@ def _values_crew_dies(
 
 
 def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int, v_strain: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_damage + v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1436,7 +1447,7 @@ def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int,
     extra = None  # no band's data rolls dice
     values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
     inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
-    trace = describe('Health/Strain track fills', groups, r_total, outcome, (), values)
+    trace = _describe('Health/Strain track fills', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'crew_dies',
@@ -1592,7 +1603,7 @@ def _values_map_spaces(
 
 
 def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue_nodes: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1602,7 +1613,7 @@ def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue
     extra = None  # no band's data rolls dice
     values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space, v_crew_on_blue_nodes)
     inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
-    trace = describe('Map spaces', groups, r_total, outcome, (), values)
+    trace = _describe('Map spaces', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'map_spaces',
@@ -1708,7 +1719,7 @@ def _values_storm_strain(
 
 
 def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((v_strain * 2) if v_storm else v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1718,7 +1729,7 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
     extra = None  # no band's data rolls dice
     values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_strain, v_storm)
     inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
-    trace = describe('Strain in a Storm', groups, r_total, outcome, (), values)
+    trace = _describe('Strain in a Storm', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'storm_strain',
@@ -1793,7 +1804,7 @@ def _values_ship_movement_actions(
 
 
 def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (2 * v_movement_orders)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1803,7 +1814,7 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
     extra = None  # no band's data rolls dice
     values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_orders)
     inputs: dict[str, object] = {'movement_orders': v_movement_orders}
-    trace = describe('Movement actions from Movement Orders', groups, r_total, outcome, (), values)
+    trace = _describe('Movement actions from Movement Orders', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'ship_movement_actions',
@@ -1886,7 +1897,7 @@ def _values_sea_event_draw(
 
 
 def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1896,7 +1907,7 @@ def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space)
     inputs: dict[str, object] = {'space': v_space}
-    trace = describe('Sea Events', groups, r_total, outcome, (), values)
+    trace = _describe('Sea Events', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'sea_event_draw',
@@ -1976,7 +1987,7 @@ def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortui
 
 
 def _total_expedition_test(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_stat: int,
     v_selfless: bool,
     v_hermit: str,
@@ -2044,7 +2055,7 @@ def _run_expedition_test(
     rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool
 ) -> Result:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(1, 10), 'd10') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2066,10 +2077,10 @@ def _run_expedition_test(
                 r_total if isinstance(r_total, int) else None,
                 outcome,
                 {},
-                describe('Island Exploration test', groups, r_total, outcome, [], {}),
+                _describe('Island Exploration test', groups, r_total, outcome, [], {}),
             ),
         )
-        d = Rolling(rng)
+        d = _Rolling(rng)
         r_total = int((d.roll(dice(1, 10), 'd10') + v_modifier))
         r_dice, r_kept, r_read, r_natural = d.read()
         groups, zero = d.groups, d.zero
@@ -2087,7 +2098,7 @@ def _run_expedition_test(
     inputs: dict[str, object] = {
         'stat': v_stat, 'selfless': v_selfless, 'hermit': v_hermit, 'fortuitous': v_fortuitous, 'dyspraxic': v_dyspraxic
     }
-    trace = describe('Island Exploration test', groups, r_total, outcome, (), values)
+    trace = _describe('Island Exploration test', groups, r_total, outcome, (), values)
     if first:
         trace = first[0].trace + '; rolled again, the new result is final: ' + trace.removeprefix(
             'Island Exploration test: '
@@ -2144,14 +2155,14 @@ def _totals_expedition_test(given: Mapping[str, object]) -> dict[int | str, Frac
     v_fortuitous = _check_flag('fortuitous', given.get('fortuitous', False))
     v_dyspraxic = _check_flag('dyspraxic', given.get('dyspraxic', False))
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    plan = Planning()
+    plan = _Planning()
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
         lambda g: _total_expedition_test(
-            Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
+            _Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
         ),
         lambda t, n, f, k: _band_expedition_test(
             t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
@@ -2168,14 +2179,14 @@ def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
     v_fortuitous = _check_flag('fortuitous', given.get('fortuitous', False))
     v_dyspraxic = _check_flag('dyspraxic', given.get('dyspraxic', False))
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    plan = Planning()
+    plan = _Planning()
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
     return exact_joint(
         plan.specs,
         lambda g: _total_expedition_test(
-            Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
+            _Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
         ),
         lambda t, n, f, k: _band_expedition_test(
             t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
@@ -2209,7 +2220,7 @@ def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) ->
 
 
 def _total_expedition_test_crew(
-    d: Rolling | Planning | Replaying, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int
+    d: _Rolling | _Planning | _Replaying, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int
 ) -> int:
     return d.roll(dice(1, 10), 'd10')
 
@@ -2258,7 +2269,7 @@ def _values_expedition_test_crew(
 
 def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 10), 'd10')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2270,7 +2281,7 @@ def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested
     )
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
-    trace = describe('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)
+    trace = _describe('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2314,10 +2325,10 @@ def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int | str,
     v_c = _check_int('c', given.get('c', 5), 1, 10)
     v_arrogant = _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    plan = Planning()
+    plan = _Planning()
     _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
-    return exact_totals(
-        plan.specs, lambda g: _total_expedition_test_crew(Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested)
+    return _exact_totals(
+        plan.specs, lambda g: _total_expedition_test_crew(_Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested)
     )
 
 
@@ -2327,11 +2338,11 @@ def _joint_expedition_test_crew(given: Mapping[str, object]) -> Joint:
     v_c = _check_int('c', given.get('c', 5), 1, 10)
     v_arrogant = _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    plan = Planning()
+    plan = _Planning()
     _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
     return exact_joint(
         plan.specs,
-        lambda g: _total_expedition_test_crew(Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested),
+        lambda g: _total_expedition_test_crew(_Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested),
         lambda t, n, f, k: _band_expedition_test_crew(t, n, f, k, plan.zero, v_a, v_b, v_c, v_arrogant, v_tested),
         (),
         _READS_expedition_test_crew,
@@ -2387,7 +2398,7 @@ def _values_abandon_expedition(
 
 
 def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_card
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2397,7 +2408,7 @@ def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_card)
     inputs: dict[str, object] = {'card': v_card}
-    trace = describe('Abandoning an Expedition', groups, r_total, outcome, (), values)
+    trace = _describe('Abandoning an Expedition', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'abandon_expedition',
@@ -2478,7 +2489,7 @@ def _values_weapon_attack_dice(
 def _run_weapon_attack_dice(
     rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2490,7 +2501,7 @@ def _run_weapon_attack_dice(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy
     )
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
-    trace = describe("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)
+    trace = _describe("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'weapon_attack_dice',
@@ -2581,7 +2592,7 @@ def _values_marketplace_price(
 
 
 def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal: str, v_charismatic: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2593,7 +2604,7 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_price, v_deal, v_charismatic
     )
     inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
-    trace = describe('Marketplace prices', groups, r_total, outcome, (), values)
+    trace = _describe('Marketplace prices', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'marketplace_price',
@@ -2681,7 +2692,7 @@ def _values_reclaim_orders(
 
 
 def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forgo_turn: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2691,7 +2702,7 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
     extra = None  # no band's data rolls dice
     values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exhausted, v_forgo_turn)
     inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
-    trace = describe('Reclaiming Orders', groups, r_total, outcome, (), values)
+    trace = _describe('Reclaiming Orders', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'reclaim_orders',
@@ -2796,7 +2807,7 @@ def _values_trade_orders(
 def _run_trade_orders(
     rng: random.Random, depth: int, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_given - v_received)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2810,7 +2821,7 @@ def _run_trade_orders(
     inputs: dict[str, object] = {
         'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn
     }
-    trace = describe('Trading Orders', groups, r_total, outcome, (), values)
+    trace = _describe('Trading Orders', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'trade_orders',
@@ -2923,7 +2934,7 @@ def _values_combat_pool(
 def _run_combat_pool(
     rng: random.Random, depth: int, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2937,7 +2948,7 @@ def _run_combat_pool(
     inputs: dict[str, object] = {
         'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly
     }
-    trace = describe('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)
+    trace = _describe('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'combat_pool',
@@ -3046,7 +3057,7 @@ def _values_loyalty_lost(
 def _run_loyalty_lost(
     rng: random.Random, depth: int, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3058,7 +3069,7 @@ def _run_loyalty_lost(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew_deaths, v_influence_drawn, v_unpaid
     )
     inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
-    trace = describe('Loyalty lost', groups, r_total, outcome, (), values)
+    trace = _describe('Loyalty lost', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'loyalty_lost',
@@ -3147,7 +3158,7 @@ _READS_enemy_agent_activation: ReadSpec = (
 )
 
 def _total_enemy_agent_activation(
-    d: Rolling | Planning | Replaying, v_enemy_dice: int, v_distance: int, v_trigger: int
+    d: _Rolling | _Planning | _Replaying, v_enemy_dice: int, v_distance: int, v_trigger: int
 ) -> int:
     return d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
 
@@ -3218,7 +3229,7 @@ def _values_enemy_agent_activation(
 def _run_enemy_agent_activation(
     rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3230,7 +3241,7 @@ def _run_enemy_agent_activation(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger
     )
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
-    trace = describe('Enemy Agent activation', groups, r_total, outcome, (), values)
+    trace = _describe('Enemy Agent activation', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3276,10 +3287,10 @@ def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int | st
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
     v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
-    return exact_totals(
-        plan.specs, lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger)
+    return _exact_totals(
+        plan.specs, lambda g: _total_enemy_agent_activation(_Replaying(g), v_enemy_dice, v_distance, v_trigger)
     )
 
 
@@ -3287,11 +3298,11 @@ def _joint_enemy_agent_activation(given: Mapping[str, object]) -> Joint:
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
     v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
     return exact_joint(
         plan.specs,
-        lambda g: _total_enemy_agent_activation(Replaying(g), v_enemy_dice, v_distance, v_trigger),
+        lambda g: _total_enemy_agent_activation(_Replaying(g), v_enemy_dice, v_distance, v_trigger),
         lambda t, n, f, k: _band_enemy_agent_activation(t, n, f, k, plan.zero, v_enemy_dice, v_distance, v_trigger),
         (),
         _READS_enemy_agent_activation,
@@ -3318,7 +3329,7 @@ def _lets_crew_attack(v_combat: int, v_evading: int, v_enemy_dice: int, v_trigge
 
 
 def _total_crew_attack(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_combat: int,
     v_evading: int,
     v_enemy_dice: int,
@@ -3384,7 +3395,7 @@ def _run_crew_attack(
     rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int
 ) -> Result:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(
         (
             (
@@ -3409,7 +3420,7 @@ def _run_crew_attack(
     inputs: dict[str, object] = {
         'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger
     }
-    trace = describe('Crew attacking enemies', groups, r_total, outcome, (), values)
+    trace = _describe('Crew attacking enemies', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3453,11 +3464,11 @@ def _totals_crew_attack(given: Mapping[str, object]) -> dict[int | str, Fraction
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    plan = Planning()
+    plan = _Planning()
     _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
-        lambda g: _total_crew_attack(Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
+        lambda g: _total_crew_attack(_Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
     )
 
 
@@ -3467,11 +3478,11 @@ def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    plan = Planning()
+    plan = _Planning()
     _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
     return exact_joint(
         plan.specs,
-        lambda g: _total_crew_attack(Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
+        lambda g: _total_crew_attack(_Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
         lambda t, n, f, k: _band_crew_attack(
             t, n, f, k, plan.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice
         ),
@@ -3518,7 +3529,7 @@ def _values_counter_dice(
 
 
 def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = min(v_hits, v_combat)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3528,7 +3539,7 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
     extra = None  # no band's data rolls dice
     values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
-    trace = describe('Counter dice', groups, r_total, outcome, (), values)
+    trace = _describe('Counter dice', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'counter_dice',
@@ -3588,7 +3599,7 @@ def _lets_counter_roll(v_hits: int, v_combat: int, v_evading: int) -> tuple[int,
 
 
 def _total_counter_roll(
-    d: Rolling | Planning | Replaying, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int
+    d: _Rolling | _Planning | _Replaying, v_hits: int, v_combat: int, v_evading: int, v_dice: int, v_evasion_dice: int
 ) -> int:
     return int(
         (
@@ -3643,7 +3654,7 @@ def _values_counter_roll(
 
 def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result:
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(
         (
             d.roll(dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(
@@ -3663,7 +3674,7 @@ def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
     )
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
-    trace = describe('Counter', groups, r_total, outcome, (), values)
+    trace = _describe('Counter', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3702,10 +3713,10 @@ def _totals_counter_roll(given: Mapping[str, object]) -> dict[int | str, Fractio
     v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
     v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    plan = Planning()
+    plan = _Planning()
     _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    return exact_totals(
-        plan.specs, lambda g: _total_counter_roll(Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
+    return _exact_totals(
+        plan.specs, lambda g: _total_counter_roll(_Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     )
 
 
@@ -3714,11 +3725,11 @@ def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
     v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
     v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    plan = Planning()
+    plan = _Planning()
     _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
     return exact_joint(
         plan.specs,
-        lambda g: _total_counter_roll(Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
+        lambda g: _total_counter_roll(_Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
         lambda t, n, f, k: _band_counter_roll(
             t, n, f, k, plan.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
         ),
@@ -3749,7 +3760,12 @@ def _lets_weapon_fire(v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_tri
 
 
 def _total_weapon_fire(
-    d: Rolling | Planning | Replaying, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int, v_dice: int
+    d: _Rolling | _Planning | _Replaying,
+    v_zone_dice: int,
+    v_cannoneer: bool,
+    v_clumsy: bool,
+    v_trigger: int,
+    v_dice: int,
 ) -> int:
     return d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
 
@@ -3802,7 +3818,7 @@ def _run_weapon_fire(
     rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int
 ) -> Result:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3818,7 +3834,7 @@ def _run_weapon_fire(
     inputs: dict[str, object] = {
         'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger
     }
-    trace = describe("Firing a ship's weapon", groups, r_total, outcome, (), values)
+    trace = _describe("Firing a ship's weapon", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3868,10 +3884,10 @@ def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int | str, Fraction
     v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
     v_trigger = _check_int('trigger', given.get('trigger', 1), 1, 2)
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    plan = Planning()
+    plan = _Planning()
     _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    return exact_totals(
-        plan.specs, lambda g: _total_weapon_fire(Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
+    return _exact_totals(
+        plan.specs, lambda g: _total_weapon_fire(_Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     )
 
 
@@ -3881,11 +3897,11 @@ def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
     v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
     v_trigger = _check_int('trigger', given.get('trigger', 1), 1, 2)
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    plan = Planning()
+    plan = _Planning()
     _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
     return exact_joint(
         plan.specs,
-        lambda g: _total_weapon_fire(Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
+        lambda g: _total_weapon_fire(_Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
         lambda t, n, f, k: _band_weapon_fire(
             t, n, f, k, plan.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice
         ),
@@ -3928,7 +3944,7 @@ _IDS_enemy_ship_roll: tuple[str, ...] = ('special_ability', 'fire', 'move', 'com
 _READS_enemy_ship_roll: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False)
 
 def _total_enemy_ship_roll(
-    d: Rolling | Planning | Replaying, v_enemy_dice: int, v_in_range: bool, v_trigger: int
+    d: _Rolling | _Planning | _Replaying, v_enemy_dice: int, v_in_range: bool, v_trigger: int
 ) -> int:
     return d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
 
@@ -3995,7 +4011,7 @@ def _values_enemy_ship_roll(
 
 
 def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4007,7 +4023,7 @@ def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger
     )
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
-    trace = describe('Enemy ship activation roll', groups, r_total, outcome, (), values)
+    trace = _describe('Enemy ship activation roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4053,20 +4069,22 @@ def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int | str, Frac
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
     v_in_range = _check_flag('in_range', given.get('in_range', False))
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
-    return exact_totals(plan.specs, lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger))
+    return _exact_totals(
+        plan.specs, lambda g: _total_enemy_ship_roll(_Replaying(g), v_enemy_dice, v_in_range, v_trigger)
+    )
 
 
 def _joint_enemy_ship_roll(given: Mapping[str, object]) -> Joint:
     v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
     v_in_range = _check_flag('in_range', given.get('in_range', False))
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
     return exact_joint(
         plan.specs,
-        lambda g: _total_enemy_ship_roll(Replaying(g), v_enemy_dice, v_in_range, v_trigger),
+        lambda g: _total_enemy_ship_roll(_Replaying(g), v_enemy_dice, v_in_range, v_trigger),
         lambda t, n, f, k: _band_enemy_ship_roll(t, n, f, k, plan.zero, v_enemy_dice, v_in_range, v_trigger),
         (),
         _READS_enemy_ship_roll,
@@ -4121,7 +4139,7 @@ def _values_ship_sunk(
 
 
 def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_damaged
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4131,7 +4149,7 @@ def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int)
     extra = None  # no band's data rolls dice
     values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
     inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
-    trace = describe('Ship sunk', groups, r_total, outcome, (), values)
+    trace = _describe('Ship sunk', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'ship_sunk',
@@ -4212,7 +4230,7 @@ def _values_ship_evasion_dice(
 
 
 def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_hits
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4222,7 +4240,7 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
     extra = None  # no band's data rolls dice
     values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = describe('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)
+    trace = _describe('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'ship_evasion_dice',
@@ -4272,7 +4290,7 @@ _OUT_ship_evasion: tuple[tuple[Outcome, ...], ...] = (
 _IDS_ship_evasion: tuple[str, ...] = ('evaded', 'damaged')
 _READS_ship_evasion: ReadSpec = (frozenset(['evade']), False, False)  # what the bands read
 
-def _total_ship_evasion(d: Rolling | Planning | Replaying, v_hits: int) -> int:
+def _total_ship_evasion(d: _Rolling | _Planning | _Replaying, v_hits: int) -> int:
     return d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
 
 
@@ -4309,7 +4327,7 @@ def _values_ship_evasion(
 
 
 def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4319,7 +4337,7 @@ def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
-    trace = describe("Evading an enemy ship's hits", groups, r_total, outcome, (), values)
+    trace = _describe("Evading an enemy ship's hits", groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4344,18 +4362,18 @@ def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
 
 def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_ship_evasion(plan, v_hits)
-    return exact_totals(plan.specs, lambda g: _total_ship_evasion(Replaying(g), v_hits))
+    return _exact_totals(plan.specs, lambda g: _total_ship_evasion(_Replaying(g), v_hits))
 
 
 def _joint_ship_evasion(given: Mapping[str, object]) -> Joint:
     v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_ship_evasion(plan, v_hits)
     return exact_joint(
         plan.specs,
-        lambda g: _total_ship_evasion(Replaying(g), v_hits),
+        lambda g: _total_ship_evasion(_Replaying(g), v_hits),
         lambda t, n, f, k: _band_ship_evasion(t, n, f, k, plan.zero, v_hits),
         (),
         _READS_ship_evasion,
@@ -6429,7 +6447,7 @@ def pick(name: str, candidates: Sequence[Mapping[str, object]]) -> Picked:
     if name not in DOCUMENTS or DOCUMENTS[name].kind != 'priority':
         names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'
         raise ValueError(f"no priority list named {name!r} here; there are: {names}")
-    return pick_by_priority(DOCUMENTS[name], candidates)
+    return _pick_by_priority(DOCUMENTS[name], candidates)
 
 
 DECKS: dict[str, type[Deck]] = {
@@ -6474,7 +6492,7 @@ def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return odds_of(joint(inputs), ids)
+    return _odds_of(joint(inputs), ids)
 
 
 def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
@@ -6484,7 +6502,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     Follows no chain (`->`): simulate the chained table on its own."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return sample(name, inputs, joint(inputs), ids, n, seed)
+    return _sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:

@@ -26,6 +26,12 @@ __all__ = [
     'Document', 'Entry', 'Picked', 'Faces',
 ]
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Rulecraft's runtime: the same in every module Rulecraft generates (compiler/runtime.py, copied as it is). It holds the
+# types results are made of (Result, Outcome, Group, Simulation, the Track and Deck classes ...: see __all__) and the
+# machinery the rolls below call. That machinery is private: names starting with `_`, and every name not in
+# __all__, may change in any release. The ruleset's own data and rolls follow the end of this section.
+# ---------------------------------------------------------------------------------------------------------------------
 import random
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -466,7 +472,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
-class Rolling:
+class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
     __slots__ = ("groups", "rng", "zero")
@@ -498,7 +504,7 @@ class Rolling:
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
 
-class Planning:
+class _Planning:
     """A dice source that records which dice a roll would use, without rolling."""
 
     __slots__ = ("specs", "zero")
@@ -515,7 +521,7 @@ class Planning:
         return 0
 
 
-class Replaying:
+class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
     __slots__ = ("index", "values")
@@ -621,7 +627,7 @@ class _JointWeights(_Protocol):
 Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
-def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+def _odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up).
 
     Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
@@ -691,7 +697,7 @@ def _order(total: object) -> tuple[int, int, str]:
     return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
 
 
-def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
            seed: int | None) -> Simulation:
     """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
@@ -715,7 +721,7 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
     return Simulation(name, dict(inputs), seed, results, draws)
 
 
-def exact_totals(
+def _exact_totals(
     specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
@@ -730,7 +736,7 @@ def exact_totals(
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
 
-def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
     """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
     out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
                                       if isinstance(total, int) and total <= horizon}
@@ -771,18 +777,18 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def check_chain(depth: int, name: str) -> None:
+def _check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
-def floor_div(a: int, b: int) -> int:
+def _floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
 
 
-def floor_mod(a: int, b: int) -> int:
+def _floor_mod(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
     return a % b
@@ -801,7 +807,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int | str, ...]) -> str:
+def _join_dice(values: tuple[int | str, ...]) -> str:
     if len(values) == 1:
         return str(values[0])
     if len(values) == 2:
@@ -809,13 +815,13 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group[int | str]) -> str:
+def _group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
-        return f"{group.notation}: {join_dice(group.dice)}"
-    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+        return f"{group.notation}: {_join_dice(group.dice)}"
+    return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def outcome_trace(outcome: Outcome) -> str:
+def _outcome_trace(outcome: Outcome) -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -824,7 +830,7 @@ def outcome_trace(outcome: Outcome) -> str:
     return f"{outcome.key}{where}: {meaning}"
 
 
-def describe(
+def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
@@ -833,22 +839,22 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
-        text = f"{label}: rolled {group_trace(group)}"
+        text = f"{label}: rolled {_group_trace(group)}"
         if isinstance(total, int) and total != group.value:
             diff = total - group.value
             text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
     elif groups:
-        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        text = f"{label}: rolled {' and '.join([_group_trace(g) for g in groups])}"
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
         text = f"{label}: {total}" if total is not None else label
     text += f" → {said}"
     for group in extra:
-        text += f" → then {group_trace(group)}"
+        text += f" → then {_group_trace(group)}"
     return text
 
 
@@ -860,7 +866,7 @@ class Picked:
     trace: str
 
 
-def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+def _pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
     """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
 
     A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
@@ -1222,6 +1228,11 @@ class Deck:
             counts[card.id] = counts.get(card.id, 0) + 1
         return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
 
+
+# ---------------------------------------------------------------------------------------------------------------------
+# End of Rulecraft's runtime. What follows is this ruleset's: its data, one small function per step of each roll.
+# ---------------------------------------------------------------------------------------------------------------------
+
 RULESET = 'tides_of_gold'
 TITLE = 'Tides of Gold v3.0'
 SOURCE_SHA256 = 'e781ef909e6ed620b8e83391fe890577f92a93d0d2a21005bf973cd4a9af3021'
@@ -1249,7 +1260,7 @@ _IDS_action_roll: tuple[str, ...] = ('failure', 'costly', 'heroic', 'advantage')
 _READS_action_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_action_roll(
-    d: Rolling | Planning | Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
+    d: _Rolling | _Planning | _Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
 ) -> int:
     if v_bonus_die:
         return int(
@@ -1313,7 +1324,7 @@ def _values_action_roll(
 def _run_action_roll(
     rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1325,7 +1336,7 @@ def _run_action_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty
     )
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
-    trace = describe('Action roll', groups, r_total, outcome, (), values)
+    trace = _describe('Action roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1375,9 +1386,11 @@ def _totals_action_roll(given: Mapping[str, object]) -> dict[int | str, Fraction
     v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
     v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
-    plan = Planning()
+    plan = _Planning()
     _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
-    return exact_totals(plan.specs, lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty))
+    return _exact_totals(
+        plan.specs, lambda g: _total_action_roll(_Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty)
+    )
 
 
 def _joint_action_roll(given: Mapping[str, object]) -> Joint:
@@ -1385,11 +1398,11 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
     v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
     v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
-    plan = Planning()
+    plan = _Planning()
     _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
     return exact_joint(
         plan.specs,
-        lambda g: _total_action_roll(Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty),
+        lambda g: _total_action_roll(_Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty),
         lambda t, n, f, k: _band_action_roll(t, n, f, k, plan.zero, v_dots, v_bonus_die, v_edge, v_penalty),
         (),
         _READS_action_roll,
@@ -1410,7 +1423,7 @@ _OUT_resistance_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_resistance_roll: tuple[str, ...] = ('resisted',)
 _READS_resistance_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) -> int:
+def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
     return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
 
 
@@ -1445,7 +1458,7 @@ def _values_resistance_roll(
 
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1455,7 +1468,7 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = describe('Resistance roll', groups, r_total, outcome, (), values)
+    trace = _describe('Resistance roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1478,18 +1491,18 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_resistance_roll(plan, v_attribute)
-    return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
+    return _exact_totals(plan.specs, lambda g: _total_resistance_roll(_Replaying(g), v_attribute))
 
 
 def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_resistance_roll(plan, v_attribute)
     return exact_joint(
         plan.specs,
-        lambda g: _total_resistance_roll(Replaying(g), v_attribute),
+        lambda g: _total_resistance_roll(_Replaying(g), v_attribute),
         lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
         (),
         _READS_resistance_roll,
@@ -1506,7 +1519,7 @@ _OUT_consequence_clock: tuple[tuple[Outcome, ...], ...] = (
 _IDS_consequence_clock: tuple[str, ...] = ('two_segments', 'one_segment', 'no_segments')
 _READS_consequence_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_consequence_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int:
+def _total_consequence_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
@@ -1549,7 +1562,7 @@ def _values_consequence_clock(
 
 
 def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1559,7 +1572,7 @@ def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Resul
     extra = None  # no band's data rolls dice
     values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Consequence clocks', groups, r_total, outcome, (), values)
+    trace = _describe('Consequence clocks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1582,18 +1595,18 @@ def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Res
 
 def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_consequence_clock(plan, v_dots)
-    return exact_totals(plan.specs, lambda g: _total_consequence_clock(Replaying(g), v_dots))
+    return _exact_totals(plan.specs, lambda g: _total_consequence_clock(_Replaying(g), v_dots))
 
 
 def _joint_consequence_clock(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_consequence_clock(plan, v_dots)
     return exact_joint(
         plan.specs,
-        lambda g: _total_consequence_clock(Replaying(g), v_dots),
+        lambda g: _total_consequence_clock(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_consequence_clock(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_consequence_clock,
@@ -1611,7 +1624,7 @@ _OUT_obstacle_clock: tuple[tuple[Outcome, ...], ...] = (
 _IDS_obstacle_clock: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
 _READS_obstacle_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_obstacle_clock(d: Rolling | Planning | Replaying, v_dots: int) -> int:
+def _total_obstacle_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
@@ -1658,7 +1671,7 @@ def _values_obstacle_clock(
 
 
 def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1668,7 +1681,7 @@ def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Obstacle clocks', groups, r_total, outcome, (), values)
+    trace = _describe('Obstacle clocks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1692,18 +1705,18 @@ def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result
 
 def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_obstacle_clock(plan, v_dots)
-    return exact_totals(plan.specs, lambda g: _total_obstacle_clock(Replaying(g), v_dots))
+    return _exact_totals(plan.specs, lambda g: _total_obstacle_clock(_Replaying(g), v_dots))
 
 
 def _joint_obstacle_clock(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_obstacle_clock(plan, v_dots)
     return exact_joint(
         plan.specs,
-        lambda g: _total_obstacle_clock(Replaying(g), v_dots),
+        lambda g: _total_obstacle_clock(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_obstacle_clock(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_obstacle_clock,
@@ -1720,7 +1733,7 @@ _OUT_heritage_connect: tuple[tuple[Outcome, ...], ...] = (
 _IDS_heritage_connect: tuple[str, ...] = ('rival', 'owe', 'friendly')
 _READS_heritage_connect: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_heritage_connect(d: Rolling | Planning | Replaying) -> int:
+def _total_heritage_connect(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(2, 6), '2d6')
 
 
@@ -1737,7 +1750,7 @@ def _band_heritage_connect(
 
 
 def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(2, 6), '2d6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1747,7 +1760,7 @@ def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Heritage: CONNECT', groups, r_total, outcome, (), values)
+    trace = _describe('Heritage: CONNECT', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1771,17 +1784,17 @@ def heritage_connect(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_heritage_connect(plan)
-    return exact_totals(plan.specs, lambda g: _total_heritage_connect(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_heritage_connect(_Replaying(g)))
 
 
 def _joint_heritage_connect(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_heritage_connect(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_heritage_connect(Replaying(g)),
+        lambda g: _total_heritage_connect(_Replaying(g)),
         lambda t, n, f, k: _band_heritage_connect(t, n, f, k, plan.zero),
         (),
         _READS_heritage_connect,
@@ -1802,7 +1815,7 @@ _OUT_coin_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_coin_roll: tuple[str, ...] = ('keep_coin', 'lose_coin', 'lose_coin_complication')
 _READS_coin_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_coin_roll(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
+def _total_coin_roll(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
@@ -1846,7 +1859,7 @@ def _values_coin_roll(
 
 
 def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1856,7 +1869,7 @@ def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Coin roll', groups, r_total, outcome, (), values)
+    trace = _describe('Coin roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1881,18 +1894,18 @@ def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
 
 def _totals_coin_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_coin_roll(plan, v_wealth)
-    return exact_totals(plan.specs, lambda g: _total_coin_roll(Replaying(g), v_wealth))
+    return _exact_totals(plan.specs, lambda g: _total_coin_roll(_Replaying(g), v_wealth))
 
 
 def _joint_coin_roll(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_coin_roll(plan, v_wealth)
     return exact_joint(
         plan.specs,
-        lambda g: _total_coin_roll(Replaying(g), v_wealth),
+        lambda g: _total_coin_roll(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_coin_roll(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_coin_roll,
@@ -1933,7 +1946,7 @@ def _band_ship_actions(
 
 
 def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1943,7 +1956,7 @@ def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = describe('Ship actions', groups, r_total, outcome, (), values)
+    trace = _describe('Ship actions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'ship_actions',
@@ -2040,7 +2053,7 @@ def _values_loadout(
 
 
 def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2050,7 +2063,7 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
-    trace = describe('Pick item loadouts', groups, r_total, outcome, (), values)
+    trace = _describe('Pick item loadouts', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'loadout',
@@ -2142,7 +2155,7 @@ def _run_score_engagement_modifier(
     v_aid: bool,
     v_interference: bool,
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2158,7 +2171,7 @@ def _run_score_engagement_modifier(
         'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid,
         'interference': v_interference,
     }
-    trace = describe('Score engagement modifier', groups, r_total, outcome, (), values)
+    trace = _describe('Score engagement modifier', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'score_engagement_modifier',
@@ -2262,7 +2275,7 @@ def _lets_score_engagement(
 
 
 def _total_score_engagement(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_bold: bool,
     v_complex: bool,
     v_vulnerability: bool,
@@ -2310,7 +2323,7 @@ def _run_score_engagement(
     v_interference: bool,
 ) -> Result:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2326,7 +2339,7 @@ def _run_score_engagement(
         'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid,
         'interference': v_interference,
     }
-    trace = describe('Make engagement roll', groups, r_total, outcome, (), values)
+    trace = _describe('Make engagement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2385,12 +2398,12 @@ def _totals_score_engagement(given: Mapping[str, object]) -> dict[int | str, Fra
     v_aid = _check_flag('aid', given.get('aid', False))
     v_interference = _check_flag('interference', given.get('interference', False))
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    plan = Planning()
+    plan = _Planning()
     _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
         lambda g: _total_score_engagement(
-            Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
+            _Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
         ),
     )
 
@@ -2403,12 +2416,12 @@ def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
     v_aid = _check_flag('aid', given.get('aid', False))
     v_interference = _check_flag('interference', given.get('interference', False))
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    plan = Planning()
+    plan = _Planning()
     _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
     return exact_joint(
         plan.specs,
         lambda g: _total_score_engagement(
-            Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
+            _Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
         ),
         lambda t, n, f, k: _band_score_engagement(
             t, n, f, k, plan.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
@@ -2468,7 +2481,7 @@ def _values_flashback_cost(
 
 
 def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2478,7 +2491,7 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
     extra = None  # no band's data rolls dice
     values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
-    trace = describe('Use flashbacks', groups, r_total, outcome, (), values)
+    trace = _describe('Use flashbacks', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'flashback_cost',
@@ -2571,7 +2584,7 @@ def _values_loot(
 
 
 def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_job
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2581,7 +2594,7 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_job)
     inputs: dict[str, object] = {'job': v_job}
-    trace = describe('Get loot', groups, r_total, outcome, (), values)
+    trace = _describe('Get loot', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'loot',
@@ -2669,7 +2682,7 @@ def _values_cargo_seized(
 
 
 def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2679,7 +2692,7 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Crew gains cargo', groups, r_total, outcome, (), values)
+    trace = _describe('Crew gains cargo', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'cargo_seized',
@@ -2753,7 +2766,7 @@ def _values_cargo_capacity(
 
 
 def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_size * 2)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2763,7 +2776,7 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_size)
     inputs: dict[str, object] = {'size': v_size}
-    trace = describe('Cargo storage', groups, r_total, outcome, (), values)
+    trace = _describe('Cargo storage', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'cargo_capacity',
@@ -2835,7 +2848,7 @@ def _values_odyssey_trigger(
 
 
 def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_reef_hexes: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2845,7 +2858,7 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     extra = None  # no band's data rolls dice
     values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_sea_hexes, v_reef_hexes)
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
-    trace = describe('Use an Odyssey', groups, r_total, outcome, (), values)
+    trace = _describe('Use an Odyssey', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'odyssey_trigger',
@@ -2971,7 +2984,7 @@ def _values_odyssey_plans(
 
 
 def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_plan
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2981,7 +2994,7 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plan)
     inputs: dict[str, object] = {'plan': v_plan}
-    trace = describe('Plan', groups, r_total, outcome, (), values)
+    trace = _describe('Plan', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'odyssey_plans',
@@ -3089,7 +3102,7 @@ def _run_odyssey_engagement_modifier(
     v_indirect: bool,
     v_faction: bool,
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3105,7 +3118,7 @@ def _run_odyssey_engagement_modifier(
         'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait,
         'indirect': v_indirect, 'faction': v_faction,
     }
-    trace = describe('Odyssey engagement modifier', groups, r_total, outcome, (), values)
+    trace = _describe('Odyssey engagement modifier', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'odyssey_engagement_modifier',
@@ -3209,7 +3222,7 @@ def _lets_odyssey_engagement(
 
 
 def _total_odyssey_engagement(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_dominant_trait: bool,
     v_near_land: bool,
     v_ally: bool,
@@ -3257,7 +3270,7 @@ def _run_odyssey_engagement(
     v_faction: bool,
 ) -> Result:
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3273,7 +3286,7 @@ def _run_odyssey_engagement(
         'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait,
         'indirect': v_indirect, 'faction': v_faction,
     }
-    trace = describe('Engagement roll', groups, r_total, outcome, (), values)
+    trace = _describe('Engagement roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3332,14 +3345,14 @@ def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int | str, F
     v_indirect = _check_flag('indirect', given.get('indirect', False))
     v_faction = _check_flag('faction', given.get('faction', False))
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    plan = Planning()
+    plan = _Planning()
     _total_odyssey_engagement(
         plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
     )
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
         lambda g: _total_odyssey_engagement(
-            Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
+            _Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
         ),
     )
 
@@ -3352,14 +3365,14 @@ def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
     v_indirect = _check_flag('indirect', given.get('indirect', False))
     v_faction = _check_flag('faction', given.get('faction', False))
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    plan = Planning()
+    plan = _Planning()
     _total_odyssey_engagement(
         plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
     )
     return exact_joint(
         plan.specs,
         lambda g: _total_odyssey_engagement(
-            Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
+            _Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
         ),
         lambda t, n, f, k: _band_odyssey_engagement(
             t, n, f, k, plan.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction,
@@ -3382,7 +3395,7 @@ _OUT_zone_1: tuple[tuple[Outcome, ...], ...] = (
 _IDS_zone_1: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_1: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_zone_1(d: Rolling | Planning | Replaying) -> int:
+def _total_zone_1(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3411,7 +3424,7 @@ def _values_zone_1(
 
 
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3421,11 +3434,11 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 1', groups, r_total, outcome, (), values)
+    trace = _describe('Zone 1', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'zone_1')
+        _check_chain(depth + 1, 'zone_1')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -3464,17 +3477,17 @@ def zone_1(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_zone_1(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_1(plan)
-    return exact_totals(plan.specs, lambda g: _total_zone_1(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_zone_1(_Replaying(g)))
 
 
 def _joint_zone_1(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_1(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_zone_1(Replaying(g)),
+        lambda g: _total_zone_1(_Replaying(g)),
         lambda t, n, f, k: _band_zone_1(t, n, f, k, plan.zero),
         (),
         _READS_zone_1,
@@ -3493,7 +3506,7 @@ _OUT_zone_2: tuple[tuple[Outcome, ...], ...] = (
 _IDS_zone_2: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_2: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_zone_2(d: Rolling | Planning | Replaying) -> int:
+def _total_zone_2(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3524,7 +3537,7 @@ def _values_zone_2(
 
 
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3534,11 +3547,11 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 2', groups, r_total, outcome, (), values)
+    trace = _describe('Zone 2', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'zone_2')
+        _check_chain(depth + 1, 'zone_2')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -3577,17 +3590,17 @@ def zone_2(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_zone_2(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_2(plan)
-    return exact_totals(plan.specs, lambda g: _total_zone_2(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_zone_2(_Replaying(g)))
 
 
 def _joint_zone_2(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_2(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_zone_2(Replaying(g)),
+        lambda g: _total_zone_2(_Replaying(g)),
         lambda t, n, f, k: _band_zone_2(t, n, f, k, plan.zero),
         (),
         _READS_zone_2,
@@ -3606,7 +3619,7 @@ _OUT_zone_3: tuple[tuple[Outcome, ...], ...] = (
 _IDS_zone_3: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_3: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_zone_3(d: Rolling | Planning | Replaying) -> int:
+def _total_zone_3(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3639,7 +3652,7 @@ def _values_zone_3(
 
 
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3649,11 +3662,11 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 3', groups, r_total, outcome, (), values)
+    trace = _describe('Zone 3', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'zone_3')
+        _check_chain(depth + 1, 'zone_3')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -3692,17 +3705,17 @@ def zone_3(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_zone_3(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_3(plan)
-    return exact_totals(plan.specs, lambda g: _total_zone_3(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_zone_3(_Replaying(g)))
 
 
 def _joint_zone_3(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_3(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_zone_3(Replaying(g)),
+        lambda g: _total_zone_3(_Replaying(g)),
         lambda t, n, f, k: _band_zone_3(t, n, f, k, plan.zero),
         (),
         _READS_zone_3,
@@ -3721,7 +3734,7 @@ _OUT_zone_4: tuple[tuple[Outcome, ...], ...] = (
 _IDS_zone_4: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_4: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_zone_4(d: Rolling | Planning | Replaying) -> int:
+def _total_zone_4(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3752,7 +3765,7 @@ def _values_zone_4(
 
 
 def _run_zone_4(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3762,7 +3775,7 @@ def _run_zone_4(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Zone 4', groups, r_total, outcome, (), values)
+    trace = _describe('Zone 4', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3786,17 +3799,17 @@ def zone_4(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_zone_4(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_4(plan)
-    return exact_totals(plan.specs, lambda g: _total_zone_4(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_zone_4(_Replaying(g)))
 
 
 def _joint_zone_4(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_zone_4(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_zone_4(Replaying(g)),
+        lambda g: _total_zone_4(_Replaying(g)),
         lambda t, n, f, k: _band_zone_4(t, n, f, k, plan.zero),
         (),
         _READS_zone_4,
@@ -3815,7 +3828,7 @@ _OUT_tier_i: tuple[tuple[Outcome, ...], ...] = (
 _IDS_tier_i: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_i: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_tier_i(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
+def _total_tier_i(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3850,7 +3863,7 @@ def _values_tier_i(
 
 
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3860,11 +3873,11 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier I', groups, r_total, outcome, (), values)
+    trace = _describe('Tier I', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'tier_i')
+        _check_chain(depth + 1, 'tier_i')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -3904,18 +3917,18 @@ def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Resul
 
 def _totals_tier_i(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_i(plan, v_mythical)
-    return exact_totals(plan.specs, lambda g: _total_tier_i(Replaying(g), v_mythical))
+    return _exact_totals(plan.specs, lambda g: _total_tier_i(_Replaying(g), v_mythical))
 
 
 def _joint_tier_i(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_i(plan, v_mythical)
     return exact_joint(
         plan.specs,
-        lambda g: _total_tier_i(Replaying(g), v_mythical),
+        lambda g: _total_tier_i(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_i(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_i,
@@ -3934,7 +3947,7 @@ _OUT_tier_ii: tuple[tuple[Outcome, ...], ...] = (
 _IDS_tier_ii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_ii: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_tier_ii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
+def _total_tier_ii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -3969,7 +3982,7 @@ def _values_tier_ii(
 
 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3979,11 +3992,11 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier II', groups, r_total, outcome, (), values)
+    trace = _describe('Tier II', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'tier_ii')
+        _check_chain(depth + 1, 'tier_ii')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -4023,18 +4036,18 @@ def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
 
 def _totals_tier_ii(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_ii(plan, v_mythical)
-    return exact_totals(plan.specs, lambda g: _total_tier_ii(Replaying(g), v_mythical))
+    return _exact_totals(plan.specs, lambda g: _total_tier_ii(_Replaying(g), v_mythical))
 
 
 def _joint_tier_ii(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_ii(plan, v_mythical)
     return exact_joint(
         plan.specs,
-        lambda g: _total_tier_ii(Replaying(g), v_mythical),
+        lambda g: _total_tier_ii(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_ii(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_ii,
@@ -4053,7 +4066,7 @@ _OUT_tier_iii: tuple[tuple[Outcome, ...], ...] = (
 _IDS_tier_iii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iii: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_tier_iii(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
+def _total_tier_iii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4088,7 +4101,7 @@ def _values_tier_iii(
 
 
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4098,11 +4111,11 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier III', groups, r_total, outcome, (), values)
+    trace = _describe('Tier III', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'tier_iii')
+        _check_chain(depth + 1, 'tier_iii')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -4142,18 +4155,18 @@ def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Res
 
 def _totals_tier_iii(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_iii(plan, v_mythical)
-    return exact_totals(plan.specs, lambda g: _total_tier_iii(Replaying(g), v_mythical))
+    return _exact_totals(plan.specs, lambda g: _total_tier_iii(_Replaying(g), v_mythical))
 
 
 def _joint_tier_iii(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_iii(plan, v_mythical)
     return exact_joint(
         plan.specs,
-        lambda g: _total_tier_iii(Replaying(g), v_mythical),
+        lambda g: _total_tier_iii(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_iii(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_iii,
@@ -4172,7 +4185,7 @@ _OUT_tier_iv: tuple[tuple[Outcome, ...], ...] = (
 _IDS_tier_iv: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iv: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_tier_iv(d: Rolling | Planning | Replaying, v_mythical: bool) -> int:
+def _total_tier_iv(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4207,7 +4220,7 @@ def _values_tier_iv(
 
 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4217,11 +4230,11 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = describe('Tier IV', groups, r_total, outcome, (), values)
+    trace = _describe('Tier IV', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
-        check_chain(depth + 1, 'tier_iv')
+        _check_chain(depth + 1, 'tier_iv')
         link = _RUNNERS[target](rng, depth + 1, inputs)
         chain = (link,) + link.chain
         trace += '; then ' + link.trace
@@ -4261,18 +4274,18 @@ def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
 
 def _totals_tier_iv(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_iv(plan, v_mythical)
-    return exact_totals(plan.specs, lambda g: _total_tier_iv(Replaying(g), v_mythical))
+    return _exact_totals(plan.specs, lambda g: _total_tier_iv(_Replaying(g), v_mythical))
 
 
 def _joint_tier_iv(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = Planning()
+    plan = _Planning()
     _total_tier_iv(plan, v_mythical)
     return exact_joint(
         plan.specs,
-        lambda g: _total_tier_iv(Replaying(g), v_mythical),
+        lambda g: _total_tier_iv(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_iv(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_iv,
@@ -4292,7 +4305,7 @@ _OUT_tier_v: tuple[tuple[Outcome, ...], ...] = (
 _IDS_tier_v: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_tier_v: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_tier_v(d: Rolling | Planning | Replaying) -> int:
+def _total_tier_v(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4321,7 +4334,7 @@ def _values_tier_v(
 
 
 def _run_tier_v(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4331,7 +4344,7 @@ def _run_tier_v(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Tier V', groups, r_total, outcome, (), values)
+    trace = _describe('Tier V', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4356,17 +4369,17 @@ def tier_v(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_tier_v(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_tier_v(plan)
-    return exact_totals(plan.specs, lambda g: _total_tier_v(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_tier_v(_Replaying(g)))
 
 
 def _joint_tier_v(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_tier_v(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_tier_v(Replaying(g)),
+        lambda g: _total_tier_v(_Replaying(g)),
         lambda t, n, f, k: _band_tier_v(t, n, f, k, plan.zero),
         (),
         _READS_tier_v,
@@ -4386,7 +4399,7 @@ _OUT_mythical_monsters: tuple[tuple[Outcome, ...], ...] = (
 _IDS_mythical_monsters: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_mythical_monsters: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_mythical_monsters(d: Rolling | Planning | Replaying) -> int:
+def _total_mythical_monsters(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4399,7 +4412,7 @@ def _band_mythical_monsters(
 
 
 def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4409,7 +4422,7 @@ def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
-    trace = describe('Mythical Monsters', groups, r_total, outcome, (), values)
+    trace = _describe('Mythical Monsters', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4434,17 +4447,17 @@ def mythical_monsters(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_mythical_monsters(plan)
-    return exact_totals(plan.specs, lambda g: _total_mythical_monsters(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_mythical_monsters(_Replaying(g)))
 
 
 def _joint_mythical_monsters(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_mythical_monsters(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_mythical_monsters(Replaying(g)),
+        lambda g: _total_mythical_monsters(_Replaying(g)),
         lambda t, n, f, k: _band_mythical_monsters(t, n, f, k, plan.zero),
         (),
         _READS_mythical_monsters,
@@ -4489,7 +4502,7 @@ def _band_limiting_traits(
 
 
 def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4499,7 +4512,7 @@ def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
-    trace = describe('Limiting traits', groups, r_total, outcome, (), values)
+    trace = _describe('Limiting traits', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'limiting_traits',
@@ -4583,7 +4596,7 @@ def _values_max_cohorts(
 
 
 def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_crew
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4593,7 +4606,7 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew)
     inputs: dict[str, object] = {'crew': v_crew}
-    trace = describe('Crew: max cohorts', groups, r_total, outcome, (), values)
+    trace = _describe('Crew: max cohorts', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'max_cohorts',
@@ -4665,7 +4678,7 @@ def _values_can_fight_back(
 
 
 def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_opponent_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: bool = (v_firepower >= v_opponent_wealth)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4677,7 +4690,7 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_firepower, v_opponent_wealth
     )
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
-    trace = describe('Firepower: fight back', groups, r_total, outcome, (), values)
+    trace = _describe('Firepower: fight back', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'can_fight_back',
@@ -4759,7 +4772,7 @@ def _values_phases_at_sea(
 
 
 def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_speed + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4769,7 +4782,7 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_speed)
     inputs: dict[str, object] = {'speed': v_speed}
-    trace = describe('Speed: phases at sea', groups, r_total, outcome, (), values)
+    trace = _describe('Speed: phases at sea', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'phases_at_sea',
@@ -4849,7 +4862,7 @@ def _values_compare_wealth(
 
 def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_enemy_wealth: int) -> Result:
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4861,7 +4874,7 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_own_wealth, v_enemy_wealth, v_difference
     )
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
-    trace = describe('Compare wealth', groups, r_total, outcome, (), values)
+    trace = _describe('Compare wealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'compare_wealth',
@@ -4958,7 +4971,7 @@ _OUT_crisis: tuple[tuple[Outcome, ...], ...] = (
 _IDS_crisis: tuple[str, ...] = ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage')
 _READS_crisis: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_crisis(d: Rolling | Planning | Replaying) -> int:
+def _total_crisis(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(dice(1, 6), 'd6')
 
 
@@ -4987,7 +5000,7 @@ def _values_crisis(
 
 
 def _run_crisis(rng: random.Random, depth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(1, 6), 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4997,7 +5010,7 @@ def _run_crisis(rng: random.Random, depth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
-    trace = describe('Crisis', groups, r_total, outcome, (), values)
+    trace = _describe('Crisis', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5028,17 +5041,17 @@ def crisis(*, rng: random.Random | None = None) -> Result:
 
 
 def _totals_crisis(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = Planning()
+    plan = _Planning()
     _total_crisis(plan)
-    return exact_totals(plan.specs, lambda g: _total_crisis(Replaying(g)))
+    return _exact_totals(plan.specs, lambda g: _total_crisis(_Replaying(g)))
 
 
 def _joint_crisis(given: Mapping[str, object]) -> Joint:
-    plan = Planning()
+    plan = _Planning()
     _total_crisis(plan)
     return exact_joint(
         plan.specs,
-        lambda g: _total_crisis(Replaying(g)),
+        lambda g: _total_crisis(_Replaying(g)),
         lambda t, n, f, k: _band_crisis(t, n, f, k, plan.zero),
         (),
         _READS_crisis,
@@ -5055,7 +5068,7 @@ _OUT_sea_raid: tuple[tuple[Outcome, ...], ...] = (
 _IDS_sea_raid: tuple[str, ...] = ('raided', 'stormfront', 'escape')
 _READS_sea_raid: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_sea_raid(d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
+def _total_sea_raid(d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
     return int(((d.roll(dice(2, 6), '2d6') + v_wealth) + v_cargo_adjustment))
 
 
@@ -5098,7 +5111,7 @@ def _values_sea_raid(
 
 
 def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int(((d.roll(dice(2, 6), '2d6') + v_wealth) + v_cargo_adjustment))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5108,7 +5121,7 @@ def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustm
     extra = None  # no band's data rolls dice
     values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
-    trace = describe('Downtime at sea: raids', groups, r_total, outcome, (), values)
+    trace = _describe('Downtime at sea: raids', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5146,19 +5159,19 @@ def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random |
 def _totals_sea_raid(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
-    return exact_totals(plan.specs, lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment))
+    return _exact_totals(plan.specs, lambda g: _total_sea_raid(_Replaying(g), v_wealth, v_cargo_adjustment))
 
 
 def _joint_sea_raid(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
     return exact_joint(
         plan.specs,
-        lambda g: _total_sea_raid(Replaying(g), v_wealth, v_cargo_adjustment),
+        lambda g: _total_sea_raid(_Replaying(g), v_wealth, v_cargo_adjustment),
         lambda t, n, f, k: _band_sea_raid(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment),
         (),
         _READS_sea_raid,
@@ -5203,7 +5216,7 @@ def _values_tithe(
 
 
 def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5213,7 +5226,7 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     extra = None  # no band's data rolls dice
     values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_at_war)
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
-    trace = describe('Tithes', groups, r_total, outcome, (), values)
+    trace = _describe('Tithes', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'tithe',
@@ -5303,7 +5316,7 @@ def _values_notoriety_gain(
 
 
 def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_exposure
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5313,7 +5326,7 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure)
     inputs: dict[str, object] = {'exposure': v_exposure}
-    trace = describe('Notoriety', groups, r_total, outcome, (), values)
+    trace = _describe('Notoriety', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'notoriety_gain',
@@ -5403,7 +5416,7 @@ def _values_notoriety_increase(
 def _run_notoriety_increase(
     rng: random.Random, depth: int, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5417,7 +5430,7 @@ def _run_notoriety_increase(
     inputs: dict[str, object] = {
         'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing
     }
-    trace = describe('Notoriety increase', groups, r_total, outcome, (), values)
+    trace = _describe('Notoriety increase', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'notoriety_increase',
@@ -5519,7 +5532,7 @@ def _values_bribe(
 
 
 def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5529,7 +5542,7 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     extra = None  # no band's data rolls dice
     values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_notoriety)
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
-    trace = describe('Bribes', groups, r_total, outcome, (), values)
+    trace = _describe('Bribes', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'bribe',
@@ -5607,7 +5620,7 @@ def _values_fight_off_harm(
 
 
 def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_aggressor_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5617,7 +5630,7 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     extra = None  # no band's data rolls dice
     values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_aggressor_wealth)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
-    trace = describe('Fight them off', groups, r_total, outcome, (), values)
+    trace = _describe('Fight them off', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'fight_off_harm',
@@ -5700,7 +5713,7 @@ def _values_raid_wealth_adjustment(
 
 
 def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5710,7 +5723,7 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
     extra = None  # no band's data rolls dice
     values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = describe('Cargo and raid wealth', groups, r_total, outcome, (), values)
+    trace = _describe('Cargo and raid wealth', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'raid_wealth_adjustment',
@@ -5781,7 +5794,7 @@ def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) ->
 
 
 def _total_raid_type(
-    d: Rolling | Planning | Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int
+    d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int
 ) -> int:
     return d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', dice(2, 6, (('lowest', 1),)))
 
@@ -5839,7 +5852,7 @@ def _values_raid_type(
 
 def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -5853,7 +5866,7 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth
     )
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
-    trace = describe('Raid type', groups, r_total, outcome, (), values)
+    trace = _describe('Raid type', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5895,10 +5908,10 @@ def _totals_raid_type(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    plan = Planning()
+    plan = _Planning()
     _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    return exact_totals(
-        plan.specs, lambda g: _total_raid_type(Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
+    return _exact_totals(
+        plan.specs, lambda g: _total_raid_type(_Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     )
 
 
@@ -5907,11 +5920,11 @@ def _joint_raid_type(given: Mapping[str, object]) -> Joint:
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    plan = Planning()
+    plan = _Planning()
     _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
     return exact_joint(
         plan.specs,
-        lambda g: _total_raid_type(Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
+        lambda g: _total_raid_type(_Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
         lambda t, n, f, k: _band_raid_type(
             t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth
         ),
@@ -5930,7 +5943,7 @@ _OUT_acquire_asset: tuple[tuple[Outcome, ...], ...] = (
 _IDS_acquire_asset: tuple[str, ...] = ('fail', 'complication', 'succeed')
 _READS_acquire_asset: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_acquire_asset(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
+def _total_acquire_asset(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
@@ -5969,7 +5982,7 @@ def _values_acquire_asset(
 
 
 def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5979,7 +5992,7 @@ def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Acquire asset', groups, r_total, outcome, (), values)
+    trace = _describe('Acquire asset', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6005,18 +6018,18 @@ def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
 
 def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_acquire_asset(plan, v_wealth)
-    return exact_totals(plan.specs, lambda g: _total_acquire_asset(Replaying(g), v_wealth))
+    return _exact_totals(plan.specs, lambda g: _total_acquire_asset(_Replaying(g), v_wealth))
 
 
 def _joint_acquire_asset(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_acquire_asset(plan, v_wealth)
     return exact_joint(
         plan.specs,
-        lambda g: _total_acquire_asset(Replaying(g), v_wealth),
+        lambda g: _total_acquire_asset(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_acquire_asset(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_acquire_asset,
@@ -6034,7 +6047,7 @@ _OUT_long_term_project: tuple[tuple[Outcome, ...], ...] = (
 _IDS_long_term_project: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
 _READS_long_term_project: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_long_term_project(d: Rolling | Planning | Replaying, v_dots: int) -> int:
+def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
@@ -6081,7 +6094,7 @@ def _values_long_term_project(
 
 
 def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6091,7 +6104,7 @@ def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Resul
     extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Long-term project', groups, r_total, outcome, (), values)
+    trace = _describe('Long-term project', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6118,18 +6131,18 @@ def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Res
 
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_long_term_project(plan, v_dots)
-    return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_dots))
+    return _exact_totals(plan.specs, lambda g: _total_long_term_project(_Replaying(g), v_dots))
 
 
 def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_long_term_project(plan, v_dots)
     return exact_joint(
         plan.specs,
-        lambda g: _total_long_term_project(Replaying(g), v_dots),
+        lambda g: _total_long_term_project(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_long_term_project,
@@ -6147,7 +6160,7 @@ _OUT_reduce_notoriety: tuple[tuple[Outcome, ...], ...] = (
 _IDS_reduce_notoriety: tuple[str, ...] = ('none', 'one_level', 'two_levels', 'four_levels')
 _READS_reduce_notoriety: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_reduce_notoriety(d: Rolling | Planning | Replaying, v_dots: int) -> int:
+def _total_reduce_notoriety(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_dots))
 
 
@@ -6194,7 +6207,7 @@ def _values_reduce_notoriety(
 
 
 def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6204,7 +6217,7 @@ def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result
     extra = None  # no band's data rolls dice
     values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
-    trace = describe('Reduce notoriety', groups, r_total, outcome, (), values)
+    trace = _describe('Reduce notoriety', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6230,18 +6243,18 @@ def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Resu
 
 def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_reduce_notoriety(plan, v_dots)
-    return exact_totals(plan.specs, lambda g: _total_reduce_notoriety(Replaying(g), v_dots))
+    return _exact_totals(plan.specs, lambda g: _total_reduce_notoriety(_Replaying(g), v_dots))
 
 
 def _joint_reduce_notoriety(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_reduce_notoriety(plan, v_dots)
     return exact_joint(
         plan.specs,
-        lambda g: _total_reduce_notoriety(Replaying(g), v_dots),
+        lambda g: _total_reduce_notoriety(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_reduce_notoriety(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_reduce_notoriety,
@@ -6262,7 +6275,7 @@ _OUT_seek_your_anchor: tuple[tuple[Outcome, ...], ...] = (
 _IDS_seek_your_anchor: tuple[str, ...] = ('homesick', 'cleared')
 _READS_seek_your_anchor: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_seek_your_anchor(d: Rolling | Planning | Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
+def _total_seek_your_anchor(d: _Rolling | _Planning | _Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
     return d.roll(
         dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -6306,7 +6319,7 @@ def _values_seek_your_anchor(
 
 
 def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -6320,7 +6333,7 @@ def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: in
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked
     )
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
-    trace = describe('Seek your anchor', groups, r_total, outcome, (), values)
+    trace = _describe('Seek your anchor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6356,21 +6369,21 @@ def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: 
 def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
     v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
-    plan = Planning()
+    plan = _Planning()
     _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
-    return exact_totals(
-        plan.specs, lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked)
+    return _exact_totals(
+        plan.specs, lambda g: _total_seek_your_anchor(_Replaying(g), v_lowest_attribute, v_stress_marked)
     )
 
 
 def _joint_seek_your_anchor(given: Mapping[str, object]) -> Joint:
     v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
     v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
-    plan = Planning()
+    plan = _Planning()
     _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
     return exact_joint(
         plan.specs,
-        lambda g: _total_seek_your_anchor(Replaying(g), v_lowest_attribute, v_stress_marked),
+        lambda g: _total_seek_your_anchor(_Replaying(g), v_lowest_attribute, v_stress_marked),
         lambda t, n, f, k: _band_seek_your_anchor(t, n, f, k, plan.zero, v_lowest_attribute, v_stress_marked),
         (),
         _READS_seek_your_anchor,
@@ -6413,7 +6426,7 @@ def _values_trade_actions(
 
 
 def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_wealth + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6423,7 +6436,7 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Trade actions', groups, r_total, outcome, (), values)
+    trace = _describe('Trade actions', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'trade_actions',
@@ -6467,7 +6480,7 @@ _OUT_seller_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_seller_roll: tuple[str, ...] = ('minus_two', 'minus_one', 'standard')
 _READS_seller_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_seller_roll(d: Rolling | Planning | Replaying, v_market: str) -> int:
+def _total_seller_roll(d: _Rolling | _Planning | _Replaying, v_market: str) -> int:
     if (v_market == 'scarce'):
         return d.roll(dice(3, 6, (('highest', 2),)), '3d6 keep highest 2')
     if (v_market == 'overflowing'):
@@ -6514,7 +6527,7 @@ def _values_seller_roll(
 
 
 def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_seller_roll(d, v_market)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6524,7 +6537,7 @@ def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_market)
     inputs: dict[str, object] = {'market': v_market}
-    trace = describe('Seller', groups, r_total, outcome, (), values)
+    trace = _describe('Seller', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6556,18 +6569,18 @@ def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> 
 
 def _totals_seller_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    plan = Planning()
+    plan = _Planning()
     _total_seller_roll(plan, v_market)
-    return exact_totals(plan.specs, lambda g: _total_seller_roll(Replaying(g), v_market))
+    return _exact_totals(plan.specs, lambda g: _total_seller_roll(_Replaying(g), v_market))
 
 
 def _joint_seller_roll(given: Mapping[str, object]) -> Joint:
     v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    plan = Planning()
+    plan = _Planning()
     _total_seller_roll(plan, v_market)
     return exact_joint(
         plan.specs,
-        lambda g: _total_seller_roll(Replaying(g), v_market),
+        lambda g: _total_seller_roll(_Replaying(g), v_market),
         lambda t, n, f, k: _band_seller_roll(t, n, f, k, plan.zero, v_market),
         (),
         _READS_seller_roll,
@@ -6662,7 +6675,7 @@ def _values_sale_price(
 
 
 def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6672,7 +6685,7 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
     extra = None  # no band's data rolls dice
     values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo, v_sold)
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
-    trace = describe('Cargo sale prices', groups, r_total, outcome, (), values)
+    trace = _describe('Cargo sale prices', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'sale_price',
@@ -6769,7 +6782,7 @@ def _values_barter_wealth(
 
 
 def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6779,7 +6792,7 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = describe('Barter', groups, r_total, outcome, (), values)
+    trace = _describe('Barter', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'barter_wealth',
@@ -6861,7 +6874,7 @@ def _values_barter_value(
 
 
 def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6871,7 +6884,7 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     extra = None  # no band's data rolls dice
     values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_level, v_market)
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
-    trace = describe('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)
+    trace = _describe('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'barter_value',
@@ -6931,7 +6944,7 @@ _OUT_gossip: tuple[tuple[Outcome, ...], ...] = (
 _IDS_gossip: tuple[str, ...] = ('one_local', 'choose_two', 'choose_three')
 _READS_gossip: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_gossip(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
+def _total_gossip(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
@@ -6974,7 +6987,7 @@ def _values_gossip(
 
 
 def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6984,7 +6997,7 @@ def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Gossip', groups, r_total, outcome, (), values)
+    trace = _describe('Gossip', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -7008,18 +7021,18 @@ def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
 
 def _totals_gossip(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_gossip(plan, v_wealth)
-    return exact_totals(plan.specs, lambda g: _total_gossip(Replaying(g), v_wealth))
+    return _exact_totals(plan.specs, lambda g: _total_gossip(_Replaying(g), v_wealth))
 
 
 def _joint_gossip(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_gossip(plan, v_wealth)
     return exact_joint(
         plan.specs,
-        lambda g: _total_gossip(Replaying(g), v_wealth),
+        lambda g: _total_gossip(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_gossip(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_gossip,
@@ -7041,7 +7054,7 @@ _OUT_manipulate_markets: tuple[tuple[Outcome, ...], ...] = (
 _IDS_manipulate_markets: tuple[str, ...] = ('choose_one', 'any_port_in_nation', 'wider')
 _READS_manipulate_markets: ReadSpec = (frozenset(), False, False)  # what the bands read
 
-def _total_manipulate_markets(d: Rolling | Planning | Replaying, v_wealth: int) -> int:
+def _total_manipulate_markets(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(dice(2, 6), '2d6') + v_wealth))
 
 
@@ -7090,7 +7103,7 @@ def _values_manipulate_markets(
 
 
 def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -7100,7 +7113,7 @@ def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = describe('Manipulate markets', groups, r_total, outcome, (), values)
+    trace = _describe('Manipulate markets', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -7124,18 +7137,18 @@ def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> 
 
 def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_manipulate_markets(plan, v_wealth)
-    return exact_totals(plan.specs, lambda g: _total_manipulate_markets(Replaying(g), v_wealth))
+    return _exact_totals(plan.specs, lambda g: _total_manipulate_markets(_Replaying(g), v_wealth))
 
 
 def _joint_manipulate_markets(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = Planning()
+    plan = _Planning()
     _total_manipulate_markets(plan, v_wealth)
     return exact_joint(
         plan.specs,
-        lambda g: _total_manipulate_markets(Replaying(g), v_wealth),
+        lambda g: _total_manipulate_markets(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_manipulate_markets(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_manipulate_markets,
@@ -8301,7 +8314,7 @@ def pick(name: str, candidates: Sequence[Mapping[str, object]]) -> Picked:
     if name not in DOCUMENTS or DOCUMENTS[name].kind != 'priority':
         names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'
         raise ValueError(f"no priority list named {name!r} here; there are: {names}")
-    return pick_by_priority(DOCUMENTS[name], candidates)
+    return _pick_by_priority(DOCUMENTS[name], candidates)
 
 
 DECKS: dict[str, type[Deck]] = {
@@ -8362,7 +8375,7 @@ def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return odds_of(joint(inputs), ids)
+    return _odds_of(joint(inputs), ids)
 
 
 def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
@@ -8372,7 +8385,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     Follows no chain (`->`): simulate the chained table on its own."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return sample(name, inputs, joint(inputs), ids, n, seed)
+    return _sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:

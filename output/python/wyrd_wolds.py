@@ -24,6 +24,12 @@ __all__ = [
     'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Rulecraft's runtime: the same in every module Rulecraft generates (compiler/runtime.py, copied as it is). It holds the
+# types results are made of (Result, Outcome, Group, Simulation, the Track and Deck classes ...: see __all__) and the
+# machinery the rolls below call. That machinery is private: names starting with `_`, and every name not in
+# __all__, may change in any release. The ruleset's own data and rolls follow the end of this section.
+# ---------------------------------------------------------------------------------------------------------------------
 import random
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -464,7 +470,7 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
     return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
 
 
-class Rolling:
+class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
     __slots__ = ("groups", "rng", "zero")
@@ -496,7 +502,7 @@ class Rolling:
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
 
-class Planning:
+class _Planning:
     """A dice source that records which dice a roll would use, without rolling."""
 
     __slots__ = ("specs", "zero")
@@ -513,7 +519,7 @@ class Planning:
         return 0
 
 
-class Replaying:
+class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
     __slots__ = ("index", "values")
@@ -619,7 +625,7 @@ class _JointWeights(_Protocol):
 Joint = tuple[_JointWeights, int]  # weight of each (band index, total), and the denominator
 
 
-def odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
+def _odds_of(joint: Joint, ids: tuple[str, ...]) -> dict[str, Fraction]:
     """Exact probability of each band (two bands may share an outcome id: their odds add up).
 
     Every outcome is listed, zero or not, in band order; `none` is added where no band takes a
@@ -689,7 +695,7 @@ def _order(total: object) -> tuple[int, int, str]:
     return (0, total, "") if isinstance(total, int) else (1, 0, str(total))
 
 
-def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
+def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str, ...], n: int,
            seed: int | None) -> Simulation:
     """`n` independent results drawn from `joint` with `random.choices` (one C call for all of them)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SIMULATED:
@@ -713,7 +719,7 @@ def sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[str
     return Simulation(name, dict(inputs), seed, results, draws)
 
 
-def exact_totals(
+def _exact_totals(
     specs: list[DiceSpec],
     total_of: Callable[[tuple[int, ...]], int],
     band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
@@ -728,7 +734,7 @@ def exact_totals(
     return {total: Fraction(weights[total], denominator) for total in sorted(weights)}
 
 
-def above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
+def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str, Fraction]:
     """Totals of exploding dice: each total up to `horizon` exactly, and every higher one as one `"N+"`."""
     out: dict[int | str, Fraction] = {total: p for total, p in totals.items()
                                       if isinstance(total, int) and total <= horizon}
@@ -769,18 +775,18 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def check_chain(depth: int, name: str) -> None:
+def _check_chain(depth: int, name: str) -> None:
     if depth > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
-def floor_div(a: int, b: int) -> int:
+def _floor_div(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula")
     return a // b
 
 
-def floor_mod(a: int, b: int) -> int:
+def _floor_mod(a: int, b: int) -> int:
     if b == 0:
         raise ValueError("division by zero in a formula (the remainder of `x % 0`)")
     return a % b
@@ -799,7 +805,7 @@ def step(order: tuple[str, ...], current: str, steps: int) -> str:
     return order[max(0, min(len(order) - 1, order.index(current) + steps))]
 
 
-def join_dice(values: tuple[int | str, ...]) -> str:
+def _join_dice(values: tuple[int | str, ...]) -> str:
     if len(values) == 1:
         return str(values[0])
     if len(values) == 2:
@@ -807,13 +813,13 @@ def join_dice(values: tuple[int | str, ...]) -> str:
     return ", ".join(map(str, values))
 
 
-def group_trace(group: Group[int | str]) -> str:
+def _group_trace(group: Group[int | str]) -> str:
     if group.kept == group.dice:
-        return f"{group.notation}: {join_dice(group.dice)}"
-    return f"{group.notation}: {join_dice(group.dice)} (kept {join_dice(group.kept)})"
+        return f"{group.notation}: {_join_dice(group.dice)}"
+    return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def outcome_trace(outcome: Outcome) -> str:
+def _outcome_trace(outcome: Outcome) -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -822,7 +828,7 @@ def outcome_trace(outcome: Outcome) -> str:
     return f"{outcome.key}{where}: {meaning}"
 
 
-def describe(
+def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
@@ -831,22 +837,22 @@ def describe(
     values: Mapping[str, object],
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means."""
-    said = "no band takes this result" if outcome is None else outcome_trace(outcome)
+    said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
-        text = f"{label}: rolled {group_trace(group)}"
+        text = f"{label}: rolled {_group_trace(group)}"
         if isinstance(total, int) and total != group.value:
             diff = total - group.value
             text += f" → {group.value} {'+' if diff > 0 else '-'} {abs(diff)} = {total}"
     elif groups:
-        text = f"{label}: rolled {' and '.join([group_trace(g) for g in groups])}"
+        text = f"{label}: rolled {' and '.join([_group_trace(g) for g in groups])}"
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
         text = f"{label}: {total}" if total is not None else label
     text += f" → {said}"
     for group in extra:
-        text += f" → then {group_trace(group)}"
+        text += f" → then {_group_trace(group)}"
     return text
 
 
@@ -858,7 +864,7 @@ class Picked:
     trace: str
 
 
-def pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
+def _pick_by_priority(order: Document, candidates: Sequence[Mapping[str, object]]) -> Picked:
     """The first candidate by `order`: nearest first (`nearest:`), then its entries in turn.
 
     A candidate is a mapping: `is` holds the entry names it answers to ("captain", or
@@ -1220,6 +1226,11 @@ class Deck:
             counts[card.id] = counts.get(card.id, 0) + 1
         return {card_id: Fraction(n, len(self.cards)) for card_id, n in counts.items()}
 
+
+# ---------------------------------------------------------------------------------------------------------------------
+# End of Rulecraft's runtime. What follows is this ruleset's: its data, one small function per step of each roll.
+# ---------------------------------------------------------------------------------------------------------------------
+
 RULESET = 'wyrd_wolds'
 TITLE = 'Wyrd Wolds'
 SOURCE_SHA256 = '76a5d9ab4541daf084e1fd1d009854b859d1db5d0385d058d8df11bda7288852'
@@ -1262,7 +1273,7 @@ _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_simple_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_simple_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_simple_roll(d: Rolling | Planning | Replaying, v_rating: int) -> int:
+def _total_simple_roll(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
     return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
 
 
@@ -1286,7 +1297,7 @@ def _band_simple_roll(
 
 
 def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1296,7 +1307,7 @@ def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = describe('Rolling the dice', groups, r_total, outcome, (), values)
+    trace = _describe('Rolling the dice', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -1326,18 +1337,18 @@ def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
 
 def _totals_simple_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_simple_roll(plan, v_rating)
-    return exact_totals(plan.specs, lambda g: _total_simple_roll(Replaying(g), v_rating))
+    return _exact_totals(plan.specs, lambda g: _total_simple_roll(_Replaying(g), v_rating))
 
 
 def _joint_simple_roll(given: Mapping[str, object]) -> Joint:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_simple_roll(plan, v_rating)
     return exact_joint(
         plan.specs,
-        lambda g: _total_simple_roll(Replaying(g), v_rating),
+        lambda g: _total_simple_roll(_Replaying(g), v_rating),
         lambda t, n, f, k: _band_simple_roll(t, n, f, k, plan.zero, v_rating),
         (),
         _READS_simple_roll,
@@ -1382,7 +1393,7 @@ def _band_action_attribute(
 
 
 def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1392,7 +1403,7 @@ def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Resu
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'action': v_action}
-    trace = describe('Attribute of an action', groups, r_total, outcome, (), values)
+    trace = _describe('Attribute of an action', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'action_attribute',
@@ -1511,7 +1522,7 @@ def _values_insight_rating(
 def _run_insight_rating(
     rng: random.Random, depth: int, v_hunt: int, v_study: int, v_survey: int, v_tinker: int
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1523,7 +1534,7 @@ def _run_insight_rating(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hunt, v_study, v_survey, v_tinker
     )
     inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
-    trace = describe('Insight rating', groups, r_total, outcome, (), values)
+    trace = _describe('Insight rating', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'insight_rating',
@@ -1621,7 +1632,7 @@ def _values_prowess_rating(
 def _run_prowess_rating(
     rng: random.Random, depth: int, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1633,7 +1644,7 @@ def _run_prowess_rating(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_finesse, v_prowl, v_skirmish, v_wreck
     )
     inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
-    trace = describe('Prowess rating', groups, r_total, outcome, (), values)
+    trace = _describe('Prowess rating', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'prowess_rating',
@@ -1733,7 +1744,7 @@ def _values_resolve_rating(
 def _run_resolve_rating(
     rng: random.Random, depth: int, v_attune: int, v_command: int, v_consort: int, v_sway: int
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1745,7 +1756,7 @@ def _run_resolve_rating(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attune, v_command, v_consort, v_sway
     )
     inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
-    trace = describe('Resolve rating', groups, r_total, outcome, (), values)
+    trace = _describe('Resolve rating', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'resolve_rating',
@@ -1843,7 +1854,7 @@ def _values_clock_size(
 
 
 def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_obstacle
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1853,7 +1864,7 @@ def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_obstacle)
     inputs: dict[str, object] = {'obstacle': v_obstacle}
-    trace = describe('Progress clock sizes', groups, r_total, outcome, (), values)
+    trace = _describe('Progress clock sizes', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'clock_size',
@@ -1950,7 +1961,7 @@ def _values_racing_result(
 
 
 def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_first
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -1960,7 +1971,7 @@ def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first)
     inputs: dict[str, object] = {'first': v_first}
-    trace = describe('Racing clocks: who finishes first', groups, r_total, outcome, (), values)
+    trace = _describe('Racing clocks: who finishes first', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'racing_result',
@@ -2055,7 +2066,7 @@ def _values_positions(
 
 
 def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_position
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2065,7 +2076,7 @@ def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('The GM Sets the Position', groups, r_total, outcome, (), values)
+    trace = _describe('The GM Sets the Position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'positions',
@@ -2192,7 +2203,7 @@ def _lets_action_roll(
 
 
 def _total_action_roll(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_rating: int,
     v_position: str,
     v_assistance: bool,
@@ -2327,7 +2338,7 @@ def _run_action_roll(
     v_bonus_dice, = _lets_action_roll(
         v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
     )
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
         '(rating + bonus_dice - moderate_harm)d6 highest',
@@ -2352,7 +2363,7 @@ def _run_action_roll(
         'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain,
         'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm,
     }
-    trace = describe('ACTION ROLL', groups, r_total, outcome, (), values)
+    trace = _describe('ACTION ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -2416,14 +2427,14 @@ def _totals_action_roll(given: Mapping[str, object]) -> dict[int | str, Fraction
     v_bonus_dice, = _lets_action_roll(
         v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
     )
-    plan = Planning()
+    plan = _Planning()
     _total_action_roll(
         plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
     )
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
         lambda g: _total_action_roll(
-            Replaying(g),
+            _Replaying(g),
             v_rating,
             v_position,
             v_assistance,
@@ -2447,14 +2458,14 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
     v_bonus_dice, = _lets_action_roll(
         v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
     )
-    plan = Planning()
+    plan = _Planning()
     _total_action_roll(
         plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
     )
     return exact_joint(
         plan.specs,
         lambda g: _total_action_roll(
-            Replaying(g),
+            _Replaying(g),
             v_rating,
             v_position,
             v_assistance,
@@ -2550,7 +2561,7 @@ def _values_effect_levels(
 
 
 def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2560,7 +2571,7 @@ def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect)
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = describe('Effect Levels', groups, r_total, outcome, (), values)
+    trace = _describe('Effect Levels', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'effect_levels',
@@ -2656,7 +2667,7 @@ def _values_effective_quality(
 
 
 def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (v_tier + v_fine)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2666,7 +2677,7 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
     extra = None  # no band's data rolls dice
     values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
-    trace = describe('Quality/Tier with fine items', groups, r_total, outcome, (), values)
+    trace = _describe('Quality/Tier with fine items', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'effective_quality',
@@ -2764,7 +2775,7 @@ def _values_quality_factor(
 
 
 def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: bool, v_opposition: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = sign(((v_tier + v_fine) - v_opposition))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2774,7 +2785,7 @@ def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: boo
     extra = None  # no band's data rolls dice
     values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine, v_opposition)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
-    trace = describe('Quality factor', groups, r_total, outcome, (), values)
+    trace = _describe('Quality factor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'quality_factor',
@@ -2911,7 +2922,7 @@ def _run_effect_level(
     v_reduced_effect: bool,
 ) -> Result:
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2927,7 +2938,7 @@ def _run_effect_level(
         'gut': v_gut, 'potency': v_potency, 'quality': v_quality, 'scale': v_scale, 'bonus': v_bonus,
         'reduced_effect': v_reduced_effect,
     }
-    trace = describe('Effect level', groups, r_total, outcome, (), values)
+    trace = _describe('Effect level', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'effect_level',
@@ -3070,7 +3081,7 @@ def _values_traded_effect(
 
 
 def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3080,7 +3091,7 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
     extra = None  # no band's data rolls dice
     values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect, v_trade)
     inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
-    trace = describe('Trading Position for Effect: effect', groups, r_total, outcome, (), values)
+    trace = _describe('Trading Position for Effect: effect', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'traded_effect',
@@ -3184,7 +3195,7 @@ def _values_traded_position(
 
 
 def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trade: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3194,7 +3205,7 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
     extra = None  # no band's data rolls dice
     values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position, v_trade)
     inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
-    trace = describe('Trading Position for Effect: position', groups, r_total, outcome, (), values)
+    trace = _describe('Trading Position for Effect: position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'traded_position',
@@ -3299,7 +3310,7 @@ def _values_complication_ticks(
 
 
 def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_complication
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3309,7 +3320,7 @@ def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str)
     extra = None  # no band's data rolls dice
     values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_complication)
     inputs: dict[str, object] = {'complication': v_complication}
-    trace = describe('Complication', groups, r_total, outcome, (), values)
+    trace = _describe('Complication', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'complication_ticks',
@@ -3400,7 +3411,7 @@ def _values_worse_position(
 
 
 def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = step(_O_worse_position_position, v_position, 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3410,7 +3421,7 @@ def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('Worse Position', groups, r_total, outcome, (), values)
+    trace = _describe('Worse Position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'worse_position',
@@ -3501,7 +3512,7 @@ def _values_resistance_attribute(
 
 
 def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_consequence
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3511,7 +3522,7 @@ def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str
     extra = None  # no band's data rolls dice
     values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_consequence)
     inputs: dict[str, object] = {'consequence': v_consequence}
-    trace = describe('Which attribute resists', groups, r_total, outcome, (), values)
+    trace = _describe('Which attribute resists', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'resistance_attribute',
@@ -3567,7 +3578,7 @@ _OUT_resistance_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_resistance_roll: tuple[str, ...] = ('critical', 'resisted')
 _READS_resistance_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_resistance_roll(d: Rolling | Planning | Replaying, v_attribute: int) -> int:
+def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
     return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', dice(2, 6, (('lowest', 1),)))
 
 
@@ -3606,7 +3617,7 @@ def _values_resistance_roll(
 
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -3618,7 +3629,7 @@ def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = describe('RESISTANCE ROLL', groups, r_total, outcome, (), values)
+    trace = _describe('RESISTANCE ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -3644,18 +3655,18 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
 
 def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_resistance_roll(plan, v_attribute)
-    return exact_totals(plan.specs, lambda g: _total_resistance_roll(Replaying(g), v_attribute))
+    return _exact_totals(plan.specs, lambda g: _total_resistance_roll(_Replaying(g), v_attribute))
 
 
 def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_resistance_roll(plan, v_attribute)
     return exact_joint(
         plan.specs,
-        lambda g: _total_resistance_roll(Replaying(g), v_attribute),
+        lambda g: _total_resistance_roll(_Replaying(g), v_attribute),
         lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
         (),
         _READS_resistance_roll,
@@ -3704,7 +3715,7 @@ def _values_resisted_harm(
 
 
 def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3714,7 +3725,7 @@ def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: st
     extra = None  # no band's data rolls dice
     values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_ruling)
     inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
-    trace = describe('Harm after resistance', groups, r_total, outcome, (), values)
+    trace = _describe('Harm after resistance', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'resisted_harm',
@@ -3808,7 +3819,7 @@ def _values_armored_harm(
 
 
 def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -3818,7 +3829,7 @@ def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str)
     extra = None  # no band's data rolls dice
     values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_boxes)
     inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
-    trace = describe('Harm after armor', groups, r_total, outcome, (), values)
+    trace = _describe('Harm after armor', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'armored_harm',
@@ -3887,7 +3898,7 @@ _IDS_fortune_roll: tuple[str, ...] = ('critical', 'good', 'mixed', 'bad')
 _READS_fortune_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
 def _total_fortune_roll(
-    d: Rolling | Planning | Replaying, v_trait: int, v_advantages: int, v_disadvantages: int
+    d: _Rolling | _Planning | _Replaying, v_trait: int, v_advantages: int, v_disadvantages: int
 ) -> int:
     return d.roll(
         dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
@@ -3943,7 +3954,7 @@ def _values_fortune_roll(
 
 
 def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
         '(trait + advantages - disadvantages)d6 highest',
@@ -3959,7 +3970,7 @@ def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages
     )
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
-    trace = describe('FORTUNE ROLL', groups, r_total, outcome, (), values)
+    trace = _describe('FORTUNE ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4002,20 +4013,22 @@ def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int | str, Fractio
     v_trait = _check_int('trait', given.get('trait', 1), 0, 6)
     v_advantages = _check_int('advantages', given.get('advantages', 0), 0, 3)
     v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
-    return exact_totals(plan.specs, lambda g: _total_fortune_roll(Replaying(g), v_trait, v_advantages, v_disadvantages))
+    return _exact_totals(
+        plan.specs, lambda g: _total_fortune_roll(_Replaying(g), v_trait, v_advantages, v_disadvantages)
+    )
 
 
 def _joint_fortune_roll(given: Mapping[str, object]) -> Joint:
     v_trait = _check_int('trait', given.get('trait', 1), 0, 6)
     v_advantages = _check_int('advantages', given.get('advantages', 0), 0, 3)
     v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
-    plan = Planning()
+    plan = _Planning()
     _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
     return exact_joint(
         plan.specs,
-        lambda g: _total_fortune_roll(Replaying(g), v_trait, v_advantages, v_disadvantages),
+        lambda g: _total_fortune_roll(_Replaying(g), v_trait, v_advantages, v_disadvantages),
         lambda t, n, f, k: _band_fortune_roll(t, n, f, k, plan.zero, v_trait, v_advantages, v_disadvantages),
         (),
         _READS_fortune_roll,
@@ -4064,7 +4077,7 @@ def _band_information_detail(
 
 
 def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4074,7 +4087,7 @@ def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'effect': v_effect}
-    trace = describe('GATHER INFORMATION', groups, r_total, outcome, (), values)
+    trace = _describe('GATHER INFORMATION', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'information_detail',
@@ -4149,7 +4162,7 @@ _OUT_gather_information: tuple[tuple[Outcome, ...], ...] = (
 _IDS_gather_information: tuple[str, ...] = ('great', 'standard', 'limited', 'poor')
 _READS_gather_information: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_gather_information(d: Rolling | Planning | Replaying, v_rating: int) -> int:
+def _total_gather_information(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
     return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
 
 
@@ -4196,7 +4209,7 @@ def _values_gather_information(
 
 
 def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4206,7 +4219,7 @@ def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Re
     extra = None  # no band's data rolls dice
     values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating)
     inputs: dict[str, object] = {'rating': v_rating}
-    trace = describe('Gather information (fortune roll)', groups, r_total, outcome, (), values)
+    trace = _describe('Gather information (fortune roll)', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -4234,18 +4247,18 @@ def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> 
 
 def _totals_gather_information(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_gather_information(plan, v_rating)
-    return exact_totals(plan.specs, lambda g: _total_gather_information(Replaying(g), v_rating))
+    return _exact_totals(plan.specs, lambda g: _total_gather_information(_Replaying(g), v_rating))
 
 
 def _joint_gather_information(given: Mapping[str, object]) -> Joint:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    plan = Planning()
+    plan = _Planning()
     _total_gather_information(plan, v_rating)
     return exact_joint(
         plan.specs,
-        lambda g: _total_gather_information(Replaying(g), v_rating),
+        lambda g: _total_gather_information(_Replaying(g), v_rating),
         lambda t, n, f, k: _band_gather_information(t, n, f, k, plan.zero, v_rating),
         (),
         _READS_gather_information,
@@ -4297,7 +4310,7 @@ def _values_xp_award(
 
 
 def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_happened
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4307,7 +4320,7 @@ def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     extra = None  # no band's data rolls dice
     values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_happened)
     inputs: dict[str, object] = {'happened': v_happened}
-    trace = describe('xp for a trigger', groups, r_total, outcome, (), values)
+    trace = _describe('xp for a trigger', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'xp_award',
@@ -4402,7 +4415,7 @@ def _values_end_of_session_xp(
 
 
 def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_beliefs: str, v_struggle: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (
         (
             _N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]
@@ -4418,7 +4431,7 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_playbook, v_beliefs, v_struggle
     )
     inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
-    trace = describe('End-of-session xp', groups, r_total, outcome, (), values)
+    trace = _describe('End-of-session xp', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'end_of_session_xp',
@@ -4520,7 +4533,7 @@ def _values_party_session_xp(
 def _run_party_session_xp(
     rng: random.Random, depth: int, v_party: str, v_station: str, v_reputation: str, v_nature: str
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (
         (
             (
@@ -4538,7 +4551,7 @@ def _run_party_session_xp(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_party, v_station, v_reputation, v_nature
     )
     inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
-    trace = describe('Party xp', groups, r_total, outcome, (), values)
+    trace = _describe('Party xp', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'party_session_xp',
@@ -4645,7 +4658,7 @@ def _band_load_levels(
 
 
 def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4655,7 +4668,7 @@ def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'load': v_load}
-    trace = describe('Loadout', groups, r_total, outcome, (), values)
+    trace = _describe('Loadout', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'load_levels',
@@ -4765,7 +4778,7 @@ def _values_group_action(
 def _run_group_action(
     rng: random.Random, depth: int, v_first: str, v_second: str, v_third: str, v_fourth: str
 ) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max(
         _N_group_action_first[v_first],
         _N_group_action_second[v_second],
@@ -4782,7 +4795,7 @@ def _run_group_action(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_fourth
     )
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
-    trace = describe('Lead a group action', groups, r_total, outcome, (), values)
+    trace = _describe('Lead a group action', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'group_action',
@@ -4892,7 +4905,7 @@ def _values_improved_position(
 
 
 def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = step(_O_improved_position_position, v_position, -1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4902,7 +4915,7 @@ def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> R
     extra = None  # no band's data rolls dice
     values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
-    trace = describe('Set up: improved position', groups, r_total, outcome, (), values)
+    trace = _describe('Set up: improved position', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'improved_position',
@@ -4979,7 +4992,7 @@ _OUT_downtime_roll: tuple[tuple[Outcome, ...], ...] = (
 _IDS_downtime_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_downtime_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_downtime_roll(d: Rolling | Planning | Replaying, v_rating: int, v_push: bool) -> int:
+def _total_downtime_roll(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
     return d.roll(
         dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -5006,7 +5019,7 @@ def _band_downtime_roll(
 
 
 def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -5018,7 +5031,7 @@ def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bo
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = describe('Downtime roll', groups, r_total, outcome, (), values)
+    trace = _describe('Downtime roll', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5052,19 +5065,19 @@ def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | N
 def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     v_push = _check_flag('push', given.get('push', False))
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_roll(plan, v_rating, v_push)
-    return exact_totals(plan.specs, lambda g: _total_downtime_roll(Replaying(g), v_rating, v_push))
+    return _exact_totals(plan.specs, lambda g: _total_downtime_roll(_Replaying(g), v_rating, v_push))
 
 
 def _joint_downtime_roll(given: Mapping[str, object]) -> Joint:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     v_push = _check_flag('push', given.get('push', False))
-    plan = Planning()
+    plan = _Planning()
     _total_downtime_roll(plan, v_rating, v_push)
     return exact_joint(
         plan.specs,
-        lambda g: _total_downtime_roll(Replaying(g), v_rating, v_push),
+        lambda g: _total_downtime_roll(_Replaying(g), v_rating, v_push),
         lambda t, n, f, k: _band_downtime_roll(t, n, f, k, plan.zero, v_rating, v_push),
         (),
         _READS_downtime_roll,
@@ -5082,7 +5095,7 @@ _OUT_long_term_project: tuple[tuple[Outcome, ...], ...] = (
 _IDS_long_term_project: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_long_term_project: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_long_term_project(d: Rolling | Planning | Replaying, v_rating: int, v_push: bool) -> int:
+def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
     return d.roll(
         dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -5133,7 +5146,7 @@ def _values_long_term_project(
 
 
 def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -5145,7 +5158,7 @@ def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push
     extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = describe('Long-term project', groups, r_total, outcome, (), values)
+    trace = _describe('Long-term project', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5178,19 +5191,19 @@ def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random
 def _totals_long_term_project(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     v_push = _check_flag('push', given.get('push', False))
-    plan = Planning()
+    plan = _Planning()
     _total_long_term_project(plan, v_rating, v_push)
-    return exact_totals(plan.specs, lambda g: _total_long_term_project(Replaying(g), v_rating, v_push))
+    return _exact_totals(plan.specs, lambda g: _total_long_term_project(_Replaying(g), v_rating, v_push))
 
 
 def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     v_push = _check_flag('push', given.get('push', False))
-    plan = Planning()
+    plan = _Planning()
     _total_long_term_project(plan, v_rating, v_push)
     return exact_joint(
         plan.specs,
-        lambda g: _total_long_term_project(Replaying(g), v_rating, v_push),
+        lambda g: _total_long_term_project(_Replaying(g), v_rating, v_push),
         lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_rating, v_push),
         (),
         _READS_long_term_project,
@@ -5208,7 +5221,7 @@ _OUT_recovery: tuple[tuple[Outcome, ...], ...] = (
 _IDS_recovery: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_recovery: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_recovery(d: Rolling | Planning | Replaying, v_healer_rating: int, v_treatment: str) -> int:
+def _total_recovery(d: _Rolling | _Planning | _Replaying, v_healer_rating: int, v_treatment: str) -> int:
     if (v_treatment == 'tough_it_out'):
         return d.roll(dice(0, 6, (('highest', 1),)), '0d6 highest', dice(2, 6, (('lowest', 1),)))
     return d.roll(
@@ -5261,7 +5274,7 @@ def _values_recovery(
 
 
 def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5271,7 +5284,7 @@ def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatm
     extra = None  # no band's data rolls dice
     values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
-    trace = describe('Recover', groups, r_total, outcome, (), values)
+    trace = _describe('Recover', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5311,9 +5324,9 @@ def _totals_recovery(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_treatment = _check_choice(
         'treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')
     )
-    plan = Planning()
+    plan = _Planning()
     _total_recovery(plan, v_healer_rating, v_treatment)
-    return exact_totals(plan.specs, lambda g: _total_recovery(Replaying(g), v_healer_rating, v_treatment))
+    return _exact_totals(plan.specs, lambda g: _total_recovery(_Replaying(g), v_healer_rating, v_treatment))
 
 
 def _joint_recovery(given: Mapping[str, object]) -> Joint:
@@ -5321,11 +5334,11 @@ def _joint_recovery(given: Mapping[str, object]) -> Joint:
     v_treatment = _check_choice(
         'treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')
     )
-    plan = Planning()
+    plan = _Planning()
     _total_recovery(plan, v_healer_rating, v_treatment)
     return exact_joint(
         plan.specs,
-        lambda g: _total_recovery(Replaying(g), v_healer_rating, v_treatment),
+        lambda g: _total_recovery(_Replaying(g), v_healer_rating, v_treatment),
         lambda t, n, f, k: _band_recovery(t, n, f, k, plan.zero, v_healer_rating, v_treatment),
         (),
         _READS_recovery,
@@ -5399,7 +5412,7 @@ def _values_recovery_treatment(
 
 
 def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_treatment
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5409,7 +5422,7 @@ def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) ->
     extra = None  # no band's data rolls dice
     values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_treatment)
     inputs: dict[str, object] = {'treatment': v_treatment}
-    trace = describe('Recover: treatment and stress', groups, r_total, outcome, (), values)
+    trace = _describe('Recover: treatment and stress', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'recovery_treatment',
@@ -5504,7 +5517,7 @@ def _values_improved_result(
 
 
 def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = step(_O_improved_result_result, v_result, v_coin)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5514,7 +5527,7 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
     extra = None  # no band's data rolls dice
     values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_coin)
     inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
-    trace = describe('Spend coin to increase the result level', groups, r_total, outcome, (), values)
+    trace = _describe('Spend coin to increase the result level', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'improved_result',
@@ -5603,7 +5616,7 @@ def _values_train(
 
 
 def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = (1 + v_training_upgrade)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5613,7 +5626,7 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
     extra = None  # no band's data rolls dice
     values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_training_upgrade)
     inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
-    trace = describe('Train', groups, r_total, outcome, (), values)
+    trace = _describe('Train', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'train',
@@ -5688,7 +5701,7 @@ _OUT_magnitude_fortune: tuple[tuple[Outcome, ...], ...] = (
 _IDS_magnitude_fortune: tuple[str, ...] = ('little', 'reduced', 'full', 'critical')
 _READS_magnitude_fortune: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 
-def _total_magnitude_fortune(d: Rolling | Planning | Replaying, v_magnitude: int) -> int:
+def _total_magnitude_fortune(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
     return d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', dice(2, 6, (('lowest', 1),)))
 
 
@@ -5712,7 +5725,7 @@ def _band_magnitude_fortune(
 
 
 def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(
         dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', dice(2, 6, (('lowest', 1),))
     )
@@ -5724,7 +5737,7 @@ def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> 
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)
+    trace = _describe('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -5755,18 +5768,18 @@ def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -
 
 def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int | str, Fraction]:
     v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_magnitude_fortune(plan, v_magnitude)
-    return exact_totals(plan.specs, lambda g: _total_magnitude_fortune(Replaying(g), v_magnitude))
+    return _exact_totals(plan.specs, lambda g: _total_magnitude_fortune(_Replaying(g), v_magnitude))
 
 
 def _joint_magnitude_fortune(given: Mapping[str, object]) -> Joint:
     v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
-    plan = Planning()
+    plan = _Planning()
     _total_magnitude_fortune(plan, v_magnitude)
     return exact_joint(
         plan.specs,
-        lambda g: _total_magnitude_fortune(Replaying(g), v_magnitude),
+        lambda g: _total_magnitude_fortune(_Replaying(g), v_magnitude),
         lambda t, n, f, k: _band_magnitude_fortune(t, n, f, k, plan.zero, v_magnitude),
         (),
         _READS_magnitude_fortune,
@@ -5799,7 +5812,7 @@ def _band_magnitude_area(
 
 
 def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5809,7 +5822,7 @@ def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Res
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('AREA', groups, r_total, outcome, (), values)
+    trace = _describe('AREA', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'magnitude_area',
@@ -5876,7 +5889,7 @@ def _band_magnitude_scale(
 
 
 def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5886,7 +5899,7 @@ def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('SCALE', groups, r_total, outcome, (), values)
+    trace = _describe('SCALE', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'magnitude_scale',
@@ -5954,7 +5967,7 @@ def _band_magnitude_duration(
 
 
 def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5964,7 +5977,7 @@ def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) ->
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('DURATION', groups, r_total, outcome, (), values)
+    trace = _describe('DURATION', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'magnitude_duration',
@@ -6032,7 +6045,7 @@ def _band_magnitude_range(
 
 
 def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6042,7 +6055,7 @@ def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('RANGE', groups, r_total, outcome, (), values)
+    trace = _describe('RANGE', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'magnitude_range',
@@ -6110,7 +6123,7 @@ def _band_magnitude_quality(
 
 
 def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6120,7 +6133,7 @@ def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> 
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('TIER & QUALITY', groups, r_total, outcome, (), values)
+    trace = _describe('TIER & QUALITY', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'magnitude_quality',
@@ -6188,7 +6201,7 @@ def _band_magnitude_force(
 
 
 def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6198,7 +6211,7 @@ def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Re
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = describe('FORCE', groups, r_total, outcome, (), values)
+    trace = _describe('FORCE', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'magnitude_force',
@@ -6266,7 +6279,7 @@ def _band_quality_examples(
 
 
 def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_quality
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6276,7 +6289,7 @@ def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Res
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'quality': v_quality}
-    trace = describe('QUALITY EXAMPLES', groups, r_total, outcome, (), values)
+    trace = _describe('QUALITY EXAMPLES', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'quality_examples',
@@ -6344,7 +6357,7 @@ def _band_force_examples(
 
 
 def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = v_force
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6354,7 +6367,7 @@ def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'force': v_force}
-    trace = describe('FORCE EXAMPLES', groups, r_total, outcome, (), values)
+    trace = _describe('FORCE EXAMPLES', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'force_examples',
@@ -6445,7 +6458,7 @@ def _values_ritual_stress(
 
 
 def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6457,7 +6470,7 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_magnitude, v_added, v_casting_time
     )
     inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
-    trace = describe('Ritual stress', groups, r_total, outcome, (), values)
+    trace = _describe('Ritual stress', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'ritual_stress',
@@ -6533,7 +6546,7 @@ def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: boo
 
 
 def _total_crafting_roll(
-    d: Rolling | Planning | Replaying,
+    d: _Rolling | _Planning | _Replaying,
     v_tinker: int,
     v_tier: int,
     v_coin: int,
@@ -6608,7 +6621,7 @@ def _run_crafting_roll(
     rng: random.Random, depth: int, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int
 ) -> Result:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: int = d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', dice(2, 6, (('lowest', 1),)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6624,7 +6637,7 @@ def _run_crafting_roll(
     inputs: dict[str, object] = {
         'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum
     }
-    trace = describe('CRAFTING ROLL', groups, r_total, outcome, (), values)
+    trace = _describe('CRAFTING ROLL', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
@@ -6680,11 +6693,11 @@ def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int | str, Fracti
     v_workshop = _check_flag('workshop', given.get('workshop', False))
     v_minimum = _check_int('minimum', given.get('minimum', 0), 0, 8)
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    plan = Planning()
+    plan = _Planning()
     _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    return exact_totals(
+    return _exact_totals(
         plan.specs,
-        lambda g: _total_crafting_roll(Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
+        lambda g: _total_crafting_roll(_Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
     )
 
 
@@ -6695,11 +6708,11 @@ def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
     v_workshop = _check_flag('workshop', given.get('workshop', False))
     v_minimum = _check_int('minimum', given.get('minimum', 0), 0, 8)
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    plan = Planning()
+    plan = _Planning()
     _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
     return exact_joint(
         plan.specs,
-        lambda g: _total_crafting_roll(Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
+        lambda g: _total_crafting_roll(_Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
         lambda t, n, f, k: _band_crafting_roll(
             t, n, f, k, plan.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base
         ),
@@ -6773,7 +6786,7 @@ def _values_modification_requirement(
 
 
 def _run_modification_requirement(rng: random.Random, depth: int, v_modification: str, v_tier: int) -> Result:
-    d = Rolling(rng)
+    d = _Rolling(rng)
     r_total: str = v_modification
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6785,7 +6798,7 @@ def _run_modification_requirement(rng: random.Random, depth: int, v_modification
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modification, v_tier
     )
     inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
-    trace = describe('Modifying an item', groups, r_total, outcome, (), values)
+    trace = _describe('Modifying an item', groups, r_total, outcome, (), values)
     chain: tuple[Result, ...] = ()
     return Result(
         'modification_requirement',
@@ -9425,7 +9438,7 @@ def pick(name: str, candidates: Sequence[Mapping[str, object]]) -> Picked:
     if name not in DOCUMENTS or DOCUMENTS[name].kind != 'priority':
         names = ', '.join(n for n, d in DOCUMENTS.items() if d.kind == 'priority') or 'none'
         raise ValueError(f"no priority list named {name!r} here; there are: {names}")
-    return pick_by_priority(DOCUMENTS[name], candidates)
+    return _pick_by_priority(DOCUMENTS[name], candidates)
 
 
 DECKS: dict[str, type[Deck]] = {
@@ -9468,7 +9481,7 @@ def odds(name: str, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return odds_of(joint(inputs), ids)
+    return _odds_of(joint(inputs), ids)
 
 
 def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
@@ -9478,7 +9491,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     Follows no chain (`->`): simulate the chained table on its own."""
     _known(name, inputs, _JOINTS)
     joint, ids = _JOINTS[name]
-    return sample(name, inputs, joint(inputs), ids, n, seed)
+    return _sample(name, inputs, joint(inputs), ids, n, seed)
 
 
 def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
