@@ -91,13 +91,13 @@ def rulecraft_command() -> list[str]:
 
 
 # Modules whose functools caches are not odds: the Jinja environment, paths, the parser and its messages.
-_KEEP_CACHES = ("compiler.render", "compiler.resources", "compiler.build", "compiler.syntax",
-                "compiler.syntax_examples", "compiler.watch")
+_KEEP_CACHES = ("compiler.backends.render", "compiler.resources", "compiler.backends.build", "compiler.syntax.parse",
+                "compiler.syntax.mistakes", "compiler.cli.watch")
 
 
 def compiler_caches() -> list[str]:
     """The compiler's cache hooks: every functools cache (`cache_clear`) of its odds-side modules, and a
-    module's own `forget()` (compiler.odds has one: "benchmarks time the work from cold")."""
+    module's own `forget()` (compiler.semantics.odds has one: "benchmarks time the work from cold")."""
     found = []
     for name, module in sorted(sys.modules.items()):
         if not (name == "compiler" or name.startswith("compiler.")) or name in _KEEP_CACHES or module is None:

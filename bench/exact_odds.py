@@ -221,7 +221,8 @@ class Row:
 
 
 def _ours(text: str) -> Callable[[], Odds]:
-    from compiler import api, odds
+    import compiler.semantics.odds as odds
+    from compiler import api
 
     loaded = api.load_text(text, "<bench>", "bench")
     resolver: Any = next(d for d in loaded.checked.definitions if getattr(d, "name", None) == "r")
@@ -325,7 +326,7 @@ def run(ctx: Context) -> Section:
     section = Section("odds", "Exact odds against icepool")
     icepool = _icepool()
     import compiler.api
-    import compiler.odds  # noqa: F401 (imported before their caches are listed)
+    import compiler.semantics.odds  # noqa: F401 (imported before their caches are listed)
 
     hooks = compiler_caches()
     section.text(

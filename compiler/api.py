@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import model as m
-from .check import check
-from .diagnostics import Code, CompileError, Report
-from .resources import display_path, project_root, ruleset_path
-from .syntax import parse
+from compiler import model as m
+from compiler.check.checker import check
+from compiler.diagnostics import Code, CompileError, Report
+from compiler.resources import display_path, project_root, ruleset_path
+from compiler.syntax.parse import parse
 
 
 @dataclass(frozen=True)

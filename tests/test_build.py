@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import build as build_module
-from compiler import codegen, render
-from compiler.cli import main
+import compiler.backends.build as build_module
+import compiler.backends.python as codegen
+import compiler.backends.render as render
+from compiler.cli.main import main
 
 SOURCE = '''ruleset "Tiny"
 
@@ -219,7 +220,7 @@ def test_a_pdf_leaves_no_folder_of_fonts_behind(tmp_path: Path) -> None:
     (tmp_path / "tiny.rules").write_text(SOURCE, encoding="utf-8")  # a sheet with every @font-face of the templates
     (tmp_path / "test_one_pdf.py").write_text(
         "from compiler.api import load\n"
-        "from compiler.render import export_data, to_html, to_pdf\n\n\n"
+        "from compiler.backends.render import export_data, to_html, to_pdf\n\n\n"
         "def test_pdf() -> None:\n"
         f"    html = to_html(export_data(load({str(tmp_path / 'tiny.rules')!r}).checked))\n"
         "    assert to_pdf(html).startswith(b'%PDF')\n", encoding="utf-8")

@@ -134,8 +134,8 @@ def test_roll_repeat_carries_state_into_the_next_roll() -> None:
 
 def test_roll_and_odds_use_the_built_module_only_while_it_is_current(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from compiler.api import load
-    from compiler.cli import compiled
-    from compiler.codegen import generate
+    from compiler.backends.python import generate
+    from compiler.cli.main import compiled
 
     (tmp_path / "rulesets").mkdir()
     (tmp_path / "output" / "python").mkdir(parents=True)

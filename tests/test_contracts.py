@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.codegen import runtime_section_names
-from compiler.names import runtime_names
+from compiler.backends.python import runtime_section_names
+from compiler.check.names import runtime_names
 
 
 def test_the_runtimes_names_are_its_sections_own() -> None:
@@ -18,8 +18,8 @@ def test_a_visitor_without_a_rule_for_a_kind_of_node_says_so() -> None:
     import pytest
 
     from compiler import model as m
-    from compiler.codegen import ExprCompiler
-    from compiler.evaluate import Closures
+    from compiler.backends.python import ExprCompiler
+    from compiler.semantics.evaluate import Closures
 
     class Partial(m.Visitor[str]):
         def visit_Number(self, node: m.Number) -> str:
@@ -48,7 +48,7 @@ def test_the_checker_has_a_lowering_for_every_kind_of_definition() -> None:
     from typing import get_args
 
     from compiler import model as m
-    from compiler.check import KINDS
+    from compiler.check.checker import KINDS
 
     assert set(KINDS) == set(get_args(m.ItemKind))
 

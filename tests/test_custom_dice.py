@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from compiler.api import load
-from compiler.codegen import generate
+from compiler.backends.python import generate
 from compiler.diagnostics import Report
 from tests.conftest import ROOT, compile_module
 

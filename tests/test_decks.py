@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from compiler.api import load
-from compiler.codegen import generate
+from compiler.backends.python import generate
 from compiler.diagnostics import CompileError, Report
 from tests.conftest import ROOT, compile_module
 
@@ -159,7 +159,7 @@ def test_card_mistakes_are_reported(tmp_path: Any, broken: str, code: str, words
 
 
 def test_the_cli_draws_and_gives_each_cards_chance(capsys: Any) -> None:
-    from compiler.cli import main
+    from compiler.cli.main import main
     assert main(["roll", str(ROOT / "rulesets" / "everrain.rules"), "sea_event_deck", "chapter=2", "--repeat",
                  "13", "--seed", "4", "--json"]) == 0
     drawn = json.loads(capsys.readouterr().out)

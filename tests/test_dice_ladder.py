@@ -16,7 +16,7 @@ import pytest
 
 from compiler import model as m
 from compiler.api import load
-from compiler.codegen import generate
+from compiler.backends.python import generate
 from tests.conftest import ROOT, compile_module
 
 LADDER = ("d4", "d6", "d8", "d10", "d12")

@@ -19,7 +19,7 @@ import pytest
 
 from compiler import model as m
 from compiler.api import load
-from compiler.odds import MAX_GRID, definition_names, distribution, input_values
+from compiler.semantics.odds import MAX_GRID, definition_names, distribution, input_values
 
 ROOT = Path(__file__).resolve().parent.parent
 FINGERPRINTS = ROOT / "tests" / "fixtures" / "distributions.json"

@@ -15,9 +15,9 @@ from itertools import product
 import pytest
 
 from compiler.api import load
-from compiler.cli import main as cli_main
-from compiler.codegen import generate
-from compiler.odds import distribution
+from compiler.backends.python import generate
+from compiler.cli.main import main as cli_main
+from compiler.semantics.odds import distribution
 from tests.conftest import ROOT, compile_module
 
 LADDER = ["one", "d4", "d6", "d8", "d10", "d12", "d20"]

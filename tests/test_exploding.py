@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from compiler.api import load, load_text
-from compiler.codegen import generate
+from compiler.backends.python import generate
+from compiler.backends.render import export_data
 from compiler.diagnostics import CompileError
-from compiler.odds import definition_names, odds
-from compiler.render import export_data
+from compiler.semantics.odds import definition_names, odds
 
 from .conftest import compile_module
 
@@ -144,7 +144,7 @@ def test_what_exploding_dice_cannot_do_yet_is_refused_at_its_place(rule: str, fo
 
 
 def test_the_formatter_writes_an_exploding_die_touching_its_bang() -> None:
-    from compiler.fmt import format_source
+    from compiler.syntax.fmt import format_source
 
     assert format_source(FIXTURE.read_text(encoding="utf-8")) == FIXTURE.read_text(encoding="utf-8")
     text = 'ruleset "T"\n\nroll r "R" [T-1]\n  roll: 2d6 !+1\n  - 5+: hi "Hi"\n  - otherwise: lo "Lo"\n'

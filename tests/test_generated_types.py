@@ -17,7 +17,7 @@ from pathlib import Path
 from mypy import api
 
 from compiler.api import load_text
-from compiler.codegen import generate
+from compiler.backends.python import generate
 from tests.conftest import ROOT, RULESET_IDS
 
 ROLLS = '''ruleset "Rolls"

@@ -12,8 +12,8 @@ import pytest
 
 from compiler import model as m
 from compiler.api import load, load_text
-from compiler.codegen import LINE_WIDTH, ModuleWriter, generate, wrap
-from compiler.names import class_name
+from compiler.backends.python import LINE_WIDTH, ModuleWriter, generate, wrap
+from compiler.check.names import class_name
 from tests.conftest import ROOT, RULESET_IDS, compile_module, import_path
 from tests.test_generated_types import SHAPES
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+import compiler.semantics.odds as odds
 from compiler import model as m
-from compiler import odds
 from compiler.api import load_text
 from compiler.diagnostics import CompileError
 

@@ -1,7 +1,7 @@
 """Truth: exact odds agree three ways for every roll and every input combination.
 
 1. the generated module's odds() (compiled expression, distinct dice readings),
-2. the compiler's interpreter (compiler.odds, reading the model),
+2. the compiler's interpreter (compiler.semantics.odds, reading the model),
 3. exhaustive enumeration of the generated resolver over every sequence of dice.
 """
 
@@ -16,9 +16,9 @@ import pytest
 
 from compiler import model as m
 from compiler.api import load
-from compiler.codegen import generate
-from compiler.evaluate import EvalError
-from compiler.odds import distribution, input_grid, odds
+from compiler.backends.python import generate
+from compiler.semantics.evaluate import EvalError
+from compiler.semantics.odds import distribution, input_grid, odds
 from tests.conftest import ROOT, compile_module
 
 MAX_SEQUENCES = 6**4  # dice sequences enumerated per input combination at most

@@ -43,7 +43,7 @@ COLUMNS = {"full": 2, "core": 3}
 
 @pytest.fixture(scope="session")
 def pdfs(sheet_html: dict[Key, str]) -> dict[Key, bytes]:
-    from compiler.build import render_pdfs
+    from compiler.backends.build import render_pdfs
 
     longest_first = sorted(SHEETS, key=lambda key: len(sheet_html[key]) * (10 if key[1] == "full" else 1), reverse=True)
     rendered = render_pdfs([(Path(*key), sheet_html[key]) for key in longest_first])
@@ -191,7 +191,7 @@ def test_a_pdf_holds_no_clock_time_so_one_epoch_gives_one_pdf(
     from weasyprint.pdf import fonts as weasyprint_fonts
 
     from compiler.api import load
-    from compiler.render import export_data, to_html, to_pdf
+    from compiler.backends.render import export_data, to_html, to_pdf
 
     if subsetter == "harfbuzz" and not weasyprint_fonts.harfbuzz_subset:
         pytest.skip("HarfBuzz-Subset is not installed (a system library: libharfbuzz-subset0 on Debian)")

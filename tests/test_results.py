@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from compiler.api import load_text
-from compiler.codegen import band_table, generate
+from compiler.backends.python import band_table, generate
 from tests.conftest import compile_module
 
 SOURCE = """\

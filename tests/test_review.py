@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli import main
+from compiler.cli.main import main
 
 V1 = '''ruleset "Tiny"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from compiler.api import load
-from compiler.codegen import generate
-from compiler.render import export_data, to_html
+from compiler.backends.python import generate
+from compiler.backends.render import export_data, to_html
 
 from .conftest import ROOT, compile_module
 
@@ -52,7 +52,7 @@ def test_html_escapes_everything() -> None:
 def test_a_font_face_in_rule_text_is_not_loaded_for_the_pdf(tmp_path: Path) -> None:
     """The PDF step loads the fonts of the sheet's own <style> once per set (render.font_config); rule
     text that spells out a style element or an @font-face rule is escaped text, and no font is fetched."""
-    from compiler.render import font_faces
+    from compiler.backends.render import font_faces
 
     source = tmp_path / "fonts.rules"
     source.write_text('ruleset "Fonts"\n\nroll r "R" [FNT-01]\n'
@@ -68,7 +68,7 @@ def test_a_font_face_in_rule_text_is_not_loaded_for_the_pdf(tmp_path: Path) -> N
 
 
 def test_rule_text_markup_is_only_bold_and_italic() -> None:
-    from compiler.render import rich
+    from compiler.backends.render import rich
 
     assert str(rich('**Bold** and *it*, 2 * 3 * 4, x*y*z')) == \
         "<strong>Bold</strong> and <em>it</em>, 2 * 3 * 4, x*y*z"
@@ -80,7 +80,7 @@ def test_every_name_the_generated_module_defines_is_reserved() -> None:
     import ast
 
     from compiler import model as m
-    from compiler.names import class_name, reserved_name
+    from compiler.check.names import class_name, reserved_name
 
     checked = load(str(ROOT / "rulesets" / "everrain.rules")).checked
     own = {d.name for d in checked.definitions}
@@ -97,7 +97,7 @@ def test_every_name_the_generated_module_defines_is_reserved() -> None:
 def test_a_generated_module_that_would_not_compile_fails_the_build_at_its_line(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """generate() compiles each module before anyone sees it: a codegen bug fails the build, at its line."""
-    from compiler import codegen
+    import compiler.backends.python as codegen
 
     writer = codegen.ModuleWriter
     lines = generate(load(str(FIXTURE)).checked).split("\n")

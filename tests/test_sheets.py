@@ -12,7 +12,7 @@ import pytest
 from markupsafe import escape
 
 from compiler.api import load
-from compiler.render import export_data, to_html
+from compiler.backends.render import export_data, to_html
 from tests.conftest import ROOT, RULESET_IDS, SHEET_KINDS
 
 MM_PER_PX = 25.4 / 96

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from compiler.api import load_text
-from compiler.codegen import generate
+from compiler.backends.python import generate
 
 from .conftest import compile_module
 from .test_cli import run

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from compiler.diagnostics import MAX_SHOWN, Code, CompileError, Diagnostic
-from compiler.syntax import MAX_SYNTAX_ERRORS, parse
-from compiler.syntax_examples import MISTAKES, clean, contexts
+from compiler.syntax.mistakes import MISTAKES, clean, contexts
+from compiler.syntax.parse import MAX_SYNTAX_ERRORS, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))
@@ -314,7 +314,7 @@ CALLS = {"error", "warning", "Defect", "Diagnostic", "IndentationProblem", "Synt
 def emitted_codes() -> set[str]:
     """Every code the compiler can emit: the table's, and every literal code passed where one is made."""
     codes = {mistake.code for mistake in MISTAKES} | {"SYNTAX"}
-    for source in (ROOT / "compiler").glob("*.py"):
+    for source in (ROOT / "compiler").rglob("*.py"):
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from compiler import model as m
-from compiler.render import export_data
+from compiler.backends.render import export_data
 
 Module = types.ModuleType
 FITD = ("6 or less", "7-9", "10+")

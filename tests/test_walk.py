@@ -11,7 +11,7 @@ import pytest
 
 from compiler import model as m
 from compiler.api import load
-from compiler.evaluate import walk
+from compiler.semantics.evaluate import walk
 
 from .conftest import ROOT, RULESET_IDS
 

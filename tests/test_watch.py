@@ -22,10 +22,10 @@ from typing import IO, Any
 
 import pytest
 
-from compiler.cli import main
+from compiler.cli.main import main
+from compiler.cli.targets import UsageError
+from compiler.cli.watch import Preview, _interrupted, serve, watch_loop
 from compiler.resources import templates_dir
-from compiler.targets import UsageError
-from compiler.watch import Preview, _interrupted, serve, watch_loop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -256,7 +256,7 @@ def test_a_port_in_use_is_a_one_line_error(project: Path) -> None:
 
 
 def test_ctrl_c_stops_the_command_cleanly(project: Path) -> None:
-    program = ("import argparse, sys\nfrom compiler.watch import configure, run\n"
+    program = ("import argparse, sys\nfrom compiler.cli.watch import configure, run\n"
                "parser = argparse.ArgumentParser()\nconfigure(parser)\n"
                "sys.exit(run(parser.parse_args(sys.argv[1:])))\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
@@ -312,9 +312,9 @@ def test_ctrl_c_stops_the_watch_even_where_its_keyboard_interrupt_is_swallowed(p
 
 def test_watch_does_not_import_the_command_line() -> None:
     """The command line imports watch to run `rulecraft watch`; watch takes what both need (UsageError, the
-    rulesets to work on) from compiler.targets, so the two do not import each other, not even in a function."""
-    tree = ast.parse((ROOT / "compiler" / "watch.py").read_text(encoding="utf-8"))
+    rulesets to work on) from compiler.cli.targets, so the two do not import each other, not even in a function."""
+    tree = ast.parse((ROOT / "compiler" / "cli" / "watch.py").read_text(encoding="utf-8"))
     imported = {f"{'.' * node.level}{node.module or ''}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert ".targets" in imported
-    assert not imported & {".cli", "compiler.cli", "compiler"}
+    assert "compiler.cli.targets" in imported
+    assert not imported & {"compiler.cli.main", "compiler.cli"}

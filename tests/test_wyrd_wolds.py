@@ -24,8 +24,8 @@ import pytest
 
 from compiler import model as m
 from compiler.api import Loaded, load
-from compiler.codegen import generate
-from compiler.syntax import parse
+from compiler.backends.python import generate
+from compiler.syntax.parse import parse
 from tests.conftest import ROOT, compile_module
 
 RULES = ROOT / "rulesets" / "wyrd_wolds.rules"

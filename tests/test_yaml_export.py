@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from compiler.api import load, load_text
-from compiler.render import export_data, to_json, to_yaml
+from compiler.backends.render import export_data, to_json, to_yaml
 from tests.conftest import ROOT
 
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import NOWHERE, Code, CompileError, Report, Span
-from .resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
+from compiler.diagnostics import NOWHERE, Code, CompileError, Report, Span
+from compiler.resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
 
 
 @dataclass
@@ -39,9 +39,9 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
     and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`).
     """
-    from .api import load
-    from .codegen import generate
-    from .render import JSON_SCHEMA, export_data, to_json, to_yaml
+    from compiler.api import load
+    from compiler.backends.python import generate
+    from compiler.backends.render import JSON_SCHEMA, export_data, to_json, to_yaml
 
     result = Plan(report=report if report is not None else Report())
     html_for_pdf: list[tuple[Path, str]] = []
@@ -100,7 +100,7 @@ def render_html(data: dict[str, Any], templates: Path | None, page: str, report:
     """The sheet; a broken template (a designer's own, from --templates) is a diagnostic at its line."""
     from jinja2 import TemplateError, TemplateSyntaxError
 
-    from .render import to_html
+    from compiler.backends.render import to_html
 
     try:
         return to_html(data, extra_templates=templates, page=page, sheet=sheet)
@@ -217,7 +217,7 @@ def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
     workers inherit both instead of each doing it again (a second or so of every worker's time on a
     small machine, and about 0.2 s of every sheet).
     """
-    from .render import to_pdf
+    from compiler.backends.render import to_pdf
 
     workers = min(len(jobs), os.cpu_count() or 1)
     if workers <= 1:
@@ -227,7 +227,7 @@ def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
 
     context = None
     if "fork" in multiprocessing.get_all_start_methods():
-        from .render import font_config
+        from compiler.backends.render import font_config
 
         for _, html in jobs:
             font_config(html)  # WeasyPrint imported and the sheets' fonts loaded once, for the forked workers

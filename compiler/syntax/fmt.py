@@ -281,7 +281,7 @@ def _reindent_string(tok: Tok, shift: int) -> Tok:
 
 def same_meaning(original: str, formatted: str) -> bool:
     """Both texts parse to the same tree, comparing strings by their value and ignoring positions."""
-    from .syntax import parser
+    from compiler.syntax.parse import parser
 
     return _same(parser().parse(_terminated(original)), parser().parse(_terminated(formatted)))
 
@@ -291,7 +291,7 @@ def _terminated(text: str) -> str:
 
 
 def _same(a: object, b: object) -> bool:
-    from .syntax import decode_string
+    from compiler.syntax.parse import decode_string
 
     if isinstance(a, Tree) and isinstance(b, Tree):
         return a.data == b.data and len(a.children) == len(b.children) and all(

@@ -12,7 +12,7 @@ class UsageError(Exception):
 
 def targets(paths: Sequence[str]) -> list[str]:
     """The rulesets named on the command line, else every ruleset in rulesets/ (none there is a UsageError)."""
-    from .api import available
+    from compiler.api import available
 
     if paths:
         return list(paths)

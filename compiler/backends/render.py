@@ -24,13 +24,13 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from . import __version__
-from . import model as m
-from .diagnostics import MAX_OUTPUT_BYTES, output_too_large
-from .evaluate import EvalError, walk
-from .odds import defaults, definition_names, odds, odds_table
-from .resources import templates_dir
-from .runtime import OPERATORS
+from compiler import __version__
+from compiler import model as m
+from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
+from compiler.resources import templates_dir
+from compiler.semantics.evaluate import EvalError, walk
+from compiler.semantics.odds import defaults, definition_names, odds, odds_table
+from compiler.semantics.runtime import OPERATORS
 
 SCHEMA_VERSION = 1
 PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")

@@ -26,8 +26,8 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import TypeVar
 
-from . import model as m
-from .evaluate import (
+from compiler import model as m
+from compiler.semantics.evaluate import (
     MAX_VALUE,
     ROLL_NAMES,
     Compiled,
@@ -48,7 +48,7 @@ from .evaluate import (
     truthy,
     walk,
 )
-from .runtime import (
+from compiler.semantics.runtime import (
     MAX_DICE,
     MAX_OUTCOMES,
     MAX_READINGS,

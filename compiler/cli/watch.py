@@ -46,10 +46,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 from urllib.parse import unquote, urlsplit
 
-from .build import plan, write_all
-from .diagnostics import CompileError, Report, plural
-from .resources import display_path, project_root, ruleset_path, templates_dir
-from .targets import UsageError, targets
+from compiler.backends.build import plan, write_all
+from compiler.cli.targets import UsageError, targets
+from compiler.diagnostics import CompileError, Report, plural
+from compiler.resources import display_path, project_root, ruleset_path, templates_dir
 
 if TYPE_CHECKING:
     from watchfiles import Change

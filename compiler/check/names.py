@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import keyword
 
-from . import runtime
+from compiler.semantics import runtime
 
 MODULE_NAMES = {"odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS",
                 "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256", "RULECRAFT_VERSION", "annotations"}

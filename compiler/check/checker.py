@@ -21,13 +21,22 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal, TypeVar
 
-from . import model as m
-from . import odds
-from .diagnostics import Code, Diagnostic, Report
-from .evaluate import FUNCTIONS, ROLL_NAMES, EvalError, TooLarge, contains_dice, dice_symbols, rebuild, walk
-from .names import class_name, reserved_input, reserved_name
-from .odds import distribution, input_count, input_grid, sheet_odds_size
-from .runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
+from compiler import model as m
+from compiler.check.names import class_name, reserved_input, reserved_name
+from compiler.diagnostics import Code, Diagnostic, Report
+from compiler.semantics import odds
+from compiler.semantics.evaluate import (
+    FUNCTIONS,
+    ROLL_NAMES,
+    EvalError,
+    TooLarge,
+    contains_dice,
+    dice_symbols,
+    rebuild,
+    walk,
+)
+from compiler.semantics.odds import distribution, input_count, input_grid, sheet_odds_size
+from compiler.semantics.runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
 
 RESOLVER_ATTRS = frozenset({"roll", "reroll", "key", "value", "zero_dice"})  # attributes that make a resolver work
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)

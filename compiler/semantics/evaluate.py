@@ -11,7 +11,7 @@ import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from . import model as m
+from compiler import model as m
 
 
 @dataclass(frozen=True, slots=True)

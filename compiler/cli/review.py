@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from . import model as m
-from .evaluate import EvalError
-from .odds import defaults, input_values, odds
-from .render import fraction_text
+from compiler import model as m
+from compiler.backends.render import fraction_text
+from compiler.semantics.evaluate import EvalError
+from compiler.semantics.odds import defaults, input_values, odds
 
 MAX_DIFF_GRID = 2_000  # input combinations compared per roll; beyond it, one input at a time
 SHOWN_TEXT = 70
@@ -142,7 +142,7 @@ class RulesetDiff:
 
 
 def diff_rulesets(old: m.CheckedRuleset, new: m.CheckedRuleset) -> RulesetDiff:
-    from .render import definition_data
+    from compiler.backends.render import definition_data
 
     result = RulesetDiff()
     old_defs = {d.name: d for d in old.definitions}
@@ -196,7 +196,7 @@ def _comparable(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _reads(resolver: m.Resolver) -> set[str]:
-    from .evaluate import walk
+    from compiler.semantics.evaluate import walk
 
     found: set[str] = set()
     expressions: list[m.Expr] = [r.expr for r in resolver.dice] + [let.expr for let in resolver.lets]

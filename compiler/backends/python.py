@@ -29,13 +29,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import __version__
-from . import model as m
-from .diagnostics import MAX_OUTPUT_BYTES, output_too_large
-from .evaluate import bands_read, contains_dice, dice_symbols, walk
-from .names import MODULE_NAMES, class_name
+from compiler import __version__
+from compiler import model as m
+from compiler.check.names import MODULE_NAMES, class_name
+from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
+from compiler.semantics.evaluate import bands_read, contains_dice, dice_symbols, walk
 
-RUNTIME_PATH = Path(__file__).with_name("runtime.py")
+RUNTIME_PATH = Path(__file__).parent.parent / "semantics" / "runtime.py"
 
 def runtime_source() -> str:
     text = RUNTIME_PATH.read_text(encoding="utf-8")

@@ -17,9 +17,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import CompileError, Report, plural
-from .resources import FORMATS
-from .targets import UsageError, targets
+from compiler.cli.targets import UsageError, targets
+from compiler.diagnostics import CompileError, Report, plural
+from compiler.resources import FORMATS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,7 +116,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            "(run `rulecraft watch --help`)")
     watch.set_defaults(run=cmd_watch)
     if list(argv)[:1] == ["watch"]:
-        from .watch import configure
+        from compiler.cli.watch import configure
 
         configure(watch)
 
@@ -131,8 +131,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .build import plan, write_all
-    from .resources import display_path, project_root
+    from compiler.backends.build import plan, write_all
+    from compiler.resources import display_path, project_root
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     unknown = [f for f in formats if f not in FORMATS]
@@ -164,7 +164,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .api import Loaded, load
+    from compiler.api import Loaded, load
 
     report = Report()
     loaded: list[Loaded] = []
@@ -176,7 +176,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         payload = json.loads(report.format_json())
         if args.odds:
-            from .review import odds_json
+            from compiler.cli.review import odds_json
 
             payload["odds"] = {one.checked.id: odds_json(one.checked) for one in loaded}
         print(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -184,7 +184,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         text = report.format_text()
         print(text if text else "no problems found")
         if args.odds:
-            from .review import odds_listing
+            from compiler.cli.review import odds_listing
 
             for one in loaded:
                 print()
@@ -196,7 +196,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .review import diff_json, diff_rulesets, format_diff
+    from compiler.cli.review import diff_json, diff_rulesets, format_diff
 
     old_name, old = load_version(args.old)
     new_name, new = load_version(args.new)
@@ -212,8 +212,8 @@ def load_version(spec: str) -> tuple[str, Any]:
     """A ruleset from a path or id, or from git as REV:PATH; checked, with its display name."""
     import subprocess
 
-    from .api import load, load_text
-    from .resources import ruleset_path
+    from compiler.api import load, load_text
+    from compiler.resources import ruleset_path
 
     rev, sep, inside = spec.partition(":")
     if sep and rev and not Path(spec).exists() and not (len(rev) == 1 and rev.isalpha()):
@@ -237,7 +237,7 @@ def load_version(spec: str) -> tuple[str, Any]:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from .watch import run
+    from compiler.cli.watch import run
 
     return run(args)
 
@@ -249,10 +249,10 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """Format in place (or --check / --diff). A file that does not parse is left alone and reported."""
     import difflib
 
-    from .build import write_atomic
-    from .fmt import FormatError, format_checked
-    from .resources import display_path, ruleset_path
-    from .syntax import parse
+    from compiler.backends.build import write_atomic
+    from compiler.resources import display_path, ruleset_path
+    from compiler.syntax.fmt import FormatError, format_checked
+    from compiler.syntax.parse import parse
 
     report = Report()
     changed: list[str] = []
@@ -309,8 +309,8 @@ def compiled(ruleset: str) -> types.ModuleType:
     keeps output/ in step with the compiler, and CI fails when it is not.)"""
     import hashlib
 
-    from . import __version__
-    from .resources import project_root, ruleset_path
+    from compiler import __version__
+    from compiler.resources import project_root, ruleset_path
 
     path = ruleset_path(ruleset)
     module_path = project_root() / "output" / "python" / f"{path.stem}.py"
@@ -322,8 +322,8 @@ def compiled(ruleset: str) -> types.ModuleType:
     if built and f"SOURCE_SHA256 = {digest!r}" in built and \
             f"RULECRAFT_VERSION = {__version__!r}" in built:
         return _import_module(path.stem, module_path)
-    from .api import load
-    from .codegen import generate
+    from compiler.api import load
+    from compiler.backends.python import generate
 
     loaded = load(ruleset)
     return _exec_module(loaded.checked.id, generate(loaded.checked))
@@ -542,13 +542,13 @@ def outcome_labels(module: types.ModuleType, name: str) -> dict[str, str]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .api import load
-    from .render import input_data
+    from compiler.api import load
+    from compiler.backends.render import input_data
 
     loaded = load(args.ruleset)
     checked = loaded.checked
     items: list[dict[str, Any]] = []
-    from . import model as m
+    from compiler import model as m
 
     for definition in checked.definitions:
         inputs = [

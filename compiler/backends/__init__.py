@@ -1,0 +1,1 @@
+"""Backends: the checked model -> a Python module, JSON, YAML, HTML and PDF; a whole build."""

@@ -1,0 +1,1 @@
+"""Check: source model -> checked model (names, types, errata), and every diagnostic of meaning."""

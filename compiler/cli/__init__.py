@@ -1,0 +1,1 @@
+"""The `rulecraft` command, `rulecraft watch` and what they share."""

@@ -1,0 +1,1 @@
+"""Syntax: rules text -> parse tree -> source model, with the curated syntax mistakes and the formatter."""
