@@ -149,3 +149,9 @@ def test_the_formatter_writes_an_exploding_die_touching_its_bang() -> None:
     assert format_source(FIXTURE.read_text(encoding="utf-8")) == FIXTURE.read_text(encoding="utf-8")
     text = 'ruleset "T"\n\nroll r "R" [T-1]\n  roll: 2d6 !+1\n  - 5+: hi "Hi"\n  - otherwise: lo "Lo"\n'
     assert "  roll: 2d6! + 1\n" in format_source(text)
+
+
+def test_a_simulation_shows_a_total_past_the_horizon_as_the_rest(game: Any) -> None:
+    sim = game.simulate("damage", 6_000, seed=3, bonus=2)
+    assert set(sim.totals) <= {3, 4, 5, 6, 7, "9+"} and "9+" in sim.totals
+    assert sim.counts["big"] == sim.totals.count("9+")  # every big hit is past the horizon here

@@ -965,7 +965,7 @@ class ModuleWriter:
                 w.line(f"_total_{name}(plan{tail})")
                 if resolver.rerolls:
                     self.rerolled_line(resolver)
-                w.line("return exact_joint(")
+                w.line("joint = exact_joint(")
                 with w.indent():
                     w.line("plan.specs,")
                     w.line(f"lambda g: _total_{name}(_Replaying(g){tail}),")
@@ -973,6 +973,10 @@ class ModuleWriter:
                     w.line("rerolled," if resolver.rerolls else "(),")
                     w.line(f"_READS_{name},")
                 w.line(")")
+                if resolver.horizon is not None:  # exploding dice: a total past the horizon stands for all of them
+                    w.line(f"return _joint_above(joint, {compiler.number(resolver.horizon)})")
+                else:
+                    w.line("return joint")
             else:
                 source = resolver.key if resolver.key is not None else resolver.value
                 w.line(f"r_total: {type_text(compiler.total_kinds)} = "

@@ -729,6 +729,17 @@ def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str
     return out
 
 
+def _joint_above(joint: "Joint", horizon: int) -> "Joint":
+    """A joint of exploding dice with every total past `horizon` written as one `"N+"` (see `_above`): the
+    odds read its bands only, and `simulate()` shows such a roll's total as `"N+"`, not one number."""
+    weights, denominator = joint
+    out: dict[tuple[int, object], int] = {}
+    for (band, total), weight in weights.items():
+        key = (band, total if not isinstance(total, int) or total <= horizon else f"{horizon + 1}+")
+        out[key] = out.get(key, 0) + weight
+    return out, denominator
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 

@@ -738,6 +738,17 @@ def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str
     return out
 
 
+def _joint_above(joint: "Joint", horizon: int) -> "Joint":
+    """A joint of exploding dice with every total past `horizon` written as one `"N+"` (see `_above`): the
+    odds read its bands only, and `simulate()` shows such a roll's total as `"N+"`, not one number."""
+    weights, denominator = joint
+    out: dict[tuple[int, object], int] = {}
+    for (band, total), weight in weights.items():
+        key = (band, total if not isinstance(total, int) or total <= horizon else f"{horizon + 1}+")
+        out[key] = out.get(key, 0) + weight
+    return out, denominator
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -1454,7 +1465,7 @@ def _joint_test(given: Mapping[str, object]) -> Joint:
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     plan = _Planning()
     _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_test(
             _Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
@@ -1466,6 +1477,7 @@ def _joint_test(given: Mapping[str, object]) -> Joint:
         (),
         _READS_test,
     )
+    return joint
 
 
 
@@ -1646,13 +1658,14 @@ def _joint_contest(given: Mapping[str, object]) -> Joint:
     v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
     plan = _Planning()
     _total_contest(plan, v_mine, v_theirs, v_edge)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_contest(_Replaying(g), v_mine, v_theirs, v_edge),
         lambda t, n, f, k: _band_contest(t, n, f, k, plan.zero, v_mine, v_theirs, v_edge),
         (),
         _READS_contest,
     )
+    return joint
 
 
 
@@ -2194,13 +2207,14 @@ def _joint_spell(given: Mapping[str, object]) -> Joint:
     v_concentration = _check_flag('concentration', given.get('concentration', False))
     plan = _Planning()
     _total_spell(plan, v_wil, v_dn, v_concentration)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_spell(_Replaying(g), v_wil, v_dn, v_concentration),
         lambda t, n, f, k: _band_spell(t, n, f, k, plan.zero, v_wil, v_dn, v_concentration),
         (),
         _READS_spell,
     )
+    return joint
 
 
 
@@ -2669,13 +2683,14 @@ def _joint_luck_die(given: Mapping[str, object]) -> Joint:
     v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_luck_die(plan, v_die)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_luck_die(_Replaying(g), v_die),
         lambda t, n, f, k: _band_luck_die(t, n, f, k, plan.zero, v_die),
         (),
         _READS_luck_die,
     )
+    return joint
 
 
 
@@ -3075,13 +3090,14 @@ def _joint_surprise(given: Mapping[str, object]) -> Joint:
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_surprise(plan, v_mine, v_theirs)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_surprise(_Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero, v_mine, v_theirs),
         (),
         _READS_surprise,
     )
+    return joint
 
 
 
@@ -3329,13 +3345,14 @@ def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_hireling_contest(plan, v_mine, v_theirs)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_hireling_contest(_Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_hireling_contest(t, n, f, k, plan.zero, v_mine, v_theirs),
         (),
         _READS_hireling_contest,
     )
+    return joint
 
 
 
@@ -3501,13 +3518,14 @@ def _joint_reaction(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_reaction(plan, v_wil)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_reaction(_Replaying(g), v_wil),
         lambda t, n, f, k: _band_reaction(t, n, f, k, plan.zero, v_wil),
         (),
         _READS_reaction,
     )
+    return joint
 
 
 
@@ -3656,13 +3674,14 @@ def _joint_leverage(given: Mapping[str, object]) -> Joint:
     v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_leverage(plan, v_mine, v_theirs)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_leverage(_Replaying(g), v_mine, v_theirs),
         lambda t, n, f, k: _band_leverage(t, n, f, k, plan.zero, v_mine, v_theirs),
         (),
         _READS_leverage,
     )
+    return joint
 
 
 
@@ -3846,7 +3865,7 @@ def _joint_attack(given: Mapping[str, object]) -> Joint:
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     plan = _Planning()
     _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_attack(
             _Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
@@ -3857,6 +3876,7 @@ def _joint_attack(given: Mapping[str, object]) -> Joint:
         (),
         _READS_attack,
     )
+    return joint
 
 
 
@@ -4027,13 +4047,14 @@ def _joint_blast(given: Mapping[str, object]) -> Joint:
     v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_blast(plan, v_weapon)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_blast(_Replaying(g), v_weapon),
         lambda t, n, f, k: _band_blast(t, n, f, k, plan.zero, v_weapon),
         (),
         _READS_blast,
     )
+    return joint
 
 
 
@@ -4206,13 +4227,14 @@ def _joint_morale_check(given: Mapping[str, object]) -> Joint:
     v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_morale_check(plan, v_wil, v_their_wil)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_morale_check(_Replaying(g), v_wil, v_their_wil),
         lambda t, n, f, k: _band_morale_check(t, n, f, k, plan.zero, v_wil, v_their_wil),
         (),
         _READS_morale_check,
     )
+    return joint
 
 
 
@@ -4292,13 +4314,14 @@ def _joint_morale(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     plan = _Planning()
     _total_morale(plan, v_wil)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_morale(_Replaying(g), v_wil),
         lambda t, n, f, k: _band_morale(t, n, f, k, plan.zero, v_wil),
         (),
         _READS_morale,
     )
+    return joint
 
 
 
@@ -4599,13 +4622,14 @@ def _joint_critical_harm(given: Mapping[str, object]) -> Joint:
     v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
     plan = _Planning()
     _total_critical_harm(plan, v_attribute, v_dn)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_critical_harm(_Replaying(g), v_attribute, v_dn),
         lambda t, n, f, k: _band_critical_harm(t, n, f, k, plan.zero, v_attribute, v_dn),
         (),
         _READS_critical_harm,
     )
+    return joint
 
 
 

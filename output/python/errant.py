@@ -741,6 +741,17 @@ def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str
     return out
 
 
+def _joint_above(joint: "Joint", horizon: int) -> "Joint":
+    """A joint of exploding dice with every total past `horizon` written as one `"N+"` (see `_above`): the
+    odds read its bands only, and `simulate()` shows such a roll's total as `"N+"`, not one number."""
+    weights, denominator = joint
+    out: dict[tuple[int, object], int] = {}
+    for (band, total), weight in weights.items():
+        key = (band, total if not isinstance(total, int) or total <= horizon else f"{horizon + 1}+")
+        out[key] = out.get(key, 0) + weight
+    return out, denominator
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -1344,13 +1355,14 @@ def _joint_check(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
     plan = _Planning()
     _total_check(plan, v_dv, v_attribute)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_check(_Replaying(g), v_dv, v_attribute),
         lambda t, n, f, k: _band_check(t, n, f, k, plan.zero, v_dv, v_attribute),
         (),
         _READS_check,
     )
+    return joint
 
 
 
@@ -1467,13 +1479,14 @@ def _joint_saving_throw(given: Mapping[str, object]) -> Joint:
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     plan = _Planning()
     _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_saving_throw(_Replaying(g), v_threat_renown, v_attribute, v_dv),
         lambda t, n, f, k: _band_saving_throw(t, n, f, k, plan.zero, v_threat_renown, v_attribute, v_dv),
         (),
         _READS_saving_throw,
     )
+    return joint
 
 
 
@@ -2533,13 +2546,14 @@ def _joint_travel_event_die(given: Mapping[str, object]) -> Joint:
     v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
     plan = _Planning()
     _total_travel_event_die(plan, v_no_watch)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_travel_event_die(_Replaying(g), v_no_watch),
         lambda t, n, f, k: _band_travel_event_die(t, n, f, k, plan.zero, v_no_watch),
         (),
         _READS_travel_event_die,
     )
+    return joint
 
 
 
@@ -2976,13 +2990,14 @@ def _joint_weather(given: Mapping[str, object]) -> Joint:
     v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
     plan = _Planning()
     _total_weather(plan, v_season, v_modifier)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_weather(_Replaying(g), v_season, v_modifier),
         lambda t, n, f, k: _band_weather(t, n, f, k, plan.zero, v_season, v_modifier),
         (),
         _READS_weather,
     )
+    return joint
 
 
 
@@ -3059,13 +3074,14 @@ def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int | str
 def _joint_exploration_event_die(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_exploration_event_die(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_exploration_event_die(_Replaying(g)),
         lambda t, n, f, k: _band_exploration_event_die(t, n, f, k, plan.zero),
         (),
         _READS_exploration_event_die,
     )
+    return joint
 
 
 
@@ -3294,13 +3310,14 @@ def _joint_stealth(given: Mapping[str, object]) -> Joint:
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     plan = _Planning()
     _total_stealth(plan, v_skill, v_encumbrance, v_dv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_stealth(_Replaying(g), v_skill, v_encumbrance, v_dv),
         lambda t, n, f, k: _band_stealth(t, n, f, k, plan.zero, v_skill, v_encumbrance, v_dv),
         (),
         _READS_stealth,
     )
+    return joint
 
 
 
@@ -3419,13 +3436,14 @@ def _joint_group_stealth(given: Mapping[str, object]) -> Joint:
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     plan = _Planning()
     _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_group_stealth(_Replaying(g), v_skill, v_group_encumbrance, v_dv),
         lambda t, n, f, k: _band_group_stealth(t, n, f, k, plan.zero, v_skill, v_group_encumbrance, v_dv),
         (),
         _READS_group_stealth,
     )
+    return joint
 
 
 
@@ -3637,13 +3655,14 @@ def _joint_harvesting(given: Mapping[str, object]) -> Joint:
     v_dv, = _lets_harvesting(v_skill, v_threat)
     plan = _Planning()
     _total_harvesting(plan, v_skill, v_threat, v_dv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_harvesting(_Replaying(g), v_skill, v_threat, v_dv),
         lambda t, n, f, k: _band_harvesting(t, n, f, k, plan.zero, v_skill, v_threat, v_dv),
         (),
         _READS_harvesting,
     )
+    return joint
 
 
 
@@ -3863,13 +3882,14 @@ def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     plan = _Planning()
     _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_stuck_door(_Replaying(g), v_phys, v_door_dv, v_helpers, v_dv),
         lambda t, n, f, k: _band_stuck_door(t, n, f, k, plan.zero, v_phys, v_door_dv, v_helpers, v_dv),
         (),
         _READS_stuck_door,
     )
+    return joint
 
 
 
@@ -4004,13 +4024,14 @@ def _totals_locks(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_locks(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_locks(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_locks(_Replaying(g)),
         lambda t, n, f, k: _band_locks(t, n, f, k, plan.zero),
         (),
         _READS_locks,
     )
+    return joint
 
 
 
@@ -4119,13 +4140,14 @@ def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int | str, F
 def _joint_downtime_event_die(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_downtime_event_die(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_downtime_event_die(_Replaying(g)),
         lambda t, n, f, k: _band_downtime_event_die(t, n, f, k, plan.zero),
         (),
         _READS_downtime_event_die,
     )
+    return joint
 
 
 
@@ -4238,13 +4260,14 @@ def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int | st
 def _joint_downtime_complications(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_downtime_complications(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_downtime_complications(_Replaying(g)),
         lambda t, n, f, k: _band_downtime_complications(t, n, f, k, plan.zero),
         (),
         _READS_downtime_complications,
     )
+    return joint
 
 
 
@@ -4318,13 +4341,14 @@ def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int | str, Frac
 def _joint_downtime_trends(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_downtime_trends(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_downtime_trends(_Replaying(g)),
         lambda t, n, f, k: _band_downtime_trends(t, n, f, k, plan.zero),
         (),
         _READS_downtime_trends,
     )
+    return joint
 
 
 
@@ -4419,13 +4443,14 @@ def _joint_downtime_action(given: Mapping[str, object]) -> Joint:
     v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
     plan = _Planning()
     _total_downtime_action(plan, v_modifiers)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_downtime_action(_Replaying(g), v_modifiers),
         lambda t, n, f, k: _band_downtime_action(t, n, f, k, plan.zero, v_modifiers),
         (),
         _READS_downtime_action,
     )
+    return joint
 
 
 
@@ -4636,13 +4661,14 @@ def _joint_amount_wasted(given: Mapping[str, object]) -> Joint:
     )
     plan = _Planning()
     _total_amount_wasted(plan, v_settlement)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_amount_wasted(_Replaying(g), v_settlement),
         lambda t, n, f, k: _band_amount_wasted(t, n, f, k, plan.zero, v_settlement),
         (),
         _READS_amount_wasted,
     )
+    return joint
 
 
 
@@ -4722,13 +4748,14 @@ def _totals_combat_distance(given: Mapping[str, object]) -> dict[int | str, Frac
 def _joint_combat_distance(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_combat_distance(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_combat_distance(_Replaying(g)),
         lambda t, n, f, k: _band_combat_distance(t, n, f, k, plan.zero),
         (),
         _READS_combat_distance,
     )
+    return joint
 
 
 
@@ -4795,13 +4822,14 @@ def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_surprise(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_surprise(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_surprise(_Replaying(g)),
         lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero),
         (),
         _READS_surprise,
     )
+    return joint
 
 
 
@@ -4903,13 +4931,14 @@ def _joint_initiative(given: Mapping[str, object]) -> Joint:
     v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
     plan = _Planning()
     _total_initiative(plan, v_call)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_initiative(_Replaying(g), v_call),
         lambda t, n, f, k: _band_initiative(t, n, f, k, plan.zero, v_call),
         (),
         _READS_initiative,
     )
+    return joint
 
 
 
@@ -5203,13 +5232,14 @@ def _joint_movement_roll(given: Mapping[str, object]) -> Joint:
     v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
     plan = _Planning()
     _total_movement_roll(plan, v_movement_dice)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_movement_roll(_Replaying(g), v_movement_dice),
         lambda t, n, f, k: _band_movement_roll(t, n, f, k, plan.zero, v_movement_dice),
         (),
         _READS_movement_roll,
     )
+    return joint
 
 
 
@@ -5463,13 +5493,14 @@ def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
     v_missile = _check_flag('missile', given.get('missile', False))
     plan = _Planning()
     _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_attack_roll(_Replaying(g), v_die, v_blocks, v_enhance, v_missile),
         lambda t, n, f, k: _band_attack_roll(t, n, f, k, plan.zero, v_die, v_blocks, v_enhance, v_missile),
         (),
         _READS_attack_roll,
     )
+    return joint
 
 
 
@@ -5986,13 +6017,14 @@ def _joint_zero_hp_saving_throw(given: Mapping[str, object]) -> Joint:
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     plan = _Planning()
     _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_zero_hp_saving_throw(_Replaying(g), v_phys, v_damage_taken, v_dv),
         lambda t, n, f, k: _band_zero_hp_saving_throw(t, n, f, k, plan.zero, v_phys, v_damage_taken, v_dv),
         (),
         _READS_zero_hp_saving_throw,
     )
+    return joint
 
 
 
@@ -6128,13 +6160,14 @@ def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
     v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
     plan = _Planning()
     _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_chase_movement_roll(_Replaying(g), v_movement_dice, v_sprint),
         lambda t, n, f, k: _band_chase_movement_roll(t, n, f, k, plan.zero, v_movement_dice, v_sprint),
         (),
         _READS_chase_movement_roll,
     )
+    return joint
 
 
 
@@ -6355,13 +6388,14 @@ def _joint_fall_damage(given: Mapping[str, object]) -> Joint:
     )
     plan = _Planning()
     _total_fall_damage(plan, v_height)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_fall_damage(_Replaying(g), v_height),
         lambda t, n, f, k: _band_fall_damage(t, n, f, k, plan.zero, v_height),
         (),
         _READS_fall_damage,
     )
+    return joint
 
 
 
@@ -6440,13 +6474,14 @@ def _totals_burning(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_burning(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_burning(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_burning(_Replaying(g)),
         lambda t, n, f, k: _band_burning(t, n, f, k, plan.zero),
         (),
         _READS_burning,
     )
+    return joint
 
 
 
@@ -6616,13 +6651,14 @@ def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int | str, Fracti
 def _joint_out_of_breath(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_out_of_breath(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_out_of_breath(_Replaying(g)),
         lambda t, n, f, k: _band_out_of_breath(t, n, f, k, plan.zero),
         (),
         _READS_out_of_breath,
     )
+    return joint
 
 
 

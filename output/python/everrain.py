@@ -739,6 +739,17 @@ def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str
     return out
 
 
+def _joint_above(joint: "Joint", horizon: int) -> "Joint":
+    """A joint of exploding dice with every total past `horizon` written as one `"N+"` (see `_above`): the
+    odds read its bands only, and `simulate()` shows such a roll's total as `"N+"`, not one number."""
+    weights, denominator = joint
+    out: dict[tuple[int, object], int] = {}
+    for (band, total), weight in weights.items():
+        key = (band, total if not isinstance(total, int) or total <= horizon else f"{horizon + 1}+")
+        out[key] = out.get(key, 0) + weight
+    return out, denominator
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -2183,7 +2194,7 @@ def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
     _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
     rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_expedition_test(
             _Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
@@ -2194,6 +2205,7 @@ def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
         rerolled,
         _READS_expedition_test,
     )
+    return joint
 
 
 
@@ -2340,13 +2352,14 @@ def _joint_expedition_test_crew(given: Mapping[str, object]) -> Joint:
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     plan = _Planning()
     _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_expedition_test_crew(_Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested),
         lambda t, n, f, k: _band_expedition_test_crew(t, n, f, k, plan.zero, v_a, v_b, v_c, v_arrogant, v_tested),
         (),
         _READS_expedition_test_crew,
     )
+    return joint
 
 
 
@@ -3300,13 +3313,14 @@ def _joint_enemy_agent_activation(given: Mapping[str, object]) -> Joint:
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = _Planning()
     _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_enemy_agent_activation(_Replaying(g), v_enemy_dice, v_distance, v_trigger),
         lambda t, n, f, k: _band_enemy_agent_activation(t, n, f, k, plan.zero, v_enemy_dice, v_distance, v_trigger),
         (),
         _READS_enemy_agent_activation,
     )
+    return joint
 
 
 
@@ -3480,7 +3494,7 @@ def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     plan = _Planning()
     _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_crew_attack(_Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
         lambda t, n, f, k: _band_crew_attack(
@@ -3489,6 +3503,7 @@ def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
         (),
         _READS_crew_attack,
     )
+    return joint
 
 
 
@@ -3727,7 +3742,7 @@ def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     plan = _Planning()
     _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_counter_roll(_Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
         lambda t, n, f, k: _band_counter_roll(
@@ -3736,6 +3751,7 @@ def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
         (),
         _READS_counter_roll,
     )
+    return joint
 
 
 
@@ -3899,7 +3915,7 @@ def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     plan = _Planning()
     _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_weapon_fire(_Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
         lambda t, n, f, k: _band_weapon_fire(
@@ -3908,6 +3924,7 @@ def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
         (),
         _READS_weapon_fire,
     )
+    return joint
 
 
 
@@ -4082,13 +4099,14 @@ def _joint_enemy_ship_roll(given: Mapping[str, object]) -> Joint:
     v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
     plan = _Planning()
     _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_enemy_ship_roll(_Replaying(g), v_enemy_dice, v_in_range, v_trigger),
         lambda t, n, f, k: _band_enemy_ship_roll(t, n, f, k, plan.zero, v_enemy_dice, v_in_range, v_trigger),
         (),
         _READS_enemy_ship_roll,
     )
+    return joint
 
 
 
@@ -4371,13 +4389,14 @@ def _joint_ship_evasion(given: Mapping[str, object]) -> Joint:
     v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
     plan = _Planning()
     _total_ship_evasion(plan, v_hits)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_ship_evasion(_Replaying(g), v_hits),
         lambda t, n, f, k: _band_ship_evasion(t, n, f, k, plan.zero, v_hits),
         (),
         _READS_ship_evasion,
     )
+    return joint
 
 
 

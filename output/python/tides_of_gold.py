@@ -746,6 +746,17 @@ def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str
     return out
 
 
+def _joint_above(joint: "Joint", horizon: int) -> "Joint":
+    """A joint of exploding dice with every total past `horizon` written as one `"N+"` (see `_above`): the
+    odds read its bands only, and `simulate()` shows such a roll's total as `"N+"`, not one number."""
+    weights, denominator = joint
+    out: dict[tuple[int, object], int] = {}
+    for (band, total), weight in weights.items():
+        key = (band, total if not isinstance(total, int) or total <= horizon else f"{horizon + 1}+")
+        out[key] = out.get(key, 0) + weight
+    return out, denominator
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -1400,13 +1411,14 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
     v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
     plan = _Planning()
     _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_action_roll(_Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty),
         lambda t, n, f, k: _band_action_roll(t, n, f, k, plan.zero, v_dots, v_bonus_die, v_edge, v_penalty),
         (),
         _READS_action_roll,
     )
+    return joint
 
 
 
@@ -1500,13 +1512,14 @@ def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
     plan = _Planning()
     _total_resistance_roll(plan, v_attribute)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_resistance_roll(_Replaying(g), v_attribute),
         lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
         (),
         _READS_resistance_roll,
     )
+    return joint
 
 
 
@@ -1604,13 +1617,14 @@ def _joint_consequence_clock(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = _Planning()
     _total_consequence_clock(plan, v_dots)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_consequence_clock(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_consequence_clock(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_consequence_clock,
     )
+    return joint
 
 
 
@@ -1714,13 +1728,14 @@ def _joint_obstacle_clock(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = _Planning()
     _total_obstacle_clock(plan, v_dots)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_obstacle_clock(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_obstacle_clock(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_obstacle_clock,
     )
+    return joint
 
 
 
@@ -1792,13 +1807,14 @@ def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int | str, Fra
 def _joint_heritage_connect(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_heritage_connect(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_heritage_connect(_Replaying(g)),
         lambda t, n, f, k: _band_heritage_connect(t, n, f, k, plan.zero),
         (),
         _READS_heritage_connect,
     )
+    return joint
 
 
 
@@ -1903,13 +1919,14 @@ def _joint_coin_roll(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = _Planning()
     _total_coin_roll(plan, v_wealth)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_coin_roll(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_coin_roll(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_coin_roll,
     )
+    return joint
 
 
 
@@ -2418,7 +2435,7 @@ def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     plan = _Planning()
     _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_score_engagement(
             _Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
@@ -2429,6 +2446,7 @@ def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
         (),
         _READS_score_engagement,
     )
+    return joint
 
 
 
@@ -3369,7 +3387,7 @@ def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
     _total_odyssey_engagement(
         plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
     )
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_odyssey_engagement(
             _Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
@@ -3381,6 +3399,7 @@ def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
         (),
         _READS_odyssey_engagement,
     )
+    return joint
 
 
 
@@ -3485,13 +3504,14 @@ def _totals_zone_1(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_zone_1(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_zone_1(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_zone_1(_Replaying(g)),
         lambda t, n, f, k: _band_zone_1(t, n, f, k, plan.zero),
         (),
         _READS_zone_1,
     )
+    return joint
 
 
 
@@ -3598,13 +3618,14 @@ def _totals_zone_2(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_zone_2(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_zone_2(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_zone_2(_Replaying(g)),
         lambda t, n, f, k: _band_zone_2(t, n, f, k, plan.zero),
         (),
         _READS_zone_2,
     )
+    return joint
 
 
 
@@ -3713,13 +3734,14 @@ def _totals_zone_3(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_zone_3(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_zone_3(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_zone_3(_Replaying(g)),
         lambda t, n, f, k: _band_zone_3(t, n, f, k, plan.zero),
         (),
         _READS_zone_3,
     )
+    return joint
 
 
 
@@ -3807,13 +3829,14 @@ def _totals_zone_4(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_zone_4(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_zone_4(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_zone_4(_Replaying(g)),
         lambda t, n, f, k: _band_zone_4(t, n, f, k, plan.zero),
         (),
         _READS_zone_4,
     )
+    return joint
 
 
 
@@ -3926,13 +3949,14 @@ def _joint_tier_i(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = _Planning()
     _total_tier_i(plan, v_mythical)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_tier_i(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_i(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_i,
     )
+    return joint
 
 
 
@@ -4045,13 +4069,14 @@ def _joint_tier_ii(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = _Planning()
     _total_tier_ii(plan, v_mythical)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_tier_ii(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_ii(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_ii,
     )
+    return joint
 
 
 
@@ -4164,13 +4189,14 @@ def _joint_tier_iii(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = _Planning()
     _total_tier_iii(plan, v_mythical)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_tier_iii(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_iii(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_iii,
     )
+    return joint
 
 
 
@@ -4283,13 +4309,14 @@ def _joint_tier_iv(given: Mapping[str, object]) -> Joint:
     v_mythical = _check_flag('mythical', given.get('mythical', False))
     plan = _Planning()
     _total_tier_iv(plan, v_mythical)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_tier_iv(_Replaying(g), v_mythical),
         lambda t, n, f, k: _band_tier_iv(t, n, f, k, plan.zero, v_mythical),
         (),
         _READS_tier_iv,
     )
+    return joint
 
 
 
@@ -4377,13 +4404,14 @@ def _totals_tier_v(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_tier_v(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_tier_v(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_tier_v(_Replaying(g)),
         lambda t, n, f, k: _band_tier_v(t, n, f, k, plan.zero),
         (),
         _READS_tier_v,
     )
+    return joint
 
 
 
@@ -4455,13 +4483,14 @@ def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int | str, Fr
 def _joint_mythical_monsters(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_mythical_monsters(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_mythical_monsters(_Replaying(g)),
         lambda t, n, f, k: _band_mythical_monsters(t, n, f, k, plan.zero),
         (),
         _READS_mythical_monsters,
     )
+    return joint
 
 
 
@@ -5049,13 +5078,14 @@ def _totals_crisis(given: Mapping[str, object]) -> dict[int | str, Fraction]:
 def _joint_crisis(given: Mapping[str, object]) -> Joint:
     plan = _Planning()
     _total_crisis(plan)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_crisis(_Replaying(g)),
         lambda t, n, f, k: _band_crisis(t, n, f, k, plan.zero),
         (),
         _READS_crisis,
     )
+    return joint
 
 
 
@@ -5169,13 +5199,14 @@ def _joint_sea_raid(given: Mapping[str, object]) -> Joint:
     v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
     plan = _Planning()
     _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_sea_raid(_Replaying(g), v_wealth, v_cargo_adjustment),
         lambda t, n, f, k: _band_sea_raid(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment),
         (),
         _READS_sea_raid,
     )
+    return joint
 
 
 
@@ -5922,7 +5953,7 @@ def _joint_raid_type(given: Mapping[str, object]) -> Joint:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     plan = _Planning()
     _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_raid_type(_Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
         lambda t, n, f, k: _band_raid_type(
@@ -5931,6 +5962,7 @@ def _joint_raid_type(given: Mapping[str, object]) -> Joint:
         (),
         _READS_raid_type,
     )
+    return joint
 
 
 
@@ -6027,13 +6059,14 @@ def _joint_acquire_asset(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = _Planning()
     _total_acquire_asset(plan, v_wealth)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_acquire_asset(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_acquire_asset(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_acquire_asset,
     )
+    return joint
 
 
 
@@ -6140,13 +6173,14 @@ def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = _Planning()
     _total_long_term_project(plan, v_dots)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_long_term_project(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_long_term_project,
     )
+    return joint
 
 
 
@@ -6252,13 +6286,14 @@ def _joint_reduce_notoriety(given: Mapping[str, object]) -> Joint:
     v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
     plan = _Planning()
     _total_reduce_notoriety(plan, v_dots)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_reduce_notoriety(_Replaying(g), v_dots),
         lambda t, n, f, k: _band_reduce_notoriety(t, n, f, k, plan.zero, v_dots),
         (),
         _READS_reduce_notoriety,
     )
+    return joint
 
 
 
@@ -6381,13 +6416,14 @@ def _joint_seek_your_anchor(given: Mapping[str, object]) -> Joint:
     v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
     plan = _Planning()
     _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_seek_your_anchor(_Replaying(g), v_lowest_attribute, v_stress_marked),
         lambda t, n, f, k: _band_seek_your_anchor(t, n, f, k, plan.zero, v_lowest_attribute, v_stress_marked),
         (),
         _READS_seek_your_anchor,
     )
+    return joint
 
 
 
@@ -6578,13 +6614,14 @@ def _joint_seller_roll(given: Mapping[str, object]) -> Joint:
     v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     plan = _Planning()
     _total_seller_roll(plan, v_market)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_seller_roll(_Replaying(g), v_market),
         lambda t, n, f, k: _band_seller_roll(t, n, f, k, plan.zero, v_market),
         (),
         _READS_seller_roll,
     )
+    return joint
 
 
 
@@ -7030,13 +7067,14 @@ def _joint_gossip(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = _Planning()
     _total_gossip(plan, v_wealth)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_gossip(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_gossip(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_gossip,
     )
+    return joint
 
 
 
@@ -7146,13 +7184,14 @@ def _joint_manipulate_markets(given: Mapping[str, object]) -> Joint:
     v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
     plan = _Planning()
     _total_manipulate_markets(plan, v_wealth)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_manipulate_markets(_Replaying(g), v_wealth),
         lambda t, n, f, k: _band_manipulate_markets(t, n, f, k, plan.zero, v_wealth),
         (),
         _READS_manipulate_markets,
     )
+    return joint
 
 
 

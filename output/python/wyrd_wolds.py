@@ -744,6 +744,17 @@ def _above(totals: Mapping[int | str, Fraction], horizon: int) -> dict[int | str
     return out
 
 
+def _joint_above(joint: "Joint", horizon: int) -> "Joint":
+    """A joint of exploding dice with every total past `horizon` written as one `"N+"` (see `_above`): the
+    odds read its bands only, and `simulate()` shows such a roll's total as `"N+"`, not one number."""
+    weights, denominator = joint
+    out: dict[tuple[int, object], int] = {}
+    for (band, total), weight in weights.items():
+        key = (band, total if not isinstance(total, int) or total <= horizon else f"{horizon + 1}+")
+        out[key] = out.get(key, 0) + weight
+    return out, denominator
+
+
 def percent(probability: Fraction) -> float:
     return round(float(probability) * 100, 3)
 
@@ -1346,13 +1357,14 @@ def _joint_simple_roll(given: Mapping[str, object]) -> Joint:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
     plan = _Planning()
     _total_simple_roll(plan, v_rating)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_simple_roll(_Replaying(g), v_rating),
         lambda t, n, f, k: _band_simple_roll(t, n, f, k, plan.zero, v_rating),
         (),
         _READS_simple_roll,
     )
+    return joint
 
 
 
@@ -2462,7 +2474,7 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
     _total_action_roll(
         plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
     )
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_action_roll(
             _Replaying(g),
@@ -2481,6 +2493,7 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
         (),
         _READS_action_roll,
     )
+    return joint
 
 
 
@@ -3664,13 +3677,14 @@ def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
     plan = _Planning()
     _total_resistance_roll(plan, v_attribute)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_resistance_roll(_Replaying(g), v_attribute),
         lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
         (),
         _READS_resistance_roll,
     )
+    return joint
 
 
 
@@ -4026,13 +4040,14 @@ def _joint_fortune_roll(given: Mapping[str, object]) -> Joint:
     v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
     plan = _Planning()
     _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_fortune_roll(_Replaying(g), v_trait, v_advantages, v_disadvantages),
         lambda t, n, f, k: _band_fortune_roll(t, n, f, k, plan.zero, v_trait, v_advantages, v_disadvantages),
         (),
         _READS_fortune_roll,
     )
+    return joint
 
 
 
@@ -4256,13 +4271,14 @@ def _joint_gather_information(given: Mapping[str, object]) -> Joint:
     v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
     plan = _Planning()
     _total_gather_information(plan, v_rating)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_gather_information(_Replaying(g), v_rating),
         lambda t, n, f, k: _band_gather_information(t, n, f, k, plan.zero, v_rating),
         (),
         _READS_gather_information,
     )
+    return joint
 
 
 
@@ -5075,13 +5091,14 @@ def _joint_downtime_roll(given: Mapping[str, object]) -> Joint:
     v_push = _check_flag('push', given.get('push', False))
     plan = _Planning()
     _total_downtime_roll(plan, v_rating, v_push)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_downtime_roll(_Replaying(g), v_rating, v_push),
         lambda t, n, f, k: _band_downtime_roll(t, n, f, k, plan.zero, v_rating, v_push),
         (),
         _READS_downtime_roll,
     )
+    return joint
 
 
 
@@ -5201,13 +5218,14 @@ def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
     v_push = _check_flag('push', given.get('push', False))
     plan = _Planning()
     _total_long_term_project(plan, v_rating, v_push)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_long_term_project(_Replaying(g), v_rating, v_push),
         lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_rating, v_push),
         (),
         _READS_long_term_project,
     )
+    return joint
 
 
 
@@ -5336,13 +5354,14 @@ def _joint_recovery(given: Mapping[str, object]) -> Joint:
     )
     plan = _Planning()
     _total_recovery(plan, v_healer_rating, v_treatment)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_recovery(_Replaying(g), v_healer_rating, v_treatment),
         lambda t, n, f, k: _band_recovery(t, n, f, k, plan.zero, v_healer_rating, v_treatment),
         (),
         _READS_recovery,
     )
+    return joint
 
 
 
@@ -5777,13 +5796,14 @@ def _joint_magnitude_fortune(given: Mapping[str, object]) -> Joint:
     v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
     plan = _Planning()
     _total_magnitude_fortune(plan, v_magnitude)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_magnitude_fortune(_Replaying(g), v_magnitude),
         lambda t, n, f, k: _band_magnitude_fortune(t, n, f, k, plan.zero, v_magnitude),
         (),
         _READS_magnitude_fortune,
     )
+    return joint
 
 
 
@@ -6710,7 +6730,7 @@ def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     plan = _Planning()
     _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    return exact_joint(
+    joint = exact_joint(
         plan.specs,
         lambda g: _total_crafting_roll(_Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
         lambda t, n, f, k: _band_crafting_roll(
@@ -6719,6 +6739,7 @@ def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
         (),
         _READS_crafting_roll,
     )
+    return joint
 
 
 
