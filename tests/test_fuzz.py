@@ -270,7 +270,9 @@ def test_one_die_group_with_too_many_readings_is_refused_not_enumerated() -> Non
         ("TOO-LARGE", "r with x=1: 20d20 has more than 2,000,000 readings to work out exactly", 5, 9)]
     assert refused(roll_with("100d100", *counting))[0][1] == (
         "r with x=1: 100d100 has more than 2,000,000 readings to work out exactly")
-    assert pipeline(roll_with("100d100")) is None
+    with pytest.MonkeyPatch.context() as patch:  # its readings alone cost more than the fuzz budget
+        patch.setattr(odds_module, "MAX_ANALYSIS", REAL_BUDGET)
+        assert pipeline(roll_with("100d100")) is None
     assert time.perf_counter() - start < 5
 
 
@@ -291,7 +293,8 @@ def test_a_pool_sized_by_a_wide_input_stops_at_the_check_budget() -> None:
     assert time.perf_counter() - start < 10
     assert len(errors) == 1 and errors[0][2:] == (3, 6)
     assert re.fullmatch(r"r with x=\d+: checking the exact odds of this ruleset takes more than 200,000 steps "
-                        r"\(dice readings x bands, for every input of every roll\); the limit is reached here",
+                        r"\(working out dice readings, then reading them into bands, for every input of every "
+                        r"roll\); the limit is reached here",
                         errors[0][1]), errors
 
 
@@ -428,13 +431,15 @@ def test_cap_readings_of_one_roll_at_compile_time_and_at_run_time() -> None:
 
 
 def test_cap_check_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole ruleset's exact odds share one budget of dice readings x bands."""
-    monkeypatch.setattr(odds_module, "MAX_ANALYSIS", 200)
-    text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 16 totals x 2 bands for each of 4 values: 128
-    assert pipeline(text) is None
-    errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice: 160, 192, 224
-    assert errors == [("TOO-LARGE", "s with a=2: checking the exact odds of this ruleset takes more than 200 steps "
-                       "(dice readings x bands, for every input of every roll); the limit is reached here", 8, 6)]
+    """The whole ruleset's exact odds share one budget: each distinct group's readings (once), then readings x bands."""
+    monkeypatch.setattr(odds_module, "MAX_ANALYSIS", 300)
+    assert runtime.readings_cost(runtime.dice(3, 6)) == 99
+    text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 99 for 3d6, then 16 totals x 2 bands for each of 4 values
+    assert pipeline(text) is None  # 227
+    errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice (3d6 paid): 259, 291, 323
+    assert errors == [("TOO-LARGE", "s with a=2: checking the exact odds of this ruleset takes more than 300 steps "
+                       "(working out dice readings, then reading them into bands, for every input of every roll); "
+                       "the limit is reached here", 8, 6)]
 
 
 def test_cap_entries_of_a_definition() -> None:

@@ -53,6 +53,7 @@ from compiler.semantics.runtime import (
     MAX_OUTCOMES,
     MAX_READINGS,
     MAX_SIDES,
+    MAX_WORK,
     DiceSpec,
     Faces,
     Reading,
@@ -60,12 +61,14 @@ from compiler.semantics.runtime import (
     combined_readings,
     count_text,
     dice,
+    readings_cost,
     reroll_weights,
     spec_readings,
+    work_refusal,
 )
 
 MAX_GRID = 20_000  # input combinations of one roll the design check analyses
-MAX_ANALYSIS = 3_000_000  # dice readings x bands the design check classifies, over a whole ruleset
+MAX_ANALYSIS = 1_500_000  # steps of the design check's exact odds over a whole ruleset (Budget): about 0.6 s
 MAX_SHEET_ODDS = 50_000  # odds printed on one sheet (rows x outcomes, over every roll)
 
 
@@ -123,10 +126,15 @@ class PlanError(EvalError):
 
 @dataclass
 class Budget:
-    """Work the design check may do (dice readings x bands), shared by every roll of a ruleset."""
+    """Work the design check may do, shared by every roll of a ruleset, in steps of about 0.4 microseconds:
+    working out each distinct dice group's readings (runtime.readings_cost, charged once per check), and
+    reading them into bands (readings x bands; a reading tested on its own, when the bands read more than
+    the total or test it with `when`, counts CLASSIFIED steps). Charged before the work, so a refusal costs
+    no time."""
 
     total: int = MAX_ANALYSIS
     spent: int = 0
+    charged: set[tuple[DiceSpec, Reads]] = field(default_factory=set)  # groups whose readings are paid for
 
     @property
     def exhausted(self) -> bool:
@@ -135,9 +143,20 @@ class Budget:
     def spend(self, amount: int, resolver: m.Resolver) -> None:
         self.spent += amount
         if self.exhausted:
-            raise TooLarge(f"checking the exact odds of this ruleset takes more than {self.total:,} steps (dice "
-                           "readings x bands, for every input of every roll); the limit is reached here",
+            raise TooLarge(f"checking the exact odds of this ruleset takes more than {self.total:,} steps (working "
+                           "out dice readings, then reading them into bands, for every input of every roll); the "
+                           "limit is reached here",
                            resolver.span, "use fewer dice or narrower inputs, or split the game into rulesets")
+
+    def readings(self, costs: tuple[tuple[DiceSpec, Reads, int], ...], resolver: m.Resolver) -> None:
+        """Pay for the readings of each group not paid for yet (the same dice, read alike, are worked out once)."""
+        for spec, wanted, cost in costs:
+            if (spec, wanted) not in self.charged:
+                self.charged.add((spec, wanted))
+                self.spend(cost, resolver)
+
+
+CLASSIFIED = 4  # steps of one reading x band tested on its own (measured: 2.5-7x a plain total's)
 
 
 # ---------------------------------------------------------------- inputs
@@ -468,6 +487,24 @@ def forget() -> None:
     _ANALYSES.clear()
     _ROLLS.clear()
     _readings.cache_clear()
+    _cost.cache_clear()
+
+
+def group_cost(group: GroupPlan, wanted: Reads) -> int:
+    """The estimated steps of one group's readings (runtime.readings_cost), refused past runtime.MAX_WORK at the
+    group's dice, saying what would fit (a pool set by an input names it: `(n)d1000` = 40d1000)."""
+    cost = _cost(group.spec, wanted)
+    if cost > MAX_WORK:
+        written = m.expr_text(group.term).strip("`")
+        raise TooLarge(work_refusal(group.spec, cost, wanted.counted, wanted.high, wanted.low, written),
+                       group.term.span,
+                       "use fewer dice or dice with fewer sides, or narrow the input that sets how many")
+    return cost
+
+
+@lru_cache(maxsize=4096)
+def _cost(spec: DiceSpec, wanted: Reads) -> int:
+    return readings_cost(spec, wanted.counted, wanted.high, wanted.low)
 
 
 def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
@@ -553,10 +590,11 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
         if len(matches) > 1:
             result.overlaps[written] = tuple(b.id for b in matches)
         return result
-    roll = roll_of(resolver, scope, found)
+    roll = roll_of(resolver, scope, found, budget)
     plan = roll.plan
     if budget is not None:
-        budget.spend(roll.size * max(len(resolver.bands), 1), resolver)
+        alone = roll.totals is None or bool(found.specials)  # each reading, or each total, tested on its own
+        budget.spend(roll.size * max(len(resolver.bands), 1) * (CLASSIFIED if alone else 1), resolver)
     joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
     specials = bool(found.specials)
     zero = any(g.zero for g in plan.groups)
@@ -631,26 +669,36 @@ class Roll:
     size: int  # joint readings
     totals: dict[int, int] | None  # the weight of each total, when the bands read nothing else of the roll
     denominator: int  # of every weight
+    costs: tuple[tuple[DiceSpec, Reads, int], ...]  # each group's readings_cost, with what is read of it
 
 
-def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis) -> Roll:
-    """The roll these inputs make, worked out once for each set of values of the names the dice rules read."""
+def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget | None = None) -> Roll:
+    """The roll these inputs make, worked out once for each set of values of the names the dice rules read.
+
+    Every group's cost is estimated, checked against MAX_WORK and paid from `budget` before any is worked out
+    (paid whether or not the roll was worked out before: the same ruleset spends alike in every process)."""
     key = (scope.definitions, *(scope.values.get(name, _ABSENT) for name in found.dice_names))
     roll = found.rolls.get(key)
-    if roll is None:
-        plan = make_plan(resolver, scope)
-        found_readings = [group_readings(g, found.reads) for g in plan.groups]
-        readings = tuple(r for r, _ in found_readings)
-        denominator = math.prod(d for _, d in found_readings)
-        size = math.prod(len(r) for r in readings)
-        if size > MAX_OUTCOMES:
-            raise TooLarge(f"{' and '.join(g.spec.notation for g in plan.groups)} has {count_text(size)} readings to "
-                           f"work out exactly; the limit is {MAX_OUTCOMES:,}",
-                           plan.expr.span, "use fewer dice or dice with fewer sides")
-        totals = total_weights(plan, readings, scope, found) if found.by_total else None
-        if len(found.rolls) > 100_000:
-            found.rolls.clear()
-        roll = found.rolls[key] = Roll(plan, readings, size, totals, denominator)
+    if roll is not None:
+        if budget is not None:
+            budget.readings(roll.costs, resolver)
+        return roll
+    plan = make_plan(resolver, scope)
+    costs = tuple((g.spec, found.reads, group_cost(g, found.reads)) for g in plan.groups)
+    if budget is not None:
+        budget.readings(costs, resolver)
+    found_readings = [group_readings(g, found.reads) for g in plan.groups]
+    readings = tuple(r for r, _ in found_readings)
+    denominator = math.prod(d for _, d in found_readings)
+    size = math.prod(len(r) for r in readings)
+    if size > MAX_OUTCOMES:
+        raise TooLarge(f"{' and '.join(g.spec.notation for g in plan.groups)} has {count_text(size)} readings to "
+                       f"work out exactly; the limit is {MAX_OUTCOMES:,}",
+                       plan.expr.span, "use fewer dice or dice with fewer sides")
+    totals = total_weights(plan, readings, scope, found) if found.by_total else None
+    if len(found.rolls) > 100_000:
+        found.rolls.clear()
+    roll = found.rolls[key] = Roll(plan, readings, size, totals, denominator, costs)
     return roll
 
 

@@ -374,23 +374,152 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
     if count > MAX_DICE:
         raise ValueError(f"{count} dice is more than the limit of {MAX_DICE}")
     count = max(count, 0)
-    if die is not None:  # custom dice: summed, counted by symbol, never read as numbers
-        mode, keep, high, low = "sum", 0, False, False
-        classes: dict[tuple[int | str | None, int], int] = {}
-        for symbol, value in zip(die.symbols, die.values, strict=True):
-            label = symbol if counted is None or symbol in counted else None
-            classes[label, value] = classes.get((label, value), 0) + 1
-        faces: list[tuple[int | str | None, int | None, int, int]] = [
-            (label, None, value, times) for (label, value), times in classes.items()]
-    else:
-        order = range(sides, 0, -1) if mode != "lowest" else range(1, sides + 1)
-        faces = [(f if counted is None or f in counted else None, f, f, 1) for f in order]
+    faces, mode, keep, high, low = _faces(sides, mode, keep, die, counted, high, low)
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
         raise TooManyReadings()
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
+
+
+Face = tuple[int | str | None, int | None, int, int]  # label (None: not counted), face, value, sides showing it
+
+
+MAX_WORK = 1_000_000  # steps (readings_cost) the exact odds of one dice group may take: about 0.4 s
+
+
+def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> int:
+    """About how many steps `spec_readings(spec, counted, high, low)` takes, worked out before the work.
+
+    A step is about 0.4 microseconds of CPython (fitted to timings of sums, pools kept highest and
+    lowest, success counts and exploding dice, 1 to 1,000 dice of 2 to 1,000 sides); the estimate
+    errs high. A plain sum costs its coefficients times the die's faces (a big-integer step grows with
+    the digits of sides ** count); a walk costs its partial readings times the ways to place the dice
+    left (and grows with the count: binomials and powers of a thousand dice are long numbers).
+    """
+    count = max(spec.count, 0)
+    if len(spec.ops) > 1 or count == 0:
+        return 1
+    name, arg = spec.ops[0] if spec.ops else ("sum", 0)
+    if name == "explode":  # every partial sum up to the cap, times every value one die adds
+        cap = max(spec.cap or 0, 0)
+        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+    bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
+    faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
+    kept = count if mode == "sum" else min(keep, count)
+    if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:
+        return 1  # every multiset is a reading: dice_readings refuses it at once (TooManyReadings)
+    if not high and not low and kept == count and all(label is None for label, _, _, _ in faces):
+        values = {value for _, _, value, _ in faces}
+        coefficients, terms = (max(values) - min(values)) * count + 1, len(values) - 1  # a term: one multiply-add
+        operations = coefficients * (terms + 8) - min(coefficients, terms) ** 2 // 2  # coefficient k: min(k, terms)
+        return operations * (4000 + bits) // 8000 + 1
+    return _walk_cost(faces, count, kept, high, low) * 3 * (40_000 + count * count) // 80_000 + 1
+
+
+def _walk_cost(faces: list[Face], count: int, kept: int, high: bool, low: bool) -> int:
+    """A bound on the partial readings `_walked` makes and the ways it places dice, face by face.
+
+    Before face i the partial readings number at most the ways to place up to `count` dice on the
+    faces before it (C(count + i, i)), and at most the shapes they can take (dice placed, the total,
+    the counts of the counted faces seen, the highest and lowest kept face). Once no counted face is
+    to come, only readings with fewer than `kept` dice placed go on; the rest are done in one step."""
+    last_counted = max((i + 1 for i, face in enumerate(faces) if face[0] is not None), default=0)
+    work, states, weighted = 0, 1, count + 1  # states: partial readings; weighted: the ways they go on
+    low_value = high_value = free_low = free_high = None  # the values seen, and those of faces not counted
+    labelled = 0
+    placings = 1  # C(count + i - 1, i - 1): the ways to place up to `count` dice on the faces before face i
+    short = 1  # C(kept - 1 + i - 1, i - 1): the same for up to kept - 1 dice
+    for i, (label, _, value, _) in enumerate(faces, start=1):
+        tops = (i if high else 1) * (i if low else 1)
+        if i > last_counted:  # only readings with fewer than `kept` dice go on
+            spread = 0 if low_value is None or high_value is None else high_value - low_value
+            going = min(states, short if kept > 0 else 0,
+                        kept * ((kept - 1) * spread + 1) * comb(kept - 1 + labelled, labelled) * tops)
+            step = min(going * (count + 1), weighted)
+            work += states + step
+        else:
+            step = min(placings * (count + i) // i, states * (count + 1), weighted)
+            work += step
+        if work > 10**15:  # far past any limit: no need to be exact
+            return work
+        low_value = value if low_value is None else min(low_value, value)
+        high_value = value if high_value is None else max(high_value, value)
+        if label is None:
+            free_low = value if free_low is None else min(free_low, value)
+            free_high = value if free_high is None else max(free_high, value)
+        else:
+            labelled += 1
+        tops = ((i + 1) if high else 1) * ((i + 1) if low else 1)
+        if kept >= count:  # a sum: the counts seen, then m dice on faces not counted (m x their spread + 1 totals)
+            a = labelled
+            if free_low is None or free_high is None:
+                shapes, ways = comb(count + a, a), comb(count + a + 1, a + 1)
+            else:
+                spread = free_high - free_low
+                shapes = comb(count + a + 1, a + 1) + spread * comb(count + a + 1, a + 2)
+                ways = comb(count + a + 2, a + 2) + spread * comb(count + a + 2, a + 3)
+        else:
+            shapes = (count + 1) * (kept * (high_value - low_value) + 1) * comb(count + labelled, labelled)
+            ways = 0
+        placings = placings * (count + i) // i
+        short = short * (kept - 1 + i) // i if kept > 0 else 0
+        states = min(step, placings, shapes * tops)
+        weighted = ways * tops if ways else states * (count + 1)
+    return work
+
+
+def fitting_text(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                 low: bool = False) -> str:
+    """What would fit under MAX_WORK instead of `spec`: the most dice of its kind, or its count of a smaller die."""
+    def fits(count: int, sides: int) -> bool:
+        return readings_cost(DiceSpec(count, sides, spec.ops, spec.die, spec.cap), counted, high, low) <= MAX_WORK
+
+    def largest(low_end: int, high_end: int, works: Callable[[int], bool]) -> int:  # the last that fits
+        while low_end < high_end:
+            middle = (low_end + high_end + 1) // 2
+            low_end, high_end = (middle, high_end) if works(middle) else (low_end, middle - 1)
+        return low_end
+
+    fewer = largest(0, spec.count, lambda n: fits(n, spec.sides))
+    options = [DiceSpec(fewer, spec.sides, spec.ops, spec.die, spec.cap).notation] if fewer else []
+    if spec.die is None and not any(name == "explode" for name, _ in spec.ops):
+        smaller = largest(1, spec.sides, lambda s: fits(spec.count, s))
+        if fits(spec.count, smaller) and smaller > 1:
+            options.append(DiceSpec(spec.count, smaller, spec.ops).notation)
+    return " or ".join(options) + " would fit" if options else "no group of these dice fits"
+
+
+def too_much_work(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                  low: bool = False) -> str | None:
+    """Why `spec`'s exact odds are refused before any work (readings_cost past MAX_WORK), or None."""
+    cost = readings_cost(spec, counted, high, low)
+    return None if cost <= MAX_WORK else work_refusal(spec, cost, counted, high, low)
+
+
+def work_refusal(spec: DiceSpec, cost: int, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
+                 low: bool = False, written: str = "") -> str:
+    """What is too big (`spec`, as `written` in the rules if given, its estimated `cost`, the limit) and what
+    would fit instead."""
+    about = count_text(cost)
+    shown = f"{written} = {spec.notation}" if written and written != spec.notation else spec.notation
+    return (f"exact odds of {shown} would take {'' if about.startswith('about') else 'about '}{about} steps "
+            f"to work out; the limit is {MAX_WORK:,} (about 0.4 s); {fitting_text(spec, counted, high, low)}")
+
+
+def _faces(sides: int, mode: str, keep: int, die: Faces | None, counted: frozenset[int | str] | None, high: bool,
+           low: bool) -> tuple[list[Face], str, int, bool, bool]:
+    """The faces `dice_readings` walks, in order (a custom die's alike faces as one), and what it reads of them."""
+    if die is not None:  # custom dice: summed, counted by symbol, never read as numbers
+        classes: dict[tuple[int | str | None, int], int] = {}
+        for symbol, value in zip(die.symbols, die.values, strict=True):
+            label = symbol if counted is None or symbol in counted else None
+            classes[label, value] = classes.get((label, value), 0) + 1
+        return [(label, None, value, times) for (label, value), times in classes.items()], "sum", 0, False, False
+    order = range(sides, 0, -1) if mode != "lowest" else range(1, sides + 1)
+    return [(f if counted is None or f in counted else None, f, f, 1) for f in order], mode, keep, high, low
 
 
 def _summed(faces: list[tuple[int | str | None, int | None, int, int]], count: int) -> list[Reading]:
@@ -579,8 +708,13 @@ def exact_joint(
     """
     per_group: list[list[Reading]] = []
     denominator = 1
+    wanted = reads if band_of is not None else READ_VALUES
+    for spec in specs:  # every group's cost is estimated before any group is worked out
+        problem = too_much_work(spec, *wanted)
+        if problem is not None:
+            raise ValueError(problem)
     for spec in specs:
-        readings, weights = spec_readings(spec, *(reads if band_of is not None else READ_VALUES))
+        readings, weights = spec_readings(spec, *wanted)
         per_group.append(readings)
         denominator *= weights
     size = 1
