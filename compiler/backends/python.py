@@ -312,7 +312,7 @@ class ExprCompiler(m.Visitor[str]):
             self.option_numbers.setdefault(name, value)
         self.definitions = module.definitions
         self.zero = resolver.zero_dice
-        self.rolled: dict[int, str] = {}  # dice terms rolled before their expression is worked out, by id: the code
+        self.constants: dict[int, str] = {}  # groups the rules fix, written once as module data: by id, their name
         self.symbols = dice_symbols(resolver)
         self.input_kinds: dict[str, Kinds] = {i.name: frozenset({py_type(i.type)}) for i in resolver.inputs}
         self.let_kinds: dict[str, Kinds] = {}
@@ -469,6 +469,9 @@ class ExprCompiler(m.Visitor[str]):
         return f"d.roll({self.spec(term)}, {m.expr_text(term)!r}" + (f", {zero})" if zero != "None" else ")")
 
     def spec(self, term: m.Dice) -> str:
+        """`dice(2, 6, (('highest', 1),))`: the spec as data, or the name of the module constant that holds it."""
+        if id(term) in self.constants:
+            return self.constants[id(term)]
         count = self.number(term.count)
         sides = repr(len(term.faces)) if term.die is not None or term.sides is None else self.number(term.sides)
         args = [count, sides]
@@ -676,6 +679,7 @@ class ModuleWriter:
             counted = "None" if wanted.counted is None else (
                 f"frozenset({sorted(wanted.counted, key=str)!r})" if wanted.counted else "frozenset()")
             w.line(f"_READS_{name}: ReadSpec = ({counted}, {wanted.high}, {wanted.low})  # what the bands read")
+        self.fixed_dice(resolver, compiler)
         w.line()
         self.lets_fn(resolver, compiler)
         if resolver.dice:
@@ -687,6 +691,16 @@ class ModuleWriter:
         self.run_fn(resolver, compiler)
         self.public_fn(resolver, compiler)
         self.odds_fn(resolver, compiler)
+
+    def fixed_dice(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """The groups whose every number the rules fix (`2d6`, `3d6 keep highest 2`), as module constants: data
+        made once, where a pool's spec is made on each roll from its inputs."""
+        fixed = [node for expr in resolver.expressions() for node in walk(expr) if isinstance(node, m.Dice)
+                 and all(isinstance(part, m.Number) for part in (node.count, node.sides, node.cap) if part is not None)]
+        for index, node in enumerate(fixed):
+            code = compiler.spec(node)
+            compiler.constants[id(node)] = name = f"_DICE_{resolver.name}_{index}"
+            self.w.line(f"{name} = {code}  # {m.expr_text(node)}")
 
     def lets_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         if not resolver.lets:

@@ -305,8 +305,9 @@ def check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
-    shown = spec.notation
-    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count > MAX_DICE or not 1 <= spec.sides <= MAX_SIDES:
+        shown = spec.notation
+        check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
     if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
         raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 

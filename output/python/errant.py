@@ -308,8 +308,9 @@ def check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
-    shown = spec.notation
-    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count > MAX_DICE or not 1 <= spec.sides <= MAX_SIDES:
+        shown = spec.notation
+        check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
     if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
         raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
@@ -1393,9 +1394,10 @@ _OUT_check: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_check: tuple[str, ...] = ('automatic_success', 'success', 'failure')
 _READS_check: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_check_0 = dice(1, 20)  # d20
 
 def _total_check(d: _Rolling | _Planning | _Replaying, v_dv: int, v_attribute: int) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_check_0, 'd20')
 
 
 def _band_check(
@@ -1438,7 +1440,7 @@ def _values_check(
 
 def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_check_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_check(r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
@@ -1507,6 +1509,7 @@ _OUT_saving_throw: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_saving_throw: tuple[str, ...] = ('success', 'failure')
 _READS_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_saving_throw_0 = dice(1, 20)  # d20
 
 def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
     v_dv = v_threat_renown
@@ -1514,7 +1517,7 @@ def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
 
 
 def _total_saving_throw(d: _Rolling | _Planning | _Replaying, v_threat_renown: int, v_attribute: int, v_dv: int) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_saving_throw_0, 'd20')
 
 
 def _band_saving_throw(
@@ -1556,7 +1559,7 @@ def _values_saving_throw(
 def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result:
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_saving_throw_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
@@ -2603,9 +2606,10 @@ _OUT_travel_event_die: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_travel_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', 'unwatched_encounter')
 _READS_travel_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_travel_event_die_0 = dice(1, 6)  # d6
 
 def _total_travel_event_die(d: _Rolling | _Planning | _Replaying, v_no_watch: bool) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_travel_event_die_0, 'd6')
 
 
 def _band_travel_event_die(
@@ -2635,7 +2639,7 @@ def _band_travel_event_die(
 
 def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_travel_event_die_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, zero, v_no_watch)
@@ -2988,9 +2992,10 @@ _OUT_weather: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_weather: tuple[str, ...] = ('2 or less', '3-5', '6-8', '9-11', '12+')
 _READS_weather: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_weather_0 = dice(2, 6)  # 2d6
 
 def _total_weather(d: _Rolling | _Planning | _Replaying, v_season: str, v_modifier: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_modifier))
+    return int((d.roll(_DICE_weather_0, '2d6') + v_modifier))
 
 
 def _band_weather(
@@ -3069,7 +3074,7 @@ def _values_weather(
 
 def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
+    r_total: int = int((d.roll(_DICE_weather_0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
@@ -3151,9 +3156,10 @@ _OUT_exploration_event_die: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_exploration_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_exploration_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_exploration_event_die_0 = dice(1, 6)  # d6
 
 def _total_exploration_event_die(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_exploration_event_die_0, 'd6')
 
 
 _BAND_exploration_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -3166,7 +3172,7 @@ def _band_exploration_event_die(
 
 def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_exploration_event_die_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_exploration_event_die.get(r_total, -1)
@@ -3340,6 +3346,7 @@ _OUT_stealth: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_stealth_0 = dice(1, 20)  # d20
 
 def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
     v_dv = v_encumbrance
@@ -3347,7 +3354,7 @@ def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
 
 
 def _total_stealth(d: _Rolling | _Planning | _Replaying, v_skill: int, v_encumbrance: int, v_dv: int) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_stealth_0, 'd20')
 
 
 def _band_stealth(
@@ -3389,7 +3396,7 @@ def _values_stealth(
 def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_stealth_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
@@ -3462,6 +3469,7 @@ _OUT_group_stealth: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_group_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_group_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_group_stealth_0 = dice(1, 20)  # d20
 
 def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
     v_dv = _floor_div(v_group_encumbrance, 2)
@@ -3471,7 +3479,7 @@ def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
 def _total_group_stealth(
     d: _Rolling | _Planning | _Replaying, v_skill: int, v_group_encumbrance: int, v_dv: int
 ) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_group_stealth_0, 'd20')
 
 
 def _band_group_stealth(
@@ -3513,7 +3521,7 @@ def _values_group_stealth(
 def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result:
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_group_stealth_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_group_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
@@ -3688,6 +3696,7 @@ _OUT_harvesting: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_harvesting: tuple[str, ...] = ('success', 'failure')
 _READS_harvesting: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_harvesting_0 = dice(1, 20)  # d20
 
 def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
     v_dv = _floor_div(v_threat, 2)
@@ -3695,7 +3704,7 @@ def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
 
 
 def _total_harvesting(d: _Rolling | _Planning | _Replaying, v_skill: int, v_threat: int, v_dv: int) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_harvesting_0, 'd20')
 
 
 def _band_harvesting(
@@ -3737,7 +3746,7 @@ def _values_harvesting(
 def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result:
     v_dv, = _lets_harvesting(v_skill, v_threat)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_harvesting_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_harvesting(r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
@@ -3896,6 +3905,7 @@ _OUT_stuck_door: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_stuck_door: tuple[str, ...] = ('automatic_success', 'opened', 'failure')
 _READS_stuck_door: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_stuck_door_0 = dice(1, 20)  # d20
 
 def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
     v_dv = (v_door_dv - (2 * v_helpers))
@@ -3905,7 +3915,7 @@ def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
 def _total_stuck_door(
     d: _Rolling | _Planning | _Replaying, v_phys: int, v_door_dv: int, v_helpers: int, v_dv: int
 ) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_stuck_door_0, 'd20')
 
 
 def _band_stuck_door(
@@ -3953,7 +3963,7 @@ def _values_stuck_door(
 def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result:
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_stuck_door_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_stuck_door(r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
@@ -4044,9 +4054,10 @@ _OUT_locks: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_locks: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12')
 _READS_locks: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_locks_0 = dice(1, 12)  # d12
 
 def _total_locks(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 12), 'd12')
+    return d.roll(_DICE_locks_0, 'd12')
 
 
 # the band of each value
@@ -4110,7 +4121,7 @@ def _values_locks(
 
 def _run_locks(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 12), 'd12')
+    r_total: int = d.roll(_DICE_locks_0, 'd12')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_locks.get(r_total, -1)
@@ -4180,9 +4191,10 @@ _OUT_downtime_event_die: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_downtime_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_downtime_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_downtime_event_die_0 = dice(1, 6)  # d6
 
 def _total_downtime_event_die(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_downtime_event_die_0, 'd6')
 
 
 _BAND_downtime_event_die: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -4213,7 +4225,7 @@ def _values_downtime_event_die(
 
 def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_downtime_event_die_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_event_die.get(r_total, -1)
@@ -4313,9 +4325,11 @@ _OUT_downtime_complications: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_downtime_complications: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11')
 _READS_downtime_complications: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_downtime_complications_0 = dice(1, 11)  # d11
+_DICE_downtime_complications_1 = dice(1, 4)  # d4
 
 def _total_downtime_complications(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 11), 'd11')
+    return d.roll(_DICE_downtime_complications_0, 'd11')
 
 
 # the band of each value
@@ -4341,13 +4355,13 @@ def _values_downtime_complications(
 ) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 8:
-        values['downtime_turns'] = d.roll(dice(1, 4), 'd4')
+        values['downtime_turns'] = d.roll(_DICE_downtime_complications_1, 'd4')
     return values
 
 
 def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 11), 'd11')
+    r_total: int = d.roll(_DICE_downtime_complications_0, 'd11')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_complications.get(r_total, -1)
@@ -4417,9 +4431,10 @@ _OUT_downtime_trends: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_downtime_trends: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7')
 _READS_downtime_trends: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_downtime_trends_0 = dice(1, 7)  # d7
 
 def _total_downtime_trends(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 7), 'd7')
+    return d.roll(_DICE_downtime_trends_0, 'd7')
 
 
 _BAND_downtime_trends: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6}  # the band of each value
@@ -4432,7 +4447,7 @@ def _band_downtime_trends(
 
 def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 7), 'd7')
+    r_total: int = d.roll(_DICE_downtime_trends_0, 'd7')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_trends.get(r_total, -1)
@@ -4494,9 +4509,10 @@ _OUT_downtime_action: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_downtime_action: tuple[str, ...] = ('success', 'setback', 'failure')
 _READS_downtime_action: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_downtime_action_0 = dice(2, 6)  # 2d6
 
 def _total_downtime_action(d: _Rolling | _Planning | _Replaying, v_modifiers: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + clamp(v_modifiers, -3, 3)))
+    return int((d.roll(_DICE_downtime_action_0, '2d6') + clamp(v_modifiers, -3, 3)))
 
 
 def _band_downtime_action(
@@ -4535,7 +4551,7 @@ def _values_downtime_action(
 
 def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + clamp(v_modifiers, -3, 3)))
+    r_total: int = int((d.roll(_DICE_downtime_action_0, '2d6') + clamp(v_modifiers, -3, 3)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
@@ -4694,17 +4710,22 @@ _OUT_amount_wasted: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_amount_wasted: tuple[str, ...] = ('wasted',)
 _READS_amount_wasted: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_amount_wasted_0 = dice(1, 4)  # d4
+_DICE_amount_wasted_1 = dice(1, 6)  # d6
+_DICE_amount_wasted_2 = dice(1, 8)  # d8
+_DICE_amount_wasted_3 = dice(1, 10)  # d10
+_DICE_amount_wasted_4 = dice(1, 12)  # d12
 
 def _total_amount_wasted(d: _Rolling | _Planning | _Replaying, v_settlement: str) -> int:
     if (v_settlement == 'hamlet'):
-        return int((d.roll(dice(1, 4), 'd4') * 200))
+        return int((d.roll(_DICE_amount_wasted_0, 'd4') * 200))
     if (v_settlement == 'village'):
-        return int((d.roll(dice(1, 6), 'd6') * 400))
+        return int((d.roll(_DICE_amount_wasted_1, 'd6') * 400))
     if (v_settlement == 'town'):
-        return int((d.roll(dice(1, 8), 'd8') * 600))
+        return int((d.roll(_DICE_amount_wasted_2, 'd8') * 600))
     if (v_settlement == 'city'):
-        return int((d.roll(dice(1, 10), 'd10') * 800))
-    return int((d.roll(dice(1, 12), 'd12') * 1000))
+        return int((d.roll(_DICE_amount_wasted_3, 'd10') * 800))
+    return int((d.roll(_DICE_amount_wasted_4, 'd12') * 1000))
 
 
 def _band_amount_wasted(
@@ -4812,9 +4833,10 @@ _OUT_combat_distance: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_combat_distance: tuple[str, ...] = ('distance',)
 _READS_combat_distance: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_combat_distance_0 = dice(1, 6)  # d6
 
 def _total_combat_distance(d: _Rolling | _Planning | _Replaying) -> int:
-    return int((d.roll(dice(1, 6), 'd6') * 10))
+    return int((d.roll(_DICE_combat_distance_0, 'd6') * 10))
 
 
 def _band_combat_distance(
@@ -4844,7 +4866,7 @@ def _values_combat_distance(
 
 def _run_combat_distance(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(1, 6), 'd6') * 10))
+    r_total: int = int((d.roll(_DICE_combat_distance_0, 'd6') * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
@@ -4901,9 +4923,10 @@ _OUT_surprise: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_surprise: tuple[str, ...] = ('1, 2', '5, 6', 'no_surprise')
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_surprise_0 = dice(1, 6)  # d6
 
 def _total_surprise(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_surprise_0, 'd6')
 
 
 _BAND_surprise: dict[int | str, int] = {1: 0, 2: 0, 5: 1, 6: 1, 3: 2, 4: 2}  # the band of each value
@@ -4916,7 +4939,7 @@ def _band_surprise(
 
 def _run_surprise(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_surprise_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_surprise.get(r_total, -1)
@@ -4979,9 +5002,11 @@ _OUT_initiative: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_initiative: tuple[str, ...] = ('company_first', 'called_wrong')
 _READS_initiative: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_initiative_0 = dice(1, 6)  # d6
+_DICE_initiative_1 = dice(1, 6)  # d6
 
 def _total_initiative(d: _Rolling | _Planning | _Replaying, v_call: str) -> int:
-    return int((d.roll(dice(1, 6), 'd6') + d.roll(dice(1, 6), 'd6')))
+    return int((d.roll(_DICE_initiative_0, 'd6') + d.roll(_DICE_initiative_1, 'd6')))
 
 
 def _band_initiative(
@@ -5022,7 +5047,7 @@ def _values_initiative(
 
 def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(1, 6), 'd6') + d.roll(dice(1, 6), 'd6')))
+    r_total: int = int((d.roll(_DICE_initiative_0, 'd6') + d.roll(_DICE_initiative_1, 'd6')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_initiative(r_total, r_natural, r_dice, r_read, zero, v_call)
@@ -5860,6 +5885,7 @@ _OUT_wounds: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_wounds: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+')
+_DICE_wounds_0 = dice(1, 12)  # d12
 
 def _band_wounds(
     r_total: int,
@@ -5932,7 +5958,7 @@ def _values_wounds(
         values['hp_halved'] = (v_damage_type == 'toxic')
     if b == 2:
         values['deaths_door'] = False
-        values['knocked_out_initiative_turns'] = (d.roll(dice(1, 12), 'd12') if (v_damage_type == 'shock') else 0)
+        values['knocked_out_initiative_turns'] = (d.roll(_DICE_wounds_0, 'd12') if (v_damage_type == 'shock') else 0)
         values['exhaustion'] = (1 if (v_damage_type == 'shock') else 0)
         values['no_hp_recovery'] = (v_damage_type == 'toxic')
     if b == 3:
@@ -6043,6 +6069,7 @@ _OUT_zero_hp_saving_throw: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_zero_hp_saving_throw: tuple[str, ...] = ('stays_in_action', 'out_of_action')
 _READS_zero_hp_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_zero_hp_saving_throw_0 = dice(1, 20)  # d20
 
 def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
     v_dv = v_damage_taken
@@ -6052,7 +6079,7 @@ def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
 def _total_zero_hp_saving_throw(
     d: _Rolling | _Planning | _Replaying, v_phys: int, v_damage_taken: int, v_dv: int
 ) -> int:
-    return d.roll(dice(1, 20), 'd20')
+    return d.roll(_DICE_zero_hp_saving_throw_0, 'd20')
 
 
 def _band_zero_hp_saving_throw(
@@ -6094,7 +6121,7 @@ def _values_zero_hp_saving_throw(
 def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result:
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 20), 'd20')
+    r_total: int = d.roll(_DICE_zero_hp_saving_throw_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
@@ -6180,12 +6207,13 @@ _OUT_chase_movement_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_chase_movement_roll: tuple[str, ...] = ('no_movement_roll', 'escapes', 'doubles', 'moves')
 _READS_chase_movement_roll: ReadSpec = (frozenset([1, 2, 3, 4]), False, False)  # what the bands read
+_DICE_chase_movement_roll_0 = dice(0, 4)  # 0d4
 
 def _total_chase_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'success'):
         return d.roll(dice((2 * v_movement_dice), 4), '(2 * movement_dice)d4')
     if (v_sprint == 'failure'):
-        return d.roll(dice(0, 4), '0d4')
+        return d.roll(_DICE_chase_movement_roll_0, '0d4')
     return d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
 
 
@@ -6319,6 +6347,19 @@ _OUT_fall_damage_table: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('ft70', '70’+', '1D6 × 1D20', 'ft70', None),),
 )
 _IDS_fall_damage_table: tuple[str, ...] = ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
+_DICE_fall_damage_table_0 = dice(1, 6)  # d6
+_DICE_fall_damage_table_1 = dice(1, 6)  # d6
+_DICE_fall_damage_table_2 = dice(1, 4)  # d4
+_DICE_fall_damage_table_3 = dice(1, 6)  # d6
+_DICE_fall_damage_table_4 = dice(1, 6)  # d6
+_DICE_fall_damage_table_5 = dice(1, 6)  # d6
+_DICE_fall_damage_table_6 = dice(1, 8)  # d8
+_DICE_fall_damage_table_7 = dice(1, 6)  # d6
+_DICE_fall_damage_table_8 = dice(1, 10)  # d10
+_DICE_fall_damage_table_9 = dice(1, 6)  # d6
+_DICE_fall_damage_table_10 = dice(1, 12)  # d12
+_DICE_fall_damage_table_11 = dice(1, 6)  # d6
+_DICE_fall_damage_table_12 = dice(1, 20)  # d20
 
 # the band of each value
 _BAND_fall_damage_table: dict[int | str, int] = {
@@ -6349,19 +6390,19 @@ def _values_fall_damage_table(
 ) -> dict[str, object]:
     values: dict[str, object] = {}
     if b == 0:
-        values['damage'] = d.roll(dice(1, 6), 'd6')
+        values['damage'] = d.roll(_DICE_fall_damage_table_0, 'd6')
     if b == 1:
-        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 4), 'd4'))
+        values['damage'] = (d.roll(_DICE_fall_damage_table_1, 'd6') * d.roll(_DICE_fall_damage_table_2, 'd4'))
     if b == 2:
-        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 6), 'd6'))
+        values['damage'] = (d.roll(_DICE_fall_damage_table_3, 'd6') * d.roll(_DICE_fall_damage_table_4, 'd6'))
     if b == 3:
-        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 8), 'd8'))
+        values['damage'] = (d.roll(_DICE_fall_damage_table_5, 'd6') * d.roll(_DICE_fall_damage_table_6, 'd8'))
     if b == 4:
-        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 10), 'd10'))
+        values['damage'] = (d.roll(_DICE_fall_damage_table_7, 'd6') * d.roll(_DICE_fall_damage_table_8, 'd10'))
     if b == 5:
-        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 12), 'd12'))
+        values['damage'] = (d.roll(_DICE_fall_damage_table_9, 'd6') * d.roll(_DICE_fall_damage_table_10, 'd12'))
     if b == 6:
-        values['damage'] = (d.roll(dice(1, 6), 'd6') * d.roll(dice(1, 20), 'd20'))
+        values['damage'] = (d.roll(_DICE_fall_damage_table_11, 'd6') * d.roll(_DICE_fall_damage_table_12, 'd20'))
     return values
 
 
@@ -6435,9 +6476,10 @@ _OUT_fall_damage: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fall_damage: tuple[str, ...] = ('damage',)
 _READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_fall_damage_0 = dice(1, 6)  # d6
 
 def _total_fall_damage(d: _Rolling | _Planning | _Replaying, v_height: str) -> int:
-    return int((d.roll(dice(1, 6), 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
+    return int((d.roll(_DICE_fall_damage_0, 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
 
 
 def _band_fall_damage(
@@ -6472,7 +6514,9 @@ def _values_fall_damage(
 
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(1, 6), 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
+    r_total: int = int(
+        (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)'))
+    )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_fall_damage(r_total, r_natural, r_dice, r_read, zero, v_height)
@@ -6539,9 +6583,10 @@ _OUT_burning: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_burning: tuple[str, ...] = ('damage',)
 _READS_burning: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_burning_0 = dice(1, 6)  # d6
 
 def _total_burning(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_burning_0, 'd6')
 
 
 _BAND_burning: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
@@ -6570,7 +6615,7 @@ def _values_burning(
 
 def _run_burning(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_burning_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_burning.get(r_total, -1)
@@ -6716,9 +6761,10 @@ _OUT_out_of_breath: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_out_of_breath: tuple[str, ...] = ('damage',)
 _READS_out_of_breath: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_out_of_breath_0 = dice(1, 6)  # d6
 
 def _total_out_of_breath(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_out_of_breath_0, 'd6')
 
 
 _BAND_out_of_breath: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
@@ -6747,7 +6793,7 @@ def _values_out_of_breath(
 
 def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_out_of_breath_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_out_of_breath.get(r_total, -1)

@@ -306,8 +306,9 @@ def check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
-    shown = spec.notation
-    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count > MAX_DICE or not 1 <= spec.sides <= MAX_SIDES:
+        shown = spec.notation
+        check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
     if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
         raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
@@ -2123,6 +2124,7 @@ _OUT_expedition_test: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_expedition_test: tuple[str, ...] = ('success', 'failure')
 _READS_expedition_test: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_expedition_test_0 = dice(1, 10)  # d10
 
 def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> tuple[
     int
@@ -2140,7 +2142,7 @@ def _total_expedition_test(
     v_dyspraxic: bool,
     v_modifier: int,
 ) -> int:
-    return int((d.roll(dice(1, 10), 'd10') + v_modifier))
+    return int((d.roll(_DICE_expedition_test_0, 'd10') + v_modifier))
 
 
 def _band_expedition_test(
@@ -2201,7 +2203,7 @@ def _run_expedition_test(
 ) -> Result:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(1, 10), 'd10') + v_modifier))
+    r_total: int = int((d.roll(_DICE_expedition_test_0, 'd10') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_expedition_test(
@@ -2226,7 +2228,7 @@ def _run_expedition_test(
             ),
         )
         d = _Rolling(rng)
-        r_total = int((d.roll(dice(1, 10), 'd10') + v_modifier))
+        r_total = int((d.roll(_DICE_expedition_test_0, 'd10') + v_modifier))
         r_dice, r_kept, r_read, r_natural = d.read()
         groups, zero = d.groups, d.zero
         b = _band_expedition_test(
@@ -2355,6 +2357,7 @@ _OUT_expedition_test_crew: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_expedition_test_crew: tuple[str, ...] = ('success', 'failure')
 _READS_expedition_test_crew: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_expedition_test_crew_0 = dice(1, 10)  # d10
 
 def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) -> tuple[int]:
     v_tested = (
@@ -2368,7 +2371,7 @@ def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) ->
 def _total_expedition_test_crew(
     d: _Rolling | _Planning | _Replaying, v_a: int, v_b: int, v_c: int, v_arrogant: str, v_tested: int
 ) -> int:
-    return d.roll(dice(1, 10), 'd10')
+    return d.roll(_DICE_expedition_test_crew_0, 'd10')
 
 
 def _band_expedition_test_crew(
@@ -2416,7 +2419,7 @@ def _values_expedition_test_crew(
 def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 10), 'd10')
+    r_total: int = d.roll(_DICE_expedition_test_crew_0, 'd10')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)

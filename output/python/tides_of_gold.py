@@ -313,8 +313,9 @@ def check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
-    shown = spec.notation
-    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count > MAX_DICE or not 1 <= spec.sides <= MAX_SIDES:
+        shown = spec.notation
+        check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
     if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
         raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
@@ -1403,6 +1404,8 @@ _OUT_action_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_action_roll: tuple[str, ...] = ('failure', 'costly', 'heroic', 'advantage')
 _READS_action_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_action_roll_0 = dice(2, 6)  # 2d6
+_DICE_action_roll_1 = dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
 
 def _total_action_roll(
     d: _Rolling | _Planning | _Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
@@ -1411,12 +1414,16 @@ def _total_action_roll(
         return int(
             (
                 (
-                    (d.roll(dice(3, 6, (('highest', 2),)), '3d6 keep highest 2') + v_dots) + _N_action_roll_edge[v_edge]
+                    (d.roll(_DICE_action_roll_1, '3d6 keep highest 2') + v_dots) + _N_action_roll_edge[v_edge]
                 ) - _N_action_roll_penalty[v_penalty]
             )
         )
     return int(
-        (((d.roll(dice(2, 6), '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[v_penalty])
+        (
+            ((d.roll(_DICE_action_roll_0, '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[
+                v_penalty
+            ]
+        )
     )
 
 
@@ -1665,9 +1672,10 @@ _OUT_consequence_clock: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_consequence_clock: tuple[str, ...] = ('two_segments', 'one_segment', 'no_segments')
 _READS_consequence_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_consequence_clock_0 = dice(2, 6)  # 2d6
 
 def _total_consequence_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_dots))
+    return int((d.roll(_DICE_consequence_clock_0, '2d6') + v_dots))
 
 
 def _band_consequence_clock(
@@ -1710,7 +1718,7 @@ def _values_consequence_clock(
 
 def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
+    r_total: int = int((d.roll(_DICE_consequence_clock_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -1771,9 +1779,10 @@ _OUT_obstacle_clock: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_obstacle_clock: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
 _READS_obstacle_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_obstacle_clock_0 = dice(2, 6)  # 2d6
 
 def _total_obstacle_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_dots))
+    return int((d.roll(_DICE_obstacle_clock_0, '2d6') + v_dots))
 
 
 def _band_obstacle_clock(
@@ -1820,7 +1829,7 @@ def _values_obstacle_clock(
 
 def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
+    r_total: int = int((d.roll(_DICE_obstacle_clock_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -1881,9 +1890,10 @@ _OUT_heritage_connect: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_heritage_connect: tuple[str, ...] = ('rival', 'owe', 'friendly')
 _READS_heritage_connect: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_heritage_connect_0 = dice(2, 6)  # 2d6
 
 def _total_heritage_connect(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(2, 6), '2d6')
+    return d.roll(_DICE_heritage_connect_0, '2d6')
 
 
 def _band_heritage_connect(
@@ -1900,7 +1910,7 @@ def _band_heritage_connect(
 
 def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(2, 6), '2d6')
+    r_total: int = d.roll(_DICE_heritage_connect_0, '2d6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
@@ -1964,9 +1974,10 @@ _OUT_coin_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_coin_roll: tuple[str, ...] = ('keep_coin', 'lose_coin', 'lose_coin_complication')
 _READS_coin_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_coin_roll_0 = dice(2, 6)  # 2d6
 
 def _total_coin_roll(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    return int((d.roll(_DICE_coin_roll_0, '2d6') + v_wealth))
 
 
 def _band_coin_roll(
@@ -2010,7 +2021,7 @@ def _values_coin_roll(
 
 def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    r_total: int = int((d.roll(_DICE_coin_roll_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -2417,6 +2428,7 @@ _OUT_score_engagement: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_score_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
 _READS_score_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_score_engagement_0 = dice(2, 6)  # 2d6
 
 def _lets_score_engagement(
     v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool
@@ -2435,7 +2447,7 @@ def _total_score_engagement(
     v_interference: bool,
     v_modifier: int,
 ) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_modifier))
+    return int((d.roll(_DICE_score_engagement_0, '2d6') + v_modifier))
 
 
 def _band_score_engagement(
@@ -2475,7 +2487,7 @@ def _run_score_engagement(
 ) -> Result:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
+    r_total: int = int((d.roll(_DICE_score_engagement_0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_score_engagement(
@@ -3365,6 +3377,7 @@ _OUT_odyssey_engagement: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_odyssey_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
 _READS_odyssey_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_odyssey_engagement_0 = dice(2, 6)  # 2d6
 
 def _lets_odyssey_engagement(
     v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool
@@ -3383,7 +3396,7 @@ def _total_odyssey_engagement(
     v_faction: bool,
     v_modifier: int,
 ) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_modifier))
+    return int((d.roll(_DICE_odyssey_engagement_0, '2d6') + v_modifier))
 
 
 def _band_odyssey_engagement(
@@ -3423,7 +3436,7 @@ def _run_odyssey_engagement(
 ) -> Result:
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_modifier))
+    r_total: int = int((d.roll(_DICE_odyssey_engagement_0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_odyssey_engagement(
@@ -3547,9 +3560,10 @@ _OUT_zone_1: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_zone_1: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_1: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_zone_1_0 = dice(1, 6)  # d6
 
 def _total_zone_1(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_zone_1_0, 'd6')
 
 
 _BAND_zone_1: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -3578,7 +3592,7 @@ def _values_zone_1(
 
 def _run_zone_1(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_zone_1_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_1.get(r_total, -1)
@@ -3659,9 +3673,10 @@ _OUT_zone_2: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_zone_2: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_2: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_zone_2_0 = dice(1, 6)  # d6
 
 def _total_zone_2(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_zone_2_0, 'd6')
 
 
 _BAND_zone_2: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -3692,7 +3707,7 @@ def _values_zone_2(
 
 def _run_zone_2(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_zone_2_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_2.get(r_total, -1)
@@ -3773,9 +3788,10 @@ _OUT_zone_3: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_zone_3: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_3: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_zone_3_0 = dice(1, 6)  # d6
 
 def _total_zone_3(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_zone_3_0, 'd6')
 
 
 _BAND_zone_3: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -3808,7 +3824,7 @@ def _values_zone_3(
 
 def _run_zone_3(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_zone_3_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_3.get(r_total, -1)
@@ -3889,9 +3905,10 @@ _OUT_zone_4: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_zone_4: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_4: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_zone_4_0 = dice(1, 6)  # d6
 
 def _total_zone_4(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_zone_4_0, 'd6')
 
 
 _BAND_zone_4: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -3922,7 +3939,7 @@ def _values_zone_4(
 
 def _run_zone_4(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_zone_4_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_4.get(r_total, -1)
@@ -3984,9 +4001,10 @@ _OUT_tier_i: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tier_i: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_i: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_tier_i_0 = dice(1, 6)  # d6
 
 def _total_tier_i(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_tier_i_0, 'd6')
 
 
 _BAND_tier_i: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -4021,7 +4039,7 @@ def _values_tier_i(
 
 def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_tier_i_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_i.get(r_total, -1)
@@ -4104,9 +4122,10 @@ _OUT_tier_ii: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tier_ii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_ii: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_tier_ii_0 = dice(1, 6)  # d6
 
 def _total_tier_ii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_tier_ii_0, 'd6')
 
 
 _BAND_tier_ii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -4141,7 +4160,7 @@ def _values_tier_ii(
 
 def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_tier_ii_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_ii.get(r_total, -1)
@@ -4224,9 +4243,10 @@ _OUT_tier_iii: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tier_iii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iii: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_tier_iii_0 = dice(1, 6)  # d6
 
 def _total_tier_iii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_tier_iii_0, 'd6')
 
 
 _BAND_tier_iii: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -4261,7 +4281,7 @@ def _values_tier_iii(
 
 def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_tier_iii_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_iii.get(r_total, -1)
@@ -4344,9 +4364,10 @@ _OUT_tier_iv: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tier_iv: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iv: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_tier_iv_0 = dice(1, 6)  # d6
 
 def _total_tier_iv(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_tier_iv_0, 'd6')
 
 
 _BAND_tier_iv: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 3, 6: 4}  # the band of each value
@@ -4381,7 +4402,7 @@ def _values_tier_iv(
 
 def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_tier_iv_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_iv.get(r_total, -1)
@@ -4465,9 +4486,10 @@ _OUT_tier_v: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_tier_v: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_tier_v: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_tier_v_0 = dice(1, 6)  # d6
 
 def _total_tier_v(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_tier_v_0, 'd6')
 
 
 _BAND_tier_v: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -4496,7 +4518,7 @@ def _values_tier_v(
 
 def _run_tier_v(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_tier_v_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_v.get(r_total, -1)
@@ -4560,9 +4582,10 @@ _OUT_mythical_monsters: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_mythical_monsters: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_mythical_monsters: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_mythical_monsters_0 = dice(1, 6)  # d6
 
 def _total_mythical_monsters(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_mythical_monsters_0, 'd6')
 
 
 _BAND_mythical_monsters: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}  # the band of each value
@@ -4575,7 +4598,7 @@ def _band_mythical_monsters(
 
 def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_mythical_monsters_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_mythical_monsters.get(r_total, -1)
@@ -5133,9 +5156,10 @@ _OUT_crisis: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_crisis: tuple[str, ...] = ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage')
 _READS_crisis: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_crisis_0 = dice(1, 6)  # d6
 
 def _total_crisis(d: _Rolling | _Planning | _Replaying) -> int:
-    return d.roll(dice(1, 6), 'd6')
+    return d.roll(_DICE_crisis_0, 'd6')
 
 
 _BAND_crisis: dict[int | str, int] = {1: 0, 2: 0, 3: 1, 4: 2, 5: 3, 6: 4}  # the band of each value
@@ -5164,7 +5188,7 @@ def _values_crisis(
 
 def _run_crisis(rng: random.Random, depth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, 6), 'd6')
+    r_total: int = d.roll(_DICE_crisis_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_crisis.get(r_total, -1)
@@ -5231,9 +5255,10 @@ _OUT_sea_raid: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_sea_raid: tuple[str, ...] = ('raided', 'stormfront', 'escape')
 _READS_sea_raid: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_sea_raid_0 = dice(2, 6)  # 2d6
 
 def _total_sea_raid(d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
-    return int(((d.roll(dice(2, 6), '2d6') + v_wealth) + v_cargo_adjustment))
+    return int(((d.roll(_DICE_sea_raid_0, '2d6') + v_wealth) + v_cargo_adjustment))
 
 
 def _band_sea_raid(
@@ -5276,7 +5301,7 @@ def _values_sea_raid(
 
 def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int(((d.roll(dice(2, 6), '2d6') + v_wealth) + v_cargo_adjustment))
+    r_total: int = int(((d.roll(_DICE_sea_raid_0, '2d6') + v_wealth) + v_cargo_adjustment))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
@@ -5952,6 +5977,7 @@ _OUT_raid_type: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_raid_type: tuple[str, ...] = ('1-3', '4/5', '6')
 _READS_raid_type: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_raid_type_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> tuple[int]:
     v_raid_wealth = (v_wealth + v_cargo_adjustment)
@@ -5961,7 +5987,7 @@ def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) ->
 def _total_raid_type(
     d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int
 ) -> int:
-    return d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', dice(2, 6, (('lowest', 1),)))
+    return d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
 
 
 _BAND_raid_type: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2}  # the band of each value
@@ -6018,9 +6044,7 @@ def _values_raid_type(
 def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = _Rolling(rng)
-    r_total: int = d.roll(
-        dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', dice(2, 6, (('lowest', 1),))
-    )
+    r_total: int = d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_raid_type.get(r_total, -1)
@@ -6108,9 +6132,10 @@ _OUT_acquire_asset: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_acquire_asset: tuple[str, ...] = ('fail', 'complication', 'succeed')
 _READS_acquire_asset: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_acquire_asset_0 = dice(2, 6)  # 2d6
 
 def _total_acquire_asset(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    return int((d.roll(_DICE_acquire_asset_0, '2d6') + v_wealth))
 
 
 def _band_acquire_asset(
@@ -6149,7 +6174,7 @@ def _values_acquire_asset(
 
 def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    r_total: int = int((d.roll(_DICE_acquire_asset_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -6213,9 +6238,10 @@ _OUT_long_term_project: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_long_term_project: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
 _READS_long_term_project: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_long_term_project_0 = dice(2, 6)  # 2d6
 
 def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_dots))
+    return int((d.roll(_DICE_long_term_project_0, '2d6') + v_dots))
 
 
 def _band_long_term_project(
@@ -6262,7 +6288,7 @@ def _values_long_term_project(
 
 def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
+    r_total: int = int((d.roll(_DICE_long_term_project_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -6327,9 +6353,10 @@ _OUT_reduce_notoriety: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_reduce_notoriety: tuple[str, ...] = ('none', 'one_level', 'two_levels', 'four_levels')
 _READS_reduce_notoriety: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_reduce_notoriety_0 = dice(2, 6)  # 2d6
 
 def _total_reduce_notoriety(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_dots))
+    return int((d.roll(_DICE_reduce_notoriety_0, '2d6') + v_dots))
 
 
 def _band_reduce_notoriety(
@@ -6376,7 +6403,7 @@ def _values_reduce_notoriety(
 
 def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_dots))
+    r_total: int = int((d.roll(_DICE_reduce_notoriety_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
@@ -6443,10 +6470,11 @@ _OUT_seek_your_anchor: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_seek_your_anchor: tuple[str, ...] = ('homesick', 'cleared')
 _READS_seek_your_anchor: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_seek_your_anchor_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_seek_your_anchor(d: _Rolling | _Planning | _Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
     return d.roll(
-        dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', dice(2, 6, (('lowest', 1),))
+        dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
     )
 
 
@@ -6490,7 +6518,7 @@ def _values_seek_your_anchor(
 def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', dice(2, 6, (('lowest', 1),))
+        dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6649,13 +6677,16 @@ _OUT_seller_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_seller_roll: tuple[str, ...] = ('minus_two', 'minus_one', 'standard')
 _READS_seller_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_seller_roll_0 = dice(2, 6)  # 2d6
+_DICE_seller_roll_1 = dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
+_DICE_seller_roll_2 = dice(3, 6, (('lowest', 2),))  # 3d6 keep lowest 2
 
 def _total_seller_roll(d: _Rolling | _Planning | _Replaying, v_market: str) -> int:
     if (v_market == 'scarce'):
-        return d.roll(dice(3, 6, (('highest', 2),)), '3d6 keep highest 2')
+        return d.roll(_DICE_seller_roll_1, '3d6 keep highest 2')
     if (v_market == 'overflowing'):
-        return d.roll(dice(3, 6, (('lowest', 2),)), '3d6 keep lowest 2')
-    return d.roll(dice(2, 6), '2d6')
+        return d.roll(_DICE_seller_roll_2, '3d6 keep lowest 2')
+    return d.roll(_DICE_seller_roll_0, '2d6')
 
 
 def _band_seller_roll(
@@ -7114,9 +7145,10 @@ _OUT_gossip: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_gossip: tuple[str, ...] = ('one_local', 'choose_two', 'choose_three')
 _READS_gossip: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_gossip_0 = dice(2, 6)  # 2d6
 
 def _total_gossip(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    return int((d.roll(_DICE_gossip_0, '2d6') + v_wealth))
 
 
 def _band_gossip(
@@ -7159,7 +7191,7 @@ def _values_gossip(
 
 def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    r_total: int = int((d.roll(_DICE_gossip_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
@@ -7225,9 +7257,10 @@ _OUT_manipulate_markets: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_manipulate_markets: tuple[str, ...] = ('choose_one', 'any_port_in_nation', 'wider')
 _READS_manipulate_markets: ReadSpec = (frozenset(), False, False)  # what the bands read
+_DICE_manipulate_markets_0 = dice(2, 6)  # 2d6
 
 def _total_manipulate_markets(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
-    return int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    return int((d.roll(_DICE_manipulate_markets_0, '2d6') + v_wealth))
 
 
 def _band_manipulate_markets(
@@ -7276,7 +7309,7 @@ def _values_manipulate_markets(
 
 def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = int((d.roll(dice(2, 6), '2d6') + v_wealth))
+    r_total: int = int((d.roll(_DICE_manipulate_markets_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)

@@ -311,8 +311,9 @@ def check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
-    shown = spec.notation
-    check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
+    if spec.count > MAX_DICE or not 1 <= spec.sides <= MAX_SIDES:
+        shown = spec.notation
+        check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
     if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
         raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
 
@@ -1417,9 +1418,10 @@ _OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_simple_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_simple_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_simple_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_simple_roll(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
-    return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
+    return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
 
 
 def _band_simple_roll(
@@ -1443,7 +1445,7 @@ def _band_simple_roll(
 
 def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
+    r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_simple_roll(r_total, r_natural, r_dice, r_read, zero, v_rating)
@@ -1520,6 +1522,7 @@ _OUT_action_attribute: tuple[tuple[Outcome, ...], ...] = (
 _IDS_action_attribute: tuple[str, ...] = (
     'hunt', 'study', 'survey', 'tinker', 'finesse', 'prowl', 'skirmish', 'wreck', 'attune', 'command', 'consort', 'sway'
 )
+_DICE_action_attribute_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_action_attribute: dict[int | str, int] = {
@@ -1629,6 +1632,7 @@ def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
 _OUT_insight_rating: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_insight_rating: tuple[str, ...] = ()
+_DICE_insight_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_insight_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1739,6 +1743,7 @@ def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
 _OUT_prowess_rating: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_prowess_rating: tuple[str, ...] = ()
+_DICE_prowess_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_prowess_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1851,6 +1856,7 @@ def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
 _OUT_resolve_rating: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_resolve_rating: tuple[str, ...] = ()
+_DICE_resolve_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_resolve_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1964,6 +1970,7 @@ _OUT_clock_size: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('daunting', 'daunting', 'A daunting obstacle is an 8-segment clock.', 'daunting', None),),
 )
 _IDS_clock_size: tuple[str, ...] = ('complex', 'complicated', 'daunting')
+_DICE_clock_size_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_clock_size: dict[int | str, int] = {'complex': 0, 'complicated': 1, 'daunting': 2}  # the band of each value
 
@@ -2070,6 +2077,7 @@ _OUT_racing_result: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_racing_result: tuple[str, ...] = ('pcs', 'opposition', 'both')
+_DICE_racing_result_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_racing_result: dict[int | str, int] = {'pcs': 0, 'opposition': 1, 'both': 2}  # the band of each value
 
@@ -2176,6 +2184,7 @@ _OUT_positions: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_positions: tuple[str, ...] = ('controlled', 'risky', 'desperate')
+_DICE_positions_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_positions: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
@@ -2335,6 +2344,7 @@ _OUT_action_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_action_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_action_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_action_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_action_roll(
     v_rating: int,
@@ -2361,7 +2371,7 @@ def _total_action_roll(
     return d.roll(
         dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
         '(rating + bonus_dice - moderate_harm)d6 highest',
-        dice(2, 6, (('lowest', 1),)),
+        _DICE_action_roll_0,
     )
 
 
@@ -2488,7 +2498,7 @@ def _run_action_roll(
     r_total: int = d.roll(
         dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
         '(rating + bonus_dice - moderate_harm)d6 highest',
-        dice(2, 6, (('lowest', 1),)),
+        _DICE_action_roll_0,
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -2667,6 +2677,7 @@ _OUT_effect_levels: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('extreme', 'EXTREME', 'or increased beyond great, resulting in an **extreme effect**.', 'extreme', None),),
 )
 _IDS_effect_levels: tuple[str, ...] = ('great', 'standard', 'limited', 'zero', 'extreme')
+_DICE_effect_levels_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_effect_levels: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2, 'zero': 3, 'extreme': 4}
@@ -2781,6 +2792,7 @@ def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
 _OUT_effective_quality: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_effective_quality: tuple[str, ...] = ()
+_DICE_effective_quality_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_effective_quality: dict[int | str, int] = {}  # the band of each value
 
@@ -2881,6 +2893,7 @@ _OUT_quality_factor: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_quality_factor: tuple[str, ...] = ('disadvantage', 'even', 'advantage')
+_DICE_quality_factor_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_quality_factor: dict[int | str, int] = {-1: 0, 0: 1, 1: 2}  # the band of each value
 
@@ -3001,6 +3014,7 @@ _OUT_effect_level: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('extreme', 'Extreme', '**extreme effect**', '4', None),),
 )
 _IDS_effect_level: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
+_DICE_effect_level_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_effect_level(
     v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool
@@ -3194,6 +3208,7 @@ _OUT_traded_effect: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('extreme', 'Extreme', None, 'extreme', None),),
 )
 _IDS_traded_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
+_DICE_traded_effect_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_traded_effect: dict[int | str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
@@ -3305,6 +3320,7 @@ _OUT_traded_position: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
 _IDS_traded_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
+_DICE_traded_position_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_traded_position: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
@@ -3419,6 +3435,7 @@ _OUT_complication_ticks: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_complication_ticks: tuple[str, ...] = ('minor', 'standard', 'serious')
+_DICE_complication_ticks_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_complication_ticks: dict[int | str, int] = {'minor': 0, 'standard': 1, 'serious': 2}  # the band of each value
 
@@ -3527,6 +3544,7 @@ _OUT_worse_position: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
 _IDS_worse_position: tuple[str, ...] = ('risky', 'desperate')
+_DICE_worse_position_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_worse_position: dict[int | str, int] = {'risky': 0, 'desperate': 1}  # the band of each value
 
@@ -3622,6 +3640,7 @@ _OUT_resistance_attribute: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('mental', 'mental', '**Resolve**: Consequences from mental strain or willpower.', 'mental', None),),
 )
 _IDS_resistance_attribute: tuple[str, ...] = ('deception', 'physical', 'mental')
+_DICE_resistance_attribute_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_resistance_attribute: dict[int | str, int] = {'deception': 0, 'physical': 1, 'mental': 2}
@@ -3724,9 +3743,10 @@ _OUT_resistance_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_resistance_roll: tuple[str, ...] = ('critical', 'resisted')
 _READS_resistance_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_resistance_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
-    return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', dice(2, 6, (('lowest', 1),)))
+    return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
 
 
 def _band_resistance_roll(
@@ -3765,9 +3785,7 @@ def _values_resistance_roll(
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(
-        dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', dice(2, 6, (('lowest', 1),))
-    )
+    r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, zero, v_attribute)
@@ -3830,6 +3848,7 @@ _OUT_resisted_harm: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('severe', 'Severe', 'Severe (3)', '3', None),),
 )
 _IDS_resisted_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
+_DICE_resisted_harm_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_resisted_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
@@ -3934,6 +3953,7 @@ _OUT_armored_harm: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('severe', 'Severe', 'Severe (3)', '3', None),),
 )
 _IDS_armored_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
+_DICE_armored_harm_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_armored_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
@@ -4044,6 +4064,7 @@ _OUT_fortune_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_fortune_roll: tuple[str, ...] = ('critical', 'good', 'mixed', 'bad')
 _READS_fortune_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_fortune_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_fortune_roll(
     d: _Rolling | _Planning | _Replaying, v_trait: int, v_advantages: int, v_disadvantages: int
@@ -4051,7 +4072,7 @@ def _total_fortune_roll(
     return d.roll(
         dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
         '(trait + advantages - disadvantages)d6 highest',
-        dice(2, 6, (('lowest', 1),)),
+        _DICE_fortune_roll_0,
     )
 
 
@@ -4106,7 +4127,7 @@ def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages
     r_total: int = d.roll(
         dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
         '(trait + advantages - disadvantages)d6 highest',
-        dice(2, 6, (('lowest', 1),)),
+        _DICE_fortune_roll_0,
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4211,6 +4232,7 @@ _OUT_information_detail: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_information_detail: tuple[str, ...] = ('great', 'standard', 'limited')
+_DICE_information_detail_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_information_detail: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2}  # the band of each value
 
@@ -4310,9 +4332,10 @@ _OUT_gather_information: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_gather_information: tuple[str, ...] = ('great', 'standard', 'limited', 'poor')
 _READS_gather_information: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_gather_information_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_gather_information(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
-    return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
+    return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
 
 
 def _band_gather_information(
@@ -4359,7 +4382,7 @@ def _values_gather_information(
 
 def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', dice(2, 6, (('lowest', 1),)))
+    r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gather_information(r_total, r_natural, r_dice, r_read, zero, v_rating)
@@ -4424,6 +4447,7 @@ _OUT_xp_award: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('often', 'often', 'mark 2 xp if it happened a lot during the session', 'often', None),),
 )
 _IDS_xp_award: tuple[str, ...] = ('no_xp', 'once', 'often')
+_DICE_xp_award_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_xp_award: dict[int | str, int] = {'never': 0, 'once': 1, 'often': 2}  # the band of each value
 
@@ -4520,6 +4544,7 @@ _N_end_of_session_xp_struggle: dict[str, int] = {'never': 0, 'once': 1, 'often':
 _OUT_end_of_session_xp: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_end_of_session_xp: tuple[str, ...] = ()
+_DICE_end_of_session_xp_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_end_of_session_xp: dict[int | str, int] = {}  # the band of each value
 
@@ -4644,6 +4669,7 @@ _N_party_session_xp_nature: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _OUT_party_session_xp: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_party_session_xp: tuple[str, ...] = ()
+_DICE_party_session_xp_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_party_session_xp: dict[int | str, int] = {}  # the band of each value
 
@@ -4787,6 +4813,7 @@ _OUT_load_levels: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_load_levels: tuple[str, ...] = ('light', 'normal', 'heavy', 'encumbered')
+_DICE_load_levels_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _band_load_levels(
     r_total: int,
@@ -4873,6 +4900,7 @@ _OUT_group_action: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('critical', 'Critical', 'Critical', '4', None),),
 )
 _IDS_group_action: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
+_DICE_group_action_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_group_action: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3}  # the band of each value
 
@@ -5024,6 +5052,7 @@ _OUT_improved_position: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('risky', 'Risky', None, 'risky', None),),
 )
 _IDS_improved_position: tuple[str, ...] = ('controlled', 'risky')
+_DICE_improved_position_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_improved_position: dict[int | str, int] = {'controlled': 0, 'risky': 1}  # the band of each value
 
@@ -5141,11 +5170,10 @@ _OUT_downtime_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_downtime_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_downtime_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_downtime_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_downtime_roll(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
-    return d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
-    )
+    return d.roll(dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0)
 
 
 def _band_downtime_roll(
@@ -5171,7 +5199,7 @@ def _band_downtime_roll(
 def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
+        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5245,10 +5273,11 @@ _OUT_long_term_project: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_long_term_project: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_long_term_project: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_long_term_project_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
     return d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
+        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
     )
 
 
@@ -5299,7 +5328,7 @@ def _values_long_term_project(
 def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', dice(2, 6, (('lowest', 1),))
+        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5372,13 +5401,13 @@ _OUT_recovery: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_recovery: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_recovery: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_recovery_0 = dice(0, 6, (('highest', 1),))  # 0d6 highest
+_DICE_recovery_1 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_recovery(d: _Rolling | _Planning | _Replaying, v_healer_rating: int, v_treatment: str) -> int:
     if (v_treatment == 'tough_it_out'):
-        return d.roll(dice(0, 6, (('highest', 1),)), '0d6 highest', dice(2, 6, (('lowest', 1),)))
-    return d.roll(
-        dice(v_healer_rating, 6, (('highest', 1),)), '(healer_rating)d6 highest', dice(2, 6, (('lowest', 1),))
-    )
+        return d.roll(_DICE_recovery_0, '0d6 highest', _DICE_recovery_1)
+    return d.roll(dice(v_healer_rating, 6, (('highest', 1),)), '(healer_rating)d6 highest', _DICE_recovery_1)
 
 
 def _band_recovery(
@@ -5527,6 +5556,7 @@ _OUT_recovery_treatment: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_recovery_treatment: tuple[str, ...] = ('treated', 'self_treated', 'tough_it_out')
+_DICE_recovery_treatment_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_recovery_treatment: dict[int | str, int] = {'treated': 0, 'self_treated': 1, 'tough_it_out': 2}
@@ -5636,6 +5666,7 @@ _OUT_improved_result: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('critical', 'Critical', 'Critical', 'critical', None),),
 )
 _IDS_improved_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
+_DICE_improved_result_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_improved_result: dict[int | str, int] = {'bad': 0, 'partial': 1, 'full': 2, 'critical': 3}
@@ -5736,6 +5767,7 @@ def _joint_improved_result(given: Mapping[str, object]) -> Joint:
 _OUT_train: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_train: tuple[str, ...] = ()
+_DICE_train_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_train: dict[int | str, int] = {}  # the band of each value
 
@@ -5853,9 +5885,10 @@ _OUT_magnitude_fortune: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_magnitude_fortune: tuple[str, ...] = ('little', 'reduced', 'full', 'critical')
 _READS_magnitude_fortune: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_magnitude_fortune_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_magnitude_fortune(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
-    return d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', dice(2, 6, (('lowest', 1),)))
+    return d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
 
 
 def _band_magnitude_fortune(
@@ -5879,9 +5912,7 @@ def _band_magnitude_fortune(
 
 def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
     d = _Rolling(rng)
-    r_total: int = d.roll(
-        dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', dice(2, 6, (('lowest', 1),))
-    )
+    r_total: int = d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, zero, v_magnitude)
@@ -5951,6 +5982,7 @@ _OUT_magnitude_area: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('5', '5', 'A city block', '5', None),),
 )
 _IDS_magnitude_area: tuple[str, ...] = ('0', '1', '2', '3', '4', '5')
+_DICE_magnitude_area_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_area: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}  # the band of each value
 
@@ -6028,6 +6060,7 @@ _OUT_magnitude_scale: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('6', '6', 'A colossal gang (160)', '6', None),),
 )
 _IDS_magnitude_scale: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
+_DICE_magnitude_scale_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_scale: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6106,6 +6139,7 @@ _OUT_magnitude_duration: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('6', '6', 'A week', '6', None),),
 )
 _IDS_magnitude_duration: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
+_DICE_magnitude_duration_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_duration: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6184,6 +6218,7 @@ _OUT_magnitude_range: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('6', '6', 'Across the city', '6', None),),
 )
 _IDS_magnitude_range: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
+_DICE_magnitude_range_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_range: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6262,6 +6297,7 @@ _OUT_magnitude_quality: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('6', '6', 'Legendary', '6', None),),
 )
 _IDS_magnitude_quality: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
+_DICE_magnitude_quality_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_quality: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6340,6 +6376,7 @@ _OUT_magnitude_force: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('6', '6', 'Devastating', '6', None),),
 )
 _IDS_magnitude_force: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
+_DICE_magnitude_force_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_force: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6418,6 +6455,7 @@ _OUT_quality_examples: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('0', '0', '*A rusty knife, worn & tattered clothing, rickety shack on the street*', '0', None),),
 )
 _IDS_quality_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
+_DICE_quality_examples_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_quality_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
@@ -6496,6 +6534,7 @@ _OUT_force_examples: tuple[tuple[Outcome, ...], ...] = (
     (Outcome('0', '0', '*A firm shove, a candle flame, breeze, tiny spark*', '0', None),),
 )
 _IDS_force_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
+_DICE_force_examples_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_force_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
@@ -6570,6 +6609,7 @@ _N_ritual_stress_casting_time: dict[str, int] = {
 _OUT_ritual_stress: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_ritual_stress: tuple[str, ...] = ()
+_DICE_ritual_stress_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_ritual_stress: dict[int | str, int] = {}  # the band of each value
 
@@ -6693,6 +6733,7 @@ _OUT_crafting_roll: tuple[tuple[Outcome, ...], ...] = (
 )
 _IDS_crafting_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_crafting_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
+_DICE_crafting_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> tuple[int]:
     v_base = ((v_tier + v_workshop) + v_coin)
@@ -6708,7 +6749,7 @@ def _total_crafting_roll(
     v_minimum: int,
     v_base: int,
 ) -> int:
-    return d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', dice(2, 6, (('lowest', 1),)))
+    return d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
 
 
 def _band_crafting_roll(
@@ -6776,7 +6817,7 @@ def _run_crafting_roll(
 ) -> Result:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', dice(2, 6, (('lowest', 1),)))
+    r_total: int = d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_crafting_roll(
@@ -6893,6 +6934,7 @@ _OUT_modification_requirement: tuple[tuple[Outcome, ...], ...] = (
     ),
 )
 _IDS_modification_requirement: tuple[str, ...] = ('simple', 'significant', 'special')
+_DICE_modification_requirement_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_modification_requirement: dict[int | str, int] = {'simple': 0, 'significant': 1, 'special': 2}
