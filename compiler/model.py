@@ -752,6 +752,7 @@ class Resolver:
     rerolls: tuple[Reroll, ...] = ()
     # exploding dice: the highest total the bands tell apart (every total above it lands alike; see check)
     horizon: Expr | None = None
+    covers: bool = False  # the check proved that a band takes every result, for every input
 
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""

@@ -296,3 +296,36 @@ def test_generated_modules_pass_mypy_strict(tmp_path: Path) -> None:
         sys.setrecursionlimit(limit)  # mypy raises it for the whole process
     assert (status, out, err) == (0, f"Success: no issues found in {len(paths)} source files\n", ""), (
         f"mypy --strict on the generated modules:\n{out}{err}")
+
+
+USER_CODE = '''\
+import random
+
+import tides_of_gold as tog
+
+result = tog.action_roll(dots=2, rng=random.Random(1))
+reveal_type(result.outcome.id)
+if result.outcome.id == "heroicc":  # a typo: mypy --strict says so
+    print(result.trace)
+'''
+
+
+def test_a_users_code_sees_each_outcome_id_and_no_none_where_every_total_is_taken(tmp_path: Path) -> None:
+    """A roll whose bands take every total (the check proves it) returns `Result[Outcome[Literal[...]]]`: a
+    user's `result.outcome.id` needs no None check, and a misspelt outcome is a type error."""
+    (tmp_path / "tides_of_gold.py").write_text((ROOT / "output" / "python" / "tides_of_gold.py").read_text(
+        encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "bot.py").write_text(USER_CODE, encoding="utf-8")
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n", encoding="utf-8")
+    limit = sys.getrecursionlimit()
+    try:
+        out, _, status = api.run(["--strict", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
+                                  str(tmp_path / "bot.py"), str(tmp_path / "tides_of_gold.py")])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert status == 1
+    assert ("Revealed type is \"Literal['failure'] | Literal['costly'] | Literal['heroic'] | Literal['advantage']\""
+            in out)
+    assert "Non-overlapping equality check" in out and "heroicc" in out
+    assert out.count("error:") == 1  # the typo alone: no `outcome` may be None here

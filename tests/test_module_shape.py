@@ -17,8 +17,8 @@ from compiler.check.names import class_name
 from tests.conftest import ROOT, RULESET_IDS, compile_module, import_path
 from tests.test_generated_types import SHAPES
 
-RUNTIME_TYPES = {"Result", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels", "Markers", "Deck",
-                 "Card", "Document", "Entry", "Picked", "Faces"}
+RUNTIME_TYPES = {"Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
+                 "Markers", "Deck", "Card", "Document", "Entry", "Picked", "Faces"}
 CATALOG = {"RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
            "RULECRAFT_VERSION", "odds", "totals", "simulate", "session", "pick"}
 

@@ -485,6 +485,21 @@ class ExprCompiler(m.Visitor[str]):
         return f"dice({', '.join(args)})"
 
 
+def covered(resolver: m.Resolver) -> bool:
+    """Whether a band takes every result of the roll for every input (proved by the check), so that its
+    result's outcome is never None."""
+    return resolver.covers and bool(resolver.bands)
+
+
+def result_type(resolver: m.Resolver) -> str:
+    """`Result[Outcome[_Id_action_roll]]`: what a resolver returns, its outcome ids as a Literal type, and
+    `| None` unless a band takes every result."""
+    if not resolver.bands:
+        return "AnyResult"
+    landed = f"Outcome[_Id_{resolver.name}]"
+    return f"Result[{landed}]" if covered(resolver) else f"Result[{landed} | None]"
+
+
 def constant(code: str) -> bool:
     """Whether compiled code is a constant (`3`, `'light'`, `True`, `None`)."""
     try:
@@ -668,7 +683,10 @@ class ModuleWriter:
                 cells.append(f"Outcome({band.id!r}, {band.label!r}, {text!r}, {band.key_text!r}, "
                              f"{(column.label if column else None)!r})")
             rows.append("(" + ", ".join(cells) + ",)")
-        w.line(f"_OUT_{name}: tuple[tuple[Outcome, ...], ...] = (")
+        ids = list(dict.fromkeys(b.id for b in resolver.bands))
+        if ids:  # the outcomes this roll can land on, as a type (a band's id is text the rules wrote)
+            w.line(f"_Id_{name} = _Literal[{', '.join(repr(i) for i in ids)}]")
+        w.line(f"_OUT_{name}: tuple[tuple[Outcome[{f'_Id_{name}' if ids else 'str'}], ...], ...] = (")
         with w.indent():
             for row in rows:
                 w.line(row + ",")
@@ -834,14 +852,15 @@ class ModuleWriter:
         fargs = self.full_args(resolver)
         tail = f", {fargs}" if fargs else ""
         params = self.params(resolver)
-        w.line(f"def _run_{name}(rng: random.Random, depth: int" + (f", {params}" if params else "") + ") -> Result:")
+        w.line(f"def _run_{name}(rng: random.Random, depth: int" + (f", {params}" if params else "")
+               + f") -> {result_type(resolver)}:")
         with w.indent():
             if resolver.lets:
                 names = ", ".join(f"v_{let.name}" for let in resolver.lets)
                 w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
             self.roll_lines(resolver, compiler)
             if resolver.rerolls:
-                w.line("first: tuple[Result, ...] = ()")
+                w.line("first: tuple[AnyResult, ...] = ()")
                 w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
                 with w.indent():
                     w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
@@ -863,7 +882,7 @@ class ModuleWriter:
                 with w.indent():
                     w.line(f"trace = first[0].trace + '; rolled again, the new result is final: ' + "
                            f"trace.removeprefix({resolver.label + ': '!r})")
-            w.line("chain: tuple[Result, ...] = ()")
+            w.line("chain: tuple[AnyResult, ...] = ()")
             if any(b.chain is not None for b in resolver.bands):
                 w.line("target = values.get('next')")
                 w.line("if isinstance(target, str) and target in _RUNNERS:")
@@ -881,7 +900,7 @@ class ModuleWriter:
             w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})")
         w.line()
         w.line()
-        w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:")
+        w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:")
         with w.indent():
             args = [validator(item, f"given.get({item.name!r}, {item.effective_default!r})")
                     for item in resolver.inputs]
@@ -912,7 +931,8 @@ class ModuleWriter:
         else:
             w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, zero{tail})")
         w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
-        w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else None")
+        missed = f"_no_band({name!r})" if covered(resolver) else "None"  # no band takes it: never, or None
+        w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else {missed}")
 
     def rerolls_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         """`_rerolls_x(...)`: the outcome ids a first result is rolled again from, for these inputs."""
@@ -942,7 +962,7 @@ class ModuleWriter:
             default = item.effective_default
             params.append(f"{item.name}: {py_type(item.type)}" + (f" = {default!r}" if default is not None else ""))
         params.append("rng: random.Random | None = None")
-        w.line(f"def {name}(*, {', '.join(params)}) -> Result:")
+        w.line(f"def {name}(*, {', '.join(params)}) -> {result_type(resolver)}:")
         with w.indent():
             w.docstring(docstring(resolver))
             args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
@@ -1063,12 +1083,12 @@ class ModuleWriter:
 
     def catalog(self, resolvers: tuple[m.Resolver, ...]) -> None:
         w = self.w
-        w.line("_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {")
+        w.line("_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {")
         with w.indent():
             for resolver in resolvers:
                 w.line(f"{resolver.name!r}: _chain_{resolver.name},")
         w.line("}")
-        w.line("RESOLVERS: dict[str, Callable[..., Result]] = {")
+        w.line("RESOLVERS: dict[str, Callable[..., AnyResult]] = {")
         with w.indent():
             for resolver in resolvers:
                 w.line(f"{resolver.name!r}: {resolver.name},")
@@ -1180,8 +1200,9 @@ class ModuleWriter:
             w.line("return _TOTALS[name](inputs)")
 
 
-RUNTIME_PUBLIC = ("Result", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels", "Markers", "Deck",
-                  "Card", "Document", "Entry", "Picked", "Faces")  # the runtime's types a user of a module meets
+# the runtime's types a user of a module meets
+RUNTIME_PUBLIC = ("Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
+                  "Markers", "Deck", "Card", "Document", "Entry", "Picked", "Faces")
 CATALOG_NAMES = tuple(sorted(MODULE_NAMES - {"annotations"}))  # RESOLVERS, odds ...: what every module defines
 
 

@@ -63,6 +63,7 @@ class Checker:
         self.broken = set()
         self.choice_inputs: set[str] = set()
         self.analysed: dict[tuple[m.Resolver, frozenset[str]], list[Defect]] = {}
+        self.covering: set[m.Resolver] = set()  # resolvers a band of which takes every result, for every input
         self.budget = odds.Budget(odds.MAX_ANALYSIS)
         self.reported: set[tuple[str, m.Span, str]] = set()
         self.ruleset = ruleset
@@ -84,6 +85,8 @@ class Checker:
             remaining = self.analyze(fixed, fixed_items)
         else:
             fixed, remaining = published, defects
+        fixed = tuple(replace(d, covers=True) if isinstance(d, m.Resolver) and d in self.covering else d
+                      for d in fixed)
         self.limits(fixed)
         self.check_sections()
         self.report_defects(defects, remaining)
@@ -1088,6 +1091,8 @@ class Checker:
             reached.update(nonzero(found.outcome_weights))
             if resolver.dice:  # a roll's totals are numbers: what a band beyond them is told
                 totals.update(nonzero(found.total_weights))  # type: ignore[arg-type]
+        if not gaps:
+            self.covering.add(resolver)
         if gaps:
             gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
             chance, where = worst_gap

@@ -22,7 +22,9 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 
@@ -33,11 +35,14 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
+_Id = TypeVar("_Id", bound=str, covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(_Generic[_Id]):
     """The band or row a roll landed on."""
 
-    id: str
+    id: _Id
     label: str
     text: str | None
     key: str = ""
@@ -59,21 +64,28 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+_Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+class Result(_Generic[_Landed]):
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    `Result[Outcome[Literal["failure", "costly", "heroic"]]]`: a roll's resolver says which outcomes it
+    can land on, and leaves out `None` where its bands take every total.
+    """
 
     name: str
     inputs: Mapping[str, object]
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     total: int | None
-    outcome: Outcome | None
+    outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["Result", ...] = ()
+    chain: tuple["AnyResult", ...] = ()
     seed: int | None = None
-    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -95,6 +107,9 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
+
+
+AnyResult = Result["Outcome[str] | None"]  # a result of any roll or table
 
 
 @dataclass(frozen=True, slots=True)
@@ -950,7 +965,12 @@ def _group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def _outcome_trace(outcome: Outcome) -> str:
+def _no_band(name: str) -> _NoReturn:
+    """What a roll whose bands take every total (the check proved it for every input) does if one does not."""
+    raise RuntimeError(f"no band of {name} takes this result, though the check found every total taken")
+
+
+def _outcome_trace(outcome: "Outcome[str]") -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -963,7 +983,7 @@ def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
-    outcome: Outcome | None,
+    outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
@@ -1049,15 +1069,15 @@ class Session:
     inputs given explicitly win.
     """
 
-    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+    def __init__(self, resolvers: Mapping[str, Callable[..., AnyResult]],
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
         self.rng = rng if rng is not None else random.Random()
         self.carried: dict[str, dict[str, object]] = {}
-        self.history: list[Result] = []
+        self.history: list[AnyResult] = []
 
-    def roll(self, name: str, **inputs: object) -> Result:
+    def roll(self, name: str, **inputs: object) -> AnyResult:
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}")
         given = {**self.carried.get(name, {}), **inputs}

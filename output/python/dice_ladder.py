@@ -13,9 +13,9 @@ __all__ = [
     'hireling_share', 'hireling_contest', 'hirelings_max', 'reaction', 'leverage', 'attack', 'armor', 'blast',
     'morale_check', 'morale', 'fatigue', 'fatigue_rest', 'critical_harm', 'week_of_rest', 'advancement',
     'advancement_reached', 'Hp', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS', 'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION',
-    'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds', 'pick', 'session', 'simulate', 'totals', 'Result', 'Outcome',
-    'Group', 'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry',
-    'Picked', 'Faces',
+    'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds', 'pick', 'session', 'simulate', 'totals', 'Result',
+    'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card',
+    'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -31,7 +31,9 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 
@@ -42,11 +44,14 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
+_Id = TypeVar("_Id", bound=str, covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(_Generic[_Id]):
     """The band or row a roll landed on."""
 
-    id: str
+    id: _Id
     label: str
     text: str | None
     key: str = ""
@@ -68,21 +73,28 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+_Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+class Result(_Generic[_Landed]):
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    `Result[Outcome[Literal["failure", "costly", "heroic"]]]`: a roll's resolver says which outcomes it
+    can land on, and leaves out `None` where its bands take every total.
+    """
 
     name: str
     inputs: Mapping[str, object]
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     total: int | None
-    outcome: Outcome | None
+    outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["Result", ...] = ()
+    chain: tuple["AnyResult", ...] = ()
     seed: int | None = None
-    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -104,6 +116,9 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
+
+
+AnyResult = Result["Outcome[str] | None"]  # a result of any roll or table
 
 
 @dataclass(frozen=True, slots=True)
@@ -959,7 +974,12 @@ def _group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def _outcome_trace(outcome: Outcome) -> str:
+def _no_band(name: str) -> _NoReturn:
+    """What a roll whose bands take every total (the check proved it for every input) does if one does not."""
+    raise RuntimeError(f"no band of {name} takes this result, though the check found every total taken")
+
+
+def _outcome_trace(outcome: "Outcome[str]") -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -972,7 +992,7 @@ def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
-    outcome: Outcome | None,
+    outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
@@ -1058,15 +1078,15 @@ class Session:
     inputs given explicitly win.
     """
 
-    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+    def __init__(self, resolvers: Mapping[str, Callable[..., AnyResult]],
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
         self.rng = rng if rng is not None else random.Random()
         self.carried: dict[str, dict[str, object]] = {}
-        self.history: list[Result] = []
+        self.history: list[AnyResult] = []
 
-    def roll(self, name: str, **inputs: object) -> Result:
+    def roll(self, name: str, **inputs: object) -> AnyResult:
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}")
         given = {**self.carried.get(name, {}), **inputs}
@@ -1382,7 +1402,8 @@ DICE: dict[str, Faces] = {}
 
 _N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _O_test_die: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
-_OUT_test: tuple[tuple[Outcome, ...], ...] = (
+_Id_test = _Literal['cannot_roll', 'pass', 'fail']
+_OUT_test: tuple[tuple[Outcome[_Id_test], ...], ...] = (
     (
         Outcome(
             'cannot_roll', 'Cannot roll', 'If a die would be lowered below a d4, you cannot roll it.', 'when rung < 1',
@@ -1499,7 +1520,7 @@ def _run_test(
     v_disadvantage: bool,
     v_enhanced: int,
     v_impaired: int,
-) -> Result:
+) -> Result[Outcome[_Id_test]]:
     v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
     d = _Rolling(rng)
     r_total: int = _total_test(
@@ -1512,7 +1533,7 @@ def _run_test(
         v_steps, v_rung, v_adv,
     )
     c = 0
-    outcome = _OUT_test[b][c] if b >= 0 else None
+    outcome = _OUT_test[b][c] if b >= 0 else _no_band('test')
     extra = None  # no band's data rolls dice
     values = _values_test(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced,
@@ -1523,11 +1544,11 @@ def _run_test(
         'impaired': v_impaired,
     }
     trace = _describe('Test', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_test(
         rng,
         depth,
@@ -1549,7 +1570,7 @@ def test(
     enhanced: int = 0,
     impaired: int = 0,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_test]]:
     (
         'Test [LAD-01, LAD-02, LAD-04, LAD-05, LAD-06, LAD-07, LAD-20, lines 4-7, line 9, lines 12-19, line 21, line '
         '78]\n'
@@ -1619,7 +1640,8 @@ def _joint_test(given: Mapping[str, object]) -> Joint:
 
 _N_contest_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _N_contest_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_contest: tuple[tuple[Outcome, ...], ...] = (
+_Id_contest = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
+_OUT_contest: tuple[tuple[Outcome[_Id_contest], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
@@ -1731,23 +1753,25 @@ def _values_contest(
     return values
 
 
-def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result:
+def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result[
+    Outcome[_Id_contest]
+]:
     d = _Rolling(rng)
     r_total: int = _total_contest(d, v_mine, v_theirs, v_edge)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
     c = 0
-    outcome = _OUT_contest[b][c] if b >= 0 else None
+    outcome = _OUT_contest[b][c] if b >= 0 else _no_band('contest')
     extra = None  # no band's data rolls dice
     values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
     trace = _describe('Contest', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_contest(
         rng,
         depth,
@@ -1757,7 +1781,9 @@ def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) 
     )
 
 
-def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result:
+def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_contest]
+]:
     (
         'Contest [LAD-03, LAD-04, lines 10-13, lines 10-11]\n'
         '\n'
@@ -1805,7 +1831,8 @@ def _joint_contest(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_advantage_and_disadvantage: tuple[tuple[Outcome, ...], ...] = (
+_Id_advantage_and_disadvantage = _Literal['adv', 'dis']
+_OUT_advantage_and_disadvantage: tuple[tuple[Outcome[_Id_advantage_and_disadvantage], ...], ...] = (
     (Outcome('adv', 'ADV', 'With advantage, roll an additional die and keep the higher result.', 'adv', None),),
     (Outcome('dis', 'DIS', 'With disadvantage, roll an additional die and keep the lower result.', 'dis', None),),
 )
@@ -1845,19 +1872,21 @@ def _values_advantage_and_disadvantage(
     return values
 
 
-def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with: str) -> Result:
+def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with: str) -> Result[
+    Outcome[_Id_advantage_and_disadvantage]
+]:
     d = _Rolling(rng)
     r_total: str = v_roll_with
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_advantage_and_disadvantage.get(r_total, -1)
     c = 0
-    outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else None
+    outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else _no_band('advantage_and_disadvantage')
     extra = None  # no band's data rolls dice
     values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_with)
     inputs: dict[str, object] = {'roll_with': v_roll_with}
     trace = _describe('Advantage and Disadvantage', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'advantage_and_disadvantage',
         inputs,
@@ -1871,13 +1900,15 @@ def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with:
     )
 
 
-def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_advantage_and_disadvantage(
         rng, depth, _check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
     )
 
 
-def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | None = None) -> Result:
+def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_advantage_and_disadvantage]
+]:
     (
         'Advantage and Disadvantage [LAD-04, lines 12-13]\n'
         '\n'
@@ -1899,7 +1930,8 @@ def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_impaired_and_enhanced: tuple[tuple[Outcome, ...], ...] = (
+_Id_impaired_and_enhanced = _Literal['imp', 'enh']
+_OUT_impaired_and_enhanced: tuple[tuple[Outcome[_Id_impaired_and_enhanced], ...], ...] = (
     (Outcome('imp', 'IMP', 'Impaired rolls use lower dice.', 'imp', None),),
     (Outcome('enh', 'ENH', 'Enhanced rolls use higher dice.', 'enh', None),),
 )
@@ -1937,19 +1969,21 @@ def _values_impaired_and_enhanced(
     return values
 
 
-def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -> Result:
+def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -> Result[
+    Outcome[_Id_impaired_and_enhanced]
+]:
     d = _Rolling(rng)
     r_total: str = v_roll_is
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_impaired_and_enhanced.get(r_total, -1)
     c = 0
-    outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else None
+    outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else _no_band('impaired_and_enhanced')
     extra = None  # no band's data rolls dice
     values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_is)
     inputs: dict[str, object] = {'roll_is': v_roll_is}
     trace = _describe('Empaired and Enhanced', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'impaired_and_enhanced',
         inputs,
@@ -1963,11 +1997,13 @@ def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -
     )
 
 
-def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_impaired_and_enhanced(rng, depth, _check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh')))
 
 
-def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = None) -> Result:
+def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_impaired_and_enhanced]
+]:
     (
         'Empaired and Enhanced [LAD-05, lines 14-15]\n'
         '\n'
@@ -1991,7 +2027,8 @@ def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
 
 _N_dice_ladder_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _O_dice_ladder_die: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
-_OUT_dice_ladder: tuple[tuple[Outcome, ...], ...] = (
+_Id_dice_ladder = _Literal['below_d4', 'rung_d4', 'rung_d6', 'rung_d8', 'rung_d10', 'rung_d12', 'above_d12']
+_OUT_dice_ladder: tuple[tuple[Outcome[_Id_dice_ladder], ...], ...] = (
     (
         Outcome(
             'below_d4', 'Below d4', 'If a die would be lowered below a d4, you cannot roll it.', 'less than 1', None
@@ -2063,19 +2100,19 @@ def _values_dice_ladder(
     return values
 
 
-def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result:
+def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result[Outcome[_Id_dice_ladder]]:
     d = _Rolling(rng)
     r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
     c = 0
-    outcome = _OUT_dice_ladder[b][c] if b >= 0 else None
+    outcome = _OUT_dice_ladder[b][c] if b >= 0 else _no_band('dice_ladder')
     extra = None  # no band's data rolls dice
     values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
     inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
     trace = _describe('Dice Ladder', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'dice_ladder',
         inputs,
@@ -2089,7 +2126,7 @@ def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -
     )
 
 
-def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_dice_ladder(
         rng,
         depth,
@@ -2098,7 +2135,9 @@ def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, objec
     )
 
 
-def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = None) -> Result:
+def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_dice_ladder]
+]:
     (
         'Dice Ladder [LAD-06, lines 16-19]\n'
         '\n'
@@ -2132,7 +2171,7 @@ def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
 
 
 _N_skills_known_int_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_skills_known: tuple[tuple[Outcome, ...], ...] = (
+_OUT_skills_known: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_skills_known: tuple[str, ...] = ()
 
@@ -2165,7 +2204,7 @@ def _values_skills_known(
     return values
 
 
-def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
+def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2177,7 +2216,7 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_int_die)
     inputs: dict[str, object] = {'int_die': v_int_die}
     trace = _describe('Skills known', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'skills_known',
         inputs,
@@ -2191,13 +2230,13 @@ def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> Result:
     )
 
 
-def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_skills_known(
         rng, depth, _check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     )
 
 
-def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> Result:
+def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> AnyResult:
     (
         'Skills known [LAD-07, line 23]\n'
         '\n'
@@ -2217,7 +2256,8 @@ def _joint_skills_known(given: Mapping[str, object]) -> Joint:
 
 
 _N_spell_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_spell: tuple[tuple[Outcome, ...], ...] = (
+_Id_spell = _Literal['cast', 'pass', 'fail']
+_OUT_spell: tuple[tuple[Outcome[_Id_spell], ...], ...] = (
     (
         Outcome(
             'cast', 'Cast',
@@ -2280,23 +2320,25 @@ def _values_spell(
     return values
 
 
-def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result:
+def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result[
+    Outcome[_Id_spell]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     c = 0
-    outcome = _OUT_spell[b][c] if b >= 0 else None
+    outcome = _OUT_spell[b][c] if b >= 0 else _no_band('spell')
     extra = None  # no band's data rolls dice
     values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
     inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
     trace = _describe('Spells', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_spell(
         rng,
         depth,
@@ -2306,7 +2348,9 @@ def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) ->
     )
 
 
-def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: random.Random | None = None) -> Result:
+def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_spell]
+]:
     (
         'Spells [LAD-08, LAD-01, lines 25-31]\n'
         '\n'
@@ -2355,7 +2399,7 @@ def _joint_spell(given: Mapping[str, object]) -> Joint:
 
 
 _N_spells_known_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_spells_known: tuple[tuple[Outcome, ...], ...] = (
+_OUT_spells_known: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_spells_known: tuple[str, ...] = ()
 
@@ -2388,7 +2432,7 @@ def _values_spells_known(
     return values
 
 
-def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
+def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (_N_spells_known_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2400,7 +2444,7 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
     trace = _describe('Spells known', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'spells_known',
         inputs,
@@ -2414,11 +2458,11 @@ def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> Result:
     )
 
 
-def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_spells_known(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
+def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyResult:
     (
         'Spells known [LAD-08, line 32]\n'
         '\n'
@@ -2438,7 +2482,7 @@ def _joint_spells_known(given: Mapping[str, object]) -> Joint:
 
 
 _N_item_slots_str_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_item_slots: tuple[tuple[Outcome, ...], ...] = (
+_OUT_item_slots: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
 
@@ -2471,7 +2515,7 @@ def _values_item_slots(
     return values
 
 
-def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
+def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (2 * _N_item_slots_str_die[v_str_die])
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2483,7 +2527,7 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die)
     inputs: dict[str, object] = {'str_die': v_str_die}
     trace = _describe('Item slots', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'item_slots',
         inputs,
@@ -2497,13 +2541,13 @@ def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> Result:
     )
 
 
-def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_item_slots(
         rng, depth, _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     )
 
 
-def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> Result:
+def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> AnyResult:
     (
         'Item slots [LAD-09, line 34]\n'
         '\n'
@@ -2522,7 +2566,7 @@ def _joint_item_slots(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_slots_filled: tuple[tuple[Outcome, ...], ...] = (
+_OUT_slots_filled: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_slots_filled: tuple[str, ...] = ()
 
@@ -2559,7 +2603,7 @@ def _values_slots_filled(
     return values
 
 
-def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int, v_coins: int) -> Result:
+def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int, v_coins: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((v_items + (2 * v_bulky)) + _floor_div(v_coins, 100))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2571,7 +2615,7 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_items, v_bulky, v_coins)
     inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
     trace = _describe('Slots filled', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'slots_filled',
         inputs,
@@ -2585,7 +2629,7 @@ def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int
     )
 
 
-def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_slots_filled(
         rng,
         depth,
@@ -2595,7 +2639,7 @@ def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.Random | None = None) -> Result:
+def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Slots filled [LAD-09, line 34]\n'
         '\n'
@@ -2622,7 +2666,8 @@ def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
 
 
 _N_carrying_str_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_carrying: tuple[tuple[Outcome, ...], ...] = (
+_Id_carrying = _Literal['within', 'over', 'never']
+_OUT_carrying: tuple[tuple[Outcome[_Id_carrying], ...], ...] = (
     (Outcome('within', 'Within', 'You have twice your STR in item slots.', 'when filled <= 2 * str_die', None),),
     (
         Outcome(
@@ -2671,19 +2716,19 @@ def _values_carrying(
     return values
 
 
-def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int) -> Result:
+def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int) -> Result[Outcome[_Id_carrying]]:
     d = _Rolling(rng)
     r_total: int = v_filled
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_carrying(r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
     c = 0
-    outcome = _OUT_carrying[b][c] if b >= 0 else None
+    outcome = _OUT_carrying[b][c] if b >= 0 else _no_band('carrying')
     extra = None  # no band's data rolls dice
     values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
     inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
     trace = _describe('Carrying', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'carrying',
         inputs,
@@ -2697,7 +2742,7 @@ def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int)
     )
 
 
-def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_carrying(
         rng,
         depth,
@@ -2706,7 +2751,9 @@ def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object])
     )
 
 
-def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None = None) -> Result:
+def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_carrying]
+]:
     (
         'Carrying [LAD-09, line 34]\n'
         '\n'
@@ -2735,7 +2782,8 @@ def _joint_carrying(given: Mapping[str, object]) -> Joint:
 
 
 _N_luck_die_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_luck_die: tuple[tuple[Outcome, ...], ...] = (
+_Id_luck_die = _Literal['luck']
+_OUT_luck_die: tuple[tuple[Outcome[_Id_luck_die], ...], ...] = (
     (Outcome('luck', 'Luck', 'Higher is better. Lower is worse.', '1+', None),),
 )
 _IDS_luck_die: tuple[str, ...] = ('luck',)
@@ -2775,27 +2823,27 @@ def _values_luck_die(
     return values
 
 
-def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result:
+def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result[Outcome[_Id_luck_die]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
     c = 0
-    outcome = _OUT_luck_die[b][c] if b >= 0 else None
+    outcome = _OUT_luck_die[b][c] if b >= 0 else _no_band('luck_die')
     extra = None  # no band's data rolls dice
     values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die)
     inputs: dict[str, object] = {'die': v_die}
     trace = _describe('Luck die', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_luck_die(rng, depth, _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result:
+def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_luck_die]]:
     (
         'Luck die [LAD-10, line 36]\n'
         '\n'
@@ -2830,7 +2878,8 @@ def _joint_luck_die(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_detachments: tuple[tuple[Outcome, ...], ...] = (
+_Id_detachments = _Literal['detachment_attacks', 'individual_attacks', 'no_change']
+_OUT_detachments: tuple[tuple[Outcome[_Id_detachments], ...], ...] = (
     (
         Outcome(
             'detachment_attacks', 'Detachment attacks',
@@ -2888,19 +2937,21 @@ def _values_detachments(
     return values
 
 
-def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: str, v_blast: bool) -> Result:
+def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: str, v_blast: bool) -> Result[
+    Outcome[_Id_detachments]
+]:
     d = _Rolling(rng)
     r_total: str = v_attacker
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_detachments(r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
     c = 0
-    outcome = _OUT_detachments[b][c] if b >= 0 else None
+    outcome = _OUT_detachments[b][c] if b >= 0 else _no_band('detachments')
     extra = None  # no band's data rolls dice
     values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
     inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
     trace = _describe('Detachments', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'detachments',
         inputs,
@@ -2914,7 +2965,7 @@ def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: 
     )
 
 
-def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_detachments(
         rng,
         depth,
@@ -2926,7 +2977,7 @@ def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def detachments(
     *, attacker: str = 'individual', target: str = 'detachment', blast: bool = False, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_detachments]]:
     (
         'Detachments [LAD-11, lines 42-43]\n'
         '\n'
@@ -2957,7 +3008,8 @@ def _joint_detachments(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_rounds: tuple[tuple[Outcome, ...], ...] = (
+_Id_rounds = _Literal['encounter', 'exploring', 'traveling']
+_OUT_rounds: tuple[tuple[Outcome[_Id_rounds], ...], ...] = (
     (
         Outcome(
             'encounter', 'Encounter',
@@ -3024,19 +3076,19 @@ def _values_rounds(
     return values
 
 
-def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
+def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result[Outcome[_Id_rounds]]:
     d = _Rolling(rng)
     r_total: str = v_time
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_rounds.get(r_total, -1)
     c = 0
-    outcome = _OUT_rounds[b][c] if b >= 0 else None
+    outcome = _OUT_rounds[b][c] if b >= 0 else _no_band('rounds')
     extra = None  # no band's data rolls dice
     values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_time)
     inputs: dict[str, object] = {'time': v_time}
     trace = _describe('Rounds', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'rounds',
         inputs,
@@ -3050,13 +3102,13 @@ def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result:
     )
 
 
-def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_rounds(
         rng, depth, _check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
     )
 
 
-def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Result:
+def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Result[Outcome[_Id_rounds]]:
     (
         'Rounds [LAD-12, lines 46-48]\n'
         '\n'
@@ -3083,7 +3135,8 @@ def _joint_rounds(given: Mapping[str, object]) -> Joint:
 
 _N_surprise_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _N_surprise_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_surprise: tuple[tuple[Outcome, ...], ...] = (
+_Id_surprise = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
+_OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
@@ -3161,7 +3214,7 @@ def _values_surprise(
     return values
 
 
-def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
+def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result[Outcome[_Id_surprise]]:
     d = _Rolling(rng)
     r_total: int = int(
         (
@@ -3174,16 +3227,16 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     groups, zero = d.groups, d.zero
     b = _band_surprise(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     c = 0
-    outcome = _OUT_surprise[b][c] if b >= 0 else None
+    outcome = _OUT_surprise[b][c] if b >= 0 else _no_band('surprise')
     extra = None  # no band's data rolls dice
     values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = _describe('Surprise', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_surprise(
         rng,
         depth,
@@ -3192,7 +3245,9 @@ def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object])
     )
 
 
-def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
+def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_surprise]
+]:
     (
         'Surprise [LAD-12, LAD-03, line 46, lines 10-11]\n'
         '\n'
@@ -3237,7 +3292,7 @@ def _joint_surprise(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_hireling_share: tuple[tuple[Outcome, ...], ...] = (
+_OUT_hireling_share: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_hireling_share: tuple[str, ...] = ()
 
@@ -3274,7 +3329,7 @@ def _values_hireling_share(
     return values
 
 
-def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares: int, v_fee: int) -> Result:
+def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares: int, v_fee: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (_floor_div(v_plunder, v_shares) - v_fee)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3286,7 +3341,7 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plunder, v_shares, v_fee)
     inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
     trace = _describe("Hireling's share", groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'hireling_share',
         inputs,
@@ -3300,7 +3355,7 @@ def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares
     )
 
 
-def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_hireling_share(
         rng,
         depth,
@@ -3310,7 +3365,7 @@ def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: random.Random | None = None) -> Result:
+def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         "Hireling's share [LAD-13, line 51]\n"
         '\n'
@@ -3337,7 +3392,8 @@ def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
 
 _N_hireling_contest_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _N_hireling_contest_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_hireling_contest: tuple[tuple[Outcome, ...], ...] = (
+_Id_hireling_contest = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
+_OUT_hireling_contest: tuple[tuple[Outcome[_Id_hireling_contest], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
@@ -3415,7 +3471,9 @@ def _values_hireling_contest(
     return values
 
 
-def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
+def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result[
+    Outcome[_Id_hireling_contest]
+]:
     d = _Rolling(rng)
     r_total: int = int(
         (
@@ -3428,16 +3486,16 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     groups, zero = d.groups, d.zero
     b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     c = 0
-    outcome = _OUT_hireling_contest[b][c] if b >= 0 else None
+    outcome = _OUT_hireling_contest[b][c] if b >= 0 else _no_band('hireling_contest')
     extra = None  # no band's data rolls dice
     values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = _describe('Unpaid hirelings', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_hireling_contest(
         rng,
         depth,
@@ -3446,7 +3504,9 @@ def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, 
     )
 
 
-def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
+def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_hireling_contest]
+]:
     (
         'Unpaid hirelings [LAD-13, LAD-03, line 51, lines 10-11]\n'
         '\n'
@@ -3493,7 +3553,7 @@ def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
 
 
 _N_hirelings_max_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_hirelings_max: tuple[tuple[Outcome, ...], ...] = (
+_OUT_hirelings_max: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_hirelings_max: tuple[str, ...] = ()
 
@@ -3526,7 +3586,7 @@ def _values_hirelings_max(
     return values
 
 
-def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
+def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3538,7 +3598,7 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
     inputs: dict[str, object] = {'wil': v_wil}
     trace = _describe('Hirelings', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'hirelings_max',
         inputs,
@@ -3552,13 +3612,13 @@ def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> Result:
     )
 
 
-def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_hirelings_max(
         rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     )
 
 
-def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
+def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyResult:
     (
         'Hirelings [LAD-13, line 52]\n'
         '\n'
@@ -3578,7 +3638,8 @@ def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
 
 
 _N_reaction_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_reaction: tuple[tuple[Outcome, ...], ...] = (
+_Id_reaction = _Literal['hostile', 'wary', 'indifferent', 'friendly', 'helpful']
+_OUT_reaction: tuple[tuple[Outcome[_Id_reaction], ...], ...] = (
     (Outcome('hostile', 'Hostile', 'Hostile', '1-3', None),),
     (Outcome('wary', 'Wary', 'Wary', '4-5', None),),
     (Outcome('indifferent', 'Indifferent', 'Indifferent', '6-7', None),),
@@ -3606,27 +3667,27 @@ def _band_reaction(
     return _BAND_reaction.get(r_total, -1)
 
 
-def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result:
+def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_reaction]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_reaction.get(r_total, -1)
     c = 0
-    outcome = _OUT_reaction[b][c] if b >= 0 else None
+    outcome = _OUT_reaction[b][c] if b >= 0 else _no_band('reaction')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
     trace = _describe('Reactions', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_reaction(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
+def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_reaction]]:
     (
         'Reactions [LAD-14, lines 53-59]\n'
         '\n'
@@ -3667,7 +3728,8 @@ def _joint_reaction(given: Mapping[str, object]) -> Joint:
 
 _N_leverage_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _N_leverage_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_leverage: tuple[tuple[Outcome, ...], ...] = (
+_Id_leverage = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
+_OUT_leverage: tuple[tuple[Outcome[_Id_leverage], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
@@ -3745,7 +3807,7 @@ def _values_leverage(
     return values
 
 
-def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result:
+def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result[Outcome[_Id_leverage]]:
     d = _Rolling(rng)
     r_total: int = int(
         (
@@ -3758,16 +3820,16 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     groups, zero = d.groups, d.zero
     b = _band_leverage(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     c = 0
-    outcome = _OUT_leverage[b][c] if b >= 0 else None
+    outcome = _OUT_leverage[b][c] if b >= 0 else _no_band('leverage')
     extra = None  # no band's data rolls dice
     values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
     inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
     trace = _describe('Leverage', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_leverage(
         rng,
         depth,
@@ -3776,7 +3838,9 @@ def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object])
     )
 
 
-def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result:
+def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_leverage]
+]:
     (
         'Leverage [LAD-15, LAD-03, LAD-14, line 61, lines 10-11]\n'
         '\n'
@@ -3823,7 +3887,8 @@ def _joint_leverage(given: Mapping[str, object]) -> Joint:
 
 _N_attack_weapon: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _N_attack_other: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_attack: tuple[tuple[Outcome, ...], ...] = (
+_Id_attack = _Literal['harm', 'no_harm']
+_OUT_attack: tuple[tuple[Outcome[_Id_attack], ...], ...] = (
     (Outcome('harm', 'Harm', "Deal what's left as harm—first to HP, then to STR.", '1+', None),),
     (Outcome('no_harm', 'Nothing left', None, '0 or less', None),),
 )
@@ -3908,7 +3973,7 @@ def _values_attack(
 
 def _run_attack(
     rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int
-) -> Result:
+) -> Result[Outcome[_Id_attack]]:
     v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
     d = _Rolling(rng)
     r_total: int = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
@@ -3919,7 +3984,7 @@ def _run_attack(
         v_extra_attackers,
     )
     c = 0
-    outcome = _OUT_attack[b][c] if b >= 0 else None
+    outcome = _OUT_attack[b][c] if b >= 0 else _no_band('attack')
     extra = None  # no band's data rolls dice
     values = _values_attack(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor,
@@ -3929,11 +3994,11 @@ def _run_attack(
         'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor
     }
     trace = _describe('Attacks', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_attack(
         rng,
         depth,
@@ -3953,7 +4018,7 @@ def attack(
     multiple_weapons: bool = False,
     armor: int = 0,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_attack]]:
     (
         'Attacks [LAD-16, LAD-17, lines 62-66]\n'
         '\n'
@@ -4016,7 +4081,7 @@ def _joint_attack(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_armor: tuple[tuple[Outcome, ...], ...] = (
+_OUT_armor: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_armor: tuple[str, ...] = ()
 
@@ -4050,7 +4115,7 @@ def _values_armor(
     return values
 
 
-def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
+def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = min(v_armor_total, 3)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4062,7 +4127,7 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_armor_total)
     inputs: dict[str, object] = {'armor_total': v_armor_total}
     trace = _describe('Armor', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'armor',
         inputs,
@@ -4076,11 +4141,11 @@ def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> Result:
     )
 
 
-def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_armor(rng, depth, _check_int('armor_total', given.get('armor_total', 0), 0, 6))
 
 
-def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> Result:
+def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Armor [LAD-17, line 66]\n'
         '\n'
@@ -4098,7 +4163,8 @@ def _joint_armor(given: Mapping[str, object]) -> Joint:
 
 
 _N_blast_weapon: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_blast: tuple[tuple[Outcome, ...], ...] = (
+_Id_blast = _Literal['targets']
+_OUT_blast: tuple[tuple[Outcome[_Id_blast], ...], ...] = (
     (Outcome('targets', 'Targets', "If unsure how many targets are affected, roll the weapon's die.", '1+', None),),
 )
 _IDS_blast: tuple[str, ...] = ('targets',)
@@ -4138,27 +4204,27 @@ def _values_blast(
     return values
 
 
-def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result:
+def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result[Outcome[_Id_blast]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
     c = 0
-    outcome = _OUT_blast[b][c] if b >= 0 else None
+    outcome = _OUT_blast[b][c] if b >= 0 else _no_band('blast')
     extra = None  # no band's data rolls dice
     values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon)
     inputs: dict[str, object] = {'weapon': v_weapon}
     trace = _describe('Blast', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_blast(rng, depth, _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result:
+def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_blast]]:
     (
         'Blast [LAD-18, line 68]\n'
         '\n'
@@ -4196,7 +4262,8 @@ def _joint_blast(given: Mapping[str, object]) -> Joint:
 
 _N_morale_check_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _N_morale_check_their_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_morale_check: tuple[tuple[Outcome, ...], ...] = (
+_Id_morale_check = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
+_OUT_morale_check: tuple[tuple[Outcome[_Id_morale_check], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
@@ -4276,7 +4343,9 @@ def _values_morale_check(
     return values
 
 
-def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result:
+def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result[
+    Outcome[_Id_morale_check]
+]:
     d = _Rolling(rng)
     r_total: int = int(
         (
@@ -4289,12 +4358,12 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
     groups, zero = d.groups, d.zero
     b = _band_morale_check(r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
     c = 0
-    outcome = _OUT_morale_check[b][c] if b >= 0 else None
+    outcome = _OUT_morale_check[b][c] if b >= 0 else _no_band('morale_check')
     extra = None  # no band's data rolls dice
     values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
     inputs: dict[str, object] = {'wil': v_wil, 'their_wil': v_their_wil}
     trace = _describe('Morale', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'morale_check')
@@ -4317,7 +4386,7 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
     return Result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_morale_check(
         rng,
         depth,
@@ -4326,7 +4395,9 @@ def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random | None = None) -> Result:
+def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_morale_check]
+]:
     (
         'Morale [LAD-19, LAD-03, line 70]\n'
         '\n'
@@ -4375,7 +4446,8 @@ def _joint_morale_check(given: Mapping[str, object]) -> Joint:
 
 
 _N_morale_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_OUT_morale: tuple[tuple[Outcome, ...], ...] = (
+_Id_morale = _Literal['hesitate', 'retreat', 'flee', 'surrender_conditionally', 'surrender_unconditionally']
+_OUT_morale: tuple[tuple[Outcome[_Id_morale], ...], ...] = (
     (Outcome('hesitate', 'Hesitate', 'Hesitate', '1-3', None),),
     (Outcome('retreat', 'Retreat', 'Retreat', '4-5', None),),
     (Outcome('flee', 'Flee', 'Flee', '6-7', None),),
@@ -4403,27 +4475,27 @@ def _band_morale(
     return _BAND_morale.get(r_total, -1)
 
 
-def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result:
+def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_morale]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_morale.get(r_total, -1)
     c = 0
-    outcome = _OUT_morale[b][c] if b >= 0 else None
+    outcome = _OUT_morale[b][c] if b >= 0 else _no_band('morale')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'wil': v_wil}
     trace = _describe('What the surviving enemies do', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_morale(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
 
 
-def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result:
+def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_morale]]:
     (
         'What the surviving enemies do [LAD-19, lines 70-75]\n'
         '\n'
@@ -4461,7 +4533,7 @@ def _joint_morale(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_fatigue: tuple[tuple[Outcome, ...], ...] = (
+_OUT_fatigue: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_fatigue: tuple[str, ...] = ()
 
@@ -4495,7 +4567,7 @@ def _values_fatigue(
     return values
 
 
-def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
+def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = max((v_days - 1), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4507,7 +4579,7 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_days)
     inputs: dict[str, object] = {'days': v_days}
     trace = _describe('Fatigue', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'fatigue',
         inputs,
@@ -4521,11 +4593,11 @@ def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> Result:
     )
 
 
-def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_fatigue(rng, depth, _check_int('days', given.get('days', 0), 0, 10))
 
 
-def fatigue(*, days: int = 0, rng: random.Random | None = None) -> Result:
+def fatigue(*, days: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Fatigue [LAD-20, line 78]\n'
         '\n'
@@ -4543,7 +4615,7 @@ def _joint_fatigue(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_fatigue_rest: tuple[tuple[Outcome, ...], ...] = (
+_OUT_fatigue_rest: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_fatigue_rest: tuple[str, ...] = ()
 
@@ -4578,7 +4650,7 @@ def _values_fatigue_rest(
     return values
 
 
-def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: int) -> Result:
+def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = max((v_fatigue - v_nights), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4590,7 +4662,7 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_fatigue, v_nights)
     inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
     trace = _describe('Fatigue after rest', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'fatigue_rest',
         inputs,
@@ -4604,7 +4676,7 @@ def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: 
     )
 
 
-def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_fatigue_rest(
         rng,
         depth,
@@ -4613,7 +4685,7 @@ def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None = None) -> Result:
+def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Fatigue after rest [LAD-20, line 79]\n'
         '\n'
@@ -4635,7 +4707,8 @@ def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
 
 _N_critical_harm_attribute: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _O_critical_harm_attribute: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
-_OUT_critical_harm: tuple[tuple[Outcome, ...], ...] = (
+_Id_critical_harm = _Literal['pass', 'dead', 'lowered']
+_OUT_critical_harm: tuple[tuple[Outcome[_Id_critical_harm], ...], ...] = (
     (Outcome('pass', 'Pass', None, 'when total >= dn', None),),
     (
         Outcome(
@@ -4699,23 +4772,25 @@ def _values_critical_harm(
     return values
 
 
-def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result:
+def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result[
+    Outcome[_Id_critical_harm]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     c = 0
-    outcome = _OUT_critical_harm[b][c] if b >= 0 else None
+    outcome = _OUT_critical_harm[b][c] if b >= 0 else _no_band('critical_harm')
     extra = None  # no band's data rolls dice
     values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
     inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
     trace = _describe('Critical harm', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_critical_harm(
         rng,
         depth,
@@ -4724,7 +4799,9 @@ def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result:
+def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_critical_harm]
+]:
     (
         'Critical harm [LAD-21, LAD-06, lines 82-83]\n'
         '\n'
@@ -4773,7 +4850,7 @@ _N_week_of_rest_attribute: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 1
 _N_week_of_rest_original: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
 _O_week_of_rest_attribute: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
 _O_week_of_rest_original: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
-_OUT_week_of_rest: tuple[tuple[Outcome, ...], ...] = (
+_OUT_week_of_rest: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_week_of_rest: tuple[str, ...] = ()
 
@@ -4808,7 +4885,7 @@ def _values_week_of_rest(
     return values
 
 
-def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> Result:
+def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: str = (
         step(_O_week_of_rest_attribute, v_attribute, 1) if (
@@ -4824,7 +4901,7 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_original)
     inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
     trace = _describe('After a full week of rest', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'week_of_rest',
         inputs,
@@ -4838,7 +4915,7 @@ def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_origin
     )
 
 
-def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_week_of_rest(
         rng,
         depth,
@@ -4847,7 +4924,7 @@ def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Random | None = None) -> Result:
+def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Random | None = None) -> AnyResult:
     (
         'After a full week of rest [LAD-22, LAD-06, line 86]\n'
         '\n'
@@ -4874,7 +4951,8 @@ def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_advancement: tuple[tuple[Outcome, ...], ...] = (
+_Id_advancement = _Literal['novice', 'professional', 'expert', 'veteran', 'master', 'legend']
+_OUT_advancement: tuple[tuple[Outcome[_Id_advancement], ...], ...] = (
     (Outcome('novice', 'novice', '1,000 C, gain HP and raise one attribute (novice)', 'novice', None),),
     (Outcome('professional', 'professional', '3,000 C, gain HP (professional)', 'professional', None),),
     (Outcome('expert', 'expert', '6,000 C, raise one attribute (expert)', 'expert', None),),
@@ -4947,19 +5025,19 @@ def _values_advancement(
     return values
 
 
-def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
+def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result[Outcome[_Id_advancement]]:
     d = _Rolling(rng)
     r_total: str = v_title
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_advancement.get(r_total, -1)
     c = 0
-    outcome = _OUT_advancement[b][c] if b >= 0 else None
+    outcome = _OUT_advancement[b][c] if b >= 0 else _no_band('advancement')
     extra = None  # no band's data rolls dice
     values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_title)
     inputs: dict[str, object] = {'title': v_title}
     trace = _describe('Advancement', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'advancement',
         inputs,
@@ -4973,7 +5051,7 @@ def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result:
     )
 
 
-def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_advancement(
         rng,
         depth,
@@ -4983,7 +5061,7 @@ def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, objec
     )
 
 
-def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> Result:
+def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> Result[Outcome[_Id_advancement]]:
     (
         'Advancement [LAD-23, lines 88-94]\n'
         '\n'
@@ -5015,7 +5093,7 @@ def _joint_advancement(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_advancement_reached: tuple[tuple[Outcome, ...], ...] = (
+_OUT_advancement_reached: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_advancement_reached: tuple[str, ...] = ()
 
@@ -5048,7 +5126,7 @@ def _values_advancement_reached(
     return values
 
 
-def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Result:
+def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (
         (((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (
@@ -5064,7 +5142,7 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hoard)
     inputs: dict[str, object] = {'hoard': v_hoard}
     trace = _describe('Thresholds reached', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'advancement_reached',
         inputs,
@@ -5078,11 +5156,11 @@ def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> Re
     )
 
 
-def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_advancement_reached(rng, depth, _check_int('hoard', given.get('hoard', 0), 0, 1000000))
 
 
-def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> Result:
+def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Thresholds reached [LAD-23, lines 88-94]\n'
         '\n'
@@ -5120,7 +5198,7 @@ class Hp(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {
+_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
     'test': _chain_test,
     'contest': _chain_contest,
     'advantage_and_disadvantage': _chain_advantage_and_disadvantage,
@@ -5153,7 +5231,7 @@ _RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]
     'advancement': _chain_advancement,
     'advancement_reached': _chain_advancement_reached,
 }
-RESOLVERS: dict[str, Callable[..., Result]] = {
+RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'test': test,
     'contest': contest,
     'advantage_and_disadvantage': advantage_and_disadvantage,

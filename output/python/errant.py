@@ -17,8 +17,8 @@ __all__ = [
     'chase_movement_roll', 'fall_damage_table', 'fall_damage', 'burning', 'hold_breath', 'out_of_breath', 'Exchanges',
     'Depletion', 'ActivityProgress', 'DeathsDoor', 'ConsignedToTheReaper', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS',
     'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds', 'pick',
-    'session', 'simulate', 'totals', 'Result', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock', 'Levels',
-    'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
+    'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track',
+    'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -34,7 +34,9 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 
@@ -45,11 +47,14 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
+_Id = TypeVar("_Id", bound=str, covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(_Generic[_Id]):
     """The band or row a roll landed on."""
 
-    id: str
+    id: _Id
     label: str
     text: str | None
     key: str = ""
@@ -71,21 +76,28 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+_Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+class Result(_Generic[_Landed]):
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    `Result[Outcome[Literal["failure", "costly", "heroic"]]]`: a roll's resolver says which outcomes it
+    can land on, and leaves out `None` where its bands take every total.
+    """
 
     name: str
     inputs: Mapping[str, object]
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     total: int | None
-    outcome: Outcome | None
+    outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["Result", ...] = ()
+    chain: tuple["AnyResult", ...] = ()
     seed: int | None = None
-    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -107,6 +119,9 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
+
+
+AnyResult = Result["Outcome[str] | None"]  # a result of any roll or table
 
 
 @dataclass(frozen=True, slots=True)
@@ -962,7 +977,12 @@ def _group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def _outcome_trace(outcome: Outcome) -> str:
+def _no_band(name: str) -> _NoReturn:
+    """What a roll whose bands take every total (the check proved it for every input) does if one does not."""
+    raise RuntimeError(f"no band of {name} takes this result, though the check found every total taken")
+
+
+def _outcome_trace(outcome: "Outcome[str]") -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -975,7 +995,7 @@ def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
-    outcome: Outcome | None,
+    outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
@@ -1061,15 +1081,15 @@ class Session:
     inputs given explicitly win.
     """
 
-    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+    def __init__(self, resolvers: Mapping[str, Callable[..., AnyResult]],
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
         self.rng = rng if rng is not None else random.Random()
         self.carried: dict[str, dict[str, object]] = {}
-        self.history: list[Result] = []
+        self.history: list[AnyResult] = []
 
-    def roll(self, name: str, **inputs: object) -> Result:
+    def roll(self, name: str, **inputs: object) -> AnyResult:
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}")
         given = {**self.carried.get(name, {}), **inputs}
@@ -1383,7 +1403,8 @@ RULECRAFT_VERSION = '0.1.0'
 DICE: dict[str, Faces] = {}
 
 
-_OUT_check: tuple[tuple[Outcome, ...], ...] = (
+_Id_check = _Literal['automatic_success', 'success', 'failure']
+_OUT_check: tuple[tuple[Outcome[_Id_check], ...], ...] = (
     (
         Outcome(
             'automatic_success', 'Automatic success', 'If DV < 0, Check automatically succeeds.', 'when dv < 0', None
@@ -1438,23 +1459,23 @@ def _values_check(
     return values
 
 
-def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result:
+def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result[Outcome[_Id_check]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_check_0, 'd20')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_check(r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     c = 0
-    outcome = _OUT_check[b][c] if b >= 0 else None
+    outcome = _OUT_check[b][c] if b >= 0 else _no_band('check')
     extra = None  # no band's data rolls dice
     values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
     inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
     trace = _describe('Check', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_check(
         rng,
         depth,
@@ -1463,7 +1484,7 @@ def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) ->
     )
 
 
-def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
+def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result[Outcome[_Id_check]]:
     (
         'Check [ERR-01, ERR-06, line 9, line 37, line 40]\n'
         '\n'
@@ -1503,7 +1524,8 @@ def _joint_check(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_saving_throw: tuple[tuple[Outcome, ...], ...] = (
+_Id_saving_throw = _Literal['success', 'failure']
+_OUT_saving_throw: tuple[tuple[Outcome[_Id_saving_throw], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < attribute', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
@@ -1556,7 +1578,9 @@ def _values_saving_throw(
     return values
 
 
-def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result:
+def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result[
+    Outcome[_Id_saving_throw]
+]:
     v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_saving_throw_0, 'd20')
@@ -1564,18 +1588,18 @@ def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_at
     groups, zero = d.groups, d.zero
     b = _band_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
     c = 0
-    outcome = _OUT_saving_throw[b][c] if b >= 0 else None
+    outcome = _OUT_saving_throw[b][c] if b >= 0 else _no_band('saving_throw')
     extra = None  # no band's data rolls dice
     values = _values_saving_throw(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv
     )
     inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
     trace = _describe('Saving Throw', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_saving_throw(
         rng,
         depth,
@@ -1584,7 +1608,9 @@ def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result:
+def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_saving_throw]
+]:
     (
         'Saving Throw [ERR-02, ERR-01, line 11]\n'
         '\n'
@@ -1628,7 +1654,8 @@ def _joint_saving_throw(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_reaction_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_reaction_roll = _Literal['1', '2', '3', '4', '5']
+_OUT_reaction_roll: tuple[tuple[Outcome[_Id_reaction_roll], ...], ...] = (
     (Outcome('1', '1', 'DV +8', '1', None),),
     (Outcome('2', '2', 'DV +4', '2', None),),
     (Outcome('3', '3', '-', '3', None),),
@@ -1673,19 +1700,19 @@ def _values_reaction_roll(
     return values
 
 
-def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
+def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result[Outcome[_Id_reaction_roll]]:
     d = _Rolling(rng)
     r_total: int = v_column
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_reaction_roll.get(r_total, -1)
     c = 0
-    outcome = _OUT_reaction_roll[b][c] if b >= 0 else None
+    outcome = _OUT_reaction_roll[b][c] if b >= 0 else _no_band('reaction_roll')
     extra = None  # no band's data rolls dice
     values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_column)
     inputs: dict[str, object] = {'column': v_column}
     trace = _describe('Reaction Rolls', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'reaction_roll',
         inputs,
@@ -1699,11 +1726,11 @@ def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result:
     )
 
 
-def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_reaction_roll(rng, depth, _check_int('column', given.get('column', 3), 1, 5))
 
 
-def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Result:
+def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Result[Outcome[_Id_reaction_roll]]:
     (
         'Reaction Rolls [ERR-07, lines 43-47]\n'
         '\n'
@@ -1725,7 +1752,8 @@ def _joint_reaction_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_giving_exchange: tuple[tuple[Outcome, ...], ...] = (
+_Id_giving_exchange = _Literal['unimpressed', 'success', 'strong_success']
+_OUT_giving_exchange: tuple[tuple[Outcome[_Id_giving_exchange], ...], ...] = (
     (
         Outcome(
             'unimpressed', 'Unimpressed', 'Failure or success with weak Impact: NPC is unimpressed.',
@@ -1780,19 +1808,21 @@ def _values_giving_exchange(
     return values
 
 
-def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact: str) -> Result:
+def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact: str) -> Result[
+    Outcome[_Id_giving_exchange]
+]:
     d = _Rolling(rng)
     r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
     c = 0
-    outcome = _OUT_giving_exchange[b][c] if b >= 0 else None
+    outcome = _OUT_giving_exchange[b][c] if b >= 0 else _no_band('giving_exchange')
     extra = None  # no band's data rolls dice
     values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
     inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
     trace = _describe('Giving exchange', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'giving_exchange',
         inputs,
@@ -1806,7 +1836,7 @@ def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact
     )
 
 
-def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_giving_exchange(
         rng,
         depth,
@@ -1815,7 +1845,9 @@ def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, o
     )
 
 
-def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: random.Random | None = None) -> Result:
+def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_giving_exchange]
+]:
     (
         'Giving exchange [ERR-09, lines 57-61]\n'
         '\n'
@@ -1842,7 +1874,8 @@ def _joint_giving_exchange(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_taking_exchange: tuple[tuple[Outcome, ...], ...] = (
+_Id_taking_exchange = _Literal['dire_failure', 'failure', 'compromise', 'success', 'strong_success']
+_OUT_taking_exchange: tuple[tuple[Outcome[_Id_taking_exchange], ...], ...] = (
     (
         Outcome(
             'dire_failure', 'Dire failure', 'Failure at dire Position: disposition -3.',
@@ -1926,21 +1959,23 @@ def _values_taking_exchange(
     return values
 
 
-def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
+def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result[
+    Outcome[_Id_taking_exchange]
+]:
     d = _Rolling(rng)
     r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     c = 0
-    outcome = _OUT_taking_exchange[b][c] if b >= 0 else None
+    outcome = _OUT_taking_exchange[b][c] if b >= 0 else _no_band('taking_exchange')
     extra = None  # no band's data rolls dice
     values = _values_taking_exchange(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact
     )
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
     trace = _describe('Taking exchange', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'taking_exchange',
         inputs,
@@ -1954,7 +1989,7 @@ def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_positi
     )
 
 
-def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_taking_exchange(
         rng,
         depth,
@@ -1966,7 +2001,7 @@ def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, o
 
 def taking_exchange(
     *, result: str = 'success', position: str = 'risky', impact: str = 'fair', rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_taking_exchange]]:
     (
         'Taking exchange [ERR-10, lines 63-71]\n'
         '\n'
@@ -1998,7 +2033,8 @@ def _joint_taking_exchange(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_convincing_exchange: tuple[tuple[Outcome, ...], ...] = (
+_Id_convincing_exchange = _Literal['dire_failure', 'failure', 'unconvinced', 'success', 'strong_success']
+_OUT_convincing_exchange: tuple[tuple[Outcome[_Id_convincing_exchange], ...], ...] = (
     (
         Outcome(
             'dire_failure', 'Dire failure', 'Failure at dire Position: disposition -3.',
@@ -2076,21 +2112,23 @@ def _values_convincing_exchange(
     return values
 
 
-def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result:
+def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result[
+    Outcome[_Id_convincing_exchange]
+]:
     d = _Rolling(rng)
     r_total: str = v_result
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
     c = 0
-    outcome = _OUT_convincing_exchange[b][c] if b >= 0 else None
+    outcome = _OUT_convincing_exchange[b][c] if b >= 0 else _no_band('convincing_exchange')
     extra = None  # no band's data rolls dice
     values = _values_convincing_exchange(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact
     )
     inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
     trace = _describe('Convincing exchange', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'convincing_exchange',
         inputs,
@@ -2104,7 +2142,7 @@ def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_po
     )
 
 
-def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_convincing_exchange(
         rng,
         depth,
@@ -2116,7 +2154,7 @@ def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[st
 
 def convincing_exchange(
     *, result: str = 'success', position: str = 'risky', impact: str = 'fair', rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_convincing_exchange]]:
     (
         'Convincing exchange [ERR-11, lines 73-81]\n'
         '\n'
@@ -2148,7 +2186,7 @@ def _joint_convincing_exchange(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_item_slots: tuple[tuple[Outcome, ...], ...] = (
+_OUT_item_slots: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
 
@@ -2181,7 +2219,7 @@ def _values_item_slots(
     return values
 
 
-def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
+def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = v_phys
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2193,7 +2231,7 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
     trace = _describe('Item Slots', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'item_slots',
         inputs,
@@ -2207,11 +2245,11 @@ def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> Result:
     )
 
 
-def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_item_slots(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20))
 
 
-def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> Result:
+def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> AnyResult:
     (
         'Item Slots [ERR-12, line 87]\n'
         '\n'
@@ -2228,7 +2266,7 @@ def _joint_item_slots(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_encumbrance: tuple[tuple[Outcome, ...], ...] = (
+_OUT_encumbrance: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_encumbrance: tuple[str, ...] = ()
 
@@ -2274,7 +2312,7 @@ def _values_encumbrance(
     return values
 
 
-def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int, v_exhaustion: int) -> Result:
+def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int, v_exhaustion: int) -> AnyResult:
     v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
     d = _Rolling(rng)
     r_total: int = (min(4, _floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
@@ -2289,7 +2327,7 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     )
     inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
     trace = _describe('Encumbrance', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'encumbrance',
         inputs,
@@ -2303,7 +2341,7 @@ def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int,
     )
 
 
-def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_encumbrance(
         rng,
         depth,
@@ -2313,7 +2351,7 @@ def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, objec
     )
 
 
-def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: random.Random | None = None) -> Result:
+def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Encumbrance [ERR-12, lines 87-90]\n'
         '\n'
@@ -2339,7 +2377,7 @@ def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_restore_depletion: tuple[tuple[Outcome, ...], ...] = (
+_OUT_restore_depletion: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_restore_depletion: tuple[str, ...] = ()
 
@@ -2373,7 +2411,7 @@ def _values_restore_depletion(
     return values
 
 
-def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) -> Result:
+def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (4 * v_item_slots)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2385,7 +2423,7 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_item_slots)
     inputs: dict[str, object] = {'item_slots': v_item_slots}
     trace = _describe('Supply', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'restore_depletion',
         inputs,
@@ -2399,11 +2437,11 @@ def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) ->
     )
 
 
-def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_restore_depletion(rng, depth, _check_int('item_slots', given.get('item_slots', 1), 1, 10))
 
 
-def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) -> Result:
+def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) -> AnyResult:
     (
         'Supply [ERR-13, lines 93-95]\n'
         '\n'
@@ -2421,7 +2459,8 @@ def _joint_restore_depletion(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_supply_available: tuple[tuple[Outcome, ...], ...] = (
+_Id_supply_available = _Literal['hamlet', 'village', 'town', 'city', 'metropolis']
+_OUT_supply_available: tuple[tuple[Outcome[_Id_supply_available], ...], ...] = (
     (
         Outcome('hamlet', 'Hamlet', '10', 'hamlet', '1'),
         Outcome('hamlet', 'Hamlet', '20', 'hamlet', '2'),
@@ -2523,19 +2562,21 @@ def _values_supply_available(
     return values
 
 
-def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_column: int) -> Result:
+def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_column: int) -> Result[
+    Outcome[_Id_supply_available]
+]:
     d = _Rolling(rng)
     r_total: str = v_settlement
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_supply_available.get(r_total, -1)
     c = _column_supply_available(v_settlement, v_column)
-    outcome = _OUT_supply_available[b][c] if b >= 0 else None
+    outcome = _OUT_supply_available[b][c] if b >= 0 else _no_band('supply_available')
     extra = None  # no band's data rolls dice
     values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement, v_column)
     inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
     trace = _describe('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'supply_available',
         inputs,
@@ -2549,7 +2590,7 @@ def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_c
     )
 
 
-def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_supply_available(
         rng,
         depth,
@@ -2560,7 +2601,9 @@ def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, 
     )
 
 
-def supply_available(*, settlement: str = 'village', column: int = 1, rng: random.Random | None = None) -> Result:
+def supply_available(*, settlement: str = 'village', column: int = 1, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_supply_available]
+]:
     (
         'Supply Available per Downtime Turn [ERR-14, lines 97-105]\n'
         '\n'
@@ -2590,7 +2633,8 @@ def _joint_supply_available(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_travel_event_die: tuple[tuple[Outcome, ...], ...] = (
+_Id_travel_event_die = _Literal['1', '2', '3', '4', '5', '6', 'unwatched_encounter']
+_OUT_travel_event_die: tuple[tuple[Outcome[_Id_travel_event_die], ...], ...] = (
     (Outcome('1', '1', 'Encounter', '1', None),),
     (Outcome('2', '2', 'Rest (+1 negative Event Die) or gain 1 Exhaustion', '2', None),),
     (Outcome('3', '3', 'Deplete all rations or lower all Supply by 1', '3', None),),
@@ -2637,27 +2681,29 @@ def _band_travel_event_die(
     return -1
 
 
-def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result:
+def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result[Outcome[_Id_travel_event_die]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_travel_event_die_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, zero, v_no_watch)
     c = 0
-    outcome = _OUT_travel_event_die[b][c] if b >= 0 else None
+    outcome = _OUT_travel_event_die[b][c] if b >= 0 else _no_band('travel_event_die')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'no_watch': v_no_watch}
     trace = _describe('Travel Turn Quick Reference', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_travel_event_die(rng, depth, _check_flag('no_watch', given.get('no_watch', False)))
 
 
-def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None) -> Result:
+def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_travel_event_die]
+]:
     (
         'Travel Turn Quick Reference [ERR-15, ERR-16, lines 109-116, lines 128-129]\n'
         '\n'
@@ -2696,7 +2742,8 @@ def _joint_travel_event_die(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_take_watch: tuple[tuple[Outcome, ...], ...] = (
+_Id_take_watch = _Literal['no_exhaustion', 'no_watch', 'one_watcher']
+_OUT_take_watch: tuple[tuple[Outcome[_Id_take_watch], ...], ...] = (
     (Outcome('no_exhaustion', 'No exhaustion', '2 characters keep watch = no Exhaustion.', '2', None),),
     (Outcome('no_watch', 'No watch', 'No characters keep watch = Event Die rolls of 5 are rolls of 1.', '0', None),),
     (Outcome('one_watcher', '1 character (not stated)', None, '1', None),),
@@ -2735,19 +2782,19 @@ def _values_take_watch(
     return values
 
 
-def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
+def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result[Outcome[_Id_take_watch]]:
     d = _Rolling(rng)
     r_total: int = v_watchers
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_take_watch.get(r_total, -1)
     c = 0
-    outcome = _OUT_take_watch[b][c] if b >= 0 else None
+    outcome = _OUT_take_watch[b][c] if b >= 0 else _no_band('take_watch')
     extra = None  # no band's data rolls dice
     values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_watchers)
     inputs: dict[str, object] = {'watchers': v_watchers}
     trace = _describe('Take watch', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'take_watch',
         inputs,
@@ -2761,11 +2808,11 @@ def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result:
     )
 
 
-def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_take_watch(rng, depth, _check_int('watchers', given.get('watchers', 2), 0, 2))
 
 
-def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result:
+def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_take_watch]]:
     (
         'Take watch [ERR-16, lines 128-129]\n'
         '\n'
@@ -2785,7 +2832,11 @@ def _joint_take_watch(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_travel_pace: tuple[tuple[Outcome, ...], ...] = (
+_Id_travel_pace = _Literal[
+    'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
+    'general_map', 'misleading_map'
+]
+_OUT_travel_pace: tuple[tuple[Outcome[_Id_travel_pace], ...], ...] = (
     (Outcome('mount', 'Appropriate mount/vehicle', None, 'mount', None),),
     (Outcome('road', 'Road', 'Can’t get lost', 'road', None),),
     (Outcome('slowly', 'Moving slowly', '+1 positive Event Die.', 'slowly', None),),
@@ -2870,19 +2921,19 @@ def _values_travel_pace(
     return values
 
 
-def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
+def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result[Outcome[_Id_travel_pace]]:
     d = _Rolling(rng)
     r_total: str = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_travel_pace.get(r_total, -1)
     c = 0
-    outcome = _OUT_travel_pace[b][c] if b >= 0 else None
+    outcome = _OUT_travel_pace[b][c] if b >= 0 else _no_band('travel_pace')
     extra = None  # no band's data rolls dice
     values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
     trace = _describe('Pace', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'travel_pace',
         inputs,
@@ -2896,7 +2947,7 @@ def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result
     )
 
 
-def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_travel_pace(
         rng,
         depth,
@@ -2911,7 +2962,7 @@ def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, objec
     )
 
 
-def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) -> Result:
+def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) -> Result[Outcome[_Id_travel_pace]]:
     (
         'Pace [ERR-18, lines 147-162]\n'
         '\n'
@@ -2958,7 +3009,8 @@ def _joint_travel_pace(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_weather: tuple[tuple[Outcome, ...], ...] = (
+_Id_weather = _Literal['2 or less', '3-5', '6-8', '9-11', '12+']
+_OUT_weather: tuple[tuple[Outcome[_Id_weather], ...], ...] = (
     (
         Outcome('2 or less', '2 or less', 'Inclement weather (e.g. downpour)', '2 or less', 'spring?'),
         Outcome('2 or less', '2 or less', 'Severe weather (e.g. thunderstorm)', '2 or less', 'summer?'),
@@ -3072,23 +3124,23 @@ def _values_weather(
     return values
 
 
-def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result:
+def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result[Outcome[_Id_weather]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_weather_0, '2d6') + v_modifier))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     c = _column_weather(v_season, v_modifier)
-    outcome = _OUT_weather[b][c] if b >= 0 else None
+    outcome = _OUT_weather[b][c] if b >= 0 else _no_band('weather')
     extra = None  # no band's data rolls dice
     values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
     inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
     trace = _describe('Weather', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_weather(
         rng,
         depth,
@@ -3097,7 +3149,9 @@ def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) 
     )
 
 
-def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | None = None) -> Result:
+def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_weather]
+]:
     (
         'Weather [ERR-19, lines 166-174]\n'
         '\n'
@@ -3141,7 +3195,8 @@ def _joint_weather(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_exploration_event_die: tuple[tuple[Outcome, ...], ...] = (
+_Id_exploration_event_die = _Literal['1', '2', '3', '4', '5', '6']
+_OUT_exploration_event_die: tuple[tuple[Outcome[_Id_exploration_event_die], ...], ...] = (
     (Outcome('1', '1', 'Encounter', '1', None),),
     (Outcome('2', '2', 'Rest (+1 negative Event Die) or gain 1 Exhaustion', '2', None),),
     (
@@ -3170,27 +3225,27 @@ def _band_exploration_event_die(
     return _BAND_exploration_event_die.get(r_total, -1)
 
 
-def _run_exploration_event_die(rng: random.Random, depth: int) -> Result:
+def _run_exploration_event_die(rng: random.Random, depth: int) -> Result[Outcome[_Id_exploration_event_die]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_exploration_event_die_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_exploration_event_die.get(r_total, -1)
     c = 0
-    outcome = _OUT_exploration_event_die[b][c] if b >= 0 else None
+    outcome = _OUT_exploration_event_die[b][c] if b >= 0 else _no_band('exploration_event_die')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
     trace = _describe('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_exploration_event_die(rng, depth)
 
 
-def exploration_event_die(*, rng: random.Random | None = None) -> Result:
+def exploration_event_die(*, rng: random.Random | None = None) -> Result[Outcome[_Id_exploration_event_die]]:
     (
         'Exploration Turn Quick Reference [ERR-20, lines 176-184]\n'
         '\n'
@@ -3226,7 +3281,8 @@ def _joint_exploration_event_die(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_exploration_pace: tuple[tuple[Outcome, ...], ...] = (
+_Id_exploration_pace = _Literal['slowly', 'quickly', 'large', 'huge', 'explored']
+_OUT_exploration_pace: tuple[tuple[Outcome[_Id_exploration_pace], ...], ...] = (
     (Outcome('slowly', 'Moving slowly', '+1 positive Event Die.', 'slowly', None),),
     (Outcome('quickly', 'Moving quickly', '+1 negative Event Die.', 'quickly', None),),
     (Outcome('large', 'Large areas', None, 'large', None),),
@@ -3276,19 +3332,19 @@ def _values_exploration_pace(
     return values
 
 
-def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> Result:
+def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> Result[Outcome[_Id_exploration_pace]]:
     d = _Rolling(rng)
     r_total: str = v_condition
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_exploration_pace.get(r_total, -1)
     c = 0
-    outcome = _OUT_exploration_pace[b][c] if b >= 0 else None
+    outcome = _OUT_exploration_pace[b][c] if b >= 0 else _no_band('exploration_pace')
     extra = None  # no band's data rolls dice
     values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
     inputs: dict[str, object] = {'condition': v_condition}
     trace = _describe('Pace', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'exploration_pace',
         inputs,
@@ -3302,7 +3358,7 @@ def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> R
     )
 
 
-def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_exploration_pace(
         rng,
         depth,
@@ -3312,7 +3368,9 @@ def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, 
     )
 
 
-def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = None) -> Result:
+def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_exploration_pace]
+]:
     (
         'Pace [ERR-21, lines 186-194]\n'
         '\n'
@@ -3340,7 +3398,8 @@ def _joint_exploration_pace(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_stealth: tuple[tuple[Outcome, ...], ...] = (
+_Id_stealth = _Literal['success', 'failure']
+_OUT_stealth: tuple[tuple[Outcome[_Id_stealth], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < skill', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
@@ -3393,7 +3452,7 @@ def _values_stealth(
     return values
 
 
-def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
+def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result[Outcome[_Id_stealth]]:
     v_dv, = _lets_stealth(v_skill, v_encumbrance)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_stealth_0, 'd20')
@@ -3401,16 +3460,16 @@ def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: in
     groups, zero = d.groups, d.zero
     b = _band_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     c = 0
-    outcome = _OUT_stealth[b][c] if b >= 0 else None
+    outcome = _OUT_stealth[b][c] if b >= 0 else _no_band('stealth')
     extra = None  # no band's data rolls dice
     values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
     trace = _describe('Stealth', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_stealth(
         rng,
         depth,
@@ -3419,7 +3478,7 @@ def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) 
     )
 
 
-def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result:
+def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_stealth]]:
     (
         'Stealth [ERR-22, lines 196-198]\n'
         '\n'
@@ -3463,7 +3522,8 @@ def _joint_stealth(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_group_stealth: tuple[tuple[Outcome, ...], ...] = (
+_Id_group_stealth = _Literal['success', 'failure']
+_OUT_group_stealth: tuple[tuple[Outcome[_Id_group_stealth], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < skill', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
@@ -3518,7 +3578,9 @@ def _values_group_stealth(
     return values
 
 
-def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result:
+def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result[
+    Outcome[_Id_group_stealth]
+]:
     v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_group_stealth_0, 'd20')
@@ -3526,18 +3588,18 @@ def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_enc
     groups, zero = d.groups, d.zero
     b = _band_group_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
     c = 0
-    outcome = _OUT_group_stealth[b][c] if b >= 0 else None
+    outcome = _OUT_group_stealth[b][c] if b >= 0 else _no_band('group_stealth')
     extra = None  # no band's data rolls dice
     values = _values_group_stealth(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv
     )
     inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
     trace = _describe('Group stealth', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_group_stealth(
         rng,
         depth,
@@ -3546,7 +3608,9 @@ def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Random | None = None) -> Result:
+def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_group_stealth]
+]:
     (
         'Group stealth [ERR-22, line 199]\n'
         '\n'
@@ -3590,7 +3654,8 @@ def _joint_group_stealth(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_illumination: tuple[tuple[Outcome, ...], ...] = (
+_Id_illumination = _Literal['bright', 'dim', 'neither']
+_OUT_illumination: tuple[tuple[Outcome[_Id_illumination], ...], ...] = (
     (Outcome('bright', 'Bright', 'Burn > # of Company members = bright light.', 'when burn > members', None),),
     (Outcome('dim', 'Dim', 'Burn < ½ # of Company members = dim light.', 'when burn * 2 < members', None),),
     (Outcome('neither', 'Neither bright nor dim (not stated)', None, 'otherwise', None),),
@@ -3631,19 +3696,19 @@ def _values_illumination(
     return values
 
 
-def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: int) -> Result:
+def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: int) -> Result[Outcome[_Id_illumination]]:
     d = _Rolling(rng)
     r_total: int = v_burn
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_illumination(r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
     c = 0
-    outcome = _OUT_illumination[b][c] if b >= 0 else None
+    outcome = _OUT_illumination[b][c] if b >= 0 else _no_band('illumination')
     extra = None  # no band's data rolls dice
     values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
     inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
     trace = _describe('Illumination', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'illumination',
         inputs,
@@ -3657,7 +3722,7 @@ def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: in
     )
 
 
-def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_illumination(
         rng,
         depth,
@@ -3666,7 +3731,9 @@ def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None = None) -> Result:
+def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_illumination]
+]:
     (
         'Illumination [ERR-23, lines 201-205]\n'
         '\n'
@@ -3690,7 +3757,8 @@ def _joint_illumination(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_harvesting: tuple[tuple[Outcome, ...], ...] = (
+_Id_harvesting = _Literal['success', 'failure']
+_OUT_harvesting: tuple[tuple[Outcome[_Id_harvesting], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < skill', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
@@ -3743,7 +3811,7 @@ def _values_harvesting(
     return values
 
 
-def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result:
+def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result[Outcome[_Id_harvesting]]:
     v_dv, = _lets_harvesting(v_skill, v_threat)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_harvesting_0, 'd20')
@@ -3751,16 +3819,16 @@ def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int)
     groups, zero = d.groups, d.zero
     b = _band_harvesting(r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     c = 0
-    outcome = _OUT_harvesting[b][c] if b >= 0 else None
+    outcome = _OUT_harvesting[b][c] if b >= 0 else _no_band('harvesting')
     extra = None  # no band's data rolls dice
     values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
     inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
     trace = _describe('Harvesting Materials', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_harvesting(
         rng,
         depth,
@@ -3769,7 +3837,9 @@ def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object
     )
 
 
-def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = None) -> Result:
+def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_harvesting]
+]:
     (
         'Harvesting Materials [ERR-24, lines 207-211]\n'
         '\n'
@@ -3810,7 +3880,7 @@ def _joint_harvesting(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_creature_components: tuple[tuple[Outcome, ...], ...] = (
+_OUT_creature_components: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_creature_components: tuple[str, ...] = ()
 
@@ -3846,7 +3916,7 @@ def _values_creature_components(
     return values
 
 
-def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> Result:
+def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = _floor_div(v_threat, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3858,7 +3928,7 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat)
     inputs: dict[str, object] = {'threat': v_threat}
     trace = _describe('Components from a creature', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'creature_components',
         inputs,
@@ -3872,11 +3942,11 @@ def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> R
     )
 
 
-def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_creature_components(rng, depth, _check_int('threat', given.get('threat', 4), 0, 20))
 
 
-def creature_components(*, threat: int = 4, rng: random.Random | None = None) -> Result:
+def creature_components(*, threat: int = 4, rng: random.Random | None = None) -> AnyResult:
     (
         'Components from a creature [ERR-24, lines 210-211]\n'
         '\n'
@@ -3894,7 +3964,8 @@ def _joint_creature_components(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_stuck_door: tuple[tuple[Outcome, ...], ...] = (
+_Id_stuck_door = _Literal['automatic_success', 'opened', 'failure']
+_OUT_stuck_door: tuple[tuple[Outcome[_Id_stuck_door], ...], ...] = (
     (
         Outcome(
             'automatic_success', 'Automatic success', 'If DV < 0, Check automatically succeeds.', 'when dv < 0', None
@@ -3960,7 +4031,9 @@ def _values_stuck_door(
     return values
 
 
-def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result:
+def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result[
+    Outcome[_Id_stuck_door]
+]:
     v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_stuck_door_0, 'd20')
@@ -3968,18 +4041,18 @@ def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int,
     groups, zero = d.groups, d.zero
     b = _band_stuck_door(r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
     c = 0
-    outcome = _OUT_stuck_door[b][c] if b >= 0 else None
+    outcome = _OUT_stuck_door[b][c] if b >= 0 else _no_band('stuck_door')
     extra = None  # no band's data rolls dice
     values = _values_stuck_door(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv
     )
     inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
     trace = _describe('Doors', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_stuck_door(
         rng,
         depth,
@@ -3989,7 +4062,9 @@ def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object
     )
 
 
-def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: random.Random | None = None) -> Result:
+def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_stuck_door]
+]:
     (
         'Doors [ERR-25, lines 213-217]\n'
         '\n'
@@ -4038,7 +4113,8 @@ def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_locks: tuple[tuple[Outcome, ...], ...] = (
+_Id_locks = _Literal['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']
+_OUT_locks: tuple[tuple[Outcome[_Id_locks], ...], ...] = (
     (Outcome('1', '1', 'Strange', '1', None),),
     (Outcome('2', '2', 'Adamantine', '2', None),),
     (Outcome('3', '3', 'Mythril', '3', None),),
@@ -4119,27 +4195,27 @@ def _values_locks(
     return values
 
 
-def _run_locks(rng: random.Random, depth: int) -> Result:
+def _run_locks(rng: random.Random, depth: int) -> Result[Outcome[_Id_locks]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_locks_0, 'd12')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_locks.get(r_total, -1)
     c = 0
-    outcome = _OUT_locks[b][c] if b >= 0 else None
+    outcome = _OUT_locks[b][c] if b >= 0 else _no_band('locks')
     extra = None  # no band's data rolls dice
     values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Locks', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_locks(rng, depth)
 
 
-def locks(*, rng: random.Random | None = None) -> Result:
+def locks(*, rng: random.Random | None = None) -> Result[Outcome[_Id_locks]]:
     (
         'Locks [ERR-26, lines 221-236]\n'
         '\n'
@@ -4181,7 +4257,8 @@ def _joint_locks(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_downtime_event_die: tuple[tuple[Outcome, ...], ...] = (
+_Id_downtime_event_die = _Literal['1', '2', '3', '4', '5', '6']
+_OUT_downtime_event_die: tuple[tuple[Outcome[_Id_downtime_event_die], ...], ...] = (
     (Outcome('1', '1', 'Encounter', '1', None),),
     (Outcome('2', '2', 'Complication', '2', None),),
     (Outcome('3', '3', 'Expiration', '3', None),),
@@ -4223,19 +4300,19 @@ def _values_downtime_event_die(
     return values
 
 
-def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
+def _run_downtime_event_die(rng: random.Random, depth: int) -> Result[Outcome[_Id_downtime_event_die]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_downtime_event_die_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_event_die.get(r_total, -1)
     c = 0
-    outcome = _OUT_downtime_event_die[b][c] if b >= 0 else None
+    outcome = _OUT_downtime_event_die[b][c] if b >= 0 else _no_band('downtime_event_die')
     extra = None  # no band's data rolls dice
     values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Downtime Turn Quick Reference', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'downtime_event_die')
@@ -4258,11 +4335,11 @@ def _run_downtime_event_die(rng: random.Random, depth: int) -> Result:
     return Result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_downtime_event_die(rng, depth)
 
 
-def downtime_event_die(*, rng: random.Random | None = None) -> Result:
+def downtime_event_die(*, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_event_die]]:
     (
         'Downtime Turn Quick Reference [ERR-28, lines 249-256]\n'
         '\n'
@@ -4298,7 +4375,8 @@ def _joint_downtime_event_die(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_downtime_complications: tuple[tuple[Outcome, ...], ...] = (
+_Id_downtime_complications = _Literal['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']
+_OUT_downtime_complications: tuple[tuple[Outcome[_Id_downtime_complications], ...], ...] = (
     (Outcome('1', '1', 'Natural disaster (e.g. a fire, a tornado, a meteor).', '1', None),),
     (Outcome('2', '2', 'Ongoing disaster (e.g. a famine, a plague, a drought).', '2', None),),
     (Outcome('3', '3', 'Major figure assassinated.', '3', None),),
@@ -4359,27 +4437,27 @@ def _values_downtime_complications(
     return values
 
 
-def _run_downtime_complications(rng: random.Random, depth: int) -> Result:
+def _run_downtime_complications(rng: random.Random, depth: int) -> Result[Outcome[_Id_downtime_complications]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_downtime_complications_0, 'd11')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_complications.get(r_total, -1)
     c = 0
-    outcome = _OUT_downtime_complications[b][c] if b >= 0 else None
+    outcome = _OUT_downtime_complications[b][c] if b >= 0 else _no_band('downtime_complications')
     extra = _Rolling(rng)
     values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Downtime Complications', groups, r_total, outcome, extra.groups, values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_downtime_complications(rng, depth)
 
 
-def downtime_complications(*, rng: random.Random | None = None) -> Result:
+def downtime_complications(*, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_complications]]:
     (
         'Downtime Complications [ERR-29, lines 258-274]\n'
         '\n'
@@ -4420,7 +4498,8 @@ def _joint_downtime_complications(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_downtime_trends: tuple[tuple[Outcome, ...], ...] = (
+_Id_downtime_trends = _Literal['1', '2', '3', '4', '5', '6', '7']
+_OUT_downtime_trends: tuple[tuple[Outcome[_Id_downtime_trends], ...], ...] = (
     (Outcome('1', '1', 'Two or more Factions announce an alliance.', '1', None),),
     (Outcome('2', '2', 'A religious event occurs (e.g. an omen or apparition).', '2', None),),
     (Outcome('3', '3', 'A scandal is revealed.', '3', None),),
@@ -4445,27 +4524,27 @@ def _band_downtime_trends(
     return _BAND_downtime_trends.get(r_total, -1)
 
 
-def _run_downtime_trends(rng: random.Random, depth: int) -> Result:
+def _run_downtime_trends(rng: random.Random, depth: int) -> Result[Outcome[_Id_downtime_trends]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_downtime_trends_0, 'd7')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_downtime_trends.get(r_total, -1)
     c = 0
-    outcome = _OUT_downtime_trends[b][c] if b >= 0 else None
+    outcome = _OUT_downtime_trends[b][c] if b >= 0 else _no_band('downtime_trends')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
     trace = _describe('Downtime Trends', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_downtime_trends(rng, depth)
 
 
-def downtime_trends(*, rng: random.Random | None = None) -> Result:
+def downtime_trends(*, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_trends]]:
     (
         'Downtime Trends [ERR-30, lines 276-284]\n'
         '\n'
@@ -4502,7 +4581,8 @@ def _joint_downtime_trends(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_downtime_action: tuple[tuple[Outcome, ...], ...] = (
+_Id_downtime_action = _Literal['success', 'setback', 'failure']
+_OUT_downtime_action: tuple[tuple[Outcome[_Id_downtime_action], ...], ...] = (
     (Outcome('success', 'Success', 'success, mark progress on tracker.', '10+', None),),
     (Outcome('setback', 'Setback', 'setback, partial success, or progress.', '7-9', None),),
     (Outcome('failure', 'Failure', 'failure.', '6 or lower', None),),
@@ -4549,27 +4629,27 @@ def _values_downtime_action(
     return values
 
 
-def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result:
+def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result[Outcome[_Id_downtime_action]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_downtime_action_0, '2d6') + clamp(v_modifiers, -3, 3)))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     c = 0
-    outcome = _OUT_downtime_action[b][c] if b >= 0 else None
+    outcome = _OUT_downtime_action[b][c] if b >= 0 else _no_band('downtime_action')
     extra = None  # no band's data rolls dice
     values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modifiers)
     inputs: dict[str, object] = {'modifiers': v_modifiers}
     trace = _describe('Downtime Turn Actions', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_downtime_action(rng, depth, _check_int('modifiers', given.get('modifiers', 0), -6, 6))
 
 
-def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> Result:
+def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_action]]:
     (
         'Downtime Turn Actions [ERR-31, lines 286-292]\n'
         '\n'
@@ -4605,7 +4685,8 @@ def _joint_downtime_action(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_activity_tracker: tuple[tuple[Outcome, ...], ...] = (
+_Id_activity_tracker = _Literal['minor', 'significant', 'campaign', 'major']
+_OUT_activity_tracker: tuple[tuple[Outcome[_Id_activity_tracker], ...], ...] = (
     (Outcome('minor', '1', 'Minor Advantage', 'minor', None),),
     (Outcome('significant', '3', 'Significant Advantage', 'significant', None),),
     (Outcome('campaign', '5', 'Campaign Defining Goal', 'campaign', None),),
@@ -4650,19 +4731,19 @@ def _values_activity_tracker(
     return values
 
 
-def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result:
+def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result[Outcome[_Id_activity_tracker]]:
     d = _Rolling(rng)
     r_total: str = v_goal
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_activity_tracker.get(r_total, -1)
     c = 0
-    outcome = _OUT_activity_tracker[b][c] if b >= 0 else None
+    outcome = _OUT_activity_tracker[b][c] if b >= 0 else _no_band('activity_tracker')
     extra = None  # no band's data rolls dice
     values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_goal)
     inputs: dict[str, object] = {'goal': v_goal}
     trace = _describe('Setting trackers for activities', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'activity_tracker',
         inputs,
@@ -4676,13 +4757,13 @@ def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result
     )
 
 
-def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_activity_tracker(
         rng, depth, _check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
     )
 
 
-def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -> Result:
+def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -> Result[Outcome[_Id_activity_tracker]]:
     (
         'Setting trackers for activities [ERR-32, lines 294-298]\n'
         '\n'
@@ -4705,7 +4786,8 @@ def _joint_activity_tracker(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_amount_wasted: tuple[tuple[Outcome, ...], ...] = (
+_Id_amount_wasted = _Literal['wasted']
+_OUT_amount_wasted: tuple[tuple[Outcome[_Id_amount_wasted], ...], ...] = (
     (Outcome('wasted', 'Wasted', None, '1+', None),),
 )
 _IDS_amount_wasted: tuple[str, ...] = ('wasted',)
@@ -4759,23 +4841,23 @@ def _values_amount_wasted(
     return values
 
 
-def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result:
+def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result[Outcome[_Id_amount_wasted]]:
     d = _Rolling(rng)
     r_total: int = _total_amount_wasted(d, v_settlement)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, zero, v_settlement)
     c = 0
-    outcome = _OUT_amount_wasted[b][c] if b >= 0 else None
+    outcome = _OUT_amount_wasted[b][c] if b >= 0 else _no_band('amount_wasted')
     extra = None  # no band's data rolls dice
     values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement)
     inputs: dict[str, object] = {'settlement': v_settlement}
     trace = _describe('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_amount_wasted(
         rng,
         depth,
@@ -4785,7 +4867,7 @@ def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None) -> Result:
+def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None) -> Result[Outcome[_Id_amount_wasted]]:
     (
         'Amount wasted by Settlement Type. [ERR-33, lines 308-320]\n'
         '\n'
@@ -4828,7 +4910,8 @@ def _joint_amount_wasted(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_combat_distance: tuple[tuple[Outcome, ...], ...] = (
+_Id_combat_distance = _Literal['distance']
+_OUT_combat_distance: tuple[tuple[Outcome[_Id_combat_distance], ...], ...] = (
     (Outcome('distance', 'Distance', None, '10+', None),),
 )
 _IDS_combat_distance: tuple[str, ...] = ('distance',)
@@ -4864,27 +4947,27 @@ def _values_combat_distance(
     return values
 
 
-def _run_combat_distance(rng: random.Random, depth: int) -> Result:
+def _run_combat_distance(rng: random.Random, depth: int) -> Result[Outcome[_Id_combat_distance]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_combat_distance_0, 'd6') * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
     c = 0
-    outcome = _OUT_combat_distance[b][c] if b >= 0 else None
+    outcome = _OUT_combat_distance[b][c] if b >= 0 else _no_band('combat_distance')
     extra = None  # no band's data rolls dice
     values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Combat Distance', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_combat_distance(rng, depth)
 
 
-def combat_distance(*, rng: random.Random | None = None) -> Result:
+def combat_distance(*, rng: random.Random | None = None) -> Result[Outcome[_Id_combat_distance]]:
     (
         'Combat Distance [ERR-35, line 350]\n'
         '\n'
@@ -4916,7 +4999,8 @@ def _joint_combat_distance(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_surprise: tuple[tuple[Outcome, ...], ...] = (
+_Id_surprise = _Literal['1, 2', '5, 6', 'no_surprise']
+_OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
     (Outcome('1, 2', '1, 2', 'NPCs', '1, 2', None),),
     (Outcome('5, 6', '5, 6', 'Company', '5, 6', None),),
     (Outcome('no_surprise', 'No surprise (not stated)', None, '3-4', None),),
@@ -4937,27 +5021,27 @@ def _band_surprise(
     return _BAND_surprise.get(r_total, -1)
 
 
-def _run_surprise(rng: random.Random, depth: int) -> Result:
+def _run_surprise(rng: random.Random, depth: int) -> Result[Outcome[_Id_surprise]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_surprise_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_surprise.get(r_total, -1)
     c = 0
-    outcome = _OUT_surprise[b][c] if b >= 0 else None
+    outcome = _OUT_surprise[b][c] if b >= 0 else _no_band('surprise')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
     trace = _describe('Surprise', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_surprise(rng, depth)
 
 
-def surprise(*, rng: random.Random | None = None) -> Result:
+def surprise(*, rng: random.Random | None = None) -> Result[Outcome[_Id_surprise]]:
     (
         'Surprise [ERR-36, line 352]\n'
         '\n'
@@ -4991,7 +5075,8 @@ def _joint_surprise(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_initiative: tuple[tuple[Outcome, ...], ...] = (
+_Id_initiative = _Literal['company_first', 'called_wrong']
+_OUT_initiative: tuple[tuple[Outcome[_Id_initiative], ...], ...] = (
     (
         Outcome(
             'company_first', 'Company first', 'If Errant called correctly, Company acts first.',
@@ -5045,27 +5130,27 @@ def _values_initiative(
     return values
 
 
-def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result:
+def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result[Outcome[_Id_initiative]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_initiative_0, 'd6') + d.roll(_DICE_initiative_1, 'd6')))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_initiative(r_total, r_natural, r_dice, r_read, zero, v_call)
     c = 0
-    outcome = _OUT_initiative[b][c] if b >= 0 else None
+    outcome = _OUT_initiative[b][c] if b >= 0 else _no_band('initiative')
     extra = None  # no band's data rolls dice
     values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_call)
     inputs: dict[str, object] = {'call': v_call}
     trace = _describe('Initiative', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_initiative(rng, depth, _check_choice('call', given.get('call', 'odd'), ('odd', 'even')))
 
 
-def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result:
+def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result[Outcome[_Id_initiative]]:
     (
         'Initiative [ERR-37, lines 354-357]\n'
         '\n'
@@ -5102,7 +5187,7 @@ def _joint_initiative(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_spd: tuple[tuple[Outcome, ...], ...] = (
+_OUT_spd: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_spd: tuple[str, ...] = ()
 
@@ -5137,7 +5222,7 @@ def _values_spd(
     return values
 
 
-def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result:
+def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_skill - v_encumbrance)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5149,7 +5234,7 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance)
     inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
     trace = _describe('SPD', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'spd',
         inputs,
@@ -5163,7 +5248,7 @@ def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -
     )
 
 
-def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_spd(
         rng,
         depth,
@@ -5172,7 +5257,7 @@ def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> R
     )
 
 
-def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result:
+def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'SPD [ERR-38, line 370]\n'
         '\n'
@@ -5195,7 +5280,8 @@ def _joint_spd(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_movement_dice: tuple[tuple[Outcome, ...], ...] = (
+_Id_movement_dice = _Literal['3 or less', '4-7', '8-11', '12-15', '16-19', '20']
+_OUT_movement_dice: tuple[tuple[Outcome[_Id_movement_dice], ...], ...] = (
     (Outcome('3 or less', '3 or less', None, '3 or less', None),),
     (Outcome('4-7', '4-7', None, '4-7', None),),
     (Outcome('8-11', '8-11', None, '8-11', None),),
@@ -5255,19 +5341,19 @@ def _values_movement_dice(
     return values
 
 
-def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
+def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result[Outcome[_Id_movement_dice]]:
     d = _Rolling(rng)
     r_total: int = v_spd
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_movement_dice(r_total, r_natural, r_dice, r_read, zero, v_spd)
     c = 0
-    outcome = _OUT_movement_dice[b][c] if b >= 0 else None
+    outcome = _OUT_movement_dice[b][c] if b >= 0 else _no_band('movement_dice')
     extra = None  # no band's data rolls dice
     values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_spd)
     inputs: dict[str, object] = {'spd': v_spd}
     trace = _describe('Movement dice', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'movement_dice',
         inputs,
@@ -5281,11 +5367,11 @@ def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result:
     )
 
 
-def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_movement_dice(rng, depth, _check_int('spd', given.get('spd', 8), -11, 20))
 
 
-def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result:
+def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result[Outcome[_Id_movement_dice]]:
     (
         'Movement dice [ERR-38, lines 376-383]\n'
         '\n'
@@ -5308,7 +5394,8 @@ def _joint_movement_dice(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_movement_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_movement_roll = _Literal['moved']
+_OUT_movement_roll: tuple[tuple[Outcome[_Id_movement_roll], ...], ...] = (
     (Outcome('moved', 'Moved', None, '0+', None),),
 )
 _IDS_movement_roll: tuple[str, ...] = ('moved',)
@@ -5349,27 +5436,27 @@ def _values_movement_roll(
     return values
 
 
-def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
+def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result[Outcome[_Id_movement_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     c = 0
-    outcome = _OUT_movement_roll[b][c] if b >= 0 else None
+    outcome = _OUT_movement_roll[b][c] if b >= 0 else _no_band('movement_roll')
     extra = None  # no band's data rolls dice
     values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
     trace = _describe('Movement roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_movement_roll(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
 
 
-def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result:
+def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_movement_roll]]:
     (
         'Movement roll [ERR-38, line 371]\n'
         '\n'
@@ -5403,7 +5490,7 @@ def _joint_movement_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_shift: tuple[tuple[Outcome, ...], ...] = (
+_OUT_shift: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_shift: tuple[str, ...] = ()
 
@@ -5438,7 +5525,7 @@ def _values_shift(
     return values
 
 
-def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
+def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_movement_dice * 10)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5450,7 +5537,7 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
     inputs: dict[str, object] = {'movement_dice': v_movement_dice}
     trace = _describe('Shift', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'shift',
         inputs,
@@ -5464,11 +5551,11 @@ def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> Result:
     )
 
 
-def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_shift(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
 
 
-def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result:
+def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Shift [ERR-38, lines 373-374]\n'
         '\n'
@@ -5487,7 +5574,8 @@ def _joint_shift(given: Mapping[str, object]) -> Joint:
 
 _N_attack_roll_die: dict[str, int] = {'one': 1, 'd4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12, 'd20': 20}
 _O_attack_roll_die: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
-_OUT_attack_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_attack_roll = _Literal['one_and_max', 'rolled_one', 'max_damage', 'damage']
+_OUT_attack_roll: tuple[tuple[Outcome[_Id_attack_roll], ...], ...] = (
     (
         Outcome(
             'one_and_max', 'One and max', 'Damage dice impaired down to 1 = rolling max damage & rolling 1.',
@@ -5578,7 +5666,7 @@ def _values_attack_roll(
 
 def _run_attack_roll(
     rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
-) -> Result:
+) -> Result[Outcome[_Id_attack_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(
         dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
@@ -5588,18 +5676,18 @@ def _run_attack_roll(
     groups, zero = d.groups, d.zero
     b = _band_attack_roll(r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
     c = 0
-    outcome = _OUT_attack_roll[b][c] if b >= 0 else None
+    outcome = _OUT_attack_roll[b][c] if b >= 0 else _no_band('attack_roll')
     extra = None  # no band's data rolls dice
     values = _values_attack_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile
     )
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
     trace = _describe('Attack Roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_attack_roll(
         rng,
         depth,
@@ -5612,7 +5700,7 @@ def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def attack_roll(
     *, die: str = 'd6', blocks: int = 0, enhance: int = 0, missile: bool = False, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_attack_roll]]:
     (
         'Attack Roll [ERR-39, ERR-40, lines 387-403]\n'
         '\n'
@@ -5666,7 +5754,8 @@ def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
 
 _N_enhance_impair_die: dict[str, int] = {'one': 1, 'd4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12, 'd20': 20}
 _O_enhance_impair_die: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
-_OUT_enhance_impair: tuple[tuple[Outcome, ...], ...] = (
+_Id_enhance_impair = _Literal['one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20']
+_OUT_enhance_impair: tuple[tuple[Outcome[_Id_enhance_impair], ...], ...] = (
     (Outcome('one', 'one', '1', 'one', None),),
     (Outcome('d4', 'd4', 'D4', 'd4', None),),
     (Outcome('d6', 'd6', 'D6', 'd6', None),),
@@ -5724,19 +5813,21 @@ def _values_enhance_impair(
     return values
 
 
-def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int) -> Result:
+def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int) -> Result[
+    Outcome[_Id_enhance_impair]
+]:
     d = _Rolling(rng)
     r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_enhance_impair.get(r_total, -1)
     c = 0
-    outcome = _OUT_enhance_impair[b][c] if b >= 0 else None
+    outcome = _OUT_enhance_impair[b][c] if b >= 0 else _no_band('enhance_impair')
     extra = None  # no band's data rolls dice
     values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance)
     inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
     trace = _describe('Enhance & Impair', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'enhance_impair',
         inputs,
@@ -5750,7 +5841,7 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     )
 
 
-def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_enhance_impair(
         rng,
         depth,
@@ -5760,7 +5851,9 @@ def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: random.Random | None = None) -> Result:
+def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_enhance_impair]
+]:
     (
         'Enhance & Impair [ERR-40, lines 396-400]\n'
         '\n'
@@ -5793,7 +5886,8 @@ def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_wounds: tuple[tuple[Outcome, ...], ...] = (
+_Id_wounds = _Literal['1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+']
+_OUT_wounds: tuple[tuple[Outcome[_Id_wounds], ...], ...] = (
     (
         Outcome('1', '1', 'Slow internal bleeding. On death’s door, but in Exploration Turns.', '1', 'physical?'),
         Outcome('1', '1', 'Zapped. Stunned for an Initiative Turn.', '1', 'shock?'),
@@ -5991,19 +6085,19 @@ def _values_wounds(
     return values
 
 
-def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: str) -> Result:
+def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: str) -> Result[Outcome[_Id_wounds]]:
     d = _Rolling(rng)
     r_total: int = v_damage
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_wounds(r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     c = _column_wounds(v_damage, v_damage_type)
-    outcome = _OUT_wounds[b][c] if b >= 0 else None
+    outcome = _OUT_wounds[b][c] if b >= 0 else _no_band('wounds')
     extra = _Rolling(rng)
     values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
     inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
     trace = _describe('Wounds', groups, r_total, outcome, extra.groups, values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'wounds',
         inputs,
@@ -6017,7 +6111,7 @@ def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: st
     )
 
 
-def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_wounds(
         rng,
         depth,
@@ -6026,7 +6120,9 @@ def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -
     )
 
 
-def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random | None = None) -> Result:
+def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_wounds]
+]:
     (
         'Wounds [ERR-41, ERR-42, lines 405-417, line 423]\n'
         '\n'
@@ -6063,7 +6159,8 @@ def _joint_wounds(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_zero_hp_saving_throw: tuple[tuple[Outcome, ...], ...] = (
+_Id_zero_hp_saving_throw = _Literal['stays_in_action', 'out_of_action']
+_OUT_zero_hp_saving_throw: tuple[tuple[Outcome[_Id_zero_hp_saving_throw], ...], ...] = (
     (Outcome('stays_in_action', 'Stays in action', None, 'when total > dv and total < phys', None),),
     (Outcome('out_of_action', 'Out of action', None, 'otherwise', None),),
 )
@@ -6118,7 +6215,9 @@ def _values_zero_hp_saving_throw(
     return values
 
 
-def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result:
+def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result[
+    Outcome[_Id_zero_hp_saving_throw]
+]:
     v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_zero_hp_saving_throw_0, 'd20')
@@ -6126,18 +6225,18 @@ def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_dam
     groups, zero = d.groups, d.zero
     b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
     c = 0
-    outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else None
+    outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else _no_band('zero_hp_saving_throw')
     extra = None  # no band's data rolls dice
     values = _values_zero_hp_saving_throw(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv
     )
     inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
     trace = _describe('Death & Dying', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_zero_hp_saving_throw(
         rng,
         depth,
@@ -6146,7 +6245,9 @@ def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[s
     )
 
 
-def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.Random | None = None) -> Result:
+def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_zero_hp_saving_throw]
+]:
     (
         'Death & Dying [ERR-42, lines 419-422]\n'
         '\n'
@@ -6190,7 +6291,8 @@ def _joint_zero_hp_saving_throw(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_chase_movement_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_chase_movement_roll = _Literal['no_movement_roll', 'escapes', 'doubles', 'moves']
+_OUT_chase_movement_roll: tuple[tuple[Outcome[_Id_chase_movement_roll], ...], ...] = (
     (Outcome('no_movement_roll', 'No movement roll', 'If fail, no movement roll.', 'when sprint == failure', None),),
     (
         Outcome(
@@ -6262,25 +6364,27 @@ def _values_chase_movement_roll(
     return values
 
 
-def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result:
+def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result[
+    Outcome[_Id_chase_movement_roll]
+]:
     d = _Rolling(rng)
     r_total: int = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint)
     c = 0
-    outcome = _OUT_chase_movement_roll[b][c] if b >= 0 else None
+    outcome = _OUT_chase_movement_roll[b][c] if b >= 0 else _no_band('chase_movement_roll')
     extra = None  # no band's data rolls dice
     values = _values_chase_movement_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint
     )
     inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
     trace = _describe('Chase movement roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_chase_movement_roll(
         rng,
         depth,
@@ -6289,7 +6393,9 @@ def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[st
     )
 
 
-def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: random.Random | None = None) -> Result:
+def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_chase_movement_roll]
+]:
     (
         'Chase movement roll [ERR-43, ERR-38, lines 430-436]\n'
         '\n'
@@ -6337,7 +6443,8 @@ def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
 _N_fall_damage_table_height: dict[str, int] = {
     'ft10': 1, 'ft20': 4, 'ft30': 6, 'ft40': 8, 'ft50': 10, 'ft60': 12, 'ft70': 20
 }
-_OUT_fall_damage_table: tuple[tuple[Outcome, ...], ...] = (
+_Id_fall_damage_table = _Literal['ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70']
+_OUT_fall_damage_table: tuple[tuple[Outcome[_Id_fall_damage_table], ...], ...] = (
     (Outcome('ft10', '10’', '1D6', 'ft10', None),),
     (Outcome('ft20', '20’', '1D6 × 1D4', 'ft20', None),),
     (Outcome('ft30', '30’', '1D6 × 1D6', 'ft30', None),),
@@ -6406,19 +6513,19 @@ def _values_fall_damage_table(
     return values
 
 
-def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Result:
+def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Result[Outcome[_Id_fall_damage_table]]:
     d = _Rolling(rng)
     r_total: str = v_height
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_fall_damage_table.get(r_total, -1)
     c = 0
-    outcome = _OUT_fall_damage_table[b][c] if b >= 0 else None
+    outcome = _OUT_fall_damage_table[b][c] if b >= 0 else _no_band('fall_damage_table')
     extra = _Rolling(rng)
     values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
     trace = _describe('Fall Damage', groups, r_total, outcome, extra.groups, values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'fall_damage_table',
         inputs,
@@ -6432,7 +6539,7 @@ def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Res
     )
 
 
-def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_fall_damage_table(
         rng,
         depth,
@@ -6440,7 +6547,9 @@ def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str,
     )
 
 
-def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None) -> Result:
+def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_fall_damage_table]
+]:
     (
         'Fall Damage [ERR-44, lines 440-450]\n'
         '\n'
@@ -6471,7 +6580,8 @@ def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
 
 
 _N_fall_damage_height: dict[str, int] = {'ft10': 1, 'ft20': 4, 'ft30': 6, 'ft40': 8, 'ft50': 10, 'ft60': 12, 'ft70': 20}
-_OUT_fall_damage: tuple[tuple[Outcome, ...], ...] = (
+_Id_fall_damage = _Literal['damage']
+_OUT_fall_damage: tuple[tuple[Outcome[_Id_fall_damage], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1+', None),),
 )
 _IDS_fall_damage: tuple[str, ...] = ('damage',)
@@ -6512,7 +6622,7 @@ def _values_fall_damage(
     return values
 
 
-def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
+def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result[Outcome[_Id_fall_damage]]:
     d = _Rolling(rng)
     r_total: int = int(
         (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)'))
@@ -6521,16 +6631,16 @@ def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result:
     groups, zero = d.groups, d.zero
     b = _band_fall_damage(r_total, r_natural, r_dice, r_read, zero, v_height)
     c = 0
-    outcome = _OUT_fall_damage[b][c] if b >= 0 else None
+    outcome = _OUT_fall_damage[b][c] if b >= 0 else _no_band('fall_damage')
     extra = None  # no band's data rolls dice
     values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
     inputs: dict[str, object] = {'height': v_height}
     trace = _describe('Fall damage', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_fall_damage(
         rng,
         depth,
@@ -6538,7 +6648,7 @@ def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, objec
     )
 
 
-def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Result:
+def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Result[Outcome[_Id_fall_damage]]:
     (
         'Fall damage [ERR-44, lines 440-450]\n'
         '\n'
@@ -6578,7 +6688,8 @@ def _joint_fall_damage(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_burning: tuple[tuple[Outcome, ...], ...] = (
+_Id_burning = _Literal['damage']
+_OUT_burning: tuple[tuple[Outcome[_Id_burning], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1-6', None),),
 )
 _IDS_burning: tuple[str, ...] = ('damage',)
@@ -6613,27 +6724,27 @@ def _values_burning(
     return values
 
 
-def _run_burning(rng: random.Random, depth: int) -> Result:
+def _run_burning(rng: random.Random, depth: int) -> Result[Outcome[_Id_burning]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_burning_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_burning.get(r_total, -1)
     c = 0
-    outcome = _OUT_burning[b][c] if b >= 0 else None
+    outcome = _OUT_burning[b][c] if b >= 0 else _no_band('burning')
     extra = None  # no band's data rolls dice
     values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Burning', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_burning(rng, depth)
 
 
-def burning(*, rng: random.Random | None = None) -> Result:
+def burning(*, rng: random.Random | None = None) -> Result[Outcome[_Id_burning]]:
     (
         'Burning [ERR-45, line 452]\n'
         '\n'
@@ -6665,7 +6776,8 @@ def _joint_burning(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_hold_breath: tuple[tuple[Outcome, ...], ...] = (
+_Id_hold_breath = _Literal['turns', 'no_turns']
+_OUT_hold_breath: tuple[tuple[Outcome[_Id_hold_breath], ...], ...] = (
     (Outcome('turns', 'Turns', None, '1+', None),),
     (Outcome('no_turns', 'No turns (not stated)', None, '0 or less', None),),
 )
@@ -6706,19 +6818,19 @@ def _values_hold_breath(
     return values
 
 
-def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
+def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result[Outcome[_Id_hold_breath]]:
     d = _Rolling(rng)
     r_total: int = (v_phys - 10)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_hold_breath(r_total, r_natural, r_dice, r_read, zero, v_phys)
     c = 0
-    outcome = _OUT_hold_breath[b][c] if b >= 0 else None
+    outcome = _OUT_hold_breath[b][c] if b >= 0 else _no_band('hold_breath')
     extra = None  # no band's data rolls dice
     values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
     inputs: dict[str, object] = {'phys': v_phys}
     trace = _describe('Hold breath', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'hold_breath',
         inputs,
@@ -6732,11 +6844,11 @@ def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result:
     )
 
 
-def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_hold_breath(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20))
 
 
-def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result:
+def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result[Outcome[_Id_hold_breath]]:
     (
         'Hold breath [ERR-45, lines 454-455]\n'
         '\n'
@@ -6756,7 +6868,8 @@ def _joint_hold_breath(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_out_of_breath: tuple[tuple[Outcome, ...], ...] = (
+_Id_out_of_breath = _Literal['damage']
+_OUT_out_of_breath: tuple[tuple[Outcome[_Id_out_of_breath], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1-6', None),),
 )
 _IDS_out_of_breath: tuple[str, ...] = ('damage',)
@@ -6791,27 +6904,27 @@ def _values_out_of_breath(
     return values
 
 
-def _run_out_of_breath(rng: random.Random, depth: int) -> Result:
+def _run_out_of_breath(rng: random.Random, depth: int) -> Result[Outcome[_Id_out_of_breath]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_out_of_breath_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_out_of_breath.get(r_total, -1)
     c = 0
-    outcome = _OUT_out_of_breath[b][c] if b >= 0 else None
+    outcome = _OUT_out_of_breath[b][c] if b >= 0 else _no_band('out_of_breath')
     extra = None  # no band's data rolls dice
     values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Out of breath', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_out_of_breath(rng, depth)
 
 
-def out_of_breath(*, rng: random.Random | None = None) -> Result:
+def out_of_breath(*, rng: random.Random | None = None) -> Result[Outcome[_Id_out_of_breath]]:
     (
         'Out of breath [ERR-45, lines 454-455]\n'
         '\n'
@@ -6918,7 +7031,7 @@ class ConsignedToTheReaper(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {
+_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
     'check': _chain_check,
     'saving_throw': _chain_saving_throw,
     'reaction_roll': _chain_reaction_roll,
@@ -6966,7 +7079,7 @@ _RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]
     'hold_breath': _chain_hold_breath,
     'out_of_breath': _chain_out_of_breath,
 }
-RESOLVERS: dict[str, Callable[..., Result]] = {
+RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'check': check,
     'saving_throw': saving_throw,
     'reaction_roll': reaction_roll,

@@ -15,8 +15,8 @@ __all__ = [
     'ship_evasion', 'HealthStrain', 'SeaEventDeck', 'IslandExplorationDeck', 'InfluenceDeck', 'TreasureDeck',
     'DiscoveryTrack', 'OrderTokens', 'Loyalty', 'ShipDamage', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS', 'INPUTS',
     'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds', 'pick', 'session',
-    'simulate', 'totals', 'Result', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers',
-    'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
+    'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock',
+    'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -32,7 +32,9 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 
@@ -43,11 +45,14 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
+_Id = TypeVar("_Id", bound=str, covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(_Generic[_Id]):
     """The band or row a roll landed on."""
 
-    id: str
+    id: _Id
     label: str
     text: str | None
     key: str = ""
@@ -69,21 +74,28 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+_Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+class Result(_Generic[_Landed]):
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    `Result[Outcome[Literal["failure", "costly", "heroic"]]]`: a roll's resolver says which outcomes it
+    can land on, and leaves out `None` where its bands take every total.
+    """
 
     name: str
     inputs: Mapping[str, object]
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     total: int | None
-    outcome: Outcome | None
+    outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["Result", ...] = ()
+    chain: tuple["AnyResult", ...] = ()
     seed: int | None = None
-    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -105,6 +117,9 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
+
+
+AnyResult = Result["Outcome[str] | None"]  # a result of any roll or table
 
 
 @dataclass(frozen=True, slots=True)
@@ -960,7 +975,12 @@ def _group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def _outcome_trace(outcome: Outcome) -> str:
+def _no_band(name: str) -> _NoReturn:
+    """What a roll whose bands take every total (the check proved it for every input) does if one does not."""
+    raise RuntimeError(f"no band of {name} takes this result, though the check found every total taken")
+
+
+def _outcome_trace(outcome: "Outcome[str]") -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -973,7 +993,7 @@ def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
-    outcome: Outcome | None,
+    outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
@@ -1059,15 +1079,15 @@ class Session:
     inputs given explicitly win.
     """
 
-    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+    def __init__(self, resolvers: Mapping[str, Callable[..., AnyResult]],
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
         self.rng = rng if rng is not None else random.Random()
         self.carried: dict[str, dict[str, object]] = {}
-        self.history: list[Result] = []
+        self.history: list[AnyResult] = []
 
-    def roll(self, name: str, **inputs: object) -> Result:
+    def roll(self, name: str, **inputs: object) -> AnyResult:
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}")
         given = {**self.carried.get(name, {}), **inputs}
@@ -1389,7 +1409,7 @@ _DIE_enemy = Faces(
 DICE: dict[str, Faces] = {'attack': _DIE_attack, 'evasion': _DIE_evasion, 'enemy': _DIE_enemy}
 
 
-_OUT_starting_orders: tuple[tuple[Outcome, ...], ...] = (
+_OUT_starting_orders: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_starting_orders: tuple[str, ...] = ()
 
@@ -1416,7 +1436,7 @@ def _values_starting_orders(
     return values
 
 
-def _run_starting_orders(rng: random.Random, depth: int) -> Result:
+def _run_starting_orders(rng: random.Random, depth: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((4 + 2) + 2)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1428,7 +1448,7 @@ def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Order tokens at setup', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'starting_orders',
         inputs,
@@ -1442,11 +1462,11 @@ def _run_starting_orders(rng: random.Random, depth: int) -> Result:
     )
 
 
-def _chain_starting_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_starting_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_starting_orders(rng, depth)
 
 
-def starting_orders(*, rng: random.Random | None = None) -> Result:
+def starting_orders(*, rng: random.Random | None = None) -> AnyResult:
     (
         'Order tokens at setup [EVR-02, EVR-06, line 87]\n'
         '\n'
@@ -1463,7 +1483,7 @@ def _joint_starting_orders(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_starting_gold: tuple[tuple[Outcome, ...], ...] = (
+_OUT_starting_gold: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_starting_gold: tuple[str, ...] = ()
 
@@ -1490,7 +1510,7 @@ def _values_starting_gold(
     return values
 
 
-def _run_starting_gold(rng: random.Random, depth: int) -> Result:
+def _run_starting_gold(rng: random.Random, depth: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((2 * 20) + (1 * 10))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1502,7 +1522,7 @@ def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Gold at setup', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'starting_gold',
         inputs,
@@ -1516,11 +1536,11 @@ def _run_starting_gold(rng: random.Random, depth: int) -> Result:
     )
 
 
-def _chain_starting_gold(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_starting_gold(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_starting_gold(rng, depth)
 
 
-def starting_gold(*, rng: random.Random | None = None) -> Result:
+def starting_gold(*, rng: random.Random | None = None) -> AnyResult:
     (
         'Gold at setup [EVR-02, line 87]\n'
         '\n'
@@ -1536,7 +1556,8 @@ def _joint_starting_gold(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_crew_dies: tuple[tuple[Outcome, ...], ...] = (
+_Id_crew_dies = _Literal['dies', 'lives']
+_OUT_crew_dies: tuple[tuple[Outcome[_Id_crew_dies], ...], ...] = (
     (
         Outcome(
             'dies', 'Dies', 'If the track ever fills, the Crew member dies!', 'when damage + strain >= length', None
@@ -1582,19 +1603,21 @@ def _values_crew_dies(
     return values
 
 
-def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int, v_strain: int) -> Result:
+def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int, v_strain: int) -> Result[
+    Outcome[_Id_crew_dies]
+]:
     d = _Rolling(rng)
     r_total: int = (v_damage + v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_crew_dies(r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
     c = 0
-    outcome = _OUT_crew_dies[b][c] if b >= 0 else None
+    outcome = _OUT_crew_dies[b][c] if b >= 0 else _no_band('crew_dies')
     extra = None  # no band's data rolls dice
     values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
     inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
     trace = _describe('Health/Strain track fills', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'crew_dies',
         inputs,
@@ -1608,7 +1631,7 @@ def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int,
     )
 
 
-def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_crew_dies(
         rng,
         depth,
@@ -1618,7 +1641,9 @@ def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]
     )
 
 
-def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.Random | None = None) -> Result:
+def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_crew_dies]
+]:
     (
         'Health/Strain track fills [EVR-07, line 142]\n'
         '\n'
@@ -1647,7 +1672,8 @@ def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_map_spaces: tuple[tuple[Outcome, ...], ...] = (
+_Id_map_spaces = _Literal['calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks']
+_OUT_map_spaces: tuple[tuple[Outcome[_Id_map_spaces], ...], ...] = (
     (
         Outcome(
             'calm_seas', 'Calm seas',
@@ -1748,19 +1774,21 @@ def _values_map_spaces(
     return values
 
 
-def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue_nodes: int) -> Result:
+def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue_nodes: int) -> Result[
+    Outcome[_Id_map_spaces]
+]:
     d = _Rolling(rng)
     r_total: str = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_map_spaces.get(r_total, -1)
     c = 0
-    outcome = _OUT_map_spaces[b][c] if b >= 0 else None
+    outcome = _OUT_map_spaces[b][c] if b >= 0 else _no_band('map_spaces')
     extra = None  # no band's data rolls dice
     values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space, v_crew_on_blue_nodes)
     inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
     trace = _describe('Map spaces', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'map_spaces',
         inputs,
@@ -1774,7 +1802,7 @@ def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue
     )
 
 
-def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_map_spaces(
         rng,
         depth,
@@ -1787,7 +1815,9 @@ def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object
     )
 
 
-def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: random.Random | None = None) -> Result:
+def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_map_spaces]
+]:
     (
         'Map spaces [EVR-15, EVR-28, lines 186-216]\n'
         '\n'
@@ -1829,7 +1859,7 @@ def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_storm_strain: tuple[tuple[Outcome, ...], ...] = (
+_OUT_storm_strain: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_storm_strain: tuple[str, ...] = ()
 
@@ -1864,7 +1894,7 @@ def _values_storm_strain(
     return values
 
 
-def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bool) -> Result:
+def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bool) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((v_strain * 2) if v_storm else v_strain)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1876,7 +1906,7 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
     values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_strain, v_storm)
     inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
     trace = _describe('Strain in a Storm', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'storm_strain',
         inputs,
@@ -1890,13 +1920,13 @@ def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bo
     )
 
 
-def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_storm_strain(
         rng, depth, _check_int('strain', given.get('strain', 1), 0, 12), _check_flag('storm', given.get('storm', False))
     )
 
 
-def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | None = None) -> Result:
+def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | None = None) -> AnyResult:
     (
         'Strain in a Storm [EVR-15, EVR-07, line 204]\n'
         '\n'
@@ -1916,7 +1946,7 @@ def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_ship_movement_actions: tuple[tuple[Outcome, ...], ...] = (
+_OUT_ship_movement_actions: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_ship_movement_actions: tuple[str, ...] = ()
 
@@ -1949,7 +1979,7 @@ def _values_ship_movement_actions(
     return values
 
 
-def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders: int) -> Result:
+def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (2 * v_movement_orders)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1961,7 +1991,7 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
     values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_orders)
     inputs: dict[str, object] = {'movement_orders': v_movement_orders}
     trace = _describe('Movement actions from Movement Orders', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'ship_movement_actions',
         inputs,
@@ -1975,11 +2005,11 @@ def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders
     )
 
 
-def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_ship_movement_actions(rng, depth, _check_int('movement_orders', given.get('movement_orders', 1), 0, 8))
 
 
-def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None = None) -> Result:
+def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None = None) -> AnyResult:
     (
         'Movement actions from Movement Orders [EVR-17, EVR-05, line 232, line 393]\n'
         '\n'
@@ -1998,7 +2028,8 @@ def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_sea_event_draw: tuple[tuple[Outcome, ...], ...] = (
+_Id_sea_event_draw = _Literal['no_draw', 'draw']
+_OUT_sea_event_draw: tuple[tuple[Outcome[_Id_sea_event_draw], ...], ...] = (
     (
         Outcome(
             'no_draw', 'No draw',
@@ -2042,19 +2073,19 @@ def _values_sea_event_draw(
     return values
 
 
-def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
+def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result[Outcome[_Id_sea_event_draw]]:
     d = _Rolling(rng)
     r_total: str = v_space
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, zero, v_space)
     c = 0
-    outcome = _OUT_sea_event_draw[b][c] if b >= 0 else None
+    outcome = _OUT_sea_event_draw[b][c] if b >= 0 else _no_band('sea_event_draw')
     extra = None  # no band's data rolls dice
     values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space)
     inputs: dict[str, object] = {'space': v_space}
     trace = _describe('Sea Events', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'sea_event_draw',
         inputs,
@@ -2068,7 +2099,7 @@ def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result:
     )
 
 
-def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_sea_event_draw(
         rng,
         depth,
@@ -2080,7 +2111,9 @@ def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None) -> Result:
+def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_sea_event_draw]
+]:
     (
         'Sea Events [EVR-20, lines 254-256]\n'
         '\n'
@@ -2113,7 +2146,8 @@ def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
 
 
 _N_expedition_test_hermit: dict[str, int] = {'none': 0, 'with_others': 1, 'alone': -1}
-_OUT_expedition_test: tuple[tuple[Outcome, ...], ...] = (
+_Id_expedition_test = _Literal['success', 'failure']
+_OUT_expedition_test: tuple[tuple[Outcome[_Id_expedition_test], ...], ...] = (
     (
         Outcome(
             'success', 'Success', "Scoring equal to or less than the Crew's stat results in a success.",
@@ -2200,7 +2234,7 @@ def _rerolls_expedition_test(
 
 def _run_expedition_test(
     rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool
-) -> Result:
+) -> Result[Outcome[_Id_expedition_test]]:
     v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_expedition_test_0, 'd10') + v_modifier))
@@ -2210,8 +2244,8 @@ def _run_expedition_test(
         r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
     )
     c = 0
-    outcome = _OUT_expedition_test[b][c] if b >= 0 else None
-    first: tuple[Result, ...] = ()
+    outcome = _OUT_expedition_test[b][c] if b >= 0 else _no_band('expedition_test')
+    first: tuple[AnyResult, ...] = ()
     if b >= 0 and _IDS_expedition_test[b] in _rerolls_expedition_test(
         v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
     ):
@@ -2236,7 +2270,7 @@ def _run_expedition_test(
             v_modifier,
         )
         c = 0
-        outcome = _OUT_expedition_test[b][c] if b >= 0 else None
+        outcome = _OUT_expedition_test[b][c] if b >= 0 else _no_band('expedition_test')
     extra = None  # no band's data rolls dice
     values = _values_expedition_test(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic,
@@ -2250,11 +2284,11 @@ def _run_expedition_test(
         trace = first[0].trace + '; rolled again, the new result is final: ' + trace.removeprefix(
             'Island Exploration test: '
         )
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('expedition_test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain, rerolled=first)
 
 
-def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_expedition_test(
         rng,
         depth,
@@ -2274,7 +2308,7 @@ def expedition_test(
     fortuitous: bool = False,
     dyspraxic: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_expedition_test]]:
     (
         'Island Exploration test [EVR-08, EVR-10, line 143, lines 260-262, lines 588-600]\n'
         '\n'
@@ -2346,7 +2380,8 @@ def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_expedition_test_crew: tuple[tuple[Outcome, ...], ...] = (
+_Id_expedition_test_crew = _Literal['success', 'failure']
+_OUT_expedition_test_crew: tuple[tuple[Outcome[_Id_expedition_test_crew], ...], ...] = (
     (
         Outcome(
             'success', 'Success', "Scoring equal to or less than the Crew's stat results in a success.",
@@ -2416,7 +2451,9 @@ def _values_expedition_test_crew(
     return values
 
 
-def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result:
+def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result[
+    Outcome[_Id_expedition_test_crew]
+]:
     v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_expedition_test_crew_0, 'd10')
@@ -2424,18 +2461,18 @@ def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int
     groups, zero = d.groups, d.zero
     b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
     c = 0
-    outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else None
+    outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else _no_band('expedition_test_crew')
     extra = None  # no band's data rolls dice
     values = _values_expedition_test_crew(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested
     )
     inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
     trace = _describe('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_expedition_test_crew(
         rng,
         depth,
@@ -2448,7 +2485,7 @@ def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[s
 
 def expedition_test_crew(
     *, a: int = 5, b: int = 5, c: int = 5, arrogant: str = 'nobody', rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_expedition_test_crew]]:
     (
         'Island Exploration test (three Crew) [EVR-08, EVR-10, lines 260-262, line 596]\n'
         '\n'
@@ -2501,7 +2538,8 @@ def _joint_expedition_test_crew(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_abandon_expedition: tuple[tuple[Outcome, ...], ...] = (
+_Id_abandon_expedition = _Literal['tests', 'choices']
+_OUT_abandon_expedition: tuple[tuple[Outcome[_Id_abandon_expedition], ...], ...] = (
     (
         Outcome(
             'tests', 'Test cards',
@@ -2547,19 +2585,19 @@ def _values_abandon_expedition(
     return values
 
 
-def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Result:
+def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Result[Outcome[_Id_abandon_expedition]]:
     d = _Rolling(rng)
     r_total: str = v_card
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_abandon_expedition.get(r_total, -1)
     c = 0
-    outcome = _OUT_abandon_expedition[b][c] if b >= 0 else None
+    outcome = _OUT_abandon_expedition[b][c] if b >= 0 else _no_band('abandon_expedition')
     extra = None  # no band's data rolls dice
     values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_card)
     inputs: dict[str, object] = {'card': v_card}
     trace = _describe('Abandoning an Expedition', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'abandon_expedition',
         inputs,
@@ -2573,11 +2611,13 @@ def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Resu
     )
 
 
-def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_abandon_expedition(rng, depth, _check_choice('card', given.get('card', 'tests'), ('tests', 'choices')))
 
 
-def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None) -> Result:
+def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_abandon_expedition]
+]:
     (
         'Abandoning an Expedition [EVR-22, lines 265-267]\n'
         '\n'
@@ -2599,7 +2639,7 @@ def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_weapon_attack_dice: tuple[tuple[Outcome, ...], ...] = (
+_OUT_weapon_attack_dice: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_weapon_attack_dice: tuple[str, ...] = ()
 
@@ -2638,7 +2678,7 @@ def _values_weapon_attack_dice(
 
 def _run_weapon_attack_dice(
     rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2652,7 +2692,7 @@ def _run_weapon_attack_dice(
     )
     inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
     trace = _describe("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'weapon_attack_dice',
         inputs,
@@ -2666,7 +2706,7 @@ def _run_weapon_attack_dice(
     )
 
 
-def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_weapon_attack_dice(
         rng,
         depth,
@@ -2678,7 +2718,7 @@ def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str
 
 def weapon_attack_dice(
     *, zone_dice: int = 2, cannoneer: bool = False, clumsy: bool = False, rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         "Attack dice when manning a Ship's weapon [EVR-26, EVR-10, line 322, line 628, line 632]\n"
         '\n'
@@ -2704,7 +2744,7 @@ def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_marketplace_price: tuple[tuple[Outcome, ...], ...] = (
+_OUT_marketplace_price: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_marketplace_price: tuple[str, ...] = ()
 
@@ -2741,7 +2781,7 @@ def _values_marketplace_price(
     return values
 
 
-def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal: str, v_charismatic: bool) -> Result:
+def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal: str, v_charismatic: bool) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2755,7 +2795,7 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
     )
     inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
     trace = _describe('Marketplace prices', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'marketplace_price',
         inputs,
@@ -2769,7 +2809,7 @@ def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal:
     )
 
 
-def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_marketplace_price(
         rng,
         depth,
@@ -2781,7 +2821,7 @@ def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str,
 
 def marketplace_price(
     *, price: int = 20, deal: str = 'selling', charismatic: bool = False, rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'Marketplace prices [EVR-27, EVR-25, EVR-10, line 281, line 329, line 606]\n'
         '\n'
@@ -2806,7 +2846,7 @@ def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_reclaim_orders: tuple[tuple[Outcome, ...], ...] = (
+_OUT_reclaim_orders: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_reclaim_orders: tuple[str, ...] = ()
 
@@ -2841,7 +2881,7 @@ def _values_reclaim_orders(
     return values
 
 
-def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forgo_turn: bool) -> Result:
+def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forgo_turn: bool) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2853,7 +2893,7 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
     values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exhausted, v_forgo_turn)
     inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
     trace = _describe('Reclaiming Orders', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'reclaim_orders',
         inputs,
@@ -2867,7 +2907,7 @@ def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forg
     )
 
 
-def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_reclaim_orders(
         rng,
         depth,
@@ -2876,7 +2916,7 @@ def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.Random | None = None) -> Result:
+def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.Random | None = None) -> AnyResult:
     (
         'Reclaiming Orders [EVR-06, line 373, line 375]\n'
         '\n'
@@ -2900,7 +2940,8 @@ def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_trade_orders: tuple[tuple[Outcome, ...], ...] = (
+_Id_trade_orders = _Literal['allowed', 'not_allowed']
+_OUT_trade_orders: tuple[tuple[Outcome[_Id_trade_orders], ...], ...] = (
     (
         Outcome(
             'allowed', 'Allowed', 'Any amount of Orders can be traded and this costs nothing to do',
@@ -2956,14 +2997,14 @@ def _values_trade_orders(
 
 def _run_trade_orders(
     rng: random.Random, depth: int, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool
-) -> Result:
+) -> Result[Outcome[_Id_trade_orders]]:
     d = _Rolling(rng)
     r_total: int = (v_given - v_received)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_trade_orders(r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn)
     c = 0
-    outcome = _OUT_trade_orders[b][c] if b >= 0 else None
+    outcome = _OUT_trade_orders[b][c] if b >= 0 else _no_band('trade_orders')
     extra = None  # no band's data rolls dice
     values = _values_trade_orders(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn
@@ -2972,7 +3013,7 @@ def _run_trade_orders(
         'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn
     }
     trace = _describe('Trading Orders', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'trade_orders',
         inputs,
@@ -2986,7 +3027,7 @@ def _run_trade_orders(
     )
 
 
-def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_trade_orders(
         rng,
         depth,
@@ -3004,7 +3045,7 @@ def trade_orders(
     adjacent: bool = True,
     players_turn: bool = True,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_trade_orders]]:
     (
         'Trading Orders [EVR-06, lines 377-379]\n'
         '\n'
@@ -3040,7 +3081,7 @@ def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_combat_pool: tuple[tuple[Outcome, ...], ...] = (
+_OUT_combat_pool: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_combat_pool: tuple[str, ...] = ()
 
@@ -3083,7 +3124,7 @@ def _values_combat_pool(
 
 def _run_combat_pool(
     rng: random.Random, depth: int, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3099,7 +3140,7 @@ def _run_combat_pool(
         'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly
     }
     trace = _describe('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'combat_pool',
         inputs,
@@ -3113,7 +3154,7 @@ def _run_combat_pool(
     )
 
 
-def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_combat_pool(
         rng,
         depth,
@@ -3133,7 +3174,7 @@ def combat_pool(
     brawlers: int = 0,
     cowardly: int = 0,
     rng: random.Random | None = None,
-) -> Result:
+) -> AnyResult:
     (
         'Combat dice of the Crew on a node [EVR-32, EVR-37, EVR-10, line 421, line 493, line 624, line 634]\n'
         '\n'
@@ -3167,7 +3208,7 @@ def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_loyalty_lost: tuple[tuple[Outcome, ...], ...] = (
+_OUT_loyalty_lost: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_loyalty_lost: tuple[str, ...] = ()
 
@@ -3206,7 +3247,7 @@ def _values_loyalty_lost(
 
 def _run_loyalty_lost(
     rng: random.Random, depth: int, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3220,7 +3261,7 @@ def _run_loyalty_lost(
     )
     inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
     trace = _describe('Loyalty lost', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'loyalty_lost',
         inputs,
@@ -3234,7 +3275,7 @@ def _run_loyalty_lost(
     )
 
 
-def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_loyalty_lost(
         rng,
         depth,
@@ -3246,7 +3287,7 @@ def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def loyalty_lost(
     *, crew_deaths: int = 0, influence_drawn: int = 0, unpaid: int = 0, rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'Loyalty lost [EVR-33, lines 425-429]\n'
         '\n'
@@ -3273,7 +3314,8 @@ def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_enemy_agent_activation: tuple[tuple[Outcome, ...], ...] = (
+_Id_enemy_agent_activation = _Literal['special_ability', 'attack', 'move', 'combine', 'no_action']
+_OUT_enemy_agent_activation: tuple[tuple[Outcome[_Id_enemy_agent_activation], ...], ...] = (
     (
         Outcome(
             'special_ability', 'Special ability', "Triggers the enemy's special ability.",
@@ -3378,25 +3420,25 @@ def _values_enemy_agent_activation(
 
 def _run_enemy_agent_activation(
     rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int
-) -> Result:
+) -> Result[Outcome[_Id_enemy_agent_activation]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
     c = 0
-    outcome = _OUT_enemy_agent_activation[b][c] if b >= 0 else None
+    outcome = _OUT_enemy_agent_activation[b][c] if b >= 0 else _no_band('enemy_agent_activation')
     extra = None  # no band's data rolls dice
     values = _values_enemy_agent_activation(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger
     )
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
     trace = _describe('Enemy Agent activation', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_enemy_agent_activation(
         rng,
         depth,
@@ -3408,7 +3450,7 @@ def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping
 
 def enemy_agent_activation(
     *, enemy_dice: int = 2, distance: int = 1, trigger: int = 2, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_enemy_agent_activation]]:
     (
         'Enemy Agent activation [EVR-34, EVR-13, EVR-14, EVR-39, line 442, lines 464-466, line 493, line 508, line '
         '517]\n'
@@ -3462,7 +3504,8 @@ def _joint_enemy_agent_activation(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_crew_attack: tuple[tuple[Outcome, ...], ...] = (
+_Id_crew_attack = _Literal['special_ability', 'exchange']
+_OUT_crew_attack: tuple[tuple[Outcome[_Id_crew_attack], ...], ...] = (
     (
         Outcome(
             'special_ability', 'Special ability', "Triggers the enemy's special ability.",
@@ -3544,7 +3587,7 @@ def _values_crew_attack(
 
 def _run_crew_attack(
     rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int
-) -> Result:
+) -> Result[Outcome[_Id_crew_attack]]:
     v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
     d = _Rolling(rng)
     r_total: int = int(
@@ -3562,7 +3605,7 @@ def _run_crew_attack(
         r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice
     )
     c = 0
-    outcome = _OUT_crew_attack[b][c] if b >= 0 else None
+    outcome = _OUT_crew_attack[b][c] if b >= 0 else _no_band('crew_attack')
     extra = None  # no band's data rolls dice
     values = _values_crew_attack(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger,
@@ -3572,11 +3615,11 @@ def _run_crew_attack(
         'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger
     }
     trace = _describe('Crew attacking enemies', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_crew_attack(
         rng,
         depth,
@@ -3589,7 +3632,7 @@ def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, objec
 
 def crew_attack(
     *, combat: int = 3, evading: int = 1, enemy_dice: int = 2, trigger: int = 2, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_crew_attack]]:
     (
         'Crew attacking enemies [EVR-37, EVR-38, EVR-11, EVR-12, EVR-13, lines 495-504, lines 519-529]\n'
         '\n'
@@ -3645,7 +3688,7 @@ def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_counter_dice: tuple[tuple[Outcome, ...], ...] = (
+_OUT_counter_dice: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_counter_dice: tuple[str, ...] = ()
 
@@ -3680,7 +3723,7 @@ def _values_counter_dice(
     return values
 
 
-def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int) -> Result:
+def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = min(v_hits, v_combat)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3692,7 +3735,7 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
     values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat)
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
     trace = _describe('Counter dice', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'counter_dice',
         inputs,
@@ -3706,13 +3749,13 @@ def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int
     )
 
 
-def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_counter_dice(
         rng, depth, _check_int('hits', given.get('hits', 2), 0, 10), _check_int('combat', given.get('combat', 2), 0, 5)
     )
 
 
-def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = None) -> Result:
+def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Counter dice [EVR-40, line 533]\n'
         '\n'
@@ -3732,7 +3775,8 @@ def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_counter_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_counter_roll = _Literal['misses', 'countered']
+_OUT_counter_roll: tuple[tuple[Outcome[_Id_counter_roll], ...], ...] = (
     (
         Outcome(
             'misses', 'Misses', 'These results are misses and cannot be used',
@@ -3804,7 +3848,9 @@ def _values_counter_roll(
     return values
 
 
-def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result:
+def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result[
+    Outcome[_Id_counter_roll]
+]:
     v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
     d = _Rolling(rng)
     r_total: int = int(
@@ -3820,18 +3866,18 @@ def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int
         r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
     )
     c = 0
-    outcome = _OUT_counter_roll[b][c] if b >= 0 else None
+    outcome = _OUT_counter_roll[b][c] if b >= 0 else _no_band('counter_roll')
     extra = None  # no band's data rolls dice
     values = _values_counter_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
     )
     inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
     trace = _describe('Counter', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_counter_roll(
         rng,
         depth,
@@ -3841,7 +3887,9 @@ def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: random.Random | None = None) -> Result:
+def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_counter_roll]
+]:
     (
         'Counter [EVR-40, EVR-11, EVR-12, lines 531-539]\n'
         '\n'
@@ -3893,7 +3941,8 @@ def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_weapon_fire: tuple[tuple[Outcome, ...], ...] = (
+_Id_weapon_fire = _Literal['special_ability', 'hit', 'miss']
+_OUT_weapon_fire: tuple[tuple[Outcome[_Id_weapon_fire], ...], ...] = (
     (
         Outcome(
             'special_ability', 'Special ability',
@@ -3969,7 +4018,7 @@ def _values_weapon_fire(
 
 def _run_weapon_fire(
     rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int
-) -> Result:
+) -> Result[Outcome[_Id_weapon_fire]]:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
@@ -3979,7 +4028,7 @@ def _run_weapon_fire(
         r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice
     )
     c = 0
-    outcome = _OUT_weapon_fire[b][c] if b >= 0 else None
+    outcome = _OUT_weapon_fire[b][c] if b >= 0 else _no_band('weapon_fire')
     extra = None  # no band's data rolls dice
     values = _values_weapon_fire(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice
@@ -3988,11 +4037,11 @@ def _run_weapon_fire(
         'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger
     }
     trace = _describe("Firing a ship's weapon", groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_weapon_fire(
         rng,
         depth,
@@ -4010,7 +4059,7 @@ def weapon_fire(
     clumsy: bool = False,
     trigger: int = 1,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_weapon_fire]]:
     (
         "Firing a ship's weapon [EVR-26, EVR-41, EVR-10, EVR-11, line 320, line 322, line 543, line 628, line 632]\n"
         '\n'
@@ -4066,7 +4115,8 @@ def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_enemy_ship_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_enemy_ship_roll = _Literal['special_ability', 'fire', 'move', 'combine', 'no_action']
+_OUT_enemy_ship_roll: tuple[tuple[Outcome[_Id_enemy_ship_roll], ...], ...] = (
     (
         Outcome(
             'special_ability', 'Special ability', "Triggers the enemy's special ability.",
@@ -4164,25 +4214,27 @@ def _values_enemy_ship_roll(
     return values
 
 
-def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result:
+def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result[
+    Outcome[_Id_enemy_ship_roll]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
     c = 0
-    outcome = _OUT_enemy_ship_roll[b][c] if b >= 0 else None
+    outcome = _OUT_enemy_ship_roll[b][c] if b >= 0 else _no_band('enemy_ship_roll')
     extra = None  # no band's data rolls dice
     values = _values_enemy_ship_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger
     )
     inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
     trace = _describe('Enemy ship activation roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_enemy_ship_roll(
         rng,
         depth,
@@ -4194,7 +4246,7 @@ def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, o
 
 def enemy_ship_roll(
     *, enemy_dice: int = 4, in_range: bool = False, trigger: int = 2, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_enemy_ship_roll]]:
     (
         'Enemy ship activation roll [EVR-41, EVR-17, EVR-13, EVR-34, EVR-14, lines 232-234, lines 545-547, lines '
         '576-580]\n'
@@ -4248,7 +4300,8 @@ def _joint_enemy_ship_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_ship_sunk: tuple[tuple[Outcome, ...], ...] = (
+_Id_ship_sunk = _Literal['sunk', 'afloat']
+_OUT_ship_sunk: tuple[tuple[Outcome[_Id_ship_sunk], ...], ...] = (
     (
         Outcome(
             'sunk', 'Sunk', 'If all nodes have a damage token on them, then the ship is considered sunk.',
@@ -4293,19 +4346,19 @@ def _values_ship_sunk(
     return values
 
 
-def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int) -> Result:
+def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int) -> Result[Outcome[_Id_ship_sunk]]:
     d = _Rolling(rng)
     r_total: int = v_damaged
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
     c = 0
-    outcome = _OUT_ship_sunk[b][c] if b >= 0 else None
+    outcome = _OUT_ship_sunk[b][c] if b >= 0 else _no_band('ship_sunk')
     extra = None  # no band's data rolls dice
     values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
     inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
     trace = _describe('Ship sunk', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'ship_sunk',
         inputs,
@@ -4319,7 +4372,7 @@ def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int)
     )
 
 
-def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_ship_sunk(
         rng,
         depth,
@@ -4328,7 +4381,7 @@ def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]
     )
 
 
-def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = None) -> Result:
+def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_ship_sunk]]:
     (
         'Ship sunk [EVR-42, line 554]\n'
         '\n'
@@ -4351,7 +4404,7 @@ def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_ship_evasion_dice: tuple[tuple[Outcome, ...], ...] = (
+_OUT_ship_evasion_dice: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_ship_evasion_dice: tuple[str, ...] = ()
 
@@ -4384,7 +4437,7 @@ def _values_ship_evasion_dice(
     return values
 
 
-def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Result:
+def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = v_hits
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4396,7 +4449,7 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
     values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
     trace = _describe('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'ship_evasion_dice',
         inputs,
@@ -4410,11 +4463,11 @@ def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> Resul
     )
 
 
-def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_ship_evasion_dice(rng, depth, _check_int('hits', given.get('hits', 2), 0, 10))
 
 
-def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Result:
+def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Evasion dice against an enemy ship [EVR-43, line 562]\n'
         '\n'
@@ -4431,7 +4484,8 @@ def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_ship_evasion: tuple[tuple[Outcome, ...], ...] = (
+_Id_ship_evasion = _Literal['evaded', 'damaged']
+_OUT_ship_evasion: tuple[tuple[Outcome[_Id_ship_evasion], ...], ...] = (
     (Outcome('evaded', 'Evaded', None, 'when count(evade) >= hits', None),),
     (
         Outcome(
@@ -4481,27 +4535,27 @@ def _values_ship_evasion(
     return values
 
 
-def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result:
+def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result[Outcome[_Id_ship_evasion]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, zero, v_hits)
     c = 0
-    outcome = _OUT_ship_evasion[b][c] if b >= 0 else None
+    outcome = _OUT_ship_evasion[b][c] if b >= 0 else _no_band('ship_evasion')
     extra = None  # no band's data rolls dice
     values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
     inputs: dict[str, object] = {'hits': v_hits}
     trace = _describe("Evading an enemy ship's hits", groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_ship_evasion(rng, depth, _check_int('hits', given.get('hits', 2), 1, 6))
 
 
-def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result:
+def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_ship_evasion]]:
     (
         "Evading an enemy ship's hits [EVR-43, EVR-12, lines 560-562, lines 576-580]\n"
         '\n'
@@ -4707,7 +4761,7 @@ class ShipDamage(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {
+_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
     'starting_orders': _chain_starting_orders,
     'starting_gold': _chain_starting_gold,
     'crew_dies': _chain_crew_dies,
@@ -4734,7 +4788,7 @@ _RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]
     'ship_evasion_dice': _chain_ship_evasion_dice,
     'ship_evasion': _chain_ship_evasion,
 }
-RESOLVERS: dict[str, Callable[..., Result]] = {
+RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'starting_orders': starting_orders,
     'starting_gold': starting_gold,
     'crew_dies': crew_dies,

@@ -22,8 +22,8 @@ __all__ = [
     'Stress', 'Harm', 'Associates', 'FalloutClock', 'SinkingClock', 'Stormfront', 'TitheClock', 'Notoriety',
     'ProjectClock', 'Xp', 'Investment', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS', 'INPUTS', 'RESOLVERS',
     'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds', 'pick', 'session', 'simulate', 'totals',
-    'Result', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card',
-    'Document', 'Entry', 'Picked', 'Faces',
+    'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers', 'Deck',
+    'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -39,7 +39,9 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 
@@ -50,11 +52,14 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
+_Id = TypeVar("_Id", bound=str, covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(_Generic[_Id]):
     """The band or row a roll landed on."""
 
-    id: str
+    id: _Id
     label: str
     text: str | None
     key: str = ""
@@ -76,21 +81,28 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+_Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+class Result(_Generic[_Landed]):
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    `Result[Outcome[Literal["failure", "costly", "heroic"]]]`: a roll's resolver says which outcomes it
+    can land on, and leaves out `None` where its bands take every total.
+    """
 
     name: str
     inputs: Mapping[str, object]
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     total: int | None
-    outcome: Outcome | None
+    outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["Result", ...] = ()
+    chain: tuple["AnyResult", ...] = ()
     seed: int | None = None
-    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -112,6 +124,9 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
+
+
+AnyResult = Result["Outcome[str] | None"]  # a result of any roll or table
 
 
 @dataclass(frozen=True, slots=True)
@@ -967,7 +982,12 @@ def _group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def _outcome_trace(outcome: Outcome) -> str:
+def _no_band(name: str) -> _NoReturn:
+    """What a roll whose bands take every total (the check proved it for every input) does if one does not."""
+    raise RuntimeError(f"no band of {name} takes this result, though the check found every total taken")
+
+
+def _outcome_trace(outcome: "Outcome[str]") -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -980,7 +1000,7 @@ def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
-    outcome: Outcome | None,
+    outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
@@ -1066,15 +1086,15 @@ class Session:
     inputs given explicitly win.
     """
 
-    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+    def __init__(self, resolvers: Mapping[str, Callable[..., AnyResult]],
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
         self.rng = rng if rng is not None else random.Random()
         self.carried: dict[str, dict[str, object]] = {}
-        self.history: list[Result] = []
+        self.history: list[AnyResult] = []
 
-    def roll(self, name: str, **inputs: object) -> Result:
+    def roll(self, name: str, **inputs: object) -> AnyResult:
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}")
         given = {**self.carried.get(name, {}), **inputs}
@@ -1390,7 +1410,8 @@ DICE: dict[str, Faces] = {}
 
 _N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
 _N_action_roll_penalty: dict[str, int] = {'none': 0, 'penalty': 1, 'major': 2}
-_OUT_action_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_action_roll = _Literal['failure', 'costly', 'heroic', 'advantage']
+_OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
     (Outcome('failure', 'Failure', 'failure, face a complication (and mark', '6 or less', None),),
     (Outcome('costly', 'Costly', 'costly success, act but face a complication', '7-9', None),),
     (Outcome('heroic', 'Heroic', 'heroic success, act without complications', '10+', None),),
@@ -1475,25 +1496,25 @@ def _values_action_roll(
 
 def _run_action_roll(
     rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
-) -> Result:
+) -> Result[Outcome[_Id_action_roll]]:
     d = _Rolling(rng)
     r_total: int = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
     c = 0
-    outcome = _OUT_action_roll[b][c] if b >= 0 else None
+    outcome = _OUT_action_roll[b][c] if b >= 0 else _no_band('action_roll')
     extra = None  # no band's data rolls dice
     values = _values_action_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty
     )
     inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
     trace = _describe('Action roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_action_roll(
         rng,
         depth,
@@ -1511,7 +1532,7 @@ def action_roll(
     edge: str = 'none',
     penalty: str = 'none',
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_action_roll]]:
     (
         'Action roll [TOG-01, TOG-03, TOG-04, lines 13-17, lines 19-21, line 29]\n'
         '\n'
@@ -1564,7 +1585,8 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_resistance_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_resistance_roll = _Literal['resisted']
+_OUT_resistance_roll: tuple[tuple[Outcome[_Id_resistance_roll], ...], ...] = (
     (
         Outcome(
             'resisted', 'Resisted',
@@ -1610,27 +1632,27 @@ def _values_resistance_roll(
     return values
 
 
-def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
+def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result[Outcome[_Id_resistance_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_resistance_roll.get(r_total, -1)
     c = 0
-    outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
+    outcome = _OUT_resistance_roll[b][c] if b >= 0 else _no_band('resistance_roll')
     extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = _describe('Resistance roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_resistance_roll(rng, depth, _check_int('attribute', given.get('attribute', 2), 1, 4))
 
 
-def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
+def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_resistance_roll]]:
     (
         'Resistance roll [TOG-05, lines 43-44]\n'
         '\n'
@@ -1665,7 +1687,8 @@ def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_consequence_clock: tuple[tuple[Outcome, ...], ...] = (
+_Id_consequence_clock = _Literal['two_segments', 'one_segment', 'no_segments']
+_OUT_consequence_clock: tuple[tuple[Outcome[_Id_consequence_clock], ...], ...] = (
     (Outcome('two_segments', 'Two segments', '2 segments', '6 or less', None),),
     (Outcome('one_segment', 'One segment', '1 segment', '7-9', None),),
     (Outcome('no_segments', 'No segments', 'no segments', '10+', None),),
@@ -1716,27 +1739,27 @@ def _values_consequence_clock(
     return values
 
 
-def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
+def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_consequence_clock]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_consequence_clock_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
-    outcome = _OUT_consequence_clock[b][c] if b >= 0 else None
+    outcome = _OUT_consequence_clock[b][c] if b >= 0 else _no_band('consequence_clock')
     extra = None  # no band's data rolls dice
     values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = _describe('Consequence clocks', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_consequence_clock(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
-def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
+def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_consequence_clock]]:
     (
         'Consequence clocks [TOG-08, lines 57-63]\n'
         '\n'
@@ -1771,7 +1794,8 @@ def _joint_consequence_clock(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_obstacle_clock: tuple[tuple[Outcome, ...], ...] = (
+_Id_obstacle_clock = _Literal['no_segments', 'one_segment', 'two_segments', 'four_segments']
+_OUT_obstacle_clock: tuple[tuple[Outcome[_Id_obstacle_clock], ...], ...] = (
     (Outcome('no_segments', 'No segments', 'no segments', '6 or less', None),),
     (Outcome('one_segment', 'One segment', '1 segment', '7-9', None),),
     (Outcome('two_segments', 'Two segments', '2 segments', '10+', None),),
@@ -1827,27 +1851,27 @@ def _values_obstacle_clock(
     return values
 
 
-def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result:
+def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_obstacle_clock]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_obstacle_clock_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
-    outcome = _OUT_obstacle_clock[b][c] if b >= 0 else None
+    outcome = _OUT_obstacle_clock[b][c] if b >= 0 else _no_band('obstacle_clock')
     extra = None  # no band's data rolls dice
     values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = _describe('Obstacle clocks', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_obstacle_clock(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
-def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result:
+def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_obstacle_clock]]:
     (
         'Obstacle clocks [TOG-09, line 65, lines 69-74]\n'
         '\n'
@@ -1883,7 +1907,8 @@ def _joint_obstacle_clock(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_heritage_connect: tuple[tuple[Outcome, ...], ...] = (
+_Id_heritage_connect = _Literal['rival', 'owe', 'friendly']
+_OUT_heritage_connect: tuple[tuple[Outcome[_Id_heritage_connect], ...], ...] = (
     (Outcome('rival', 'Rival', 'rival', '6 or less', None),),
     (Outcome('owe', 'Owe', 'you owe them something', '7-9', None),),
     (Outcome('friendly', 'Friendly', 'friendly', '10+', None),),
@@ -1908,27 +1933,27 @@ def _band_heritage_connect(
     return -1
 
 
-def _run_heritage_connect(rng: random.Random, depth: int) -> Result:
+def _run_heritage_connect(rng: random.Random, depth: int) -> Result[Outcome[_Id_heritage_connect]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_heritage_connect_0, '2d6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
     c = 0
-    outcome = _OUT_heritage_connect[b][c] if b >= 0 else None
+    outcome = _OUT_heritage_connect[b][c] if b >= 0 else _no_band('heritage_connect')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
     trace = _describe('Heritage: CONNECT', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_heritage_connect(rng, depth)
 
 
-def heritage_connect(*, rng: random.Random | None = None) -> Result:
+def heritage_connect(*, rng: random.Random | None = None) -> Result[Outcome[_Id_heritage_connect]]:
     (
         'Heritage: CONNECT [TOG-11, lines 80-82]\n'
         '\n'
@@ -1963,7 +1988,8 @@ def _joint_heritage_connect(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_coin_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_coin_roll = _Literal['keep_coin', 'lose_coin', 'lose_coin_complication']
+_OUT_coin_roll: tuple[tuple[Outcome[_Id_coin_roll], ...], ...] = (
     (Outcome('keep_coin', 'Keep coin', "doesn't use up coin", '10+', None),),
     (Outcome('lose_coin', 'Lose coin', 'lose coin', '7-9', None),),
     (
@@ -2019,27 +2045,27 @@ def _values_coin_roll(
     return values
 
 
-def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result:
+def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_coin_roll]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_coin_roll_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
-    outcome = _OUT_coin_roll[b][c] if b >= 0 else None
+    outcome = _OUT_coin_roll[b][c] if b >= 0 else _no_band('coin_roll')
     extra = None  # no band's data rolls dice
     values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = _describe('Coin roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_coin_roll(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
-def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
+def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_coin_roll]]:
     (
         'Coin roll [TOG-13, lines 88-90]\n'
         '\n'
@@ -2076,7 +2102,8 @@ def _joint_coin_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_ship_actions: tuple[tuple[Outcome, ...], ...] = (
+_Id_ship_actions = _Literal['speed', 'durability', 'firepower', 'crew', 'size']
+_OUT_ship_actions: tuple[tuple[Outcome[_Id_ship_actions], ...], ...] = (
     (Outcome('speed', 'Speed', 'Navigation, speed, piloting, any movement', 'speed', None),),
     (
         Outcome(
@@ -2107,19 +2134,19 @@ def _band_ship_actions(
     return _BAND_ship_actions.get(r_total, -1)
 
 
-def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
+def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result[Outcome[_Id_ship_actions]]:
     d = _Rolling(rng)
     r_total: str = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_ship_actions.get(r_total, -1)
     c = 0
-    outcome = _OUT_ship_actions[b][c] if b >= 0 else None
+    outcome = _OUT_ship_actions[b][c] if b >= 0 else _no_band('ship_actions')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
     trace = _describe('Ship actions', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'ship_actions',
         inputs,
@@ -2133,7 +2160,7 @@ def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result:
     )
 
 
-def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_ship_actions(
         rng,
         depth,
@@ -2141,7 +2168,7 @@ def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> Result:
+def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> Result[Outcome[_Id_ship_actions]]:
     (
         'Ship actions [TOG-14, lines 92-104]\n'
         '\n'
@@ -2168,7 +2195,8 @@ def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_loadout: tuple[tuple[Outcome, ...], ...] = (
+_Id_loadout = _Literal['light', 'normal', 'heavy']
+_OUT_loadout: tuple[tuple[Outcome[_Id_loadout], ...], ...] = (
     (Outcome('light', 'Light Load (3)', 'Unburdened. You carry very little, quick and agile.', 'light', None),),
     (
         Outcome(
@@ -2214,19 +2242,19 @@ def _values_loadout(
     return values
 
 
-def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
+def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result[Outcome[_Id_loadout]]:
     d = _Rolling(rng)
     r_total: str = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_loadout.get(r_total, -1)
     c = 0
-    outcome = _OUT_loadout[b][c] if b >= 0 else None
+    outcome = _OUT_loadout[b][c] if b >= 0 else _no_band('loadout')
     extra = None  # no band's data rolls dice
     values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_load)
     inputs: dict[str, object] = {'load': v_load}
     trace = _describe('Pick item loadouts', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'loadout',
         inputs,
@@ -2240,11 +2268,11 @@ def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result:
     )
 
 
-def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_loadout(rng, depth, _check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy')))
 
 
-def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result:
+def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result[Outcome[_Id_loadout]]:
     (
         'Pick item loadouts [TOG-16, lines 117-123]\n'
         '\n'
@@ -2264,7 +2292,7 @@ def _joint_loadout(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_score_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
+_OUT_score_engagement_modifier: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_score_engagement_modifier: tuple[str, ...] = ()
 
@@ -2316,7 +2344,7 @@ def _run_score_engagement_modifier(
     v_strongest: bool,
     v_aid: bool,
     v_interference: bool,
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2334,7 +2362,7 @@ def _run_score_engagement_modifier(
         'interference': v_interference,
     }
     trace = _describe('Score engagement modifier', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'score_engagement_modifier',
         inputs,
@@ -2348,7 +2376,7 @@ def _run_score_engagement_modifier(
     )
 
 
-def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_score_engagement_modifier(
         rng,
         depth,
@@ -2370,7 +2398,7 @@ def score_engagement_modifier(
     aid: bool = False,
     interference: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> AnyResult:
     (
         'Score engagement modifier [TOG-17, lines 127-131]\n'
         '\n'
@@ -2408,7 +2436,8 @@ def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_score_engagement: tuple[tuple[Outcome, ...], ...] = (
+_Id_score_engagement = _Literal['exceptional', 'good', 'tense', 'bad']
+_OUT_score_engagement: tuple[tuple[Outcome[_Id_score_engagement], ...], ...] = (
     (
         Outcome(
             'exceptional', 'Exceptional',
@@ -2484,7 +2513,7 @@ def _run_score_engagement(
     v_strongest: bool,
     v_aid: bool,
     v_interference: bool,
-) -> Result:
+) -> Result[Outcome[_Id_score_engagement]]:
     v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_score_engagement_0, '2d6') + v_modifier))
@@ -2495,7 +2524,7 @@ def _run_score_engagement(
         v_interference, v_modifier,
     )
     c = 0
-    outcome = _OUT_score_engagement[b][c] if b >= 0 else None
+    outcome = _OUT_score_engagement[b][c] if b >= 0 else _no_band('score_engagement')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {
@@ -2503,11 +2532,11 @@ def _run_score_engagement(
         'interference': v_interference,
     }
     trace = _describe('Make engagement roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_score_engagement(
         rng,
         depth,
@@ -2529,7 +2558,7 @@ def score_engagement(
     aid: bool = False,
     interference: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_score_engagement]]:
     (
         'Make engagement roll [TOG-17, TOG-18, lines 125-141, lines 135-141, lines 207-213]\n'
         '\n'
@@ -2597,7 +2626,8 @@ def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_flashback_cost: tuple[tuple[Outcome, ...], ...] = (
+_Id_flashback_cost = _Literal['ordinary', 'complex', 'elaborate']
+_OUT_flashback_cost: tuple[tuple[Outcome[_Id_flashback_cost], ...], ...] = (
     (Outcome('ordinary', '0 Stress', 'An ordinary action for which you had easy opportunity.', 'ordinary', None),),
     (Outcome('complex', '1 Stress', 'A complex action or unlikely opportunity.', 'complex', None),),
     (
@@ -2644,19 +2674,19 @@ def _values_flashback_cost(
     return values
 
 
-def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result:
+def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result[Outcome[_Id_flashback_cost]]:
     d = _Rolling(rng)
     r_total: str = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_flashback_cost.get(r_total, -1)
     c = 0
-    outcome = _OUT_flashback_cost[b][c] if b >= 0 else None
+    outcome = _OUT_flashback_cost[b][c] if b >= 0 else _no_band('flashback_cost')
     extra = None  # no band's data rolls dice
     values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_action)
     inputs: dict[str, object] = {'action': v_action}
     trace = _describe('Use flashbacks', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'flashback_cost',
         inputs,
@@ -2670,13 +2700,15 @@ def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result
     )
 
 
-def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_flashback_cost(
         rng, depth, _check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
     )
 
 
-def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None) -> Result:
+def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_flashback_cost]
+]:
     (
         'Use flashbacks [TOG-19, lines 143-149]\n'
         '\n'
@@ -2698,7 +2730,8 @@ def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_loot: tuple[tuple[Outcome, ...], ...] = (
+_Id_loot = _Literal['minor', 'small', 'standard', 'big', 'major']
+_OUT_loot: tuple[tuple[Outcome[_Id_loot], ...], ...] = (
     (Outcome('minor', '2 coin', 'A minor job; several full purses.', 'minor', None),),
     (Outcome('small', '4 coin', 'A small job; a strongbox.', 'small', None),),
     (Outcome('standard', '6 coin', 'A standard score; decent loot.', 'standard', None),),
@@ -2747,19 +2780,19 @@ def _values_loot(
     return values
 
 
-def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
+def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result[Outcome[_Id_loot]]:
     d = _Rolling(rng)
     r_total: str = v_job
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_loot.get(r_total, -1)
     c = 0
-    outcome = _OUT_loot[b][c] if b >= 0 else None
+    outcome = _OUT_loot[b][c] if b >= 0 else _no_band('loot')
     extra = None  # no band's data rolls dice
     values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_job)
     inputs: dict[str, object] = {'job': v_job}
     trace = _describe('Get loot', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'loot',
         inputs,
@@ -2773,13 +2806,13 @@ def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result:
     )
 
 
-def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_loot(
         rng, depth, _check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
     )
 
 
-def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result:
+def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result[Outcome[_Id_loot]]:
     (
         'Get loot [TOG-20, lines 151-159]\n'
         '\n'
@@ -2804,7 +2837,8 @@ def _joint_loot(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_cargo_seized: tuple[tuple[Outcome, ...], ...] = (
+_Id_cargo_seized = _Literal['0-2', '3-4', '5']
+_OUT_cargo_seized: tuple[tuple[Outcome[_Id_cargo_seized], ...], ...] = (
     (Outcome('0-2', '0-2', None, '0-2', None),),
     (Outcome('3-4', '3-4', None, '3-4', None),),
     (Outcome('5', '5', None, '5', None),),
@@ -2845,19 +2879,19 @@ def _values_cargo_seized(
     return values
 
 
-def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
+def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_cargo_seized]]:
     d = _Rolling(rng)
     r_total: int = v_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_cargo_seized.get(r_total, -1)
     c = 0
-    outcome = _OUT_cargo_seized[b][c] if b >= 0 else None
+    outcome = _OUT_cargo_seized[b][c] if b >= 0 else _no_band('cargo_seized')
     extra = None  # no band's data rolls dice
     values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = _describe('Crew gains cargo', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'cargo_seized',
         inputs,
@@ -2871,11 +2905,11 @@ def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result:
     )
 
 
-def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_cargo_seized(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
-def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
+def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_cargo_seized]]:
     (
         'Crew gains cargo [TOG-21, lines 161-166]\n'
         '\n'
@@ -2896,7 +2930,7 @@ def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_cargo_capacity: tuple[tuple[Outcome, ...], ...] = (
+_OUT_cargo_capacity: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_cargo_capacity: tuple[str, ...] = ()
 
@@ -2929,7 +2963,7 @@ def _values_cargo_capacity(
     return values
 
 
-def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
+def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_size * 2)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2941,7 +2975,7 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_size)
     inputs: dict[str, object] = {'size': v_size}
     trace = _describe('Cargo storage', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'cargo_capacity',
         inputs,
@@ -2955,11 +2989,11 @@ def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> Result:
     )
 
 
-def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_cargo_capacity(rng, depth, _check_int('size', given.get('size', 2), 0, 5))
 
 
-def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> Result:
+def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Cargo storage [TOG-22, TOG-30, line 168, line 262]\n'
         '\n'
@@ -2976,7 +3010,7 @@ def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_odyssey_trigger: tuple[tuple[Outcome, ...], ...] = (
+_OUT_odyssey_trigger: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_odyssey_trigger: tuple[str, ...] = ()
 
@@ -3011,7 +3045,7 @@ def _values_odyssey_trigger(
     return values
 
 
-def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_reef_hexes: int) -> Result:
+def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_reef_hexes: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3023,7 +3057,7 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_sea_hexes, v_reef_hexes)
     inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
     trace = _describe('Use an Odyssey', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'odyssey_trigger',
         inputs,
@@ -3037,7 +3071,7 @@ def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_ree
     )
 
 
-def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_odyssey_trigger(
         rng,
         depth,
@@ -3046,7 +3080,7 @@ def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, o
     )
 
 
-def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Random | None = None) -> Result:
+def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Use an Odyssey [TOG-24, line 176]\n'
         '\n'
@@ -3069,7 +3103,8 @@ def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_odyssey_plans: tuple[tuple[Outcome, ...], ...] = (
+_Id_odyssey_plans = _Literal['assault', 'stealth', 'transport', 'deception', 'occult', 'social']
+_OUT_odyssey_plans: tuple[tuple[Outcome[_Id_odyssey_plans], ...], ...] = (
     (
         Outcome(
             'assault', 'assault',
@@ -3147,19 +3182,19 @@ def _values_odyssey_plans(
     return values
 
 
-def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
+def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result[Outcome[_Id_odyssey_plans]]:
     d = _Rolling(rng)
     r_total: str = v_plan
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_odyssey_plans.get(r_total, -1)
     c = 0
-    outcome = _OUT_odyssey_plans[b][c] if b >= 0 else None
+    outcome = _OUT_odyssey_plans[b][c] if b >= 0 else _no_band('odyssey_plans')
     extra = None  # no band's data rolls dice
     values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plan)
     inputs: dict[str, object] = {'plan': v_plan}
     trace = _describe('Plan', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'odyssey_plans',
         inputs,
@@ -3173,7 +3208,7 @@ def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result:
     )
 
 
-def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_odyssey_plans(
         rng,
         depth,
@@ -3183,7 +3218,7 @@ def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) -> Result:
+def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) -> Result[Outcome[_Id_odyssey_plans]]:
     (
         'Plan [TOG-25, lines 178-187]\n'
         '\n'
@@ -3213,7 +3248,7 @@ def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_odyssey_engagement_modifier: tuple[tuple[Outcome, ...], ...] = (
+_OUT_odyssey_engagement_modifier: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_odyssey_engagement_modifier: tuple[str, ...] = ()
 
@@ -3265,7 +3300,7 @@ def _run_odyssey_engagement_modifier(
     v_weak_trait: bool,
     v_indirect: bool,
     v_faction: bool,
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3283,7 +3318,7 @@ def _run_odyssey_engagement_modifier(
         'indirect': v_indirect, 'faction': v_faction,
     }
     trace = _describe('Odyssey engagement modifier', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'odyssey_engagement_modifier',
         inputs,
@@ -3297,7 +3332,7 @@ def _run_odyssey_engagement_modifier(
     )
 
 
-def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_odyssey_engagement_modifier(
         rng,
         depth,
@@ -3319,7 +3354,7 @@ def odyssey_engagement_modifier(
     indirect: bool = False,
     faction: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> AnyResult:
     (
         'Odyssey engagement modifier [TOG-26, lines 191-203]\n'
         '\n'
@@ -3357,7 +3392,8 @@ def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_odyssey_engagement: tuple[tuple[Outcome, ...], ...] = (
+_Id_odyssey_engagement = _Literal['exceptional', 'good', 'tense', 'bad']
+_OUT_odyssey_engagement: tuple[tuple[Outcome[_Id_odyssey_engagement], ...], ...] = (
     (
         Outcome(
             'exceptional', 'Exceptional',
@@ -3433,7 +3469,7 @@ def _run_odyssey_engagement(
     v_weak_trait: bool,
     v_indirect: bool,
     v_faction: bool,
-) -> Result:
+) -> Result[Outcome[_Id_odyssey_engagement]]:
     v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_odyssey_engagement_0, '2d6') + v_modifier))
@@ -3444,7 +3480,7 @@ def _run_odyssey_engagement(
         v_faction, v_modifier,
     )
     c = 0
-    outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else None
+    outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else _no_band('odyssey_engagement')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {
@@ -3452,11 +3488,11 @@ def _run_odyssey_engagement(
         'indirect': v_indirect, 'faction': v_faction,
     }
     trace = _describe('Engagement roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_odyssey_engagement(
         rng,
         depth,
@@ -3478,7 +3514,7 @@ def odyssey_engagement(
     indirect: bool = False,
     faction: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_odyssey_engagement]]:
     (
         'Engagement roll [TOG-26, TOG-18, lines 189-213, lines 135-141, lines 207-213]\n'
         '\n'
@@ -3551,7 +3587,8 @@ def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_zone_1: tuple[tuple[Outcome, ...], ...] = (
+_Id_zone_1 = _Literal['1', '2', '3', '4-5', '6']
+_OUT_zone_1: tuple[tuple[Outcome[_Id_zone_1], ...], ...] = (
     (Outcome('1', '1', 'Wealth I Institution faction', '1', None),),
     (Outcome('2', '2', 'Wealth I Trade faction', '2', None),),
     (Outcome('3', '3', 'Wealth II Trade faction', '3', None),),
@@ -3590,19 +3627,19 @@ def _values_zone_1(
     return values
 
 
-def _run_zone_1(rng: random.Random, depth: int) -> Result:
+def _run_zone_1(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_1]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_zone_1_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_1.get(r_total, -1)
     c = 0
-    outcome = _OUT_zone_1[b][c] if b >= 0 else None
+    outcome = _OUT_zone_1[b][c] if b >= 0 else _no_band('zone_1')
     extra = None  # no band's data rolls dice
     values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Zone 1', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'zone_1')
@@ -3625,11 +3662,11 @@ def _run_zone_1(rng: random.Random, depth: int) -> Result:
     return Result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_zone_1(rng, depth)
 
 
-def zone_1(*, rng: random.Random | None = None) -> Result:
+def zone_1(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_1]]:
     (
         'Zone 1 [TOG-27, lines 223-229]\n'
         '\n'
@@ -3664,7 +3701,8 @@ def _joint_zone_1(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_zone_2: tuple[tuple[Outcome, ...], ...] = (
+_Id_zone_2 = _Literal['1', '2', '3', '4-5', '6']
+_OUT_zone_2: tuple[tuple[Outcome[_Id_zone_2], ...], ...] = (
     (Outcome('1', '1', 'Wealth II Institution faction', '1', None),),
     (Outcome('2', '2', 'Tier I Monster', '2', None),),
     (Outcome('3', '3', 'Wealth II Underworld faction', '3', None),),
@@ -3705,19 +3743,19 @@ def _values_zone_2(
     return values
 
 
-def _run_zone_2(rng: random.Random, depth: int) -> Result:
+def _run_zone_2(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_2]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_zone_2_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_2.get(r_total, -1)
     c = 0
-    outcome = _OUT_zone_2[b][c] if b >= 0 else None
+    outcome = _OUT_zone_2[b][c] if b >= 0 else _no_band('zone_2')
     extra = None  # no band's data rolls dice
     values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Zone 2', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'zone_2')
@@ -3740,11 +3778,11 @@ def _run_zone_2(rng: random.Random, depth: int) -> Result:
     return Result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_zone_2(rng, depth)
 
 
-def zone_2(*, rng: random.Random | None = None) -> Result:
+def zone_2(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_2]]:
     (
         'Zone 2 [TOG-27, lines 231-236]\n'
         '\n'
@@ -3779,7 +3817,8 @@ def _joint_zone_2(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_zone_3: tuple[tuple[Outcome, ...], ...] = (
+_Id_zone_3 = _Literal['1', '2', '3', '4-5', '6']
+_OUT_zone_3: tuple[tuple[Outcome[_Id_zone_3], ...], ...] = (
     (Outcome('1', '1', 'Wealth III Institution faction', '1', None),),
     (Outcome('2', '2', 'Tier II Monster', '2', None),),
     (Outcome('3', '3', 'Tier III Monster', '3', None),),
@@ -3822,19 +3861,19 @@ def _values_zone_3(
     return values
 
 
-def _run_zone_3(rng: random.Random, depth: int) -> Result:
+def _run_zone_3(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_3]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_zone_3_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_3.get(r_total, -1)
     c = 0
-    outcome = _OUT_zone_3[b][c] if b >= 0 else None
+    outcome = _OUT_zone_3[b][c] if b >= 0 else _no_band('zone_3')
     extra = None  # no band's data rolls dice
     values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Zone 3', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'zone_3')
@@ -3857,11 +3896,11 @@ def _run_zone_3(rng: random.Random, depth: int) -> Result:
     return Result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_zone_3(rng, depth)
 
 
-def zone_3(*, rng: random.Random | None = None) -> Result:
+def zone_3(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_3]]:
     (
         'Zone 3 [TOG-27, lines 223-228]\n'
         '\n'
@@ -3896,7 +3935,8 @@ def _joint_zone_3(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_zone_4: tuple[tuple[Outcome, ...], ...] = (
+_Id_zone_4 = _Literal['1', '2', '3', '4-5', '6']
+_OUT_zone_4: tuple[tuple[Outcome[_Id_zone_4], ...], ...] = (
     (Outcome('1', '1', 'Wealth IV or V Institution faction', '1', None),),
     (Outcome('2', '2', 'Tier IV Monster', '2', None),),
     (Outcome('3', '3', 'Tier V Monster', '3', None),),
@@ -3937,27 +3977,27 @@ def _values_zone_4(
     return values
 
 
-def _run_zone_4(rng: random.Random, depth: int) -> Result:
+def _run_zone_4(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_4]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_zone_4_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_zone_4.get(r_total, -1)
     c = 0
-    outcome = _OUT_zone_4[b][c] if b >= 0 else None
+    outcome = _OUT_zone_4[b][c] if b >= 0 else _no_band('zone_4')
     extra = None  # no band's data rolls dice
     values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Zone 4', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_zone_4(rng, depth)
 
 
-def zone_4(*, rng: random.Random | None = None) -> Result:
+def zone_4(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_4]]:
     (
         'Zone 4 [TOG-27, lines 230-236]\n'
         '\n'
@@ -3992,7 +4032,8 @@ def _joint_zone_4(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_tier_i: tuple[tuple[Outcome, ...], ...] = (
+_Id_tier_i = _Literal['1', '2', '3', '4-5', '6']
+_OUT_tier_i: tuple[tuple[Outcome[_Id_tier_i], ...], ...] = (
     (Outcome('1', '1', 'Spotted shark', '1', None),),
     (Outcome('2', '2', 'Lightning Snake', '2', None),),
     (Outcome('3', '3', 'Vampire Pod', '3', None),),
@@ -4037,19 +4078,19 @@ def _values_tier_i(
     return values
 
 
-def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
+def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_i]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_tier_i_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_i.get(r_total, -1)
     c = 0
-    outcome = _OUT_tier_i[b][c] if b >= 0 else None
+    outcome = _OUT_tier_i[b][c] if b >= 0 else _no_band('tier_i')
     extra = None  # no band's data rolls dice
     values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = _describe('Tier I', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'tier_i')
@@ -4072,11 +4113,11 @@ def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     return Result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_tier_i(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
-def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
+def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_i]]:
     (
         'Tier I [TOG-28, lines 238-256]\n'
         '\n'
@@ -4113,7 +4154,8 @@ def _joint_tier_i(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_tier_ii: tuple[tuple[Outcome, ...], ...] = (
+_Id_tier_ii = _Literal['1', '2', '3', '4-5', '6']
+_OUT_tier_ii: tuple[tuple[Outcome[_Id_tier_ii], ...], ...] = (
     (Outcome('1', '1', 'Venom Ringed Octopus', '1', None),),
     (Outcome('2', '2', 'Colossal Squid', '2', None),),
     (Outcome('3', '3', 'Spider Crab', '3', None),),
@@ -4158,19 +4200,19 @@ def _values_tier_ii(
     return values
 
 
-def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
+def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_ii]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_tier_ii_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_ii.get(r_total, -1)
     c = 0
-    outcome = _OUT_tier_ii[b][c] if b >= 0 else None
+    outcome = _OUT_tier_ii[b][c] if b >= 0 else _no_band('tier_ii')
     extra = None  # no band's data rolls dice
     values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = _describe('Tier II', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'tier_ii')
@@ -4193,11 +4235,11 @@ def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     return Result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_tier_ii(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
-def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
+def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_ii]]:
     (
         'Tier II [TOG-28, lines 238-256]\n'
         '\n'
@@ -4234,7 +4276,8 @@ def _joint_tier_ii(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_tier_iii: tuple[tuple[Outcome, ...], ...] = (
+_Id_tier_iii = _Literal['1', '2', '3', '4-5', '6']
+_OUT_tier_iii: tuple[tuple[Outcome[_Id_tier_iii], ...], ...] = (
     (Outcome('1', '1', 'Swallowfish', '1', None),),
     (Outcome('2', '2', 'Bedeviler Beetle', '2', None),),
     (Outcome('3', '3', 'Siren Seal', '3', None),),
@@ -4279,19 +4322,19 @@ def _values_tier_iii(
     return values
 
 
-def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
+def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_iii]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_tier_iii_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_iii.get(r_total, -1)
     c = 0
-    outcome = _OUT_tier_iii[b][c] if b >= 0 else None
+    outcome = _OUT_tier_iii[b][c] if b >= 0 else _no_band('tier_iii')
     extra = None  # no band's data rolls dice
     values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = _describe('Tier III', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'tier_iii')
@@ -4314,11 +4357,11 @@ def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     return Result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_tier_iii(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
-def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
+def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_iii]]:
     (
         'Tier III [TOG-28, lines 238-256]\n'
         '\n'
@@ -4355,7 +4398,8 @@ def _joint_tier_iii(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_tier_iv: tuple[tuple[Outcome, ...], ...] = (
+_Id_tier_iv = _Literal['1', '2', '3', '4-5', '6']
+_OUT_tier_iv: tuple[tuple[Outcome[_Id_tier_iv], ...], ...] = (
     (Outcome('1', '1', 'Snapping Cay', '1', None),),
     (Outcome('2', '2', 'Bloody Maw', '2', None),),
     (Outcome('3', '3', 'Gulper', '3', None),),
@@ -4400,19 +4444,19 @@ def _values_tier_iv(
     return values
 
 
-def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
+def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_iv]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_tier_iv_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_iv.get(r_total, -1)
     c = 0
-    outcome = _OUT_tier_iv[b][c] if b >= 0 else None
+    outcome = _OUT_tier_iv[b][c] if b >= 0 else _no_band('tier_iv')
     extra = None  # no band's data rolls dice
     values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
     inputs: dict[str, object] = {'mythical': v_mythical}
     trace = _describe('Tier IV', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     target = values.get('next')
     if isinstance(target, str) and target in _RUNNERS:
         _check_chain(depth + 1, 'tier_iv')
@@ -4435,11 +4479,11 @@ def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result:
     return Result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_tier_iv(rng, depth, _check_flag('mythical', given.get('mythical', False)))
 
 
-def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Result:
+def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_iv]]:
     (
         'Tier IV [TOG-28, lines 238-256]\n'
         '\n'
@@ -4476,7 +4520,8 @@ def _joint_tier_iv(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_tier_v: tuple[tuple[Outcome, ...], ...] = (
+_Id_tier_v = _Literal['1', '2', '3', '4', '5', '6']
+_OUT_tier_v: tuple[tuple[Outcome[_Id_tier_v], ...], ...] = (
     (Outcome('1', '1', 'Sickle Shark or mythical monster', '1', None),),
     (Outcome('2', '2', 'Abyssal Worm', '2', None),),
     (Outcome('3', '3', 'Leviathan Star', '3', None),),
@@ -4516,27 +4561,27 @@ def _values_tier_v(
     return values
 
 
-def _run_tier_v(rng: random.Random, depth: int) -> Result:
+def _run_tier_v(rng: random.Random, depth: int) -> Result[Outcome[_Id_tier_v]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_tier_v_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_tier_v.get(r_total, -1)
     c = 0
-    outcome = _OUT_tier_v[b][c] if b >= 0 else None
+    outcome = _OUT_tier_v[b][c] if b >= 0 else _no_band('tier_v')
     extra = None  # no band's data rolls dice
     values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Tier V', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_tier_v(rng, depth)
 
 
-def tier_v(*, rng: random.Random | None = None) -> Result:
+def tier_v(*, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_v]]:
     (
         'Tier V [TOG-28, lines 238-256]\n'
         '\n'
@@ -4572,7 +4617,8 @@ def _joint_tier_v(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_mythical_monsters: tuple[tuple[Outcome, ...], ...] = (
+_Id_mythical_monsters = _Literal['1', '2', '3', '4', '5', '6']
+_OUT_mythical_monsters: tuple[tuple[Outcome[_Id_mythical_monsters], ...], ...] = (
     (Outcome('1', '1', 'Sea Raiders', '1', None),),
     (Outcome('2', '2', 'Primoridal', '2', None),),
     (Outcome('3', '3', 'Undine', '3', None),),
@@ -4596,27 +4642,27 @@ def _band_mythical_monsters(
     return _BAND_mythical_monsters.get(r_total, -1)
 
 
-def _run_mythical_monsters(rng: random.Random, depth: int) -> Result:
+def _run_mythical_monsters(rng: random.Random, depth: int) -> Result[Outcome[_Id_mythical_monsters]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_mythical_monsters_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_mythical_monsters.get(r_total, -1)
     c = 0
-    outcome = _OUT_mythical_monsters[b][c] if b >= 0 else None
+    outcome = _OUT_mythical_monsters[b][c] if b >= 0 else _no_band('mythical_monsters')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {}
     trace = _describe('Mythical Monsters', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_mythical_monsters(rng, depth)
 
 
-def mythical_monsters(*, rng: random.Random | None = None) -> Result:
+def mythical_monsters(*, rng: random.Random | None = None) -> Result[Outcome[_Id_mythical_monsters]]:
     (
         'Mythical Monsters [TOG-29, lines 240-252]\n'
         '\n'
@@ -4652,7 +4698,8 @@ def _joint_mythical_monsters(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_limiting_traits: tuple[tuple[Outcome, ...], ...] = (
+_Id_limiting_traits = _Literal['size', 'crew', 'firepower', 'durability', 'speed']
+_OUT_limiting_traits: tuple[tuple[Outcome[_Id_limiting_traits], ...], ...] = (
     (Outcome('size', 'size', '» Size: carry cargo equal to your size x 2', 'size', None),),
     (Outcome('crew', 'crew', '» Crew: number of max cohorts', 'crew', None),),
     (
@@ -4687,19 +4734,19 @@ def _band_limiting_traits(
     return _BAND_limiting_traits.get(r_total, -1)
 
 
-def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result:
+def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result[Outcome[_Id_limiting_traits]]:
     d = _Rolling(rng)
     r_total: str = v_trait
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_limiting_traits.get(r_total, -1)
     c = 0
-    outcome = _OUT_limiting_traits[b][c] if b >= 0 else None
+    outcome = _OUT_limiting_traits[b][c] if b >= 0 else _no_band('limiting_traits')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'trait': v_trait}
     trace = _describe('Limiting traits', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'limiting_traits',
         inputs,
@@ -4713,7 +4760,7 @@ def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result
     )
 
 
-def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_limiting_traits(
         rng,
         depth,
@@ -4721,7 +4768,7 @@ def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, o
     )
 
 
-def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) -> Result:
+def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) -> Result[Outcome[_Id_limiting_traits]]:
     (
         'Limiting traits [TOG-30, lines 260-266]\n'
         '\n'
@@ -4748,7 +4795,7 @@ def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_max_cohorts: tuple[tuple[Outcome, ...], ...] = (
+_OUT_max_cohorts: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_max_cohorts: tuple[str, ...] = ()
 
@@ -4781,7 +4828,7 @@ def _values_max_cohorts(
     return values
 
 
-def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
+def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = v_crew
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4793,7 +4840,7 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew)
     inputs: dict[str, object] = {'crew': v_crew}
     trace = _describe('Crew: max cohorts', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'max_cohorts',
         inputs,
@@ -4807,11 +4854,11 @@ def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> Result:
     )
 
 
-def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_max_cohorts(rng, depth, _check_int('crew', given.get('crew', 2), 0, 5))
 
 
-def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> Result:
+def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Crew: max cohorts [TOG-30, line 263]\n'
         '\n'
@@ -4828,7 +4875,7 @@ def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_can_fight_back: tuple[tuple[Outcome, ...], ...] = (
+_OUT_can_fight_back: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_can_fight_back: tuple[str, ...] = ()
 
@@ -4863,7 +4910,7 @@ def _values_can_fight_back(
     return values
 
 
-def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_opponent_wealth: int) -> Result:
+def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_opponent_wealth: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: bool = (v_firepower >= v_opponent_wealth)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4877,7 +4924,7 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
     )
     inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
     trace = _describe('Firepower: fight back', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'can_fight_back',
         inputs,
@@ -4891,7 +4938,7 @@ def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_oppo
     )
 
 
-def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_can_fight_back(
         rng,
         depth,
@@ -4900,7 +4947,7 @@ def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.Random | None = None) -> Result:
+def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Firepower: fight back [TOG-30, line 264]\n'
         '\n'
@@ -4924,7 +4971,7 @@ def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_phases_at_sea: tuple[tuple[Outcome, ...], ...] = (
+_OUT_phases_at_sea: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_phases_at_sea: tuple[str, ...] = ()
 
@@ -4957,7 +5004,7 @@ def _values_phases_at_sea(
     return values
 
 
-def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
+def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_speed + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4969,7 +5016,7 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_speed)
     inputs: dict[str, object] = {'speed': v_speed}
     trace = _describe('Speed: phases at sea', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'phases_at_sea',
         inputs,
@@ -4983,11 +5030,11 @@ def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> Result:
     )
 
 
-def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_phases_at_sea(rng, depth, _check_int('speed', given.get('speed', 2), 0, 5))
 
 
-def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> Result:
+def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Speed: phases at sea [TOG-30, TOG-62, line 266]\n'
         '\n'
@@ -5004,7 +5051,7 @@ def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_compare_wealth: tuple[tuple[Outcome, ...], ...] = (
+_OUT_compare_wealth: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_compare_wealth: tuple[str, ...] = ()
 
@@ -5046,7 +5093,7 @@ def _values_compare_wealth(
     return values
 
 
-def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_enemy_wealth: int) -> Result:
+def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_enemy_wealth: int) -> AnyResult:
     v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
     d = _Rolling(rng)
     r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
@@ -5061,7 +5108,7 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     )
     inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
     trace = _describe('Compare wealth', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'compare_wealth',
         inputs,
@@ -5075,7 +5122,7 @@ def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_ene
     )
 
 
-def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_compare_wealth(
         rng,
         depth,
@@ -5084,7 +5131,7 @@ def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Random | None = None) -> Result:
+def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Compare wealth [TOG-31, lines 270-274]\n'
         '\n'
@@ -5111,7 +5158,8 @@ def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_crisis: tuple[tuple[Outcome, ...], ...] = (
+_Id_crisis = _Literal['cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage']
+_OUT_crisis: tuple[tuple[Outcome[_Id_crisis], ...], ...] = (
     (
         Outcome(
             'cargo_loss', 'Cargo loss',
@@ -5186,27 +5234,27 @@ def _values_crisis(
     return values
 
 
-def _run_crisis(rng: random.Random, depth: int) -> Result:
+def _run_crisis(rng: random.Random, depth: int) -> Result[Outcome[_Id_crisis]]:
     d = _Rolling(rng)
     r_total: int = d.roll(_DICE_crisis_0, 'd6')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_crisis.get(r_total, -1)
     c = 0
-    outcome = _OUT_crisis[b][c] if b >= 0 else None
+    outcome = _OUT_crisis[b][c] if b >= 0 else _no_band('crisis')
     extra = None  # no band's data rolls dice
     values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
     inputs: dict[str, object] = {}
     trace = _describe('Crisis', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_crisis(rng, depth)
 
 
-def crisis(*, rng: random.Random | None = None) -> Result:
+def crisis(*, rng: random.Random | None = None) -> Result[Outcome[_Id_crisis]]:
     (
         'Crisis [TOG-36, lines 297-305]\n'
         '\n'
@@ -5248,7 +5296,8 @@ def _joint_crisis(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_sea_raid: tuple[tuple[Outcome, ...], ...] = (
+_Id_sea_raid = _Literal['raided', 'stormfront', 'escape']
+_OUT_sea_raid: tuple[tuple[Outcome[_Id_sea_raid], ...], ...] = (
     (Outcome('raided', 'Raided', 'you are raided.', '10+', None),),
     (Outcome('stormfront', 'Stormfront', 'mark the box "stormfront."', '7-9', None),),
     (Outcome('escape', 'Escape', 'you escape the attention of potential raiders.', '6 or less', None),),
@@ -5299,23 +5348,25 @@ def _values_sea_raid(
     return values
 
 
-def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result:
+def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result[
+    Outcome[_Id_sea_raid]
+]:
     d = _Rolling(rng)
     r_total: int = int(((d.roll(_DICE_sea_raid_0, '2d6') + v_wealth) + v_cargo_adjustment))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     c = 0
-    outcome = _OUT_sea_raid[b][c] if b >= 0 else None
+    outcome = _OUT_sea_raid[b][c] if b >= 0 else _no_band('sea_raid')
     extra = None  # no band's data rolls dice
     values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
     trace = _describe('Downtime at sea: raids', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_sea_raid(
         rng,
         depth,
@@ -5324,7 +5375,9 @@ def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object])
     )
 
 
-def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result:
+def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_sea_raid]
+]:
     (
         'Downtime at sea: raids [TOG-38, TOG-43, lines 307-311]\n'
         '\n'
@@ -5370,7 +5423,7 @@ def _joint_sea_raid(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_tithe: tuple[tuple[Outcome, ...], ...] = (
+_OUT_tithe: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_tithe: tuple[str, ...] = ()
 
@@ -5405,7 +5458,7 @@ def _values_tithe(
     return values
 
 
-def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) -> Result:
+def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5417,7 +5470,7 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_at_war)
     inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
     trace = _describe('Tithes', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'tithe',
         inputs,
@@ -5431,7 +5484,7 @@ def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) ->
     )
 
 
-def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_tithe(
         rng,
         depth,
@@ -5440,7 +5493,7 @@ def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) ->
     )
 
 
-def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = None) -> Result:
+def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = None) -> AnyResult:
     (
         'Tithes [TOG-40, line 67, lines 320-322]\n'
         '\n'
@@ -5460,7 +5513,8 @@ def _joint_tithe(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_notoriety_gain: tuple[tuple[Outcome, ...], ...] = (
+_Id_notoriety_gain = _Literal['smooth', 'contained', 'loud', 'wild']
+_OUT_notoriety_gain: tuple[tuple[Outcome[_Id_notoriety_gain], ...], ...] = (
     (Outcome('smooth', '+0', 'Smooth & quiet; low exposure.', 'smooth', None),),
     (Outcome('contained', '+2', 'Contained; standard exposure.', 'contained', None),),
     (Outcome('loud', '+4', 'Loud & chaotic; high exposure.', 'loud', None),),
@@ -5505,19 +5559,19 @@ def _values_notoriety_gain(
     return values
 
 
-def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Result:
+def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Result[Outcome[_Id_notoriety_gain]]:
     d = _Rolling(rng)
     r_total: str = v_exposure
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_notoriety_gain.get(r_total, -1)
     c = 0
-    outcome = _OUT_notoriety_gain[b][c] if b >= 0 else None
+    outcome = _OUT_notoriety_gain[b][c] if b >= 0 else _no_band('notoriety_gain')
     extra = None  # no band's data rolls dice
     values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure)
     inputs: dict[str, object] = {'exposure': v_exposure}
     trace = _describe('Notoriety', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'notoriety_gain',
         inputs,
@@ -5531,7 +5585,7 @@ def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Resu
     )
 
 
-def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_notoriety_gain(
         rng,
         depth,
@@ -5539,7 +5593,9 @@ def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, ob
     )
 
 
-def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = None) -> Result:
+def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_notoriety_gain]
+]:
     (
         'Notoriety [TOG-41, lines 326-333]\n'
         '\n'
@@ -5564,7 +5620,7 @@ def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
 
 
 _N_notoriety_increase_exposure: dict[str, int] = {'smooth': 0, 'contained': 2, 'loud': 4, 'wild': 6}
-_OUT_notoriety_increase: tuple[tuple[Outcome, ...], ...] = (
+_OUT_notoriety_increase: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_notoriety_increase: tuple[str, ...] = ()
 
@@ -5605,7 +5661,7 @@ def _values_notoriety_increase(
 
 def _run_notoriety_increase(
     rng: random.Random, depth: int, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5621,7 +5677,7 @@ def _run_notoriety_increase(
         'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing
     }
     trace = _describe('Notoriety increase', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'notoriety_increase',
         inputs,
@@ -5635,7 +5691,7 @@ def _run_notoriety_increase(
     )
 
 
-def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_notoriety_increase(
         rng,
         depth,
@@ -5653,7 +5709,7 @@ def notoriety_increase(
     at_war: bool = False,
     killing: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> AnyResult:
     (
         'Notoriety increase [TOG-41, lines 328-335]\n'
         '\n'
@@ -5686,7 +5742,7 @@ def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_bribe: tuple[tuple[Outcome, ...], ...] = (
+_OUT_bribe: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_bribe: tuple[str, ...] = ()
 
@@ -5721,7 +5777,7 @@ def _values_bribe(
     return values
 
 
-def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) -> Result:
+def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5733,7 +5789,7 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_notoriety)
     inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
     trace = _describe('Bribes', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'bribe',
         inputs,
@@ -5747,7 +5803,7 @@ def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) 
     )
 
 
-def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_bribe(
         rng,
         depth,
@@ -5756,7 +5812,7 @@ def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) ->
     )
 
 
-def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = None) -> Result:
+def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = None) -> AnyResult:
     (
         'Bribes [TOG-42, TOG-44, line 341, line 355]\n'
         '\n'
@@ -5776,7 +5832,7 @@ def _joint_bribe(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_fight_off_harm: tuple[tuple[Outcome, ...], ...] = (
+_OUT_fight_off_harm: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_fight_off_harm: tuple[str, ...] = ()
 
@@ -5809,7 +5865,7 @@ def _values_fight_off_harm(
     return values
 
 
-def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int) -> Result:
+def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = v_aggressor_wealth
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5821,7 +5877,7 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_aggressor_wealth)
     inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
     trace = _describe('Fight them off', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'fight_off_harm',
         inputs,
@@ -5835,11 +5891,11 @@ def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int)
     )
 
 
-def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_fight_off_harm(rng, depth, _check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5))
 
 
-def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = None) -> Result:
+def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = None) -> AnyResult:
     (
         'Fight them off [TOG-42, line 343]\n'
         '\n'
@@ -5857,7 +5913,8 @@ def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_raid_wealth_adjustment: tuple[tuple[Outcome, ...], ...] = (
+_Id_raid_wealth_adjustment = _Literal['gems', 'luxury', 'arms', 'goods']
+_OUT_raid_wealth_adjustment: tuple[tuple[Outcome[_Id_raid_wealth_adjustment], ...], ...] = (
     (Outcome('gems', 'gems', None, 'gems', None),),
     (Outcome('luxury', 'luxury', None, 'luxury', None),),
     (Outcome('arms', 'arms', None, 'arms', None),),
@@ -5902,19 +5959,21 @@ def _values_raid_wealth_adjustment(
     return values
 
 
-def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) -> Result:
+def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) -> Result[
+    Outcome[_Id_raid_wealth_adjustment]
+]:
     d = _Rolling(rng)
     r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_raid_wealth_adjustment.get(r_total, -1)
     c = 0
-    outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else None
+    outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else _no_band('raid_wealth_adjustment')
     extra = None  # no band's data rolls dice
     values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
     trace = _describe('Cargo and raid wealth', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'raid_wealth_adjustment',
         inputs,
@@ -5928,13 +5987,15 @@ def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) ->
     )
 
 
-def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_raid_wealth_adjustment(
         rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     )
 
 
-def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
+def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_raid_wealth_adjustment]
+]:
     (
         'Cargo and raid wealth [TOG-43, lines 347-351]\n'
         '\n'
@@ -5958,7 +6019,8 @@ def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_raid_type: tuple[tuple[Outcome, ...], ...] = (
+_Id_raid_type = _Literal['1-3', '4/5', '6']
+_OUT_raid_type: tuple[tuple[Outcome[_Id_raid_type], ...], ...] = (
     (
         Outcome('1-3', '1-3', 'Memories', '1-3', 'Notoriety 0 - 3 (bribe: 3 coin)'),
         Outcome('1-3', '1-3', 'Looters', '1-3', 'Notoriety 4 - 6 (bribe: 5 coin)'),
@@ -6041,7 +6103,9 @@ def _values_raid_type(
     return values
 
 
-def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result:
+def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result[
+    Outcome[_Id_raid_type]
+]:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
@@ -6049,18 +6113,18 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
     groups, zero = d.groups, d.zero
     b = _BAND_raid_type.get(r_total, -1)
     c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    outcome = _OUT_raid_type[b][c] if b >= 0 else None
+    outcome = _OUT_raid_type[b][c] if b >= 0 else _no_band('raid_type')
     extra = None  # no band's data rolls dice
     values = _values_raid_type(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth
     )
     inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
     trace = _describe('Raid type', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_raid_type(
         rng,
         depth,
@@ -6072,7 +6136,7 @@ def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]
 
 def raid_type(
     *, wealth: int = 1, cargo_adjustment: int = 0, notoriety: int = 0, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_raid_type]]:
     (
         'Raid type [TOG-43, TOG-44, line 345, lines 355-358]\n'
         '\n'
@@ -6125,7 +6189,8 @@ def _joint_raid_type(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_acquire_asset: tuple[tuple[Outcome, ...], ...] = (
+_Id_acquire_asset = _Literal['fail', 'complication', 'succeed']
+_OUT_acquire_asset: tuple[tuple[Outcome[_Id_acquire_asset], ...], ...] = (
     (Outcome('fail', 'Fail', 'you fail', '6 or less', None),),
     (Outcome('complication', 'Complication', 'you succeed with a complication', '7-9', None),),
     (Outcome('succeed', 'Succeed', 'you succeed', '10+', None),),
@@ -6172,27 +6237,27 @@ def _values_acquire_asset(
     return values
 
 
-def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result:
+def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_acquire_asset]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_acquire_asset_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
-    outcome = _OUT_acquire_asset[b][c] if b >= 0 else None
+    outcome = _OUT_acquire_asset[b][c] if b >= 0 else _no_band('acquire_asset')
     extra = None  # no band's data rolls dice
     values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = _describe('Acquire asset', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_acquire_asset(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
-def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
+def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_acquire_asset]]:
     (
         'Acquire asset [TOG-47, line 380]\n'
         '\n'
@@ -6230,7 +6295,8 @@ def _joint_acquire_asset(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_long_term_project: tuple[tuple[Outcome, ...], ...] = (
+_Id_long_term_project = _Literal['no_segments', 'one_segment', 'two_segments', 'four_segments']
+_OUT_long_term_project: tuple[tuple[Outcome[_Id_long_term_project], ...], ...] = (
     (Outcome('no_segments', 'No segments', 'no segments', '6 or less', None),),
     (Outcome('one_segment', 'One segment', '1 segment', '7-9', None),),
     (Outcome('two_segments', 'Two segments', '2 segments', '10+', None),),
@@ -6286,27 +6352,27 @@ def _values_long_term_project(
     return values
 
 
-def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result:
+def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_long_term_project]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_long_term_project_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
-    outcome = _OUT_long_term_project[b][c] if b >= 0 else None
+    outcome = _OUT_long_term_project[b][c] if b >= 0 else _no_band('long_term_project')
     extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = _describe('Long-term project', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_long_term_project(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
-def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Result:
+def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_long_term_project]]:
     (
         'Long-term project [TOG-48, line 382]\n'
         '\n'
@@ -6345,7 +6411,8 @@ def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_reduce_notoriety: tuple[tuple[Outcome, ...], ...] = (
+_Id_reduce_notoriety = _Literal['none', 'one_level', 'two_levels', 'four_levels']
+_OUT_reduce_notoriety: tuple[tuple[Outcome[_Id_reduce_notoriety], ...], ...] = (
     (Outcome('none', 'None', 'none', '6 or less', None),),
     (Outcome('one_level', 'One level', '1 level', '7-9', None),),
     (Outcome('two_levels', 'Two levels', '2 levels', '10+', None),),
@@ -6401,27 +6468,27 @@ def _values_reduce_notoriety(
     return values
 
 
-def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result:
+def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_reduce_notoriety]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_reduce_notoriety_0, '2d6') + v_dots))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
     c = 0
-    outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else None
+    outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else _no_band('reduce_notoriety')
     extra = None  # no band's data rolls dice
     values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
     inputs: dict[str, object] = {'dots': v_dots}
     trace = _describe('Reduce notoriety', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_reduce_notoriety(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
 
 
-def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Result:
+def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_reduce_notoriety]]:
     (
         'Reduce notoriety [TOG-50, line 386]\n'
         '\n'
@@ -6459,7 +6526,8 @@ def _joint_reduce_notoriety(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_seek_your_anchor: tuple[tuple[Outcome, ...], ...] = (
+_Id_seek_your_anchor = _Literal['homesick', 'cleared']
+_OUT_seek_your_anchor: tuple[tuple[Outcome[_Id_seek_your_anchor], ...], ...] = (
     (
         Outcome(
             'homesick', 'Homesick', 'If you clear more stress than marked, you become **homesick**.',
@@ -6515,7 +6583,9 @@ def _values_seek_your_anchor(
     return values
 
 
-def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result:
+def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result[
+    Outcome[_Id_seek_your_anchor]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(
         dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
@@ -6524,18 +6594,18 @@ def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: in
     groups, zero = d.groups, d.zero
     b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
     c = 0
-    outcome = _OUT_seek_your_anchor[b][c] if b >= 0 else None
+    outcome = _OUT_seek_your_anchor[b][c] if b >= 0 else _no_band('seek_your_anchor')
     extra = None  # no band's data rolls dice
     values = _values_seek_your_anchor(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked
     )
     inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
     trace = _describe('Seek your anchor', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_seek_your_anchor(
         rng,
         depth,
@@ -6544,7 +6614,9 @@ def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, 
     )
 
 
-def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result:
+def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_seek_your_anchor]
+]:
     (
         'Seek your anchor [TOG-52, line 390]\n'
         '\n'
@@ -6590,7 +6662,7 @@ def _joint_seek_your_anchor(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_trade_actions: tuple[tuple[Outcome, ...], ...] = (
+_OUT_trade_actions: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_trade_actions: tuple[str, ...] = ()
 
@@ -6623,7 +6695,7 @@ def _values_trade_actions(
     return values
 
 
-def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
+def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_wealth + 1)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -6635,7 +6707,7 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = _describe('Trade actions', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'trade_actions',
         inputs,
@@ -6649,11 +6721,11 @@ def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> Result:
     )
 
 
-def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_trade_actions(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
-def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
+def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> AnyResult:
     (
         'Trade actions [TOG-55, lines 400-402]\n'
         '\n'
@@ -6670,7 +6742,8 @@ def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_seller_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_seller_roll = _Literal['minus_two', 'minus_one', 'standard']
+_OUT_seller_roll: tuple[tuple[Outcome[_Id_seller_roll], ...], ...] = (
     (Outcome('minus_two', 'Minus two', 'decrease your total profit by -2', '6 or less', None),),
     (Outcome('minus_one', 'Minus one', 'decrease your total profit by -1', '7-9', None),),
     (Outcome('standard', 'Standard', 'standard profit', '10+', None),),
@@ -6727,29 +6800,29 @@ def _values_seller_roll(
     return values
 
 
-def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result:
+def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result[Outcome[_Id_seller_roll]]:
     d = _Rolling(rng)
     r_total: int = _total_seller_roll(d, v_market)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_seller_roll(r_total, r_natural, r_dice, r_read, zero, v_market)
     c = 0
-    outcome = _OUT_seller_roll[b][c] if b >= 0 else None
+    outcome = _OUT_seller_roll[b][c] if b >= 0 else _no_band('seller_roll')
     extra = None  # no band's data rolls dice
     values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_market)
     inputs: dict[str, object] = {'market': v_market}
     trace = _describe('Seller', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_seller_roll(
         rng, depth, _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
     )
 
 
-def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result:
+def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result[Outcome[_Id_seller_roll]]:
     (
         'Seller [TOG-56, lines 404-414]\n'
         '\n'
@@ -6791,7 +6864,8 @@ def _joint_seller_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_sale_price: tuple[tuple[Outcome, ...], ...] = (
+_Id_sale_price = _Literal['gems', 'luxury', 'arms', 'goods']
+_OUT_sale_price: tuple[tuple[Outcome[_Id_sale_price], ...], ...] = (
     (
         Outcome('gems', 'gems', '7', 'gems', '1 sold'),
         Outcome('gems', 'gems', '15', 'gems', '2 sold'),
@@ -6876,19 +6950,19 @@ def _values_sale_price(
     return values
 
 
-def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -> Result:
+def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -> Result[Outcome[_Id_sale_price]]:
     d = _Rolling(rng)
     r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_sale_price.get(r_total, -1)
     c = _column_sale_price(v_cargo, v_sold)
-    outcome = _OUT_sale_price[b][c] if b >= 0 else None
+    outcome = _OUT_sale_price[b][c] if b >= 0 else _no_band('sale_price')
     extra = None  # no band's data rolls dice
     values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo, v_sold)
     inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
     trace = _describe('Cargo sale prices', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'sale_price',
         inputs,
@@ -6902,7 +6976,7 @@ def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -
     )
 
 
-def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_sale_price(
         rng,
         depth,
@@ -6911,7 +6985,9 @@ def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object
     )
 
 
-def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None = None) -> Result:
+def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_sale_price]
+]:
     (
         'Cargo sale prices [TOG-57, lines 414-420]\n'
         '\n'
@@ -6939,7 +7015,8 @@ def _joint_sale_price(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_barter_wealth: tuple[tuple[Outcome, ...], ...] = (
+_Id_barter_wealth = _Literal['gems', 'luxury', 'arms', 'goods']
+_OUT_barter_wealth: tuple[tuple[Outcome[_Id_barter_wealth], ...], ...] = (
     (Outcome('gems', 'gems', None, 'gems', None),),
     (Outcome('luxury', 'luxury', None, 'luxury', None),),
     (Outcome('arms', 'arms', None, 'arms', None),),
@@ -6983,19 +7060,19 @@ def _values_barter_wealth(
     return values
 
 
-def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
+def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result[Outcome[_Id_barter_wealth]]:
     d = _Rolling(rng)
     r_total: str = v_cargo
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_barter_wealth.get(r_total, -1)
     c = 0
-    outcome = _OUT_barter_wealth[b][c] if b >= 0 else None
+    outcome = _OUT_barter_wealth[b][c] if b >= 0 else _no_band('barter_wealth')
     extra = None  # no band's data rolls dice
     values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
     inputs: dict[str, object] = {'cargo': v_cargo}
     trace = _describe('Barter', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'barter_wealth',
         inputs,
@@ -7009,13 +7086,13 @@ def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result:
     )
 
 
-def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_barter_wealth(
         rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
     )
 
 
-def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result:
+def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result[Outcome[_Id_barter_wealth]]:
     (
         'Barter [TOG-58, lines 422-430]\n'
         '\n'
@@ -7040,7 +7117,7 @@ def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_barter_value: tuple[tuple[Outcome, ...], ...] = (
+_OUT_barter_value: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_barter_value: tuple[str, ...] = ()
 
@@ -7075,7 +7152,7 @@ def _values_barter_value(
     return values
 
 
-def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: str) -> Result:
+def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -7087,7 +7164,7 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_level, v_market)
     inputs: dict[str, object] = {'level': v_level, 'market': v_market}
     trace = _describe('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'barter_value',
         inputs,
@@ -7101,7 +7178,7 @@ def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: st
     )
 
 
-def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_barter_value(
         rng,
         depth,
@@ -7110,7 +7187,7 @@ def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random | None = None) -> Result:
+def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random | None = None) -> AnyResult:
     (
         'Barter: Wealth equivalent in port [TOG-58, line 424]\n'
         '\n'
@@ -7133,7 +7210,8 @@ def _joint_barter_value(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_gossip: tuple[tuple[Outcome, ...], ...] = (
+_Id_gossip = _Literal['one_local', 'choose_two', 'choose_three']
+_OUT_gossip: tuple[tuple[Outcome[_Id_gossip], ...], ...] = (
     (
         Outcome(
             'one_local', 'One local', 'the GM will tell you the current stock of 1 local faction they choose',
@@ -7189,27 +7267,27 @@ def _values_gossip(
     return values
 
 
-def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result:
+def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_gossip]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_gossip_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
-    outcome = _OUT_gossip[b][c] if b >= 0 else None
+    outcome = _OUT_gossip[b][c] if b >= 0 else _no_band('gossip')
     extra = None  # no band's data rolls dice
     values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = _describe('Gossip', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_gossip(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
-def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
+def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_gossip]]:
     (
         'Gossip [TOG-59, lines 432-438]\n'
         '\n'
@@ -7245,7 +7323,8 @@ def _joint_gossip(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_manipulate_markets: tuple[tuple[Outcome, ...], ...] = (
+_Id_manipulate_markets = _Literal['choose_one', 'any_port_in_nation', 'wider']
+_OUT_manipulate_markets: tuple[tuple[Outcome[_Id_manipulate_markets], ...], ...] = (
     (Outcome('choose_one', 'Choose one', 'choose 1:', '6 or less', None),),
     (
         Outcome(
@@ -7307,27 +7386,27 @@ def _values_manipulate_markets(
     return values
 
 
-def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result:
+def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_manipulate_markets]]:
     d = _Rolling(rng)
     r_total: int = int((d.roll(_DICE_manipulate_markets_0, '2d6') + v_wealth))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)
     c = 0
-    outcome = _OUT_manipulate_markets[b][c] if b >= 0 else None
+    outcome = _OUT_manipulate_markets[b][c] if b >= 0 else _no_band('manipulate_markets')
     extra = None  # no band's data rolls dice
     values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
     inputs: dict[str, object] = {'wealth': v_wealth}
     trace = _describe('Manipulate markets', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_manipulate_markets(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
 
 
-def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result:
+def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_manipulate_markets]]:
     (
         'Manipulate markets [TOG-60, lines 445-459]\n'
         '\n'
@@ -7560,7 +7639,7 @@ class Investment(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {
+_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
     'action_roll': _chain_action_roll,
     'resistance_roll': _chain_resistance_roll,
     'consequence_clock': _chain_consequence_clock,
@@ -7615,7 +7694,7 @@ _RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]
     'gossip': _chain_gossip,
     'manipulate_markets': _chain_manipulate_markets,
 }
-RESOLVERS: dict[str, Callable[..., Result]] = {
+RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'action_roll': action_roll,
     'resistance_roll': resistance_roll,
     'consequence_clock': consequence_clock,

@@ -20,8 +20,8 @@ __all__ = [
     'TugOfWarClock', 'LongTermProjectClock', 'FactionClock', 'Heat', 'Harm', 'Armor', 'HeavyArmor', 'Investigation',
     'AttributeXp', 'PlaybookXp', 'PartyXp', 'HealingClock', 'RitualLearning', 'Invention', 'CARRY', 'DECKS', 'DICE',
     'DOCUMENTS', 'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds',
-    'pick', 'session', 'simulate', 'totals', 'Result', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock',
-    'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
+    'pick', 'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session',
+    'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -37,7 +37,9 @@ from fractions import Fraction
 from itertools import product
 from math import comb
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
+from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
+from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
 from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
 
@@ -48,11 +50,14 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 
 
+_Id = TypeVar("_Id", bound=str, covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(_Generic[_Id]):
     """The band or row a roll landed on."""
 
-    id: str
+    id: _Id
     label: str
     text: str | None
     key: str = ""
@@ -74,21 +79,28 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+_Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class Result:
-    """One resolution: what was rolled, what was kept, the total and the outcome."""
+class Result(_Generic[_Landed]):
+    """One resolution: what was rolled, what was kept, the total and the outcome.
+
+    `Result[Outcome[Literal["failure", "costly", "heroic"]]]`: a roll's resolver says which outcomes it
+    can land on, and leaves out `None` where its bands take every total.
+    """
 
     name: str
     inputs: Mapping[str, object]
     dice: tuple[int | str, ...]
     kept: tuple[int | str, ...]
     total: int | None
-    outcome: Outcome | None
+    outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["Result", ...] = ()
+    chain: tuple["AnyResult", ...] = ()
     seed: int | None = None
-    rerolled: tuple["Result", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -110,6 +122,9 @@ class Result:
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
         }
+
+
+AnyResult = Result["Outcome[str] | None"]  # a result of any roll or table
 
 
 @dataclass(frozen=True, slots=True)
@@ -965,7 +980,12 @@ def _group_trace(group: Group[int | str]) -> str:
     return f"{group.notation}: {_join_dice(group.dice)} (kept {_join_dice(group.kept)})"
 
 
-def _outcome_trace(outcome: Outcome) -> str:
+def _no_band(name: str) -> _NoReturn:
+    """What a roll whose bands take every total (the check proved it for every input) does if one does not."""
+    raise RuntimeError(f"no band of {name} takes this result, though the check found every total taken")
+
+
+def _outcome_trace(outcome: "Outcome[str]") -> str:
     """`7-9: Costly — costly success...`: how a trace names an outcome."""
     meaning = outcome.label if outcome.label != outcome.key else ""
     if outcome.text:
@@ -978,7 +998,7 @@ def _describe(
     label: str,
     groups: Sequence[Group[int | str]],
     total: object,
-    outcome: Outcome | None,
+    outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
 ) -> str:
@@ -1064,15 +1084,15 @@ class Session:
     inputs given explicitly win.
     """
 
-    def __init__(self, resolvers: Mapping[str, Callable[..., Result]],
+    def __init__(self, resolvers: Mapping[str, Callable[..., AnyResult]],
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
         self.rng = rng if rng is not None else random.Random()
         self.carried: dict[str, dict[str, object]] = {}
-        self.history: list[Result] = []
+        self.history: list[AnyResult] = []
 
-    def roll(self, name: str, **inputs: object) -> Result:
+    def roll(self, name: str, **inputs: object) -> AnyResult:
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}")
         given = {**self.carried.get(name, {}), **inputs}
@@ -1386,7 +1406,8 @@ RULECRAFT_VERSION = '0.1.0'
 DICE: dict[str, Faces] = {}
 
 
-_OUT_simple_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_simple_roll = _Literal['critical', 'full', 'partial', 'bad']
+_OUT_simple_roll: tuple[tuple[Outcome[_Id_simple_roll], ...], ...] = (
     (
         Outcome(
             'critical', 'Critical success',
@@ -1443,27 +1464,27 @@ def _band_simple_roll(
     return -1
 
 
-def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result:
+def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result[Outcome[_Id_simple_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_simple_roll(r_total, r_natural, r_dice, r_read, zero, v_rating)
     c = 0
-    outcome = _OUT_simple_roll[b][c] if b >= 0 else None
+    outcome = _OUT_simple_roll[b][c] if b >= 0 else _no_band('simple_roll')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating}
     trace = _describe('Rolling the dice', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_simple_roll(rng, depth, _check_int('rating', given.get('rating', 1), 0, 6))
 
 
-def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result:
+def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_simple_roll]]:
     (
         'Rolling the dice [WW-01, WW-02, WW-03, lines 45-57, lines 47-51]\n'
         '\n'
@@ -1505,7 +1526,10 @@ def _joint_simple_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_action_attribute: tuple[tuple[Outcome, ...], ...] = (
+_Id_action_attribute = _Literal[
+    'hunt', 'study', 'survey', 'tinker', 'finesse', 'prowl', 'skirmish', 'wreck', 'attune', 'command', 'consort', 'sway'
+]
+_OUT_action_attribute: tuple[tuple[Outcome[_Id_action_attribute], ...], ...] = (
     (Outcome('hunt', 'hunt', 'Insight', 'hunt', None),),
     (Outcome('study', 'study', 'Insight', 'study', None),),
     (Outcome('survey', 'survey', 'Insight', 'survey', None),),
@@ -1541,19 +1565,19 @@ def _band_action_attribute(
     return _BAND_action_attribute.get(r_total, -1)
 
 
-def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result:
+def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result[Outcome[_Id_action_attribute]]:
     d = _Rolling(rng)
     r_total: str = v_action
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_action_attribute.get(r_total, -1)
     c = 0
-    outcome = _OUT_action_attribute[b][c] if b >= 0 else None
+    outcome = _OUT_action_attribute[b][c] if b >= 0 else _no_band('action_attribute')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'action': v_action}
     trace = _describe('Attribute of an action', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'action_attribute',
         inputs,
@@ -1567,7 +1591,7 @@ def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Resu
     )
 
 
-def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_action_attribute(
         rng,
         depth,
@@ -1582,7 +1606,9 @@ def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, 
     )
 
 
-def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = None) -> Result:
+def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_action_attribute]
+]:
     (
         'Attribute of an action [WW-04, WW-30, lines 114-146, line 705]\n'
         '\n'
@@ -1629,7 +1655,7 @@ def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_insight_rating: tuple[tuple[Outcome, ...], ...] = (
+_OUT_insight_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_insight_rating: tuple[str, ...] = ()
 _DICE_insight_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -1671,7 +1697,7 @@ def _values_insight_rating(
 
 def _run_insight_rating(
     rng: random.Random, depth: int, v_hunt: int, v_study: int, v_survey: int, v_tinker: int
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1685,7 +1711,7 @@ def _run_insight_rating(
     )
     inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
     trace = _describe('Insight rating', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'insight_rating',
         inputs,
@@ -1699,7 +1725,7 @@ def _run_insight_rating(
     )
 
 
-def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_insight_rating(
         rng,
         depth,
@@ -1712,7 +1738,7 @@ def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def insight_rating(
     *, hunt: int = 0, study: int = 0, survey: int = 0, tinker: int = 0, rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'Insight rating [WW-05, line 102, lines 116-125]\n'
         '\n'
@@ -1740,7 +1766,7 @@ def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_prowess_rating: tuple[tuple[Outcome, ...], ...] = (
+_OUT_prowess_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_prowess_rating: tuple[str, ...] = ()
 _DICE_prowess_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -1782,7 +1808,7 @@ def _values_prowess_rating(
 
 def _run_prowess_rating(
     rng: random.Random, depth: int, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1796,7 +1822,7 @@ def _run_prowess_rating(
     )
     inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
     trace = _describe('Prowess rating', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'prowess_rating',
         inputs,
@@ -1810,7 +1836,7 @@ def _run_prowess_rating(
     )
 
 
-def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_prowess_rating(
         rng,
         depth,
@@ -1823,7 +1849,7 @@ def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def prowess_rating(
     *, finesse: int = 0, prowl: int = 0, skirmish: int = 0, wreck: int = 0, rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'Prowess rating [WW-05, line 102, lines 127-136]\n'
         '\n'
@@ -1853,7 +1879,7 @@ def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_resolve_rating: tuple[tuple[Outcome, ...], ...] = (
+_OUT_resolve_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_resolve_rating: tuple[str, ...] = ()
 _DICE_resolve_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -1895,7 +1921,7 @@ def _values_resolve_rating(
 
 def _run_resolve_rating(
     rng: random.Random, depth: int, v_attune: int, v_command: int, v_consort: int, v_sway: int
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -1909,7 +1935,7 @@ def _run_resolve_rating(
     )
     inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
     trace = _describe('Resolve rating', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'resolve_rating',
         inputs,
@@ -1923,7 +1949,7 @@ def _run_resolve_rating(
     )
 
 
-def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_resolve_rating(
         rng,
         depth,
@@ -1936,7 +1962,7 @@ def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def resolve_rating(
     *, attune: int = 0, command: int = 0, consort: int = 0, sway: int = 0, rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'Resolve rating [WW-05, line 102, lines 138-145]\n'
         '\n'
@@ -1964,7 +1990,8 @@ def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_clock_size: tuple[tuple[Outcome, ...], ...] = (
+_Id_clock_size = _Literal['complex', 'complicated', 'daunting']
+_OUT_clock_size: tuple[tuple[Outcome[_Id_clock_size], ...], ...] = (
     (Outcome('complex', 'complex', 'A complex obstacle is a 4-segment clock.', 'complex', None),),
     (Outcome('complicated', 'complicated', 'A more complicated obstacle is a 6-clock.', 'complicated', None),),
     (Outcome('daunting', 'daunting', 'A daunting obstacle is an 8-segment clock.', 'daunting', None),),
@@ -2006,19 +2033,19 @@ def _values_clock_size(
     return values
 
 
-def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
+def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result[Outcome[_Id_clock_size]]:
     d = _Rolling(rng)
     r_total: str = v_obstacle
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_clock_size.get(r_total, -1)
     c = 0
-    outcome = _OUT_clock_size[b][c] if b >= 0 else None
+    outcome = _OUT_clock_size[b][c] if b >= 0 else _no_band('clock_size')
     extra = None  # no band's data rolls dice
     values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_obstacle)
     inputs: dict[str, object] = {'obstacle': v_obstacle}
     trace = _describe('Progress clock sizes', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'clock_size',
         inputs,
@@ -2032,13 +2059,13 @@ def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result:
     )
 
 
-def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_clock_size(
         rng, depth, _check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
     )
 
 
-def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -> Result:
+def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -> Result[Outcome[_Id_clock_size]]:
     (
         'Progress clock sizes [WW-25, lines 225-227]\n'
         '\n'
@@ -2061,7 +2088,8 @@ def _joint_clock_size(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_racing_result: tuple[tuple[Outcome, ...], ...] = (
+_Id_racing_result = _Literal['pcs', 'opposition', 'both']
+_OUT_racing_result: tuple[tuple[Outcome[_Id_racing_result], ...], ...] = (
     (
         Outcome(
             'pcs', 'pcs', 'If the PCs finish their clock before the constables fill theirs, they get away.', 'pcs', None
@@ -2114,19 +2142,19 @@ def _values_racing_result(
     return values
 
 
-def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
+def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result[Outcome[_Id_racing_result]]:
     d = _Rolling(rng)
     r_total: str = v_first
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_racing_result.get(r_total, -1)
     c = 0
-    outcome = _OUT_racing_result[b][c] if b >= 0 else None
+    outcome = _OUT_racing_result[b][c] if b >= 0 else _no_band('racing_result')
     extra = None  # no band's data rolls dice
     values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first)
     inputs: dict[str, object] = {'first': v_first}
     trace = _describe('Racing clocks: who finishes first', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'racing_result',
         inputs,
@@ -2140,13 +2168,13 @@ def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result:
     )
 
 
-def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_racing_result(
         rng, depth, _check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
     )
 
 
-def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> Result:
+def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> Result[Outcome[_Id_racing_result]]:
     (
         'Racing clocks: who finishes first [WW-26, line 247]\n'
         '\n'
@@ -2170,7 +2198,8 @@ def _joint_racing_result(given: Mapping[str, object]) -> Joint:
 
 
 _N_positions_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
-_OUT_positions: tuple[tuple[Outcome, ...], ...] = (
+_Id_positions = _Literal['controlled', 'risky', 'desperate']
+_OUT_positions: tuple[tuple[Outcome[_Id_positions], ...], ...] = (
     (
         Outcome(
             'controlled', 'CONTROLLED', '*You act on your terms. You exploit a dominant advantage.*', 'controlled', None
@@ -2220,19 +2249,19 @@ def _values_positions(
     return values
 
 
-def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
+def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_positions]]:
     d = _Rolling(rng)
     r_total: str = v_position
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_positions.get(r_total, -1)
     c = 0
-    outcome = _OUT_positions[b][c] if b >= 0 else None
+    outcome = _OUT_positions[b][c] if b >= 0 else _no_band('positions')
     extra = None  # no band's data rolls dice
     values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
     trace = _describe('The GM Sets the Position', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'positions',
         inputs,
@@ -2246,13 +2275,13 @@ def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result:
     )
 
 
-def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_positions(
         rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     )
 
 
-def positions(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
+def positions(*, position: str = 'risky', rng: random.Random | None = None) -> Result[Outcome[_Id_positions]]:
     (
         'The GM Sets the Position [WW-11, line 94, lines 300-304, lines 368-392]\n'
         '\n'
@@ -2280,7 +2309,8 @@ def _joint_positions(given: Mapping[str, object]) -> Joint:
 
 _N_action_roll_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
 _N_action_roll_push_or_bargain: dict[str, int] = {'none': 0, 'push': 1, 'bargain': 1}
-_OUT_action_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_action_roll = _Literal['critical', 'full', 'partial', 'bad']
+_OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
     (
         Outcome(
             'critical', 'Critical', 'You do it with **increased effect**.', 'when count(6) >= 2 and not zero_dice',
@@ -2490,7 +2520,7 @@ def _run_action_roll(
     v_push_or_bargain: str,
     v_ability_dice: int,
     v_moderate_harm: bool,
-) -> Result:
+) -> Result[Outcome[_Id_action_roll]]:
     v_bonus_dice, = _lets_action_roll(
         v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
     )
@@ -2509,7 +2539,7 @@ def _run_action_roll(
     c = _column_action_roll(
         v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
     )
-    outcome = _OUT_action_roll[b][c] if b >= 0 else None
+    outcome = _OUT_action_roll[b][c] if b >= 0 else _no_band('action_roll')
     extra = None  # no band's data rolls dice
     values = _values_action_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain,
@@ -2520,11 +2550,11 @@ def _run_action_roll(
         'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm,
     }
     trace = _describe('ACTION ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_action_roll(
         rng,
         depth,
@@ -2546,7 +2576,7 @@ def action_roll(
     ability_dice: int = 0,
     moderate_harm: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_action_roll]]:
     (
         'ACTION ROLL [WW-01, WW-02, WW-09, WW-10, WW-17, WW-30, lines 358-397, line 314, line 516, line 705]\n'
         '\n'
@@ -2643,7 +2673,8 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
 
 
 _N_effect_levels_effect: dict[str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
-_OUT_effect_levels: tuple[tuple[Outcome, ...], ...] = (
+_Id_effect_levels = _Literal['great', 'standard', 'limited', 'zero', 'extreme']
+_OUT_effect_levels: tuple[tuple[Outcome[_Id_effect_levels], ...], ...] = (
     (
         Outcome(
             'great', 'GREAT',
@@ -2718,19 +2749,19 @@ def _values_effect_levels(
     return values
 
 
-def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
+def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result[Outcome[_Id_effect_levels]]:
     d = _Rolling(rng)
     r_total: str = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_effect_levels.get(r_total, -1)
     c = 0
-    outcome = _OUT_effect_levels[b][c] if b >= 0 else None
+    outcome = _OUT_effect_levels[b][c] if b >= 0 else _no_band('effect_levels')
     extra = None  # no band's data rolls dice
     values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect)
     inputs: dict[str, object] = {'effect': v_effect}
     trace = _describe('Effect Levels', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'effect_levels',
         inputs,
@@ -2744,7 +2775,7 @@ def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result:
     )
 
 
-def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_effect_levels(
         rng,
         depth,
@@ -2752,7 +2783,7 @@ def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
+def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None) -> Result[Outcome[_Id_effect_levels]]:
     (
         'Effect Levels [WW-12, lines 406-414]\n'
         '\n'
@@ -2789,7 +2820,7 @@ def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_effective_quality: tuple[tuple[Outcome, ...], ...] = (
+_OUT_effective_quality: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_effective_quality: tuple[str, ...] = ()
 _DICE_effective_quality_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -2825,7 +2856,7 @@ def _values_effective_quality(
     return values
 
 
-def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: bool) -> Result:
+def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: bool) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (v_tier + v_fine)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -2837,7 +2868,7 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
     values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
     trace = _describe('Quality/Tier with fine items', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'effective_quality',
         inputs,
@@ -2851,13 +2882,13 @@ def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: 
     )
 
 
-def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_effective_quality(
         rng, depth, _check_int('tier', given.get('tier', 1), 0, 6), _check_flag('fine', given.get('fine', False))
     )
 
 
-def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random | None = None) -> Result:
+def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random | None = None) -> AnyResult:
     (
         'Quality/Tier with fine items [WW-13, lines 426-428]\n'
         '\n'
@@ -2878,7 +2909,8 @@ def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_quality_factor: tuple[tuple[Outcome, ...], ...] = (
+_Id_quality_factor = _Literal['disadvantage', 'even', 'advantage']
+_OUT_quality_factor: tuple[tuple[Outcome[_Id_quality_factor], ...], ...] = (
     (
         Outcome(
             'disadvantage', 'Disadvantage', 'If they have a disadvantage, consider a reduced effect level.', '-1', None
@@ -2934,19 +2966,21 @@ def _values_quality_factor(
     return values
 
 
-def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: bool, v_opposition: int) -> Result:
+def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: bool, v_opposition: int) -> Result[
+    Outcome[_Id_quality_factor]
+]:
     d = _Rolling(rng)
     r_total: int = sign(((v_tier + v_fine) - v_opposition))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_quality_factor.get(r_total, -1)
     c = 0
-    outcome = _OUT_quality_factor[b][c] if b >= 0 else None
+    outcome = _OUT_quality_factor[b][c] if b >= 0 else _no_band('quality_factor')
     extra = None  # no band's data rolls dice
     values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine, v_opposition)
     inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
     trace = _describe('Quality factor', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'quality_factor',
         inputs,
@@ -2960,7 +2994,7 @@ def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: boo
     )
 
 
-def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_quality_factor(
         rng,
         depth,
@@ -2972,7 +3006,7 @@ def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, ob
 
 def quality_factor(
     *, tier: int = 1, fine: bool = False, opposition: int = 1, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_quality_factor]]:
     (
         'Quality factor [WW-13, line 418, line 428]\n'
         '\n'
@@ -3006,7 +3040,8 @@ _N_effect_level_gut: dict[str, int] = {'zero': 0, 'limited': 1, 'standard': 2, '
 _N_effect_level_potency: dict[str, int] = {'disadvantage': -1, 'even': 0, 'advantage': 1}
 _N_effect_level_quality: dict[str, int] = {'disadvantage': -1, 'even': 0, 'advantage': 1}
 _N_effect_level_scale: dict[str, int] = {'disadvantage': -1, 'even': 0, 'advantage': 1}
-_OUT_effect_level: tuple[tuple[Outcome, ...], ...] = (
+_Id_effect_level = _Literal['zero', 'limited', 'standard', 'great', 'extreme']
+_OUT_effect_level: tuple[tuple[Outcome[_Id_effect_level], ...], ...] = (
     (Outcome('zero', 'Zero', '**zero effect**', '0', None),),
     (Outcome('limited', 'Limited', '**limited**', '1', None),),
     (Outcome('standard', 'Standard', '**standard**', '2', None),),
@@ -3081,7 +3116,7 @@ def _run_effect_level(
     v_scale: str,
     v_bonus: int,
     v_reduced_effect: bool,
-) -> Result:
+) -> Result[Outcome[_Id_effect_level]]:
     v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
     d = _Rolling(rng)
     r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
@@ -3089,7 +3124,7 @@ def _run_effect_level(
     groups, zero = d.groups, d.zero
     b = _BAND_effect_level.get(r_total, -1)
     c = 0
-    outcome = _OUT_effect_level[b][c] if b >= 0 else None
+    outcome = _OUT_effect_level[b][c] if b >= 0 else _no_band('effect_level')
     extra = None  # no band's data rolls dice
     values = _values_effect_level(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_gut, v_potency, v_quality, v_scale, v_bonus,
@@ -3100,7 +3135,7 @@ def _run_effect_level(
         'reduced_effect': v_reduced_effect,
     }
     trace = _describe('Effect level', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'effect_level',
         inputs,
@@ -3114,7 +3149,7 @@ def _run_effect_level(
     )
 
 
-def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_effect_level(
         rng,
         depth,
@@ -3136,7 +3171,7 @@ def effect_level(
     bonus: int = 0,
     reduced_effect: bool = False,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_effect_level]]:
     (
         'Effect level [WW-13, WW-16, WW-23, WW-35, line 418, lines 434-438, line 481, line 812, line 818]\n'
         '\n'
@@ -3200,7 +3235,8 @@ def _joint_effect_level(given: Mapping[str, object]) -> Joint:
 _N_traded_effect_effect: dict[str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
 _N_traded_effect_trade: dict[str, int] = {'none': 0, 'for_effect': 1, 'for_position': -1}
 _O_traded_effect_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
-_OUT_traded_effect: tuple[tuple[Outcome, ...], ...] = (
+_Id_traded_effect = _Literal['zero', 'limited', 'standard', 'great', 'extreme']
+_OUT_traded_effect: tuple[tuple[Outcome[_Id_traded_effect], ...], ...] = (
     (Outcome('zero', 'Zero', None, 'zero', None),),
     (Outcome('limited', 'Limited', None, 'limited', None),),
     (Outcome('standard', 'Standard', None, 'standard', None),),
@@ -3242,19 +3278,21 @@ def _values_traded_effect(
     return values
 
 
-def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: str) -> Result:
+def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: str) -> Result[
+    Outcome[_Id_traded_effect]
+]:
     d = _Rolling(rng)
     r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_traded_effect.get(r_total, -1)
     c = 0
-    outcome = _OUT_traded_effect[b][c] if b >= 0 else None
+    outcome = _OUT_traded_effect[b][c] if b >= 0 else _no_band('traded_effect')
     extra = None  # no band's data rolls dice
     values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect, v_trade)
     inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
     trace = _describe('Trading Position for Effect: effect', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'traded_effect',
         inputs,
@@ -3268,7 +3306,7 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
     )
 
 
-def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_traded_effect(
         rng,
         depth,
@@ -3277,7 +3315,9 @@ def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.Random | None = None) -> Result:
+def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_traded_effect]
+]:
     (
         'Trading Position for Effect: effect [WW-14, lines 442-446]\n'
         '\n'
@@ -3314,7 +3354,8 @@ def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
 _N_traded_position_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
 _N_traded_position_trade: dict[str, int] = {'none': 0, 'for_effect': 1, 'for_position': -1}
 _O_traded_position_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
-_OUT_traded_position: tuple[tuple[Outcome, ...], ...] = (
+_Id_traded_position = _Literal['controlled', 'risky', 'desperate']
+_OUT_traded_position: tuple[tuple[Outcome[_Id_traded_position], ...], ...] = (
     (Outcome('controlled', 'Controlled', None, 'controlled', None),),
     (Outcome('risky', 'Risky', None, 'risky', None),),
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
@@ -3357,19 +3398,21 @@ def _values_traded_position(
     return values
 
 
-def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trade: str) -> Result:
+def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trade: str) -> Result[
+    Outcome[_Id_traded_position]
+]:
     d = _Rolling(rng)
     r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_traded_position.get(r_total, -1)
     c = 0
-    outcome = _OUT_traded_position[b][c] if b >= 0 else None
+    outcome = _OUT_traded_position[b][c] if b >= 0 else _no_band('traded_position')
     extra = None  # no band's data rolls dice
     values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position, v_trade)
     inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
     trace = _describe('Trading Position for Effect: position', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'traded_position',
         inputs,
@@ -3383,7 +3426,7 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
     )
 
 
-def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_traded_position(
         rng,
         depth,
@@ -3392,7 +3435,9 @@ def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, o
     )
 
 
-def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random.Random | None = None) -> Result:
+def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_traded_position]
+]:
     (
         'Trading Position for Effect: position [WW-14, lines 442-454]\n'
         '\n'
@@ -3421,7 +3466,8 @@ def _joint_traded_position(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_complication_ticks: tuple[tuple[Outcome, ...], ...] = (
+_Id_complication_ticks = _Literal['minor', 'standard', 'serious']
+_OUT_complication_ticks: tuple[tuple[Outcome[_Id_complication_ticks], ...], ...] = (
     (Outcome('minor', 'minor', 'Fill one tick on a clock for a minor complication', 'minor', None),),
     (Outcome('standard', 'standard', 'two ticks for a standard complication.', 'standard', None),),
     (
@@ -3473,19 +3519,21 @@ def _values_complication_ticks(
     return values
 
 
-def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str) -> Result:
+def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str) -> Result[
+    Outcome[_Id_complication_ticks]
+]:
     d = _Rolling(rng)
     r_total: str = v_complication
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_complication_ticks.get(r_total, -1)
     c = 0
-    outcome = _OUT_complication_ticks[b][c] if b >= 0 else None
+    outcome = _OUT_complication_ticks[b][c] if b >= 0 else _no_band('complication_ticks')
     extra = None  # no band's data rolls dice
     values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_complication)
     inputs: dict[str, object] = {'complication': v_complication}
     trace = _describe('Complication', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'complication_ticks',
         inputs,
@@ -3499,7 +3547,7 @@ def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str)
     )
 
 
-def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_complication_ticks(
         rng,
         depth,
@@ -3507,7 +3555,9 @@ def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str
     )
 
 
-def complication_ticks(*, complication: str = 'standard', rng: random.Random | None = None) -> Result:
+def complication_ticks(*, complication: str = 'standard', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_complication_ticks]
+]:
     (
         'Complication [WW-16, WW-26, lines 483-491, line 243]\n'
         '\n'
@@ -3539,7 +3589,8 @@ def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
 
 _N_worse_position_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
 _O_worse_position_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
-_OUT_worse_position: tuple[tuple[Outcome, ...], ...] = (
+_Id_worse_position = _Literal['risky', 'desperate']
+_OUT_worse_position: tuple[tuple[Outcome[_Id_worse_position], ...], ...] = (
     (Outcome('risky', 'Risky', None, 'risky', None),),
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
@@ -3575,19 +3626,19 @@ def _values_worse_position(
     return values
 
 
-def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result:
+def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_worse_position]]:
     d = _Rolling(rng)
     r_total: str = step(_O_worse_position_position, v_position, 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_worse_position.get(r_total, -1)
     c = 0
-    outcome = _OUT_worse_position[b][c] if b >= 0 else None
+    outcome = _OUT_worse_position[b][c] if b >= 0 else _no_band('worse_position')
     extra = None  # no band's data rolls dice
     values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
     trace = _describe('Worse Position', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'worse_position',
         inputs,
@@ -3601,13 +3652,13 @@ def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Resu
     )
 
 
-def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_worse_position(
         rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     )
 
 
-def worse_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
+def worse_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result[Outcome[_Id_worse_position]]:
     (
         'Worse Position [WW-11, WW-16, lines 497-499]\n'
         '\n'
@@ -3630,7 +3681,8 @@ def _joint_worse_position(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_resistance_attribute: tuple[tuple[Outcome, ...], ...] = (
+_Id_resistance_attribute = _Literal['deception', 'physical', 'mental']
+_OUT_resistance_attribute: tuple[tuple[Outcome[_Id_resistance_attribute], ...], ...] = (
     (
         Outcome(
             'deception', 'deception', '**Insight**: Consequences from deception or understanding.', 'deception', None
@@ -3677,19 +3729,21 @@ def _values_resistance_attribute(
     return values
 
 
-def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str) -> Result:
+def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str) -> Result[
+    Outcome[_Id_resistance_attribute]
+]:
     d = _Rolling(rng)
     r_total: str = v_consequence
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_resistance_attribute.get(r_total, -1)
     c = 0
-    outcome = _OUT_resistance_attribute[b][c] if b >= 0 else None
+    outcome = _OUT_resistance_attribute[b][c] if b >= 0 else _no_band('resistance_attribute')
     extra = None  # no band's data rolls dice
     values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_consequence)
     inputs: dict[str, object] = {'consequence': v_consequence}
     trace = _describe('Which attribute resists', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'resistance_attribute',
         inputs,
@@ -3703,7 +3757,7 @@ def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str
     )
 
 
-def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_resistance_attribute(
         rng,
         depth,
@@ -3711,7 +3765,9 @@ def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[s
     )
 
 
-def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | None = None) -> Result:
+def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_resistance_attribute]
+]:
     (
         'Which attribute resists [WW-20, lines 539-543]\n'
         '\n'
@@ -3737,7 +3793,8 @@ def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_resistance_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_resistance_roll = _Literal['critical', 'resisted']
+_OUT_resistance_roll: tuple[tuple[Outcome[_Id_resistance_roll], ...], ...] = (
     (Outcome('critical', 'Critical', '**Critical**: Clear 1 stress.', 'when count(6) >= 2 and not zero_dice', None),),
     (Outcome('resisted', 'Resisted', '**Suffer 6 **Stress** minus the highest die result.**', '1-6', None),),
 )
@@ -3783,27 +3840,27 @@ def _values_resistance_roll(
     return values
 
 
-def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result:
+def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result[Outcome[_Id_resistance_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, zero, v_attribute)
     c = 0
-    outcome = _OUT_resistance_roll[b][c] if b >= 0 else None
+    outcome = _OUT_resistance_roll[b][c] if b >= 0 else _no_band('resistance_roll')
     extra = None  # no band's data rolls dice
     values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
     inputs: dict[str, object] = {'attribute': v_attribute}
     trace = _describe('RESISTANCE ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_resistance_roll(rng, depth, _check_int('attribute', given.get('attribute', 2), 0, 4))
 
 
-def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result:
+def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_resistance_roll]]:
     (
         'RESISTANCE ROLL [WW-19, WW-01, WW-02, line 545, lines 567-577]\n'
         '\n'
@@ -3841,7 +3898,8 @@ def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_resisted_harm: tuple[tuple[Outcome, ...], ...] = (
+_Id_resisted_harm = _Literal['no_harm', 'lesser', 'moderate', 'severe']
+_OUT_resisted_harm: tuple[tuple[Outcome[_Id_resisted_harm], ...], ...] = (
     (Outcome('no_harm', 'No harm', 'you avoid that consequence completely', '0', None),),
     (Outcome('lesser', 'Lesser', 'Lesser (1)', '1', None),),
     (Outcome('moderate', 'Moderate', 'Moderate (2)', '2', None),),
@@ -3881,19 +3939,21 @@ def _values_resisted_harm(
     return values
 
 
-def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: str) -> Result:
+def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: str) -> Result[
+    Outcome[_Id_resisted_harm]
+]:
     d = _Rolling(rng)
     r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_resisted_harm.get(r_total, -1)
     c = 0
-    outcome = _OUT_resisted_harm[b][c] if b >= 0 else None
+    outcome = _OUT_resisted_harm[b][c] if b >= 0 else _no_band('resisted_harm')
     extra = None  # no band's data rolls dice
     values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_ruling)
     inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
     trace = _describe('Harm after resistance', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'resisted_harm',
         inputs,
@@ -3907,7 +3967,7 @@ def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: st
     )
 
 
-def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_resisted_harm(
         rng,
         depth,
@@ -3916,7 +3976,9 @@ def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, obj
     )
 
 
-def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random | None = None) -> Result:
+def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_resisted_harm]
+]:
     (
         'Harm after resistance [WW-19, lines 547-553]\n'
         '\n'
@@ -3946,7 +4008,8 @@ def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
 
 
 _N_armored_harm_boxes: dict[str, int] = {'armor': 1, 'heavy': 2}
-_OUT_armored_harm: tuple[tuple[Outcome, ...], ...] = (
+_Id_armored_harm = _Literal['no_harm', 'lesser', 'moderate', 'severe']
+_OUT_armored_harm: tuple[tuple[Outcome[_Id_armored_harm], ...], ...] = (
     (Outcome('no_harm', 'No harm', 'reduce the harm again, to zero', '0', None),),
     (Outcome('lesser', 'Lesser', 'Lesser (1)', '1', None),),
     (Outcome('moderate', 'Moderate', 'Moderate (2)', '2', None),),
@@ -3986,19 +4049,19 @@ def _values_armored_harm(
     return values
 
 
-def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result:
+def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result[Outcome[_Id_armored_harm]]:
     d = _Rolling(rng)
     r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_armored_harm.get(r_total, -1)
     c = 0
-    outcome = _OUT_armored_harm[b][c] if b >= 0 else None
+    outcome = _OUT_armored_harm[b][c] if b >= 0 else _no_band('armored_harm')
     extra = None  # no band's data rolls dice
     values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_boxes)
     inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
     trace = _describe('Harm after armor', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'armored_harm',
         inputs,
@@ -4012,7 +4075,7 @@ def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str)
     )
 
 
-def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_armored_harm(
         rng,
         depth,
@@ -4021,7 +4084,9 @@ def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, obje
     )
 
 
-def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | None = None) -> Result:
+def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_armored_harm]
+]:
     (
         'Harm after armor [WW-21, line 583]\n'
         '\n'
@@ -4051,7 +4116,8 @@ def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_fortune_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_fortune_roll = _Literal['critical', 'good', 'mixed', 'bad']
+_OUT_fortune_roll: tuple[tuple[Outcome[_Id_fortune_roll], ...], ...] = (
     (
         Outcome(
             'critical', 'Critical', 'Exceptional result / Great, extreme effect.',
@@ -4122,7 +4188,9 @@ def _values_fortune_roll(
     return values
 
 
-def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result:
+def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result[
+    Outcome[_Id_fortune_roll]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(
         dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
@@ -4133,18 +4201,18 @@ def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages
     groups, zero = d.groups, d.zero
     b = _band_fortune_roll(r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages)
     c = 0
-    outcome = _OUT_fortune_roll[b][c] if b >= 0 else None
+    outcome = _OUT_fortune_roll[b][c] if b >= 0 else _no_band('fortune_roll')
     extra = None  # no band's data rolls dice
     values = _values_fortune_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages
     )
     inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
     trace = _describe('FORTUNE ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_fortune_roll(
         rng,
         depth,
@@ -4156,7 +4224,7 @@ def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, obje
 
 def fortune_roll(
     *, trait: int = 1, advantages: int = 0, disadvantages: int = 0, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_fortune_roll]]:
     (
         'FORTUNE ROLL [WW-27, WW-01, WW-02, lines 629-644]\n'
         '\n'
@@ -4207,7 +4275,8 @@ def _joint_fortune_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_information_detail: tuple[tuple[Outcome, ...], ...] = (
+_Id_information_detail = _Literal['great', 'standard', 'limited']
+_OUT_information_detail: tuple[tuple[Outcome[_Id_information_detail], ...], ...] = (
     (
         Outcome(
             'great', 'great',
@@ -4247,19 +4316,19 @@ def _band_information_detail(
     return _BAND_information_detail.get(r_total, -1)
 
 
-def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result:
+def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result[Outcome[_Id_information_detail]]:
     d = _Rolling(rng)
     r_total: str = v_effect
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_information_detail.get(r_total, -1)
     c = 0
-    outcome = _OUT_information_detail[b][c] if b >= 0 else None
+    outcome = _OUT_information_detail[b][c] if b >= 0 else _no_band('information_detail')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'effect': v_effect}
     trace = _describe('GATHER INFORMATION', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'information_detail',
         inputs,
@@ -4273,13 +4342,15 @@ def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Re
     )
 
 
-def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_information_detail(
         rng, depth, _check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
     )
 
 
-def information_detail(*, effect: str = 'standard', rng: random.Random | None = None) -> Result:
+def information_detail(*, effect: str = 'standard', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_information_detail]
+]:
     (
         'GATHER INFORMATION [WW-28, lines 683-691]\n'
         '\n'
@@ -4305,7 +4376,8 @@ def _joint_information_detail(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_gather_information: tuple[tuple[Outcome, ...], ...] = (
+_Id_gather_information = _Literal['great', 'standard', 'limited', 'poor']
+_OUT_gather_information: tuple[tuple[Outcome[_Id_gather_information], ...], ...] = (
     (
         Outcome(
             'great', 'Critical',
@@ -4380,27 +4452,27 @@ def _values_gather_information(
     return values
 
 
-def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result:
+def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result[Outcome[_Id_gather_information]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gather_information(r_total, r_natural, r_dice, r_read, zero, v_rating)
     c = 0
-    outcome = _OUT_gather_information[b][c] if b >= 0 else None
+    outcome = _OUT_gather_information[b][c] if b >= 0 else _no_band('gather_information')
     extra = None  # no band's data rolls dice
     values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating)
     inputs: dict[str, object] = {'rating': v_rating}
     trace = _describe('Gather information (fortune roll)', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_gather_information(rng, depth, _check_int('rating', given.get('rating', 1), 0, 4))
 
 
-def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result:
+def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_gather_information]]:
     (
         'Gather information (fortune roll) [WW-28, WW-27, WW-02, line 615, line 652, lines 639-642, lines 683-691]\n'
         '\n'
@@ -4441,7 +4513,8 @@ def _joint_gather_information(given: Mapping[str, object]) -> Joint:
 
 
 _N_xp_award_happened: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_OUT_xp_award: tuple[tuple[Outcome, ...], ...] = (
+_Id_xp_award = _Literal['no_xp', 'once', 'often']
+_OUT_xp_award: tuple[tuple[Outcome[_Id_xp_award], ...], ...] = (
     (Outcome('no_xp', 'No xp', None, 'never', None),),
     (Outcome('once', 'once', 'mark 1 xp if it happened at all', 'once', None),),
     (Outcome('often', 'often', 'mark 2 xp if it happened a lot during the session', 'often', None),),
@@ -4483,19 +4556,19 @@ def _values_xp_award(
     return values
 
 
-def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
+def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result[Outcome[_Id_xp_award]]:
     d = _Rolling(rng)
     r_total: str = v_happened
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_xp_award.get(r_total, -1)
     c = 0
-    outcome = _OUT_xp_award[b][c] if b >= 0 else None
+    outcome = _OUT_xp_award[b][c] if b >= 0 else _no_band('xp_award')
     extra = None  # no band's data rolls dice
     values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_happened)
     inputs: dict[str, object] = {'happened': v_happened}
     trace = _describe('xp for a trigger', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'xp_award',
         inputs,
@@ -4509,13 +4582,13 @@ def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result:
     )
 
 
-def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_xp_award(
         rng, depth, _check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
     )
 
 
-def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Result:
+def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Result[Outcome[_Id_xp_award]]:
     (
         'xp for a trigger [WW-30, WW-31, line 707, line 723]\n'
         '\n'
@@ -4541,7 +4614,7 @@ def _joint_xp_award(given: Mapping[str, object]) -> Joint:
 _N_end_of_session_xp_playbook: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _N_end_of_session_xp_beliefs: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _N_end_of_session_xp_struggle: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_OUT_end_of_session_xp: tuple[tuple[Outcome, ...], ...] = (
+_OUT_end_of_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_end_of_session_xp: tuple[str, ...] = ()
 _DICE_end_of_session_xp_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -4589,7 +4662,9 @@ def _values_end_of_session_xp(
     return values
 
 
-def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_beliefs: str, v_struggle: str) -> Result:
+def _run_end_of_session_xp(
+    rng: random.Random, depth: int, v_playbook: str, v_beliefs: str, v_struggle: str
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (
         (
@@ -4607,7 +4682,7 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
     )
     inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
     trace = _describe('End-of-session xp', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'end_of_session_xp',
         inputs,
@@ -4621,7 +4696,7 @@ def _run_end_of_session_xp(rng: random.Random, depth: int, v_playbook: str, v_be
     )
 
 
-def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_end_of_session_xp(
         rng,
         depth,
@@ -4633,7 +4708,7 @@ def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str,
 
 def end_of_session_xp(
     *, playbook: str = 'never', beliefs: str = 'never', struggle: str = 'never', rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'End-of-session xp [WW-30, lines 707-717]\n'
         '\n'
@@ -4666,7 +4741,7 @@ _N_party_session_xp_party: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _N_party_session_xp_station: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _N_party_session_xp_reputation: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _N_party_session_xp_nature: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_OUT_party_session_xp: tuple[tuple[Outcome, ...], ...] = (
+_OUT_party_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_party_session_xp: tuple[str, ...] = ()
 _DICE_party_session_xp_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -4708,7 +4783,7 @@ def _values_party_session_xp(
 
 def _run_party_session_xp(
     rng: random.Random, depth: int, v_party: str, v_station: str, v_reputation: str, v_nature: str
-) -> Result:
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (
         (
@@ -4728,7 +4803,7 @@ def _run_party_session_xp(
     )
     inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
     trace = _describe('Party xp', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'party_session_xp',
         inputs,
@@ -4742,7 +4817,7 @@ def _run_party_session_xp(
     )
 
 
-def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_party_session_xp(
         rng,
         depth,
@@ -4760,7 +4835,7 @@ def party_session_xp(
     reputation: str = 'never',
     nature: str = 'never',
     rng: random.Random | None = None,
-) -> Result:
+) -> AnyResult:
     (
         'Party xp [WW-31, line 723]\n'
         '\n'
@@ -4796,7 +4871,8 @@ def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_load_levels: tuple[tuple[Outcome, ...], ...] = (
+_Id_load_levels = _Literal['light', 'normal', 'heavy', 'encumbered']
+_OUT_load_levels: tuple[tuple[Outcome[_Id_load_levels], ...], ...] = (
     (
         Outcome(
             'light', '1-3 load', "**Light.** *You're faster, less conspicuous; you blend in with citizens.*", '0-3',
@@ -4834,19 +4910,19 @@ def _band_load_levels(
     return -1
 
 
-def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
+def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result[Outcome[_Id_load_levels]]:
     d = _Rolling(rng)
     r_total: int = v_load
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_load_levels(r_total, r_natural, r_dice, r_read, zero, v_load)
     c = 0
-    outcome = _OUT_load_levels[b][c] if b >= 0 else None
+    outcome = _OUT_load_levels[b][c] if b >= 0 else _no_band('load_levels')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'load': v_load}
     trace = _describe('Loadout', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'load_levels',
         inputs,
@@ -4860,11 +4936,11 @@ def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result:
     )
 
 
-def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_load_levels(rng, depth, _check_int('load', given.get('load', 3), 0, 12))
 
 
-def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result:
+def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result[Outcome[_Id_load_levels]]:
     (
         'Loadout [WW-32, lines 746-757]\n'
         '\n'
@@ -4893,7 +4969,8 @@ _N_group_action_first: dict[str, int] = {'bad': 1, 'partial': 2, 'full': 3, 'cri
 _N_group_action_second: dict[str, int] = {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
 _N_group_action_third: dict[str, int] = {'absent': 0, 'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
 _N_group_action_fourth: dict[str, int] = {'absent': 0, 'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
-_OUT_group_action: tuple[tuple[Outcome, ...], ...] = (
+_Id_group_action = _Literal['bad', 'partial', 'full', 'critical']
+_OUT_group_action: tuple[tuple[Outcome[_Id_group_action], ...], ...] = (
     (Outcome('bad', 'Bad', '1-3', '1', None),),
     (Outcome('partial', 'Partial', '4/5', '2', None),),
     (Outcome('full', 'Full', '6', '3', None),),
@@ -4955,7 +5032,7 @@ def _values_group_action(
 
 def _run_group_action(
     rng: random.Random, depth: int, v_first: str, v_second: str, v_third: str, v_fourth: str
-) -> Result:
+) -> Result[Outcome[_Id_group_action]]:
     d = _Rolling(rng)
     r_total: int = max(
         _N_group_action_first[v_first],
@@ -4967,14 +5044,14 @@ def _run_group_action(
     groups, zero = d.groups, d.zero
     b = _BAND_group_action.get(r_total, -1)
     c = 0
-    outcome = _OUT_group_action[b][c] if b >= 0 else None
+    outcome = _OUT_group_action[b][c] if b >= 0 else _no_band('group_action')
     extra = None  # no band's data rolls dice
     values = _values_group_action(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_fourth
     )
     inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
     trace = _describe('Lead a group action', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'group_action',
         inputs,
@@ -4988,7 +5065,7 @@ def _run_group_action(
     )
 
 
-def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_group_action(
         rng,
         depth,
@@ -5006,7 +5083,7 @@ def group_action(
     third: str = 'absent',
     fourth: str = 'absent',
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_group_action]]:
     (
         'Lead a group action [WW-34, lines 792-802]\n'
         '\n'
@@ -5047,7 +5124,8 @@ def _joint_group_action(given: Mapping[str, object]) -> Joint:
 
 _N_improved_position_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
 _O_improved_position_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
-_OUT_improved_position: tuple[tuple[Outcome, ...], ...] = (
+_Id_improved_position = _Literal['controlled', 'risky']
+_OUT_improved_position: tuple[tuple[Outcome[_Id_improved_position], ...], ...] = (
     (Outcome('controlled', 'Controlled', None, 'controlled', None),),
     (Outcome('risky', 'Risky', None, 'risky', None),),
 )
@@ -5083,19 +5161,19 @@ def _values_improved_position(
     return values
 
 
-def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result:
+def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_improved_position]]:
     d = _Rolling(rng)
     r_total: str = step(_O_improved_position_position, v_position, -1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_improved_position.get(r_total, -1)
     c = 0
-    outcome = _OUT_improved_position[b][c] if b >= 0 else None
+    outcome = _OUT_improved_position[b][c] if b >= 0 else _no_band('improved_position')
     extra = None  # no band's data rolls dice
     values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
     inputs: dict[str, object] = {'position': v_position}
     trace = _describe('Set up: improved position', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'improved_position',
         inputs,
@@ -5109,13 +5187,15 @@ def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> R
     )
 
 
-def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_improved_position(
         rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     )
 
 
-def improved_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result:
+def improved_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_improved_position]
+]:
     (
         'Set up: improved position [WW-35, line 812, line 814]\n'
         '\n'
@@ -5138,7 +5218,8 @@ def _joint_improved_position(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_downtime_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_downtime_roll = _Literal['critical', 'full', 'partial', 'bad']
+_OUT_downtime_roll: tuple[tuple[Outcome[_Id_downtime_roll], ...], ...] = (
     (
         Outcome(
             'critical', 'Critical success',
@@ -5196,7 +5277,9 @@ def _band_downtime_roll(
     return -1
 
 
-def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
+def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result[
+    Outcome[_Id_downtime_roll]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(
         dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0
@@ -5205,22 +5288,24 @@ def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bo
     groups, zero = d.groups, d.zero
     b = _band_downtime_roll(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     c = 0
-    outcome = _OUT_downtime_roll[b][c] if b >= 0 else None
+    outcome = _OUT_downtime_roll[b][c] if b >= 0 else _no_band('downtime_roll')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
     trace = _describe('Downtime roll', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_downtime_roll(
         rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_flag('push', given.get('push', False))
     )
 
 
-def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
+def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_downtime_roll]
+]:
     (
         'Downtime roll [WW-06, WW-23, WW-01, WW-02, line 62, line 215, lines 47-51]\n'
         '\n'
@@ -5265,7 +5350,8 @@ def _joint_downtime_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_long_term_project: tuple[tuple[Outcome, ...], ...] = (
+_Id_long_term_project = _Literal['critical', 'full', 'partial', 'bad']
+_OUT_long_term_project: tuple[tuple[Outcome[_Id_long_term_project], ...], ...] = (
     (Outcome('critical', '**critical**', 'five segments', 'when count(6) >= 2 and not zero_dice', None),),
     (Outcome('full', '**6**', 'three segments', '6', None),),
     (Outcome('partial', '**4/5**', 'two segments', '4/5', None),),
@@ -5325,7 +5411,9 @@ def _values_long_term_project(
     return values
 
 
-def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result:
+def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result[
+    Outcome[_Id_long_term_project]
+]:
     d = _Rolling(rng)
     r_total: int = d.roll(
         dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
@@ -5334,22 +5422,24 @@ def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push
     groups, zero = d.groups, d.zero
     b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     c = 0
-    outcome = _OUT_long_term_project[b][c] if b >= 0 else None
+    outcome = _OUT_long_term_project[b][c] if b >= 0 else _no_band('long_term_project')
     extra = None  # no band's data rolls dice
     values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
     inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
     trace = _describe('Long-term project', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_long_term_project(
         rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_flag('push', given.get('push', False))
     )
 
 
-def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result:
+def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_long_term_project]
+]:
     (
         'Long-term project [WW-36, WW-01, WW-02, WW-37, lines 828-836, line 830, line 842]\n'
         '\n'
@@ -5393,7 +5483,8 @@ def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_recovery: tuple[tuple[Outcome, ...], ...] = (
+_Id_recovery = _Literal['critical', 'full', 'partial', 'bad']
+_OUT_recovery: tuple[tuple[Outcome[_Id_recovery], ...], ...] = (
     (Outcome('critical', '**critical**', 'five segments', 'when count(6) >= 2 and not zero_dice', None),),
     (Outcome('full', '**6**', 'three segments', '6', None),),
     (Outcome('partial', '**4/5**', 'two segments', '4/5', None),),
@@ -5454,23 +5545,25 @@ def _values_recovery(
     return values
 
 
-def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result:
+def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result[
+    Outcome[_Id_recovery]
+]:
     d = _Rolling(rng)
     r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_recovery(r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     c = 0
-    outcome = _OUT_recovery[b][c] if b >= 0 else None
+    outcome = _OUT_recovery[b][c] if b >= 0 else _no_band('recovery')
     extra = None  # no band's data rolls dice
     values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
     inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
     trace = _describe('Recover', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_recovery(
         rng,
         depth,
@@ -5479,7 +5572,9 @@ def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object])
     )
 
 
-def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
+def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_recovery]
+]:
     (
         'Recover [WW-37, WW-01, WW-02, WW-36, lines 838-852, line 830, line 842]\n'
         '\n'
@@ -5529,7 +5624,8 @@ def _joint_recovery(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_recovery_treatment: tuple[tuple[Outcome, ...], ...] = (
+_Id_recovery_treatment = _Literal['treated', 'self_treated', 'tough_it_out']
+_OUT_recovery_treatment: tuple[tuple[Outcome[_Id_recovery_treatment], ...], ...] = (
     (
         Outcome(
             'treated', 'treated',
@@ -5594,19 +5690,21 @@ def _values_recovery_treatment(
     return values
 
 
-def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) -> Result:
+def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) -> Result[
+    Outcome[_Id_recovery_treatment]
+]:
     d = _Rolling(rng)
     r_total: str = v_treatment
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_recovery_treatment.get(r_total, -1)
     c = 0
-    outcome = _OUT_recovery_treatment[b][c] if b >= 0 else None
+    outcome = _OUT_recovery_treatment[b][c] if b >= 0 else _no_band('recovery_treatment')
     extra = None  # no band's data rolls dice
     values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_treatment)
     inputs: dict[str, object] = {'treatment': v_treatment}
     trace = _describe('Recover: treatment and stress', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'recovery_treatment',
         inputs,
@@ -5620,7 +5718,7 @@ def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) ->
     )
 
 
-def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_recovery_treatment(
         rng,
         depth,
@@ -5628,7 +5726,9 @@ def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str
     )
 
 
-def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None = None) -> Result:
+def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None = None) -> Result[
+    Outcome[_Id_recovery_treatment]
+]:
     (
         'Recover: treatment and stress [WW-37, WW-23, line 842, line 850]\n'
         '\n'
@@ -5659,7 +5759,8 @@ def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
 
 _N_improved_result_result: dict[str, int] = {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
 _O_improved_result_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
-_OUT_improved_result: tuple[tuple[Outcome, ...], ...] = (
+_Id_improved_result = _Literal['bad', 'partial', 'full', 'critical']
+_OUT_improved_result: tuple[tuple[Outcome[_Id_improved_result], ...], ...] = (
     (Outcome('bad', 'Bad', '1-3', 'bad', None),),
     (Outcome('partial', 'Partial', '4/5', 'partial', None),),
     (Outcome('full', 'Full', '6', 'full', None),),
@@ -5700,19 +5801,21 @@ def _values_improved_result(
     return values
 
 
-def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: int) -> Result:
+def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: int) -> Result[
+    Outcome[_Id_improved_result]
+]:
     d = _Rolling(rng)
     r_total: str = step(_O_improved_result_result, v_result, v_coin)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_improved_result.get(r_total, -1)
     c = 0
-    outcome = _OUT_improved_result[b][c] if b >= 0 else None
+    outcome = _OUT_improved_result[b][c] if b >= 0 else _no_band('improved_result')
     extra = None  # no band's data rolls dice
     values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_coin)
     inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
     trace = _describe('Spend coin to increase the result level', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'improved_result',
         inputs,
@@ -5726,7 +5829,7 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
     )
 
 
-def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_improved_result(
         rng,
         depth,
@@ -5735,7 +5838,9 @@ def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, o
     )
 
 
-def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random | None = None) -> Result:
+def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_improved_result]
+]:
     (
         'Spend coin to increase the result level [WW-45, WW-37, line 973, line 848]\n'
         '\n'
@@ -5764,7 +5869,7 @@ def _joint_improved_result(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_train: tuple[tuple[Outcome, ...], ...] = (
+_OUT_train: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_train: tuple[str, ...] = ()
 _DICE_train_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -5800,7 +5905,7 @@ def _values_train(
     return values
 
 
-def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Result:
+def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = (1 + v_training_upgrade)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5812,7 +5917,7 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
     values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_training_upgrade)
     inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
     trace = _describe('Train', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'train',
         inputs,
@@ -5826,11 +5931,11 @@ def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> Resu
     )
 
 
-def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_train(rng, depth, _check_flag('training_upgrade', given.get('training_upgrade', False)))
 
 
-def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -> Result:
+def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -> AnyResult:
     (
         'Train [WW-38, WW-30, line 719, lines 856-858]\n'
         '\n'
@@ -5849,7 +5954,8 @@ def _joint_train(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_fortune: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_fortune = _Literal['little', 'reduced', 'full', 'critical']
+_OUT_magnitude_fortune: tuple[tuple[Outcome[_Id_magnitude_fortune], ...], ...] = (
     (
         Outcome(
             'little', '1-3',
@@ -5910,27 +6016,29 @@ def _band_magnitude_fortune(
     return -1
 
 
-def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_fortune]]:
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, zero, v_magnitude)
     c = 0
-    outcome = _OUT_magnitude_fortune[b][c] if b >= 0 else None
+    outcome = _OUT_magnitude_fortune[b][c] if b >= 0 else _no_band('magnitude_fortune')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_fortune(rng, depth, _check_int('magnitude', given.get('magnitude', 6), 0, 6))
 
 
-def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result:
+def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_magnitude_fortune]
+]:
     (
         'Magnitude fortune roll: the crushing wave [WW-44, WW-27, WW-02, lines 867-873]\n'
         '\n'
@@ -5973,7 +6081,8 @@ def _joint_magnitude_fortune(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_area: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_area = _Literal['0', '1', '2', '3', '4', '5']
+_OUT_magnitude_area: tuple[tuple[Outcome[_Id_magnitude_area], ...], ...] = (
     (Outcome('0', '0', 'A closet', '0', None),),
     (Outcome('1', '1', 'A small room', '1', None),),
     (Outcome('2', '2', 'A large room& Several rooms', '2', None),),
@@ -5997,7 +6106,7 @@ def _band_magnitude_area(
     return _BAND_magnitude_area.get(r_total, -1)
 
 
-def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_area] | None]:
     d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -6009,7 +6118,7 @@ def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Res
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('AREA', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'magnitude_area',
         inputs,
@@ -6023,11 +6132,13 @@ def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Res
     )
 
 
-def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_area(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
-def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
+def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_magnitude_area] | None
+]:
     (
         'AREA [WW-39, lines 883-886]\n'
         '\n'
@@ -6050,7 +6161,8 @@ def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_scale: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_scale = _Literal['0', '1', '2', '3', '4', '5', '6']
+_OUT_magnitude_scale: tuple[tuple[Outcome[_Id_magnitude_scale], ...], ...] = (
     (Outcome('0', '0', '1 or 2 people', '0', None),),
     (Outcome('1', '1', 'A small gang (3-6)', '1', None),),
     (Outcome('2', '2', 'A medium gang (12)', '2', None),),
@@ -6075,19 +6187,19 @@ def _band_magnitude_scale(
     return _BAND_magnitude_scale.get(r_total, -1)
 
 
-def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_scale]]:
     d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_magnitude_scale.get(r_total, -1)
     c = 0
-    outcome = _OUT_magnitude_scale[b][c] if b >= 0 else None
+    outcome = _OUT_magnitude_scale[b][c] if b >= 0 else _no_band('magnitude_scale')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('SCALE', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'magnitude_scale',
         inputs,
@@ -6101,11 +6213,11 @@ def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Re
     )
 
 
-def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_scale(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
-def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
+def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_magnitude_scale]]:
     (
         'SCALE [WW-39, lines 883-887]\n'
         '\n'
@@ -6129,7 +6241,8 @@ def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_duration: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_duration = _Literal['0', '1', '2', '3', '4', '5', '6']
+_OUT_magnitude_duration: tuple[tuple[Outcome[_Id_magnitude_duration], ...], ...] = (
     (Outcome('0', '0', 'A few moments', '0', None),),
     (Outcome('1', '1', 'A few minutes', '1', None),),
     (Outcome('2', '2', 'An hour', '2', None),),
@@ -6154,19 +6267,21 @@ def _band_magnitude_duration(
     return _BAND_magnitude_duration.get(r_total, -1)
 
 
-def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result[
+    Outcome[_Id_magnitude_duration]
+]:
     d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_magnitude_duration.get(r_total, -1)
     c = 0
-    outcome = _OUT_magnitude_duration[b][c] if b >= 0 else None
+    outcome = _OUT_magnitude_duration[b][c] if b >= 0 else _no_band('magnitude_duration')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('DURATION', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'magnitude_duration',
         inputs,
@@ -6180,11 +6295,13 @@ def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) ->
     )
 
 
-def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_duration(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
-def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
+def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_magnitude_duration]
+]:
     (
         'DURATION [WW-40, lines 891-895]\n'
         '\n'
@@ -6208,7 +6325,8 @@ def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_range: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_range = _Literal['0', '1', '2', '3', '4', '5', '6']
+_OUT_magnitude_range: tuple[tuple[Outcome[_Id_magnitude_range], ...], ...] = (
     (Outcome('0', '0', 'Within reach', '0', None),),
     (Outcome('1', '1', 'A dozen paces', '1', None),),
     (Outcome('2', '2', "A stone's throw", '2', None),),
@@ -6233,19 +6351,19 @@ def _band_magnitude_range(
     return _BAND_magnitude_range.get(r_total, -1)
 
 
-def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_range]]:
     d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_magnitude_range.get(r_total, -1)
     c = 0
-    outcome = _OUT_magnitude_range[b][c] if b >= 0 else None
+    outcome = _OUT_magnitude_range[b][c] if b >= 0 else _no_band('magnitude_range')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('RANGE', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'magnitude_range',
         inputs,
@@ -6259,11 +6377,11 @@ def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Re
     )
 
 
-def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_range(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
-def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
+def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_magnitude_range]]:
     (
         'RANGE [WW-40, lines 891-896]\n'
         '\n'
@@ -6287,7 +6405,8 @@ def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_quality: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_quality = _Literal['0', '1', '2', '3', '4', '5', '6']
+_OUT_magnitude_quality: tuple[tuple[Outcome[_Id_magnitude_quality], ...], ...] = (
     (Outcome('0', '0', 'Poor', '0', None),),
     (Outcome('1', '1', 'Adequate', '1', None),),
     (Outcome('2', '2', 'Good', '2', None),),
@@ -6312,19 +6431,19 @@ def _band_magnitude_quality(
     return _BAND_magnitude_quality.get(r_total, -1)
 
 
-def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_quality]]:
     d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_magnitude_quality.get(r_total, -1)
     c = 0
-    outcome = _OUT_magnitude_quality[b][c] if b >= 0 else None
+    outcome = _OUT_magnitude_quality[b][c] if b >= 0 else _no_band('magnitude_quality')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('TIER & QUALITY', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'magnitude_quality',
         inputs,
@@ -6338,11 +6457,13 @@ def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> 
     )
 
 
-def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_quality(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
-def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
+def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[
+    Outcome[_Id_magnitude_quality]
+]:
     (
         'TIER & QUALITY [WW-41, lines 900-904]\n'
         '\n'
@@ -6366,7 +6487,8 @@ def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_magnitude_force: tuple[tuple[Outcome, ...], ...] = (
+_Id_magnitude_force = _Literal['0', '1', '2', '3', '4', '5', '6']
+_OUT_magnitude_force: tuple[tuple[Outcome[_Id_magnitude_force], ...], ...] = (
     (Outcome('0', '0', 'Weak', '0', None),),
     (Outcome('1', '1', 'Moderate', '1', None),),
     (Outcome('2', '2', 'Strong', '2', None),),
@@ -6391,19 +6513,19 @@ def _band_magnitude_force(
     return _BAND_magnitude_force.get(r_total, -1)
 
 
-def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result:
+def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_force]]:
     d = _Rolling(rng)
     r_total: int = v_magnitude
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_magnitude_force.get(r_total, -1)
     c = 0
-    outcome = _OUT_magnitude_force[b][c] if b >= 0 else None
+    outcome = _OUT_magnitude_force[b][c] if b >= 0 else _no_band('magnitude_force')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'magnitude': v_magnitude}
     trace = _describe('FORCE', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'magnitude_force',
         inputs,
@@ -6417,11 +6539,11 @@ def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Re
     )
 
 
-def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_magnitude_force(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
 
 
-def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> Result:
+def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_magnitude_force]]:
     (
         'FORCE [WW-41, lines 900-905]\n'
         '\n'
@@ -6445,7 +6567,8 @@ def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_quality_examples: tuple[tuple[Outcome, ...], ...] = (
+_Id_quality_examples = _Literal['6', '5', '4', '3', '2', '1', '0']
+_OUT_quality_examples: tuple[tuple[Outcome[_Id_quality_examples], ...], ...] = (
     (Outcome('6', '6', '*A mansion, large ship, rare essences or arcane artifacts, powerful demon*', '6', None),),
     (Outcome('5', '5', '*A large townhouse, small ship, custom-tailored clothing, lightning barrier*', '5', None),),
     (Outcome('4', '4', '*A luxury vehicle, townhouse, typical demon or powerful ghost*', '4', None),),
@@ -6470,19 +6593,19 @@ def _band_quality_examples(
     return _BAND_quality_examples.get(r_total, -1)
 
 
-def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result:
+def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result[Outcome[_Id_quality_examples]]:
     d = _Rolling(rng)
     r_total: int = v_quality
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_quality_examples.get(r_total, -1)
     c = 0
-    outcome = _OUT_quality_examples[b][c] if b >= 0 else None
+    outcome = _OUT_quality_examples[b][c] if b >= 0 else _no_band('quality_examples')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'quality': v_quality}
     trace = _describe('QUALITY EXAMPLES', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'quality_examples',
         inputs,
@@ -6496,11 +6619,11 @@ def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Res
     )
 
 
-def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_quality_examples(rng, depth, _check_int('quality', given.get('quality', 0), 0, 6))
 
 
-def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> Result:
+def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_quality_examples]]:
     (
         'QUALITY EXAMPLES [WW-42, lines 909-919]\n'
         '\n'
@@ -6524,7 +6647,8 @@ def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_force_examples: tuple[tuple[Outcome, ...], ...] = (
+_Id_force_examples = _Literal['6', '5', '4', '3', '2', '1', '0']
+_OUT_force_examples: tuple[tuple[Outcome[_Id_force_examples], ...], ...] = (
     (Outcome('6', '6', '*Hurricane wind, molten lava, tidal wave, electrical maelstrom*', '6', None),),
     (Outcome('5', '5', "*A ship's cannon, raging thunder-storm, massive fire, lightning strike*", '5', None),),
     (Outcome('4', '4', '*A charging horse, burning forge, bomb, whirlwind, electrocution*', '4', None),),
@@ -6549,19 +6673,19 @@ def _band_force_examples(
     return _BAND_force_examples.get(r_total, -1)
 
 
-def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
+def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result[Outcome[_Id_force_examples]]:
     d = _Rolling(rng)
     r_total: int = v_force
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_force_examples.get(r_total, -1)
     c = 0
-    outcome = _OUT_force_examples[b][c] if b >= 0 else None
+    outcome = _OUT_force_examples[b][c] if b >= 0 else _no_band('force_examples')
     extra = None  # no band's data rolls dice
     values: dict[str, object] = {}
     inputs: dict[str, object] = {'force': v_force}
     trace = _describe('FORCE EXAMPLES', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'force_examples',
         inputs,
@@ -6575,11 +6699,11 @@ def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result:
     )
 
 
-def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_force_examples(rng, depth, _check_int('force', given.get('force', 0), 0, 6))
 
 
-def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Result:
+def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_force_examples]]:
     (
         'FORCE EXAMPLES [WW-43, lines 923-933]\n'
         '\n'
@@ -6606,7 +6730,7 @@ def _joint_force_examples(given: Mapping[str, object]) -> Joint:
 _N_ritual_stress_casting_time: dict[str, int] = {
     'moments': 0, 'minutes': 1, 'hour': 2, 'hours': 3, 'day': 4, 'days': 5, 'week': 6
 }
-_OUT_ritual_stress: tuple[tuple[Outcome, ...], ...] = (
+_OUT_ritual_stress: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_ritual_stress: tuple[str, ...] = ()
 _DICE_ritual_stress_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
@@ -6651,7 +6775,9 @@ def _values_ritual_stress(
     return values
 
 
-def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str) -> Result:
+def _run_ritual_stress(
+    rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str
+) -> AnyResult:
     d = _Rolling(rng)
     r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -6665,7 +6791,7 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
     )
     inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
     trace = _describe('Ritual stress', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'ritual_stress',
         inputs,
@@ -6679,7 +6805,7 @@ def _run_ritual_stress(rng: random.Random, depth: int, v_magnitude: int, v_added
     )
 
 
-def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_ritual_stress(
         rng,
         depth,
@@ -6695,7 +6821,7 @@ def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, obj
 
 def ritual_stress(
     *, magnitude: int = 6, added: int = 0, casting_time: str = 'moments', rng: random.Random | None = None
-) -> Result:
+) -> AnyResult:
     (
         'Ritual stress [WW-44, WW-45, line 875, line 969, line 895]\n'
         '\n'
@@ -6725,7 +6851,8 @@ def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_crafting_roll: tuple[tuple[Outcome, ...], ...] = (
+_Id_crafting_roll = _Literal['critical', 'full', 'partial', 'bad']
+_OUT_crafting_roll: tuple[tuple[Outcome[_Id_crafting_roll], ...], ...] = (
     (Outcome('critical', 'Critical', 'Quality level is Tier +2.', 'when count(6) >= 2 and not zero_dice', None),),
     (Outcome('full', '6', 'Quality level is Tier +1.', '6', None),),
     (Outcome('partial', '4/5', 'Quality level is equal to Tier.', '4/5', None),),
@@ -6814,7 +6941,7 @@ def _values_crafting_roll(
 
 def _run_crafting_roll(
     rng: random.Random, depth: int, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int
-) -> Result:
+) -> Result[Outcome[_Id_crafting_roll]]:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     d = _Rolling(rng)
     r_total: int = d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
@@ -6824,7 +6951,7 @@ def _run_crafting_roll(
         r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base
     )
     c = 0
-    outcome = _OUT_crafting_roll[b][c] if b >= 0 else None
+    outcome = _OUT_crafting_roll[b][c] if b >= 0 else _no_band('crafting_roll')
     extra = None  # no band's data rolls dice
     values = _values_crafting_roll(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base
@@ -6833,11 +6960,11 @@ def _run_crafting_roll(
         'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum
     }
     trace = _describe('CRAFTING ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
 
 
-def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_crafting_roll(
         rng,
         depth,
@@ -6857,7 +6984,7 @@ def crafting_roll(
     workshop: bool = False,
     minimum: int = 0,
     rng: random.Random | None = None,
-) -> Result:
+) -> Result[Outcome[_Id_crafting_roll]]:
     (
         'CRAFTING ROLL [WW-47, WW-01, WW-02, lines 998-1023]\n'
         '\n'
@@ -6919,7 +7046,8 @@ def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_OUT_modification_requirement: tuple[tuple[Outcome, ...], ...] = (
+_Id_modification_requirement = _Literal['simple', 'significant', 'special']
+_OUT_modification_requirement: tuple[tuple[Outcome[_Id_modification_requirement], ...], ...] = (
     (Outcome('simple', 'simple', 'A simple, useful modification requires Tier +1 quality.', 'simple', None),),
     (
         Outcome(
@@ -6982,21 +7110,23 @@ def _values_modification_requirement(
     return values
 
 
-def _run_modification_requirement(rng: random.Random, depth: int, v_modification: str, v_tier: int) -> Result:
+def _run_modification_requirement(rng: random.Random, depth: int, v_modification: str, v_tier: int) -> Result[
+    Outcome[_Id_modification_requirement]
+]:
     d = _Rolling(rng)
     r_total: str = v_modification
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_modification_requirement.get(r_total, -1)
     c = 0
-    outcome = _OUT_modification_requirement[b][c] if b >= 0 else None
+    outcome = _OUT_modification_requirement[b][c] if b >= 0 else _no_band('modification_requirement')
     extra = None  # no band's data rolls dice
     values = _values_modification_requirement(
         b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modification, v_tier
     )
     inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
     trace = _describe('Modifying an item', groups, r_total, outcome, (), values)
-    chain: tuple[Result, ...] = ()
+    chain: tuple[AnyResult, ...] = ()
     return Result(
         'modification_requirement',
         inputs,
@@ -7010,7 +7140,7 @@ def _run_modification_requirement(rng: random.Random, depth: int, v_modification
     )
 
 
-def _chain_modification_requirement(rng: random.Random, depth: int, given: Mapping[str, object]) -> Result:
+def _chain_modification_requirement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
     return _run_modification_requirement(
         rng,
         depth,
@@ -7021,7 +7151,7 @@ def _chain_modification_requirement(rng: random.Random, depth: int, given: Mappi
 
 def modification_requirement(
     *, modification: str = 'simple', tier: int = 1, rng: random.Random | None = None
-) -> Result:
+) -> Result[Outcome[_Id_modification_requirement]]:
     (
         'Modifying an item [WW-48, lines 1025-1033]\n'
         '\n'
@@ -7415,7 +7545,7 @@ class Invention(Clock):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]] = {
+_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
     'simple_roll': _chain_simple_roll,
     'action_attribute': _chain_action_attribute,
     'insight_rating': _chain_insight_rating,
@@ -7465,7 +7595,7 @@ _RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], Result]
     'crafting_roll': _chain_crafting_roll,
     'modification_requirement': _chain_modification_requirement,
 }
-RESOLVERS: dict[str, Callable[..., Result]] = {
+RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'simple_roll': simple_roll,
     'action_attribute': action_attribute,
     'insight_rating': insight_rating,
