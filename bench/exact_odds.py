@@ -4,10 +4,11 @@ Issue 21, item 5: exact odds at least as fast as icepool used as its documentati
 highest / lowest, highest of N with a critical, and success counts.
 
 Rulecraft's side goes through the public path only: a small ruleset's text through `compiler.api.load_text`
-(not timed), then `compiler.odds.odds(resolver, inputs, compiler.odds.definition_names(checked))`, the
-compiler's caches emptied before every timed call. icepool's side is the mechanic written as its
-documentation writes it, in each documented form (the fastest is the reference), a new die per call and its
-caches emptied too. Both answers become `{outcome id: Fraction}` and must be identical.
+(not timed), then `odds.odds(resolver, inputs, odds.definition_names(checked))` (`compiler.semantics.odds`),
+the compiler's caches emptied before every timed call (a run that finds no `forget()` fails the section: its
+times would be warm). icepool's side is the mechanic written as its documentation writes it, in each
+documented form (the fastest is the reference), a new die per call and its caches emptied too. Both answers
+become `{outcome id: Fraction}` and must be identical.
 """
 
 from __future__ import annotations
@@ -329,13 +330,16 @@ def run(ctx: Context) -> Section:
     import compiler.semantics.odds  # noqa: F401 (imported before their caches are listed)
 
     hooks = compiler_caches()
+    if not any(hook.endswith(".forget") for hook in hooks):
+        raise RuntimeError(f"no forget() among the compiler's caches ({', '.join(hooks) or 'none'}): the exact odds "
+                           "would be timed warm; see bench/context.py, compiler_caches")
     section.text(
         "Each mechanic is a small ruleset written by the bench (`bench/exact_odds.py`): one roll without inputs. "
         "Rulecraft: the text through `compiler.api.load_text` (not timed: loading checks the ruleset, and the "
-        "check works the odds out once), then `compiler.odds.odds(resolver, {}, "
-        "compiler.odds.definition_names(checked))`, the compiler's caches emptied before every timed call"
-        + (f" ({', '.join(f'`{c}`' for c in hooks)})" if hooks else " (none were found: the times may be warm)")
-        + ". icepool: the same mechanic in each form its documentation gives (`n @ d6`, "
+        "check works the odds out once), then `odds.odds(resolver, {}, odds.definition_names(checked))` "
+        "(`compiler.semantics.odds`), the compiler's caches emptied before every timed call ("
+        + ", ".join(f"`{c}`" for c in hooks) + "). "
+        "icepool: the same mechanic in each form its documentation gives (`n @ d6`, "
         "`d6.pool(n).highest(k).sum()`, `d6.highest(n, k)`, `pool.highest(2).expand()`, "
         "`pool.highest_outcome_and_count()`, `d6.count(n, {5, 6})`, ...), mapped to the same outcome ids; "
         "every form must give the identical `Fraction`s, and the fastest form is the reference. Each icepool "

@@ -45,18 +45,20 @@ class Limit:
 
 
 _READINGS = "readings of one roll: 2,000,000"
+_WORK = "work of one dice group: 1,000,000 steps"
+_CHECK = "the check's exact odds of a ruleset: 1,500,000 steps"
 LIMITS = (
-    Limit("1000d1000", "`roll: 1000d1000`", _READINGS, "1000d1000",
+    Limit("1000d1000", "`roll: 1000d1000`", _WORK, "1000d1000",
           bands='  - 500000 or less: low "Low"\n  - 500001+: high "High"', issue="accepted; check runs for minutes"),
-    Limit("500d1000", "`roll: 500d1000`", _READINGS, "500d1000",
+    Limit("500d1000", "`roll: 500d1000`", _WORK, "500d1000",
           bands='  - 250000 or less: low "Low"\n  - 250001+: high "High"', issue="187 s and 1.2 GB"),
-    Limit("n_d1000", "`roll: (n)d1000`, input n: 1..40", _READINGS, "(n)d1000",
+    Limit("n_d1000", "`roll: (n)d1000`, input n: 1..40", _WORK, "(n)d1000",
           inputs='  input n: 1..40 = 1 "Dice"\n', bands='  - 500 or less: low "Low"\n  - 501+: high "High"',
           issue="105 s"),
-    Limit("n_d100", "`roll: (n)d100`, input n: 1..200", _READINGS, "(n)d100",
+    Limit("n_d100", "`roll: (n)d100`, input n: 1..200", _CHECK, "(n)d100",
           inputs='  input n: 1..200 = 1 "Dice"\n', bands='  - 50 or less: low "Low"\n  - 51+: high "High"',
           issue="refused after 28 s"),
-    Limit("successes_50d6", "`roll: 50d6`, `when count(5) + count(6) >= 3`", _READINGS, "50d6",
+    Limit("successes_50d6", "`roll: 50d6`, `when count(5) + count(6) >= 3`", _WORK, "50d6",
           bands='  - when count(5) + count(6) >= 3: success "Success"\n  - otherwise: failure "Failure"'),
     Limit("computed_face", "`roll: 20d20`, `when count(x) >= 3`, input x: 1..20", _READINGS, "20d20",
           inputs='  input x: 1..20 = 20 "Face"\n',
