@@ -92,3 +92,12 @@ def test_no_module_of_the_compiler_imports_one_that_imports_it_back() -> None:
         if name not in state:
             visit(name, [])
     assert len(graph) > 15
+
+
+def test_names_a_designer_is_likely_to_give_are_free_in_a_generated_module() -> None:
+    """The runtime's helpers that only generated code calls have private names, so a roll may be called
+    `dice` or `roll_dice` and a track `keep` (class Keep) or `explode`."""
+    from compiler.check.names import class_name, reserved_name
+
+    assert not any(reserved_name(n) for n in ("dice", "roll_dice", "check_spec", "describe", "sample"))
+    assert not any(reserved_name(class_name(n)) for n in ("keep", "explode", "rolling"))

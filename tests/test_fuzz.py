@@ -425,15 +425,15 @@ def test_cap_readings_of_one_roll_at_compile_time_and_at_run_time() -> None:
     assert refused(roll_with("6d100", *counting))[0][:2] == (
         "TOO-LARGE", "r with x=1: 6d100 has more than 2,000,000 readings to work out exactly")
     with pytest.raises(ValueError, match=r"^exact odds of these dice would work through more than 2,000,000 readings$"):
-        runtime.exact_joint([runtime.dice(6, 100)], sum, lambda *read: 0)
-    joint, denominator = runtime.exact_joint([runtime.dice(6, 100)], sum, None)  # a plain sum: 595 totals
+        runtime.exact_joint([runtime._dice(6, 100)], sum, lambda *read: 0)
+    joint, denominator = runtime.exact_joint([runtime._dice(6, 100)], sum, None)  # a plain sum: 595 totals
     assert len(joint) == 595 and denominator == 100**6
 
 
 def test_cap_check_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole ruleset's exact odds share one budget: each distinct group's readings (once), then readings x bands."""
     monkeypatch.setattr(odds_module, "MAX_ANALYSIS", 300)
-    assert runtime.readings_cost(runtime.dice(3, 6)) == 99
+    assert runtime.readings_cost(runtime._dice(3, 6)) == 99
     text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 99 for 3d6, then 16 totals x 2 bands for each of 4 values
     assert pipeline(text) is None  # 227
     errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice (3d6 paid): 259, 291, 323

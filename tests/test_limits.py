@@ -58,7 +58,7 @@ def errors(text: str) -> list[tuple[str, str, int, int]]:
 def too_much(dice: str, written: str = "") -> str:
     """The message for one group past runtime.MAX_WORK, as a pattern (the numbers come from the estimate)."""
     count, sides = dice.split("d")
-    spec = runtime.dice(int(count), int(sides))
+    spec = runtime._dice(int(count), int(sides))
     shown = f"{written} = {dice}" if written else dice
     return (re.escape(f"exact odds of {shown} would take about ") + r"[\d,]+ steps to work out; the limit is "
             + re.escape(f"{runtime.MAX_WORK:,} (about 0.4 s); {runtime.fitting_text(spec)}"))
@@ -79,7 +79,7 @@ def test_a_pool_of_d1000_set_by_an_input_names_the_value_that_is_too_big() -> No
     found = errors(roll("(n)d1000", '  input n: 1..40 = 1 "Dice"\n', bands))
     assert len(found) == 1 and found[0][0] == Code.TOO_LARGE and found[0][2:] == (5, 9), found
     assert re.fullmatch("r with n=3: " + too_much("3d1000", "(n)d1000"), found[0][1]), found
-    two, three = (runtime.readings_cost(runtime.dice(n, 1000)) for n in (2, 3))
+    two, three = (runtime.readings_cost(runtime._dice(n, 1000)) for n in (2, 3))
     assert two <= runtime.MAX_WORK < three
 
 
@@ -101,10 +101,10 @@ def test_counting_successes_on_fifty_dice_is_refused_saying_what_fits() -> None:
     assert len(found) == 1 and found[0][0] == Code.TOO_LARGE and found[0][2:] == (4, 9), found
     fives = frozenset({5, 6})
     assert found[0][1].startswith("r with no inputs: exact odds of 50d6 would take about ")
-    assert found[0][1].endswith(runtime.fitting_text(runtime.dice(50, 6), fives))
-    fits = int(runtime.fitting_text(runtime.dice(50, 6), fives).split("d6")[0])
-    assert runtime.readings_cost(runtime.dice(fits, 6), fives) <= runtime.MAX_WORK
-    assert runtime.readings_cost(runtime.dice(fits + 1, 6), fives) > runtime.MAX_WORK
+    assert found[0][1].endswith(runtime.fitting_text(runtime._dice(50, 6), fives))
+    fits = int(runtime.fitting_text(runtime._dice(50, 6), fives).split("d6")[0])
+    assert runtime.readings_cost(runtime._dice(fits, 6), fives) <= runtime.MAX_WORK
+    assert runtime.readings_cost(runtime._dice(fits + 1, 6), fives) > runtime.MAX_WORK
     assert errors(roll(f"{fits}d6", bands=bands)) == []  # what the message says fits, fits
 
 
@@ -122,14 +122,14 @@ def test_what_the_limits_allow_is_still_worked_out(dice: str, bands: str) -> Non
 def test_the_estimate_grows_with_the_work() -> None:
     """More dice, more sides, or more read of them never costs less; a sum of many dice costs more than one."""
     for sides in (6, 20, 100):
-        costs = [runtime.readings_cost(runtime.dice(n, sides)) for n in (1, 10, 100, 1000)]
+        costs = [runtime.readings_cost(runtime._dice(n, sides)) for n in (1, 10, 100, 1000)]
         assert costs == sorted(costs) and costs[0] < costs[-1]
-    plain = runtime.readings_cost(runtime.dice(20, 6))
-    assert runtime.readings_cost(runtime.dice(20, 6), frozenset({6})) > plain
-    assert runtime.readings_cost(runtime.dice(20, 6), frozenset({5, 6})) > runtime.readings_cost(
-        runtime.dice(20, 6), frozenset({6}))
-    assert runtime.readings_cost(runtime.dice(20, 6, (("highest", 3),)), frozenset(), True, True) > \
-        runtime.readings_cost(runtime.dice(20, 6, (("highest", 1),)))
+    plain = runtime.readings_cost(runtime._dice(20, 6))
+    assert runtime.readings_cost(runtime._dice(20, 6), frozenset({6})) > plain
+    assert runtime.readings_cost(runtime._dice(20, 6), frozenset({5, 6})) > runtime.readings_cost(
+        runtime._dice(20, 6), frozenset({6}))
+    assert runtime.readings_cost(runtime._dice(20, 6, (("highest", 3),)), frozenset(), True, True) > \
+        runtime.readings_cost(runtime._dice(20, 6, (("highest", 1),)))
 
 
 def test_the_generated_odds_refuse_a_pool_too_big_before_the_work() -> None:
@@ -140,4 +140,4 @@ def test_the_generated_odds_refuse_a_pool_too_big_before_the_work() -> None:
     with pytest.raises(ValueError, match="^" + too_much("40d1000") + "$"):
         module.odds("r", n=40)
     with pytest.raises(ValueError, match=r"^exact odds of 3d1000 would take about [\d,]+ steps"):
-        runtime.exact_joint([runtime.dice(3, 1000)], sum, None)
+        runtime.exact_joint([runtime._dice(3, 1000)], sum, None)

@@ -462,14 +462,14 @@ class ExprCompiler(m.Visitor[str]):
         return f"{expr.function}({', '.join(args)})"  # min, max, abs, and the runtime's clamp and sign
 
     def dice_term(self, term: m.Dice) -> str:
-        """`d.roll(dice(...), written)`: the group's spec as data, rolled (or planned, or replayed) by `d`."""
+        """`d.roll(_dice(...), written)`: the group's spec as data, rolled (or planned, or replayed) by `d`."""
         zero = "None"
         if term.die is None and isinstance(self.zero, m.Dice) and term is not self.zero:
             zero = self.spec(self.zero)
         return f"d.roll({self.spec(term)}, {m.expr_text(term)!r}" + (f", {zero})" if zero != "None" else ")")
 
     def spec(self, term: m.Dice) -> str:
-        """`dice(2, 6, (('highest', 1),))`: the spec as data, or the name of the module constant that holds it."""
+        """`_dice(2, 6, (('highest', 1),))`: the spec as data, or the name of the module constant that holds it."""
         if id(term) in self.constants:
             return self.constants[id(term)]
         count = self.number(term.count)
@@ -482,7 +482,7 @@ class ExprCompiler(m.Visitor[str]):
             args.append(f"_DIE_{term.die}" if term.die is not None else "None")
         if term.cap is not None:
             args.append(self.number(term.cap))
-        return f"dice({', '.join(args)})"
+        return f"_dice({', '.join(args)})"
 
 
 def covered(resolver: m.Resolver) -> bool:

@@ -180,7 +180,7 @@ class Checker:
         bands tell apart: every total above it lands in the same band) and each exploding group's `cap`, the
         value past which the group's total is above the horizon whatever else is rolled. So the odds list
         each value up to the cap exactly and put every higher one on one reading, with the exact rest of the
-        chance (runtime.Explode). That needs bands that compare the total with numbers, and dice added up."""
+        chance (runtime._Explode). That needs bands that compare the total with numbers, and dice added up."""
         bounds: list[m.Expr] = []
         for band in resolver.bands:
             condition = band.condition

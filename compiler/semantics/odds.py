@@ -58,9 +58,9 @@ from compiler.semantics.runtime import (
     Faces,
     Reading,
     TooManyReadings,
+    _dice,
     combined_readings,
     count_text,
-    dice,
     readings_cost,
     reroll_weights,
     spec_readings,
@@ -279,7 +279,7 @@ def group_plan(term: m.Dice, scope: Scope, resolver: m.Resolver) -> GroupPlan:
         raise TooLarge(f"{m.expr_text(term)} rolls {count:,} dice; the limit is {MAX_DICE:,}", term.span,
                        "roll fewer dice (narrow the input that sets how many)")
     if term.die is not None:
-        return GroupPlan(term, dice(count, len(term.faces), ops, Faces(term.die, term.faces, term.values)))
+        return GroupPlan(term, _dice(count, len(term.faces), ops, Faces(term.die, term.faces, term.values)))
     assert term.sides is not None
     sides = as_number(evaluate(term.sides, scope), term.sides.span)
     if sides > MAX_SIDES:
@@ -288,7 +288,7 @@ def group_plan(term: m.Dice, scope: Scope, resolver: m.Resolver) -> GroupPlan:
     if sides < 1:
         raise PlanError(f"a die has 1 to {MAX_SIDES:,} sides, not {sides}", term.span)
     cap = None if term.cap is None else as_number(evaluate(term.cap, scope), term.cap.span)
-    return GroupPlan(term, dice(count, sides, ops, None, cap))
+    return GroupPlan(term, _dice(count, sides, ops, None, cap))
 
 
 # ---------------------------------------------------------------- bands

@@ -180,7 +180,7 @@ class DiceSpec:
         return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
 
 
-def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+def _dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
          cap: int | None = None) -> DiceSpec:
     """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
     count = max(count, 0)
@@ -188,7 +188,7 @@ def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Fac
     return DiceSpec(count, sides, ops, die, cap)
 
 
-class Keep:
+class _Keep:
     """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
 
     def __init__(self, highest: bool) -> None:
@@ -211,7 +211,7 @@ class Keep:
         return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
 
 
-class Explode:
+class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
 
     def notation(self, arg: int) -> str:
@@ -245,7 +245,7 @@ class Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = exploded_depth(spec)
+        depth = _exploded_depth(spec)
         one: dict[int, int] = {}
         for k in range(depth):
             for r in range(1, sides):
@@ -270,15 +270,15 @@ class Explode:
         return out
 
 
-def exploded_depth(spec: DiceSpec) -> int:
+def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
 
 
-def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
     """Roll one group: `count` dice (`randint` each), then its operators in order."""
     rolled = list(_draw(rng, spec.count, spec.sides))
     kept = rolled
@@ -303,11 +303,11 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     else:
         readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
     return readings, spec.sides ** max(spec.count, 0)
 
 
-def check_spec(spec: DiceSpec, written: str) -> None:
+def _check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
@@ -409,7 +409,7 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     name, arg = spec.ops[0] if spec.ops else ("sum", 0)
     if name == "explode":  # every partial sum up to the cap, times every value one die adds
         cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -614,8 +614,8 @@ class _Rolling:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
-        group = roll_dice(self.rng, spec)
+        _check_spec(spec, written)
+        group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -644,7 +644,7 @@ class _Planning:
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
+        _check_spec(spec, written)
         self.specs.append(spec)
         return 0
 

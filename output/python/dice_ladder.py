@@ -189,7 +189,7 @@ class DiceSpec:
         return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
 
 
-def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+def _dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
          cap: int | None = None) -> DiceSpec:
     """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
     count = max(count, 0)
@@ -197,7 +197,7 @@ def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Fac
     return DiceSpec(count, sides, ops, die, cap)
 
 
-class Keep:
+class _Keep:
     """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
 
     def __init__(self, highest: bool) -> None:
@@ -220,7 +220,7 @@ class Keep:
         return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
 
 
-class Explode:
+class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
 
     def notation(self, arg: int) -> str:
@@ -254,7 +254,7 @@ class Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = exploded_depth(spec)
+        depth = _exploded_depth(spec)
         one: dict[int, int] = {}
         for k in range(depth):
             for r in range(1, sides):
@@ -279,15 +279,15 @@ class Explode:
         return out
 
 
-def exploded_depth(spec: DiceSpec) -> int:
+def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
 
 
-def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
     """Roll one group: `count` dice (`randint` each), then its operators in order."""
     rolled = list(_draw(rng, spec.count, spec.sides))
     kept = rolled
@@ -312,11 +312,11 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     else:
         readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
     return readings, spec.sides ** max(spec.count, 0)
 
 
-def check_spec(spec: DiceSpec, written: str) -> None:
+def _check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
@@ -418,7 +418,7 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     name, arg = spec.ops[0] if spec.ops else ("sum", 0)
     if name == "explode":  # every partial sum up to the cap, times every value one die adds
         cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -623,8 +623,8 @@ class _Rolling:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
-        group = roll_dice(self.rng, spec)
+        _check_spec(spec, written)
+        group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -653,7 +653,7 @@ class _Planning:
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
+        _check_spec(spec, written)
         self.specs.append(spec)
         return 0
 
@@ -1449,13 +1449,13 @@ def _total_test(
 ) -> int:
     if bool(v_adv and (not v_disadvantage)):
         return d.roll(
-            dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('highest', 1),)), '2d(step(die, steps)) highest'
+            _dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('highest', 1),)), '2d(step(die, steps)) highest'
         )
     if bool(v_disadvantage and (not v_adv)):
         return d.roll(
-            dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('lowest', 1),)), '2d(step(die, steps)) lowest'
+            _dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('lowest', 1),)), '2d(step(die, steps)) lowest'
         )
-    return d.roll(dice(1, _N_test_die[step(_O_test_die, v_die, v_steps)]), 'd(step(die, steps))')
+    return d.roll(_dice(1, _N_test_die[step(_O_test_die, v_die, v_steps)]), 'd(step(die, steps))')
 
 
 def _band_test(
@@ -1665,39 +1665,39 @@ def _total_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: 
     if (v_edge == 'adv'):
         return int(
             (
-                d.roll(dice(2, _N_contest_mine[v_mine], (('highest', 1),)), '2d(mine) highest') - d.roll(
-                    dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
+                d.roll(_dice(2, _N_contest_mine[v_mine], (('highest', 1),)), '2d(mine) highest') - d.roll(
+                    _dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
                 )
             )
         )
     if (v_edge == 'dis'):
         return int(
             (
-                d.roll(dice(2, _N_contest_mine[v_mine], (('lowest', 1),)), '2d(mine) lowest') - d.roll(
-                    dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
+                d.roll(_dice(2, _N_contest_mine[v_mine], (('lowest', 1),)), '2d(mine) lowest') - d.roll(
+                    _dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
                 )
             )
         )
     if (v_edge == 'their_adv'):
         return int(
             (
-                d.roll(dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                    dice(2, _N_contest_theirs[v_theirs], (('highest', 1),)), '2d(theirs) highest'
+                d.roll(_dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
+                    _dice(2, _N_contest_theirs[v_theirs], (('highest', 1),)), '2d(theirs) highest'
                 )
             )
         )
     if (v_edge == 'their_dis'):
         return int(
             (
-                d.roll(dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                    dice(2, _N_contest_theirs[v_theirs], (('lowest', 1),)), '2d(theirs) lowest'
+                d.roll(_dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
+                    _dice(2, _N_contest_theirs[v_theirs], (('lowest', 1),)), '2d(theirs) lowest'
                 )
             )
         )
     return int(
         (
-            d.roll(dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -2276,7 +2276,7 @@ _IDS_spell: tuple[str, ...] = ('cast', 'pass', 'fail')
 _READS_spell: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_spell(d: _Rolling | _Planning | _Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
-    return d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
+    return d.roll(_dice(1, _N_spell_wil[v_wil]), 'd(wil)')
 
 
 def _band_spell(
@@ -2324,7 +2324,7 @@ def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentr
     Outcome[_Id_spell]
 ]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, _N_spell_wil[v_wil]), 'd(wil)')
+    r_total: int = d.roll(_dice(1, _N_spell_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
@@ -2790,7 +2790,7 @@ _IDS_luck_die: tuple[str, ...] = ('luck',)
 _READS_luck_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_luck_die(d: _Rolling | _Planning | _Replaying, v_die: str) -> int:
-    return d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
+    return d.roll(_dice(1, _N_luck_die_die[v_die]), 'd(die)')
 
 
 def _band_luck_die(
@@ -2825,7 +2825,7 @@ def _values_luck_die(
 
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result[Outcome[_Id_luck_die]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, _N_luck_die_die[v_die]), 'd(die)')
+    r_total: int = d.roll(_dice(1, _N_luck_die_die[v_die]), 'd(die)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
@@ -3159,8 +3159,8 @@ _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 def _total_surprise(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
-            d.roll(dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3218,8 +3218,8 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3416,8 +3416,8 @@ _READS_hireling_contest: ReadSpec = (frozenset(), False, False)  # what the band
 def _total_hireling_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
-            d.roll(dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3477,8 +3477,8 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3650,7 +3650,7 @@ _IDS_reaction: tuple[str, ...] = ('hostile', 'wary', 'indifferent', 'friendly', 
 _READS_reaction: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_reaction(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
-    return d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
+    return d.roll(_dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
 
 
 # the band of each value
@@ -3669,7 +3669,7 @@ def _band_reaction(
 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_reaction]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
+    r_total: int = d.roll(_dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_reaction.get(r_total, -1)
@@ -3752,8 +3752,8 @@ _READS_leverage: ReadSpec = (frozenset(), False, False)  # what the bands read
 def _total_leverage(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
-            d.roll(dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3811,8 +3811,8 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
-                dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3914,16 +3914,16 @@ def _total_attack(
             (
                 (
                     max(
-                        d.roll(dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)'),
+                        d.roll(_dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)'),
                         d.roll(
-                            dice((v_dice - 1), _N_attack_other[v_other], (('highest', 1),)),
+                            _dice((v_dice - 1), _N_attack_other[v_other], (('highest', 1),)),
                             '(dice - 1)d(other) highest',
                         ),
                     ) + v_extra_attackers
                 ) - v_armor
             )
         )
-    return int((d.roll(dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)') - v_armor))
+    return int((d.roll(_dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)') - v_armor))
 
 
 def _band_attack(
@@ -4171,7 +4171,7 @@ _IDS_blast: tuple[str, ...] = ('targets',)
 _READS_blast: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_blast(d: _Rolling | _Planning | _Replaying, v_weapon: str) -> int:
-    return d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
+    return d.roll(_dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
 
 
 def _band_blast(
@@ -4206,7 +4206,7 @@ def _values_blast(
 
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result[Outcome[_Id_blast]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
+    r_total: int = d.roll(_dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
@@ -4286,8 +4286,8 @@ _READS_morale_check: ReadSpec = (frozenset(), False, False)  # what the bands re
 def _total_morale_check(d: _Rolling | _Planning | _Replaying, v_wil: str, v_their_wil: str) -> int:
     return int(
         (
-            d.roll(dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
-                dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)'
+            d.roll(_dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
+                _dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)'
             )
         )
     )
@@ -4349,8 +4349,8 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
-                dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)'
+            d.roll(_dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
+                _dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)'
             )
         )
     )
@@ -4458,7 +4458,7 @@ _IDS_morale: tuple[str, ...] = ('hesitate', 'retreat', 'flee', 'surrender_condit
 _READS_morale: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_morale(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
-    return d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
+    return d.roll(_dice(1, _N_morale_wil[v_wil]), 'd(wil)')
 
 
 # the band of each value
@@ -4477,7 +4477,7 @@ def _band_morale(
 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_morale]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, _N_morale_wil[v_wil]), 'd(wil)')
+    r_total: int = d.roll(_dice(1, _N_morale_wil[v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_morale.get(r_total, -1)
@@ -4728,7 +4728,7 @@ _IDS_critical_harm: tuple[str, ...] = ('pass', 'dead', 'lowered')
 _READS_critical_harm: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_critical_harm(d: _Rolling | _Planning | _Replaying, v_attribute: str, v_dn: int) -> int:
-    return d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
+    return d.roll(_dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
 
 
 def _band_critical_harm(
@@ -4776,7 +4776,7 @@ def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: i
     Outcome[_Id_critical_harm]
 ]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
+    r_total: int = d.roll(_dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)

@@ -192,7 +192,7 @@ class DiceSpec:
         return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
 
 
-def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+def _dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
          cap: int | None = None) -> DiceSpec:
     """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
     count = max(count, 0)
@@ -200,7 +200,7 @@ def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Fac
     return DiceSpec(count, sides, ops, die, cap)
 
 
-class Keep:
+class _Keep:
     """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
 
     def __init__(self, highest: bool) -> None:
@@ -223,7 +223,7 @@ class Keep:
         return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
 
 
-class Explode:
+class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
 
     def notation(self, arg: int) -> str:
@@ -257,7 +257,7 @@ class Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = exploded_depth(spec)
+        depth = _exploded_depth(spec)
         one: dict[int, int] = {}
         for k in range(depth):
             for r in range(1, sides):
@@ -282,15 +282,15 @@ class Explode:
         return out
 
 
-def exploded_depth(spec: DiceSpec) -> int:
+def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
 
 
-def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
     """Roll one group: `count` dice (`randint` each), then its operators in order."""
     rolled = list(_draw(rng, spec.count, spec.sides))
     kept = rolled
@@ -315,11 +315,11 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     else:
         readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
     return readings, spec.sides ** max(spec.count, 0)
 
 
-def check_spec(spec: DiceSpec, written: str) -> None:
+def _check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
@@ -421,7 +421,7 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     name, arg = spec.ops[0] if spec.ops else ("sum", 0)
     if name == "explode":  # every partial sum up to the cap, times every value one die adds
         cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -626,8 +626,8 @@ class _Rolling:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
-        group = roll_dice(self.rng, spec)
+        _check_spec(spec, written)
+        group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -656,7 +656,7 @@ class _Planning:
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
+        _check_spec(spec, written)
         self.specs.append(spec)
         return 0
 
@@ -1415,7 +1415,7 @@ _OUT_check: tuple[tuple[Outcome[_Id_check], ...], ...] = (
 )
 _IDS_check: tuple[str, ...] = ('automatic_success', 'success', 'failure')
 _READS_check: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_check_0 = dice(1, 20)  # d20
+_DICE_check_0 = _dice(1, 20)  # d20
 
 def _total_check(d: _Rolling | _Planning | _Replaying, v_dv: int, v_attribute: int) -> int:
     return d.roll(_DICE_check_0, 'd20')
@@ -1531,7 +1531,7 @@ _OUT_saving_throw: tuple[tuple[Outcome[_Id_saving_throw], ...], ...] = (
 )
 _IDS_saving_throw: tuple[str, ...] = ('success', 'failure')
 _READS_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_saving_throw_0 = dice(1, 20)  # d20
+_DICE_saving_throw_0 = _dice(1, 20)  # d20
 
 def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
     v_dv = v_threat_renown
@@ -2650,7 +2650,7 @@ _OUT_travel_event_die: tuple[tuple[Outcome[_Id_travel_event_die], ...], ...] = (
 )
 _IDS_travel_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', 'unwatched_encounter')
 _READS_travel_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_travel_event_die_0 = dice(1, 6)  # d6
+_DICE_travel_event_die_0 = _dice(1, 6)  # d6
 
 def _total_travel_event_die(d: _Rolling | _Planning | _Replaying, v_no_watch: bool) -> int:
     return d.roll(_DICE_travel_event_die_0, 'd6')
@@ -3044,7 +3044,7 @@ _OUT_weather: tuple[tuple[Outcome[_Id_weather], ...], ...] = (
 )
 _IDS_weather: tuple[str, ...] = ('2 or less', '3-5', '6-8', '9-11', '12+')
 _READS_weather: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_weather_0 = dice(2, 6)  # 2d6
+_DICE_weather_0 = _dice(2, 6)  # 2d6
 
 def _total_weather(d: _Rolling | _Planning | _Replaying, v_season: str, v_modifier: int) -> int:
     return int((d.roll(_DICE_weather_0, '2d6') + v_modifier))
@@ -3211,7 +3211,7 @@ _OUT_exploration_event_die: tuple[tuple[Outcome[_Id_exploration_event_die], ...]
 )
 _IDS_exploration_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_exploration_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_exploration_event_die_0 = dice(1, 6)  # d6
+_DICE_exploration_event_die_0 = _dice(1, 6)  # d6
 
 def _total_exploration_event_die(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_exploration_event_die_0, 'd6')
@@ -3405,7 +3405,7 @@ _OUT_stealth: tuple[tuple[Outcome[_Id_stealth], ...], ...] = (
 )
 _IDS_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_stealth_0 = dice(1, 20)  # d20
+_DICE_stealth_0 = _dice(1, 20)  # d20
 
 def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
     v_dv = v_encumbrance
@@ -3529,7 +3529,7 @@ _OUT_group_stealth: tuple[tuple[Outcome[_Id_group_stealth], ...], ...] = (
 )
 _IDS_group_stealth: tuple[str, ...] = ('success', 'failure')
 _READS_group_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_group_stealth_0 = dice(1, 20)  # d20
+_DICE_group_stealth_0 = _dice(1, 20)  # d20
 
 def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
     v_dv = _floor_div(v_group_encumbrance, 2)
@@ -3764,7 +3764,7 @@ _OUT_harvesting: tuple[tuple[Outcome[_Id_harvesting], ...], ...] = (
 )
 _IDS_harvesting: tuple[str, ...] = ('success', 'failure')
 _READS_harvesting: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_harvesting_0 = dice(1, 20)  # d20
+_DICE_harvesting_0 = _dice(1, 20)  # d20
 
 def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
     v_dv = _floor_div(v_threat, 2)
@@ -3976,7 +3976,7 @@ _OUT_stuck_door: tuple[tuple[Outcome[_Id_stuck_door], ...], ...] = (
 )
 _IDS_stuck_door: tuple[str, ...] = ('automatic_success', 'opened', 'failure')
 _READS_stuck_door: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_stuck_door_0 = dice(1, 20)  # d20
+_DICE_stuck_door_0 = _dice(1, 20)  # d20
 
 def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
     v_dv = (v_door_dv - (2 * v_helpers))
@@ -4130,7 +4130,7 @@ _OUT_locks: tuple[tuple[Outcome[_Id_locks], ...], ...] = (
 )
 _IDS_locks: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12')
 _READS_locks: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_locks_0 = dice(1, 12)  # d12
+_DICE_locks_0 = _dice(1, 12)  # d12
 
 def _total_locks(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_locks_0, 'd12')
@@ -4268,7 +4268,7 @@ _OUT_downtime_event_die: tuple[tuple[Outcome[_Id_downtime_event_die], ...], ...]
 )
 _IDS_downtime_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_downtime_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_downtime_event_die_0 = dice(1, 6)  # d6
+_DICE_downtime_event_die_0 = _dice(1, 6)  # d6
 
 def _total_downtime_event_die(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_downtime_event_die_0, 'd6')
@@ -4403,8 +4403,8 @@ _OUT_downtime_complications: tuple[tuple[Outcome[_Id_downtime_complications], ..
 )
 _IDS_downtime_complications: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11')
 _READS_downtime_complications: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_downtime_complications_0 = dice(1, 11)  # d11
-_DICE_downtime_complications_1 = dice(1, 4)  # d4
+_DICE_downtime_complications_0 = _dice(1, 11)  # d11
+_DICE_downtime_complications_1 = _dice(1, 4)  # d4
 
 def _total_downtime_complications(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_downtime_complications_0, 'd11')
@@ -4510,7 +4510,7 @@ _OUT_downtime_trends: tuple[tuple[Outcome[_Id_downtime_trends], ...], ...] = (
 )
 _IDS_downtime_trends: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7')
 _READS_downtime_trends: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_downtime_trends_0 = dice(1, 7)  # d7
+_DICE_downtime_trends_0 = _dice(1, 7)  # d7
 
 def _total_downtime_trends(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_downtime_trends_0, 'd7')
@@ -4589,7 +4589,7 @@ _OUT_downtime_action: tuple[tuple[Outcome[_Id_downtime_action], ...], ...] = (
 )
 _IDS_downtime_action: tuple[str, ...] = ('success', 'setback', 'failure')
 _READS_downtime_action: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_downtime_action_0 = dice(2, 6)  # 2d6
+_DICE_downtime_action_0 = _dice(2, 6)  # 2d6
 
 def _total_downtime_action(d: _Rolling | _Planning | _Replaying, v_modifiers: int) -> int:
     return int((d.roll(_DICE_downtime_action_0, '2d6') + clamp(v_modifiers, -3, 3)))
@@ -4792,11 +4792,11 @@ _OUT_amount_wasted: tuple[tuple[Outcome[_Id_amount_wasted], ...], ...] = (
 )
 _IDS_amount_wasted: tuple[str, ...] = ('wasted',)
 _READS_amount_wasted: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_amount_wasted_0 = dice(1, 4)  # d4
-_DICE_amount_wasted_1 = dice(1, 6)  # d6
-_DICE_amount_wasted_2 = dice(1, 8)  # d8
-_DICE_amount_wasted_3 = dice(1, 10)  # d10
-_DICE_amount_wasted_4 = dice(1, 12)  # d12
+_DICE_amount_wasted_0 = _dice(1, 4)  # d4
+_DICE_amount_wasted_1 = _dice(1, 6)  # d6
+_DICE_amount_wasted_2 = _dice(1, 8)  # d8
+_DICE_amount_wasted_3 = _dice(1, 10)  # d10
+_DICE_amount_wasted_4 = _dice(1, 12)  # d12
 
 def _total_amount_wasted(d: _Rolling | _Planning | _Replaying, v_settlement: str) -> int:
     if (v_settlement == 'hamlet'):
@@ -4916,7 +4916,7 @@ _OUT_combat_distance: tuple[tuple[Outcome[_Id_combat_distance], ...], ...] = (
 )
 _IDS_combat_distance: tuple[str, ...] = ('distance',)
 _READS_combat_distance: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_combat_distance_0 = dice(1, 6)  # d6
+_DICE_combat_distance_0 = _dice(1, 6)  # d6
 
 def _total_combat_distance(d: _Rolling | _Planning | _Replaying) -> int:
     return int((d.roll(_DICE_combat_distance_0, 'd6') * 10))
@@ -5007,7 +5007,7 @@ _OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
 )
 _IDS_surprise: tuple[str, ...] = ('1, 2', '5, 6', 'no_surprise')
 _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_surprise_0 = dice(1, 6)  # d6
+_DICE_surprise_0 = _dice(1, 6)  # d6
 
 def _total_surprise(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_surprise_0, 'd6')
@@ -5087,8 +5087,8 @@ _OUT_initiative: tuple[tuple[Outcome[_Id_initiative], ...], ...] = (
 )
 _IDS_initiative: tuple[str, ...] = ('company_first', 'called_wrong')
 _READS_initiative: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_initiative_0 = dice(1, 6)  # d6
-_DICE_initiative_1 = dice(1, 6)  # d6
+_DICE_initiative_0 = _dice(1, 6)  # d6
+_DICE_initiative_1 = _dice(1, 6)  # d6
 
 def _total_initiative(d: _Rolling | _Planning | _Replaying, v_call: str) -> int:
     return int((d.roll(_DICE_initiative_0, 'd6') + d.roll(_DICE_initiative_1, 'd6')))
@@ -5402,7 +5402,7 @@ _IDS_movement_roll: tuple[str, ...] = ('moved',)
 _READS_movement_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int) -> int:
-    return d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
+    return d.roll(_dice(v_movement_dice, 4), '(movement_dice)d4')
 
 
 def _band_movement_roll(
@@ -5438,7 +5438,7 @@ def _values_movement_roll(
 
 def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result[Outcome[_Id_movement_roll]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
+    r_total: int = d.roll(_dice(v_movement_dice, 4), '(movement_dice)d4')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
@@ -5603,7 +5603,7 @@ def _total_attack_roll(
     d: _Rolling | _Planning | _Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
 ) -> int:
     return d.roll(
-        dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
+        _dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
         'd(step(die, enhance - blocks))',
     )
 
@@ -5669,7 +5669,7 @@ def _run_attack_roll(
 ) -> Result[Outcome[_Id_attack_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
+        _dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
         'd(step(die, enhance - blocks))',
     )
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5979,7 +5979,7 @@ _OUT_wounds: tuple[tuple[Outcome[_Id_wounds], ...], ...] = (
     ),
 )
 _IDS_wounds: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+')
-_DICE_wounds_0 = dice(1, 12)  # d12
+_DICE_wounds_0 = _dice(1, 12)  # d12
 
 def _band_wounds(
     r_total: int,
@@ -6166,7 +6166,7 @@ _OUT_zero_hp_saving_throw: tuple[tuple[Outcome[_Id_zero_hp_saving_throw], ...], 
 )
 _IDS_zero_hp_saving_throw: tuple[str, ...] = ('stays_in_action', 'out_of_action')
 _READS_zero_hp_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_zero_hp_saving_throw_0 = dice(1, 20)  # d20
+_DICE_zero_hp_saving_throw_0 = _dice(1, 20)  # d20
 
 def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
     v_dv = v_damage_taken
@@ -6309,14 +6309,14 @@ _OUT_chase_movement_roll: tuple[tuple[Outcome[_Id_chase_movement_roll], ...], ..
 )
 _IDS_chase_movement_roll: tuple[str, ...] = ('no_movement_roll', 'escapes', 'doubles', 'moves')
 _READS_chase_movement_roll: ReadSpec = (frozenset([1, 2, 3, 4]), False, False)  # what the bands read
-_DICE_chase_movement_roll_0 = dice(0, 4)  # 0d4
+_DICE_chase_movement_roll_0 = _dice(0, 4)  # 0d4
 
 def _total_chase_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'success'):
-        return d.roll(dice((2 * v_movement_dice), 4), '(2 * movement_dice)d4')
+        return d.roll(_dice((2 * v_movement_dice), 4), '(2 * movement_dice)d4')
     if (v_sprint == 'failure'):
         return d.roll(_DICE_chase_movement_roll_0, '0d4')
-    return d.roll(dice(v_movement_dice, 4), '(movement_dice)d4')
+    return d.roll(_dice(v_movement_dice, 4), '(movement_dice)d4')
 
 
 def _band_chase_movement_roll(
@@ -6454,19 +6454,19 @@ _OUT_fall_damage_table: tuple[tuple[Outcome[_Id_fall_damage_table], ...], ...] =
     (Outcome('ft70', '70’+', '1D6 × 1D20', 'ft70', None),),
 )
 _IDS_fall_damage_table: tuple[str, ...] = ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
-_DICE_fall_damage_table_0 = dice(1, 6)  # d6
-_DICE_fall_damage_table_1 = dice(1, 6)  # d6
-_DICE_fall_damage_table_2 = dice(1, 4)  # d4
-_DICE_fall_damage_table_3 = dice(1, 6)  # d6
-_DICE_fall_damage_table_4 = dice(1, 6)  # d6
-_DICE_fall_damage_table_5 = dice(1, 6)  # d6
-_DICE_fall_damage_table_6 = dice(1, 8)  # d8
-_DICE_fall_damage_table_7 = dice(1, 6)  # d6
-_DICE_fall_damage_table_8 = dice(1, 10)  # d10
-_DICE_fall_damage_table_9 = dice(1, 6)  # d6
-_DICE_fall_damage_table_10 = dice(1, 12)  # d12
-_DICE_fall_damage_table_11 = dice(1, 6)  # d6
-_DICE_fall_damage_table_12 = dice(1, 20)  # d20
+_DICE_fall_damage_table_0 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_1 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_2 = _dice(1, 4)  # d4
+_DICE_fall_damage_table_3 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_4 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_5 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_6 = _dice(1, 8)  # d8
+_DICE_fall_damage_table_7 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_8 = _dice(1, 10)  # d10
+_DICE_fall_damage_table_9 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_10 = _dice(1, 12)  # d12
+_DICE_fall_damage_table_11 = _dice(1, 6)  # d6
+_DICE_fall_damage_table_12 = _dice(1, 20)  # d20
 
 # the band of each value
 _BAND_fall_damage_table: dict[int | str, int] = {
@@ -6586,10 +6586,10 @@ _OUT_fall_damage: tuple[tuple[Outcome[_Id_fall_damage], ...], ...] = (
 )
 _IDS_fall_damage: tuple[str, ...] = ('damage',)
 _READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_fall_damage_0 = dice(1, 6)  # d6
+_DICE_fall_damage_0 = _dice(1, 6)  # d6
 
 def _total_fall_damage(d: _Rolling | _Planning | _Replaying, v_height: str) -> int:
-    return int((d.roll(_DICE_fall_damage_0, 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
+    return int((d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
 
 
 def _band_fall_damage(
@@ -6625,7 +6625,7 @@ def _values_fall_damage(
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result[Outcome[_Id_fall_damage]]:
     d = _Rolling(rng)
     r_total: int = int(
-        (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(dice(1, _N_fall_damage_height[v_height]), 'd(height)'))
+        (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage_height[v_height]), 'd(height)'))
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6694,7 +6694,7 @@ _OUT_burning: tuple[tuple[Outcome[_Id_burning], ...], ...] = (
 )
 _IDS_burning: tuple[str, ...] = ('damage',)
 _READS_burning: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_burning_0 = dice(1, 6)  # d6
+_DICE_burning_0 = _dice(1, 6)  # d6
 
 def _total_burning(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_burning_0, 'd6')
@@ -6874,7 +6874,7 @@ _OUT_out_of_breath: tuple[tuple[Outcome[_Id_out_of_breath], ...], ...] = (
 )
 _IDS_out_of_breath: tuple[str, ...] = ('damage',)
 _READS_out_of_breath: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_out_of_breath_0 = dice(1, 6)  # d6
+_DICE_out_of_breath_0 = _dice(1, 6)  # d6
 
 def _total_out_of_breath(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_out_of_breath_0, 'd6')

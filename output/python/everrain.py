@@ -190,7 +190,7 @@ class DiceSpec:
         return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
 
 
-def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+def _dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
          cap: int | None = None) -> DiceSpec:
     """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
     count = max(count, 0)
@@ -198,7 +198,7 @@ def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Fac
     return DiceSpec(count, sides, ops, die, cap)
 
 
-class Keep:
+class _Keep:
     """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
 
     def __init__(self, highest: bool) -> None:
@@ -221,7 +221,7 @@ class Keep:
         return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
 
 
-class Explode:
+class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
 
     def notation(self, arg: int) -> str:
@@ -255,7 +255,7 @@ class Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = exploded_depth(spec)
+        depth = _exploded_depth(spec)
         one: dict[int, int] = {}
         for k in range(depth):
             for r in range(1, sides):
@@ -280,15 +280,15 @@ class Explode:
         return out
 
 
-def exploded_depth(spec: DiceSpec) -> int:
+def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
 
 
-def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
     """Roll one group: `count` dice (`randint` each), then its operators in order."""
     rolled = list(_draw(rng, spec.count, spec.sides))
     kept = rolled
@@ -313,11 +313,11 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     else:
         readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
     return readings, spec.sides ** max(spec.count, 0)
 
 
-def check_spec(spec: DiceSpec, written: str) -> None:
+def _check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
@@ -419,7 +419,7 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     name, arg = spec.ops[0] if spec.ops else ("sum", 0)
     if name == "explode":  # every partial sum up to the cap, times every value one die adds
         cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -624,8 +624,8 @@ class _Rolling:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
-        group = roll_dice(self.rng, spec)
+        _check_spec(spec, written)
+        group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -654,7 +654,7 @@ class _Planning:
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
+        _check_spec(spec, written)
         self.specs.append(spec)
         return 0
 
@@ -2158,7 +2158,7 @@ _OUT_expedition_test: tuple[tuple[Outcome[_Id_expedition_test], ...], ...] = (
 )
 _IDS_expedition_test: tuple[str, ...] = ('success', 'failure')
 _READS_expedition_test: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_expedition_test_0 = dice(1, 10)  # d10
+_DICE_expedition_test_0 = _dice(1, 10)  # d10
 
 def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> tuple[
     int
@@ -2392,7 +2392,7 @@ _OUT_expedition_test_crew: tuple[tuple[Outcome[_Id_expedition_test_crew], ...], 
 )
 _IDS_expedition_test_crew: tuple[str, ...] = ('success', 'failure')
 _READS_expedition_test_crew: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_expedition_test_crew_0 = dice(1, 10)  # d10
+_DICE_expedition_test_crew_0 = _dice(1, 10)  # d10
 
 def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) -> tuple[int]:
     v_tested = (
@@ -3352,7 +3352,7 @@ _READS_enemy_agent_activation: ReadSpec = (
 def _total_enemy_agent_activation(
     d: _Rolling | _Planning | _Replaying, v_enemy_dice: int, v_distance: int, v_trigger: int
 ) -> int:
-    return d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
+    return d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
 
 
 def _band_enemy_agent_activation(
@@ -3422,7 +3422,7 @@ def _run_enemy_agent_activation(
     rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int
 ) -> Result[Outcome[_Id_enemy_agent_activation]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
+    r_total: int = d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
@@ -3534,9 +3534,9 @@ def _total_crew_attack(
         (
             (
                 d.roll(
-                    dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack'
-                ) + d.roll(dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')
-            ) + d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
+                    _dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack'
+                ) + d.roll(_dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')
+            ) + d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
         )
     )
 
@@ -3594,9 +3594,9 @@ def _run_crew_attack(
         (
             (
                 d.roll(
-                    dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack'
-                ) + d.roll(dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')
-            ) + d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
+                    _dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack'
+                ) + d.roll(_dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')
+            ) + d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
         )
     )
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -3799,8 +3799,8 @@ def _total_counter_roll(
 ) -> int:
     return int(
         (
-            d.roll(dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(
-                dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion'
+            d.roll(_dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(
+                _dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion'
             )
         )
     )
@@ -3855,8 +3855,8 @@ def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(
-                dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion'
+            d.roll(_dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(
+                _dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion'
             )
         )
     )
@@ -3969,7 +3969,7 @@ def _total_weapon_fire(
     v_trigger: int,
     v_dice: int,
 ) -> int:
-    return d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
+    return d.roll(_dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
 
 
 def _band_weapon_fire(
@@ -4021,7 +4021,7 @@ def _run_weapon_fire(
 ) -> Result[Outcome[_Id_weapon_fire]]:
     v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
+    r_total: int = d.roll(_dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_weapon_fire(
@@ -4150,7 +4150,7 @@ _READS_enemy_ship_roll: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'm
 def _total_enemy_ship_roll(
     d: _Rolling | _Planning | _Replaying, v_enemy_dice: int, v_in_range: bool, v_trigger: int
 ) -> int:
-    return d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
+    return d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
 
 
 def _band_enemy_ship_roll(
@@ -4218,7 +4218,7 @@ def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in
     Outcome[_Id_enemy_ship_roll]
 ]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
+    r_total: int = d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
@@ -4500,7 +4500,7 @@ _IDS_ship_evasion: tuple[str, ...] = ('evaded', 'damaged')
 _READS_ship_evasion: ReadSpec = (frozenset(['evade']), False, False)  # what the bands read
 
 def _total_ship_evasion(d: _Rolling | _Planning | _Replaying, v_hits: int) -> int:
-    return d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
+    return d.roll(_dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
 
 
 def _band_ship_evasion(
@@ -4537,7 +4537,7 @@ def _values_ship_evasion(
 
 def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result[Outcome[_Id_ship_evasion]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
+    r_total: int = d.roll(_dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, zero, v_hits)

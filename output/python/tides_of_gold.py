@@ -197,7 +197,7 @@ class DiceSpec:
         return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
 
 
-def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+def _dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
          cap: int | None = None) -> DiceSpec:
     """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
     count = max(count, 0)
@@ -205,7 +205,7 @@ def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Fac
     return DiceSpec(count, sides, ops, die, cap)
 
 
-class Keep:
+class _Keep:
     """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
 
     def __init__(self, highest: bool) -> None:
@@ -228,7 +228,7 @@ class Keep:
         return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
 
 
-class Explode:
+class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
 
     def notation(self, arg: int) -> str:
@@ -262,7 +262,7 @@ class Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = exploded_depth(spec)
+        depth = _exploded_depth(spec)
         one: dict[int, int] = {}
         for k in range(depth):
             for r in range(1, sides):
@@ -287,15 +287,15 @@ class Explode:
         return out
 
 
-def exploded_depth(spec: DiceSpec) -> int:
+def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
 
 
-def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
     """Roll one group: `count` dice (`randint` each), then its operators in order."""
     rolled = list(_draw(rng, spec.count, spec.sides))
     kept = rolled
@@ -320,11 +320,11 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     else:
         readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
     return readings, spec.sides ** max(spec.count, 0)
 
 
-def check_spec(spec: DiceSpec, written: str) -> None:
+def _check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
@@ -426,7 +426,7 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     name, arg = spec.ops[0] if spec.ops else ("sum", 0)
     if name == "explode":  # every partial sum up to the cap, times every value one die adds
         cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -631,8 +631,8 @@ class _Rolling:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
-        group = roll_dice(self.rng, spec)
+        _check_spec(spec, written)
+        group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -661,7 +661,7 @@ class _Planning:
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
+        _check_spec(spec, written)
         self.specs.append(spec)
         return 0
 
@@ -1425,8 +1425,8 @@ _OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
 )
 _IDS_action_roll: tuple[str, ...] = ('failure', 'costly', 'heroic', 'advantage')
 _READS_action_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_action_roll_0 = dice(2, 6)  # 2d6
-_DICE_action_roll_1 = dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
+_DICE_action_roll_0 = _dice(2, 6)  # 2d6
+_DICE_action_roll_1 = _dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
 
 def _total_action_roll(
     d: _Rolling | _Planning | _Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
@@ -1599,7 +1599,7 @@ _IDS_resistance_roll: tuple[str, ...] = ('resisted',)
 _READS_resistance_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
-    return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
+    return d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
 
 
 _BAND_resistance_roll: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0}  # the band of each value
@@ -1634,7 +1634,7 @@ def _values_resistance_roll(
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result[Outcome[_Id_resistance_roll]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
+    r_total: int = d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_resistance_roll.get(r_total, -1)
@@ -1695,7 +1695,7 @@ _OUT_consequence_clock: tuple[tuple[Outcome[_Id_consequence_clock], ...], ...] =
 )
 _IDS_consequence_clock: tuple[str, ...] = ('two_segments', 'one_segment', 'no_segments')
 _READS_consequence_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_consequence_clock_0 = dice(2, 6)  # 2d6
+_DICE_consequence_clock_0 = _dice(2, 6)  # 2d6
 
 def _total_consequence_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_consequence_clock_0, '2d6') + v_dots))
@@ -1803,7 +1803,7 @@ _OUT_obstacle_clock: tuple[tuple[Outcome[_Id_obstacle_clock], ...], ...] = (
 )
 _IDS_obstacle_clock: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
 _READS_obstacle_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_obstacle_clock_0 = dice(2, 6)  # 2d6
+_DICE_obstacle_clock_0 = _dice(2, 6)  # 2d6
 
 def _total_obstacle_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_obstacle_clock_0, '2d6') + v_dots))
@@ -1915,7 +1915,7 @@ _OUT_heritage_connect: tuple[tuple[Outcome[_Id_heritage_connect], ...], ...] = (
 )
 _IDS_heritage_connect: tuple[str, ...] = ('rival', 'owe', 'friendly')
 _READS_heritage_connect: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_heritage_connect_0 = dice(2, 6)  # 2d6
+_DICE_heritage_connect_0 = _dice(2, 6)  # 2d6
 
 def _total_heritage_connect(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_heritage_connect_0, '2d6')
@@ -2000,7 +2000,7 @@ _OUT_coin_roll: tuple[tuple[Outcome[_Id_coin_roll], ...], ...] = (
 )
 _IDS_coin_roll: tuple[str, ...] = ('keep_coin', 'lose_coin', 'lose_coin_complication')
 _READS_coin_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_coin_roll_0 = dice(2, 6)  # 2d6
+_DICE_coin_roll_0 = _dice(2, 6)  # 2d6
 
 def _total_coin_roll(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_coin_roll_0, '2d6') + v_wealth))
@@ -2457,7 +2457,7 @@ _OUT_score_engagement: tuple[tuple[Outcome[_Id_score_engagement], ...], ...] = (
 )
 _IDS_score_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
 _READS_score_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_score_engagement_0 = dice(2, 6)  # 2d6
+_DICE_score_engagement_0 = _dice(2, 6)  # 2d6
 
 def _lets_score_engagement(
     v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool
@@ -3413,7 +3413,7 @@ _OUT_odyssey_engagement: tuple[tuple[Outcome[_Id_odyssey_engagement], ...], ...]
 )
 _IDS_odyssey_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
 _READS_odyssey_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_odyssey_engagement_0 = dice(2, 6)  # 2d6
+_DICE_odyssey_engagement_0 = _dice(2, 6)  # 2d6
 
 def _lets_odyssey_engagement(
     v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool
@@ -3597,7 +3597,7 @@ _OUT_zone_1: tuple[tuple[Outcome[_Id_zone_1], ...], ...] = (
 )
 _IDS_zone_1: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_1: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_zone_1_0 = dice(1, 6)  # d6
+_DICE_zone_1_0 = _dice(1, 6)  # d6
 
 def _total_zone_1(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_1_0, 'd6')
@@ -3711,7 +3711,7 @@ _OUT_zone_2: tuple[tuple[Outcome[_Id_zone_2], ...], ...] = (
 )
 _IDS_zone_2: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_2: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_zone_2_0 = dice(1, 6)  # d6
+_DICE_zone_2_0 = _dice(1, 6)  # d6
 
 def _total_zone_2(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_2_0, 'd6')
@@ -3827,7 +3827,7 @@ _OUT_zone_3: tuple[tuple[Outcome[_Id_zone_3], ...], ...] = (
 )
 _IDS_zone_3: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_3: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_zone_3_0 = dice(1, 6)  # d6
+_DICE_zone_3_0 = _dice(1, 6)  # d6
 
 def _total_zone_3(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_3_0, 'd6')
@@ -3945,7 +3945,7 @@ _OUT_zone_4: tuple[tuple[Outcome[_Id_zone_4], ...], ...] = (
 )
 _IDS_zone_4: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_zone_4: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_zone_4_0 = dice(1, 6)  # d6
+_DICE_zone_4_0 = _dice(1, 6)  # d6
 
 def _total_zone_4(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_4_0, 'd6')
@@ -4042,7 +4042,7 @@ _OUT_tier_i: tuple[tuple[Outcome[_Id_tier_i], ...], ...] = (
 )
 _IDS_tier_i: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_i: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_tier_i_0 = dice(1, 6)  # d6
+_DICE_tier_i_0 = _dice(1, 6)  # d6
 
 def _total_tier_i(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_i_0, 'd6')
@@ -4164,7 +4164,7 @@ _OUT_tier_ii: tuple[tuple[Outcome[_Id_tier_ii], ...], ...] = (
 )
 _IDS_tier_ii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_ii: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_tier_ii_0 = dice(1, 6)  # d6
+_DICE_tier_ii_0 = _dice(1, 6)  # d6
 
 def _total_tier_ii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_ii_0, 'd6')
@@ -4286,7 +4286,7 @@ _OUT_tier_iii: tuple[tuple[Outcome[_Id_tier_iii], ...], ...] = (
 )
 _IDS_tier_iii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iii: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_tier_iii_0 = dice(1, 6)  # d6
+_DICE_tier_iii_0 = _dice(1, 6)  # d6
 
 def _total_tier_iii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_iii_0, 'd6')
@@ -4408,7 +4408,7 @@ _OUT_tier_iv: tuple[tuple[Outcome[_Id_tier_iv], ...], ...] = (
 )
 _IDS_tier_iv: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
 _READS_tier_iv: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_tier_iv_0 = dice(1, 6)  # d6
+_DICE_tier_iv_0 = _dice(1, 6)  # d6
 
 def _total_tier_iv(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_iv_0, 'd6')
@@ -4531,7 +4531,7 @@ _OUT_tier_v: tuple[tuple[Outcome[_Id_tier_v], ...], ...] = (
 )
 _IDS_tier_v: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_tier_v: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_tier_v_0 = dice(1, 6)  # d6
+_DICE_tier_v_0 = _dice(1, 6)  # d6
 
 def _total_tier_v(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_tier_v_0, 'd6')
@@ -4628,7 +4628,7 @@ _OUT_mythical_monsters: tuple[tuple[Outcome[_Id_mythical_monsters], ...], ...] =
 )
 _IDS_mythical_monsters: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
 _READS_mythical_monsters: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_mythical_monsters_0 = dice(1, 6)  # d6
+_DICE_mythical_monsters_0 = _dice(1, 6)  # d6
 
 def _total_mythical_monsters(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_mythical_monsters_0, 'd6')
@@ -5204,7 +5204,7 @@ _OUT_crisis: tuple[tuple[Outcome[_Id_crisis], ...], ...] = (
 )
 _IDS_crisis: tuple[str, ...] = ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage')
 _READS_crisis: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_crisis_0 = dice(1, 6)  # d6
+_DICE_crisis_0 = _dice(1, 6)  # d6
 
 def _total_crisis(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_crisis_0, 'd6')
@@ -5304,7 +5304,7 @@ _OUT_sea_raid: tuple[tuple[Outcome[_Id_sea_raid], ...], ...] = (
 )
 _IDS_sea_raid: tuple[str, ...] = ('raided', 'stormfront', 'escape')
 _READS_sea_raid: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_sea_raid_0 = dice(2, 6)  # 2d6
+_DICE_sea_raid_0 = _dice(2, 6)  # 2d6
 
 def _total_sea_raid(d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
     return int(((d.roll(_DICE_sea_raid_0, '2d6') + v_wealth) + v_cargo_adjustment))
@@ -6039,7 +6039,7 @@ _OUT_raid_type: tuple[tuple[Outcome[_Id_raid_type], ...], ...] = (
 )
 _IDS_raid_type: tuple[str, ...] = ('1-3', '4/5', '6')
 _READS_raid_type: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_raid_type_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_raid_type_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> tuple[int]:
     v_raid_wealth = (v_wealth + v_cargo_adjustment)
@@ -6049,7 +6049,7 @@ def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) ->
 def _total_raid_type(
     d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int, v_raid_wealth: int
 ) -> int:
-    return d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
+    return d.roll(_dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
 
 
 _BAND_raid_type: dict[int | str, int] = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2}  # the band of each value
@@ -6108,7 +6108,7 @@ def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjust
 ]:
     v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
+    r_total: int = d.roll(_dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_raid_type.get(r_total, -1)
@@ -6197,7 +6197,7 @@ _OUT_acquire_asset: tuple[tuple[Outcome[_Id_acquire_asset], ...], ...] = (
 )
 _IDS_acquire_asset: tuple[str, ...] = ('fail', 'complication', 'succeed')
 _READS_acquire_asset: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_acquire_asset_0 = dice(2, 6)  # 2d6
+_DICE_acquire_asset_0 = _dice(2, 6)  # 2d6
 
 def _total_acquire_asset(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_acquire_asset_0, '2d6') + v_wealth))
@@ -6304,7 +6304,7 @@ _OUT_long_term_project: tuple[tuple[Outcome[_Id_long_term_project], ...], ...] =
 )
 _IDS_long_term_project: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
 _READS_long_term_project: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_long_term_project_0 = dice(2, 6)  # 2d6
+_DICE_long_term_project_0 = _dice(2, 6)  # 2d6
 
 def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_long_term_project_0, '2d6') + v_dots))
@@ -6420,7 +6420,7 @@ _OUT_reduce_notoriety: tuple[tuple[Outcome[_Id_reduce_notoriety], ...], ...] = (
 )
 _IDS_reduce_notoriety: tuple[str, ...] = ('none', 'one_level', 'two_levels', 'four_levels')
 _READS_reduce_notoriety: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_reduce_notoriety_0 = dice(2, 6)  # 2d6
+_DICE_reduce_notoriety_0 = _dice(2, 6)  # 2d6
 
 def _total_reduce_notoriety(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_reduce_notoriety_0, '2d6') + v_dots))
@@ -6538,11 +6538,11 @@ _OUT_seek_your_anchor: tuple[tuple[Outcome[_Id_seek_your_anchor], ...], ...] = (
 )
 _IDS_seek_your_anchor: tuple[str, ...] = ('homesick', 'cleared')
 _READS_seek_your_anchor: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_seek_your_anchor_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_seek_your_anchor_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_seek_your_anchor(d: _Rolling | _Planning | _Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
     return d.roll(
-        dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
+        _dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
     )
 
 
@@ -6588,7 +6588,7 @@ def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: in
 ]:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
+        _dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -6750,9 +6750,9 @@ _OUT_seller_roll: tuple[tuple[Outcome[_Id_seller_roll], ...], ...] = (
 )
 _IDS_seller_roll: tuple[str, ...] = ('minus_two', 'minus_one', 'standard')
 _READS_seller_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_seller_roll_0 = dice(2, 6)  # 2d6
-_DICE_seller_roll_1 = dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
-_DICE_seller_roll_2 = dice(3, 6, (('lowest', 2),))  # 3d6 keep lowest 2
+_DICE_seller_roll_0 = _dice(2, 6)  # 2d6
+_DICE_seller_roll_1 = _dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
+_DICE_seller_roll_2 = _dice(3, 6, (('lowest', 2),))  # 3d6 keep lowest 2
 
 def _total_seller_roll(d: _Rolling | _Planning | _Replaying, v_market: str) -> int:
     if (v_market == 'scarce'):
@@ -7223,7 +7223,7 @@ _OUT_gossip: tuple[tuple[Outcome[_Id_gossip], ...], ...] = (
 )
 _IDS_gossip: tuple[str, ...] = ('one_local', 'choose_two', 'choose_three')
 _READS_gossip: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_gossip_0 = dice(2, 6)  # 2d6
+_DICE_gossip_0 = _dice(2, 6)  # 2d6
 
 def _total_gossip(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_gossip_0, '2d6') + v_wealth))
@@ -7336,7 +7336,7 @@ _OUT_manipulate_markets: tuple[tuple[Outcome[_Id_manipulate_markets], ...], ...]
 )
 _IDS_manipulate_markets: tuple[str, ...] = ('choose_one', 'any_port_in_nation', 'wider')
 _READS_manipulate_markets: ReadSpec = (frozenset(), False, False)  # what the bands read
-_DICE_manipulate_markets_0 = dice(2, 6)  # 2d6
+_DICE_manipulate_markets_0 = _dice(2, 6)  # 2d6
 
 def _total_manipulate_markets(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_manipulate_markets_0, '2d6') + v_wealth))

@@ -195,7 +195,7 @@ class DiceSpec:
         return base + "".join(OPERATORS[name].notation(arg) for name, arg in self.ops)
 
 
-def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
+def _dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Faces | None = None,
          cap: int | None = None) -> DiceSpec:
     """The spec of a group as rolled: a pool's count worked out (none below 0), keeping at most every die."""
     count = max(count, 0)
@@ -203,7 +203,7 @@ def dice(count: int, sides: int, ops: tuple[tuple[str, int], ...] = (), die: Fac
     return DiceSpec(count, sides, ops, die, cap)
 
 
-class Keep:
+class _Keep:
     """`keep highest 2`, `highest` (and lowest): only the `arg` highest (lowest) dice are read; all are rolled."""
 
     def __init__(self, highest: bool) -> None:
@@ -226,7 +226,7 @@ class Keep:
         return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
 
 
-class Explode:
+class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
 
     def notation(self, arg: int) -> str:
@@ -260,7 +260,7 @@ class Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = exploded_depth(spec)
+        depth = _exploded_depth(spec)
         one: dict[int, int] = {}
         for k in range(depth):
             for r in range(1, sides):
@@ -285,15 +285,15 @@ class Explode:
         return out
 
 
-def exploded_depth(spec: DiceSpec) -> int:
+def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, Keep | Explode] = {"highest": Keep(True), "lowest": Keep(False), "explode": Explode()}
+OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
 
 
-def roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
+def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
     """Roll one group: `count` dice (`randint` each), then its operators in order."""
     rolled = list(_draw(rng, spec.count, spec.sides))
     kept = rolled
@@ -318,11 +318,11 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     else:
         readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (exploded_depth(spec) * max(spec.count, 0))
+        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
     return readings, spec.sides ** max(spec.count, 0)
 
 
-def check_spec(spec: DiceSpec, written: str) -> None:
+def _check_spec(spec: DiceSpec, written: str) -> None:
     """The hard caps on one group (`written`: as the rules write it, naming the input that sets a pool)."""
     if spec.die is not None:
         spec.die.check()
@@ -424,7 +424,7 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     name, arg = spec.ops[0] if spec.ops else ("sum", 0)
     if name == "explode":  # every partial sum up to the cap, times every value one die adds
         cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -629,8 +629,8 @@ class _Rolling:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
-        group = roll_dice(self.rng, spec)
+        _check_spec(spec, written)
+        group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
 
@@ -659,7 +659,7 @@ class _Planning:
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         if spec.count <= 0 and zero is not None:
             spec, self.zero = zero, True
-        check_spec(spec, written)
+        _check_spec(spec, written)
         self.specs.append(spec)
         return 0
 
@@ -1439,10 +1439,10 @@ _OUT_simple_roll: tuple[tuple[Outcome[_Id_simple_roll], ...], ...] = (
 )
 _IDS_simple_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_simple_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_simple_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_simple_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_simple_roll(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
-    return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
+    return d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
 
 
 def _band_simple_roll(
@@ -1466,7 +1466,7 @@ def _band_simple_roll(
 
 def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result[Outcome[_Id_simple_roll]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
+    r_total: int = d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_simple_roll(r_total, r_natural, r_dice, r_read, zero, v_rating)
@@ -1546,7 +1546,7 @@ _OUT_action_attribute: tuple[tuple[Outcome[_Id_action_attribute], ...], ...] = (
 _IDS_action_attribute: tuple[str, ...] = (
     'hunt', 'study', 'survey', 'tinker', 'finesse', 'prowl', 'skirmish', 'wreck', 'attune', 'command', 'consort', 'sway'
 )
-_DICE_action_attribute_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_action_attribute_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_action_attribute: dict[int | str, int] = {
@@ -1658,7 +1658,7 @@ def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
 _OUT_insight_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_insight_rating: tuple[str, ...] = ()
-_DICE_insight_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_insight_rating_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_insight_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1769,7 +1769,7 @@ def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
 _OUT_prowess_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_prowess_rating: tuple[str, ...] = ()
-_DICE_prowess_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_prowess_rating_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_prowess_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1882,7 +1882,7 @@ def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
 _OUT_resolve_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_resolve_rating: tuple[str, ...] = ()
-_DICE_resolve_rating_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_resolve_rating_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_resolve_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1997,7 +1997,7 @@ _OUT_clock_size: tuple[tuple[Outcome[_Id_clock_size], ...], ...] = (
     (Outcome('daunting', 'daunting', 'A daunting obstacle is an 8-segment clock.', 'daunting', None),),
 )
 _IDS_clock_size: tuple[str, ...] = ('complex', 'complicated', 'daunting')
-_DICE_clock_size_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_clock_size_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_clock_size: dict[int | str, int] = {'complex': 0, 'complicated': 1, 'daunting': 2}  # the band of each value
 
@@ -2105,7 +2105,7 @@ _OUT_racing_result: tuple[tuple[Outcome[_Id_racing_result], ...], ...] = (
     ),
 )
 _IDS_racing_result: tuple[str, ...] = ('pcs', 'opposition', 'both')
-_DICE_racing_result_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_racing_result_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_racing_result: dict[int | str, int] = {'pcs': 0, 'opposition': 1, 'both': 2}  # the band of each value
 
@@ -2213,7 +2213,7 @@ _OUT_positions: tuple[tuple[Outcome[_Id_positions], ...], ...] = (
     ),
 )
 _IDS_positions: tuple[str, ...] = ('controlled', 'risky', 'desperate')
-_DICE_positions_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_positions_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_positions: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
@@ -2374,7 +2374,7 @@ _OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
 )
 _IDS_action_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_action_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_action_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_action_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_action_roll(
     v_rating: int,
@@ -2399,7 +2399,7 @@ def _total_action_roll(
     v_bonus_dice: int,
 ) -> int:
     return d.roll(
-        dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
+        _dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
         '(rating + bonus_dice - moderate_harm)d6 highest',
         _DICE_action_roll_0,
     )
@@ -2526,7 +2526,7 @@ def _run_action_roll(
     )
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
+        _dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
         '(rating + bonus_dice - moderate_harm)d6 highest',
         _DICE_action_roll_0,
     )
@@ -2708,7 +2708,7 @@ _OUT_effect_levels: tuple[tuple[Outcome[_Id_effect_levels], ...], ...] = (
     (Outcome('extreme', 'EXTREME', 'or increased beyond great, resulting in an **extreme effect**.', 'extreme', None),),
 )
 _IDS_effect_levels: tuple[str, ...] = ('great', 'standard', 'limited', 'zero', 'extreme')
-_DICE_effect_levels_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_effect_levels_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_effect_levels: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2, 'zero': 3, 'extreme': 4}
@@ -2823,7 +2823,7 @@ def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
 _OUT_effective_quality: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_effective_quality: tuple[str, ...] = ()
-_DICE_effective_quality_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_effective_quality_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_effective_quality: dict[int | str, int] = {}  # the band of each value
 
@@ -2925,7 +2925,7 @@ _OUT_quality_factor: tuple[tuple[Outcome[_Id_quality_factor], ...], ...] = (
     ),
 )
 _IDS_quality_factor: tuple[str, ...] = ('disadvantage', 'even', 'advantage')
-_DICE_quality_factor_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_quality_factor_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_quality_factor: dict[int | str, int] = {-1: 0, 0: 1, 1: 2}  # the band of each value
 
@@ -3049,7 +3049,7 @@ _OUT_effect_level: tuple[tuple[Outcome[_Id_effect_level], ...], ...] = (
     (Outcome('extreme', 'Extreme', '**extreme effect**', '4', None),),
 )
 _IDS_effect_level: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
-_DICE_effect_level_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_effect_level_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_effect_level(
     v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool
@@ -3244,7 +3244,7 @@ _OUT_traded_effect: tuple[tuple[Outcome[_Id_traded_effect], ...], ...] = (
     (Outcome('extreme', 'Extreme', None, 'extreme', None),),
 )
 _IDS_traded_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
-_DICE_traded_effect_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_traded_effect_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_traded_effect: dict[int | str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
@@ -3361,7 +3361,7 @@ _OUT_traded_position: tuple[tuple[Outcome[_Id_traded_position], ...], ...] = (
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
 _IDS_traded_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
-_DICE_traded_position_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_traded_position_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_traded_position: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
@@ -3481,7 +3481,7 @@ _OUT_complication_ticks: tuple[tuple[Outcome[_Id_complication_ticks], ...], ...]
     ),
 )
 _IDS_complication_ticks: tuple[str, ...] = ('minor', 'standard', 'serious')
-_DICE_complication_ticks_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_complication_ticks_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_complication_ticks: dict[int | str, int] = {'minor': 0, 'standard': 1, 'serious': 2}  # the band of each value
 
@@ -3595,7 +3595,7 @@ _OUT_worse_position: tuple[tuple[Outcome[_Id_worse_position], ...], ...] = (
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
 _IDS_worse_position: tuple[str, ...] = ('risky', 'desperate')
-_DICE_worse_position_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_worse_position_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_worse_position: dict[int | str, int] = {'risky': 0, 'desperate': 1}  # the band of each value
 
@@ -3692,7 +3692,7 @@ _OUT_resistance_attribute: tuple[tuple[Outcome[_Id_resistance_attribute], ...], 
     (Outcome('mental', 'mental', '**Resolve**: Consequences from mental strain or willpower.', 'mental', None),),
 )
 _IDS_resistance_attribute: tuple[str, ...] = ('deception', 'physical', 'mental')
-_DICE_resistance_attribute_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_resistance_attribute_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_resistance_attribute: dict[int | str, int] = {'deception': 0, 'physical': 1, 'mental': 2}
@@ -3800,10 +3800,10 @@ _OUT_resistance_roll: tuple[tuple[Outcome[_Id_resistance_roll], ...], ...] = (
 )
 _IDS_resistance_roll: tuple[str, ...] = ('critical', 'resisted')
 _READS_resistance_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_resistance_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_resistance_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
-    return d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
+    return d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
 
 
 def _band_resistance_roll(
@@ -3842,7 +3842,7 @@ def _values_resistance_roll(
 
 def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result[Outcome[_Id_resistance_roll]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
+    r_total: int = d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, zero, v_attribute)
@@ -3906,7 +3906,7 @@ _OUT_resisted_harm: tuple[tuple[Outcome[_Id_resisted_harm], ...], ...] = (
     (Outcome('severe', 'Severe', 'Severe (3)', '3', None),),
 )
 _IDS_resisted_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
-_DICE_resisted_harm_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_resisted_harm_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_resisted_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
@@ -4016,7 +4016,7 @@ _OUT_armored_harm: tuple[tuple[Outcome[_Id_armored_harm], ...], ...] = (
     (Outcome('severe', 'Severe', 'Severe (3)', '3', None),),
 )
 _IDS_armored_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
-_DICE_armored_harm_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_armored_harm_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_armored_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
@@ -4130,13 +4130,13 @@ _OUT_fortune_roll: tuple[tuple[Outcome[_Id_fortune_roll], ...], ...] = (
 )
 _IDS_fortune_roll: tuple[str, ...] = ('critical', 'good', 'mixed', 'bad')
 _READS_fortune_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_fortune_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_fortune_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_fortune_roll(
     d: _Rolling | _Planning | _Replaying, v_trait: int, v_advantages: int, v_disadvantages: int
 ) -> int:
     return d.roll(
-        dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
+        _dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
         '(trait + advantages - disadvantages)d6 highest',
         _DICE_fortune_roll_0,
     )
@@ -4193,7 +4193,7 @@ def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages
 ]:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
+        _dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
         '(trait + advantages - disadvantages)d6 highest',
         _DICE_fortune_roll_0,
     )
@@ -4301,7 +4301,7 @@ _OUT_information_detail: tuple[tuple[Outcome[_Id_information_detail], ...], ...]
     ),
 )
 _IDS_information_detail: tuple[str, ...] = ('great', 'standard', 'limited')
-_DICE_information_detail_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_information_detail_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_information_detail: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2}  # the band of each value
 
@@ -4404,10 +4404,10 @@ _OUT_gather_information: tuple[tuple[Outcome[_Id_gather_information], ...], ...]
 )
 _IDS_gather_information: tuple[str, ...] = ('great', 'standard', 'limited', 'poor')
 _READS_gather_information: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_gather_information_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_gather_information_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_gather_information(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
-    return d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
+    return d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
 
 
 def _band_gather_information(
@@ -4454,7 +4454,7 @@ def _values_gather_information(
 
 def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result[Outcome[_Id_gather_information]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
+    r_total: int = d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_gather_information(r_total, r_natural, r_dice, r_read, zero, v_rating)
@@ -4520,7 +4520,7 @@ _OUT_xp_award: tuple[tuple[Outcome[_Id_xp_award], ...], ...] = (
     (Outcome('often', 'often', 'mark 2 xp if it happened a lot during the session', 'often', None),),
 )
 _IDS_xp_award: tuple[str, ...] = ('no_xp', 'once', 'often')
-_DICE_xp_award_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_xp_award_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_xp_award: dict[int | str, int] = {'never': 0, 'once': 1, 'often': 2}  # the band of each value
 
@@ -4617,7 +4617,7 @@ _N_end_of_session_xp_struggle: dict[str, int] = {'never': 0, 'once': 1, 'often':
 _OUT_end_of_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_end_of_session_xp: tuple[str, ...] = ()
-_DICE_end_of_session_xp_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_end_of_session_xp_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_end_of_session_xp: dict[int | str, int] = {}  # the band of each value
 
@@ -4744,7 +4744,7 @@ _N_party_session_xp_nature: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
 _OUT_party_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_party_session_xp: tuple[str, ...] = ()
-_DICE_party_session_xp_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_party_session_xp_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_party_session_xp: dict[int | str, int] = {}  # the band of each value
 
@@ -4889,7 +4889,7 @@ _OUT_load_levels: tuple[tuple[Outcome[_Id_load_levels], ...], ...] = (
     ),
 )
 _IDS_load_levels: tuple[str, ...] = ('light', 'normal', 'heavy', 'encumbered')
-_DICE_load_levels_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_load_levels_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _band_load_levels(
     r_total: int,
@@ -4977,7 +4977,7 @@ _OUT_group_action: tuple[tuple[Outcome[_Id_group_action], ...], ...] = (
     (Outcome('critical', 'Critical', 'Critical', '4', None),),
 )
 _IDS_group_action: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
-_DICE_group_action_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_group_action_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_group_action: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3}  # the band of each value
 
@@ -5130,7 +5130,7 @@ _OUT_improved_position: tuple[tuple[Outcome[_Id_improved_position], ...], ...] =
     (Outcome('risky', 'Risky', None, 'risky', None),),
 )
 _IDS_improved_position: tuple[str, ...] = ('controlled', 'risky')
-_DICE_improved_position_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_improved_position_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_improved_position: dict[int | str, int] = {'controlled': 0, 'risky': 1}  # the band of each value
 
@@ -5251,10 +5251,10 @@ _OUT_downtime_roll: tuple[tuple[Outcome[_Id_downtime_roll], ...], ...] = (
 )
 _IDS_downtime_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_downtime_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_downtime_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_downtime_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_downtime_roll(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
-    return d.roll(dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0)
+    return d.roll(_dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0)
 
 
 def _band_downtime_roll(
@@ -5282,7 +5282,7 @@ def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bo
 ]:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0
+        _dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5359,11 +5359,11 @@ _OUT_long_term_project: tuple[tuple[Outcome[_Id_long_term_project], ...], ...] =
 )
 _IDS_long_term_project: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_long_term_project: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_long_term_project_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_long_term_project_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
     return d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
+        _dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
     )
 
 
@@ -5416,7 +5416,7 @@ def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push
 ]:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
+        _dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5492,13 +5492,13 @@ _OUT_recovery: tuple[tuple[Outcome[_Id_recovery], ...], ...] = (
 )
 _IDS_recovery: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_recovery: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_recovery_0 = dice(0, 6, (('highest', 1),))  # 0d6 highest
-_DICE_recovery_1 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_recovery_0 = _dice(0, 6, (('highest', 1),))  # 0d6 highest
+_DICE_recovery_1 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_recovery(d: _Rolling | _Planning | _Replaying, v_healer_rating: int, v_treatment: str) -> int:
     if (v_treatment == 'tough_it_out'):
         return d.roll(_DICE_recovery_0, '0d6 highest', _DICE_recovery_1)
-    return d.roll(dice(v_healer_rating, 6, (('highest', 1),)), '(healer_rating)d6 highest', _DICE_recovery_1)
+    return d.roll(_dice(v_healer_rating, 6, (('highest', 1),)), '(healer_rating)d6 highest', _DICE_recovery_1)
 
 
 def _band_recovery(
@@ -5652,7 +5652,7 @@ _OUT_recovery_treatment: tuple[tuple[Outcome[_Id_recovery_treatment], ...], ...]
     ),
 )
 _IDS_recovery_treatment: tuple[str, ...] = ('treated', 'self_treated', 'tough_it_out')
-_DICE_recovery_treatment_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_recovery_treatment_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_recovery_treatment: dict[int | str, int] = {'treated': 0, 'self_treated': 1, 'tough_it_out': 2}
@@ -5767,7 +5767,7 @@ _OUT_improved_result: tuple[tuple[Outcome[_Id_improved_result], ...], ...] = (
     (Outcome('critical', 'Critical', 'Critical', 'critical', None),),
 )
 _IDS_improved_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
-_DICE_improved_result_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_improved_result_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_improved_result: dict[int | str, int] = {'bad': 0, 'partial': 1, 'full': 2, 'critical': 3}
@@ -5872,7 +5872,7 @@ def _joint_improved_result(given: Mapping[str, object]) -> Joint:
 _OUT_train: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_train: tuple[str, ...] = ()
-_DICE_train_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_train_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_train: dict[int | str, int] = {}  # the band of each value
 
@@ -5991,10 +5991,10 @@ _OUT_magnitude_fortune: tuple[tuple[Outcome[_Id_magnitude_fortune], ...], ...] =
 )
 _IDS_magnitude_fortune: tuple[str, ...] = ('little', 'reduced', 'full', 'critical')
 _READS_magnitude_fortune: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_magnitude_fortune_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_fortune_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _total_magnitude_fortune(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
-    return d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
+    return d.roll(_dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
 
 
 def _band_magnitude_fortune(
@@ -6018,7 +6018,7 @@ def _band_magnitude_fortune(
 
 def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_fortune]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
+    r_total: int = d.roll(_dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, zero, v_magnitude)
@@ -6091,7 +6091,7 @@ _OUT_magnitude_area: tuple[tuple[Outcome[_Id_magnitude_area], ...], ...] = (
     (Outcome('5', '5', 'A city block', '5', None),),
 )
 _IDS_magnitude_area: tuple[str, ...] = ('0', '1', '2', '3', '4', '5')
-_DICE_magnitude_area_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_area_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_area: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}  # the band of each value
 
@@ -6172,7 +6172,7 @@ _OUT_magnitude_scale: tuple[tuple[Outcome[_Id_magnitude_scale], ...], ...] = (
     (Outcome('6', '6', 'A colossal gang (160)', '6', None),),
 )
 _IDS_magnitude_scale: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
-_DICE_magnitude_scale_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_scale_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_scale: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6252,7 +6252,7 @@ _OUT_magnitude_duration: tuple[tuple[Outcome[_Id_magnitude_duration], ...], ...]
     (Outcome('6', '6', 'A week', '6', None),),
 )
 _IDS_magnitude_duration: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
-_DICE_magnitude_duration_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_duration_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_duration: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6336,7 +6336,7 @@ _OUT_magnitude_range: tuple[tuple[Outcome[_Id_magnitude_range], ...], ...] = (
     (Outcome('6', '6', 'Across the city', '6', None),),
 )
 _IDS_magnitude_range: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
-_DICE_magnitude_range_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_range_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_range: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6416,7 +6416,7 @@ _OUT_magnitude_quality: tuple[tuple[Outcome[_Id_magnitude_quality], ...], ...] =
     (Outcome('6', '6', 'Legendary', '6', None),),
 )
 _IDS_magnitude_quality: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
-_DICE_magnitude_quality_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_quality_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_quality: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6498,7 +6498,7 @@ _OUT_magnitude_force: tuple[tuple[Outcome[_Id_magnitude_force], ...], ...] = (
     (Outcome('6', '6', 'Devastating', '6', None),),
 )
 _IDS_magnitude_force: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
-_DICE_magnitude_force_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_magnitude_force_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_magnitude_force: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6578,7 +6578,7 @@ _OUT_quality_examples: tuple[tuple[Outcome[_Id_quality_examples], ...], ...] = (
     (Outcome('0', '0', '*A rusty knife, worn & tattered clothing, rickety shack on the street*', '0', None),),
 )
 _IDS_quality_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
-_DICE_quality_examples_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_quality_examples_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_quality_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
@@ -6658,7 +6658,7 @@ _OUT_force_examples: tuple[tuple[Outcome[_Id_force_examples], ...], ...] = (
     (Outcome('0', '0', '*A firm shove, a candle flame, breeze, tiny spark*', '0', None),),
 )
 _IDS_force_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
-_DICE_force_examples_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_force_examples_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_force_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
@@ -6733,7 +6733,7 @@ _N_ritual_stress_casting_time: dict[str, int] = {
 _OUT_ritual_stress: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_ritual_stress: tuple[str, ...] = ()
-_DICE_ritual_stress_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_ritual_stress_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 _BAND_ritual_stress: dict[int | str, int] = {}  # the band of each value
 
@@ -6860,7 +6860,7 @@ _OUT_crafting_roll: tuple[tuple[Outcome[_Id_crafting_roll], ...], ...] = (
 )
 _IDS_crafting_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
 _READS_crafting_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
-_DICE_crafting_roll_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_crafting_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> tuple[int]:
     v_base = ((v_tier + v_workshop) + v_coin)
@@ -6876,7 +6876,7 @@ def _total_crafting_roll(
     v_minimum: int,
     v_base: int,
 ) -> int:
-    return d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
+    return d.roll(_dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
 
 
 def _band_crafting_roll(
@@ -6944,7 +6944,7 @@ def _run_crafting_roll(
 ) -> Result[Outcome[_Id_crafting_roll]]:
     v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
     d = _Rolling(rng)
-    r_total: int = d.roll(dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
+    r_total: int = d.roll(_dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_crafting_roll(
@@ -7062,7 +7062,7 @@ _OUT_modification_requirement: tuple[tuple[Outcome[_Id_modification_requirement]
     ),
 )
 _IDS_modification_requirement: tuple[str, ...] = ('simple', 'significant', 'special')
-_DICE_modification_requirement_0 = dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+_DICE_modification_requirement_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
 
 # the band of each value
 _BAND_modification_requirement: dict[int | str, int] = {'simple': 0, 'significant': 1, 'special': 2}
