@@ -163,3 +163,47 @@ def test_an_input_named_rng_a_keyword_or_with_an_underscore_is_refused_where_it_
     found = [d for d in raised.value.report.sorted() if d.code == "RESERVED-NAME"]
     assert len(found) == 1 and why in found[0].message
     assert (found[0].span.line, found[0].span.column) == (4, 9)
+
+
+COLLIDING = '''ruleset "Collide"
+
+roll a_b "AB" [C-1]
+  input c: one of low (1), high (6) = low
+  roll: d6 + c
+  - 7+: hi "Hi"
+  - otherwise: lo "Lo"
+
+roll a "A" [C-2]
+  input b_c: one of low (6), high (1) = low
+  roll: d6 + b_c
+  - 7+: hi "Hi"
+  - otherwise: lo "Lo"
+'''
+
+
+def test_two_designer_names_never_make_one_module_name() -> None:
+    """A roll `a_b` with a choice `c` and a roll `a` with a choice `b_c` each keep their own option numbers in the
+    generated module (they once shared one table, so the module answered 100% `hi` where the odds say 1/6)."""
+    from fractions import Fraction
+
+    from compiler.api import load_text
+    from compiler.semantics.odds import definition_names, odds
+
+    checked = load_text(COLLIDING, "collide.rules", "collide").checked
+    module = compile_module(generate(checked), "collide_names")
+    for resolver in checked.resolvers():
+        for choice in ("low", "high"):
+            given = {resolver.inputs[0].name: choice}
+            assert module.odds(resolver.name, **given) == odds(resolver, given, definition_names(checked))
+    assert module.odds("a_b", c="low")["hi"] == Fraction(1, 6)
+
+
+def test_two_tracks_that_would_be_one_class_are_refused() -> None:
+    from compiler.api import load_text
+    from compiler.diagnostics import CompileError
+
+    text = 'ruleset "T"\n\ntrack x_y "XY" [T-1]\n  size: 4\n\ntrack x__y "XY2" [T-2]\n  size: 6\n'
+    with pytest.raises(CompileError) as raised:
+        load_text(text, "t.rules", "t")
+    found = [(d.code, d.span.line, d.message) for d in raised.value.report.diagnostics]
+    assert found == [("DUPLICATE", 6, "`x__y` becomes `XY` in the generated module, as `x_y` (line 3) does")]

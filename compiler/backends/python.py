@@ -376,7 +376,7 @@ class ExprCompiler(m.Visitor[str]):
         """An expression used as a number: choices by their option's number, flags as 0/1."""
         choice = self.choice_of(expr)
         if choice is not None:
-            return f"_N_{self.resolver.name}_{choice}[{self.expr(expr)}]"
+            return f"_N_{self.resolver.name}[{choice!r}][{self.expr(expr)}]"
         if isinstance(expr, m.Name) and expr.name == "natural" and expr.name not in self.locals:
             # None only when several dice groups are rolled, where the check has found that no test reads it
             return "_cast(int, r_natural)"
@@ -452,7 +452,7 @@ class ExprCompiler(m.Visitor[str]):
                 expr.args[0].name in self.symbols or expr.args[0].name not in self.locals | set(self.option_numbers)):
             return f"r_dice.count({expr.args[0].name!r})"
         if expr.function in ("step", "rank") and isinstance(expr.args[0], m.Name):
-            order = f"_O_{self.resolver.name}_{expr.args[0].name}"
+            order = f"_O_{self.resolver.name}[{expr.args[0].name!r}]"
             if expr.function == "rank":
                 return f"({order}.index(v_{expr.args[0].name}) + 1)"
             return f"step({order}, v_{expr.args[0].name}, {self.number(expr.args[1])})"
@@ -661,16 +661,19 @@ class ModuleWriter:
         w = self.w
         name = resolver.name
         compiler = ExprCompiler(resolver, self.names)
-        for item in resolver.inputs:
-            if isinstance(item.type, m.Choice) and any(o.value is not None for o in item.type.options):
-                numbers = {o.name: o.value or 0 for o in item.type.options}
-                w.line(f"_N_{name}_{item.name}: dict[str, int] = {numbers!r}")
+        # A choice's options' numbers and order, by input: one table per resolver, so that no two designer
+        # names make one module name (`a_b` with input `c`, and `a` with input `b_c`).
+        numbers = {item.name: {o.name: o.value or 0 for o in item.type.options} for item in resolver.inputs
+                   if isinstance(item.type, m.Choice) and any(o.value is not None for o in item.type.options)}
+        if numbers:
+            w.line(f"_N_{name}: dict[str, dict[str, int]] = {numbers!r}")
         stepped = {node.args[0].name for expr in resolver.expressions() for node in walk(expr)
                    if isinstance(node, m.Call) and node.function in ("step", "rank") and node.args
                    and isinstance(node.args[0], m.Name)}
-        for item in resolver.inputs:
-            if item.name in stepped and isinstance(item.type, m.Choice):
-                w.line(f"_O_{name}_{item.name}: tuple[str, ...] = {tuple(o.name for o in item.type.options)!r}")
+        orders = {item.name: tuple(o.name for o in item.type.options) for item in resolver.inputs
+                  if item.name in stepped and isinstance(item.type, m.Choice)}
+        if orders:
+            w.line(f"_O_{name}: dict[str, tuple[str, ...]] = {orders!r}")
         columns = resolver.columns or (None,)
         rows = []
         for band in resolver.bands:

@@ -145,17 +145,25 @@ class Checker:
         self.items = {i.name: i for i in items}
         self.definition_names = frozenset(self.items)
         seen: dict[str, m.Item] = {}
+        module_names: dict[str, m.Item] = {}  # what each definition is called in the generated module
         for item in items:
+            generated = class_name(item.name) if item.kind in ("track", "clock", "deck") else item.name
             if item.name in seen:
                 self.error(Code.DUPLICATE, f"`{item.name}` is defined twice (first at line "
                            f"{seen[item.name].span.line})", item.span, "give each definition its own name",
                            item.name)
-            elif reserved_name(item.name) or (item.kind in ("track", "clock", "deck") and
-                                              reserved_name(class_name(item.name))):
+            elif reserved_name(item.name) or reserved_name(generated):
                 self.error(Code.RESERVED_NAME, f"`{item.name}` is a Python word or a name the generated module "
                            "already uses", item.span, f"rename it, e.g. `{item.name.strip('_')}_{item.kind}`",
                            item.name)
+            elif generated in module_names:
+                other = module_names[generated]
+                self.error(Code.DUPLICATE, f"`{item.name}` becomes `{generated}` in the generated module, as "
+                           f"`{other.name}` (line {other.span.line}) does", item.span,
+                           "rename one of them (a track, clock or deck becomes a class: `x_y` and `x__y` are both "
+                           "`XY`)", item.name)
             seen[item.name] = item
+            module_names.setdefault(generated, item)
             if len(item.entries) > MAX_ENTRIES:
                 self.refuse(f"`{item.name}` has {len(item.entries):,} entries; the limit is {MAX_ENTRIES:,}",
                             item.entries[MAX_ENTRIES].span, "split it into several definitions", item.name)

@@ -1400,8 +1400,8 @@ RULECRAFT_VERSION = '0.1.0'
 DICE: dict[str, Faces] = {}
 
 
-_N_test_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_O_test_die: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
+_N_test: dict[str, dict[str, int]] = {'die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
+_O_test: dict[str, tuple[str, ...]] = {'die': ('d4', 'd6', 'd8', 'd10', 'd12')}
 _Id_test = _Literal['cannot_roll', 'pass', 'fail']
 _OUT_test: tuple[tuple[Outcome[_Id_test], ...], ...] = (
     (
@@ -1430,7 +1430,7 @@ def _lets_test(
     v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int
 ) -> tuple[int, int, bool]:
     v_steps = (v_enhanced - v_impaired)
-    v_rung = ((_O_test_die.index(v_die) + 1) + v_steps)
+    v_rung = ((_O_test['die'].index(v_die) + 1) + v_steps)
     v_adv = bool(v_advantage or (v_rung > 5))
     return (v_steps, v_rung, v_adv,)
 
@@ -1449,13 +1449,15 @@ def _total_test(
 ) -> int:
     if bool(v_adv and (not v_disadvantage)):
         return d.roll(
-            _dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('highest', 1),)), '2d(step(die, steps)) highest'
+            _dice(2, _N_test['die'][step(_O_test['die'], v_die, v_steps)], (('highest', 1),)),
+            '2d(step(die, steps)) highest',
         )
     if bool(v_disadvantage and (not v_adv)):
         return d.roll(
-            _dice(2, _N_test_die[step(_O_test_die, v_die, v_steps)], (('lowest', 1),)), '2d(step(die, steps)) lowest'
+            _dice(2, _N_test['die'][step(_O_test['die'], v_die, v_steps)], (('lowest', 1),)),
+            '2d(step(die, steps)) lowest',
         )
-    return d.roll(_dice(1, _N_test_die[step(_O_test_die, v_die, v_steps)]), 'd(step(die, steps))')
+    return d.roll(_dice(1, _N_test['die'][step(_O_test['die'], v_die, v_steps)]), 'd(step(die, steps))')
 
 
 def _band_test(
@@ -1638,8 +1640,10 @@ def _joint_test(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_contest_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_contest_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_contest: dict[str, dict[str, int]] = {
+    'mine': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'theirs': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
 _Id_contest = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
 _OUT_contest: tuple[tuple[Outcome[_Id_contest], ...], ...] = (
     (
@@ -1665,39 +1669,39 @@ def _total_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: 
     if (v_edge == 'adv'):
         return int(
             (
-                d.roll(_dice(2, _N_contest_mine[v_mine], (('highest', 1),)), '2d(mine) highest') - d.roll(
-                    _dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
+                d.roll(_dice(2, _N_contest['mine'][v_mine], (('highest', 1),)), '2d(mine) highest') - d.roll(
+                    _dice(1, _N_contest['theirs'][v_theirs]), 'd(theirs)'
                 )
             )
         )
     if (v_edge == 'dis'):
         return int(
             (
-                d.roll(_dice(2, _N_contest_mine[v_mine], (('lowest', 1),)), '2d(mine) lowest') - d.roll(
-                    _dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
+                d.roll(_dice(2, _N_contest['mine'][v_mine], (('lowest', 1),)), '2d(mine) lowest') - d.roll(
+                    _dice(1, _N_contest['theirs'][v_theirs]), 'd(theirs)'
                 )
             )
         )
     if (v_edge == 'their_adv'):
         return int(
             (
-                d.roll(_dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                    _dice(2, _N_contest_theirs[v_theirs], (('highest', 1),)), '2d(theirs) highest'
+                d.roll(_dice(1, _N_contest['mine'][v_mine]), 'd(mine)') - d.roll(
+                    _dice(2, _N_contest['theirs'][v_theirs], (('highest', 1),)), '2d(theirs) highest'
                 )
             )
         )
     if (v_edge == 'their_dis'):
         return int(
             (
-                d.roll(_dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                    _dice(2, _N_contest_theirs[v_theirs], (('lowest', 1),)), '2d(theirs) lowest'
+                d.roll(_dice(1, _N_contest['mine'][v_mine]), 'd(mine)') - d.roll(
+                    _dice(2, _N_contest['theirs'][v_theirs], (('lowest', 1),)), '2d(theirs) lowest'
                 )
             )
         )
     return int(
         (
-            d.roll(_dice(1, _N_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_contest_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_contest['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_contest['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -1713,9 +1717,9 @@ def _band_contest(
     v_theirs: str,
     v_edge: str,
 ) -> int:
-    if bool((r_total == 0) and (_N_contest_mine[v_mine] > _N_contest_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_contest['mine'][v_mine] > _N_contest['theirs'][v_theirs])):
         return 0
-    if bool((r_total == 0) and (_N_contest_mine[v_mine] < _N_contest_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_contest['mine'][v_mine] < _N_contest['theirs'][v_theirs])):
         return 1
     if r_total >= 1:
         return 2
@@ -2025,8 +2029,8 @@ def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_dice_ladder_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_O_dice_ladder_die: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
+_N_dice_ladder: dict[str, dict[str, int]] = {'die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
+_O_dice_ladder: dict[str, tuple[str, ...]] = {'die': ('d4', 'd6', 'd8', 'd10', 'd12')}
 _Id_dice_ladder = _Literal['below_d4', 'rung_d4', 'rung_d6', 'rung_d8', 'rung_d10', 'rung_d12', 'above_d12']
 _OUT_dice_ladder: tuple[tuple[Outcome[_Id_dice_ladder], ...], ...] = (
     (
@@ -2102,7 +2106,7 @@ def _values_dice_ladder(
 
 def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result[Outcome[_Id_dice_ladder]]:
     d = _Rolling(rng)
-    r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
+    r_total: int = ((_O_dice_ladder['die'].index(v_die) + 1) + v_steps)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
@@ -2164,13 +2168,13 @@ def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = 
 def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
     v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_steps = _check_int('steps', given.get('steps', 0), -5, 5)
-    r_total: int = ((_O_dice_ladder_die.index(v_die) + 1) + v_steps)
+    r_total: int = ((_O_dice_ladder['die'].index(v_die) + 1) + v_steps)
     return {(_band_dice_ladder(r_total, None, (), (), False, v_die, v_steps), r_total): 1}, 1
 
 
 
 
-_N_skills_known_int_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_skills_known: dict[str, dict[str, int]] = {'int_die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_skills_known: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_skills_known: tuple[str, ...] = ()
@@ -2206,7 +2210,7 @@ def _values_skills_known(
 
 def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> AnyResult:
     d = _Rolling(rng)
-    r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
+    r_total: int = (_N_skills_known['int_die'][v_int_die] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_skills_known.get(r_total, -1)
@@ -2249,13 +2253,13 @@ def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> An
 
 def _joint_skills_known(given: Mapping[str, object]) -> Joint:
     v_int_die = _check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (_N_skills_known_int_die[v_int_die] * 1)
+    r_total: int = (_N_skills_known['int_die'][v_int_die] * 1)
     return {(_band_skills_known(r_total, None, (), (), False, v_int_die), r_total): 1}, 1
 
 
 
 
-_N_spell_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_spell: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _Id_spell = _Literal['cast', 'pass', 'fail']
 _OUT_spell: tuple[tuple[Outcome[_Id_spell], ...], ...] = (
     (
@@ -2276,7 +2280,7 @@ _IDS_spell: tuple[str, ...] = ('cast', 'pass', 'fail')
 _READS_spell: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_spell(d: _Rolling | _Planning | _Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
-    return d.roll(_dice(1, _N_spell_wil[v_wil]), 'd(wil)')
+    return d.roll(_dice(1, _N_spell['wil'][v_wil]), 'd(wil)')
 
 
 def _band_spell(
@@ -2324,7 +2328,7 @@ def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentr
     Outcome[_Id_spell]
 ]:
     d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_spell_wil[v_wil]), 'd(wil)')
+    r_total: int = d.roll(_dice(1, _N_spell['wil'][v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
@@ -2398,7 +2402,7 @@ def _joint_spell(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_spells_known_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_spells_known: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_spells_known: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_spells_known: tuple[str, ...] = ()
@@ -2434,7 +2438,7 @@ def _values_spells_known(
 
 def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> AnyResult:
     d = _Rolling(rng)
-    r_total: int = (_N_spells_known_wil[v_wil] * 1)
+    r_total: int = (_N_spells_known['wil'][v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_spells_known.get(r_total, -1)
@@ -2475,13 +2479,13 @@ def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyRes
 
 def _joint_spells_known(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (_N_spells_known_wil[v_wil] * 1)
+    r_total: int = (_N_spells_known['wil'][v_wil] * 1)
     return {(_band_spells_known(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
 
 
 
-_N_item_slots_str_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_item_slots: dict[str, dict[str, int]] = {'str_die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_item_slots: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_item_slots: tuple[str, ...] = ()
@@ -2517,7 +2521,7 @@ def _values_item_slots(
 
 def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> AnyResult:
     d = _Rolling(rng)
-    r_total: int = (2 * _N_item_slots_str_die[v_str_die])
+    r_total: int = (2 * _N_item_slots['str_die'][v_str_die])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_item_slots.get(r_total, -1)
@@ -2560,7 +2564,7 @@ def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> AnyR
 
 def _joint_item_slots(given: Mapping[str, object]) -> Joint:
     v_str_die = _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (2 * _N_item_slots_str_die[v_str_die])
+    r_total: int = (2 * _N_item_slots['str_die'][v_str_die])
     return {(_band_item_slots(r_total, None, (), (), False, v_str_die), r_total): 1}, 1
 
 
@@ -2665,7 +2669,7 @@ def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_carrying_str_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_carrying: dict[str, dict[str, int]] = {'str_die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _Id_carrying = _Literal['within', 'over', 'never']
 _OUT_carrying: tuple[tuple[Outcome[_Id_carrying], ...], ...] = (
     (Outcome('within', 'Within', 'You have twice your STR in item slots.', 'when filled <= 2 * str_die', None),),
@@ -2688,9 +2692,9 @@ def _band_carrying(
     v_str_die: str,
     v_filled: int,
 ) -> int:
-    if (v_filled <= (2 * _N_carrying_str_die[v_str_die])):
+    if (v_filled <= (2 * _N_carrying['str_die'][v_str_die])):
         return 0
-    if (v_filled <= (4 * _N_carrying_str_die[v_str_die])):
+    if (v_filled <= (4 * _N_carrying['str_die'][v_str_die])):
         return 1
     return 2
 
@@ -2781,7 +2785,7 @@ def _joint_carrying(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_luck_die_die: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_luck_die: dict[str, dict[str, int]] = {'die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _Id_luck_die = _Literal['luck']
 _OUT_luck_die: tuple[tuple[Outcome[_Id_luck_die], ...], ...] = (
     (Outcome('luck', 'Luck', 'Higher is better. Lower is worse.', '1+', None),),
@@ -2790,7 +2794,7 @@ _IDS_luck_die: tuple[str, ...] = ('luck',)
 _READS_luck_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_luck_die(d: _Rolling | _Planning | _Replaying, v_die: str) -> int:
-    return d.roll(_dice(1, _N_luck_die_die[v_die]), 'd(die)')
+    return d.roll(_dice(1, _N_luck_die['die'][v_die]), 'd(die)')
 
 
 def _band_luck_die(
@@ -2825,7 +2829,7 @@ def _values_luck_die(
 
 def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result[Outcome[_Id_luck_die]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_luck_die_die[v_die]), 'd(die)')
+    r_total: int = d.roll(_dice(1, _N_luck_die['die'][v_die]), 'd(die)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
@@ -3133,8 +3137,10 @@ def _joint_rounds(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_surprise_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_surprise_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_surprise: dict[str, dict[str, int]] = {
+    'mine': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'theirs': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
 _Id_surprise = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
 _OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
     (
@@ -3159,8 +3165,8 @@ _READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 def _total_surprise(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
-            d.roll(_dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_surprise['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_surprise['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3175,9 +3181,9 @@ def _band_surprise(
     v_mine: str,
     v_theirs: str,
 ) -> int:
-    if bool((r_total == 0) and (_N_surprise_mine[v_mine] > _N_surprise_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_surprise['mine'][v_mine] > _N_surprise['theirs'][v_theirs])):
         return 0
-    if bool((r_total == 0) and (_N_surprise_mine[v_mine] < _N_surprise_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_surprise['mine'][v_mine] < _N_surprise['theirs'][v_theirs])):
         return 1
     if r_total >= 1:
         return 2
@@ -3218,8 +3224,8 @@ def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(_dice(1, _N_surprise_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_surprise_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_surprise['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_surprise['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3390,8 +3396,10 @@ def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_hireling_contest_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_hireling_contest_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_hireling_contest: dict[str, dict[str, int]] = {
+    'mine': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'theirs': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
 _Id_hireling_contest = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
 _OUT_hireling_contest: tuple[tuple[Outcome[_Id_hireling_contest], ...], ...] = (
     (
@@ -3416,8 +3424,8 @@ _READS_hireling_contest: ReadSpec = (frozenset(), False, False)  # what the band
 def _total_hireling_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
-            d.roll(_dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_hireling_contest['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_hireling_contest['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3432,9 +3440,9 @@ def _band_hireling_contest(
     v_mine: str,
     v_theirs: str,
 ) -> int:
-    if bool((r_total == 0) and (_N_hireling_contest_mine[v_mine] > _N_hireling_contest_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_hireling_contest['mine'][v_mine] > _N_hireling_contest['theirs'][v_theirs])):
         return 0
-    if bool((r_total == 0) and (_N_hireling_contest_mine[v_mine] < _N_hireling_contest_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_hireling_contest['mine'][v_mine] < _N_hireling_contest['theirs'][v_theirs])):
         return 1
     if r_total >= 1:
         return 2
@@ -3477,8 +3485,8 @@ def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs:
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(_dice(1, _N_hireling_contest_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_hireling_contest_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_hireling_contest['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_hireling_contest['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3552,7 +3560,7 @@ def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_hirelings_max_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_hirelings_max: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_hirelings_max: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_hirelings_max: tuple[str, ...] = ()
@@ -3588,7 +3596,7 @@ def _values_hirelings_max(
 
 def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> AnyResult:
     d = _Rolling(rng)
-    r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
+    r_total: int = (_N_hirelings_max['wil'][v_wil] * 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_hirelings_max.get(r_total, -1)
@@ -3631,13 +3639,13 @@ def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyRe
 
 def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
     v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (_N_hirelings_max_wil[v_wil] * 1)
+    r_total: int = (_N_hirelings_max['wil'][v_wil] * 1)
     return {(_band_hirelings_max(r_total, None, (), (), False, v_wil), r_total): 1}, 1
 
 
 
 
-_N_reaction_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_reaction: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _Id_reaction = _Literal['hostile', 'wary', 'indifferent', 'friendly', 'helpful']
 _OUT_reaction: tuple[tuple[Outcome[_Id_reaction], ...], ...] = (
     (Outcome('hostile', 'Hostile', 'Hostile', '1-3', None),),
@@ -3650,7 +3658,7 @@ _IDS_reaction: tuple[str, ...] = ('hostile', 'wary', 'indifferent', 'friendly', 
 _READS_reaction: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_reaction(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
-    return d.roll(_dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
+    return d.roll(_dice(1, _N_reaction['wil'][v_wil]), 'd(wil)')
 
 
 # the band of each value
@@ -3669,7 +3677,7 @@ def _band_reaction(
 
 def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_reaction]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_reaction_wil[v_wil]), 'd(wil)')
+    r_total: int = d.roll(_dice(1, _N_reaction['wil'][v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_reaction.get(r_total, -1)
@@ -3726,8 +3734,10 @@ def _joint_reaction(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_leverage_mine: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_leverage_theirs: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_leverage: dict[str, dict[str, int]] = {
+    'mine': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'theirs': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
 _Id_leverage = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
 _OUT_leverage: tuple[tuple[Outcome[_Id_leverage], ...], ...] = (
     (
@@ -3752,8 +3762,8 @@ _READS_leverage: ReadSpec = (frozenset(), False, False)  # what the bands read
 def _total_leverage(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
         (
-            d.roll(_dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_leverage['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_leverage['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3768,9 +3778,9 @@ def _band_leverage(
     v_mine: str,
     v_theirs: str,
 ) -> int:
-    if bool((r_total == 0) and (_N_leverage_mine[v_mine] > _N_leverage_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_leverage['mine'][v_mine] > _N_leverage['theirs'][v_theirs])):
         return 0
-    if bool((r_total == 0) and (_N_leverage_mine[v_mine] < _N_leverage_theirs[v_theirs])):
+    if bool((r_total == 0) and (_N_leverage['mine'][v_mine] < _N_leverage['theirs'][v_theirs])):
         return 1
     if r_total >= 1:
         return 2
@@ -3811,8 +3821,8 @@ def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) ->
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(_dice(1, _N_leverage_mine[v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_leverage_theirs[v_theirs]), 'd(theirs)'
+            d.roll(_dice(1, _N_leverage['mine'][v_mine]), 'd(mine)') - d.roll(
+                _dice(1, _N_leverage['theirs'][v_theirs]), 'd(theirs)'
             )
         )
     )
@@ -3885,8 +3895,10 @@ def _joint_leverage(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_attack_weapon: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_attack_other: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_attack: dict[str, dict[str, int]] = {
+    'weapon': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'other': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
 _Id_attack = _Literal['harm', 'no_harm']
 _OUT_attack: tuple[tuple[Outcome[_Id_attack], ...], ...] = (
     (Outcome('harm', 'Harm', "Deal what's left as harm—first to HP, then to STR.", '1+', None),),
@@ -3914,16 +3926,16 @@ def _total_attack(
             (
                 (
                     max(
-                        d.roll(_dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)'),
+                        d.roll(_dice(1, _N_attack['weapon'][v_weapon]), 'd(weapon)'),
                         d.roll(
-                            _dice((v_dice - 1), _N_attack_other[v_other], (('highest', 1),)),
+                            _dice((v_dice - 1), _N_attack['other'][v_other], (('highest', 1),)),
                             '(dice - 1)d(other) highest',
                         ),
                     ) + v_extra_attackers
                 ) - v_armor
             )
         )
-    return int((d.roll(_dice(1, _N_attack_weapon[v_weapon]), 'd(weapon)') - v_armor))
+    return int((d.roll(_dice(1, _N_attack['weapon'][v_weapon]), 'd(weapon)') - v_armor))
 
 
 def _band_attack(
@@ -4162,7 +4174,7 @@ def _joint_armor(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_blast_weapon: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_blast: dict[str, dict[str, int]] = {'weapon': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _Id_blast = _Literal['targets']
 _OUT_blast: tuple[tuple[Outcome[_Id_blast], ...], ...] = (
     (Outcome('targets', 'Targets', "If unsure how many targets are affected, roll the weapon's die.", '1+', None),),
@@ -4171,7 +4183,7 @@ _IDS_blast: tuple[str, ...] = ('targets',)
 _READS_blast: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_blast(d: _Rolling | _Planning | _Replaying, v_weapon: str) -> int:
-    return d.roll(_dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
+    return d.roll(_dice(1, _N_blast['weapon'][v_weapon]), 'd(weapon)')
 
 
 def _band_blast(
@@ -4206,7 +4218,7 @@ def _values_blast(
 
 def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result[Outcome[_Id_blast]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_blast_weapon[v_weapon]), 'd(weapon)')
+    r_total: int = d.roll(_dice(1, _N_blast['weapon'][v_weapon]), 'd(weapon)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
@@ -4260,8 +4272,10 @@ def _joint_blast(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_morale_check_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_morale_check_their_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_morale_check: dict[str, dict[str, int]] = {
+    'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'their_wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
 _Id_morale_check = _Literal['tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie']
 _OUT_morale_check: tuple[tuple[Outcome[_Id_morale_check], ...], ...] = (
     (
@@ -4286,8 +4300,8 @@ _READS_morale_check: ReadSpec = (frozenset(), False, False)  # what the bands re
 def _total_morale_check(d: _Rolling | _Planning | _Replaying, v_wil: str, v_their_wil: str) -> int:
     return int(
         (
-            d.roll(_dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
-                _dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)'
+            d.roll(_dice(1, _N_morale_check['wil'][v_wil]), 'd(wil)') - d.roll(
+                _dice(1, _N_morale_check['their_wil'][v_their_wil]), 'd(their_wil)'
             )
         )
     )
@@ -4302,9 +4316,9 @@ def _band_morale_check(
     v_wil: str,
     v_their_wil: str,
 ) -> int:
-    if bool((r_total == 0) and (_N_morale_check_wil[v_wil] > _N_morale_check_their_wil[v_their_wil])):
+    if bool((r_total == 0) and (_N_morale_check['wil'][v_wil] > _N_morale_check['their_wil'][v_their_wil])):
         return 0
-    if bool((r_total == 0) and (_N_morale_check_wil[v_wil] < _N_morale_check_their_wil[v_their_wil])):
+    if bool((r_total == 0) and (_N_morale_check['wil'][v_wil] < _N_morale_check['their_wil'][v_their_wil])):
         return 1
     if r_total >= 1:
         return 2
@@ -4349,8 +4363,8 @@ def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: s
     d = _Rolling(rng)
     r_total: int = int(
         (
-            d.roll(_dice(1, _N_morale_check_wil[v_wil]), 'd(wil)') - d.roll(
-                _dice(1, _N_morale_check_their_wil[v_their_wil]), 'd(their_wil)'
+            d.roll(_dice(1, _N_morale_check['wil'][v_wil]), 'd(wil)') - d.roll(
+                _dice(1, _N_morale_check['their_wil'][v_their_wil]), 'd(their_wil)'
             )
         )
     )
@@ -4445,7 +4459,7 @@ def _joint_morale_check(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_morale_wil: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
+_N_morale: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _Id_morale = _Literal['hesitate', 'retreat', 'flee', 'surrender_conditionally', 'surrender_unconditionally']
 _OUT_morale: tuple[tuple[Outcome[_Id_morale], ...], ...] = (
     (Outcome('hesitate', 'Hesitate', 'Hesitate', '1-3', None),),
@@ -4458,7 +4472,7 @@ _IDS_morale: tuple[str, ...] = ('hesitate', 'retreat', 'flee', 'surrender_condit
 _READS_morale: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_morale(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
-    return d.roll(_dice(1, _N_morale_wil[v_wil]), 'd(wil)')
+    return d.roll(_dice(1, _N_morale['wil'][v_wil]), 'd(wil)')
 
 
 # the band of each value
@@ -4477,7 +4491,7 @@ def _band_morale(
 
 def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_morale]]:
     d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_morale_wil[v_wil]), 'd(wil)')
+    r_total: int = d.roll(_dice(1, _N_morale['wil'][v_wil]), 'd(wil)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_morale.get(r_total, -1)
@@ -4705,8 +4719,8 @@ def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_critical_harm_attribute: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_O_critical_harm_attribute: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
+_N_critical_harm: dict[str, dict[str, int]] = {'attribute': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
+_O_critical_harm: dict[str, tuple[str, ...]] = {'attribute': ('d4', 'd6', 'd8', 'd10', 'd12')}
 _Id_critical_harm = _Literal['pass', 'dead', 'lowered']
 _OUT_critical_harm: tuple[tuple[Outcome[_Id_critical_harm], ...], ...] = (
     (Outcome('pass', 'Pass', None, 'when total >= dn', None),),
@@ -4728,7 +4742,7 @@ _IDS_critical_harm: tuple[str, ...] = ('pass', 'dead', 'lowered')
 _READS_critical_harm: ReadSpec = (frozenset(), False, False)  # what the bands read
 
 def _total_critical_harm(d: _Rolling | _Planning | _Replaying, v_attribute: str, v_dn: int) -> int:
-    return d.roll(_dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
+    return d.roll(_dice(1, _N_critical_harm['attribute'][v_attribute]), 'd(attribute)')
 
 
 def _band_critical_harm(
@@ -4742,7 +4756,7 @@ def _band_critical_harm(
 ) -> int:
     if (r_total >= v_dn):
         return 0
-    if ((_O_critical_harm_attribute.index(v_attribute) + 1) == 1):
+    if ((_O_critical_harm['attribute'].index(v_attribute) + 1) == 1):
         return 1
     return 2
 
@@ -4767,7 +4781,7 @@ def _values_critical_harm(
         values['dead'] = True
     if b == 2:
         values['passed'] = False
-        values['lowered_to'] = step(_O_critical_harm_attribute, v_attribute, -1)
+        values['lowered_to'] = step(_O_critical_harm['attribute'], v_attribute, -1)
         values['taken_out'] = True
     return values
 
@@ -4776,7 +4790,7 @@ def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: i
     Outcome[_Id_critical_harm]
 ]:
     d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_critical_harm_attribute[v_attribute]), 'd(attribute)')
+    r_total: int = d.roll(_dice(1, _N_critical_harm['attribute'][v_attribute]), 'd(attribute)')
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
@@ -4846,10 +4860,13 @@ def _joint_critical_harm(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_week_of_rest_attribute: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_N_week_of_rest_original: dict[str, int] = {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}
-_O_week_of_rest_attribute: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
-_O_week_of_rest_original: tuple[str, ...] = ('d4', 'd6', 'd8', 'd10', 'd12')
+_N_week_of_rest: dict[str, dict[str, int]] = {
+    'attribute': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+    'original': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12},
+}
+_O_week_of_rest: dict[str, tuple[str, ...]] = {
+    'attribute': ('d4', 'd6', 'd8', 'd10', 'd12'), 'original': ('d4', 'd6', 'd8', 'd10', 'd12')
+}
 _OUT_week_of_rest: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_week_of_rest: tuple[str, ...] = ()
@@ -4888,8 +4905,8 @@ def _values_week_of_rest(
 def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> AnyResult:
     d = _Rolling(rng)
     r_total: str = (
-        step(_O_week_of_rest_attribute, v_attribute, 1) if (
-            (_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)
+        step(_O_week_of_rest['attribute'], v_attribute, 1) if (
+            (_O_week_of_rest['attribute'].index(v_attribute) + 1) < (_O_week_of_rest['original'].index(v_original) + 1)
         ) else v_attribute
     )
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -4942,8 +4959,8 @@ def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
     v_attribute = _check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     v_original = _check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
     r_total: str = (
-        step(_O_week_of_rest_attribute, v_attribute, 1) if (
-            (_O_week_of_rest_attribute.index(v_attribute) + 1) < (_O_week_of_rest_original.index(v_original) + 1)
+        step(_O_week_of_rest['attribute'], v_attribute, 1) if (
+            (_O_week_of_rest['attribute'].index(v_attribute) + 1) < (_O_week_of_rest['original'].index(v_original) + 1)
         ) else v_attribute
     )
     return {(_band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original), r_total): 1}, 1

@@ -5572,8 +5572,10 @@ def _joint_shift(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_attack_roll_die: dict[str, int] = {'one': 1, 'd4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12, 'd20': 20}
-_O_attack_roll_die: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
+_N_attack_roll: dict[str, dict[str, int]] = {
+    'die': {'one': 1, 'd4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12, 'd20': 20}
+}
+_O_attack_roll: dict[str, tuple[str, ...]] = {'die': ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')}
 _Id_attack_roll = _Literal['one_and_max', 'rolled_one', 'max_damage', 'damage']
 _OUT_attack_roll: tuple[tuple[Outcome[_Id_attack_roll], ...], ...] = (
     (
@@ -5603,7 +5605,7 @@ def _total_attack_roll(
     d: _Rolling | _Planning | _Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
 ) -> int:
     return d.roll(
-        _dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
+        _dice(1, _N_attack_roll['die'][step(_O_attack_roll['die'], v_die, (v_enhance - v_blocks))]),
         'd(step(die, enhance - blocks))',
     )
 
@@ -5620,12 +5622,14 @@ def _band_attack_roll(
     v_missile: bool,
 ) -> int:
     if bool(
-        (r_total == 1) and (r_total >= _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))])
+        (r_total == 1) and (
+            r_total >= _N_attack_roll['die'][step(_O_attack_roll['die'], v_die, (v_enhance - v_blocks))]
+        )
     ):
         return 0
     if (r_total == 1):
         return 1
-    if (r_total >= _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]):
+    if (r_total >= _N_attack_roll['die'][step(_O_attack_roll['die'], v_die, (v_enhance - v_blocks))]):
         return 2
     return 3
 
@@ -5669,7 +5673,7 @@ def _run_attack_roll(
 ) -> Result[Outcome[_Id_attack_roll]]:
     d = _Rolling(rng)
     r_total: int = d.roll(
-        _dice(1, _N_attack_roll_die[step(_O_attack_roll_die, v_die, (v_enhance - v_blocks))]),
+        _dice(1, _N_attack_roll['die'][step(_O_attack_roll['die'], v_die, (v_enhance - v_blocks))]),
         'd(step(die, enhance - blocks))',
     )
     r_dice, r_kept, r_read, r_natural = d.read()
@@ -5752,8 +5756,10 @@ def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_enhance_impair_die: dict[str, int] = {'one': 1, 'd4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12, 'd20': 20}
-_O_enhance_impair_die: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
+_N_enhance_impair: dict[str, dict[str, int]] = {
+    'die': {'one': 1, 'd4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12, 'd20': 20}
+}
+_O_enhance_impair: dict[str, tuple[str, ...]] = {'die': ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')}
 _Id_enhance_impair = _Literal['one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20']
 _OUT_enhance_impair: tuple[tuple[Outcome[_Id_enhance_impair], ...], ...] = (
     (Outcome('one', 'one', '1', 'one', None),),
@@ -5817,7 +5823,7 @@ def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: in
     Outcome[_Id_enhance_impair]
 ]:
     d = _Rolling(rng)
-    r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
+    r_total: str = step(_O_enhance_impair['die'], v_die, (v_enhance - v_blocks))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_enhance_impair.get(r_total, -1)
@@ -5880,7 +5886,7 @@ def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
     v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
     v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
     v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
-    r_total: str = step(_O_enhance_impair_die, v_die, (v_enhance - v_blocks))
+    r_total: str = step(_O_enhance_impair['die'], v_die, (v_enhance - v_blocks))
     return {(_band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance), r_total): 1}, 1
 
 
@@ -6440,8 +6446,8 @@ def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_fall_damage_table_height: dict[str, int] = {
-    'ft10': 1, 'ft20': 4, 'ft30': 6, 'ft40': 8, 'ft50': 10, 'ft60': 12, 'ft70': 20
+_N_fall_damage_table: dict[str, dict[str, int]] = {
+    'height': {'ft10': 1, 'ft20': 4, 'ft30': 6, 'ft40': 8, 'ft50': 10, 'ft60': 12, 'ft70': 20}
 }
 _Id_fall_damage_table = _Literal['ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70']
 _OUT_fall_damage_table: tuple[tuple[Outcome[_Id_fall_damage_table], ...], ...] = (
@@ -6579,7 +6585,9 @@ def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_fall_damage_height: dict[str, int] = {'ft10': 1, 'ft20': 4, 'ft30': 6, 'ft40': 8, 'ft50': 10, 'ft60': 12, 'ft70': 20}
+_N_fall_damage: dict[str, dict[str, int]] = {
+    'height': {'ft10': 1, 'ft20': 4, 'ft30': 6, 'ft40': 8, 'ft50': 10, 'ft60': 12, 'ft70': 20}
+}
 _Id_fall_damage = _Literal['damage']
 _OUT_fall_damage: tuple[tuple[Outcome[_Id_fall_damage], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1+', None),),
@@ -6589,7 +6597,7 @@ _READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands rea
 _DICE_fall_damage_0 = _dice(1, 6)  # d6
 
 def _total_fall_damage(d: _Rolling | _Planning | _Replaying, v_height: str) -> int:
-    return int((d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage_height[v_height]), 'd(height)')))
+    return int((d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage['height'][v_height]), 'd(height)')))
 
 
 def _band_fall_damage(
@@ -6625,7 +6633,7 @@ def _values_fall_damage(
 def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result[Outcome[_Id_fall_damage]]:
     d = _Rolling(rng)
     r_total: int = int(
-        (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage_height[v_height]), 'd(height)'))
+        (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage['height'][v_height]), 'd(height)'))
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero

@@ -2145,7 +2145,7 @@ def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_expedition_test_hermit: dict[str, int] = {'none': 0, 'with_others': 1, 'alone': -1}
+_N_expedition_test: dict[str, dict[str, int]] = {'hermit': {'none': 0, 'with_others': 1, 'alone': -1}}
 _Id_expedition_test = _Literal['success', 'failure']
 _OUT_expedition_test: tuple[tuple[Outcome[_Id_expedition_test], ...], ...] = (
     (
@@ -2163,7 +2163,7 @@ _DICE_expedition_test_0 = _dice(1, 10)  # d10
 def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> tuple[
     int
 ]:
-    v_modifier = (_N_expedition_test_hermit[v_hermit] - v_selfless)
+    v_modifier = (_N_expedition_test['hermit'][v_hermit] - v_selfless)
     return (v_modifier,)
 
 

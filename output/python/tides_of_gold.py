@@ -1408,8 +1408,9 @@ RULECRAFT_VERSION = '0.1.0'
 DICE: dict[str, Faces] = {}
 
 
-_N_action_roll_edge: dict[str, int] = {'none': 0, 'edge': 1, 'major': 2}
-_N_action_roll_penalty: dict[str, int] = {'none': 0, 'penalty': 1, 'major': 2}
+_N_action_roll: dict[str, dict[str, int]] = {
+    'edge': {'none': 0, 'edge': 1, 'major': 2}, 'penalty': {'none': 0, 'penalty': 1, 'major': 2}
+}
 _Id_action_roll = _Literal['failure', 'costly', 'heroic', 'advantage']
 _OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
     (Outcome('failure', 'Failure', 'failure, face a complication (and mark', '6 or less', None),),
@@ -1435,15 +1436,15 @@ def _total_action_roll(
         return int(
             (
                 (
-                    (d.roll(_DICE_action_roll_1, '3d6 keep highest 2') + v_dots) + _N_action_roll_edge[v_edge]
-                ) - _N_action_roll_penalty[v_penalty]
+                    (d.roll(_DICE_action_roll_1, '3d6 keep highest 2') + v_dots) + _N_action_roll['edge'][v_edge]
+                ) - _N_action_roll['penalty'][v_penalty]
             )
         )
     return int(
         (
-            ((d.roll(_DICE_action_roll_0, '2d6') + v_dots) + _N_action_roll_edge[v_edge]) - _N_action_roll_penalty[
-                v_penalty
-            ]
+            ((d.roll(_DICE_action_roll_0, '2d6') + v_dots) + _N_action_roll['edge'][v_edge]) - _N_action_roll[
+                'penalty'
+            ][v_penalty]
         )
     )
 
@@ -5619,7 +5620,7 @@ def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_notoriety_increase_exposure: dict[str, int] = {'smooth': 0, 'contained': 2, 'loud': 4, 'wild': 6}
+_N_notoriety_increase: dict[str, dict[str, int]] = {'exposure': {'smooth': 0, 'contained': 2, 'loud': 4, 'wild': 6}}
 _OUT_notoriety_increase: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_notoriety_increase: tuple[str, ...] = ()
@@ -5663,7 +5664,7 @@ def _run_notoriety_increase(
     rng: random.Random, depth: int, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool
 ) -> AnyResult:
     d = _Rolling(rng)
-    r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
+    r_total: int = (((_N_notoriety_increase['exposure'][v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_notoriety_increase.get(r_total, -1)
@@ -5731,7 +5732,7 @@ def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
     v_high_profile = _check_flag('high_profile', given.get('high_profile', False))
     v_at_war = _check_flag('at_war', given.get('at_war', False))
     v_killing = _check_flag('killing', given.get('killing', False))
-    r_total: int = (((_N_notoriety_increase_exposure[v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
+    r_total: int = (((_N_notoriety_increase['exposure'][v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
     return {
         (
             _band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing),

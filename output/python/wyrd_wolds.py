@@ -2197,7 +2197,7 @@ def _joint_racing_result(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_positions_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
+_N_positions: dict[str, dict[str, int]] = {'position': {'controlled': 0, 'risky': 1, 'desperate': 2}}
 _Id_positions = _Literal['controlled', 'risky', 'desperate']
 _OUT_positions: tuple[tuple[Outcome[_Id_positions], ...], ...] = (
     (
@@ -2307,8 +2307,9 @@ def _joint_positions(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_action_roll_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
-_N_action_roll_push_or_bargain: dict[str, int] = {'none': 0, 'push': 1, 'bargain': 1}
+_N_action_roll: dict[str, dict[str, int]] = {
+    'position': {'controlled': 0, 'risky': 1, 'desperate': 2}, 'push_or_bargain': {'none': 0, 'push': 1, 'bargain': 1}
+}
 _Id_action_roll = _Literal['critical', 'full', 'partial', 'bad']
 _OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
     (
@@ -2384,7 +2385,7 @@ def _lets_action_roll(
     v_ability_dice: int,
     v_moderate_harm: bool,
 ) -> tuple[int]:
-    v_bonus_dice = (min((v_assistance + _N_action_roll_push_or_bargain[v_push_or_bargain]), 2) + v_ability_dice)
+    v_bonus_dice = (min((v_assistance + _N_action_roll['push_or_bargain'][v_push_or_bargain]), 2) + v_ability_dice)
     return (v_bonus_dice,)
 
 
@@ -2672,7 +2673,9 @@ def _joint_action_roll(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_effect_levels_effect: dict[str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
+_N_effect_levels: dict[str, dict[str, int]] = {
+    'effect': {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
+}
 _Id_effect_levels = _Literal['great', 'standard', 'limited', 'zero', 'extreme']
 _OUT_effect_levels: tuple[tuple[Outcome[_Id_effect_levels], ...], ...] = (
     (
@@ -3036,10 +3039,12 @@ def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_effect_level_gut: dict[str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
-_N_effect_level_potency: dict[str, int] = {'disadvantage': -1, 'even': 0, 'advantage': 1}
-_N_effect_level_quality: dict[str, int] = {'disadvantage': -1, 'even': 0, 'advantage': 1}
-_N_effect_level_scale: dict[str, int] = {'disadvantage': -1, 'even': 0, 'advantage': 1}
+_N_effect_level: dict[str, dict[str, int]] = {
+    'gut': {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4},
+    'potency': {'disadvantage': -1, 'even': 0, 'advantage': 1},
+    'quality': {'disadvantage': -1, 'even': 0, 'advantage': 1},
+    'scale': {'disadvantage': -1, 'even': 0, 'advantage': 1},
+}
 _Id_effect_level = _Literal['zero', 'limited', 'standard', 'great', 'extreme']
 _OUT_effect_level: tuple[tuple[Outcome[_Id_effect_level], ...], ...] = (
     (Outcome('zero', 'Zero', '**zero effect**', '0', None),),
@@ -3057,8 +3062,10 @@ def _lets_effect_level(
     v_assessed = clamp(
         (
             (
-                (_N_effect_level_gut[v_gut] + _N_effect_level_potency[v_potency]) + _N_effect_level_quality[v_quality]
-            ) + _N_effect_level_scale[v_scale]
+                (_N_effect_level['gut'][v_gut] + _N_effect_level['potency'][v_potency]) + _N_effect_level['quality'][
+                    v_quality
+                ]
+            ) + _N_effect_level['scale'][v_scale]
         ),
         0,
         4,
@@ -3232,9 +3239,11 @@ def _joint_effect_level(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_traded_effect_effect: dict[str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
-_N_traded_effect_trade: dict[str, int] = {'none': 0, 'for_effect': 1, 'for_position': -1}
-_O_traded_effect_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
+_N_traded_effect: dict[str, dict[str, int]] = {
+    'effect': {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4},
+    'trade': {'none': 0, 'for_effect': 1, 'for_position': -1},
+}
+_O_traded_effect: dict[str, tuple[str, ...]] = {'effect': ('zero', 'limited', 'standard', 'great', 'extreme')}
 _Id_traded_effect = _Literal['zero', 'limited', 'standard', 'great', 'extreme']
 _OUT_traded_effect: tuple[tuple[Outcome[_Id_traded_effect], ...], ...] = (
     (Outcome('zero', 'Zero', None, 'zero', None),),
@@ -3282,7 +3291,7 @@ def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: s
     Outcome[_Id_traded_effect]
 ]:
     d = _Rolling(rng)
-    r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
+    r_total: str = step(_O_traded_effect['effect'], v_effect, _N_traded_effect['trade'][v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_traded_effect.get(r_total, -1)
@@ -3345,15 +3354,16 @@ def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
         'effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')
     )
     v_trade = _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
-    r_total: str = step(_O_traded_effect_effect, v_effect, _N_traded_effect_trade[v_trade])
+    r_total: str = step(_O_traded_effect['effect'], v_effect, _N_traded_effect['trade'][v_trade])
     return {(_band_traded_effect(r_total, None, (), (), False, v_effect, v_trade), r_total): 1}, 1
 
 
 
 
-_N_traded_position_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
-_N_traded_position_trade: dict[str, int] = {'none': 0, 'for_effect': 1, 'for_position': -1}
-_O_traded_position_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
+_N_traded_position: dict[str, dict[str, int]] = {
+    'position': {'controlled': 0, 'risky': 1, 'desperate': 2}, 'trade': {'none': 0, 'for_effect': 1, 'for_position': -1}
+}
+_O_traded_position: dict[str, tuple[str, ...]] = {'position': ('controlled', 'risky', 'desperate')}
 _Id_traded_position = _Literal['controlled', 'risky', 'desperate']
 _OUT_traded_position: tuple[tuple[Outcome[_Id_traded_position], ...], ...] = (
     (Outcome('controlled', 'Controlled', None, 'controlled', None),),
@@ -3402,7 +3412,7 @@ def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trad
     Outcome[_Id_traded_position]
 ]:
     d = _Rolling(rng)
-    r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
+    r_total: str = step(_O_traded_position['position'], v_position, _N_traded_position['trade'][v_trade])
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_traded_position.get(r_total, -1)
@@ -3460,7 +3470,7 @@ def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random
 def _joint_traded_position(given: Mapping[str, object]) -> Joint:
     v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
     v_trade = _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
-    r_total: str = step(_O_traded_position_position, v_position, _N_traded_position_trade[v_trade])
+    r_total: str = step(_O_traded_position['position'], v_position, _N_traded_position['trade'][v_trade])
     return {(_band_traded_position(r_total, None, (), (), False, v_position, v_trade), r_total): 1}, 1
 
 
@@ -3587,8 +3597,8 @@ def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_worse_position_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
-_O_worse_position_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
+_N_worse_position: dict[str, dict[str, int]] = {'position': {'controlled': 0, 'risky': 1, 'desperate': 2}}
+_O_worse_position: dict[str, tuple[str, ...]] = {'position': ('controlled', 'risky', 'desperate')}
 _Id_worse_position = _Literal['risky', 'desperate']
 _OUT_worse_position: tuple[tuple[Outcome[_Id_worse_position], ...], ...] = (
     (Outcome('risky', 'Risky', None, 'risky', None),),
@@ -3628,7 +3638,7 @@ def _values_worse_position(
 
 def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_worse_position]]:
     d = _Rolling(rng)
-    r_total: str = step(_O_worse_position_position, v_position, 1)
+    r_total: str = step(_O_worse_position['position'], v_position, 1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_worse_position.get(r_total, -1)
@@ -3675,7 +3685,7 @@ def worse_position(*, position: str = 'risky', rng: random.Random | None = None)
 
 def _joint_worse_position(given: Mapping[str, object]) -> Joint:
     v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total: str = step(_O_worse_position_position, v_position, 1)
+    r_total: str = step(_O_worse_position['position'], v_position, 1)
     return {(_band_worse_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
@@ -4007,7 +4017,7 @@ def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_armored_harm_boxes: dict[str, int] = {'armor': 1, 'heavy': 2}
+_N_armored_harm: dict[str, dict[str, int]] = {'boxes': {'armor': 1, 'heavy': 2}}
 _Id_armored_harm = _Literal['no_harm', 'lesser', 'moderate', 'severe']
 _OUT_armored_harm: tuple[tuple[Outcome[_Id_armored_harm], ...], ...] = (
     (Outcome('no_harm', 'No harm', 'reduce the harm again, to zero', '0', None),),
@@ -4051,7 +4061,7 @@ def _values_armored_harm(
 
 def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result[Outcome[_Id_armored_harm]]:
     d = _Rolling(rng)
-    r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
+    r_total: int = max((v_harm - _N_armored_harm['boxes'][v_boxes]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_armored_harm.get(r_total, -1)
@@ -4110,7 +4120,7 @@ def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | No
 def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
     v_harm = _check_int('harm', given.get('harm', 2), 1, 4)
     v_boxes = _check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy'))
-    r_total: int = max((v_harm - _N_armored_harm_boxes[v_boxes]), 0)
+    r_total: int = max((v_harm - _N_armored_harm['boxes'][v_boxes]), 0)
     return {(_band_armored_harm(r_total, None, (), (), False, v_harm, v_boxes), r_total): 1}, 1
 
 
@@ -4512,7 +4522,7 @@ def _joint_gather_information(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_xp_award_happened: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
+_N_xp_award: dict[str, dict[str, int]] = {'happened': {'never': 0, 'once': 1, 'often': 2}}
 _Id_xp_award = _Literal['no_xp', 'once', 'often']
 _OUT_xp_award: tuple[tuple[Outcome[_Id_xp_award], ...], ...] = (
     (Outcome('no_xp', 'No xp', None, 'never', None),),
@@ -4611,9 +4621,11 @@ def _joint_xp_award(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_end_of_session_xp_playbook: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_N_end_of_session_xp_beliefs: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_N_end_of_session_xp_struggle: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
+_N_end_of_session_xp: dict[str, dict[str, int]] = {
+    'playbook': {'never': 0, 'once': 1, 'often': 2},
+    'beliefs': {'never': 0, 'once': 1, 'often': 2},
+    'struggle': {'never': 0, 'once': 1, 'often': 2},
+}
 _OUT_end_of_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_end_of_session_xp: tuple[str, ...] = ()
@@ -4668,8 +4680,8 @@ def _run_end_of_session_xp(
     d = _Rolling(rng)
     r_total: int = (
         (
-            _N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]
-        ) + _N_end_of_session_xp_struggle[v_struggle]
+            _N_end_of_session_xp['playbook'][v_playbook] + _N_end_of_session_xp['beliefs'][v_beliefs]
+        ) + _N_end_of_session_xp['struggle'][v_struggle]
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4729,18 +4741,20 @@ def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
     v_struggle = _check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often'))
     r_total: int = (
         (
-            _N_end_of_session_xp_playbook[v_playbook] + _N_end_of_session_xp_beliefs[v_beliefs]
-        ) + _N_end_of_session_xp_struggle[v_struggle]
+            _N_end_of_session_xp['playbook'][v_playbook] + _N_end_of_session_xp['beliefs'][v_beliefs]
+        ) + _N_end_of_session_xp['struggle'][v_struggle]
     )
     return {(_band_end_of_session_xp(r_total, None, (), (), False, v_playbook, v_beliefs, v_struggle), r_total): 1}, 1
 
 
 
 
-_N_party_session_xp_party: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_N_party_session_xp_station: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_N_party_session_xp_reputation: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
-_N_party_session_xp_nature: dict[str, int] = {'never': 0, 'once': 1, 'often': 2}
+_N_party_session_xp: dict[str, dict[str, int]] = {
+    'party': {'never': 0, 'once': 1, 'often': 2},
+    'station': {'never': 0, 'once': 1, 'often': 2},
+    'reputation': {'never': 0, 'once': 1, 'often': 2},
+    'nature': {'never': 0, 'once': 1, 'often': 2},
+}
 _OUT_party_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
 _IDS_party_session_xp: tuple[str, ...] = ()
@@ -4787,10 +4801,10 @@ def _run_party_session_xp(
     d = _Rolling(rng)
     r_total: int = (
         (
-            (
-                _N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]
-            ) + _N_party_session_xp_reputation[v_reputation]
-        ) + _N_party_session_xp_nature[v_nature]
+            (_N_party_session_xp['party'][v_party] + _N_party_session_xp['station'][v_station]) + _N_party_session_xp[
+                'reputation'
+            ][v_reputation]
+        ) + _N_party_session_xp['nature'][v_nature]
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -4859,10 +4873,10 @@ def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
     v_nature = _check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often'))
     r_total: int = (
         (
-            (
-                _N_party_session_xp_party[v_party] + _N_party_session_xp_station[v_station]
-            ) + _N_party_session_xp_reputation[v_reputation]
-        ) + _N_party_session_xp_nature[v_nature]
+            (_N_party_session_xp['party'][v_party] + _N_party_session_xp['station'][v_station]) + _N_party_session_xp[
+                'reputation'
+            ][v_reputation]
+        ) + _N_party_session_xp['nature'][v_nature]
     )
     return {
         (_band_party_session_xp(r_total, None, (), (), False, v_party, v_station, v_reputation, v_nature), r_total): 1
@@ -4965,10 +4979,12 @@ def _joint_load_levels(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_group_action_first: dict[str, int] = {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
-_N_group_action_second: dict[str, int] = {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
-_N_group_action_third: dict[str, int] = {'absent': 0, 'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
-_N_group_action_fourth: dict[str, int] = {'absent': 0, 'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
+_N_group_action: dict[str, dict[str, int]] = {
+    'first': {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4},
+    'second': {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4},
+    'third': {'absent': 0, 'bad': 1, 'partial': 2, 'full': 3, 'critical': 4},
+    'fourth': {'absent': 0, 'bad': 1, 'partial': 2, 'full': 3, 'critical': 4},
+}
 _Id_group_action = _Literal['bad', 'partial', 'full', 'critical']
 _OUT_group_action: tuple[tuple[Outcome[_Id_group_action], ...], ...] = (
     (Outcome('bad', 'Bad', '1-3', '1', None),),
@@ -5035,10 +5051,10 @@ def _run_group_action(
 ) -> Result[Outcome[_Id_group_action]]:
     d = _Rolling(rng)
     r_total: int = max(
-        _N_group_action_first[v_first],
-        _N_group_action_second[v_second],
-        _N_group_action_third[v_third],
-        _N_group_action_fourth[v_fourth],
+        _N_group_action['first'][v_first],
+        _N_group_action['second'][v_second],
+        _N_group_action['third'][v_third],
+        _N_group_action['fourth'][v_fourth],
     )
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
@@ -5112,18 +5128,18 @@ def _joint_group_action(given: Mapping[str, object]) -> Joint:
     v_third = _check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
     v_fourth = _check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
     r_total: int = max(
-        _N_group_action_first[v_first],
-        _N_group_action_second[v_second],
-        _N_group_action_third[v_third],
-        _N_group_action_fourth[v_fourth],
+        _N_group_action['first'][v_first],
+        _N_group_action['second'][v_second],
+        _N_group_action['third'][v_third],
+        _N_group_action['fourth'][v_fourth],
     )
     return {(_band_group_action(r_total, None, (), (), False, v_first, v_second, v_third, v_fourth), r_total): 1}, 1
 
 
 
 
-_N_improved_position_position: dict[str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}
-_O_improved_position_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
+_N_improved_position: dict[str, dict[str, int]] = {'position': {'controlled': 0, 'risky': 1, 'desperate': 2}}
+_O_improved_position: dict[str, tuple[str, ...]] = {'position': ('controlled', 'risky', 'desperate')}
 _Id_improved_position = _Literal['controlled', 'risky']
 _OUT_improved_position: tuple[tuple[Outcome[_Id_improved_position], ...], ...] = (
     (Outcome('controlled', 'Controlled', None, 'controlled', None),),
@@ -5163,7 +5179,7 @@ def _values_improved_position(
 
 def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_improved_position]]:
     d = _Rolling(rng)
-    r_total: str = step(_O_improved_position_position, v_position, -1)
+    r_total: str = step(_O_improved_position['position'], v_position, -1)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_improved_position.get(r_total, -1)
@@ -5212,7 +5228,7 @@ def improved_position(*, position: str = 'risky', rng: random.Random | None = No
 
 def _joint_improved_position(given: Mapping[str, object]) -> Joint:
     v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total: str = step(_O_improved_position_position, v_position, -1)
+    r_total: str = step(_O_improved_position['position'], v_position, -1)
     return {(_band_improved_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
 
 
@@ -5757,8 +5773,8 @@ def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_improved_result_result: dict[str, int] = {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}
-_O_improved_result_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
+_N_improved_result: dict[str, dict[str, int]] = {'result': {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}}
+_O_improved_result: dict[str, tuple[str, ...]] = {'result': ('bad', 'partial', 'full', 'critical')}
 _Id_improved_result = _Literal['bad', 'partial', 'full', 'critical']
 _OUT_improved_result: tuple[tuple[Outcome[_Id_improved_result], ...], ...] = (
     (Outcome('bad', 'Bad', '1-3', 'bad', None),),
@@ -5805,7 +5821,7 @@ def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: 
     Outcome[_Id_improved_result]
 ]:
     d = _Rolling(rng)
-    r_total: str = step(_O_improved_result_result, v_result, v_coin)
+    r_total: str = step(_O_improved_result['result'], v_result, v_coin)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_improved_result.get(r_total, -1)
@@ -5863,7 +5879,7 @@ def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random |
 def _joint_improved_result(given: Mapping[str, object]) -> Joint:
     v_result = _check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical'))
     v_coin = _check_int('coin', given.get('coin', 0), 0, 3)
-    r_total: str = step(_O_improved_result_result, v_result, v_coin)
+    r_total: str = step(_O_improved_result['result'], v_result, v_coin)
     return {(_band_improved_result(r_total, None, (), (), False, v_result, v_coin), r_total): 1}, 1
 
 
@@ -6727,8 +6743,8 @@ def _joint_force_examples(given: Mapping[str, object]) -> Joint:
 
 
 
-_N_ritual_stress_casting_time: dict[str, int] = {
-    'moments': 0, 'minutes': 1, 'hour': 2, 'hours': 3, 'day': 4, 'days': 5, 'week': 6
+_N_ritual_stress: dict[str, dict[str, int]] = {
+    'casting_time': {'moments': 0, 'minutes': 1, 'hour': 2, 'hours': 3, 'day': 4, 'days': 5, 'week': 6}
 }
 _OUT_ritual_stress: tuple[tuple[Outcome[str], ...], ...] = (
 )
@@ -6779,7 +6795,7 @@ def _run_ritual_stress(
     rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str
 ) -> AnyResult:
     d = _Rolling(rng)
-    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
+    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress['casting_time'][v_casting_time]), 0)
     r_dice, r_kept, r_read, r_natural = d.read()
     groups, zero = d.groups, d.zero
     b = _BAND_ritual_stress.get(r_total, -1)
@@ -6845,7 +6861,7 @@ def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
         given.get('casting_time', 'moments'),
         ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'),
     )
-    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress_casting_time[v_casting_time]), 0)
+    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress['casting_time'][v_casting_time]), 0)
     return {(_band_ritual_stress(r_total, None, (), (), False, v_magnitude, v_added, v_casting_time), r_total): 1}, 1
 
 
