@@ -224,8 +224,13 @@ class _Keep:
         return rolled, sorted(kept, reverse=self.word == "highest")[:arg]
 
     def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
-                 low: bool) -> list["Reading"]:
-        return dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+                 low: bool) -> tuple[list["Reading"], int]:
+        """The group's readings (`dice_readings`), over every roll of its dice."""
+        readings = dice_readings(spec.count, spec.sides, self.word, arg, spec.die, counted, high, low)
+        return readings, spec.sides ** max(spec.count, 0)
+
+    def cost(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
+        return _readings_cost(spec, self.word, arg, counted, high, low)
 
 
 class _Explode:
@@ -250,11 +255,12 @@ class _Explode:
         return out, out
 
     def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
-                 low: bool) -> list["Reading"]:
+                 low: bool) -> tuple[list["Reading"], int]:
         """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
 
         One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
-        every sum past the cap joining the one high reading. The weights are over `denominator`'s S^(n*(K+1))."""
+        every sum past the cap joining the one high reading. The weights are over S^(n*K), K the rolls of
+        one die followed (`_exploded_depth`)."""
         if counted or counted is None or high or low:
             raise ValueError(f"the bands of {spec.notation} can read its total only")
         sides, cap = spec.sides, spec.cap
@@ -284,7 +290,12 @@ class _Explode:
         out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
         if high_weight:
             out.append((cap + 1, Tally(), None, None, high_weight))
-        return out
+        return out, sides ** (depth * max(spec.count, 0))
+
+    def cost(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
+        """Every partial sum up to the cap, times every value one die adds."""
+        cap = max(spec.cap or 0, 0)
+        return max(spec.count, 0) * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
 
 
 def _exploded_depth(spec: DiceSpec) -> int:
@@ -316,11 +327,8 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
         raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
     if spec.ops:
         name, arg = spec.ops[0]
-        readings = OPERATORS[name].readings(spec, arg, counted, high, low)
-    else:
-        readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
-    if spec.ops and spec.ops[0][0] == "explode":
-        return readings, spec.sides ** (_exploded_depth(spec) * max(spec.count, 0))
+        return OPERATORS[name].readings(spec, arg, counted, high, low)
+    readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
     return readings, spec.sides ** max(spec.count, 0)
 
 
@@ -420,13 +428,18 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     the digits of sides ** count); a walk costs its partial readings times the ways to place the dice
     left (and grows with the count: binomials and powers of a thousand dice are long numbers).
     """
-    count = max(spec.count, 0)
-    if len(spec.ops) > 1 or count == 0:
+    if len(spec.ops) > 1 or spec.count <= 0:
         return 1
-    name, arg = spec.ops[0] if spec.ops else ("sum", 0)
-    if name == "explode":  # every partial sum up to the cap, times every value one die adds
-        cap = max(spec.cap or 0, 0)
-        return count * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+    if spec.ops:
+        name, arg = spec.ops[0]
+        return OPERATORS[name].cost(spec, arg, counted, high, low)
+    return _readings_cost(spec, "sum", 0, counted, high, low)
+
+
+def _readings_cost(spec: DiceSpec, name: str, arg: int, counted: frozenset[int | str] | None, high: bool,
+                   low: bool) -> int:
+    """`readings_cost` of `dice_readings(spec.count, spec.sides, name, arg, ...)`: a sum, or a pool kept."""
+    count = max(spec.count, 0)
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
     faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
     kept = count if mode == "sum" else min(keep, count)
@@ -629,9 +642,7 @@ class _Rolling:
 
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
-        if spec.count <= 0 and zero is not None:
-            spec, self.zero = zero, True
-        _check_spec(spec, written)
+        spec = _rolled(self, spec, written, zero)
         group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
@@ -659,11 +670,17 @@ class _Planning:
         self.zero = False
 
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
-        if spec.count <= 0 and zero is not None:
-            spec, self.zero = zero, True
-        _check_spec(spec, written)
-        self.specs.append(spec)
+        self.specs.append(_rolled(self, spec, written, zero))
         return 0
+
+
+def _rolled(source: "_Rolling | _Planning", spec: DiceSpec, written: str, zero: DiceSpec | None) -> DiceSpec:
+    """The spec a dice source rolls for `spec`: `zero` for a pool of no dice when the rules give one (noted on
+    the source), checked against the caps (`written`: as the rules write the group)."""
+    if spec.count <= 0 and zero is not None:
+        spec, source.zero = zero, True
+    _check_spec(spec, written)
+    return spec
 
 
 class _Replaying:
