@@ -103,6 +103,10 @@ class Dice:
     cap: Expr | None = None
     span: Span = _span()
 
+    @property
+    def explodes(self) -> bool:
+        return any(op.name == "explode" for op in self.ops)
+
 
 @dataclass(frozen=True, slots=True)
 class Binary:

@@ -33,9 +33,11 @@ from compiler import __version__
 from compiler import model as m
 from compiler.check.names import MODULE_NAMES, class_name
 from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
+from compiler.semantics import runtime
 from compiler.semantics.evaluate import bands_read, contains_dice, dice_symbols, walk
 
-RUNTIME_PATH = Path(__file__).parent.parent / "semantics" / "runtime.py"
+RUNTIME_PATH = Path(runtime.__file__)
+
 
 def runtime_source() -> str:
     text = RUNTIME_PATH.read_text(encoding="utf-8")
@@ -463,10 +465,10 @@ class ExprCompiler(m.Visitor[str]):
 
     def dice_term(self, term: m.Dice) -> str:
         """`d.roll(_dice(...), written)`: the group's spec as data, rolled (or planned, or replayed) by `d`."""
-        zero = "None"
+        code = f"d.roll({self.spec(term)}, {m.expr_text(term)!r}"
         if term.die is None and isinstance(self.zero, m.Dice) and term is not self.zero:
-            zero = self.spec(self.zero)
-        return f"d.roll({self.spec(term)}, {m.expr_text(term)!r}" + (f", {zero})" if zero != "None" else ")")
+            code += f", {self.spec(self.zero)}"  # what a pool of no dice rolls instead
+        return code + ")"
 
     def spec(self, term: m.Dice) -> str:
         """`_dice(2, 6, (('highest', 1),))`: the spec as data, or the name of the module constant that holds it."""
@@ -485,19 +487,13 @@ class ExprCompiler(m.Visitor[str]):
         return f"_dice({', '.join(args)})"
 
 
-def covered(resolver: m.Resolver) -> bool:
-    """Whether a band takes every result of the roll for every input (proved by the check), so that its
-    result's outcome is never None."""
-    return resolver.covers and bool(resolver.bands)
-
-
 def result_type(resolver: m.Resolver) -> str:
     """`Result[Outcome[_Id_action_roll]]`: what a resolver returns, its outcome ids as a Literal type, and
     `| None` unless a band takes every result."""
     if not resolver.bands:
         return "AnyResult"
     landed = f"Outcome[_Id_{resolver.name}]"
-    return f"Result[{landed}]" if covered(resolver) else f"Result[{landed} | None]"
+    return f"Result[{landed}]" if resolver.covers else f"Result[{landed} | None]"
 
 
 def constant(code: str) -> bool:
@@ -934,7 +930,7 @@ class ModuleWriter:
         else:
             w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, zero{tail})")
         w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
-        missed = f"_no_band({name!r})" if covered(resolver) else "None"  # no band takes it: never, or None
+        missed = f"_no_band({name!r})" if resolver.covers else "None"  # no band takes it: never, or None
         w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else {missed}")
 
     def rerolls_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:

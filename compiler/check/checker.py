@@ -33,6 +33,7 @@ from compiler.semantics.evaluate import (
     contains_dice,
     dice_symbols,
     rebuild,
+    signed_parts,
     walk,
 )
 from compiler.semantics.odds import distribution, input_count, input_grid, sheet_odds_size
@@ -176,8 +177,7 @@ class Checker:
                 continue
             lowered = KINDS[item.kind].lower(self, item)
             if isinstance(lowered, m.Resolver) and any(
-                    isinstance(n, m.Dice) and any(op.name == "explode" for op in n.ops)
-                    for rule in lowered.dice for n in walk(rule.expr)):
+                    isinstance(n, m.Dice) and n.explodes for rule in lowered.dice for n in walk(rule.expr)):
                 lowered = self.exploding(lowered, item)
             out.append(lowered)
         self._recording = True
@@ -208,7 +208,7 @@ class Checker:
                 cap = m.Binary("-" if sign > 0 else "+", cap, amount, amount.span)
 
             def capped(node: m.Expr, cap: m.Expr = cap) -> m.Expr:
-                if isinstance(node, m.Dice) and any(op.name == "explode" for op in node.ops):
+                if isinstance(node, m.Dice) and node.explodes:
                     return replace(node, cap=cap)
                 return node
             rules.append(replace(rule, expr=rebuild(rule.expr, capped)))
@@ -237,12 +237,8 @@ class Checker:
         """The amounts a roll of exploding dice adds (+1) or takes away (-1), after checking that it adds up
         groups of numbered dice and amounts: `d6! + d6! + dots - 1`."""
         amounts: list[tuple[int, m.Expr]] = []
-        pending: list[tuple[int, m.Expr]] = [(1, expr)]
-        while pending:
-            sign, node = pending.pop()
-            if isinstance(node, m.Binary) and node.op in ("+", "-"):
-                pending += [(sign, node.left), (sign if node.op == "+" else -sign, node.right)]
-            elif isinstance(node, m.Dice) and sign > 0 and node.die is None:
+        for sign, node in signed_parts(expr):
+            if isinstance(node, m.Dice) and sign > 0 and node.die is None:
                 continue
             elif contains_dice(node):
                 self.error(Code.TYPE, "a roll with exploding dice adds its dice up, like `d6! + d6 + dots`",

@@ -8,7 +8,7 @@ compiled resolver).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from compiler import model as m
@@ -341,6 +341,19 @@ def ordered(expr: m.Call, scope: Scope, dice: Mapping[int, int] | None) -> Value
         return place + 1
     steps = as_number(evaluate(expr.args[1], scope, dice), expr.args[1].span)
     return order[max(0, min(len(order) - 1, place + steps))]
+
+
+def signed_parts(expr: m.Expr) -> Iterator[tuple[int, m.Expr]]:
+    """The parts `expr` adds (+1) or takes away (-1) through `+` and `-`, right-most first: `2d6 + 3 - d4` is
+    -d4, +3, +2d6."""
+    pending: list[tuple[int, m.Expr]] = [(1, expr)]
+    while pending:
+        sign, part = pending.pop()
+        if isinstance(part, m.Binary) and part.op in ("+", "-"):
+            pending.append((sign, part.left))
+            pending.append((sign if part.op == "+" else -sign, part.right))
+        else:
+            yield sign, part
 
 
 def contains_dice(expr: m.Expr) -> bool:

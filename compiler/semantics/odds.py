@@ -43,7 +43,9 @@ from compiler.semantics.evaluate import (
     children,
     compiled,
     contains_dice,
+    dice_symbols,
     evaluate,
+    signed_parts,
     too_big,
     truthy,
     walk,
@@ -429,8 +431,8 @@ def analysis(resolver: m.Resolver) -> Analysis:
     deciding += [e for e in (resolver.key, resolver.value) if e is not None]
     deciding += [r.when for r in resolver.rerolls if r.when is not None]
     nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
-    symbols = frozenset(symbol for rule in resolver.dice for node in nodes[id(rule.expr)]  # dice_symbols()
-                        if isinstance(node, m.Dice) for symbol in node.faces)
+    symbols = dice_symbols(resolver)
+
     def named(expressions: list[m.Expr]) -> set[str]:
         return {n.name for e in expressions for n in nodes[id(e)] if isinstance(n, m.Name)}
 
@@ -772,13 +774,8 @@ def signed_terms(core: m.Expr, terms: list[int], scope: Scope) -> tuple[int, int
     (`2d6 + 3 - d4` is 3, +2d6, -d4)."""
     constant = size = 0
     signs: list[tuple[int, int]] = []
-    pending: list[tuple[int, m.Expr]] = [(1, core)]
-    while pending:
-        sign, expr = pending.pop()
-        if isinstance(expr, m.Binary) and expr.op in ("+", "-"):
-            pending.append((sign, expr.left))
-            pending.append((sign if expr.op == "+" else -sign, expr.right))
-        elif id(expr) in terms:
+    for sign, expr in signed_parts(core):
+        if id(expr) in terms:
             signs.append((sign, terms.index(id(expr))))
         elif contains_dice(expr):
             return None
