@@ -5,15 +5,19 @@ literals and compiled functions. Every value reaches the source through
 `repr()`, every model name is prefixed (`v_` inputs, `r_` roll facts), and
 the result is passed to `compile()` before anyone sees it, as Jinja does.
 
-Per resolver NAME the module has:
-  _total_NAME(d, v...)   the dice expression, against a dice source
-                         (runtime._Rolling rolls, _Planning records, _Replaying replays)
-  _band_NAME(...)        which band a roll lands in (-1: none)
-  _run_NAME(...)         a full resolution, with trace and chains
-  NAME(*, inputs, rng)   the public resolver, validating its inputs
-  _joint_NAME(given)     exact weights of each (band, total), from the dice's distinct
-                         readings through the same compiled expression; odds() and
-                         simulate() read them
+Per resolver NAME the module has its data and the rule's own expressions,
+each a small function, then a record naming them; the runtime does the rest
+alike for every rule (`_run` resolves, `_joint` and `_totals` work the exact
+odds out, `odds()`, `simulate()`, `totals()` and chains find a rule in `_RULES`):
+  _OUT_NAME, _DICE_NAME_i   outcomes by band and column; groups the rules fix
+  _lets_NAME(v...)          the lets, from the inputs
+  _total_NAME(d, v...)      the dice expression, against a dice source
+                            (runtime._Rolling rolls, _Planning records, _Replaying
+                            replays); a table's key or a formula's value
+  _band_NAME(...)           which band a roll lands in (-1: none)
+  _column_NAME, _values_NAME, _rerolls_NAME   a column, a band's data, re-rolls
+  _RULE_NAME = _Rule(...)   the roll as data
+  NAME(*, inputs, rng)      the public resolver: its inputs checked, then `_run`
 
 Every function is annotated with what its values can be (`ExprCompiler.kinds`), so the
 module passes `mypy --strict` (tests/test_generated_types.py), at no cost to a roll.
@@ -113,7 +117,7 @@ class Writer:
             self.depth -= deeper
 
     def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
+        return "\n".join(self.lines).rstrip("\n") + "\n"
 
 
 # ---------------------------------------------------------------- wrapping long lines
@@ -487,13 +491,18 @@ class ExprCompiler(m.Visitor[str]):
         return f"_dice({', '.join(args)})"
 
 
-def result_type(resolver: m.Resolver) -> str:
-    """`Result[Outcome[_Id_action_roll]]`: what a resolver returns, its outcome ids as a Literal type, and
-    `| None` unless a band takes every result."""
+def landed_type(resolver: m.Resolver) -> str:
+    """`Outcome[_Id_action_roll]`: the outcome a resolver lands on, its ids as a Literal type, and `| None`
+    unless a band takes every result."""
     if not resolver.bands:
-        return "AnyResult"
+        return "Outcome[str] | None"
     landed = f"Outcome[_Id_{resolver.name}]"
-    return f"Result[{landed}]" if resolver.covers else f"Result[{landed} | None]"
+    return landed if resolver.covers else f"{landed} | None"
+
+
+def result_type(resolver: m.Resolver) -> str:
+    """`Result[Outcome[_Id_action_roll]]`: what a resolver returns (see landed_type)."""
+    return f"Result[{landed_type(resolver)}]" if resolver.bands else "AnyResult"
 
 
 def constant(code: str) -> bool:
@@ -621,16 +630,14 @@ class ModuleWriter:
                 w.line(f"_DIE_{die.name} = Faces({die.name!r}, {die.symbols()!r}, {die.side_values()!r})")
         w.line("DICE: dict[str, Faces] = {" + ", ".join(f"{d.name!r}: _DIE_{d.name}" for d in dice) + "}")
         resolvers = checked.resolvers()
-        for resolver in resolvers:
-            w.line()
-            w.line()
+        w.line()
+        w.line()
+        for resolver in resolvers:  # each resolver's code ends with two blank lines
             self.at = resolver.span
             self.resolver(resolver)
         for definition in checked.definitions:
             if isinstance(definition, (m.Track, m.Deck)):
                 self.at = definition.span
-                w.line()
-                w.line()
                 if isinstance(definition, m.Track):
                     self.track(definition)
                 else:
@@ -690,24 +697,17 @@ class ModuleWriter:
             for row in rows:
                 w.line(row + ",")
         w.line(")")
-        w.line(f"_IDS_{name}: tuple[str, ...] = {tuple(b.id for b in resolver.bands)!r}")
-        if resolver.dice:
-            wanted = bands_read(resolver)
-            counted = "None" if wanted.counted is None else (
-                f"frozenset({sorted(wanted.counted, key=str)!r})" if wanted.counted else "frozenset()")
-            w.line(f"_READS_{name}: ReadSpec = ({counted}, {wanted.high}, {wanted.low})  # what the bands read")
         self.fixed_dice(resolver, compiler)
         w.line()
+        w.line()
         self.lets_fn(resolver, compiler)
-        if resolver.dice:
-            self.total_fn(resolver, compiler)
+        self.total_fn(resolver, compiler)
         self.band_fn(resolver, compiler)
         self.column_fn(resolver, compiler)
         self.values_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
-        self.run_fn(resolver, compiler)
+        self.rule(resolver, compiler)
         self.public_fn(resolver, compiler)
-        self.odds_fn(resolver, compiler)
 
     def fixed_dice(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         """The groups whose every number the rules fix (`2d6`, `3d6 keep highest 2`), as module constants: data
@@ -738,10 +738,12 @@ class ModuleWriter:
         return ", ".join(p for p in (self.args(resolver), lets) if p)
 
     def total_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """`_total_x(d, ...)`: the roll's total through dice source `d`, a table's key, or a formula's value."""
         w = self.w
         params = self.full_params(resolver, compiler)
+        kind = "int" if resolver.dice else type_text(compiler.total_kinds)
         w.line(f"def _total_{resolver.name}(d: _Rolling | _Planning | _Replaying"
-               + (f", {params}" if params else "") + ") -> int:")
+               + (f", {params}" if params else "") + f") -> {kind}:")
         with w.indent():
             rules = [r for r in resolver.dice if r.when is not None]
             plain = next((r for r in resolver.dice if r.when is None), None)
@@ -752,8 +754,11 @@ class ModuleWriter:
                     w.line(f"return {whole(rule.expr, compiler)}")
             if plain is not None:
                 w.line(f"return {whole(plain.expr, compiler)}")
-            else:
+            elif rules:
                 w.line(f"raise ValueError({resolver.name + ' has no dice for these inputs'!r})")
+            else:  # a table's key, a formula's value, or nothing
+                source = resolver.key if resolver.key is not None else resolver.value
+                w.line(f"return {compiler.expr(source) if source is not None else 'None'}")
         w.line()
         w.line()
 
@@ -844,94 +849,43 @@ class ModuleWriter:
         w.line()
         w.line()
 
-    def run_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
-        """`_run_x`: roll (or read the key), find the band, the data and the trace, follow a chain."""
+    def rule(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """`_RULE_x`: the roll as data, naming its functions above; the runtime's `_run` and `_joint` do the rest."""
         w = self.w
         name = resolver.name
-        fargs = self.full_args(resolver)
-        tail = f", {fargs}" if fargs else ""
-        params = self.params(resolver)
-        w.line(f"def _run_{name}(rng: random.Random, depth: int" + (f", {params}" if params else "")
-               + f") -> {result_type(resolver)}:")
-        with w.indent():
-            if resolver.lets:
-                names = ", ".join(f"v_{let.name}" for let in resolver.lets)
-                w.line(f"{names}, = _lets_{name}({self.args(resolver)})")
-            self.roll_lines(resolver, compiler)
-            if resolver.rerolls:
-                w.line("first: tuple[AnyResult, ...] = ()")
-                w.line(f"if b >= 0 and _IDS_{name}[b] in _rerolls_{name}({fargs}):")
-                with w.indent():
-                    w.line(f"first = (Result({name!r}, {{}}, r_dice, r_kept, r_total if isinstance(r_total, int) "
-                           "else None, outcome, {}, "
-                           f"_describe({resolver.label!r}, groups, r_total, outcome, [], {{}})),)")
-                    self.roll_lines(resolver, compiler, again=True)
-            more = rolls_more(resolver)
-            w.line("extra = _Rolling(rng)" if more else "extra = None  # no band's data rolls dice")
-            if sets_values(resolver):
-                w.line(f"values = _values_{name}(b, c, extra, r_total, r_natural, r_dice, r_read, zero{tail})")
-            else:
-                w.line("values: dict[str, object] = {}")
-            inputs = ", ".join(f"{i.name!r}: v_{i.name}" for i in resolver.inputs)
-            w.line(f"inputs: dict[str, object] = {{{inputs}}}")
-            w.line(f"trace = _describe({resolver.label!r}, groups, r_total, outcome, "
-                   f"{'extra.groups' if more else '()'}, values)")
-            if resolver.rerolls:
-                w.line("if first:")
-                with w.indent():
-                    w.line(f"trace = first[0].trace + '; rolled again, the new result is final: ' + "
-                           f"trace.removeprefix({resolver.label + ': '!r})")
-            w.line("chain: tuple[AnyResult, ...] = ()")
-            if any(b.chain is not None for b in resolver.bands):
-                w.line("target = values.get('next')")
-                w.line("if isinstance(target, str) and target in _RUNNERS:")
-                with w.indent():
-                    w.line(f"_check_chain(depth + 1, {name!r})")
-                    w.line("link = _RUNNERS[target](rng, depth + 1, inputs)")
-                    w.line("chain = (link,) + link.chain")
-                    w.line("trace += '; then ' + link.trace")
-                    w.line("link = Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, "
-                           "link.values, link.trace, (), link.seed)")
-                    w.line("chain = (link,) + chain[1:]")
-            total = "r_total" if resolver.dice else (  # _total_ returns an int
-                "r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None")
-            rerolled = ", rerolled=first" if resolver.rerolls else ""
-            w.line(f"return Result({name!r}, inputs, r_dice, r_kept, {total}, outcome, values, trace, chain{rerolled})")
-        w.line()
-        w.line()
-        w.line(f"def _chain_{name}(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:")
-        with w.indent():
-            args = [validator(item, f"given.get({item.name!r}, {item.effective_default!r})")
-                    for item in resolver.inputs]
-            w.line(f"return _run_{name}(rng, depth" + "".join(f", {a}" for a in args) + ")")
-        w.line()
-        w.line()
-
-    def roll_lines(self, resolver: m.Resolver, compiler: ExprCompiler, again: bool = False) -> None:
-        """Roll (or read the key), then find the band `b`, column `c` and outcome."""
-        w = self.w
-        name = resolver.name
-        fargs = self.full_args(resolver)
-        tail = f", {fargs}" if fargs else ""
-        w.line("d = _Rolling(rng)")
-        if len(resolver.dice) == 1 and resolver.dice[0].when is None:  # _total_'s one line, inline
-            w.line(f"r_total{'' if again else ': int'} = {whole(resolver.dice[0].expr, compiler)}")
-        elif resolver.dice:
-            w.line(f"r_total{'' if again else ': int'} = _total_{name}(d{tail})")
-        else:  # a lookup's key, a formula's value, or nothing
-            source = resolver.key if resolver.key is not None else resolver.value
-            code = compiler.expr(source) if source is not None else "None"
-            w.line(f"r_total{'' if again else ': ' + type_text(compiler.total_kinds)} = {code}")
-        w.line("r_dice, r_kept, r_read, r_natural = d.read()")
-        w.line("groups, zero = d.groups, d.zero")
-        table = band_table(resolver)
-        if table is not None:
-            w.line(f"b = _BAND_{name}.get(r_total, {table[1]})")
+        fields = [repr(name), repr(resolver.label), tuple_code([repr(input_spec(i)) for i in resolver.inputs]),
+                  f"_OUT_{name}", repr(tuple(b.id for b in resolver.bands)), f"_total_{name}", f"_band_{name}"]
+        if resolver.lets:
+            fields.append(f"lets=_lets_{name}")
+        if resolver.column_by is not None:
+            fields.append(f"column=_column_{name}")
+        if sets_values(resolver):
+            fields.append(f"values=_values_{name}")
+        if resolver.rerolls:
+            fields.append(f"rerolls=_rerolls_{name}")
+        if resolver.horizon is not None:  # exploding dice: every total past the horizon, as one
+            fields.append(f"horizon=lambda {self.full_args(resolver)}: {compiler.number(resolver.horizon)}")
+        if resolver.dice:
+            wanted = bands_read(resolver)
+            counted = "None" if wanted.counted is None else (
+                f"frozenset({sorted(wanted.counted, key=str)!r})" if wanted.counted else "frozenset()")
+            if (counted, wanted.high, wanted.low) != ("frozenset()", False, False):
+                fields.append(f"reads=({counted}, {wanted.high}, {wanted.low})")
         else:
-            w.line(f"b = _band_{name}(r_total, r_natural, r_dice, r_read, zero{tail})")
-        w.line(f"c = _column_{name}({fargs})" if resolver.column_by is not None else "c = 0")
-        missed = f"_no_band({name!r})" if resolver.covers else "None"  # no band takes it: never, or None
-        w.line(f"outcome = _OUT_{name}[b][c] if b >= 0 else {missed}")
+            fields.append("dice=False")
+        if resolver.covers:
+            fields.append("covers=True")
+        if rolls_more(resolver):
+            fields.append("more=True")
+        if any(b.chain is not None for b in resolver.bands):
+            fields.append("chains=True")
+        w.line(f"_RULE_{name}: _Rule[{landed_type(resolver)}] = _Rule(")
+        with w.indent():
+            for field in fields:
+                w.line(field + ",")
+        w.line(")")
+        w.line()
+        w.line()
 
     def rerolls_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         """`_rerolls_x(...)`: the outcome ids a first result is rolled again from, for these inputs."""
@@ -953,7 +907,7 @@ class ModuleWriter:
         w.line()
 
     def public_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
-        """The function a user calls: its inputs checked, then `_run_x`."""
+        """The function a user calls: its inputs checked, then the runtime's `_run`."""
         w = self.w
         name = resolver.name
         params = []
@@ -964,72 +918,9 @@ class ModuleWriter:
         w.line(f"def {name}(*, {', '.join(params)}) -> {result_type(resolver)}:")
         with w.indent():
             w.docstring(docstring(resolver))
-            args = "".join(f", {validator(i, i.name)}" for i in resolver.inputs)
-            w.line(f"return _run_{name}(_RNG if rng is None else rng, 0{args})")
+            w.line(f"return _run(_RULE_{name}, rng, {tuple_code([validator(i, i.name) for i in resolver.inputs])})")
         w.line()
         w.line()
-
-    def odds_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
-        w = self.w
-        name = resolver.name
-        fargs = self.full_args(resolver)
-        tail = f", {fargs}" if fargs else ""
-        if resolver.dice:
-            w.line(f"def _totals_{name}(given: Mapping[str, object]) -> dict[int | str, Fraction]:")
-            with w.indent():
-                self.given_inputs(resolver)
-                w.line("plan = _Planning()")
-                w.line(f"_total_{name}(plan{tail})")
-                bands = ""  # the first band decides a re-roll, so totals then need the bands too
-                if resolver.rerolls:
-                    self.rerolled_line(resolver)
-                    bands = f", lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}), rerolled, _READS_{name}"
-                found = f"_exact_totals(plan.specs, lambda g: _total_{name}(_Replaying(g){tail}){bands})"
-                if resolver.horizon is not None:  # exploding dice: every total past the horizon, as one
-                    found = f"_above({found}, {compiler.number(resolver.horizon)})"
-                w.line(f"return {found}")
-            w.line()
-            w.line()
-        w.line(f"def _joint_{name}(given: Mapping[str, object]) -> Joint:")
-        with w.indent():
-            self.given_inputs(resolver)
-            if resolver.dice:
-                w.line("plan = _Planning()")
-                w.line(f"_total_{name}(plan{tail})")
-                if resolver.rerolls:
-                    self.rerolled_line(resolver)
-                w.line("joint = exact_joint(")
-                with w.indent():
-                    w.line("plan.specs,")
-                    w.line(f"lambda g: _total_{name}(_Replaying(g){tail}),")
-                    w.line(f"lambda t, n, f, k: _band_{name}(t, n, f, k, plan.zero{tail}),")
-                    w.line("rerolled," if resolver.rerolls else "(),")
-                    w.line(f"_READS_{name},")
-                w.line(")")
-                if resolver.horizon is not None:  # exploding dice: a total past the horizon stands for all of them
-                    w.line(f"return _joint_above(joint, {compiler.number(resolver.horizon)})")
-                else:
-                    w.line("return joint")
-            else:
-                source = resolver.key if resolver.key is not None else resolver.value
-                w.line(f"r_total: {type_text(compiler.total_kinds)} = "
-                       f"{compiler.expr(source) if source is not None else 'None'}")
-                w.line(f"return {{(_band_{name}(r_total, None, (), (), False{tail}), r_total): 1}}, 1")
-        w.line()
-        w.line()
-
-    def rerolled_line(self, resolver: m.Resolver) -> None:
-        fargs = self.full_args(resolver)
-        self.w.line(f"again = _rerolls_{resolver.name}({fargs})")
-        self.w.line(f"rerolled = {{i for i, band in enumerate(_IDS_{resolver.name}) if band in again}}")
-
-    def given_inputs(self, resolver: m.Resolver) -> None:
-        """Validate `given` (defaults filled in) into the v_ names, then compute the lets."""
-        for item in resolver.inputs:
-            self.w.line(f"v_{item.name} = {validator(item, f'given.get({item.name!r}, {item.effective_default!r})')}")
-        if resolver.lets:
-            names = ", ".join(f"v_{let.name}" for let in resolver.lets)
-            self.w.line(f"{names}, = _lets_{resolver.name}({self.args(resolver)})")
 
     # ---------------------------------------------------------------- tracks
 
@@ -1082,27 +973,17 @@ class ModuleWriter:
 
     def catalog(self, resolvers: tuple[m.Resolver, ...]) -> None:
         w = self.w
-        w.line("_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {")
+        w.line("_RULES.update({")
         with w.indent():
             for resolver in resolvers:
-                w.line(f"{resolver.name!r}: _chain_{resolver.name},")
-        w.line("}")
+                w.line(f"{resolver.name!r}: _RULE_{resolver.name},")
+        w.line("})")
         w.line("RESOLVERS: dict[str, Callable[..., AnyResult]] = {")
         with w.indent():
             for resolver in resolvers:
                 w.line(f"{resolver.name!r}: {resolver.name},")
         w.line("}")
-        w.line("_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {")
-        with w.indent():
-            for resolver in resolvers:
-                w.line(f"{resolver.name!r}: (_joint_{resolver.name}, _IDS_{resolver.name}),")
-        w.line("}")
-        w.line("INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {")
-        with w.indent():
-            for resolver in resolvers:
-                specs = tuple(input_spec(i) for i in resolver.inputs)
-                w.line(f"{resolver.name!r}: {specs!r},")
-        w.line("}")
+        w.line("INPUTS: dict[str, tuple[InputSpec, ...]] = {name: rule.inputs for name, rule in _RULES.items()}")
         documents = [d for d in self.checked.definitions if isinstance(d, m.Document)]
         w.line("DOCUMENTS: dict[str, Document] = {")
         with w.indent():
@@ -1151,52 +1032,6 @@ class ModuleWriter:
             w.line("return Session(RESOLVERS, CARRY, rng)")
         w.line()
         w.line()
-        w.line("_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {")
-        with w.indent():
-            for resolver in resolvers:
-                if resolver.dice:
-                    w.line(f"{resolver.name!r}: _totals_{resolver.name},")
-        w.line("}")
-        w.line()
-        w.line()
-        w.line("def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:")
-        with w.indent():
-            w.line("if name not in table:")
-            with w.indent():
-                w.line("raise ValueError(f\"no roll or table named {name!r} here; there are: {', '.join(table)}\")")
-            w.line("allowed = tuple(spec[0] for spec in INPUTS[name])")
-            w.line("for key in inputs:")
-            with w.indent():
-                w.line("if key not in allowed:")
-                with w.indent():
-                    w.line("raise ValueError(f\"{name} has no input {key!r}; its inputs are: "
-                           "{', '.join(allowed) or 'none'}\")")
-        w.line()
-        w.line()
-        w.line("def odds(name: str, **inputs: object) -> dict[str, Fraction]:")
-        with w.indent():
-            w.line('"""Exact probability of each outcome of roll or table `name` for these inputs."""')
-            w.line("_known(name, inputs, _JOINTS)")
-            w.line("joint, ids = _JOINTS[name]")
-            w.line("return _odds_of(joint(inputs), ids)")
-        w.line()
-        w.line()
-        w.line("def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:")
-        with w.indent():
-            w.line('"""`n` results of roll or table `name` for balance work, drawn from its exact odds.')
-            w.line("")
-            w.line("A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).")
-            w.line('Follows no chain (`->`): simulate the chained table on its own."""')
-            w.line("_known(name, inputs, _JOINTS)")
-            w.line("joint, ids = _JOINTS[name]")
-            w.line("return _sample(name, inputs, joint(inputs), ids, n, seed)")
-        w.line()
-        w.line()
-        w.line("def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:")
-        with w.indent():
-            w.line('"""Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""')
-            w.line("_known(name, inputs, _TOTALS)")
-            w.line("return _TOTALS[name](inputs)")
 
 
 # the runtime's types a user of a module meets

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
+from typing import Any as _Any
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
 from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
-from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
+from typing import cast as _cast
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -1022,6 +1023,175 @@ def _describe(
     for group in extra:
         text += f" → then {_group_trace(group)}"
     return text
+
+
+# ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
+
+InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Generic[_Landed]):
+    """One roll or table: its data, and the rule's own expressions as small compiled functions. `_run`,
+    `_joint` and `_totals` below do the rest alike for every rule.
+
+    The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
+    `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
+    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
+    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
+    of exploding dice listed one by one."""
+
+    name: str
+    label: str
+    inputs: tuple[InputSpec, ...]
+    outcomes: tuple[tuple[_Landed, ...], ...]  # by band, then by column
+    ids: tuple[str, ...]  # each band's outcome id
+    total: Callable[..., _Any]  # a roll's total is an int; a table's key or a formula's value may be text or yes/no
+    band: Callable[..., int]
+    lets: Callable[..., tuple[object, ...]] | None = None
+    column: Callable[..., int] | None = None
+    values: Callable[..., dict[str, object]] | None = None
+    rerolls: Callable[..., frozenset[str]] | None = None
+    horizon: Callable[..., int] | None = None
+    reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    dice: bool = True  # False: a table read by its key, or a formula without dice
+    covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
+    more: bool = False  # a band's data rolls dice
+    chains: bool = False  # a band names a table to roll next
+
+
+_RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
+
+
+def _input(spec: InputSpec, value: object) -> object:
+    """An input checked against its spec, as `odds()` and a chain pass them."""
+    name, kind, low, high, options, _ = spec
+    if kind == "int":
+        return check_int(name, value, low, high)
+    if kind == "flag":
+        return check_flag(name, value)
+    return check_choice(name, value, options)
+
+
+def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]:
+    """The inputs of `rule` from `given` (defaults where it says nothing), checked, in order."""
+    return tuple(_input(spec, given.get(spec[0], spec[5])) for spec in rule.inputs)
+
+
+def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
+         depth: int = 0) -> Result[_Landed]:
+    """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
+    rng = _RNG if rng is None else rng
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    first: tuple[AnyResult, ...] = ()
+    if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
+        trace = _describe(rule.label, d.groups, total, outcome, (), {})
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    extra = _Rolling(rng) if rule.more else None
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    if first:
+        trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
+    chain: tuple[AnyResult, ...] = ()
+    target = values.get("next") if rule.chains else None
+    if isinstance(target, str) and target in _RULES:
+        _check_chain(depth + 1, rule.name)
+        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
+        trace += "; then " + link.trace
+        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
+                        link.trace), *link.chain)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
+        _Rolling, object, tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None], int, int,
+        _Landed]:
+    """Roll once: the dice source, the total, what the bands read (`_Rolling.read`), the band's and column's
+    index, and the outcome."""
+    d = _Rolling(rng)
+    total = rule.total(d, *args)
+    reading = d.read()
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    c = rule.column(*args) if rule.column is not None else 0
+    if b >= 0:
+        return d, total, reading, b, c, rule.outcomes[b][c]
+    if rule.covers:
+        _no_band(rule.name)
+    return d, total, reading, b, c, _cast(_Landed, None)  # a rule no band may take is a _Rule[Outcome | None]
+
+
+def _whole(total: object) -> int | None:
+    """A result's total: a whole number, or None (a table's key in words, a yes/no formula)."""
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
+    """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    total = rule.total(plan, *args)
+    if not rule.dice:  # a table's key or a formula's value: one result
+        return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
+    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
+                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
+
+
+def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
+    """Exact probability of each total of `rule` for `given`, lowest first."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    rule.total(plan, *args)
+    rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
+    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
+
+
+def _rerolled(rule: _Rule[_Any], args: tuple[object, ...]) -> set[int]:
+    """The bands (by index) a first result is rolled again from, for these inputs."""
+    if rule.rerolls is None:
+        return set()
+    again = rule.rerolls(*args)
+    return {i for i, band in enumerate(rule.ids) if band in again}
+
+
+def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule[_Any]:
+    """The rule `name` (among those that roll dice, with `dice`), once `inputs` names only its inputs."""
+    rules = [n for n, rule in _RULES.items() if rule.dice or not dice]
+    if name not in rules:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(rules)}")
+    allowed = tuple(spec[0] for spec in _RULES[name].inputs)
+    for key in inputs:
+        if key not in allowed:
+            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+    return _RULES[name]
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    rule = _known(name, inputs)
+    return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    rule = _known(name, inputs)
+    return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
+
+
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    return _totals(_known(name, inputs, dice=True), inputs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,12 +30,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
+from typing import Any as _Any
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
 from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
-from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
+from typing import cast as _cast
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -1033,6 +1034,175 @@ def _describe(
     return text
 
 
+# ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
+
+InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Generic[_Landed]):
+    """One roll or table: its data, and the rule's own expressions as small compiled functions. `_run`,
+    `_joint` and `_totals` below do the rest alike for every rule.
+
+    The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
+    `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
+    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
+    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
+    of exploding dice listed one by one."""
+
+    name: str
+    label: str
+    inputs: tuple[InputSpec, ...]
+    outcomes: tuple[tuple[_Landed, ...], ...]  # by band, then by column
+    ids: tuple[str, ...]  # each band's outcome id
+    total: Callable[..., _Any]  # a roll's total is an int; a table's key or a formula's value may be text or yes/no
+    band: Callable[..., int]
+    lets: Callable[..., tuple[object, ...]] | None = None
+    column: Callable[..., int] | None = None
+    values: Callable[..., dict[str, object]] | None = None
+    rerolls: Callable[..., frozenset[str]] | None = None
+    horizon: Callable[..., int] | None = None
+    reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    dice: bool = True  # False: a table read by its key, or a formula without dice
+    covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
+    more: bool = False  # a band's data rolls dice
+    chains: bool = False  # a band names a table to roll next
+
+
+_RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
+
+
+def _input(spec: InputSpec, value: object) -> object:
+    """An input checked against its spec, as `odds()` and a chain pass them."""
+    name, kind, low, high, options, _ = spec
+    if kind == "int":
+        return check_int(name, value, low, high)
+    if kind == "flag":
+        return check_flag(name, value)
+    return check_choice(name, value, options)
+
+
+def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]:
+    """The inputs of `rule` from `given` (defaults where it says nothing), checked, in order."""
+    return tuple(_input(spec, given.get(spec[0], spec[5])) for spec in rule.inputs)
+
+
+def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
+         depth: int = 0) -> Result[_Landed]:
+    """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
+    rng = _RNG if rng is None else rng
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    first: tuple[AnyResult, ...] = ()
+    if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
+        trace = _describe(rule.label, d.groups, total, outcome, (), {})
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    extra = _Rolling(rng) if rule.more else None
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    if first:
+        trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
+    chain: tuple[AnyResult, ...] = ()
+    target = values.get("next") if rule.chains else None
+    if isinstance(target, str) and target in _RULES:
+        _check_chain(depth + 1, rule.name)
+        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
+        trace += "; then " + link.trace
+        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
+                        link.trace), *link.chain)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
+        _Rolling, object, tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None], int, int,
+        _Landed]:
+    """Roll once: the dice source, the total, what the bands read (`_Rolling.read`), the band's and column's
+    index, and the outcome."""
+    d = _Rolling(rng)
+    total = rule.total(d, *args)
+    reading = d.read()
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    c = rule.column(*args) if rule.column is not None else 0
+    if b >= 0:
+        return d, total, reading, b, c, rule.outcomes[b][c]
+    if rule.covers:
+        _no_band(rule.name)
+    return d, total, reading, b, c, _cast(_Landed, None)  # a rule no band may take is a _Rule[Outcome | None]
+
+
+def _whole(total: object) -> int | None:
+    """A result's total: a whole number, or None (a table's key in words, a yes/no formula)."""
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
+    """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    total = rule.total(plan, *args)
+    if not rule.dice:  # a table's key or a formula's value: one result
+        return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
+    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
+                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
+
+
+def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
+    """Exact probability of each total of `rule` for `given`, lowest first."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    rule.total(plan, *args)
+    rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
+    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
+
+
+def _rerolled(rule: _Rule[_Any], args: tuple[object, ...]) -> set[int]:
+    """The bands (by index) a first result is rolled again from, for these inputs."""
+    if rule.rerolls is None:
+        return set()
+    again = rule.rerolls(*args)
+    return {i for i, band in enumerate(rule.ids) if band in again}
+
+
+def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule[_Any]:
+    """The rule `name` (among those that roll dice, with `dice`), once `inputs` names only its inputs."""
+    rules = [n for n, rule in _RULES.items() if rule.dice or not dice]
+    if name not in rules:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(rules)}")
+    allowed = tuple(spec[0] for spec in _RULES[name].inputs)
+    for key in inputs:
+        if key not in allowed:
+            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+    return _RULES[name]
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    rule = _known(name, inputs)
+    return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    rule = _known(name, inputs)
+    return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
+
+
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    return _totals(_known(name, inputs, dice=True), inputs)
+
+
 @dataclass(frozen=True, slots=True)
 class Picked:
     """The candidate a priority list picks, and why."""
@@ -1440,8 +1610,7 @@ _OUT_test: tuple[tuple[Outcome[_Id_test], ...], ...] = (
         ),
     ),
 )
-_IDS_test: tuple[str, ...] = ('cannot_roll', 'pass', 'fail')
-_READS_test: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _lets_test(
     v_die: str, v_dn: int, v_advantage: bool, v_disadvantage: bool, v_enhanced: int, v_impaired: int
@@ -1530,54 +1699,25 @@ def _values_test(
     return values
 
 
-def _run_test(
-    rng: random.Random,
-    depth: int,
-    v_die: str,
-    v_dn: int,
-    v_advantage: bool,
-    v_disadvantage: bool,
-    v_enhanced: int,
-    v_impaired: int,
-) -> Result[Outcome[_Id_test]]:
-    v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    d = _Rolling(rng)
-    r_total: int = _total_test(
-        d, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_test(
-        r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired,
-        v_steps, v_rung, v_adv,
-    )
-    c = 0
-    outcome = _OUT_test[b][c] if b >= 0 else _no_band('test')
-    extra = None  # no band's data rolls dice
-    values = _values_test(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced,
-        v_impaired, v_steps, v_rung, v_adv,
-    )
-    inputs: dict[str, object] = {
-        'die': v_die, 'dn': v_dn, 'advantage': v_advantage, 'disadvantage': v_disadvantage, 'enhanced': v_enhanced,
-        'impaired': v_impaired,
-    }
-    trace = _describe('Test', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_test(
-        rng,
-        depth,
-        _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dn', given.get('dn', 4), 1, 12),
-        _check_flag('advantage', given.get('advantage', False)),
-        _check_flag('disadvantage', given.get('disadvantage', False)),
-        _check_int('enhanced', given.get('enhanced', 0), 0, 5),
-        _check_int('impaired', given.get('impaired', 0), 0, 5),
-    )
+_RULE_test: _Rule[Outcome[_Id_test]] = _Rule(
+    'test',
+    'Test',
+    (
+        ('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('dn', 'int', 1, 12, (), 4),
+        ('advantage', 'flag', None, None, (), False),
+        ('disadvantage', 'flag', None, None, (), False),
+        ('enhanced', 'int', 0, 5, (), 0),
+        ('impaired', 'int', 0, 5, (), 0),
+    ),
+    _OUT_test,
+    ('cannot_roll', 'pass', 'fail'),
+    _total_test,
+    _band_test,
+    lets=_lets_test,
+    values=_values_test,
+    covers=True,
+)
 
 
 def test(
@@ -1600,61 +1740,18 @@ def test(
         'when total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\n'
         'otherwise: Fail -- Otherwise, the test fails. You might still succeed at the task, but there will be trouble.'
     )
-    return _run_test(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dn', dn, 1, 12),
-        _check_flag('advantage', advantage),
-        _check_flag('disadvantage', disadvantage),
-        _check_int('enhanced', enhanced, 0, 5),
-        _check_int('impaired', impaired, 0, 5),
-    )
-
-
-def _totals_test(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    v_advantage = _check_flag('advantage', given.get('advantage', False))
-    v_disadvantage = _check_flag('disadvantage', given.get('disadvantage', False))
-    v_enhanced = _check_int('enhanced', given.get('enhanced', 0), 0, 5)
-    v_impaired = _check_int('impaired', given.get('impaired', 0), 0, 5)
-    v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    plan = _Planning()
-    _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_test(
-            _Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
+    return _run(
+        _RULE_test,
+        rng,
+        (
+            _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_int('dn', dn, 1, 12),
+            _check_flag('advantage', advantage),
+            _check_flag('disadvantage', disadvantage),
+            _check_int('enhanced', enhanced, 0, 5),
+            _check_int('impaired', impaired, 0, 5),
         ),
     )
-
-
-def _joint_test(given: Mapping[str, object]) -> Joint:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    v_advantage = _check_flag('advantage', given.get('advantage', False))
-    v_disadvantage = _check_flag('disadvantage', given.get('disadvantage', False))
-    v_enhanced = _check_int('enhanced', given.get('enhanced', 0), 0, 5)
-    v_impaired = _check_int('impaired', given.get('impaired', 0), 0, 5)
-    v_steps, v_rung, v_adv, = _lets_test(v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired)
-    plan = _Planning()
-    _total_test(plan, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_test(
-            _Replaying(g), v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung, v_adv
-        ),
-        lambda t, n, f, k: _band_test(
-            t, n, f, k, plan.zero, v_die, v_dn, v_advantage, v_disadvantage, v_enhanced, v_impaired, v_steps, v_rung,
-            v_adv,
-        ),
-        (),
-        _READS_test,
-    )
-    return joint
-
-
 
 
 _N_contest: dict[str, dict[str, int]] = {
@@ -1679,8 +1776,7 @@ _OUT_contest: tuple[tuple[Outcome[_Id_contest], ...], ...] = (
     (Outcome('lose', 'Lose', 'Whoever has the highest result wins.', 'less than 0', None),),
     (Outcome('tie', 'Tie', 'A tie between equal dice: the document names no winner.', '0', None),),
 )
-_IDS_contest: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
-_READS_contest: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str, v_edge: str) -> int:
     if (v_edge == 'adv'):
@@ -1774,32 +1870,21 @@ def _values_contest(
     return values
 
 
-def _run_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str, v_edge: str) -> Result[
-    Outcome[_Id_contest]
-]:
-    d = _Rolling(rng)
-    r_total: int = _total_contest(d, v_mine, v_theirs, v_edge)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
-    c = 0
-    outcome = _OUT_contest[b][c] if b >= 0 else _no_band('contest')
-    extra = None  # no band's data rolls dice
-    values = _values_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs, v_edge)
-    inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs, 'edge': v_edge}
-    trace = _describe('Contest', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_contest(
-        rng,
-        depth,
-        _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis')),
-    )
+_RULE_contest: _Rule[Outcome[_Id_contest]] = _Rule(
+    'contest',
+    'Contest',
+    (
+        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('edge', 'choice', None, None, ('none', 'adv', 'dis', 'their_adv', 'their_dis'), 'none'),
+    ),
+    _OUT_contest,
+    ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie'),
+    _total_contest,
+    _band_contest,
+    values=_values_contest,
+    covers=True,
+)
 
 
 def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: random.Random | None = None) -> Result[
@@ -1816,40 +1901,15 @@ def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: ra
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
     )
-    return _run_contest(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')),
+    return _run(
+        _RULE_contest,
+        rng,
+        (
+            _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('edge', edge, ('none', 'adv', 'dis', 'their_adv', 'their_dis')),
+        ),
     )
-
-
-def _totals_contest(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
-    plan = _Planning()
-    _total_contest(plan, v_mine, v_theirs, v_edge)
-    return _exact_totals(plan.specs, lambda g: _total_contest(_Replaying(g), v_mine, v_theirs, v_edge))
-
-
-def _joint_contest(given: Mapping[str, object]) -> Joint:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'adv', 'dis', 'their_adv', 'their_dis'))
-    plan = _Planning()
-    _total_contest(plan, v_mine, v_theirs, v_edge)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_contest(_Replaying(g), v_mine, v_theirs, v_edge),
-        lambda t, n, f, k: _band_contest(t, n, f, k, plan.zero, v_mine, v_theirs, v_edge),
-        (),
-        _READS_contest,
-    )
-    return joint
-
-
 
 
 _Id_advantage_and_disadvantage = _Literal['adv', 'dis']
@@ -1857,7 +1917,11 @@ _OUT_advantage_and_disadvantage: tuple[tuple[Outcome[_Id_advantage_and_disadvant
     (Outcome('adv', 'ADV', 'With advantage, roll an additional die and keep the higher result.', 'adv', None),),
     (Outcome('dis', 'DIS', 'With disadvantage, roll an additional die and keep the lower result.', 'dis', None),),
 )
-_IDS_advantage_and_disadvantage: tuple[str, ...] = ('adv', 'dis')
+
+
+def _total_advantage_and_disadvantage(d: _Rolling | _Planning | _Replaying, v_roll_with: str) -> str:
+    return v_roll_with
+
 
 _BAND_advantage_and_disadvantage: dict[int | str, int] = {'adv': 0, 'dis': 1}  # the band of each value
 
@@ -1893,38 +1957,18 @@ def _values_advantage_and_disadvantage(
     return values
 
 
-def _run_advantage_and_disadvantage(rng: random.Random, depth: int, v_roll_with: str) -> Result[
-    Outcome[_Id_advantage_and_disadvantage]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_roll_with
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_advantage_and_disadvantage.get(r_total, -1)
-    c = 0
-    outcome = _OUT_advantage_and_disadvantage[b][c] if b >= 0 else _no_band('advantage_and_disadvantage')
-    extra = None  # no band's data rolls dice
-    values = _values_advantage_and_disadvantage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_with)
-    inputs: dict[str, object] = {'roll_with': v_roll_with}
-    trace = _describe('Advantage and Disadvantage', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'advantage_and_disadvantage',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_advantage_and_disadvantage(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_advantage_and_disadvantage(
-        rng, depth, _check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
-    )
+_RULE_advantage_and_disadvantage: _Rule[Outcome[_Id_advantage_and_disadvantage]] = _Rule(
+    'advantage_and_disadvantage',
+    'Advantage and Disadvantage',
+    (('roll_with', 'choice', None, None, ('adv', 'dis'), 'adv'),),
+    _OUT_advantage_and_disadvantage,
+    ('adv', 'dis'),
+    _total_advantage_and_disadvantage,
+    _band_advantage_and_disadvantage,
+    values=_values_advantage_and_disadvantage,
+    dice=False,
+    covers=True,
+)
 
 
 def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | None = None) -> Result[
@@ -1938,17 +1982,7 @@ def advantage_and_disadvantage(*, roll_with: str = 'adv', rng: random.Random | N
         'adv: ADV -- With advantage, roll an additional die and keep the higher result.\n'
         'dis: DIS -- With disadvantage, roll an additional die and keep the lower result.'
     )
-    return _run_advantage_and_disadvantage(
-        _RNG if rng is None else rng, 0, _check_choice('roll_with', roll_with, ('adv', 'dis'))
-    )
-
-
-def _joint_advantage_and_disadvantage(given: Mapping[str, object]) -> Joint:
-    v_roll_with = _check_choice('roll_with', given.get('roll_with', 'adv'), ('adv', 'dis'))
-    r_total: str = v_roll_with
-    return {(_band_advantage_and_disadvantage(r_total, None, (), (), False, v_roll_with), r_total): 1}, 1
-
-
+    return _run(_RULE_advantage_and_disadvantage, rng, (_check_choice('roll_with', roll_with, ('adv', 'dis')),))
 
 
 _Id_impaired_and_enhanced = _Literal['imp', 'enh']
@@ -1956,7 +1990,11 @@ _OUT_impaired_and_enhanced: tuple[tuple[Outcome[_Id_impaired_and_enhanced], ...]
     (Outcome('imp', 'IMP', 'Impaired rolls use lower dice.', 'imp', None),),
     (Outcome('enh', 'ENH', 'Enhanced rolls use higher dice.', 'enh', None),),
 )
-_IDS_impaired_and_enhanced: tuple[str, ...] = ('imp', 'enh')
+
+
+def _total_impaired_and_enhanced(d: _Rolling | _Planning | _Replaying, v_roll_is: str) -> str:
+    return v_roll_is
+
 
 _BAND_impaired_and_enhanced: dict[int | str, int] = {'imp': 0, 'enh': 1}  # the band of each value
 
@@ -1990,36 +2028,18 @@ def _values_impaired_and_enhanced(
     return values
 
 
-def _run_impaired_and_enhanced(rng: random.Random, depth: int, v_roll_is: str) -> Result[
-    Outcome[_Id_impaired_and_enhanced]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_roll_is
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_impaired_and_enhanced.get(r_total, -1)
-    c = 0
-    outcome = _OUT_impaired_and_enhanced[b][c] if b >= 0 else _no_band('impaired_and_enhanced')
-    extra = None  # no band's data rolls dice
-    values = _values_impaired_and_enhanced(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_roll_is)
-    inputs: dict[str, object] = {'roll_is': v_roll_is}
-    trace = _describe('Empaired and Enhanced', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'impaired_and_enhanced',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_impaired_and_enhanced(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_impaired_and_enhanced(rng, depth, _check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh')))
+_RULE_impaired_and_enhanced: _Rule[Outcome[_Id_impaired_and_enhanced]] = _Rule(
+    'impaired_and_enhanced',
+    'Empaired and Enhanced',
+    (('roll_is', 'choice', None, None, ('imp', 'enh'), 'enh'),),
+    _OUT_impaired_and_enhanced,
+    ('imp', 'enh'),
+    _total_impaired_and_enhanced,
+    _band_impaired_and_enhanced,
+    values=_values_impaired_and_enhanced,
+    dice=False,
+    covers=True,
+)
 
 
 def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = None) -> Result[
@@ -2033,17 +2053,7 @@ def impaired_and_enhanced(*, roll_is: str = 'enh', rng: random.Random | None = N
         'imp: IMP -- Impaired rolls use lower dice.\n'
         'enh: ENH -- Enhanced rolls use higher dice.'
     )
-    return _run_impaired_and_enhanced(
-        _RNG if rng is None else rng, 0, _check_choice('roll_is', roll_is, ('imp', 'enh'))
-    )
-
-
-def _joint_impaired_and_enhanced(given: Mapping[str, object]) -> Joint:
-    v_roll_is = _check_choice('roll_is', given.get('roll_is', 'enh'), ('imp', 'enh'))
-    r_total: str = v_roll_is
-    return {(_band_impaired_and_enhanced(r_total, None, (), (), False, v_roll_is), r_total): 1}, 1
-
-
+    return _run(_RULE_impaired_and_enhanced, rng, (_check_choice('roll_is', roll_is, ('imp', 'enh')),))
 
 
 _N_dice_ladder: dict[str, dict[str, int]] = {'die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -2062,7 +2072,11 @@ _OUT_dice_ladder: tuple[tuple[Outcome[_Id_dice_ladder], ...], ...] = (
     (Outcome('rung_d12', 'd12', 'd12', '5', None),),
     (Outcome('above_d12', 'Above d12', 'If it would be raised above a d12, gain advantage.', 'more than 5', None),),
 )
-_IDS_dice_ladder: tuple[str, ...] = ('below_d4', 'rung_d4', 'rung_d6', 'rung_d8', 'rung_d10', 'rung_d12', 'above_d12')
+
+
+def _total_dice_ladder(d: _Rolling | _Planning | _Replaying, v_die: str, v_steps: int) -> int:
+    return ((_O_dice_ladder['die'].index(v_die) + 1) + v_steps)
+
 
 def _band_dice_ladder(
     r_total: int,
@@ -2121,39 +2135,18 @@ def _values_dice_ladder(
     return values
 
 
-def _run_dice_ladder(rng: random.Random, depth: int, v_die: str, v_steps: int) -> Result[Outcome[_Id_dice_ladder]]:
-    d = _Rolling(rng)
-    r_total: int = ((_O_dice_ladder['die'].index(v_die) + 1) + v_steps)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_dice_ladder(r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
-    c = 0
-    outcome = _OUT_dice_ladder[b][c] if b >= 0 else _no_band('dice_ladder')
-    extra = None  # no band's data rolls dice
-    values = _values_dice_ladder(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_steps)
-    inputs: dict[str, object] = {'die': v_die, 'steps': v_steps}
-    trace = _describe('Dice Ladder', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'dice_ladder',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_dice_ladder(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_dice_ladder(
-        rng,
-        depth,
-        _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('steps', given.get('steps', 0), -5, 5),
-    )
+_RULE_dice_ladder: _Rule[Outcome[_Id_dice_ladder]] = _Rule(
+    'dice_ladder',
+    'Dice Ladder',
+    (('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('steps', 'int', -5, 5, (), 0)),
+    _OUT_dice_ladder,
+    ('below_d4', 'rung_d4', 'rung_d6', 'rung_d8', 'rung_d10', 'rung_d12', 'above_d12'),
+    _total_dice_ladder,
+    _band_dice_ladder,
+    values=_values_dice_ladder,
+    dice=False,
+    covers=True,
+)
 
 
 def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = None) -> Result[
@@ -2174,27 +2167,21 @@ def dice_ladder(*, die: str = 'd6', steps: int = 0, rng: random.Random | None = 
         '5: d12 -- d12\n'
         'more than 5: Above d12 -- If it would be raised above a d12, gain advantage.'
     )
-    return _run_dice_ladder(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('steps', steps, -5, 5),
+    return _run(
+        _RULE_dice_ladder,
+        rng,
+        (_check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('steps', steps, -5, 5)),
     )
-
-
-def _joint_dice_ladder(given: Mapping[str, object]) -> Joint:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_steps = _check_int('steps', given.get('steps', 0), -5, 5)
-    r_total: int = ((_O_dice_ladder['die'].index(v_die) + 1) + v_steps)
-    return {(_band_dice_ladder(r_total, None, (), (), False, v_die, v_steps), r_total): 1}, 1
-
-
 
 
 _N_skills_known: dict[str, dict[str, int]] = {'int_die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_skills_known: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_skills_known: tuple[str, ...] = ()
+
+
+def _total_skills_known(d: _Rolling | _Planning | _Replaying, v_int_die: str) -> int:
+    return (_N_skills_known['int_die'][v_int_die] * 1)
+
 
 _BAND_skills_known: dict[int | str, int] = {}  # the band of each value
 
@@ -2225,36 +2212,17 @@ def _values_skills_known(
     return values
 
 
-def _run_skills_known(rng: random.Random, depth: int, v_int_die: str) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (_N_skills_known['int_die'][v_int_die] * 1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_skills_known.get(r_total, -1)
-    c = 0
-    outcome = _OUT_skills_known[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_skills_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_int_die)
-    inputs: dict[str, object] = {'int_die': v_int_die}
-    trace = _describe('Skills known', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'skills_known',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_skills_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_skills_known(
-        rng, depth, _check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
+_RULE_skills_known: _Rule[Outcome[str] | None] = _Rule(
+    'skills_known',
+    'Skills known',
+    (('int_die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_skills_known,
+    (),
+    _total_skills_known,
+    _band_skills_known,
+    values=_values_skills_known,
+    dice=False,
+)
 
 
 def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> AnyResult:
@@ -2263,17 +2231,7 @@ def skills_known(*, int_die: str = 'd6', rng: random.Random | None = None) -> An
         '\n'
         'You can know a number of skills equal to your INT.'
     )
-    return _run_skills_known(
-        _RNG if rng is None else rng, 0, _check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
-
-
-def _joint_skills_known(given: Mapping[str, object]) -> Joint:
-    v_int_die = _check_choice('int_die', given.get('int_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (_N_skills_known['int_die'][v_int_die] * 1)
-    return {(_band_skills_known(r_total, None, (), (), False, v_int_die), r_total): 1}, 1
-
-
+    return _run(_RULE_skills_known, rng, (_check_choice('int_die', int_die, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _N_spell: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -2293,8 +2251,7 @@ _OUT_spell: tuple[tuple[Outcome[_Id_spell], ...], ...] = (
     ),
     (Outcome('fail', 'Fail', 'If you fail the test, choose one:', 'otherwise', None),),
 )
-_IDS_spell: tuple[str, ...] = ('cast', 'pass', 'fail')
-_READS_spell: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_spell(d: _Rolling | _Planning | _Replaying, v_wil: str, v_dn: int, v_concentration: bool) -> int:
     return d.roll(_dice(1, _N_spell['wil'][v_wil]), 'd(wil)')
@@ -2341,32 +2298,21 @@ def _values_spell(
     return values
 
 
-def _run_spell(rng: random.Random, depth: int, v_wil: str, v_dn: int, v_concentration: bool) -> Result[
-    Outcome[_Id_spell]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_spell['wil'][v_wil]), 'd(wil)')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_spell(r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
-    c = 0
-    outcome = _OUT_spell[b][c] if b >= 0 else _no_band('spell')
-    extra = None  # no band's data rolls dice
-    values = _values_spell(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_dn, v_concentration)
-    inputs: dict[str, object] = {'wil': v_wil, 'dn': v_dn, 'concentration': v_concentration}
-    trace = _describe('Spells', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('spell', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_spell(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_spell(
-        rng,
-        depth,
-        _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dn', given.get('dn', 4), 1, 12),
-        _check_flag('concentration', given.get('concentration', False)),
-    )
+_RULE_spell: _Rule[Outcome[_Id_spell]] = _Rule(
+    'spell',
+    'Spells',
+    (
+        ('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('dn', 'int', 1, 12, (), 4),
+        ('concentration', 'flag', None, None, (), False),
+    ),
+    _OUT_spell,
+    ('cast', 'pass', 'fail'),
+    _total_spell,
+    _band_spell,
+    values=_values_spell,
+    covers=True,
+)
 
 
 def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: random.Random | None = None) -> Result[
@@ -2383,46 +2329,25 @@ def spell(*, wil: str = 'd6', dn: int = 4, concentration: bool = False, rng: ran
         'when total >= dn: Pass -- If you meet or exceed the difficulty number, the test passes.\n'
         'otherwise: Fail -- If you fail the test, choose one:'
     )
-    return _run_spell(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dn', dn, 1, 12),
-        _check_flag('concentration', concentration),
+    return _run(
+        _RULE_spell,
+        rng,
+        (
+            _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_int('dn', dn, 1, 12),
+            _check_flag('concentration', concentration),
+        ),
     )
-
-
-def _totals_spell(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    v_concentration = _check_flag('concentration', given.get('concentration', False))
-    plan = _Planning()
-    _total_spell(plan, v_wil, v_dn, v_concentration)
-    return _exact_totals(plan.specs, lambda g: _total_spell(_Replaying(g), v_wil, v_dn, v_concentration))
-
-
-def _joint_spell(given: Mapping[str, object]) -> Joint:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    v_concentration = _check_flag('concentration', given.get('concentration', False))
-    plan = _Planning()
-    _total_spell(plan, v_wil, v_dn, v_concentration)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_spell(_Replaying(g), v_wil, v_dn, v_concentration),
-        lambda t, n, f, k: _band_spell(t, n, f, k, plan.zero, v_wil, v_dn, v_concentration),
-        (),
-        _READS_spell,
-    )
-    return joint
-
-
 
 
 _N_spells_known: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_spells_known: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_spells_known: tuple[str, ...] = ()
+
+
+def _total_spells_known(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
+    return (_N_spells_known['wil'][v_wil] * 1)
+
 
 _BAND_spells_known: dict[int | str, int] = {}  # the band of each value
 
@@ -2453,34 +2378,17 @@ def _values_spells_known(
     return values
 
 
-def _run_spells_known(rng: random.Random, depth: int, v_wil: str) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (_N_spells_known['wil'][v_wil] * 1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_spells_known.get(r_total, -1)
-    c = 0
-    outcome = _OUT_spells_known[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_spells_known(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
-    inputs: dict[str, object] = {'wil': v_wil}
-    trace = _describe('Spells known', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'spells_known',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_spells_known(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_spells_known(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+_RULE_spells_known: _Rule[Outcome[str] | None] = _Rule(
+    'spells_known',
+    'Spells known',
+    (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_spells_known,
+    (),
+    _total_spells_known,
+    _band_spells_known,
+    values=_values_spells_known,
+    dice=False,
+)
 
 
 def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyResult:
@@ -2489,23 +2397,17 @@ def spells_known(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyRes
         '\n'
         'You can know a number of spells equal to your WIL.'
     )
-    return _run_spells_known(
-        _RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
-
-
-def _joint_spells_known(given: Mapping[str, object]) -> Joint:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (_N_spells_known['wil'][v_wil] * 1)
-    return {(_band_spells_known(r_total, None, (), (), False, v_wil), r_total): 1}, 1
-
-
+    return _run(_RULE_spells_known, rng, (_check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _N_item_slots: dict[str, dict[str, int]] = {'str_die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_item_slots: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_item_slots: tuple[str, ...] = ()
+
+
+def _total_item_slots(d: _Rolling | _Planning | _Replaying, v_str_die: str) -> int:
+    return (2 * _N_item_slots['str_die'][v_str_die])
+
 
 _BAND_item_slots: dict[int | str, int] = {}  # the band of each value
 
@@ -2536,36 +2438,17 @@ def _values_item_slots(
     return values
 
 
-def _run_item_slots(rng: random.Random, depth: int, v_str_die: str) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (2 * _N_item_slots['str_die'][v_str_die])
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_item_slots.get(r_total, -1)
-    c = 0
-    outcome = _OUT_item_slots[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die)
-    inputs: dict[str, object] = {'str_die': v_str_die}
-    trace = _describe('Item slots', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'item_slots',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_item_slots(
-        rng, depth, _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
+_RULE_item_slots: _Rule[Outcome[str] | None] = _Rule(
+    'item_slots',
+    'Item slots',
+    (('str_die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_item_slots,
+    (),
+    _total_item_slots,
+    _band_item_slots,
+    values=_values_item_slots,
+    dice=False,
+)
 
 
 def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> AnyResult:
@@ -2574,22 +2457,16 @@ def item_slots(*, str_die: str = 'd6', rng: random.Random | None = None) -> AnyR
         '\n'
         'You have twice your STR in item slots.'
     )
-    return _run_item_slots(
-        _RNG if rng is None else rng, 0, _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
-
-
-def _joint_item_slots(given: Mapping[str, object]) -> Joint:
-    v_str_die = _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (2 * _N_item_slots['str_die'][v_str_die])
-    return {(_band_item_slots(r_total, None, (), (), False, v_str_die), r_total): 1}, 1
-
-
+    return _run(_RULE_item_slots, rng, (_check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _OUT_slots_filled: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_slots_filled: tuple[str, ...] = ()
+
+
+def _total_slots_filled(d: _Rolling | _Planning | _Replaying, v_items: int, v_bulky: int, v_coins: int) -> int:
+    return ((v_items + (2 * v_bulky)) + _floor_div(v_coins, 100))
+
 
 _BAND_slots_filled: dict[int | str, int] = {}  # the band of each value
 
@@ -2624,40 +2501,17 @@ def _values_slots_filled(
     return values
 
 
-def _run_slots_filled(rng: random.Random, depth: int, v_items: int, v_bulky: int, v_coins: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((v_items + (2 * v_bulky)) + _floor_div(v_coins, 100))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_slots_filled.get(r_total, -1)
-    c = 0
-    outcome = _OUT_slots_filled[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_slots_filled(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_items, v_bulky, v_coins)
-    inputs: dict[str, object] = {'items': v_items, 'bulky': v_bulky, 'coins': v_coins}
-    trace = _describe('Slots filled', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'slots_filled',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_slots_filled(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_slots_filled(
-        rng,
-        depth,
-        _check_int('items', given.get('items', 0), 0, 48),
-        _check_int('bulky', given.get('bulky', 0), 0, 24),
-        _check_int('coins', given.get('coins', 0), 0, 10000),
-    )
+_RULE_slots_filled: _Rule[Outcome[str] | None] = _Rule(
+    'slots_filled',
+    'Slots filled',
+    (('items', 'int', 0, 48, (), 0), ('bulky', 'int', 0, 24, (), 0), ('coins', 'int', 0, 10000, (), 0)),
+    _OUT_slots_filled,
+    (),
+    _total_slots_filled,
+    _band_slots_filled,
+    values=_values_slots_filled,
+    dice=False,
+)
 
 
 def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -2667,23 +2521,11 @@ def slots_filled(*, items: int = 0, bulky: int = 0, coins: int = 0, rng: random.
         'Smaller items can be bundled together. Every hundred coins-worth of treasure and coins fills one slot. Bulky '
         'items fill two slots and generally require two hands to carry or wield.'
     )
-    return _run_slots_filled(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('items', items, 0, 48),
-        _check_int('bulky', bulky, 0, 24),
-        _check_int('coins', coins, 0, 10000),
+    return _run(
+        _RULE_slots_filled,
+        rng,
+        (_check_int('items', items, 0, 48), _check_int('bulky', bulky, 0, 24), _check_int('coins', coins, 0, 10000)),
     )
-
-
-def _joint_slots_filled(given: Mapping[str, object]) -> Joint:
-    v_items = _check_int('items', given.get('items', 0), 0, 48)
-    v_bulky = _check_int('bulky', given.get('bulky', 0), 0, 24)
-    v_coins = _check_int('coins', given.get('coins', 0), 0, 10000)
-    r_total: int = ((v_items + (2 * v_bulky)) + _floor_div(v_coins, 100))
-    return {(_band_slots_filled(r_total, None, (), (), False, v_items, v_bulky, v_coins), r_total): 1}, 1
-
-
 
 
 _N_carrying: dict[str, dict[str, int]] = {'str_die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -2698,7 +2540,11 @@ _OUT_carrying: tuple[tuple[Outcome[_Id_carrying], ...], ...] = (
     ),
     (Outcome('never', 'Never', 'You can never carry more than double your slots.', 'otherwise', None),),
 )
-_IDS_carrying: tuple[str, ...] = ('within', 'over', 'never')
+
+
+def _total_carrying(d: _Rolling | _Planning | _Replaying, v_str_die: str, v_filled: int) -> int:
+    return v_filled
+
 
 def _band_carrying(
     r_total: int,
@@ -2737,39 +2583,18 @@ def _values_carrying(
     return values
 
 
-def _run_carrying(rng: random.Random, depth: int, v_str_die: str, v_filled: int) -> Result[Outcome[_Id_carrying]]:
-    d = _Rolling(rng)
-    r_total: int = v_filled
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_carrying(r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
-    c = 0
-    outcome = _OUT_carrying[b][c] if b >= 0 else _no_band('carrying')
-    extra = None  # no band's data rolls dice
-    values = _values_carrying(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_str_die, v_filled)
-    inputs: dict[str, object] = {'str_die': v_str_die, 'filled': v_filled}
-    trace = _describe('Carrying', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'carrying',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_carrying(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_carrying(
-        rng,
-        depth,
-        _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('filled', given.get('filled', 0), 0, 48),
-    )
+_RULE_carrying: _Rule[Outcome[_Id_carrying]] = _Rule(
+    'carrying',
+    'Carrying',
+    (('str_die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('filled', 'int', 0, 48, (), 0)),
+    _OUT_carrying,
+    ('within', 'over', 'never'),
+    _total_carrying,
+    _band_carrying,
+    values=_values_carrying,
+    dice=False,
+    covers=True,
+)
 
 
 def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None = None) -> Result[
@@ -2785,21 +2610,11 @@ def carrying(*, str_die: str = 'd6', filled: int = 0, rng: random.Random | None 
         'when filled <= 4 * str_die: Over -- When carrying more, you have disadvantage and your HP is zero.\n'
         'otherwise: Never -- You can never carry more than double your slots.'
     )
-    return _run_carrying(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('filled', filled, 0, 48),
+    return _run(
+        _RULE_carrying,
+        rng,
+        (_check_choice('str_die', str_die, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('filled', filled, 0, 48)),
     )
-
-
-def _joint_carrying(given: Mapping[str, object]) -> Joint:
-    v_str_die = _check_choice('str_die', given.get('str_die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_filled = _check_int('filled', given.get('filled', 0), 0, 48)
-    r_total: int = v_filled
-    return {(_band_carrying(r_total, None, (), (), False, v_str_die, v_filled), r_total): 1}, 1
-
-
 
 
 _N_luck_die: dict[str, dict[str, int]] = {'die': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -2807,8 +2622,7 @@ _Id_luck_die = _Literal['luck']
 _OUT_luck_die: tuple[tuple[Outcome[_Id_luck_die], ...], ...] = (
     (Outcome('luck', 'Luck', 'Higher is better. Lower is worse.', '1+', None),),
 )
-_IDS_luck_die: tuple[str, ...] = ('luck',)
-_READS_luck_die: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_luck_die(d: _Rolling | _Planning | _Replaying, v_die: str) -> int:
     return d.roll(_dice(1, _N_luck_die['die'][v_die]), 'd(die)')
@@ -2844,24 +2658,17 @@ def _values_luck_die(
     return values
 
 
-def _run_luck_die(rng: random.Random, depth: int, v_die: str) -> Result[Outcome[_Id_luck_die]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_luck_die['die'][v_die]), 'd(die)')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_luck_die(r_total, r_natural, r_dice, r_read, zero, v_die)
-    c = 0
-    outcome = _OUT_luck_die[b][c] if b >= 0 else _no_band('luck_die')
-    extra = None  # no band's data rolls dice
-    values = _values_luck_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die)
-    inputs: dict[str, object] = {'die': v_die}
-    trace = _describe('Luck die', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('luck_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_luck_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_luck_die(rng, depth, _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+_RULE_luck_die: _Rule[Outcome[_Id_luck_die]] = _Rule(
+    'luck_die',
+    'Luck die',
+    (('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_luck_die,
+    ('luck',),
+    _total_luck_die,
+    _band_luck_die,
+    values=_values_luck_die,
+    covers=True,
+)
 
 
 def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_luck_die]]:
@@ -2873,30 +2680,7 @@ def luck_die(*, die: str = 'd6', rng: random.Random | None = None) -> Result[Out
         '\n'
         '1+: Luck -- Higher is better. Lower is worse.'
     )
-    return _run_luck_die(_RNG if rng is None else rng, 0, _check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')))
-
-
-def _totals_luck_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_luck_die(plan, v_die)
-    return _exact_totals(plan.specs, lambda g: _total_luck_die(_Replaying(g), v_die))
-
-
-def _joint_luck_die(given: Mapping[str, object]) -> Joint:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_luck_die(plan, v_die)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_luck_die(_Replaying(g), v_die),
-        lambda t, n, f, k: _band_luck_die(t, n, f, k, plan.zero, v_die),
-        (),
-        _READS_luck_die,
-    )
-    return joint
-
-
+    return _run(_RULE_luck_die, rng, (_check_choice('die', die, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _Id_detachments = _Literal['detachment_attacks', 'individual_attacks', 'no_change']
@@ -2917,7 +2701,11 @@ _OUT_detachments: tuple[tuple[Outcome[_Id_detachments], ...], ...] = (
     ),
     (Outcome('no_change', 'Neither', None, 'otherwise', None),),
 )
-_IDS_detachments: tuple[str, ...] = ('detachment_attacks', 'individual_attacks', 'no_change')
+
+
+def _total_detachments(d: _Rolling | _Planning | _Replaying, v_attacker: str, v_target: str, v_blast: bool) -> str:
+    return v_attacker
+
 
 def _band_detachments(
     r_total: str,
@@ -2958,42 +2746,22 @@ def _values_detachments(
     return values
 
 
-def _run_detachments(rng: random.Random, depth: int, v_attacker: str, v_target: str, v_blast: bool) -> Result[
-    Outcome[_Id_detachments]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_attacker
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_detachments(r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
-    c = 0
-    outcome = _OUT_detachments[b][c] if b >= 0 else _no_band('detachments')
-    extra = None  # no band's data rolls dice
-    values = _values_detachments(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attacker, v_target, v_blast)
-    inputs: dict[str, object] = {'attacker': v_attacker, 'target': v_target, 'blast': v_blast}
-    trace = _describe('Detachments', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'detachments',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_detachments(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_detachments(
-        rng,
-        depth,
-        _check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment')),
-        _check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment')),
-        _check_flag('blast', given.get('blast', False)),
-    )
+_RULE_detachments: _Rule[Outcome[_Id_detachments]] = _Rule(
+    'detachments',
+    'Detachments',
+    (
+        ('attacker', 'choice', None, None, ('individual', 'detachment'), 'individual'),
+        ('target', 'choice', None, None, ('individual', 'detachment'), 'detachment'),
+        ('blast', 'flag', None, None, (), False),
+    ),
+    _OUT_detachments,
+    ('detachment_attacks', 'individual_attacks', 'no_change'),
+    _total_detachments,
+    _band_detachments,
+    values=_values_detachments,
+    dice=False,
+    covers=True,
+)
 
 
 def detachments(
@@ -3010,23 +2778,15 @@ def detachments(
         'them made by individuals have disadvantage unless they have blast.\n'
         'otherwise: Neither'
     )
-    return _run_detachments(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('attacker', attacker, ('individual', 'detachment')),
-        _check_choice('target', target, ('individual', 'detachment')),
-        _check_flag('blast', blast),
+    return _run(
+        _RULE_detachments,
+        rng,
+        (
+            _check_choice('attacker', attacker, ('individual', 'detachment')),
+            _check_choice('target', target, ('individual', 'detachment')),
+            _check_flag('blast', blast),
+        ),
     )
-
-
-def _joint_detachments(given: Mapping[str, object]) -> Joint:
-    v_attacker = _check_choice('attacker', given.get('attacker', 'individual'), ('individual', 'detachment'))
-    v_target = _check_choice('target', given.get('target', 'detachment'), ('individual', 'detachment'))
-    v_blast = _check_flag('blast', given.get('blast', False))
-    r_total: str = v_attacker
-    return {(_band_detachments(r_total, None, (), (), False, v_attacker, v_target, v_blast), r_total): 1}, 1
-
-
 
 
 _Id_rounds = _Literal['encounter', 'exploring', 'traveling']
@@ -3056,7 +2816,11 @@ _OUT_rounds: tuple[tuple[Outcome[_Id_rounds], ...], ...] = (
         ),
     ),
 )
-_IDS_rounds: tuple[str, ...] = ('encounter', 'exploring', 'traveling')
+
+
+def _total_rounds(d: _Rolling | _Planning | _Replaying, v_time: str) -> str:
+    return v_time
+
 
 _BAND_rounds: dict[int | str, int] = {'encounter': 0, 'exploring': 1, 'traveling': 2}  # the band of each value
 
@@ -3097,36 +2861,18 @@ def _values_rounds(
     return values
 
 
-def _run_rounds(rng: random.Random, depth: int, v_time: str) -> Result[Outcome[_Id_rounds]]:
-    d = _Rolling(rng)
-    r_total: str = v_time
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_rounds.get(r_total, -1)
-    c = 0
-    outcome = _OUT_rounds[b][c] if b >= 0 else _no_band('rounds')
-    extra = None  # no band's data rolls dice
-    values = _values_rounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_time)
-    inputs: dict[str, object] = {'time': v_time}
-    trace = _describe('Rounds', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'rounds',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_rounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_rounds(
-        rng, depth, _check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
-    )
+_RULE_rounds: _Rule[Outcome[_Id_rounds]] = _Rule(
+    'rounds',
+    'Rounds',
+    (('time', 'choice', None, None, ('encounter', 'exploring', 'traveling'), 'encounter'),),
+    _OUT_rounds,
+    ('encounter', 'exploring', 'traveling'),
+    _total_rounds,
+    _band_rounds,
+    values=_values_rounds,
+    dice=False,
+    covers=True,
+)
 
 
 def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Result[Outcome[_Id_rounds]]:
@@ -3141,17 +2887,7 @@ def rounds(*, time: str = 'encounter', rng: random.Random | None = None) -> Resu
         'traveling: Traveling -- When traveling, a round lasts long enough to traverse three miles of easy terrain at '
         'a steady pace—about one hour.'
     )
-    return _run_rounds(
-        _RNG if rng is None else rng, 0, _check_choice('time', time, ('encounter', 'exploring', 'traveling'))
-    )
-
-
-def _joint_rounds(given: Mapping[str, object]) -> Joint:
-    v_time = _check_choice('time', given.get('time', 'encounter'), ('encounter', 'exploring', 'traveling'))
-    r_total: str = v_time
-    return {(_band_rounds(r_total, None, (), (), False, v_time), r_total): 1}, 1
-
-
+    return _run(_RULE_rounds, rng, (_check_choice('time', time, ('encounter', 'exploring', 'traveling')),))
 
 
 _N_surprise: dict[str, dict[str, int]] = {
@@ -3176,8 +2912,7 @@ _OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
     (Outcome('lose', 'Lose', 'Whoever has the highest result wins.', 'less than 0', None),),
     (Outcome('tie', 'Tie', 'A tie between equal dice: the document names no winner.', '0', None),),
 )
-_IDS_surprise: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
-_READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_surprise(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
@@ -3237,35 +2972,20 @@ def _values_surprise(
     return values
 
 
-def _run_surprise(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result[Outcome[_Id_surprise]]:
-    d = _Rolling(rng)
-    r_total: int = int(
-        (
-            d.roll(_dice(1, _N_surprise['mine'][v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_surprise['theirs'][v_theirs]), 'd(theirs)'
-            )
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_surprise(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
-    c = 0
-    outcome = _OUT_surprise[b][c] if b >= 0 else _no_band('surprise')
-    extra = None  # no band's data rolls dice
-    values = _values_surprise(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
-    inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = _describe('Surprise', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_surprise(
-        rng,
-        depth,
-        _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-    )
+_RULE_surprise: _Rule[Outcome[_Id_surprise]] = _Rule(
+    'surprise',
+    'Surprise',
+    (
+        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+    ),
+    _OUT_surprise,
+    ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie'),
+    _total_surprise,
+    _band_surprise,
+    values=_values_surprise,
+    covers=True,
+)
 
 
 def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result[
@@ -3282,42 +3002,23 @@ def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
     )
-    return _run_surprise(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+    return _run(
+        _RULE_surprise,
+        rng,
+        (
+            _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+        ),
     )
-
-
-def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_surprise(plan, v_mine, v_theirs)
-    return _exact_totals(plan.specs, lambda g: _total_surprise(_Replaying(g), v_mine, v_theirs))
-
-
-def _joint_surprise(given: Mapping[str, object]) -> Joint:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_surprise(plan, v_mine, v_theirs)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_surprise(_Replaying(g), v_mine, v_theirs),
-        lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero, v_mine, v_theirs),
-        (),
-        _READS_surprise,
-    )
-    return joint
-
-
 
 
 _OUT_hireling_share: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_hireling_share: tuple[str, ...] = ()
+
+
+def _total_hireling_share(d: _Rolling | _Planning | _Replaying, v_plunder: int, v_shares: int, v_fee: int) -> int:
+    return (_floor_div(v_plunder, v_shares) - v_fee)
+
 
 _BAND_hireling_share: dict[int | str, int] = {}  # the band of each value
 
@@ -3352,40 +3053,17 @@ def _values_hireling_share(
     return values
 
 
-def _run_hireling_share(rng: random.Random, depth: int, v_plunder: int, v_shares: int, v_fee: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (_floor_div(v_plunder, v_shares) - v_fee)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_hireling_share.get(r_total, -1)
-    c = 0
-    outcome = _OUT_hireling_share[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_hireling_share(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plunder, v_shares, v_fee)
-    inputs: dict[str, object] = {'plunder': v_plunder, 'shares': v_shares, 'fee': v_fee}
-    trace = _describe("Hireling's share", groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'hireling_share',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_hireling_share(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_hireling_share(
-        rng,
-        depth,
-        _check_int('plunder', given.get('plunder', 0), 0, 100000),
-        _check_int('shares', given.get('shares', 2), 1, 20),
-        _check_int('fee', given.get('fee', 0), 0, 1000),
-    )
+_RULE_hireling_share: _Rule[Outcome[str] | None] = _Rule(
+    'hireling_share',
+    "Hireling's share",
+    (('plunder', 'int', 0, 100000, (), 0), ('shares', 'int', 1, 20, (), 2), ('fee', 'int', 0, 1000, (), 0)),
+    _OUT_hireling_share,
+    (),
+    _total_hireling_share,
+    _band_hireling_share,
+    values=_values_hireling_share,
+    dice=False,
+)
 
 
 def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -3394,23 +3072,15 @@ def hireling_share(*, plunder: int = 0, shares: int = 2, fee: int = 0, rng: rand
         '\n'
         'Hirelings take an equal share of any plunder, minus their upfront daily fee.'
     )
-    return _run_hireling_share(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('plunder', plunder, 0, 100000),
-        _check_int('shares', shares, 1, 20),
-        _check_int('fee', fee, 0, 1000),
+    return _run(
+        _RULE_hireling_share,
+        rng,
+        (
+            _check_int('plunder', plunder, 0, 100000),
+            _check_int('shares', shares, 1, 20),
+            _check_int('fee', fee, 0, 1000),
+        ),
     )
-
-
-def _joint_hireling_share(given: Mapping[str, object]) -> Joint:
-    v_plunder = _check_int('plunder', given.get('plunder', 0), 0, 100000)
-    v_shares = _check_int('shares', given.get('shares', 2), 1, 20)
-    v_fee = _check_int('fee', given.get('fee', 0), 0, 1000)
-    r_total: int = (_floor_div(v_plunder, v_shares) - v_fee)
-    return {(_band_hireling_share(r_total, None, (), (), False, v_plunder, v_shares, v_fee), r_total): 1}, 1
-
-
 
 
 _N_hireling_contest: dict[str, dict[str, int]] = {
@@ -3435,8 +3105,7 @@ _OUT_hireling_contest: tuple[tuple[Outcome[_Id_hireling_contest], ...], ...] = (
     (Outcome('lose', 'Lose', 'Whoever has the highest result wins.', 'less than 0', None),),
     (Outcome('tie', 'Tie', 'A tie between equal dice: the document names no winner.', '0', None),),
 )
-_IDS_hireling_contest: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
-_READS_hireling_contest: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_hireling_contest(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
@@ -3496,37 +3165,20 @@ def _values_hireling_contest(
     return values
 
 
-def _run_hireling_contest(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result[
-    Outcome[_Id_hireling_contest]
-]:
-    d = _Rolling(rng)
-    r_total: int = int(
-        (
-            d.roll(_dice(1, _N_hireling_contest['mine'][v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_hireling_contest['theirs'][v_theirs]), 'd(theirs)'
-            )
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_hireling_contest(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
-    c = 0
-    outcome = _OUT_hireling_contest[b][c] if b >= 0 else _no_band('hireling_contest')
-    extra = None  # no band's data rolls dice
-    values = _values_hireling_contest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
-    inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = _describe('Unpaid hirelings', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('hireling_contest', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_hireling_contest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_hireling_contest(
-        rng,
-        depth,
-        _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-    )
+_RULE_hireling_contest: _Rule[Outcome[_Id_hireling_contest]] = _Rule(
+    'hireling_contest',
+    'Unpaid hirelings',
+    (
+        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+    ),
+    _OUT_hireling_contest,
+    ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie'),
+    _total_hireling_contest,
+    _band_hireling_contest,
+    values=_values_hireling_contest,
+    covers=True,
+)
 
 
 def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result[
@@ -3544,43 +3196,24 @@ def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
     )
-    return _run_hireling_contest(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+    return _run(
+        _RULE_hireling_contest,
+        rng,
+        (
+            _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+        ),
     )
-
-
-def _totals_hireling_contest(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_hireling_contest(plan, v_mine, v_theirs)
-    return _exact_totals(plan.specs, lambda g: _total_hireling_contest(_Replaying(g), v_mine, v_theirs))
-
-
-def _joint_hireling_contest(given: Mapping[str, object]) -> Joint:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_hireling_contest(plan, v_mine, v_theirs)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_hireling_contest(_Replaying(g), v_mine, v_theirs),
-        lambda t, n, f, k: _band_hireling_contest(t, n, f, k, plan.zero, v_mine, v_theirs),
-        (),
-        _READS_hireling_contest,
-    )
-    return joint
-
-
 
 
 _N_hirelings_max: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
 _OUT_hirelings_max: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_hirelings_max: tuple[str, ...] = ()
+
+
+def _total_hirelings_max(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
+    return (_N_hirelings_max['wil'][v_wil] * 1)
+
 
 _BAND_hirelings_max: dict[int | str, int] = {}  # the band of each value
 
@@ -3611,36 +3244,17 @@ def _values_hirelings_max(
     return values
 
 
-def _run_hirelings_max(rng: random.Random, depth: int, v_wil: str) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (_N_hirelings_max['wil'][v_wil] * 1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_hirelings_max.get(r_total, -1)
-    c = 0
-    outcome = _OUT_hirelings_max[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_hirelings_max(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil)
-    inputs: dict[str, object] = {'wil': v_wil}
-    trace = _describe('Hirelings', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'hirelings_max',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_hirelings_max(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_hirelings_max(
-        rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
+_RULE_hirelings_max: _Rule[Outcome[str] | None] = _Rule(
+    'hirelings_max',
+    'Hirelings',
+    (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_hirelings_max,
+    (),
+    _total_hirelings_max,
+    _band_hirelings_max,
+    values=_values_hirelings_max,
+    dice=False,
+)
 
 
 def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyResult:
@@ -3649,17 +3263,7 @@ def hirelings_max(*, wil: str = 'd6', rng: random.Random | None = None) -> AnyRe
         '\n'
         'You can employ a number of hirelings equal to your WIL.'
     )
-    return _run_hirelings_max(
-        _RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
-
-
-def _joint_hirelings_max(given: Mapping[str, object]) -> Joint:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: int = (_N_hirelings_max['wil'][v_wil] * 1)
-    return {(_band_hirelings_max(r_total, None, (), (), False, v_wil), r_total): 1}, 1
-
-
+    return _run(_RULE_hirelings_max, rng, (_check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _N_reaction: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -3671,8 +3275,7 @@ _OUT_reaction: tuple[tuple[Outcome[_Id_reaction], ...], ...] = (
     (Outcome('friendly', 'Friendly', 'Friendly', '8-9', None),),
     (Outcome('helpful', 'Helpful', 'Helpful', '10-12', None),),
 )
-_IDS_reaction: tuple[str, ...] = ('hostile', 'wary', 'indifferent', 'friendly', 'helpful')
-_READS_reaction: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_reaction(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
     return d.roll(_dice(1, _N_reaction['wil'][v_wil]), 'd(wil)')
@@ -3692,24 +3295,16 @@ def _band_reaction(
     return _BAND_reaction.get(r_total, -1)
 
 
-def _run_reaction(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_reaction]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_reaction['wil'][v_wil]), 'd(wil)')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_reaction.get(r_total, -1)
-    c = 0
-    outcome = _OUT_reaction[b][c] if b >= 0 else _no_band('reaction')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'wil': v_wil}
-    trace = _describe('Reactions', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('reaction', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_reaction(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_reaction(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+_RULE_reaction: _Rule[Outcome[_Id_reaction]] = _Rule(
+    'reaction',
+    'Reactions',
+    (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_reaction,
+    ('hostile', 'wary', 'indifferent', 'friendly', 'helpful'),
+    _total_reaction,
+    _band_reaction,
+    covers=True,
+)
 
 
 def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_reaction]]:
@@ -3725,30 +3320,7 @@ def reaction(*, wil: str = 'd6', rng: random.Random | None = None) -> Result[Out
         '8-9: Friendly -- Friendly\n'
         '10-12: Helpful -- Helpful'
     )
-    return _run_reaction(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
-
-
-def _totals_reaction(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_reaction(plan, v_wil)
-    return _exact_totals(plan.specs, lambda g: _total_reaction(_Replaying(g), v_wil))
-
-
-def _joint_reaction(given: Mapping[str, object]) -> Joint:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_reaction(plan, v_wil)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_reaction(_Replaying(g), v_wil),
-        lambda t, n, f, k: _band_reaction(t, n, f, k, plan.zero, v_wil),
-        (),
-        _READS_reaction,
-    )
-    return joint
-
-
+    return _run(_RULE_reaction, rng, (_check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _N_leverage: dict[str, dict[str, int]] = {
@@ -3773,8 +3345,7 @@ _OUT_leverage: tuple[tuple[Outcome[_Id_leverage], ...], ...] = (
     (Outcome('lose', 'Lose', 'Whoever has the highest result wins.', 'less than 0', None),),
     (Outcome('tie', 'Tie', 'A tie between equal dice: the document names no winner.', '0', None),),
 )
-_IDS_leverage: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
-_READS_leverage: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_leverage(d: _Rolling | _Planning | _Replaying, v_mine: str, v_theirs: str) -> int:
     return int(
@@ -3834,35 +3405,20 @@ def _values_leverage(
     return values
 
 
-def _run_leverage(rng: random.Random, depth: int, v_mine: str, v_theirs: str) -> Result[Outcome[_Id_leverage]]:
-    d = _Rolling(rng)
-    r_total: int = int(
-        (
-            d.roll(_dice(1, _N_leverage['mine'][v_mine]), 'd(mine)') - d.roll(
-                _dice(1, _N_leverage['theirs'][v_theirs]), 'd(theirs)'
-            )
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_leverage(r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
-    c = 0
-    outcome = _OUT_leverage[b][c] if b >= 0 else _no_band('leverage')
-    extra = None  # no band's data rolls dice
-    values = _values_leverage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mine, v_theirs)
-    inputs: dict[str, object] = {'mine': v_mine, 'theirs': v_theirs}
-    trace = _describe('Leverage', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('leverage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_leverage(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_leverage(
-        rng,
-        depth,
-        _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-    )
+_RULE_leverage: _Rule[Outcome[_Id_leverage]] = _Rule(
+    'leverage',
+    'Leverage',
+    (
+        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+    ),
+    _OUT_leverage,
+    ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie'),
+    _total_leverage,
+    _band_leverage,
+    values=_values_leverage,
+    covers=True,
+)
 
 
 def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None = None) -> Result[
@@ -3879,37 +3435,14 @@ def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
     )
-    return _run_leverage(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+    return _run(
+        _RULE_leverage,
+        rng,
+        (
+            _check_choice('mine', mine, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('theirs', theirs, ('d4', 'd6', 'd8', 'd10', 'd12')),
+        ),
     )
-
-
-def _totals_leverage(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_leverage(plan, v_mine, v_theirs)
-    return _exact_totals(plan.specs, lambda g: _total_leverage(_Replaying(g), v_mine, v_theirs))
-
-
-def _joint_leverage(given: Mapping[str, object]) -> Joint:
-    v_mine = _check_choice('mine', given.get('mine', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_theirs = _check_choice('theirs', given.get('theirs', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_leverage(plan, v_mine, v_theirs)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_leverage(_Replaying(g), v_mine, v_theirs),
-        lambda t, n, f, k: _band_leverage(t, n, f, k, plan.zero, v_mine, v_theirs),
-        (),
-        _READS_leverage,
-    )
-    return joint
-
-
 
 
 _N_attack: dict[str, dict[str, int]] = {
@@ -3921,8 +3454,7 @@ _OUT_attack: tuple[tuple[Outcome[_Id_attack], ...], ...] = (
     (Outcome('harm', 'Harm', "Deal what's left as harm—first to HP, then to STR.", '1+', None),),
     (Outcome('no_harm', 'Nothing left', None, '0 or less', None),),
 )
-_IDS_attack: tuple[str, ...] = ('harm', 'no_harm')
-_READS_attack: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _lets_attack(v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int) -> tuple[int]:
     v_extra_attackers = (0 if v_multiple_weapons else (v_dice - 1))
@@ -4000,43 +3532,24 @@ def _values_attack(
     return values
 
 
-def _run_attack(
-    rng: random.Random, depth: int, v_weapon: str, v_dice: int, v_other: str, v_multiple_weapons: bool, v_armor: int
-) -> Result[Outcome[_Id_attack]]:
-    v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    d = _Rolling(rng)
-    r_total: int = _total_attack(d, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_attack(
-        r_total, r_natural, r_dice, r_read, zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor,
-        v_extra_attackers,
-    )
-    c = 0
-    outcome = _OUT_attack[b][c] if b >= 0 else _no_band('attack')
-    extra = None  # no band's data rolls dice
-    values = _values_attack(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor,
-        v_extra_attackers,
-    )
-    inputs: dict[str, object] = {
-        'weapon': v_weapon, 'dice': v_dice, 'other': v_other, 'multiple_weapons': v_multiple_weapons, 'armor': v_armor
-    }
-    trace = _describe('Attacks', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_attack(
-        rng,
-        depth,
-        _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dice', given.get('dice', 1), 1, 3),
-        _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_flag('multiple_weapons', given.get('multiple_weapons', False)),
-        _check_int('armor', given.get('armor', 0), 0, 3),
-    )
+_RULE_attack: _Rule[Outcome[_Id_attack]] = _Rule(
+    'attack',
+    'Attacks',
+    (
+        ('weapon', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('dice', 'int', 1, 3, (), 1),
+        ('other', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('multiple_weapons', 'flag', None, None, (), False),
+        ('armor', 'int', 0, 3, (), 0),
+    ),
+    _OUT_attack,
+    ('harm', 'no_harm'),
+    _total_attack,
+    _band_attack,
+    lets=_lets_attack,
+    values=_values_attack,
+    covers=True,
+)
 
 
 def attack(
@@ -4057,62 +3570,26 @@ def attack(
         "1+: Harm -- Deal what's left as harm—first to HP, then to STR.\n"
         '0 or less: Nothing left'
     )
-    return _run_attack(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dice', dice, 1, 3),
-        _check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_flag('multiple_weapons', multiple_weapons),
-        _check_int('armor', armor, 0, 3),
-    )
-
-
-def _totals_attack(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dice = _check_int('dice', given.get('dice', 1), 1, 3)
-    v_other = _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_multiple_weapons = _check_flag('multiple_weapons', given.get('multiple_weapons', False))
-    v_armor = _check_int('armor', given.get('armor', 0), 0, 3)
-    v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    plan = _Planning()
-    _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_attack(
-            _Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
+    return _run(
+        _RULE_attack,
+        rng,
+        (
+            _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_int('dice', dice, 1, 3),
+            _check_choice('other', other, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_flag('multiple_weapons', multiple_weapons),
+            _check_int('armor', armor, 0, 3),
         ),
     )
-
-
-def _joint_attack(given: Mapping[str, object]) -> Joint:
-    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dice = _check_int('dice', given.get('dice', 1), 1, 3)
-    v_other = _check_choice('other', given.get('other', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_multiple_weapons = _check_flag('multiple_weapons', given.get('multiple_weapons', False))
-    v_armor = _check_int('armor', given.get('armor', 0), 0, 3)
-    v_extra_attackers, = _lets_attack(v_weapon, v_dice, v_other, v_multiple_weapons, v_armor)
-    plan = _Planning()
-    _total_attack(plan, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_attack(
-            _Replaying(g), v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
-        ),
-        lambda t, n, f, k: _band_attack(
-            t, n, f, k, plan.zero, v_weapon, v_dice, v_other, v_multiple_weapons, v_armor, v_extra_attackers
-        ),
-        (),
-        _READS_attack,
-    )
-    return joint
-
-
 
 
 _OUT_armor: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_armor: tuple[str, ...] = ()
+
+
+def _total_armor(d: _Rolling | _Planning | _Replaying, v_armor_total: int) -> int:
+    return min(v_armor_total, 3)
+
 
 _BAND_armor: dict[int | str, int] = {}  # the band of each value
 
@@ -4144,34 +3621,17 @@ def _values_armor(
     return values
 
 
-def _run_armor(rng: random.Random, depth: int, v_armor_total: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = min(v_armor_total, 3)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_armor.get(r_total, -1)
-    c = 0
-    outcome = _OUT_armor[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_armor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_armor_total)
-    inputs: dict[str, object] = {'armor_total': v_armor_total}
-    trace = _describe('Armor', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'armor',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_armor(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_armor(rng, depth, _check_int('armor_total', given.get('armor_total', 0), 0, 6))
+_RULE_armor: _Rule[Outcome[str] | None] = _Rule(
+    'armor',
+    'Armor',
+    (('armor_total', 'int', 0, 6, (), 0),),
+    _OUT_armor,
+    (),
+    _total_armor,
+    _band_armor,
+    values=_values_armor,
+    dice=False,
+)
 
 
 def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -4180,15 +3640,7 @@ def armor(*, armor_total: int = 0, rng: random.Random | None = None) -> AnyResul
         '\n'
         'Armor (A) subtracts from harm to HP and can never be increased beyond 3.'
     )
-    return _run_armor(_RNG if rng is None else rng, 0, _check_int('armor_total', armor_total, 0, 6))
-
-
-def _joint_armor(given: Mapping[str, object]) -> Joint:
-    v_armor_total = _check_int('armor_total', given.get('armor_total', 0), 0, 6)
-    r_total: int = min(v_armor_total, 3)
-    return {(_band_armor(r_total, None, (), (), False, v_armor_total), r_total): 1}, 1
-
-
+    return _run(_RULE_armor, rng, (_check_int('armor_total', armor_total, 0, 6),))
 
 
 _N_blast: dict[str, dict[str, int]] = {'weapon': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -4196,8 +3648,7 @@ _Id_blast = _Literal['targets']
 _OUT_blast: tuple[tuple[Outcome[_Id_blast], ...], ...] = (
     (Outcome('targets', 'Targets', "If unsure how many targets are affected, roll the weapon's die.", '1+', None),),
 )
-_IDS_blast: tuple[str, ...] = ('targets',)
-_READS_blast: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_blast(d: _Rolling | _Planning | _Replaying, v_weapon: str) -> int:
     return d.roll(_dice(1, _N_blast['weapon'][v_weapon]), 'd(weapon)')
@@ -4233,24 +3684,17 @@ def _values_blast(
     return values
 
 
-def _run_blast(rng: random.Random, depth: int, v_weapon: str) -> Result[Outcome[_Id_blast]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_blast['weapon'][v_weapon]), 'd(weapon)')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_blast(r_total, r_natural, r_dice, r_read, zero, v_weapon)
-    c = 0
-    outcome = _OUT_blast[b][c] if b >= 0 else _no_band('blast')
-    extra = None  # no band's data rolls dice
-    values = _values_blast(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_weapon)
-    inputs: dict[str, object] = {'weapon': v_weapon}
-    trace = _describe('Blast', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('blast', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_blast(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_blast(rng, depth, _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+_RULE_blast: _Rule[Outcome[_Id_blast]] = _Rule(
+    'blast',
+    'Blast',
+    (('weapon', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_blast,
+    ('targets',),
+    _total_blast,
+    _band_blast,
+    values=_values_blast,
+    covers=True,
+)
 
 
 def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_blast]]:
@@ -4261,32 +3705,7 @@ def blast(*, weapon: str = 'd6', rng: random.Random | None = None) -> Result[Out
         '\n'
         "1+: Targets -- If unsure how many targets are affected, roll the weapon's die."
     )
-    return _run_blast(
-        _RNG if rng is None else rng, 0, _check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12'))
-    )
-
-
-def _totals_blast(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_blast(plan, v_weapon)
-    return _exact_totals(plan.specs, lambda g: _total_blast(_Replaying(g), v_weapon))
-
-
-def _joint_blast(given: Mapping[str, object]) -> Joint:
-    v_weapon = _check_choice('weapon', given.get('weapon', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_blast(plan, v_weapon)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_blast(_Replaying(g), v_weapon),
-        lambda t, n, f, k: _band_blast(t, n, f, k, plan.zero, v_weapon),
-        (),
-        _READS_blast,
-    )
-    return joint
-
-
+    return _run(_RULE_blast, rng, (_check_choice('weapon', weapon, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _N_morale_check: dict[str, dict[str, int]] = {
@@ -4311,8 +3730,7 @@ _OUT_morale_check: tuple[tuple[Outcome[_Id_morale_check], ...], ...] = (
     (Outcome('lose', 'Lose', None, 'less than 0', None),),
     (Outcome('tie', 'Tie', 'A tie between equal dice: the document names no winner.', '0', None),),
 )
-_IDS_morale_check: tuple[str, ...] = ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie')
-_READS_morale_check: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_morale_check(d: _Rolling | _Planning | _Replaying, v_wil: str, v_their_wil: str) -> int:
     return int(
@@ -4374,56 +3792,21 @@ def _values_morale_check(
     return values
 
 
-def _run_morale_check(rng: random.Random, depth: int, v_wil: str, v_their_wil: str) -> Result[
-    Outcome[_Id_morale_check]
-]:
-    d = _Rolling(rng)
-    r_total: int = int(
-        (
-            d.roll(_dice(1, _N_morale_check['wil'][v_wil]), 'd(wil)') - d.roll(
-                _dice(1, _N_morale_check['their_wil'][v_their_wil]), 'd(their_wil)'
-            )
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_morale_check(r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
-    c = 0
-    outcome = _OUT_morale_check[b][c] if b >= 0 else _no_band('morale_check')
-    extra = None  # no band's data rolls dice
-    values = _values_morale_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wil, v_their_wil)
-    inputs: dict[str, object] = {'wil': v_wil, 'their_wil': v_their_wil}
-    trace = _describe('Morale', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'morale_check')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('morale_check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_morale_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_morale_check(
-        rng,
-        depth,
-        _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-    )
+_RULE_morale_check: _Rule[Outcome[_Id_morale_check]] = _Rule(
+    'morale_check',
+    'Morale',
+    (
+        ('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+        ('their_wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+    ),
+    _OUT_morale_check,
+    ('tie_higher_die', 'tie_lower_die', 'win', 'lose', 'tie'),
+    _total_morale_check,
+    _band_morale_check,
+    values=_values_morale_check,
+    covers=True,
+    chains=True,
+)
 
 
 def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random | None = None) -> Result[
@@ -4443,37 +3826,14 @@ def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random |
         'less than 0: Lose\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
     )
-    return _run_morale_check(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12')),
+    return _run(
+        _RULE_morale_check,
+        rng,
+        (
+            _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('their_wil', their_wil, ('d4', 'd6', 'd8', 'd10', 'd12')),
+        ),
     )
-
-
-def _totals_morale_check(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_morale_check(plan, v_wil, v_their_wil)
-    return _exact_totals(plan.specs, lambda g: _total_morale_check(_Replaying(g), v_wil, v_their_wil))
-
-
-def _joint_morale_check(given: Mapping[str, object]) -> Joint:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_their_wil = _check_choice('their_wil', given.get('their_wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_morale_check(plan, v_wil, v_their_wil)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_morale_check(_Replaying(g), v_wil, v_their_wil),
-        lambda t, n, f, k: _band_morale_check(t, n, f, k, plan.zero, v_wil, v_their_wil),
-        (),
-        _READS_morale_check,
-    )
-    return joint
-
-
 
 
 _N_morale: dict[str, dict[str, int]] = {'wil': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -4485,8 +3845,7 @@ _OUT_morale: tuple[tuple[Outcome[_Id_morale], ...], ...] = (
     (Outcome('surrender_conditionally', 'Surrender conditionally', 'Surrender Conditionally', '8-9', None),),
     (Outcome('surrender_unconditionally', 'Surrender unconditionally', 'Surrender Unconditionally', '10-12', None),),
 )
-_IDS_morale: tuple[str, ...] = ('hesitate', 'retreat', 'flee', 'surrender_conditionally', 'surrender_unconditionally')
-_READS_morale: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_morale(d: _Rolling | _Planning | _Replaying, v_wil: str) -> int:
     return d.roll(_dice(1, _N_morale['wil'][v_wil]), 'd(wil)')
@@ -4506,24 +3865,16 @@ def _band_morale(
     return _BAND_morale.get(r_total, -1)
 
 
-def _run_morale(rng: random.Random, depth: int, v_wil: str) -> Result[Outcome[_Id_morale]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_morale['wil'][v_wil]), 'd(wil)')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_morale.get(r_total, -1)
-    c = 0
-    outcome = _OUT_morale[b][c] if b >= 0 else _no_band('morale')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'wil': v_wil}
-    trace = _describe('What the surviving enemies do', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('morale', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_morale(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_morale(rng, depth, _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')))
+_RULE_morale: _Rule[Outcome[_Id_morale]] = _Rule(
+    'morale',
+    'What the surviving enemies do',
+    (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
+    _OUT_morale,
+    ('hesitate', 'retreat', 'flee', 'surrender_conditionally', 'surrender_unconditionally'),
+    _total_morale,
+    _band_morale,
+    covers=True,
+)
 
 
 def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result[Outcome[_Id_morale]]:
@@ -4538,35 +3889,16 @@ def morale(*, wil: str = 'd6', rng: random.Random | None = None) -> Result[Outco
         '8-9: Surrender conditionally -- Surrender Conditionally\n'
         '10-12: Surrender unconditionally -- Surrender Unconditionally'
     )
-    return _run_morale(_RNG if rng is None else rng, 0, _check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')))
-
-
-def _totals_morale(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_morale(plan, v_wil)
-    return _exact_totals(plan.specs, lambda g: _total_morale(_Replaying(g), v_wil))
-
-
-def _joint_morale(given: Mapping[str, object]) -> Joint:
-    v_wil = _check_choice('wil', given.get('wil', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    plan = _Planning()
-    _total_morale(plan, v_wil)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_morale(_Replaying(g), v_wil),
-        lambda t, n, f, k: _band_morale(t, n, f, k, plan.zero, v_wil),
-        (),
-        _READS_morale,
-    )
-    return joint
-
-
+    return _run(_RULE_morale, rng, (_check_choice('wil', wil, ('d4', 'd6', 'd8', 'd10', 'd12')),))
 
 
 _OUT_fatigue: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_fatigue: tuple[str, ...] = ()
+
+
+def _total_fatigue(d: _Rolling | _Planning | _Replaying, v_days: int) -> int:
+    return max((v_days - 1), 0)
+
 
 _BAND_fatigue: dict[int | str, int] = {}  # the band of each value
 
@@ -4598,34 +3930,17 @@ def _values_fatigue(
     return values
 
 
-def _run_fatigue(rng: random.Random, depth: int, v_days: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = max((v_days - 1), 0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_fatigue.get(r_total, -1)
-    c = 0
-    outcome = _OUT_fatigue[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_fatigue(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_days)
-    inputs: dict[str, object] = {'days': v_days}
-    trace = _describe('Fatigue', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'fatigue',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_fatigue(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_fatigue(rng, depth, _check_int('days', given.get('days', 0), 0, 10))
+_RULE_fatigue: _Rule[Outcome[str] | None] = _Rule(
+    'fatigue',
+    'Fatigue',
+    (('days', 'int', 0, 10, (), 0),),
+    _OUT_fatigue,
+    (),
+    _total_fatigue,
+    _band_fatigue,
+    values=_values_fatigue,
+    dice=False,
+)
 
 
 def fatigue(*, days: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -4635,20 +3950,16 @@ def fatigue(*, days: int = 0, rng: random.Random | None = None) -> AnyResult:
         'When you are deprived for longer than a day, you become fatigued and must make all tests impaired. Each '
         'additional day you are deprived makes the impairement worse.'
     )
-    return _run_fatigue(_RNG if rng is None else rng, 0, _check_int('days', days, 0, 10))
-
-
-def _joint_fatigue(given: Mapping[str, object]) -> Joint:
-    v_days = _check_int('days', given.get('days', 0), 0, 10)
-    r_total: int = max((v_days - 1), 0)
-    return {(_band_fatigue(r_total, None, (), (), False, v_days), r_total): 1}, 1
-
-
+    return _run(_RULE_fatigue, rng, (_check_int('days', days, 0, 10),))
 
 
 _OUT_fatigue_rest: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_fatigue_rest: tuple[str, ...] = ()
+
+
+def _total_fatigue_rest(d: _Rolling | _Planning | _Replaying, v_fatigue: int, v_nights: int) -> int:
+    return max((v_fatigue - v_nights), 0)
+
 
 _BAND_fatigue_rest: dict[int | str, int] = {}  # the band of each value
 
@@ -4681,39 +3992,17 @@ def _values_fatigue_rest(
     return values
 
 
-def _run_fatigue_rest(rng: random.Random, depth: int, v_fatigue: int, v_nights: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = max((v_fatigue - v_nights), 0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_fatigue_rest.get(r_total, -1)
-    c = 0
-    outcome = _OUT_fatigue_rest[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_fatigue_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_fatigue, v_nights)
-    inputs: dict[str, object] = {'fatigue': v_fatigue, 'nights': v_nights}
-    trace = _describe('Fatigue after rest', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'fatigue_rest',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_fatigue_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_fatigue_rest(
-        rng,
-        depth,
-        _check_int('fatigue', given.get('fatigue', 0), 0, 9),
-        _check_int('nights', given.get('nights', 0), 0, 10),
-    )
+_RULE_fatigue_rest: _Rule[Outcome[str] | None] = _Rule(
+    'fatigue_rest',
+    'Fatigue after rest',
+    (('fatigue', 'int', 0, 9, (), 0), ('nights', 'int', 0, 10, (), 0)),
+    _OUT_fatigue_rest,
+    (),
+    _total_fatigue_rest,
+    _band_fatigue_rest,
+    values=_values_fatigue_rest,
+    dice=False,
+)
 
 
 def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -4722,18 +4011,7 @@ def fatigue_rest(*, fatigue: int = 0, nights: int = 0, rng: random.Random | None
         '\n'
         'You may remove one level of fatigue for each night of comfortable rest on a full stomach.'
     )
-    return _run_fatigue_rest(
-        _RNG if rng is None else rng, 0, _check_int('fatigue', fatigue, 0, 9), _check_int('nights', nights, 0, 10)
-    )
-
-
-def _joint_fatigue_rest(given: Mapping[str, object]) -> Joint:
-    v_fatigue = _check_int('fatigue', given.get('fatigue', 0), 0, 9)
-    v_nights = _check_int('nights', given.get('nights', 0), 0, 10)
-    r_total: int = max((v_fatigue - v_nights), 0)
-    return {(_band_fatigue_rest(r_total, None, (), (), False, v_fatigue, v_nights), r_total): 1}, 1
-
-
+    return _run(_RULE_fatigue_rest, rng, (_check_int('fatigue', fatigue, 0, 9), _check_int('nights', nights, 0, 10)))
 
 
 _N_critical_harm: dict[str, dict[str, int]] = {'attribute': {'d4': 4, 'd6': 6, 'd8': 8, 'd10': 10, 'd12': 12}}
@@ -4755,8 +4033,7 @@ _OUT_critical_harm: tuple[tuple[Outcome[_Id_critical_harm], ...], ...] = (
         ),
     ),
 )
-_IDS_critical_harm: tuple[str, ...] = ('pass', 'dead', 'lowered')
-_READS_critical_harm: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_critical_harm(d: _Rolling | _Planning | _Replaying, v_attribute: str, v_dn: int) -> int:
     return d.roll(_dice(1, _N_critical_harm['attribute'][v_attribute]), 'd(attribute)')
@@ -4803,31 +4080,17 @@ def _values_critical_harm(
     return values
 
 
-def _run_critical_harm(rng: random.Random, depth: int, v_attribute: str, v_dn: int) -> Result[
-    Outcome[_Id_critical_harm]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(1, _N_critical_harm['attribute'][v_attribute]), 'd(attribute)')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_critical_harm(r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
-    c = 0
-    outcome = _OUT_critical_harm[b][c] if b >= 0 else _no_band('critical_harm')
-    extra = None  # no band's data rolls dice
-    values = _values_critical_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_dn)
-    inputs: dict[str, object] = {'attribute': v_attribute, 'dn': v_dn}
-    trace = _describe('Critical harm', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('critical_harm', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_critical_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_critical_harm(
-        rng,
-        depth,
-        _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dn', given.get('dn', 4), 1, 12),
-    )
+_RULE_critical_harm: _Rule[Outcome[_Id_critical_harm]] = _Rule(
+    'critical_harm',
+    'Critical harm',
+    (('attribute', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('dn', 'int', 1, 12, (), 4)),
+    _OUT_critical_harm,
+    ('pass', 'dead', 'lowered'),
+    _total_critical_harm,
+    _band_critical_harm,
+    values=_values_critical_harm,
+    covers=True,
+)
 
 
 def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | None = None) -> Result[
@@ -4844,37 +4107,11 @@ def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | No
         'otherwise: Lowered -- If you fail, lower the attribute one step—you’re taken out of the fight and will die '
         'without treatment.'
     )
-    return _run_critical_harm(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_int('dn', dn, 1, 12),
+    return _run(
+        _RULE_critical_harm,
+        rng,
+        (_check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')), _check_int('dn', dn, 1, 12)),
     )
-
-
-def _totals_critical_harm(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    plan = _Planning()
-    _total_critical_harm(plan, v_attribute, v_dn)
-    return _exact_totals(plan.specs, lambda g: _total_critical_harm(_Replaying(g), v_attribute, v_dn))
-
-
-def _joint_critical_harm(given: Mapping[str, object]) -> Joint:
-    v_attribute = _check_choice('attribute', given.get('attribute', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_dn = _check_int('dn', given.get('dn', 4), 1, 12)
-    plan = _Planning()
-    _total_critical_harm(plan, v_attribute, v_dn)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_critical_harm(_Replaying(g), v_attribute, v_dn),
-        lambda t, n, f, k: _band_critical_harm(t, n, f, k, plan.zero, v_attribute, v_dn),
-        (),
-        _READS_critical_harm,
-    )
-    return joint
-
-
 
 
 _N_week_of_rest: dict[str, dict[str, int]] = {
@@ -4886,7 +4123,15 @@ _O_week_of_rest: dict[str, tuple[str, ...]] = {
 }
 _OUT_week_of_rest: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_week_of_rest: tuple[str, ...] = ()
+
+
+def _total_week_of_rest(d: _Rolling | _Planning | _Replaying, v_attribute: str, v_original: str) -> str:
+    return (
+        step(_O_week_of_rest['attribute'], v_attribute, 1) if (
+            (_O_week_of_rest['attribute'].index(v_attribute) + 1) < (_O_week_of_rest['original'].index(v_original) + 1)
+        ) else v_attribute
+    )
+
 
 _BAND_week_of_rest: dict[int | str, int] = {}  # the band of each value
 
@@ -4919,43 +4164,20 @@ def _values_week_of_rest(
     return values
 
 
-def _run_week_of_rest(rng: random.Random, depth: int, v_attribute: str, v_original: str) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: str = (
-        step(_O_week_of_rest['attribute'], v_attribute, 1) if (
-            (_O_week_of_rest['attribute'].index(v_attribute) + 1) < (_O_week_of_rest['original'].index(v_original) + 1)
-        ) else v_attribute
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_week_of_rest.get(r_total, -1)
-    c = 0
-    outcome = _OUT_week_of_rest[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_week_of_rest(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute, v_original)
-    inputs: dict[str, object] = {'attribute': v_attribute, 'original': v_original}
-    trace = _describe('After a full week of rest', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'week_of_rest',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_week_of_rest(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_week_of_rest(
-        rng,
-        depth,
-        _check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12')),
-    )
+_RULE_week_of_rest: _Rule[Outcome[str] | None] = _Rule(
+    'week_of_rest',
+    'After a full week of rest',
+    (
+        ('attribute', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd4'),
+        ('original', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
+    ),
+    _OUT_week_of_rest,
+    (),
+    _total_week_of_rest,
+    _band_week_of_rest,
+    values=_values_week_of_rest,
+    dice=False,
+)
 
 
 def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Random | None = None) -> AnyResult:
@@ -4964,25 +4186,14 @@ def week_of_rest(*, attribute: str = 'd4', original: str = 'd6', rng: random.Ran
         '\n'
         'After a full week of rest and appropriate care, raise a lowered attribute by one step.'
     )
-    return _run_week_of_rest(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')),
-        _check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12')),
+    return _run(
+        _RULE_week_of_rest,
+        rng,
+        (
+            _check_choice('attribute', attribute, ('d4', 'd6', 'd8', 'd10', 'd12')),
+            _check_choice('original', original, ('d4', 'd6', 'd8', 'd10', 'd12')),
+        ),
     )
-
-
-def _joint_week_of_rest(given: Mapping[str, object]) -> Joint:
-    v_attribute = _check_choice('attribute', given.get('attribute', 'd4'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    v_original = _check_choice('original', given.get('original', 'd6'), ('d4', 'd6', 'd8', 'd10', 'd12'))
-    r_total: str = (
-        step(_O_week_of_rest['attribute'], v_attribute, 1) if (
-            (_O_week_of_rest['attribute'].index(v_attribute) + 1) < (_O_week_of_rest['original'].index(v_original) + 1)
-        ) else v_attribute
-    )
-    return {(_band_week_of_rest(r_total, None, (), (), False, v_attribute, v_original), r_total): 1}, 1
-
-
 
 
 _Id_advancement = _Literal['novice', 'professional', 'expert', 'veteran', 'master', 'legend']
@@ -5001,7 +4212,11 @@ _OUT_advancement: tuple[tuple[Outcome[_Id_advancement], ...], ...] = (
         ),
     ),
 )
-_IDS_advancement: tuple[str, ...] = ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')
+
+
+def _total_advancement(d: _Rolling | _Planning | _Replaying, v_title: str) -> str:
+    return v_title
+
 
 # the band of each value
 _BAND_advancement: dict[int | str, int] = {
@@ -5059,40 +4274,18 @@ def _values_advancement(
     return values
 
 
-def _run_advancement(rng: random.Random, depth: int, v_title: str) -> Result[Outcome[_Id_advancement]]:
-    d = _Rolling(rng)
-    r_total: str = v_title
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_advancement.get(r_total, -1)
-    c = 0
-    outcome = _OUT_advancement[b][c] if b >= 0 else _no_band('advancement')
-    extra = None  # no band's data rolls dice
-    values = _values_advancement(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_title)
-    inputs: dict[str, object] = {'title': v_title}
-    trace = _describe('Advancement', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'advancement',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_advancement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_advancement(
-        rng,
-        depth,
-        _check_choice(
-            'title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')
-        ),
-    )
+_RULE_advancement: _Rule[Outcome[_Id_advancement]] = _Rule(
+    'advancement',
+    'Advancement',
+    (('title', 'choice', None, None, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'), 'novice'),),
+    _OUT_advancement,
+    ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'),
+    _total_advancement,
+    _band_advancement,
+    values=_values_advancement,
+    dice=False,
+    covers=True,
+)
 
 
 def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> Result[Outcome[_Id_advancement]]:
@@ -5110,26 +4303,24 @@ def advancement(*, title: str = 'novice', rng: random.Random | None = None) -> R
         'legend: legend -- 21,000 C, gain HP and raise one attribute; fulfill your drive and retire to safety—or keep '
         'seeking fortune at your own peril (legend)'
     )
-    return _run_advancement(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')),
+    return _run(
+        _RULE_advancement,
+        rng,
+        (_check_choice('title', title, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')),),
     )
-
-
-def _joint_advancement(given: Mapping[str, object]) -> Joint:
-    v_title = _check_choice(
-        'title', given.get('title', 'novice'), ('novice', 'professional', 'expert', 'veteran', 'master', 'legend')
-    )
-    r_total: str = v_title
-    return {(_band_advancement(r_total, None, (), (), False, v_title), r_total): 1}, 1
-
-
 
 
 _OUT_advancement_reached: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_advancement_reached: tuple[str, ...] = ()
+
+
+def _total_advancement_reached(d: _Rolling | _Planning | _Replaying, v_hoard: int) -> int:
+    return (
+        (((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (
+            v_hoard >= 21000
+        )
+    )
+
 
 _BAND_advancement_reached: dict[int | str, int] = {}  # the band of each value
 
@@ -5160,38 +4351,17 @@ def _values_advancement_reached(
     return values
 
 
-def _run_advancement_reached(rng: random.Random, depth: int, v_hoard: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (
-        (((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (
-            v_hoard >= 21000
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_advancement_reached.get(r_total, -1)
-    c = 0
-    outcome = _OUT_advancement_reached[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_advancement_reached(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hoard)
-    inputs: dict[str, object] = {'hoard': v_hoard}
-    trace = _describe('Thresholds reached', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'advancement_reached',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_advancement_reached(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_advancement_reached(rng, depth, _check_int('hoard', given.get('hoard', 0), 0, 1000000))
+_RULE_advancement_reached: _Rule[Outcome[str] | None] = _Rule(
+    'advancement_reached',
+    'Thresholds reached',
+    (('hoard', 'int', 0, 1000000, (), 0),),
+    _OUT_advancement_reached,
+    (),
+    _total_advancement_reached,
+    _band_advancement_reached,
+    values=_values_advancement_reached,
+    dice=False,
+)
 
 
 def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -5200,19 +4370,7 @@ def advancement_reached(*, hoard: int = 0, rng: random.Random | None = None) -> 
         '\n'
         'If your hoard is worth...'
     )
-    return _run_advancement_reached(_RNG if rng is None else rng, 0, _check_int('hoard', hoard, 0, 1000000))
-
-
-def _joint_advancement_reached(given: Mapping[str, object]) -> Joint:
-    v_hoard = _check_int('hoard', given.get('hoard', 0), 0, 1000000)
-    r_total: int = (
-        (((((v_hoard >= 1000) + (v_hoard >= 3000)) + (v_hoard >= 6000)) + (v_hoard >= 10000)) + (v_hoard >= 15000)) + (
-            v_hoard >= 21000
-        )
-    )
-    return {(_band_advancement_reached(r_total, None, (), (), False, v_hoard), r_total): 1}, 1
-
-
+    return _run(_RULE_advancement_reached, rng, (_check_int('hoard', hoard, 0, 1000000),))
 
 
 class Hp(Track):
@@ -5232,39 +4390,39 @@ class Hp(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
-    'test': _chain_test,
-    'contest': _chain_contest,
-    'advantage_and_disadvantage': _chain_advantage_and_disadvantage,
-    'impaired_and_enhanced': _chain_impaired_and_enhanced,
-    'dice_ladder': _chain_dice_ladder,
-    'skills_known': _chain_skills_known,
-    'spell': _chain_spell,
-    'spells_known': _chain_spells_known,
-    'item_slots': _chain_item_slots,
-    'slots_filled': _chain_slots_filled,
-    'carrying': _chain_carrying,
-    'luck_die': _chain_luck_die,
-    'detachments': _chain_detachments,
-    'rounds': _chain_rounds,
-    'surprise': _chain_surprise,
-    'hireling_share': _chain_hireling_share,
-    'hireling_contest': _chain_hireling_contest,
-    'hirelings_max': _chain_hirelings_max,
-    'reaction': _chain_reaction,
-    'leverage': _chain_leverage,
-    'attack': _chain_attack,
-    'armor': _chain_armor,
-    'blast': _chain_blast,
-    'morale_check': _chain_morale_check,
-    'morale': _chain_morale,
-    'fatigue': _chain_fatigue,
-    'fatigue_rest': _chain_fatigue_rest,
-    'critical_harm': _chain_critical_harm,
-    'week_of_rest': _chain_week_of_rest,
-    'advancement': _chain_advancement,
-    'advancement_reached': _chain_advancement_reached,
-}
+_RULES.update({
+    'test': _RULE_test,
+    'contest': _RULE_contest,
+    'advantage_and_disadvantage': _RULE_advantage_and_disadvantage,
+    'impaired_and_enhanced': _RULE_impaired_and_enhanced,
+    'dice_ladder': _RULE_dice_ladder,
+    'skills_known': _RULE_skills_known,
+    'spell': _RULE_spell,
+    'spells_known': _RULE_spells_known,
+    'item_slots': _RULE_item_slots,
+    'slots_filled': _RULE_slots_filled,
+    'carrying': _RULE_carrying,
+    'luck_die': _RULE_luck_die,
+    'detachments': _RULE_detachments,
+    'rounds': _RULE_rounds,
+    'surprise': _RULE_surprise,
+    'hireling_share': _RULE_hireling_share,
+    'hireling_contest': _RULE_hireling_contest,
+    'hirelings_max': _RULE_hirelings_max,
+    'reaction': _RULE_reaction,
+    'leverage': _RULE_leverage,
+    'attack': _RULE_attack,
+    'armor': _RULE_armor,
+    'blast': _RULE_blast,
+    'morale_check': _RULE_morale_check,
+    'morale': _RULE_morale,
+    'fatigue': _RULE_fatigue,
+    'fatigue_rest': _RULE_fatigue_rest,
+    'critical_harm': _RULE_critical_harm,
+    'week_of_rest': _RULE_week_of_rest,
+    'advancement': _RULE_advancement,
+    'advancement_reached': _RULE_advancement_reached,
+})
 RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'test': test,
     'contest': contest,
@@ -5298,122 +4456,7 @@ RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'advancement': advancement,
     'advancement_reached': advancement_reached,
 }
-_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
-    'test': (_joint_test, _IDS_test),
-    'contest': (_joint_contest, _IDS_contest),
-    'advantage_and_disadvantage': (_joint_advantage_and_disadvantage, _IDS_advantage_and_disadvantage),
-    'impaired_and_enhanced': (_joint_impaired_and_enhanced, _IDS_impaired_and_enhanced),
-    'dice_ladder': (_joint_dice_ladder, _IDS_dice_ladder),
-    'skills_known': (_joint_skills_known, _IDS_skills_known),
-    'spell': (_joint_spell, _IDS_spell),
-    'spells_known': (_joint_spells_known, _IDS_spells_known),
-    'item_slots': (_joint_item_slots, _IDS_item_slots),
-    'slots_filled': (_joint_slots_filled, _IDS_slots_filled),
-    'carrying': (_joint_carrying, _IDS_carrying),
-    'luck_die': (_joint_luck_die, _IDS_luck_die),
-    'detachments': (_joint_detachments, _IDS_detachments),
-    'rounds': (_joint_rounds, _IDS_rounds),
-    'surprise': (_joint_surprise, _IDS_surprise),
-    'hireling_share': (_joint_hireling_share, _IDS_hireling_share),
-    'hireling_contest': (_joint_hireling_contest, _IDS_hireling_contest),
-    'hirelings_max': (_joint_hirelings_max, _IDS_hirelings_max),
-    'reaction': (_joint_reaction, _IDS_reaction),
-    'leverage': (_joint_leverage, _IDS_leverage),
-    'attack': (_joint_attack, _IDS_attack),
-    'armor': (_joint_armor, _IDS_armor),
-    'blast': (_joint_blast, _IDS_blast),
-    'morale_check': (_joint_morale_check, _IDS_morale_check),
-    'morale': (_joint_morale, _IDS_morale),
-    'fatigue': (_joint_fatigue, _IDS_fatigue),
-    'fatigue_rest': (_joint_fatigue_rest, _IDS_fatigue_rest),
-    'critical_harm': (_joint_critical_harm, _IDS_critical_harm),
-    'week_of_rest': (_joint_week_of_rest, _IDS_week_of_rest),
-    'advancement': (_joint_advancement, _IDS_advancement),
-    'advancement_reached': (_joint_advancement_reached, _IDS_advancement_reached),
-}
-INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
-    'test': (
-        ('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('dn', 'int', 1, 12, (), 4),
-        ('advantage', 'flag', None, None, (), False),
-        ('disadvantage', 'flag', None, None, (), False),
-        ('enhanced', 'int', 0, 5, (), 0),
-        ('impaired', 'int', 0, 5, (), 0),
-    ),
-    'contest': (
-        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('edge', 'choice', None, None, ('none', 'adv', 'dis', 'their_adv', 'their_dis'), 'none'),
-    ),
-    'advantage_and_disadvantage': (('roll_with', 'choice', None, None, ('adv', 'dis'), 'adv'),),
-    'impaired_and_enhanced': (('roll_is', 'choice', None, None, ('imp', 'enh'), 'enh'),),
-    'dice_ladder': (
-        ('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('steps', 'int', -5, 5, (), 0)
-    ),
-    'skills_known': (('int_die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'spell': (
-        ('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('dn', 'int', 1, 12, (), 4),
-        ('concentration', 'flag', None, None, (), False),
-    ),
-    'spells_known': (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'item_slots': (('str_die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'slots_filled': (('items', 'int', 0, 48, (), 0), ('bulky', 'int', 0, 24, (), 0), ('coins', 'int', 0, 10000, (), 0)),
-    'carrying': (
-        ('str_die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('filled', 'int', 0, 48, (), 0)
-    ),
-    'luck_die': (('die', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'detachments': (
-        ('attacker', 'choice', None, None, ('individual', 'detachment'), 'individual'),
-        ('target', 'choice', None, None, ('individual', 'detachment'), 'detachment'),
-        ('blast', 'flag', None, None, (), False),
-    ),
-    'rounds': (('time', 'choice', None, None, ('encounter', 'exploring', 'traveling'), 'encounter'),),
-    'surprise': (
-        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-    ),
-    'hireling_share': (
-        ('plunder', 'int', 0, 100000, (), 0), ('shares', 'int', 1, 20, (), 2), ('fee', 'int', 0, 1000, (), 0)
-    ),
-    'hireling_contest': (
-        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-    ),
-    'hirelings_max': (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'reaction': (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'leverage': (
-        ('mine', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('theirs', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-    ),
-    'attack': (
-        ('weapon', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('dice', 'int', 1, 3, (), 1),
-        ('other', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('multiple_weapons', 'flag', None, None, (), False),
-        ('armor', 'int', 0, 3, (), 0),
-    ),
-    'armor': (('armor_total', 'int', 0, 6, (), 0),),
-    'blast': (('weapon', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'morale_check': (
-        ('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-        ('their_wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-    ),
-    'morale': (('wil', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),),
-    'fatigue': (('days', 'int', 0, 10, (), 0),),
-    'fatigue_rest': (('fatigue', 'int', 0, 9, (), 0), ('nights', 'int', 0, 10, (), 0)),
-    'critical_harm': (
-        ('attribute', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'), ('dn', 'int', 1, 12, (), 4)
-    ),
-    'week_of_rest': (
-        ('attribute', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd4'),
-        ('original', 'choice', None, None, ('d4', 'd6', 'd8', 'd10', 'd12'), 'd6'),
-    ),
-    'advancement': (
-        ('title', 'choice', None, None, ('novice', 'professional', 'expert', 'veteran', 'master', 'legend'), 'novice'),
-    ),
-    'advancement_reached': (('hoard', 'int', 0, 1000000, (), 0),),
-}
+INPUTS: dict[str, tuple[InputSpec, ...]] = {name: rule.inputs for name, rule in _RULES.items()}
 DOCUMENTS: dict[str, Document] = {
     'tasks': Document(
         'tasks',
@@ -5597,52 +4640,3 @@ CARRY: dict[str, tuple[tuple[str, str], ...]] = {
 def session(rng: random.Random | None = None) -> Session:
     """Rolls in a row, each carrying what the document says into the next (see Session)."""
     return Session(RESOLVERS, CARRY, rng)
-
-
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
-    'test': _totals_test,
-    'contest': _totals_contest,
-    'spell': _totals_spell,
-    'luck_die': _totals_luck_die,
-    'surprise': _totals_surprise,
-    'hireling_contest': _totals_hireling_contest,
-    'reaction': _totals_reaction,
-    'leverage': _totals_leverage,
-    'attack': _totals_attack,
-    'blast': _totals_blast,
-    'morale_check': _totals_morale_check,
-    'morale': _totals_morale,
-    'critical_harm': _totals_critical_harm,
-}
-
-
-def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
-    if name not in table:
-        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
-    allowed = tuple(spec[0] for spec in INPUTS[name])
-    for key in inputs:
-        if key not in allowed:
-            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
-
-
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _odds_of(joint(inputs), ids)
-
-
-def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
-    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
-
-    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
-    Follows no chain (`->`): simulate the chained table on its own."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _sample(name, inputs, joint(inputs), ids, n, seed)
-
-
-def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
-    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
-    _known(name, inputs, _TOTALS)
-    return _TOTALS[name](inputs)

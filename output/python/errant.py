@@ -33,12 +33,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
+from typing import Any as _Any
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
 from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
-from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
+from typing import cast as _cast
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -1036,6 +1037,175 @@ def _describe(
     return text
 
 
+# ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
+
+InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Generic[_Landed]):
+    """One roll or table: its data, and the rule's own expressions as small compiled functions. `_run`,
+    `_joint` and `_totals` below do the rest alike for every rule.
+
+    The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
+    `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
+    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
+    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
+    of exploding dice listed one by one."""
+
+    name: str
+    label: str
+    inputs: tuple[InputSpec, ...]
+    outcomes: tuple[tuple[_Landed, ...], ...]  # by band, then by column
+    ids: tuple[str, ...]  # each band's outcome id
+    total: Callable[..., _Any]  # a roll's total is an int; a table's key or a formula's value may be text or yes/no
+    band: Callable[..., int]
+    lets: Callable[..., tuple[object, ...]] | None = None
+    column: Callable[..., int] | None = None
+    values: Callable[..., dict[str, object]] | None = None
+    rerolls: Callable[..., frozenset[str]] | None = None
+    horizon: Callable[..., int] | None = None
+    reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    dice: bool = True  # False: a table read by its key, or a formula without dice
+    covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
+    more: bool = False  # a band's data rolls dice
+    chains: bool = False  # a band names a table to roll next
+
+
+_RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
+
+
+def _input(spec: InputSpec, value: object) -> object:
+    """An input checked against its spec, as `odds()` and a chain pass them."""
+    name, kind, low, high, options, _ = spec
+    if kind == "int":
+        return check_int(name, value, low, high)
+    if kind == "flag":
+        return check_flag(name, value)
+    return check_choice(name, value, options)
+
+
+def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]:
+    """The inputs of `rule` from `given` (defaults where it says nothing), checked, in order."""
+    return tuple(_input(spec, given.get(spec[0], spec[5])) for spec in rule.inputs)
+
+
+def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
+         depth: int = 0) -> Result[_Landed]:
+    """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
+    rng = _RNG if rng is None else rng
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    first: tuple[AnyResult, ...] = ()
+    if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
+        trace = _describe(rule.label, d.groups, total, outcome, (), {})
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    extra = _Rolling(rng) if rule.more else None
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    if first:
+        trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
+    chain: tuple[AnyResult, ...] = ()
+    target = values.get("next") if rule.chains else None
+    if isinstance(target, str) and target in _RULES:
+        _check_chain(depth + 1, rule.name)
+        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
+        trace += "; then " + link.trace
+        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
+                        link.trace), *link.chain)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
+        _Rolling, object, tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None], int, int,
+        _Landed]:
+    """Roll once: the dice source, the total, what the bands read (`_Rolling.read`), the band's and column's
+    index, and the outcome."""
+    d = _Rolling(rng)
+    total = rule.total(d, *args)
+    reading = d.read()
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    c = rule.column(*args) if rule.column is not None else 0
+    if b >= 0:
+        return d, total, reading, b, c, rule.outcomes[b][c]
+    if rule.covers:
+        _no_band(rule.name)
+    return d, total, reading, b, c, _cast(_Landed, None)  # a rule no band may take is a _Rule[Outcome | None]
+
+
+def _whole(total: object) -> int | None:
+    """A result's total: a whole number, or None (a table's key in words, a yes/no formula)."""
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
+    """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    total = rule.total(plan, *args)
+    if not rule.dice:  # a table's key or a formula's value: one result
+        return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
+    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
+                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
+
+
+def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
+    """Exact probability of each total of `rule` for `given`, lowest first."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    rule.total(plan, *args)
+    rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
+    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
+
+
+def _rerolled(rule: _Rule[_Any], args: tuple[object, ...]) -> set[int]:
+    """The bands (by index) a first result is rolled again from, for these inputs."""
+    if rule.rerolls is None:
+        return set()
+    again = rule.rerolls(*args)
+    return {i for i, band in enumerate(rule.ids) if band in again}
+
+
+def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule[_Any]:
+    """The rule `name` (among those that roll dice, with `dice`), once `inputs` names only its inputs."""
+    rules = [n for n, rule in _RULES.items() if rule.dice or not dice]
+    if name not in rules:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(rules)}")
+    allowed = tuple(spec[0] for spec in _RULES[name].inputs)
+    for key in inputs:
+        if key not in allowed:
+            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+    return _RULES[name]
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    rule = _known(name, inputs)
+    return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    rule = _known(name, inputs)
+    return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
+
+
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    return _totals(_known(name, inputs, dice=True), inputs)
+
+
 @dataclass(frozen=True, slots=True)
 class Picked:
     """The candidate a priority list picks, and why."""
@@ -1430,9 +1600,8 @@ _OUT_check: tuple[tuple[Outcome[_Id_check], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < attribute', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_check: tuple[str, ...] = ('automatic_success', 'success', 'failure')
-_READS_check: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_check_0 = _dice(1, 20)  # d20
+
 
 def _total_check(d: _Rolling | _Planning | _Replaying, v_dv: int, v_attribute: int) -> int:
     return d.roll(_DICE_check_0, 'd20')
@@ -1476,29 +1645,17 @@ def _values_check(
     return values
 
 
-def _run_check(rng: random.Random, depth: int, v_dv: int, v_attribute: int) -> Result[Outcome[_Id_check]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_check_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_check(r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
-    c = 0
-    outcome = _OUT_check[b][c] if b >= 0 else _no_band('check')
-    extra = None  # no band's data rolls dice
-    values = _values_check(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dv, v_attribute)
-    inputs: dict[str, object] = {'dv': v_dv, 'attribute': v_attribute}
-    trace = _describe('Check', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('check', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_check(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_check(
-        rng,
-        depth,
-        _check_int('dv', given.get('dv', 4), -10, 30),
-        _check_int('attribute', given.get('attribute', 10), 1, 20),
-    )
+_RULE_check: _Rule[Outcome[_Id_check]] = _Rule(
+    'check',
+    'Check',
+    (('dv', 'int', -10, 30, (), 4), ('attribute', 'int', 1, 20, (), 10)),
+    _OUT_check,
+    ('automatic_success', 'success', 'failure'),
+    _total_check,
+    _band_check,
+    values=_values_check,
+    covers=True,
+)
 
 
 def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result[Outcome[_Id_check]]:
@@ -1511,34 +1668,7 @@ def check(*, dv: int = 4, attribute: int = 10, rng: random.Random | None = None)
         'when total > dv and total < attribute: Success\n'
         'otherwise: Failure'
     )
-    return _run_check(
-        _RNG if rng is None else rng, 0, _check_int('dv', dv, -10, 30), _check_int('attribute', attribute, 1, 20)
-    )
-
-
-def _totals_check(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
-    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
-    plan = _Planning()
-    _total_check(plan, v_dv, v_attribute)
-    return _exact_totals(plan.specs, lambda g: _total_check(_Replaying(g), v_dv, v_attribute))
-
-
-def _joint_check(given: Mapping[str, object]) -> Joint:
-    v_dv = _check_int('dv', given.get('dv', 4), -10, 30)
-    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
-    plan = _Planning()
-    _total_check(plan, v_dv, v_attribute)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_check(_Replaying(g), v_dv, v_attribute),
-        lambda t, n, f, k: _band_check(t, n, f, k, plan.zero, v_dv, v_attribute),
-        (),
-        _READS_check,
-    )
-    return joint
-
-
+    return _run(_RULE_check, rng, (_check_int('dv', dv, -10, 30), _check_int('attribute', attribute, 1, 20)))
 
 
 _Id_saving_throw = _Literal['success', 'failure']
@@ -1546,9 +1676,8 @@ _OUT_saving_throw: tuple[tuple[Outcome[_Id_saving_throw], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < attribute', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_saving_throw: tuple[str, ...] = ('success', 'failure')
-_READS_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_saving_throw_0 = _dice(1, 20)  # d20
+
 
 def _lets_saving_throw(v_threat_renown: int, v_attribute: int) -> tuple[int]:
     v_dv = v_threat_renown
@@ -1595,34 +1724,18 @@ def _values_saving_throw(
     return values
 
 
-def _run_saving_throw(rng: random.Random, depth: int, v_threat_renown: int, v_attribute: int) -> Result[
-    Outcome[_Id_saving_throw]
-]:
-    v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_saving_throw_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv)
-    c = 0
-    outcome = _OUT_saving_throw[b][c] if b >= 0 else _no_band('saving_throw')
-    extra = None  # no band's data rolls dice
-    values = _values_saving_throw(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat_renown, v_attribute, v_dv
-    )
-    inputs: dict[str, object] = {'threat_renown': v_threat_renown, 'attribute': v_attribute}
-    trace = _describe('Saving Throw', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_saving_throw(
-        rng,
-        depth,
-        _check_int('threat_renown', given.get('threat_renown', 4), 0, 20),
-        _check_int('attribute', given.get('attribute', 10), 1, 20),
-    )
+_RULE_saving_throw: _Rule[Outcome[_Id_saving_throw]] = _Rule(
+    'saving_throw',
+    'Saving Throw',
+    (('threat_renown', 'int', 0, 20, (), 4), ('attribute', 'int', 1, 20, (), 10)),
+    _OUT_saving_throw,
+    ('success', 'failure'),
+    _total_saving_throw,
+    _band_saving_throw,
+    lets=_lets_saving_throw,
+    values=_values_saving_throw,
+    covers=True,
+)
 
 
 def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Random | None = None) -> Result[
@@ -1636,39 +1749,11 @@ def saving_throw(*, threat_renown: int = 4, attribute: int = 10, rng: random.Ran
         'when total > dv and total < attribute: Success\n'
         'otherwise: Failure'
     )
-    return _run_saving_throw(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('threat_renown', threat_renown, 0, 20),
-        _check_int('attribute', attribute, 1, 20),
+    return _run(
+        _RULE_saving_throw,
+        rng,
+        (_check_int('threat_renown', threat_renown, 0, 20), _check_int('attribute', attribute, 1, 20)),
     )
-
-
-def _totals_saving_throw(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
-    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
-    v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    plan = _Planning()
-    _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
-    return _exact_totals(plan.specs, lambda g: _total_saving_throw(_Replaying(g), v_threat_renown, v_attribute, v_dv))
-
-
-def _joint_saving_throw(given: Mapping[str, object]) -> Joint:
-    v_threat_renown = _check_int('threat_renown', given.get('threat_renown', 4), 0, 20)
-    v_attribute = _check_int('attribute', given.get('attribute', 10), 1, 20)
-    v_dv, = _lets_saving_throw(v_threat_renown, v_attribute)
-    plan = _Planning()
-    _total_saving_throw(plan, v_threat_renown, v_attribute, v_dv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_saving_throw(_Replaying(g), v_threat_renown, v_attribute, v_dv),
-        lambda t, n, f, k: _band_saving_throw(t, n, f, k, plan.zero, v_threat_renown, v_attribute, v_dv),
-        (),
-        _READS_saving_throw,
-    )
-    return joint
-
-
 
 
 _Id_reaction_roll = _Literal['1', '2', '3', '4', '5']
@@ -1679,7 +1764,11 @@ _OUT_reaction_roll: tuple[tuple[Outcome[_Id_reaction_roll], ...], ...] = (
     (Outcome('4', '4', 'DV -2', '4', None),),
     (Outcome('5', '5', 'DV -4', '5', None),),
 )
-_IDS_reaction_roll: tuple[str, ...] = ('1', '2', '3', '4', '5')
+
+
+def _total_reaction_roll(d: _Rolling | _Planning | _Replaying, v_column: int) -> int:
+    return v_column
+
 
 _BAND_reaction_roll: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}  # the band of each value
 
@@ -1717,34 +1806,18 @@ def _values_reaction_roll(
     return values
 
 
-def _run_reaction_roll(rng: random.Random, depth: int, v_column: int) -> Result[Outcome[_Id_reaction_roll]]:
-    d = _Rolling(rng)
-    r_total: int = v_column
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_reaction_roll.get(r_total, -1)
-    c = 0
-    outcome = _OUT_reaction_roll[b][c] if b >= 0 else _no_band('reaction_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_reaction_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_column)
-    inputs: dict[str, object] = {'column': v_column}
-    trace = _describe('Reaction Rolls', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'reaction_roll',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_reaction_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_reaction_roll(rng, depth, _check_int('column', given.get('column', 3), 1, 5))
+_RULE_reaction_roll: _Rule[Outcome[_Id_reaction_roll]] = _Rule(
+    'reaction_roll',
+    'Reaction Rolls',
+    (('column', 'int', 1, 5, (), 3),),
+    _OUT_reaction_roll,
+    ('1', '2', '3', '4', '5'),
+    _total_reaction_roll,
+    _band_reaction_roll,
+    values=_values_reaction_roll,
+    dice=False,
+    covers=True,
+)
 
 
 def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Result[Outcome[_Id_reaction_roll]]:
@@ -1758,15 +1831,7 @@ def reaction_roll(*, column: int = 3, rng: random.Random | None = None) -> Resul
         '4: 4 -- DV -2\n'
         '5: 5 -- DV -4'
     )
-    return _run_reaction_roll(_RNG if rng is None else rng, 0, _check_int('column', column, 1, 5))
-
-
-def _joint_reaction_roll(given: Mapping[str, object]) -> Joint:
-    v_column = _check_int('column', given.get('column', 3), 1, 5)
-    r_total: int = v_column
-    return {(_band_reaction_roll(r_total, None, (), (), False, v_column), r_total): 1}, 1
-
-
+    return _run(_RULE_reaction_roll, rng, (_check_int('column', column, 1, 5),))
 
 
 _Id_giving_exchange = _Literal['unimpressed', 'success', 'strong_success']
@@ -1785,7 +1850,11 @@ _OUT_giving_exchange: tuple[tuple[Outcome[_Id_giving_exchange], ...], ...] = (
         ),
     ),
 )
-_IDS_giving_exchange: tuple[str, ...] = ('unimpressed', 'success', 'strong_success')
+
+
+def _total_giving_exchange(d: _Rolling | _Planning | _Replaying, v_result: str, v_impact: str) -> str:
+    return v_result
+
 
 def _band_giving_exchange(
     r_total: str,
@@ -1825,41 +1894,21 @@ def _values_giving_exchange(
     return values
 
 
-def _run_giving_exchange(rng: random.Random, depth: int, v_result: str, v_impact: str) -> Result[
-    Outcome[_Id_giving_exchange]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_result
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_giving_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
-    c = 0
-    outcome = _OUT_giving_exchange[b][c] if b >= 0 else _no_band('giving_exchange')
-    extra = None  # no band's data rolls dice
-    values = _values_giving_exchange(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_impact)
-    inputs: dict[str, object] = {'result': v_result, 'impact': v_impact}
-    trace = _describe('Giving exchange', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'giving_exchange',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_giving_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_giving_exchange(
-        rng,
-        depth,
-        _check_choice('result', given.get('result', 'success'), ('success', 'failure')),
-        _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')),
-    )
+_RULE_giving_exchange: _Rule[Outcome[_Id_giving_exchange]] = _Rule(
+    'giving_exchange',
+    'Giving exchange',
+    (
+        ('result', 'choice', None, None, ('success', 'failure'), 'success'),
+        ('impact', 'choice', None, None, ('strong', 'fair', 'weak'), 'fair'),
+    ),
+    _OUT_giving_exchange,
+    ('unimpressed', 'success', 'strong_success'),
+    _total_giving_exchange,
+    _band_giving_exchange,
+    values=_values_giving_exchange,
+    dice=False,
+    covers=True,
+)
 
 
 def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: random.Random | None = None) -> Result[
@@ -1874,21 +1923,14 @@ def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: rando
         'when result == success and impact == fair: Success -- Success: disposition +1.\n'
         'when result == success and impact == strong: Strong success -- Success with strong Impact: disposition +3.'
     )
-    return _run_giving_exchange(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('result', result, ('success', 'failure')),
-        _check_choice('impact', impact, ('strong', 'fair', 'weak')),
+    return _run(
+        _RULE_giving_exchange,
+        rng,
+        (
+            _check_choice('result', result, ('success', 'failure')),
+            _check_choice('impact', impact, ('strong', 'fair', 'weak')),
+        ),
     )
-
-
-def _joint_giving_exchange(given: Mapping[str, object]) -> Joint:
-    v_result = _check_choice('result', given.get('result', 'success'), ('success', 'failure'))
-    v_impact = _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
-    r_total: str = v_result
-    return {(_band_giving_exchange(r_total, None, (), (), False, v_result, v_impact), r_total): 1}, 1
-
-
 
 
 _Id_taking_exchange = _Literal['dire_failure', 'failure', 'compromise', 'success', 'strong_success']
@@ -1926,7 +1968,11 @@ _OUT_taking_exchange: tuple[tuple[Outcome[_Id_taking_exchange], ...], ...] = (
         ),
     ),
 )
-_IDS_taking_exchange: tuple[str, ...] = ('dire_failure', 'failure', 'compromise', 'success', 'strong_success')
+
+
+def _total_taking_exchange(d: _Rolling | _Planning | _Replaying, v_result: str, v_position: str, v_impact: str) -> str:
+    return v_result
+
 
 def _band_taking_exchange(
     r_total: str,
@@ -1976,44 +2022,22 @@ def _values_taking_exchange(
     return values
 
 
-def _run_taking_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result[
-    Outcome[_Id_taking_exchange]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_result
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_taking_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
-    c = 0
-    outcome = _OUT_taking_exchange[b][c] if b >= 0 else _no_band('taking_exchange')
-    extra = None  # no band's data rolls dice
-    values = _values_taking_exchange(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact
-    )
-    inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = _describe('Taking exchange', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'taking_exchange',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_taking_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_taking_exchange(
-        rng,
-        depth,
-        _check_choice('result', given.get('result', 'success'), ('success', 'failure')),
-        _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire')),
-        _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')),
-    )
+_RULE_taking_exchange: _Rule[Outcome[_Id_taking_exchange]] = _Rule(
+    'taking_exchange',
+    'Taking exchange',
+    (
+        ('result', 'choice', None, None, ('success', 'failure'), 'success'),
+        ('position', 'choice', None, None, ('shaky', 'risky', 'dire'), 'risky'),
+        ('impact', 'choice', None, None, ('strong', 'fair', 'weak'), 'fair'),
+    ),
+    _OUT_taking_exchange,
+    ('dire_failure', 'failure', 'compromise', 'success', 'strong_success'),
+    _total_taking_exchange,
+    _band_taking_exchange,
+    values=_values_taking_exchange,
+    dice=False,
+    covers=True,
+)
 
 
 def taking_exchange(
@@ -2031,23 +2055,15 @@ def taking_exchange(
         'when result == success and impact == strong: Strong success -- Success with strong Impact: NPC agrees, and '
         'offers to do more than asked for!'
     )
-    return _run_taking_exchange(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('result', result, ('success', 'failure')),
-        _check_choice('position', position, ('shaky', 'risky', 'dire')),
-        _check_choice('impact', impact, ('strong', 'fair', 'weak')),
+    return _run(
+        _RULE_taking_exchange,
+        rng,
+        (
+            _check_choice('result', result, ('success', 'failure')),
+            _check_choice('position', position, ('shaky', 'risky', 'dire')),
+            _check_choice('impact', impact, ('strong', 'fair', 'weak')),
+        ),
     )
-
-
-def _joint_taking_exchange(given: Mapping[str, object]) -> Joint:
-    v_result = _check_choice('result', given.get('result', 'success'), ('success', 'failure'))
-    v_position = _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
-    v_impact = _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
-    r_total: str = v_result
-    return {(_band_taking_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
-
-
 
 
 _Id_convincing_exchange = _Literal['dire_failure', 'failure', 'unconvinced', 'success', 'strong_success']
@@ -2079,7 +2095,13 @@ _OUT_convincing_exchange: tuple[tuple[Outcome[_Id_convincing_exchange], ...], ..
         ),
     ),
 )
-_IDS_convincing_exchange: tuple[str, ...] = ('dire_failure', 'failure', 'unconvinced', 'success', 'strong_success')
+
+
+def _total_convincing_exchange(
+    d: _Rolling | _Planning | _Replaying, v_result: str, v_position: str, v_impact: str
+) -> str:
+    return v_result
+
 
 def _band_convincing_exchange(
     r_total: str,
@@ -2129,44 +2151,22 @@ def _values_convincing_exchange(
     return values
 
 
-def _run_convincing_exchange(rng: random.Random, depth: int, v_result: str, v_position: str, v_impact: str) -> Result[
-    Outcome[_Id_convincing_exchange]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_result
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_convincing_exchange(r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact)
-    c = 0
-    outcome = _OUT_convincing_exchange[b][c] if b >= 0 else _no_band('convincing_exchange')
-    extra = None  # no band's data rolls dice
-    values = _values_convincing_exchange(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_position, v_impact
-    )
-    inputs: dict[str, object] = {'result': v_result, 'position': v_position, 'impact': v_impact}
-    trace = _describe('Convincing exchange', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'convincing_exchange',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_convincing_exchange(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_convincing_exchange(
-        rng,
-        depth,
-        _check_choice('result', given.get('result', 'success'), ('success', 'failure')),
-        _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire')),
-        _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak')),
-    )
+_RULE_convincing_exchange: _Rule[Outcome[_Id_convincing_exchange]] = _Rule(
+    'convincing_exchange',
+    'Convincing exchange',
+    (
+        ('result', 'choice', None, None, ('success', 'failure'), 'success'),
+        ('position', 'choice', None, None, ('shaky', 'risky', 'dire'), 'risky'),
+        ('impact', 'choice', None, None, ('strong', 'fair', 'weak'), 'fair'),
+    ),
+    _OUT_convincing_exchange,
+    ('dire_failure', 'failure', 'unconvinced', 'success', 'strong_success'),
+    _total_convincing_exchange,
+    _band_convincing_exchange,
+    values=_values_convincing_exchange,
+    dice=False,
+    covers=True,
+)
 
 
 def convincing_exchange(
@@ -2184,28 +2184,24 @@ def convincing_exchange(
         'when result == success and impact == strong: Strong success -- Success with strong Impact: NPC accepts what '
         'you said wholeheartedly.'
     )
-    return _run_convincing_exchange(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('result', result, ('success', 'failure')),
-        _check_choice('position', position, ('shaky', 'risky', 'dire')),
-        _check_choice('impact', impact, ('strong', 'fair', 'weak')),
+    return _run(
+        _RULE_convincing_exchange,
+        rng,
+        (
+            _check_choice('result', result, ('success', 'failure')),
+            _check_choice('position', position, ('shaky', 'risky', 'dire')),
+            _check_choice('impact', impact, ('strong', 'fair', 'weak')),
+        ),
     )
-
-
-def _joint_convincing_exchange(given: Mapping[str, object]) -> Joint:
-    v_result = _check_choice('result', given.get('result', 'success'), ('success', 'failure'))
-    v_position = _check_choice('position', given.get('position', 'risky'), ('shaky', 'risky', 'dire'))
-    v_impact = _check_choice('impact', given.get('impact', 'fair'), ('strong', 'fair', 'weak'))
-    r_total: str = v_result
-    return {(_band_convincing_exchange(r_total, None, (), (), False, v_result, v_position, v_impact), r_total): 1}, 1
-
-
 
 
 _OUT_item_slots: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_item_slots: tuple[str, ...] = ()
+
+
+def _total_item_slots(d: _Rolling | _Planning | _Replaying, v_phys: int) -> int:
+    return v_phys
+
 
 _BAND_item_slots: dict[int | str, int] = {}  # the band of each value
 
@@ -2236,34 +2232,17 @@ def _values_item_slots(
     return values
 
 
-def _run_item_slots(rng: random.Random, depth: int, v_phys: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = v_phys
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_item_slots.get(r_total, -1)
-    c = 0
-    outcome = _OUT_item_slots[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_item_slots(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
-    inputs: dict[str, object] = {'phys': v_phys}
-    trace = _describe('Item Slots', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'item_slots',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_item_slots(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_item_slots(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20))
+_RULE_item_slots: _Rule[Outcome[str] | None] = _Rule(
+    'item_slots',
+    'Item Slots',
+    (('phys', 'int', 1, 20, (), 10),),
+    _OUT_item_slots,
+    (),
+    _total_item_slots,
+    _band_item_slots,
+    values=_values_item_slots,
+    dice=False,
+)
 
 
 def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> AnyResult:
@@ -2272,24 +2251,22 @@ def item_slots(*, phys: int = 10, rng: random.Random | None = None) -> AnyResult
         '\n'
         'Item Slots = phys.'
     )
-    return _run_item_slots(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20))
-
-
-def _joint_item_slots(given: Mapping[str, object]) -> Joint:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    r_total: int = v_phys
-    return {(_band_item_slots(r_total, None, (), (), False, v_phys), r_total): 1}, 1
-
-
+    return _run(_RULE_item_slots, rng, (_check_int('phys', phys, 1, 20),))
 
 
 _OUT_encumbrance: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_encumbrance: tuple[str, ...] = ()
+
 
 def _lets_encumbrance(v_phys: int, v_filled: int, v_exhaustion: int) -> tuple[int]:
     v_used = (v_filled + v_exhaustion)
     return (v_used,)
+
+
+def _total_encumbrance(
+    d: _Rolling | _Planning | _Replaying, v_phys: int, v_filled: int, v_exhaustion: int, v_used: int
+) -> int:
+    return (min(4, _floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
 
 
 _BAND_encumbrance: dict[int | str, int] = {}  # the band of each value
@@ -2329,43 +2306,18 @@ def _values_encumbrance(
     return values
 
 
-def _run_encumbrance(rng: random.Random, depth: int, v_phys: int, v_filled: int, v_exhaustion: int) -> AnyResult:
-    v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
-    d = _Rolling(rng)
-    r_total: int = (min(4, _floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_encumbrance.get(r_total, -1)
-    c = 0
-    outcome = _OUT_encumbrance[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_encumbrance(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_filled, v_exhaustion, v_used
-    )
-    inputs: dict[str, object] = {'phys': v_phys, 'filled': v_filled, 'exhaustion': v_exhaustion}
-    trace = _describe('Encumbrance', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'encumbrance',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_encumbrance(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_encumbrance(
-        rng,
-        depth,
-        _check_int('phys', given.get('phys', 10), 1, 20),
-        _check_int('filled', given.get('filled', 0), 0, 40),
-        _check_int('exhaustion', given.get('exhaustion', 0), 0, 20),
-    )
+_RULE_encumbrance: _Rule[Outcome[str] | None] = _Rule(
+    'encumbrance',
+    'Encumbrance',
+    (('phys', 'int', 1, 20, (), 10), ('filled', 'int', 0, 40, (), 0), ('exhaustion', 'int', 0, 20, (), 0)),
+    _OUT_encumbrance,
+    (),
+    _total_encumbrance,
+    _band_encumbrance,
+    lets=_lets_encumbrance,
+    values=_values_encumbrance,
+    dice=False,
+)
 
 
 def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -2374,29 +2326,24 @@ def encumbrance(*, phys: int = 10, filled: int = 0, exhaustion: int = 0, rng: ra
         '\n'
         '1 Encumbrance per 25% of slots filled, up to 4. After 100%, each Item Slot = 1 Encumbrance.'
     )
-    return _run_encumbrance(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('phys', phys, 1, 20),
-        _check_int('filled', filled, 0, 40),
-        _check_int('exhaustion', exhaustion, 0, 20),
+    return _run(
+        _RULE_encumbrance,
+        rng,
+        (
+            _check_int('phys', phys, 1, 20),
+            _check_int('filled', filled, 0, 40),
+            _check_int('exhaustion', exhaustion, 0, 20),
+        ),
     )
-
-
-def _joint_encumbrance(given: Mapping[str, object]) -> Joint:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    v_filled = _check_int('filled', given.get('filled', 0), 0, 40)
-    v_exhaustion = _check_int('exhaustion', given.get('exhaustion', 0), 0, 20)
-    v_used, = _lets_encumbrance(v_phys, v_filled, v_exhaustion)
-    r_total: int = (min(4, _floor_div((v_used * 4), v_phys)) + max(0, (v_used - v_phys)))
-    return {(_band_encumbrance(r_total, None, (), (), False, v_phys, v_filled, v_exhaustion, v_used), r_total): 1}, 1
-
-
 
 
 _OUT_restore_depletion: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_restore_depletion: tuple[str, ...] = ()
+
+
+def _total_restore_depletion(d: _Rolling | _Planning | _Replaying, v_item_slots: int) -> int:
+    return (4 * v_item_slots)
+
 
 _BAND_restore_depletion: dict[int | str, int] = {}  # the band of each value
 
@@ -2428,34 +2375,17 @@ def _values_restore_depletion(
     return values
 
 
-def _run_restore_depletion(rng: random.Random, depth: int, v_item_slots: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (4 * v_item_slots)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_restore_depletion.get(r_total, -1)
-    c = 0
-    outcome = _OUT_restore_depletion[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_restore_depletion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_item_slots)
-    inputs: dict[str, object] = {'item_slots': v_item_slots}
-    trace = _describe('Supply', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'restore_depletion',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_restore_depletion(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_restore_depletion(rng, depth, _check_int('item_slots', given.get('item_slots', 1), 1, 10))
+_RULE_restore_depletion: _Rule[Outcome[str] | None] = _Rule(
+    'restore_depletion',
+    'Supply',
+    (('item_slots', 'int', 1, 10, (), 1),),
+    _OUT_restore_depletion,
+    (),
+    _total_restore_depletion,
+    _band_restore_depletion,
+    values=_values_restore_depletion,
+    dice=False,
+)
 
 
 def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) -> AnyResult:
@@ -2465,15 +2395,7 @@ def restore_depletion(*, item_slots: int = 1, rng: random.Random | None = None) 
         'Supply restores Depletion of items. 1 Supply = ¼ Item Slot. Restoring Depletion takes 4 Supply per Item Slot '
         'an item takes up. If not restored when Depletion = 0, item removed from inventory.'
     )
-    return _run_restore_depletion(_RNG if rng is None else rng, 0, _check_int('item_slots', item_slots, 1, 10))
-
-
-def _joint_restore_depletion(given: Mapping[str, object]) -> Joint:
-    v_item_slots = _check_int('item_slots', given.get('item_slots', 1), 1, 10)
-    r_total: int = (4 * v_item_slots)
-    return {(_band_restore_depletion(r_total, None, (), (), False, v_item_slots), r_total): 1}, 1
-
-
+    return _run(_RULE_restore_depletion, rng, (_check_int('item_slots', item_slots, 1, 10),))
 
 
 _Id_supply_available = _Literal['hamlet', 'village', 'town', 'city', 'metropolis']
@@ -2519,7 +2441,11 @@ _OUT_supply_available: tuple[tuple[Outcome[_Id_supply_available], ...], ...] = (
         Outcome('metropolis', 'Metropolis', '5120', 'metropolis', '6'),
     ),
 )
-_IDS_supply_available: tuple[str, ...] = ('hamlet', 'village', 'town', 'city', 'metropolis')
+
+
+def _total_supply_available(d: _Rolling | _Planning | _Replaying, v_settlement: str, v_column: int) -> str:
+    return v_settlement
+
 
 # the band of each value
 _BAND_supply_available: dict[int | str, int] = {'hamlet': 0, 'village': 1, 'town': 2, 'city': 3, 'metropolis': 4}
@@ -2579,43 +2505,22 @@ def _values_supply_available(
     return values
 
 
-def _run_supply_available(rng: random.Random, depth: int, v_settlement: str, v_column: int) -> Result[
-    Outcome[_Id_supply_available]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_settlement
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_supply_available.get(r_total, -1)
-    c = _column_supply_available(v_settlement, v_column)
-    outcome = _OUT_supply_available[b][c] if b >= 0 else _no_band('supply_available')
-    extra = None  # no band's data rolls dice
-    values = _values_supply_available(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement, v_column)
-    inputs: dict[str, object] = {'settlement': v_settlement, 'column': v_column}
-    trace = _describe('Supply Available per Downtime Turn', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'supply_available',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_supply_available(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_supply_available(
-        rng,
-        depth,
-        _check_choice(
-            'settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis')
-        ),
-        _check_int('column', given.get('column', 1), 1, 6),
-    )
+_RULE_supply_available: _Rule[Outcome[_Id_supply_available]] = _Rule(
+    'supply_available',
+    'Supply Available per Downtime Turn',
+    (
+        ('settlement', 'choice', None, None, ('hamlet', 'village', 'town', 'city', 'metropolis'), 'village'),
+        ('column', 'int', 1, 6, (), 1),
+    ),
+    _OUT_supply_available,
+    ('hamlet', 'village', 'town', 'city', 'metropolis'),
+    _total_supply_available,
+    _band_supply_available,
+    column=_column_supply_available,
+    values=_values_supply_available,
+    dice=False,
+    covers=True,
+)
 
 
 def supply_available(*, settlement: str = 'village', column: int = 1, rng: random.Random | None = None) -> Result[
@@ -2631,23 +2536,14 @@ def supply_available(*, settlement: str = 'village', column: int = 1, rng: rando
         'city: City\n'
         'metropolis: Metropolis'
     )
-    return _run_supply_available(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')),
-        _check_int('column', column, 1, 6),
+    return _run(
+        _RULE_supply_available,
+        rng,
+        (
+            _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')),
+            _check_int('column', column, 1, 6),
+        ),
     )
-
-
-def _joint_supply_available(given: Mapping[str, object]) -> Joint:
-    v_settlement = _check_choice(
-        'settlement', given.get('settlement', 'village'), ('hamlet', 'village', 'town', 'city', 'metropolis')
-    )
-    v_column = _check_int('column', given.get('column', 1), 1, 6)
-    r_total: str = v_settlement
-    return {(_band_supply_available(r_total, None, (), (), False, v_settlement, v_column), r_total): 1}, 1
-
-
 
 
 _Id_travel_event_die = _Literal['1', '2', '3', '4', '5', '6', 'unwatched_encounter']
@@ -2665,9 +2561,8 @@ _OUT_travel_event_die: tuple[tuple[Outcome[_Id_travel_event_die], ...], ...] = (
         ),
     ),
 )
-_IDS_travel_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', 'unwatched_encounter')
-_READS_travel_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_travel_event_die_0 = _dice(1, 6)  # d6
+
 
 def _total_travel_event_die(d: _Rolling | _Planning | _Replaying, v_no_watch: bool) -> int:
     return d.roll(_DICE_travel_event_die_0, 'd6')
@@ -2698,24 +2593,16 @@ def _band_travel_event_die(
     return -1
 
 
-def _run_travel_event_die(rng: random.Random, depth: int, v_no_watch: bool) -> Result[Outcome[_Id_travel_event_die]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_travel_event_die_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_travel_event_die(r_total, r_natural, r_dice, r_read, zero, v_no_watch)
-    c = 0
-    outcome = _OUT_travel_event_die[b][c] if b >= 0 else _no_band('travel_event_die')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'no_watch': v_no_watch}
-    trace = _describe('Travel Turn Quick Reference', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('travel_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_travel_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_travel_event_die(rng, depth, _check_flag('no_watch', given.get('no_watch', False)))
+_RULE_travel_event_die: _Rule[Outcome[_Id_travel_event_die]] = _Rule(
+    'travel_event_die',
+    'Travel Turn Quick Reference',
+    (('no_watch', 'flag', None, None, (), False),),
+    _OUT_travel_event_die,
+    ('1', '2', '3', '4', '5', '6', 'unwatched_encounter'),
+    _total_travel_event_die,
+    _band_travel_event_die,
+    covers=True,
+)
 
 
 def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None) -> Result[
@@ -2733,30 +2620,7 @@ def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None
         '6: 6 -- Free\n'
         'when no_watch and total == 5: Encounter (5 read as 1: no watch) -- Encounter'
     )
-    return _run_travel_event_die(_RNG if rng is None else rng, 0, _check_flag('no_watch', no_watch))
-
-
-def _totals_travel_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
-    plan = _Planning()
-    _total_travel_event_die(plan, v_no_watch)
-    return _exact_totals(plan.specs, lambda g: _total_travel_event_die(_Replaying(g), v_no_watch))
-
-
-def _joint_travel_event_die(given: Mapping[str, object]) -> Joint:
-    v_no_watch = _check_flag('no_watch', given.get('no_watch', False))
-    plan = _Planning()
-    _total_travel_event_die(plan, v_no_watch)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_travel_event_die(_Replaying(g), v_no_watch),
-        lambda t, n, f, k: _band_travel_event_die(t, n, f, k, plan.zero, v_no_watch),
-        (),
-        _READS_travel_event_die,
-    )
-    return joint
-
-
+    return _run(_RULE_travel_event_die, rng, (_check_flag('no_watch', no_watch),))
 
 
 _Id_take_watch = _Literal['no_exhaustion', 'no_watch', 'one_watcher']
@@ -2765,7 +2629,11 @@ _OUT_take_watch: tuple[tuple[Outcome[_Id_take_watch], ...], ...] = (
     (Outcome('no_watch', 'No watch', 'No characters keep watch = Event Die rolls of 5 are rolls of 1.', '0', None),),
     (Outcome('one_watcher', '1 character (not stated)', None, '1', None),),
 )
-_IDS_take_watch: tuple[str, ...] = ('no_exhaustion', 'no_watch', 'one_watcher')
+
+
+def _total_take_watch(d: _Rolling | _Planning | _Replaying, v_watchers: int) -> int:
+    return v_watchers
+
 
 _BAND_take_watch: dict[int | str, int] = {2: 0, 0: 1, 1: 2}  # the band of each value
 
@@ -2799,34 +2667,18 @@ def _values_take_watch(
     return values
 
 
-def _run_take_watch(rng: random.Random, depth: int, v_watchers: int) -> Result[Outcome[_Id_take_watch]]:
-    d = _Rolling(rng)
-    r_total: int = v_watchers
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_take_watch.get(r_total, -1)
-    c = 0
-    outcome = _OUT_take_watch[b][c] if b >= 0 else _no_band('take_watch')
-    extra = None  # no band's data rolls dice
-    values = _values_take_watch(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_watchers)
-    inputs: dict[str, object] = {'watchers': v_watchers}
-    trace = _describe('Take watch', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'take_watch',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_take_watch(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_take_watch(rng, depth, _check_int('watchers', given.get('watchers', 2), 0, 2))
+_RULE_take_watch: _Rule[Outcome[_Id_take_watch]] = _Rule(
+    'take_watch',
+    'Take watch',
+    (('watchers', 'int', 0, 2, (), 2),),
+    _OUT_take_watch,
+    ('no_exhaustion', 'no_watch', 'one_watcher'),
+    _total_take_watch,
+    _band_take_watch,
+    values=_values_take_watch,
+    dice=False,
+    covers=True,
+)
 
 
 def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_take_watch]]:
@@ -2838,15 +2690,7 @@ def take_watch(*, watchers: int = 2, rng: random.Random | None = None) -> Result
         '0: No watch -- No characters keep watch = Event Die rolls of 5 are rolls of 1.\n'
         '1: 1 character (not stated)'
     )
-    return _run_take_watch(_RNG if rng is None else rng, 0, _check_int('watchers', watchers, 0, 2))
-
-
-def _joint_take_watch(given: Mapping[str, object]) -> Joint:
-    v_watchers = _check_int('watchers', given.get('watchers', 2), 0, 2)
-    r_total: int = v_watchers
-    return {(_band_take_watch(r_total, None, (), (), False, v_watchers), r_total): 1}, 1
-
-
+    return _run(_RULE_take_watch, rng, (_check_int('watchers', watchers, 0, 2),))
 
 
 _Id_travel_pace = _Literal[
@@ -2867,10 +2711,11 @@ _OUT_travel_pace: tuple[tuple[Outcome[_Id_travel_pace], ...], ...] = (
     (Outcome('general_map', 'General map or specific directions', 'Navigation DV -2', 'general_map', None),),
     (Outcome('misleading_map', 'Misleading map or directions', 'Navigation DV +2 to +4', 'misleading_map', None),),
 )
-_IDS_travel_pace: tuple[str, ...] = (
-    'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
-    'general_map', 'misleading_map',
-)
+
+
+def _total_travel_pace(d: _Rolling | _Planning | _Replaying, v_condition: str) -> str:
+    return v_condition
+
 
 # the band of each value
 _BAND_travel_pace: dict[int | str, int] = {
@@ -2938,45 +2783,33 @@ def _values_travel_pace(
     return values
 
 
-def _run_travel_pace(rng: random.Random, depth: int, v_condition: str) -> Result[Outcome[_Id_travel_pace]]:
-    d = _Rolling(rng)
-    r_total: str = v_condition
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_travel_pace.get(r_total, -1)
-    c = 0
-    outcome = _OUT_travel_pace[b][c] if b >= 0 else _no_band('travel_pace')
-    extra = None  # no band's data rolls dice
-    values = _values_travel_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
-    inputs: dict[str, object] = {'condition': v_condition}
-    trace = _describe('Pace', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'travel_pace',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_travel_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_travel_pace(
-        rng,
-        depth,
-        _check_choice(
+_RULE_travel_pace: _Rule[Outcome[_Id_travel_pace]] = _Rule(
+    'travel_pace',
+    'Pace',
+    (
+        (
             'condition',
-            given.get('condition', 'road'),
+            'choice',
+            None,
+            None,
             (
                 'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
                 'general_map', 'misleading_map',
             ),
+            'road',
         ),
-    )
+    ),
+    _OUT_travel_pace,
+    (
+        'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
+        'general_map', 'misleading_map',
+    ),
+    _total_travel_pace,
+    _band_travel_pace,
+    values=_values_travel_pace,
+    dice=False,
+    covers=True,
+)
 
 
 def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) -> Result[Outcome[_Id_travel_pace]]:
@@ -2997,33 +2830,20 @@ def travel_pace(*, condition: str = 'road', rng: random.Random | None = None) ->
         'general_map: General map or specific directions -- Navigation DV -2\n'
         'misleading_map: Misleading map or directions -- Navigation DV +2 to +4'
     )
-    return _run_travel_pace(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice(
-            'condition',
-            condition,
-            (
-                'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
-                'general_map', 'misleading_map',
+    return _run(
+        _RULE_travel_pace,
+        rng,
+        (
+            _check_choice(
+                'condition',
+                condition,
+                (
+                    'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe',
+                    'detailed_map', 'general_map', 'misleading_map',
+                ),
             ),
         ),
     )
-
-
-def _joint_travel_pace(given: Mapping[str, object]) -> Joint:
-    v_condition = _check_choice(
-        'condition',
-        given.get('condition', 'road'),
-        (
-            'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
-            'general_map', 'misleading_map',
-        ),
-    )
-    r_total: str = v_condition
-    return {(_band_travel_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
-
-
 
 
 _Id_weather = _Literal['2 or less', '3-5', '6-8', '9-11', '12+']
@@ -3059,9 +2879,8 @@ _OUT_weather: tuple[tuple[Outcome[_Id_weather], ...], ...] = (
         Outcome('12+', '12+', 'Clear skies (+2 to next weather roll)', '12+', 'winter?'),
     ),
 )
-_IDS_weather: tuple[str, ...] = ('2 or less', '3-5', '6-8', '9-11', '12+')
-_READS_weather: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_weather_0 = _dice(2, 6)  # 2d6
+
 
 def _total_weather(d: _Rolling | _Planning | _Replaying, v_season: str, v_modifier: int) -> int:
     return int((d.roll(_DICE_weather_0, '2d6') + v_modifier))
@@ -3141,29 +2960,21 @@ def _values_weather(
     return values
 
 
-def _run_weather(rng: random.Random, depth: int, v_season: str, v_modifier: int) -> Result[Outcome[_Id_weather]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_weather_0, '2d6') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_weather(r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
-    c = _column_weather(v_season, v_modifier)
-    outcome = _OUT_weather[b][c] if b >= 0 else _no_band('weather')
-    extra = None  # no band's data rolls dice
-    values = _values_weather(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_season, v_modifier)
-    inputs: dict[str, object] = {'season': v_season, 'modifier': v_modifier}
-    trace = _describe('Weather', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('weather', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_weather(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_weather(
-        rng,
-        depth,
-        _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter')),
-        _check_int('modifier', given.get('modifier', 0), -2, 2),
-    )
+_RULE_weather: _Rule[Outcome[_Id_weather]] = _Rule(
+    'weather',
+    'Weather',
+    (
+        ('season', 'choice', None, None, ('spring', 'summer', 'autumn', 'winter'), 'spring'),
+        ('modifier', 'int', -2, 2, (), 0),
+    ),
+    _OUT_weather,
+    ('2 or less', '3-5', '6-8', '9-11', '12+'),
+    _total_weather,
+    _band_weather,
+    column=_column_weather,
+    values=_values_weather,
+    covers=True,
+)
 
 
 def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | None = None) -> Result[
@@ -3179,37 +2990,14 @@ def weather(*, season: str = 'spring', modifier: int = 0, rng: random.Random | N
         '9-11: 9-11\n'
         '12+: 12+'
     )
-    return _run_weather(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')),
-        _check_int('modifier', modifier, -2, 2),
+    return _run(
+        _RULE_weather,
+        rng,
+        (
+            _check_choice('season', season, ('spring', 'summer', 'autumn', 'winter')),
+            _check_int('modifier', modifier, -2, 2),
+        ),
     )
-
-
-def _totals_weather(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
-    v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
-    plan = _Planning()
-    _total_weather(plan, v_season, v_modifier)
-    return _exact_totals(plan.specs, lambda g: _total_weather(_Replaying(g), v_season, v_modifier))
-
-
-def _joint_weather(given: Mapping[str, object]) -> Joint:
-    v_season = _check_choice('season', given.get('season', 'spring'), ('spring', 'summer', 'autumn', 'winter'))
-    v_modifier = _check_int('modifier', given.get('modifier', 0), -2, 2)
-    plan = _Planning()
-    _total_weather(plan, v_season, v_modifier)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_weather(_Replaying(g), v_season, v_modifier),
-        lambda t, n, f, k: _band_weather(t, n, f, k, plan.zero, v_season, v_modifier),
-        (),
-        _READS_weather,
-    )
-    return joint
-
-
 
 
 _Id_exploration_event_die = _Literal['1', '2', '3', '4', '5', '6']
@@ -3226,9 +3014,8 @@ _OUT_exploration_event_die: tuple[tuple[Outcome[_Id_exploration_event_die], ...]
     (Outcome('5', '5', 'Encounter sign', '5', None),),
     (Outcome('6', '6', 'Free', '6', None),),
 )
-_IDS_exploration_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
-_READS_exploration_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_exploration_event_die_0 = _dice(1, 6)  # d6
+
 
 def _total_exploration_event_die(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_exploration_event_die_0, 'd6')
@@ -3242,24 +3029,16 @@ def _band_exploration_event_die(
     return _BAND_exploration_event_die.get(r_total, -1)
 
 
-def _run_exploration_event_die(rng: random.Random, depth: int) -> Result[Outcome[_Id_exploration_event_die]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_exploration_event_die_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_exploration_event_die.get(r_total, -1)
-    c = 0
-    outcome = _OUT_exploration_event_die[b][c] if b >= 0 else _no_band('exploration_event_die')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {}
-    trace = _describe('Exploration Turn Quick Reference', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('exploration_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_exploration_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_exploration_event_die(rng, depth)
+_RULE_exploration_event_die: _Rule[Outcome[_Id_exploration_event_die]] = _Rule(
+    'exploration_event_die',
+    'Exploration Turn Quick Reference',
+    (),
+    _OUT_exploration_event_die,
+    ('1', '2', '3', '4', '5', '6'),
+    _total_exploration_event_die,
+    _band_exploration_event_die,
+    covers=True,
+)
 
 
 def exploration_event_die(*, rng: random.Random | None = None) -> Result[Outcome[_Id_exploration_event_die]]:
@@ -3274,28 +3053,7 @@ def exploration_event_die(*, rng: random.Random | None = None) -> Result[Outcome
         '5: 5 -- Encounter sign\n'
         '6: 6 -- Free'
     )
-    return _run_exploration_event_die(_RNG if rng is None else rng, 0)
-
-
-def _totals_exploration_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_exploration_event_die(plan)
-    return _exact_totals(plan.specs, lambda g: _total_exploration_event_die(_Replaying(g)))
-
-
-def _joint_exploration_event_die(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_exploration_event_die(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_exploration_event_die(_Replaying(g)),
-        lambda t, n, f, k: _band_exploration_event_die(t, n, f, k, plan.zero),
-        (),
-        _READS_exploration_event_die,
-    )
-    return joint
-
-
+    return _run(_RULE_exploration_event_die, rng, ())
 
 
 _Id_exploration_pace = _Literal['slowly', 'quickly', 'large', 'huge', 'explored']
@@ -3306,7 +3064,11 @@ _OUT_exploration_pace: tuple[tuple[Outcome[_Id_exploration_pace], ...], ...] = (
     (Outcome('huge', 'Huge areas', None, 'huge', None),),
     (Outcome('explored', 'Explored areas', None, 'explored', None),),
 )
-_IDS_exploration_pace: tuple[str, ...] = ('slowly', 'quickly', 'large', 'huge', 'explored')
+
+
+def _total_exploration_pace(d: _Rolling | _Planning | _Replaying, v_condition: str) -> str:
+    return v_condition
+
 
 # the band of each value
 _BAND_exploration_pace: dict[int | str, int] = {'slowly': 0, 'quickly': 1, 'large': 2, 'huge': 3, 'explored': 4}
@@ -3349,40 +3111,18 @@ def _values_exploration_pace(
     return values
 
 
-def _run_exploration_pace(rng: random.Random, depth: int, v_condition: str) -> Result[Outcome[_Id_exploration_pace]]:
-    d = _Rolling(rng)
-    r_total: str = v_condition
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_exploration_pace.get(r_total, -1)
-    c = 0
-    outcome = _OUT_exploration_pace[b][c] if b >= 0 else _no_band('exploration_pace')
-    extra = None  # no band's data rolls dice
-    values = _values_exploration_pace(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_condition)
-    inputs: dict[str, object] = {'condition': v_condition}
-    trace = _describe('Pace', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'exploration_pace',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_exploration_pace(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_exploration_pace(
-        rng,
-        depth,
-        _check_choice(
-            'condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored')
-        ),
-    )
+_RULE_exploration_pace: _Rule[Outcome[_Id_exploration_pace]] = _Rule(
+    'exploration_pace',
+    'Pace',
+    (('condition', 'choice', None, None, ('slowly', 'quickly', 'large', 'huge', 'explored'), 'slowly'),),
+    _OUT_exploration_pace,
+    ('slowly', 'quickly', 'large', 'huge', 'explored'),
+    _total_exploration_pace,
+    _band_exploration_pace,
+    values=_values_exploration_pace,
+    dice=False,
+    covers=True,
+)
 
 
 def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = None) -> Result[
@@ -3398,21 +3138,11 @@ def exploration_pace(*, condition: str = 'slowly', rng: random.Random | None = N
         'huge: Huge areas\n'
         'explored: Explored areas'
     )
-    return _run_exploration_pace(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored')),
+    return _run(
+        _RULE_exploration_pace,
+        rng,
+        (_check_choice('condition', condition, ('slowly', 'quickly', 'large', 'huge', 'explored')),),
     )
-
-
-def _joint_exploration_pace(given: Mapping[str, object]) -> Joint:
-    v_condition = _check_choice(
-        'condition', given.get('condition', 'slowly'), ('slowly', 'quickly', 'large', 'huge', 'explored')
-    )
-    r_total: str = v_condition
-    return {(_band_exploration_pace(r_total, None, (), (), False, v_condition), r_total): 1}, 1
-
-
 
 
 _Id_stealth = _Literal['success', 'failure']
@@ -3420,9 +3150,8 @@ _OUT_stealth: tuple[tuple[Outcome[_Id_stealth], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < skill', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_stealth: tuple[str, ...] = ('success', 'failure')
-_READS_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_stealth_0 = _dice(1, 20)  # d20
+
 
 def _lets_stealth(v_skill: int, v_encumbrance: int) -> tuple[int]:
     v_dv = v_encumbrance
@@ -3469,30 +3198,18 @@ def _values_stealth(
     return values
 
 
-def _run_stealth(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> Result[Outcome[_Id_stealth]]:
-    v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_stealth_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
-    c = 0
-    outcome = _OUT_stealth[b][c] if b >= 0 else _no_band('stealth')
-    extra = None  # no band's data rolls dice
-    values = _values_stealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance, v_dv)
-    inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = _describe('Stealth', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_stealth(
-        rng,
-        depth,
-        _check_int('skill', given.get('skill', 10), 1, 20),
-        _check_int('encumbrance', given.get('encumbrance', 0), 0, 12),
-    )
+_RULE_stealth: _Rule[Outcome[_Id_stealth]] = _Rule(
+    'stealth',
+    'Stealth',
+    (('skill', 'int', 1, 20, (), 10), ('encumbrance', 'int', 0, 12, (), 0)),
+    _OUT_stealth,
+    ('success', 'failure'),
+    _total_stealth,
+    _band_stealth,
+    lets=_lets_stealth,
+    values=_values_stealth,
+    covers=True,
+)
 
 
 def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_stealth]]:
@@ -3504,39 +3221,7 @@ def stealth(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None 
         'when total > dv and total < skill: Success\n'
         'otherwise: Failure'
     )
-    return _run_stealth(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('skill', skill, 1, 20),
-        _check_int('encumbrance', encumbrance, 0, 12),
-    )
-
-
-def _totals_stealth(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
-    v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    plan = _Planning()
-    _total_stealth(plan, v_skill, v_encumbrance, v_dv)
-    return _exact_totals(plan.specs, lambda g: _total_stealth(_Replaying(g), v_skill, v_encumbrance, v_dv))
-
-
-def _joint_stealth(given: Mapping[str, object]) -> Joint:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
-    v_dv, = _lets_stealth(v_skill, v_encumbrance)
-    plan = _Planning()
-    _total_stealth(plan, v_skill, v_encumbrance, v_dv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_stealth(_Replaying(g), v_skill, v_encumbrance, v_dv),
-        lambda t, n, f, k: _band_stealth(t, n, f, k, plan.zero, v_skill, v_encumbrance, v_dv),
-        (),
-        _READS_stealth,
-    )
-    return joint
-
-
+    return _run(_RULE_stealth, rng, (_check_int('skill', skill, 1, 20), _check_int('encumbrance', encumbrance, 0, 12)))
 
 
 _Id_group_stealth = _Literal['success', 'failure']
@@ -3544,9 +3229,8 @@ _OUT_group_stealth: tuple[tuple[Outcome[_Id_group_stealth], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < skill', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_group_stealth: tuple[str, ...] = ('success', 'failure')
-_READS_group_stealth: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_group_stealth_0 = _dice(1, 20)  # d20
+
 
 def _lets_group_stealth(v_skill: int, v_group_encumbrance: int) -> tuple[int]:
     v_dv = _floor_div(v_group_encumbrance, 2)
@@ -3595,34 +3279,18 @@ def _values_group_stealth(
     return values
 
 
-def _run_group_stealth(rng: random.Random, depth: int, v_skill: int, v_group_encumbrance: int) -> Result[
-    Outcome[_Id_group_stealth]
-]:
-    v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_group_stealth_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_group_stealth(r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv)
-    c = 0
-    outcome = _OUT_group_stealth[b][c] if b >= 0 else _no_band('group_stealth')
-    extra = None  # no band's data rolls dice
-    values = _values_group_stealth(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_group_encumbrance, v_dv
-    )
-    inputs: dict[str, object] = {'skill': v_skill, 'group_encumbrance': v_group_encumbrance}
-    trace = _describe('Group stealth', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('group_stealth', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_group_stealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_group_stealth(
-        rng,
-        depth,
-        _check_int('skill', given.get('skill', 10), 1, 20),
-        _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48),
-    )
+_RULE_group_stealth: _Rule[Outcome[_Id_group_stealth]] = _Rule(
+    'group_stealth',
+    'Group stealth',
+    (('skill', 'int', 1, 20, (), 10), ('group_encumbrance', 'int', 0, 48, (), 0)),
+    _OUT_group_stealth,
+    ('success', 'failure'),
+    _total_group_stealth,
+    _band_group_stealth,
+    lets=_lets_group_stealth,
+    values=_values_group_stealth,
+    covers=True,
+)
 
 
 def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Random | None = None) -> Result[
@@ -3636,39 +3304,11 @@ def group_stealth(*, skill: int = 10, group_encumbrance: int = 0, rng: random.Ra
         'when total > dv and total < skill: Success\n'
         'otherwise: Failure'
     )
-    return _run_group_stealth(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('skill', skill, 1, 20),
-        _check_int('group_encumbrance', group_encumbrance, 0, 48),
+    return _run(
+        _RULE_group_stealth,
+        rng,
+        (_check_int('skill', skill, 1, 20), _check_int('group_encumbrance', group_encumbrance, 0, 48)),
     )
-
-
-def _totals_group_stealth(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
-    v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    plan = _Planning()
-    _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
-    return _exact_totals(plan.specs, lambda g: _total_group_stealth(_Replaying(g), v_skill, v_group_encumbrance, v_dv))
-
-
-def _joint_group_stealth(given: Mapping[str, object]) -> Joint:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_group_encumbrance = _check_int('group_encumbrance', given.get('group_encumbrance', 0), 0, 48)
-    v_dv, = _lets_group_stealth(v_skill, v_group_encumbrance)
-    plan = _Planning()
-    _total_group_stealth(plan, v_skill, v_group_encumbrance, v_dv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_group_stealth(_Replaying(g), v_skill, v_group_encumbrance, v_dv),
-        lambda t, n, f, k: _band_group_stealth(t, n, f, k, plan.zero, v_skill, v_group_encumbrance, v_dv),
-        (),
-        _READS_group_stealth,
-    )
-    return joint
-
-
 
 
 _Id_illumination = _Literal['bright', 'dim', 'neither']
@@ -3677,7 +3317,11 @@ _OUT_illumination: tuple[tuple[Outcome[_Id_illumination], ...], ...] = (
     (Outcome('dim', 'Dim', 'Burn < ½ # of Company members = dim light.', 'when burn * 2 < members', None),),
     (Outcome('neither', 'Neither bright nor dim (not stated)', None, 'otherwise', None),),
 )
-_IDS_illumination: tuple[str, ...] = ('bright', 'dim', 'neither')
+
+
+def _total_illumination(d: _Rolling | _Planning | _Replaying, v_burn: int, v_members: int) -> int:
+    return v_burn
+
 
 def _band_illumination(
     r_total: int,
@@ -3713,39 +3357,18 @@ def _values_illumination(
     return values
 
 
-def _run_illumination(rng: random.Random, depth: int, v_burn: int, v_members: int) -> Result[Outcome[_Id_illumination]]:
-    d = _Rolling(rng)
-    r_total: int = v_burn
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_illumination(r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
-    c = 0
-    outcome = _OUT_illumination[b][c] if b >= 0 else _no_band('illumination')
-    extra = None  # no band's data rolls dice
-    values = _values_illumination(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_burn, v_members)
-    inputs: dict[str, object] = {'burn': v_burn, 'members': v_members}
-    trace = _describe('Illumination', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'illumination',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_illumination(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_illumination(
-        rng,
-        depth,
-        _check_int('burn', given.get('burn', 4), 0, 24),
-        _check_int('members', given.get('members', 4), 1, 12),
-    )
+_RULE_illumination: _Rule[Outcome[_Id_illumination]] = _Rule(
+    'illumination',
+    'Illumination',
+    (('burn', 'int', 0, 24, (), 4), ('members', 'int', 1, 12, (), 4)),
+    _OUT_illumination,
+    ('bright', 'dim', 'neither'),
+    _total_illumination,
+    _band_illumination,
+    values=_values_illumination,
+    dice=False,
+    covers=True,
+)
 
 
 def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None = None) -> Result[
@@ -3760,18 +3383,7 @@ def illumination(*, burn: int = 4, members: int = 4, rng: random.Random | None =
         'when burn * 2 < members: Dim -- Burn < ½ # of Company members = dim light.\n'
         'otherwise: Neither bright nor dim (not stated)'
     )
-    return _run_illumination(
-        _RNG if rng is None else rng, 0, _check_int('burn', burn, 0, 24), _check_int('members', members, 1, 12)
-    )
-
-
-def _joint_illumination(given: Mapping[str, object]) -> Joint:
-    v_burn = _check_int('burn', given.get('burn', 4), 0, 24)
-    v_members = _check_int('members', given.get('members', 4), 1, 12)
-    r_total: int = v_burn
-    return {(_band_illumination(r_total, None, (), (), False, v_burn, v_members), r_total): 1}, 1
-
-
+    return _run(_RULE_illumination, rng, (_check_int('burn', burn, 0, 24), _check_int('members', members, 1, 12)))
 
 
 _Id_harvesting = _Literal['success', 'failure']
@@ -3779,9 +3391,8 @@ _OUT_harvesting: tuple[tuple[Outcome[_Id_harvesting], ...], ...] = (
     (Outcome('success', 'Success', None, 'when total > dv and total < skill', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_harvesting: tuple[str, ...] = ('success', 'failure')
-_READS_harvesting: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_harvesting_0 = _dice(1, 20)  # d20
+
 
 def _lets_harvesting(v_skill: int, v_threat: int) -> tuple[int]:
     v_dv = _floor_div(v_threat, 2)
@@ -3828,30 +3439,18 @@ def _values_harvesting(
     return values
 
 
-def _run_harvesting(rng: random.Random, depth: int, v_skill: int, v_threat: int) -> Result[Outcome[_Id_harvesting]]:
-    v_dv, = _lets_harvesting(v_skill, v_threat)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_harvesting_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_harvesting(r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
-    c = 0
-    outcome = _OUT_harvesting[b][c] if b >= 0 else _no_band('harvesting')
-    extra = None  # no band's data rolls dice
-    values = _values_harvesting(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_threat, v_dv)
-    inputs: dict[str, object] = {'skill': v_skill, 'threat': v_threat}
-    trace = _describe('Harvesting Materials', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('harvesting', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_harvesting(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_harvesting(
-        rng,
-        depth,
-        _check_int('skill', given.get('skill', 10), 1, 20),
-        _check_int('threat', given.get('threat', 4), 0, 20),
-    )
+_RULE_harvesting: _Rule[Outcome[_Id_harvesting]] = _Rule(
+    'harvesting',
+    'Harvesting Materials',
+    (('skill', 'int', 1, 20, (), 10), ('threat', 'int', 0, 20, (), 4)),
+    _OUT_harvesting,
+    ('success', 'failure'),
+    _total_harvesting,
+    _band_harvesting,
+    lets=_lets_harvesting,
+    values=_values_harvesting,
+    covers=True,
+)
 
 
 def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = None) -> Result[
@@ -3865,41 +3464,16 @@ def harvesting(*, skill: int = 10, threat: int = 4, rng: random.Random | None = 
         'when total > dv and total < skill: Success\n'
         'otherwise: Failure'
     )
-    return _run_harvesting(
-        _RNG if rng is None else rng, 0, _check_int('skill', skill, 1, 20), _check_int('threat', threat, 0, 20)
-    )
-
-
-def _totals_harvesting(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
-    v_dv, = _lets_harvesting(v_skill, v_threat)
-    plan = _Planning()
-    _total_harvesting(plan, v_skill, v_threat, v_dv)
-    return _exact_totals(plan.specs, lambda g: _total_harvesting(_Replaying(g), v_skill, v_threat, v_dv))
-
-
-def _joint_harvesting(given: Mapping[str, object]) -> Joint:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
-    v_dv, = _lets_harvesting(v_skill, v_threat)
-    plan = _Planning()
-    _total_harvesting(plan, v_skill, v_threat, v_dv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_harvesting(_Replaying(g), v_skill, v_threat, v_dv),
-        lambda t, n, f, k: _band_harvesting(t, n, f, k, plan.zero, v_skill, v_threat, v_dv),
-        (),
-        _READS_harvesting,
-    )
-    return joint
-
-
+    return _run(_RULE_harvesting, rng, (_check_int('skill', skill, 1, 20), _check_int('threat', threat, 0, 20)))
 
 
 _OUT_creature_components: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_creature_components: tuple[str, ...] = ()
+
+
+def _total_creature_components(d: _Rolling | _Planning | _Replaying, v_threat: int) -> int:
+    return _floor_div(v_threat, 2)
+
 
 _BAND_creature_components: dict[int | str, int] = {}  # the band of each value
 
@@ -3933,34 +3507,17 @@ def _values_creature_components(
     return values
 
 
-def _run_creature_components(rng: random.Random, depth: int, v_threat: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = _floor_div(v_threat, 2)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_creature_components.get(r_total, -1)
-    c = 0
-    outcome = _OUT_creature_components[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_creature_components(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_threat)
-    inputs: dict[str, object] = {'threat': v_threat}
-    trace = _describe('Components from a creature', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'creature_components',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_creature_components(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_creature_components(rng, depth, _check_int('threat', given.get('threat', 4), 0, 20))
+_RULE_creature_components: _Rule[Outcome[str] | None] = _Rule(
+    'creature_components',
+    'Components from a creature',
+    (('threat', 'int', 0, 20, (), 4),),
+    _OUT_creature_components,
+    (),
+    _total_creature_components,
+    _band_creature_components,
+    values=_values_creature_components,
+    dice=False,
+)
 
 
 def creature_components(*, threat: int = 4, rng: random.Random | None = None) -> AnyResult:
@@ -3970,15 +3527,7 @@ def creature_components(*, threat: int = 4, rng: random.Random | None = None) ->
         'Each Errant harvests 1 Item Slot components/Exploration Turn. Components from a creature: Item Slots & '
         'harvest DV = Threat/2.'
     )
-    return _run_creature_components(_RNG if rng is None else rng, 0, _check_int('threat', threat, 0, 20))
-
-
-def _joint_creature_components(given: Mapping[str, object]) -> Joint:
-    v_threat = _check_int('threat', given.get('threat', 4), 0, 20)
-    r_total: int = _floor_div(v_threat, 2)
-    return {(_band_creature_components(r_total, None, (), (), False, v_threat), r_total): 1}, 1
-
-
+    return _run(_RULE_creature_components, rng, (_check_int('threat', threat, 0, 20),))
 
 
 _Id_stuck_door = _Literal['automatic_success', 'opened', 'failure']
@@ -3991,9 +3540,8 @@ _OUT_stuck_door: tuple[tuple[Outcome[_Id_stuck_door], ...], ...] = (
     (Outcome('opened', 'Opened', None, 'when total > dv and total < phys', None),),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_stuck_door: tuple[str, ...] = ('automatic_success', 'opened', 'failure')
-_READS_stuck_door: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_stuck_door_0 = _dice(1, 20)  # d20
+
 
 def _lets_stuck_door(v_phys: int, v_door_dv: int, v_helpers: int) -> tuple[int]:
     v_dv = (v_door_dv - (2 * v_helpers))
@@ -4048,35 +3596,18 @@ def _values_stuck_door(
     return values
 
 
-def _run_stuck_door(rng: random.Random, depth: int, v_phys: int, v_door_dv: int, v_helpers: int) -> Result[
-    Outcome[_Id_stuck_door]
-]:
-    v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_stuck_door_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_stuck_door(r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv)
-    c = 0
-    outcome = _OUT_stuck_door[b][c] if b >= 0 else _no_band('stuck_door')
-    extra = None  # no band's data rolls dice
-    values = _values_stuck_door(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_door_dv, v_helpers, v_dv
-    )
-    inputs: dict[str, object] = {'phys': v_phys, 'door_dv': v_door_dv, 'helpers': v_helpers}
-    trace = _describe('Doors', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('stuck_door', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_stuck_door(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_stuck_door(
-        rng,
-        depth,
-        _check_int('phys', given.get('phys', 10), 1, 20),
-        _check_int('door_dv', given.get('door_dv', 4), 0, 20),
-        _check_int('helpers', given.get('helpers', 0), 0, 6),
-    )
+_RULE_stuck_door: _Rule[Outcome[_Id_stuck_door]] = _Rule(
+    'stuck_door',
+    'Doors',
+    (('phys', 'int', 1, 20, (), 10), ('door_dv', 'int', 0, 20, (), 4), ('helpers', 'int', 0, 6, (), 0)),
+    _OUT_stuck_door,
+    ('automatic_success', 'opened', 'failure'),
+    _total_stuck_door,
+    _band_stuck_door,
+    lets=_lets_stuck_door,
+    values=_values_stuck_door,
+    covers=True,
+)
 
 
 def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: random.Random | None = None) -> Result[
@@ -4092,42 +3623,11 @@ def stuck_door(*, phys: int = 10, door_dv: int = 4, helpers: int = 0, rng: rando
         'when total > dv and total < phys: Opened\n'
         'otherwise: Failure'
     )
-    return _run_stuck_door(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('phys', phys, 1, 20),
-        _check_int('door_dv', door_dv, 0, 20),
-        _check_int('helpers', helpers, 0, 6),
+    return _run(
+        _RULE_stuck_door,
+        rng,
+        (_check_int('phys', phys, 1, 20), _check_int('door_dv', door_dv, 0, 20), _check_int('helpers', helpers, 0, 6)),
     )
-
-
-def _totals_stuck_door(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
-    v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
-    v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    plan = _Planning()
-    _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
-    return _exact_totals(plan.specs, lambda g: _total_stuck_door(_Replaying(g), v_phys, v_door_dv, v_helpers, v_dv))
-
-
-def _joint_stuck_door(given: Mapping[str, object]) -> Joint:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    v_door_dv = _check_int('door_dv', given.get('door_dv', 4), 0, 20)
-    v_helpers = _check_int('helpers', given.get('helpers', 0), 0, 6)
-    v_dv, = _lets_stuck_door(v_phys, v_door_dv, v_helpers)
-    plan = _Planning()
-    _total_stuck_door(plan, v_phys, v_door_dv, v_helpers, v_dv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_stuck_door(_Replaying(g), v_phys, v_door_dv, v_helpers, v_dv),
-        lambda t, n, f, k: _band_stuck_door(t, n, f, k, plan.zero, v_phys, v_door_dv, v_helpers, v_dv),
-        (),
-        _READS_stuck_door,
-    )
-    return joint
-
-
 
 
 _Id_locks = _Literal['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12']
@@ -4145,9 +3645,8 @@ _OUT_locks: tuple[tuple[Outcome[_Id_locks], ...], ...] = (
     (Outcome('11', '11', 'Tin', '11', None),),
     (Outcome('12', '12', 'Crude', '12', None),),
 )
-_IDS_locks: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12')
-_READS_locks: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_locks_0 = _dice(1, 12)  # d12
+
 
 def _total_locks(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_locks_0, 'd12')
@@ -4212,24 +3711,17 @@ def _values_locks(
     return values
 
 
-def _run_locks(rng: random.Random, depth: int) -> Result[Outcome[_Id_locks]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_locks_0, 'd12')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_locks.get(r_total, -1)
-    c = 0
-    outcome = _OUT_locks[b][c] if b >= 0 else _no_band('locks')
-    extra = None  # no band's data rolls dice
-    values = _values_locks(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Locks', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('locks', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_locks(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_locks(rng, depth)
+_RULE_locks: _Rule[Outcome[_Id_locks]] = _Rule(
+    'locks',
+    'Locks',
+    (),
+    _OUT_locks,
+    ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'),
+    _total_locks,
+    _band_locks,
+    values=_values_locks,
+    covers=True,
+)
 
 
 def locks(*, rng: random.Random | None = None) -> Result[Outcome[_Id_locks]]:
@@ -4250,28 +3742,7 @@ def locks(*, rng: random.Random | None = None) -> Result[Outcome[_Id_locks]]:
         '11: 11 -- Tin\n'
         '12: 12 -- Crude'
     )
-    return _run_locks(_RNG if rng is None else rng, 0)
-
-
-def _totals_locks(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_locks(plan)
-    return _exact_totals(plan.specs, lambda g: _total_locks(_Replaying(g)))
-
-
-def _joint_locks(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_locks(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_locks(_Replaying(g)),
-        lambda t, n, f, k: _band_locks(t, n, f, k, plan.zero),
-        (),
-        _READS_locks,
-    )
-    return joint
-
-
+    return _run(_RULE_locks, rng, ())
 
 
 _Id_downtime_event_die = _Literal['1', '2', '3', '4', '5', '6']
@@ -4283,9 +3754,8 @@ _OUT_downtime_event_die: tuple[tuple[Outcome[_Id_downtime_event_die], ...], ...]
     (Outcome('5', '5', 'Intimation', '5', None),),
     (Outcome('6', '6', 'Free', '6', None),),
 )
-_IDS_downtime_event_die: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
-_READS_downtime_event_die: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_downtime_event_die_0 = _dice(1, 6)  # d6
+
 
 def _total_downtime_event_die(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_downtime_event_die_0, 'd6')
@@ -4317,43 +3787,18 @@ def _values_downtime_event_die(
     return values
 
 
-def _run_downtime_event_die(rng: random.Random, depth: int) -> Result[Outcome[_Id_downtime_event_die]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_downtime_event_die_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_downtime_event_die.get(r_total, -1)
-    c = 0
-    outcome = _OUT_downtime_event_die[b][c] if b >= 0 else _no_band('downtime_event_die')
-    extra = None  # no band's data rolls dice
-    values = _values_downtime_event_die(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Downtime Turn Quick Reference', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'downtime_event_die')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('downtime_event_die', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_downtime_event_die(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_downtime_event_die(rng, depth)
+_RULE_downtime_event_die: _Rule[Outcome[_Id_downtime_event_die]] = _Rule(
+    'downtime_event_die',
+    'Downtime Turn Quick Reference',
+    (),
+    _OUT_downtime_event_die,
+    ('1', '2', '3', '4', '5', '6'),
+    _total_downtime_event_die,
+    _band_downtime_event_die,
+    values=_values_downtime_event_die,
+    covers=True,
+    chains=True,
+)
 
 
 def downtime_event_die(*, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_event_die]]:
@@ -4368,28 +3813,7 @@ def downtime_event_die(*, rng: random.Random | None = None) -> Result[Outcome[_I
         '5: 5 -- Intimation\n'
         '6: 6 -- Free'
     )
-    return _run_downtime_event_die(_RNG if rng is None else rng, 0)
-
-
-def _totals_downtime_event_die(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_downtime_event_die(plan)
-    return _exact_totals(plan.specs, lambda g: _total_downtime_event_die(_Replaying(g)))
-
-
-def _joint_downtime_event_die(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_downtime_event_die(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_downtime_event_die(_Replaying(g)),
-        lambda t, n, f, k: _band_downtime_event_die(t, n, f, k, plan.zero),
-        (),
-        _READS_downtime_event_die,
-    )
-    return joint
-
-
+    return _run(_RULE_downtime_event_die, rng, ())
 
 
 _Id_downtime_complications = _Literal['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']
@@ -4418,10 +3842,9 @@ _OUT_downtime_complications: tuple[tuple[Outcome[_Id_downtime_complications], ..
     (Outcome('10', '10', 'Two or more Factions begin to oppose each other or actively go to war.', '10', None),),
     (Outcome('11', '11', 'An ally of the Company dies.', '11', None),),
 )
-_IDS_downtime_complications: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11')
-_READS_downtime_complications: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_downtime_complications_0 = _dice(1, 11)  # d11
 _DICE_downtime_complications_1 = _dice(1, 4)  # d4
+
 
 def _total_downtime_complications(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_downtime_complications_0, 'd11')
@@ -4454,24 +3877,18 @@ def _values_downtime_complications(
     return values
 
 
-def _run_downtime_complications(rng: random.Random, depth: int) -> Result[Outcome[_Id_downtime_complications]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_downtime_complications_0, 'd11')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_downtime_complications.get(r_total, -1)
-    c = 0
-    outcome = _OUT_downtime_complications[b][c] if b >= 0 else _no_band('downtime_complications')
-    extra = _Rolling(rng)
-    values = _values_downtime_complications(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Downtime Complications', groups, r_total, outcome, extra.groups, values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('downtime_complications', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_downtime_complications(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_downtime_complications(rng, depth)
+_RULE_downtime_complications: _Rule[Outcome[_Id_downtime_complications]] = _Rule(
+    'downtime_complications',
+    'Downtime Complications',
+    (),
+    _OUT_downtime_complications,
+    ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11'),
+    _total_downtime_complications,
+    _band_downtime_complications,
+    values=_values_downtime_complications,
+    covers=True,
+    more=True,
+)
 
 
 def downtime_complications(*, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_complications]]:
@@ -4491,28 +3908,7 @@ def downtime_complications(*, rng: random.Random | None = None) -> Result[Outcom
         '10: 10 -- Two or more Factions begin to oppose each other or actively go to war.\n'
         '11: 11 -- An ally of the Company dies.'
     )
-    return _run_downtime_complications(_RNG if rng is None else rng, 0)
-
-
-def _totals_downtime_complications(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_downtime_complications(plan)
-    return _exact_totals(plan.specs, lambda g: _total_downtime_complications(_Replaying(g)))
-
-
-def _joint_downtime_complications(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_downtime_complications(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_downtime_complications(_Replaying(g)),
-        lambda t, n, f, k: _band_downtime_complications(t, n, f, k, plan.zero),
-        (),
-        _READS_downtime_complications,
-    )
-    return joint
-
-
+    return _run(_RULE_downtime_complications, rng, ())
 
 
 _Id_downtime_trends = _Literal['1', '2', '3', '4', '5', '6', '7']
@@ -4525,9 +3921,8 @@ _OUT_downtime_trends: tuple[tuple[Outcome[_Id_downtime_trends], ...], ...] = (
     (Outcome('6', '6', 'A discovery is made (e.g. new technology, new lands).', '6', None),),
     (Outcome('7', '7', 'A new Faction emerges.', '7', None),),
 )
-_IDS_downtime_trends: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7')
-_READS_downtime_trends: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_downtime_trends_0 = _dice(1, 7)  # d7
+
 
 def _total_downtime_trends(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_downtime_trends_0, 'd7')
@@ -4541,24 +3936,16 @@ def _band_downtime_trends(
     return _BAND_downtime_trends.get(r_total, -1)
 
 
-def _run_downtime_trends(rng: random.Random, depth: int) -> Result[Outcome[_Id_downtime_trends]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_downtime_trends_0, 'd7')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_downtime_trends.get(r_total, -1)
-    c = 0
-    outcome = _OUT_downtime_trends[b][c] if b >= 0 else _no_band('downtime_trends')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {}
-    trace = _describe('Downtime Trends', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('downtime_trends', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_downtime_trends(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_downtime_trends(rng, depth)
+_RULE_downtime_trends: _Rule[Outcome[_Id_downtime_trends]] = _Rule(
+    'downtime_trends',
+    'Downtime Trends',
+    (),
+    _OUT_downtime_trends,
+    ('1', '2', '3', '4', '5', '6', '7'),
+    _total_downtime_trends,
+    _band_downtime_trends,
+    covers=True,
+)
 
 
 def downtime_trends(*, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_trends]]:
@@ -4574,28 +3961,7 @@ def downtime_trends(*, rng: random.Random | None = None) -> Result[Outcome[_Id_d
         '6: 6 -- A discovery is made (e.g. new technology, new lands).\n'
         '7: 7 -- A new Faction emerges.'
     )
-    return _run_downtime_trends(_RNG if rng is None else rng, 0)
-
-
-def _totals_downtime_trends(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_downtime_trends(plan)
-    return _exact_totals(plan.specs, lambda g: _total_downtime_trends(_Replaying(g)))
-
-
-def _joint_downtime_trends(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_downtime_trends(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_downtime_trends(_Replaying(g)),
-        lambda t, n, f, k: _band_downtime_trends(t, n, f, k, plan.zero),
-        (),
-        _READS_downtime_trends,
-    )
-    return joint
-
-
+    return _run(_RULE_downtime_trends, rng, ())
 
 
 _Id_downtime_action = _Literal['success', 'setback', 'failure']
@@ -4604,9 +3970,8 @@ _OUT_downtime_action: tuple[tuple[Outcome[_Id_downtime_action], ...], ...] = (
     (Outcome('setback', 'Setback', 'setback, partial success, or progress.', '7-9', None),),
     (Outcome('failure', 'Failure', 'failure.', '6 or lower', None),),
 )
-_IDS_downtime_action: tuple[str, ...] = ('success', 'setback', 'failure')
-_READS_downtime_action: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_downtime_action_0 = _dice(2, 6)  # 2d6
+
 
 def _total_downtime_action(d: _Rolling | _Planning | _Replaying, v_modifiers: int) -> int:
     return int((d.roll(_DICE_downtime_action_0, '2d6') + clamp(v_modifiers, -3, 3)))
@@ -4646,24 +4011,17 @@ def _values_downtime_action(
     return values
 
 
-def _run_downtime_action(rng: random.Random, depth: int, v_modifiers: int) -> Result[Outcome[_Id_downtime_action]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_downtime_action_0, '2d6') + clamp(v_modifiers, -3, 3)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_downtime_action(r_total, r_natural, r_dice, r_read, zero, v_modifiers)
-    c = 0
-    outcome = _OUT_downtime_action[b][c] if b >= 0 else _no_band('downtime_action')
-    extra = None  # no band's data rolls dice
-    values = _values_downtime_action(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modifiers)
-    inputs: dict[str, object] = {'modifiers': v_modifiers}
-    trace = _describe('Downtime Turn Actions', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('downtime_action', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_downtime_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_downtime_action(rng, depth, _check_int('modifiers', given.get('modifiers', 0), -6, 6))
+_RULE_downtime_action: _Rule[Outcome[_Id_downtime_action]] = _Rule(
+    'downtime_action',
+    'Downtime Turn Actions',
+    (('modifiers', 'int', -6, 6, (), 0),),
+    _OUT_downtime_action,
+    ('success', 'setback', 'failure'),
+    _total_downtime_action,
+    _band_downtime_action,
+    values=_values_downtime_action,
+    covers=True,
+)
 
 
 def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_downtime_action]]:
@@ -4676,30 +4034,7 @@ def downtime_action(*, modifiers: int = 0, rng: random.Random | None = None) -> 
         '7-9: Setback -- setback, partial success, or progress.\n'
         '6 or lower: Failure -- failure.'
     )
-    return _run_downtime_action(_RNG if rng is None else rng, 0, _check_int('modifiers', modifiers, -6, 6))
-
-
-def _totals_downtime_action(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
-    plan = _Planning()
-    _total_downtime_action(plan, v_modifiers)
-    return _exact_totals(plan.specs, lambda g: _total_downtime_action(_Replaying(g), v_modifiers))
-
-
-def _joint_downtime_action(given: Mapping[str, object]) -> Joint:
-    v_modifiers = _check_int('modifiers', given.get('modifiers', 0), -6, 6)
-    plan = _Planning()
-    _total_downtime_action(plan, v_modifiers)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_downtime_action(_Replaying(g), v_modifiers),
-        lambda t, n, f, k: _band_downtime_action(t, n, f, k, plan.zero, v_modifiers),
-        (),
-        _READS_downtime_action,
-    )
-    return joint
-
-
+    return _run(_RULE_downtime_action, rng, (_check_int('modifiers', modifiers, -6, 6),))
 
 
 _Id_activity_tracker = _Literal['minor', 'significant', 'campaign', 'major']
@@ -4709,7 +4044,11 @@ _OUT_activity_tracker: tuple[tuple[Outcome[_Id_activity_tracker], ...], ...] = (
     (Outcome('campaign', '5', 'Campaign Defining Goal', 'campaign', None),),
     (Outcome('major', '7', 'Major Campaign Defining Goal', 'major', None),),
 )
-_IDS_activity_tracker: tuple[str, ...] = ('minor', 'significant', 'campaign', 'major')
+
+
+def _total_activity_tracker(d: _Rolling | _Planning | _Replaying, v_goal: str) -> str:
+    return v_goal
+
 
 # the band of each value
 _BAND_activity_tracker: dict[int | str, int] = {'minor': 0, 'significant': 1, 'campaign': 2, 'major': 3}
@@ -4748,36 +4087,18 @@ def _values_activity_tracker(
     return values
 
 
-def _run_activity_tracker(rng: random.Random, depth: int, v_goal: str) -> Result[Outcome[_Id_activity_tracker]]:
-    d = _Rolling(rng)
-    r_total: str = v_goal
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_activity_tracker.get(r_total, -1)
-    c = 0
-    outcome = _OUT_activity_tracker[b][c] if b >= 0 else _no_band('activity_tracker')
-    extra = None  # no band's data rolls dice
-    values = _values_activity_tracker(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_goal)
-    inputs: dict[str, object] = {'goal': v_goal}
-    trace = _describe('Setting trackers for activities', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'activity_tracker',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_activity_tracker(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_activity_tracker(
-        rng, depth, _check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
-    )
+_RULE_activity_tracker: _Rule[Outcome[_Id_activity_tracker]] = _Rule(
+    'activity_tracker',
+    'Setting trackers for activities',
+    (('goal', 'choice', None, None, ('minor', 'significant', 'campaign', 'major'), 'minor'),),
+    _OUT_activity_tracker,
+    ('minor', 'significant', 'campaign', 'major'),
+    _total_activity_tracker,
+    _band_activity_tracker,
+    values=_values_activity_tracker,
+    dice=False,
+    covers=True,
+)
 
 
 def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -> Result[Outcome[_Id_activity_tracker]]:
@@ -4790,30 +4111,21 @@ def activity_tracker(*, goal: str = 'minor', rng: random.Random | None = None) -
         'campaign: 5 -- Campaign Defining Goal\n'
         'major: 7 -- Major Campaign Defining Goal'
     )
-    return _run_activity_tracker(
-        _RNG if rng is None else rng, 0, _check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major'))
+    return _run(
+        _RULE_activity_tracker, rng, (_check_choice('goal', goal, ('minor', 'significant', 'campaign', 'major')),)
     )
-
-
-def _joint_activity_tracker(given: Mapping[str, object]) -> Joint:
-    v_goal = _check_choice('goal', given.get('goal', 'minor'), ('minor', 'significant', 'campaign', 'major'))
-    r_total: str = v_goal
-    return {(_band_activity_tracker(r_total, None, (), (), False, v_goal), r_total): 1}, 1
-
-
 
 
 _Id_amount_wasted = _Literal['wasted']
 _OUT_amount_wasted: tuple[tuple[Outcome[_Id_amount_wasted], ...], ...] = (
     (Outcome('wasted', 'Wasted', None, '1+', None),),
 )
-_IDS_amount_wasted: tuple[str, ...] = ('wasted',)
-_READS_amount_wasted: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_amount_wasted_0 = _dice(1, 4)  # d4
 _DICE_amount_wasted_1 = _dice(1, 6)  # d6
 _DICE_amount_wasted_2 = _dice(1, 8)  # d8
 _DICE_amount_wasted_3 = _dice(1, 10)  # d10
 _DICE_amount_wasted_4 = _dice(1, 12)  # d12
+
 
 def _total_amount_wasted(d: _Rolling | _Planning | _Replaying, v_settlement: str) -> int:
     if (v_settlement == 'hamlet'):
@@ -4858,30 +4170,17 @@ def _values_amount_wasted(
     return values
 
 
-def _run_amount_wasted(rng: random.Random, depth: int, v_settlement: str) -> Result[Outcome[_Id_amount_wasted]]:
-    d = _Rolling(rng)
-    r_total: int = _total_amount_wasted(d, v_settlement)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_amount_wasted(r_total, r_natural, r_dice, r_read, zero, v_settlement)
-    c = 0
-    outcome = _OUT_amount_wasted[b][c] if b >= 0 else _no_band('amount_wasted')
-    extra = None  # no band's data rolls dice
-    values = _values_amount_wasted(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_settlement)
-    inputs: dict[str, object] = {'settlement': v_settlement}
-    trace = _describe('Amount wasted by Settlement Type.', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('amount_wasted', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_amount_wasted(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_amount_wasted(
-        rng,
-        depth,
-        _check_choice(
-            'settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis')
-        ),
-    )
+_RULE_amount_wasted: _Rule[Outcome[_Id_amount_wasted]] = _Rule(
+    'amount_wasted',
+    'Amount wasted by Settlement Type.',
+    (('settlement', 'choice', None, None, ('hamlet', 'village', 'town', 'city', 'metropolis'), 'town'),),
+    _OUT_amount_wasted,
+    ('wasted',),
+    _total_amount_wasted,
+    _band_amount_wasted,
+    values=_values_amount_wasted,
+    covers=True,
+)
 
 
 def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None) -> Result[Outcome[_Id_amount_wasted]]:
@@ -4893,47 +4192,19 @@ def amount_wasted(*, settlement: str = 'town', rng: random.Random | None = None)
         '\n'
         '1+: Wasted'
     )
-    return _run_amount_wasted(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')),
+    return _run(
+        _RULE_amount_wasted,
+        rng,
+        (_check_choice('settlement', settlement, ('hamlet', 'village', 'town', 'city', 'metropolis')),),
     )
-
-
-def _totals_amount_wasted(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_settlement = _check_choice(
-        'settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis')
-    )
-    plan = _Planning()
-    _total_amount_wasted(plan, v_settlement)
-    return _exact_totals(plan.specs, lambda g: _total_amount_wasted(_Replaying(g), v_settlement))
-
-
-def _joint_amount_wasted(given: Mapping[str, object]) -> Joint:
-    v_settlement = _check_choice(
-        'settlement', given.get('settlement', 'town'), ('hamlet', 'village', 'town', 'city', 'metropolis')
-    )
-    plan = _Planning()
-    _total_amount_wasted(plan, v_settlement)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_amount_wasted(_Replaying(g), v_settlement),
-        lambda t, n, f, k: _band_amount_wasted(t, n, f, k, plan.zero, v_settlement),
-        (),
-        _READS_amount_wasted,
-    )
-    return joint
-
-
 
 
 _Id_combat_distance = _Literal['distance']
 _OUT_combat_distance: tuple[tuple[Outcome[_Id_combat_distance], ...], ...] = (
     (Outcome('distance', 'Distance', None, '10+', None),),
 )
-_IDS_combat_distance: tuple[str, ...] = ('distance',)
-_READS_combat_distance: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_combat_distance_0 = _dice(1, 6)  # d6
+
 
 def _total_combat_distance(d: _Rolling | _Planning | _Replaying) -> int:
     return int((d.roll(_DICE_combat_distance_0, 'd6') * 10))
@@ -4964,24 +4235,17 @@ def _values_combat_distance(
     return values
 
 
-def _run_combat_distance(rng: random.Random, depth: int) -> Result[Outcome[_Id_combat_distance]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_combat_distance_0, 'd6') * 10))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_combat_distance(r_total, r_natural, r_dice, r_read, zero)
-    c = 0
-    outcome = _OUT_combat_distance[b][c] if b >= 0 else _no_band('combat_distance')
-    extra = None  # no band's data rolls dice
-    values = _values_combat_distance(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Combat Distance', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('combat_distance', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_combat_distance(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_combat_distance(rng, depth)
+_RULE_combat_distance: _Rule[Outcome[_Id_combat_distance]] = _Rule(
+    'combat_distance',
+    'Combat Distance',
+    (),
+    _OUT_combat_distance,
+    ('distance',),
+    _total_combat_distance,
+    _band_combat_distance,
+    values=_values_combat_distance,
+    covers=True,
+)
 
 
 def combat_distance(*, rng: random.Random | None = None) -> Result[Outcome[_Id_combat_distance]]:
@@ -4992,28 +4256,7 @@ def combat_distance(*, rng: random.Random | None = None) -> Result[Outcome[_Id_c
         '\n'
         '10+: Distance'
     )
-    return _run_combat_distance(_RNG if rng is None else rng, 0)
-
-
-def _totals_combat_distance(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_combat_distance(plan)
-    return _exact_totals(plan.specs, lambda g: _total_combat_distance(_Replaying(g)))
-
-
-def _joint_combat_distance(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_combat_distance(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_combat_distance(_Replaying(g)),
-        lambda t, n, f, k: _band_combat_distance(t, n, f, k, plan.zero),
-        (),
-        _READS_combat_distance,
-    )
-    return joint
-
-
+    return _run(_RULE_combat_distance, rng, ())
 
 
 _Id_surprise = _Literal['1, 2', '5, 6', 'no_surprise']
@@ -5022,9 +4265,8 @@ _OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
     (Outcome('5, 6', '5, 6', 'Company', '5, 6', None),),
     (Outcome('no_surprise', 'No surprise (not stated)', None, '3-4', None),),
 )
-_IDS_surprise: tuple[str, ...] = ('1, 2', '5, 6', 'no_surprise')
-_READS_surprise: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_surprise_0 = _dice(1, 6)  # d6
+
 
 def _total_surprise(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_surprise_0, 'd6')
@@ -5038,24 +4280,16 @@ def _band_surprise(
     return _BAND_surprise.get(r_total, -1)
 
 
-def _run_surprise(rng: random.Random, depth: int) -> Result[Outcome[_Id_surprise]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_surprise_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_surprise.get(r_total, -1)
-    c = 0
-    outcome = _OUT_surprise[b][c] if b >= 0 else _no_band('surprise')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {}
-    trace = _describe('Surprise', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('surprise', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_surprise(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_surprise(rng, depth)
+_RULE_surprise: _Rule[Outcome[_Id_surprise]] = _Rule(
+    'surprise',
+    'Surprise',
+    (),
+    _OUT_surprise,
+    ('1, 2', '5, 6', 'no_surprise'),
+    _total_surprise,
+    _band_surprise,
+    covers=True,
+)
 
 
 def surprise(*, rng: random.Random | None = None) -> Result[Outcome[_Id_surprise]]:
@@ -5068,28 +4302,7 @@ def surprise(*, rng: random.Random | None = None) -> Result[Outcome[_Id_surprise
         '5, 6: 5, 6 -- Company\n'
         '3-4: No surprise (not stated)'
     )
-    return _run_surprise(_RNG if rng is None else rng, 0)
-
-
-def _totals_surprise(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_surprise(plan)
-    return _exact_totals(plan.specs, lambda g: _total_surprise(_Replaying(g)))
-
-
-def _joint_surprise(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_surprise(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_surprise(_Replaying(g)),
-        lambda t, n, f, k: _band_surprise(t, n, f, k, plan.zero),
-        (),
-        _READS_surprise,
-    )
-    return joint
-
-
+    return _run(_RULE_surprise, rng, ())
 
 
 _Id_initiative = _Literal['company_first', 'called_wrong']
@@ -5102,10 +4315,9 @@ _OUT_initiative: tuple[tuple[Outcome[_Id_initiative], ...], ...] = (
     ),
     (Outcome('called_wrong', 'Called wrong', None, 'otherwise', None),),
 )
-_IDS_initiative: tuple[str, ...] = ('company_first', 'called_wrong')
-_READS_initiative: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_initiative_0 = _dice(1, 6)  # d6
 _DICE_initiative_1 = _dice(1, 6)  # d6
+
 
 def _total_initiative(d: _Rolling | _Planning | _Replaying, v_call: str) -> int:
     return int((d.roll(_DICE_initiative_0, 'd6') + d.roll(_DICE_initiative_1, 'd6')))
@@ -5147,24 +4359,17 @@ def _values_initiative(
     return values
 
 
-def _run_initiative(rng: random.Random, depth: int, v_call: str) -> Result[Outcome[_Id_initiative]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_initiative_0, 'd6') + d.roll(_DICE_initiative_1, 'd6')))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_initiative(r_total, r_natural, r_dice, r_read, zero, v_call)
-    c = 0
-    outcome = _OUT_initiative[b][c] if b >= 0 else _no_band('initiative')
-    extra = None  # no band's data rolls dice
-    values = _values_initiative(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_call)
-    inputs: dict[str, object] = {'call': v_call}
-    trace = _describe('Initiative', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('initiative', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_initiative(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_initiative(rng, depth, _check_choice('call', given.get('call', 'odd'), ('odd', 'even')))
+_RULE_initiative: _Rule[Outcome[_Id_initiative]] = _Rule(
+    'initiative',
+    'Initiative',
+    (('call', 'choice', None, None, ('odd', 'even'), 'odd'),),
+    _OUT_initiative,
+    ('company_first', 'called_wrong'),
+    _total_initiative,
+    _band_initiative,
+    values=_values_initiative,
+    covers=True,
+)
 
 
 def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result[Outcome[_Id_initiative]]:
@@ -5178,35 +4383,16 @@ def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result
         'correctly, Company acts first.\n'
         'otherwise: Called wrong'
     )
-    return _run_initiative(_RNG if rng is None else rng, 0, _check_choice('call', call, ('odd', 'even')))
-
-
-def _totals_initiative(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
-    plan = _Planning()
-    _total_initiative(plan, v_call)
-    return _exact_totals(plan.specs, lambda g: _total_initiative(_Replaying(g), v_call))
-
-
-def _joint_initiative(given: Mapping[str, object]) -> Joint:
-    v_call = _check_choice('call', given.get('call', 'odd'), ('odd', 'even'))
-    plan = _Planning()
-    _total_initiative(plan, v_call)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_initiative(_Replaying(g), v_call),
-        lambda t, n, f, k: _band_initiative(t, n, f, k, plan.zero, v_call),
-        (),
-        _READS_initiative,
-    )
-    return joint
-
-
+    return _run(_RULE_initiative, rng, (_check_choice('call', call, ('odd', 'even')),))
 
 
 _OUT_spd: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_spd: tuple[str, ...] = ()
+
+
+def _total_spd(d: _Rolling | _Planning | _Replaying, v_skill: int, v_encumbrance: int) -> int:
+    return (v_skill - v_encumbrance)
+
 
 _BAND_spd: dict[int | str, int] = {}  # the band of each value
 
@@ -5239,39 +4425,17 @@ def _values_spd(
     return values
 
 
-def _run_spd(rng: random.Random, depth: int, v_skill: int, v_encumbrance: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_skill - v_encumbrance)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_spd.get(r_total, -1)
-    c = 0
-    outcome = _OUT_spd[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_spd(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_skill, v_encumbrance)
-    inputs: dict[str, object] = {'skill': v_skill, 'encumbrance': v_encumbrance}
-    trace = _describe('SPD', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'spd',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_spd(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_spd(
-        rng,
-        depth,
-        _check_int('skill', given.get('skill', 10), 1, 20),
-        _check_int('encumbrance', given.get('encumbrance', 0), 0, 12),
-    )
+_RULE_spd: _Rule[Outcome[str] | None] = _Rule(
+    'spd',
+    'SPD',
+    (('skill', 'int', 1, 20, (), 10), ('encumbrance', 'int', 0, 12, (), 0)),
+    _OUT_spd,
+    (),
+    _total_spd,
+    _band_spd,
+    values=_values_spd,
+    dice=False,
+)
 
 
 def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -5280,21 +4444,7 @@ def spd(*, skill: int = 10, encumbrance: int = 0, rng: random.Random | None = No
         '\n'
         'SPD = skill-Encumbrance.'
     )
-    return _run_spd(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('skill', skill, 1, 20),
-        _check_int('encumbrance', encumbrance, 0, 12),
-    )
-
-
-def _joint_spd(given: Mapping[str, object]) -> Joint:
-    v_skill = _check_int('skill', given.get('skill', 10), 1, 20)
-    v_encumbrance = _check_int('encumbrance', given.get('encumbrance', 0), 0, 12)
-    r_total: int = (v_skill - v_encumbrance)
-    return {(_band_spd(r_total, None, (), (), False, v_skill, v_encumbrance), r_total): 1}, 1
-
-
+    return _run(_RULE_spd, rng, (_check_int('skill', skill, 1, 20), _check_int('encumbrance', encumbrance, 0, 12)))
 
 
 _Id_movement_dice = _Literal['3 or less', '4-7', '8-11', '12-15', '16-19', '20']
@@ -5306,7 +4456,11 @@ _OUT_movement_dice: tuple[tuple[Outcome[_Id_movement_dice], ...], ...] = (
     (Outcome('16-19', '16-19', None, '16-19', None),),
     (Outcome('20', '20', None, '20', None),),
 )
-_IDS_movement_dice: tuple[str, ...] = ('3 or less', '4-7', '8-11', '12-15', '16-19', '20')
+
+
+def _total_movement_dice(d: _Rolling | _Planning | _Replaying, v_spd: int) -> int:
+    return v_spd
+
 
 def _band_movement_dice(
     r_total: int,
@@ -5358,34 +4512,18 @@ def _values_movement_dice(
     return values
 
 
-def _run_movement_dice(rng: random.Random, depth: int, v_spd: int) -> Result[Outcome[_Id_movement_dice]]:
-    d = _Rolling(rng)
-    r_total: int = v_spd
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_movement_dice(r_total, r_natural, r_dice, r_read, zero, v_spd)
-    c = 0
-    outcome = _OUT_movement_dice[b][c] if b >= 0 else _no_band('movement_dice')
-    extra = None  # no band's data rolls dice
-    values = _values_movement_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_spd)
-    inputs: dict[str, object] = {'spd': v_spd}
-    trace = _describe('Movement dice', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'movement_dice',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_movement_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_movement_dice(rng, depth, _check_int('spd', given.get('spd', 8), -11, 20))
+_RULE_movement_dice: _Rule[Outcome[_Id_movement_dice]] = _Rule(
+    'movement_dice',
+    'Movement dice',
+    (('spd', 'int', -11, 20, (), 8),),
+    _OUT_movement_dice,
+    ('3 or less', '4-7', '8-11', '12-15', '16-19', '20'),
+    _total_movement_dice,
+    _band_movement_dice,
+    values=_values_movement_dice,
+    dice=False,
+    covers=True,
+)
 
 
 def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result[Outcome[_Id_movement_dice]]:
@@ -5400,23 +4538,14 @@ def movement_dice(*, spd: int = 8, rng: random.Random | None = None) -> Result[O
         '16-19: 16-19\n'
         '20: 20'
     )
-    return _run_movement_dice(_RNG if rng is None else rng, 0, _check_int('spd', spd, -11, 20))
-
-
-def _joint_movement_dice(given: Mapping[str, object]) -> Joint:
-    v_spd = _check_int('spd', given.get('spd', 8), -11, 20)
-    r_total: int = v_spd
-    return {(_band_movement_dice(r_total, None, (), (), False, v_spd), r_total): 1}, 1
-
-
+    return _run(_RULE_movement_dice, rng, (_check_int('spd', spd, -11, 20),))
 
 
 _Id_movement_roll = _Literal['moved']
 _OUT_movement_roll: tuple[tuple[Outcome[_Id_movement_roll], ...], ...] = (
     (Outcome('moved', 'Moved', None, '0+', None),),
 )
-_IDS_movement_roll: tuple[str, ...] = ('moved',)
-_READS_movement_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int) -> int:
     return d.roll(_dice(v_movement_dice, 4), '(movement_dice)d4')
@@ -5453,24 +4582,17 @@ def _values_movement_roll(
     return values
 
 
-def _run_movement_roll(rng: random.Random, depth: int, v_movement_dice: int) -> Result[Outcome[_Id_movement_roll]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_movement_dice, 4), '(movement_dice)d4')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
-    c = 0
-    outcome = _OUT_movement_roll[b][c] if b >= 0 else _no_band('movement_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_movement_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
-    inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = _describe('Movement roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_movement_roll(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
+_RULE_movement_roll: _Rule[Outcome[_Id_movement_roll]] = _Rule(
+    'movement_roll',
+    'Movement roll',
+    (('movement_dice', 'int', 0, 5, (), 2),),
+    _OUT_movement_roll,
+    ('moved',),
+    _total_movement_roll,
+    _band_movement_roll,
+    values=_values_movement_roll,
+    covers=True,
+)
 
 
 def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_movement_roll]]:
@@ -5481,35 +4603,16 @@ def movement_roll(*, movement_dice: int = 2, rng: random.Random | None = None) -
         '\n'
         '0+: Moved'
     )
-    return _run_movement_roll(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5))
-
-
-def _totals_movement_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    plan = _Planning()
-    _total_movement_roll(plan, v_movement_dice)
-    return _exact_totals(plan.specs, lambda g: _total_movement_roll(_Replaying(g), v_movement_dice))
-
-
-def _joint_movement_roll(given: Mapping[str, object]) -> Joint:
-    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    plan = _Planning()
-    _total_movement_roll(plan, v_movement_dice)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_movement_roll(_Replaying(g), v_movement_dice),
-        lambda t, n, f, k: _band_movement_roll(t, n, f, k, plan.zero, v_movement_dice),
-        (),
-        _READS_movement_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_movement_roll, rng, (_check_int('movement_dice', movement_dice, 0, 5),))
 
 
 _OUT_shift: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_shift: tuple[str, ...] = ()
+
+
+def _total_shift(d: _Rolling | _Planning | _Replaying, v_movement_dice: int) -> int:
+    return (v_movement_dice * 10)
+
 
 _BAND_shift: dict[int | str, int] = {}  # the band of each value
 
@@ -5542,34 +4645,17 @@ def _values_shift(
     return values
 
 
-def _run_shift(rng: random.Random, depth: int, v_movement_dice: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_movement_dice * 10)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_shift.get(r_total, -1)
-    c = 0
-    outcome = _OUT_shift[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_shift(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice)
-    inputs: dict[str, object] = {'movement_dice': v_movement_dice}
-    trace = _describe('Shift', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'shift',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_shift(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_shift(rng, depth, _check_int('movement_dice', given.get('movement_dice', 2), 0, 5))
+_RULE_shift: _Rule[Outcome[str] | None] = _Rule(
+    'shift',
+    'Shift',
+    (('movement_dice', 'int', 0, 5, (), 2),),
+    _OUT_shift,
+    (),
+    _total_shift,
+    _band_shift,
+    values=_values_shift,
+    dice=False,
+)
 
 
 def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -5578,15 +4664,7 @@ def shift(*, movement_dice: int = 2, rng: random.Random | None = None) -> AnyRes
         '\n'
         'Shift: free action; move # of movement dice × 10 feet/yards.'
     )
-    return _run_shift(_RNG if rng is None else rng, 0, _check_int('movement_dice', movement_dice, 0, 5))
-
-
-def _joint_shift(given: Mapping[str, object]) -> Joint:
-    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    r_total: int = (v_movement_dice * 10)
-    return {(_band_shift(r_total, None, (), (), False, v_movement_dice), r_total): 1}, 1
-
-
+    return _run(_RULE_shift, rng, (_check_int('movement_dice', movement_dice, 0, 5),))
 
 
 _N_attack_roll: dict[str, dict[str, int]] = {
@@ -5615,8 +4693,7 @@ _OUT_attack_roll: tuple[tuple[Outcome[_Id_attack_roll], ...], ...] = (
     ),
     (Outcome('damage', 'Damage', None, 'otherwise', None),),
 )
-_IDS_attack_roll: tuple[str, ...] = ('one_and_max', 'rolled_one', 'max_damage', 'damage')
-_READS_attack_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_attack_roll(
     d: _Rolling | _Planning | _Replaying, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
@@ -5685,38 +4762,22 @@ def _values_attack_roll(
     return values
 
 
-def _run_attack_roll(
-    rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int, v_missile: bool
-) -> Result[Outcome[_Id_attack_roll]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(
-        _dice(1, _N_attack_roll['die'][step(_O_attack_roll['die'], v_die, (v_enhance - v_blocks))]),
-        'd(step(die, enhance - blocks))',
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_attack_roll(r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile)
-    c = 0
-    outcome = _OUT_attack_roll[b][c] if b >= 0 else _no_band('attack_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_attack_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance, v_missile
-    )
-    inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance, 'missile': v_missile}
-    trace = _describe('Attack Roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('attack_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_attack_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_attack_roll(
-        rng,
-        depth,
-        _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')),
-        _check_int('blocks', given.get('blocks', 0), 0, 6),
-        _check_int('enhance', given.get('enhance', 0), 0, 6),
-        _check_flag('missile', given.get('missile', False)),
-    )
+_RULE_attack_roll: _Rule[Outcome[_Id_attack_roll]] = _Rule(
+    'attack_roll',
+    'Attack Roll',
+    (
+        ('die', 'choice', None, None, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'), 'd6'),
+        ('blocks', 'int', 0, 6, (), 0),
+        ('enhance', 'int', 0, 6, (), 0),
+        ('missile', 'flag', None, None, (), False),
+    ),
+    _OUT_attack_roll,
+    ('one_and_max', 'rolled_one', 'max_damage', 'damage'),
+    _total_attack_roll,
+    _band_attack_roll,
+    values=_values_attack_roll,
+    covers=True,
+)
 
 
 def attack_roll(
@@ -5734,43 +4795,16 @@ def attack_roll(
         'ammunition.\n'
         'otherwise: Damage'
     )
-    return _run_attack_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')),
-        _check_int('blocks', blocks, 0, 6),
-        _check_int('enhance', enhance, 0, 6),
-        _check_flag('missile', missile),
+    return _run(
+        _RULE_attack_roll,
+        rng,
+        (
+            _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')),
+            _check_int('blocks', blocks, 0, 6),
+            _check_int('enhance', enhance, 0, 6),
+            _check_flag('missile', missile),
+        ),
     )
-
-
-def _totals_attack_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
-    v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
-    v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
-    v_missile = _check_flag('missile', given.get('missile', False))
-    plan = _Planning()
-    _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
-    return _exact_totals(plan.specs, lambda g: _total_attack_roll(_Replaying(g), v_die, v_blocks, v_enhance, v_missile))
-
-
-def _joint_attack_roll(given: Mapping[str, object]) -> Joint:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
-    v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
-    v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
-    v_missile = _check_flag('missile', given.get('missile', False))
-    plan = _Planning()
-    _total_attack_roll(plan, v_die, v_blocks, v_enhance, v_missile)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_attack_roll(_Replaying(g), v_die, v_blocks, v_enhance, v_missile),
-        lambda t, n, f, k: _band_attack_roll(t, n, f, k, plan.zero, v_die, v_blocks, v_enhance, v_missile),
-        (),
-        _READS_attack_roll,
-    )
-    return joint
-
-
 
 
 _N_enhance_impair: dict[str, dict[str, int]] = {
@@ -5787,7 +4821,11 @@ _OUT_enhance_impair: tuple[tuple[Outcome[_Id_enhance_impair], ...], ...] = (
     (Outcome('d12', 'd12', 'D12', 'd12', None),),
     (Outcome('d20', 'd20', 'D20', 'd20', None),),
 )
-_IDS_enhance_impair: tuple[str, ...] = ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')
+
+
+def _total_enhance_impair(d: _Rolling | _Planning | _Replaying, v_die: str, v_blocks: int, v_enhance: int) -> str:
+    return step(_O_enhance_impair['die'], v_die, (v_enhance - v_blocks))
+
 
 # the band of each value
 _BAND_enhance_impair: dict[int | str, int] = {'one': 0, 'd4': 1, 'd6': 2, 'd8': 3, 'd10': 4, 'd12': 5, 'd20': 6}
@@ -5836,42 +4874,22 @@ def _values_enhance_impair(
     return values
 
 
-def _run_enhance_impair(rng: random.Random, depth: int, v_die: str, v_blocks: int, v_enhance: int) -> Result[
-    Outcome[_Id_enhance_impair]
-]:
-    d = _Rolling(rng)
-    r_total: str = step(_O_enhance_impair['die'], v_die, (v_enhance - v_blocks))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_enhance_impair.get(r_total, -1)
-    c = 0
-    outcome = _OUT_enhance_impair[b][c] if b >= 0 else _no_band('enhance_impair')
-    extra = None  # no band's data rolls dice
-    values = _values_enhance_impair(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_die, v_blocks, v_enhance)
-    inputs: dict[str, object] = {'die': v_die, 'blocks': v_blocks, 'enhance': v_enhance}
-    trace = _describe('Enhance & Impair', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'enhance_impair',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_enhance_impair(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_enhance_impair(
-        rng,
-        depth,
-        _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')),
-        _check_int('blocks', given.get('blocks', 0), 0, 6),
-        _check_int('enhance', given.get('enhance', 0), 0, 6),
-    )
+_RULE_enhance_impair: _Rule[Outcome[_Id_enhance_impair]] = _Rule(
+    'enhance_impair',
+    'Enhance & Impair',
+    (
+        ('die', 'choice', None, None, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'), 'd6'),
+        ('blocks', 'int', 0, 6, (), 0),
+        ('enhance', 'int', 0, 6, (), 0),
+    ),
+    _OUT_enhance_impair,
+    ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'),
+    _total_enhance_impair,
+    _band_enhance_impair,
+    values=_values_enhance_impair,
+    dice=False,
+    covers=True,
+)
 
 
 def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: random.Random | None = None) -> Result[
@@ -5890,23 +4908,15 @@ def enhance_impair(*, die: str = 'd6', blocks: int = 0, enhance: int = 0, rng: r
         'd12: d12 -- D12\n'
         'd20: d20 -- D20'
     )
-    return _run_enhance_impair(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')),
-        _check_int('blocks', blocks, 0, 6),
-        _check_int('enhance', enhance, 0, 6),
+    return _run(
+        _RULE_enhance_impair,
+        rng,
+        (
+            _check_choice('die', die, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20')),
+            _check_int('blocks', blocks, 0, 6),
+            _check_int('enhance', enhance, 0, 6),
+        ),
     )
-
-
-def _joint_enhance_impair(given: Mapping[str, object]) -> Joint:
-    v_die = _check_choice('die', given.get('die', 'd6'), ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'))
-    v_blocks = _check_int('blocks', given.get('blocks', 0), 0, 6)
-    v_enhance = _check_int('enhance', given.get('enhance', 0), 0, 6)
-    r_total: str = step(_O_enhance_impair['die'], v_die, (v_enhance - v_blocks))
-    return {(_band_enhance_impair(r_total, None, (), (), False, v_die, v_blocks, v_enhance), r_total): 1}, 1
-
-
 
 
 _Id_wounds = _Literal['1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+']
@@ -6001,8 +5011,12 @@ _OUT_wounds: tuple[tuple[Outcome[_Id_wounds], ...], ...] = (
         Outcome('16+', '16+', 'Deader than Dead.', '16+', 'toxic?'),
     ),
 )
-_IDS_wounds: tuple[str, ...] = ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+')
 _DICE_wounds_0 = _dice(1, 12)  # d12
+
+
+def _total_wounds(d: _Rolling | _Planning | _Replaying, v_damage: int, v_damage_type: str) -> int:
+    return v_damage
+
 
 def _band_wounds(
     r_total: int,
@@ -6108,39 +5122,23 @@ def _values_wounds(
     return values
 
 
-def _run_wounds(rng: random.Random, depth: int, v_damage: int, v_damage_type: str) -> Result[Outcome[_Id_wounds]]:
-    d = _Rolling(rng)
-    r_total: int = v_damage
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_wounds(r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
-    c = _column_wounds(v_damage, v_damage_type)
-    outcome = _OUT_wounds[b][c] if b >= 0 else _no_band('wounds')
-    extra = _Rolling(rng)
-    values = _values_wounds(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_damage, v_damage_type)
-    inputs: dict[str, object] = {'damage': v_damage, 'damage_type': v_damage_type}
-    trace = _describe('Wounds', groups, r_total, outcome, extra.groups, values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'wounds',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_wounds(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_wounds(
-        rng,
-        depth,
-        _check_int('damage', given.get('damage', 1), 1, 30),
-        _check_choice('damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic')),
-    )
+_RULE_wounds: _Rule[Outcome[_Id_wounds]] = _Rule(
+    'wounds',
+    'Wounds',
+    (
+        ('damage', 'int', 1, 30, (), 1),
+        ('damage_type', 'choice', None, None, ('physical', 'shock', 'burn', 'toxic'), 'physical'),
+    ),
+    _OUT_wounds,
+    ('1', '2', '3', '4', '5', '6', '7', '8', '9', '10-15', '16+'),
+    _total_wounds,
+    _band_wounds,
+    column=_column_wounds,
+    values=_values_wounds,
+    dice=False,
+    covers=True,
+    more=True,
+)
 
 
 def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random | None = None) -> Result[
@@ -6163,23 +5161,14 @@ def wounds(*, damage: int = 1, damage_type: str = 'physical', rng: random.Random
         '10-15: 10-15\n'
         '16+: 16+'
     )
-    return _run_wounds(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('damage', damage, 1, 30),
-        _check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic')),
+    return _run(
+        _RULE_wounds,
+        rng,
+        (
+            _check_int('damage', damage, 1, 30),
+            _check_choice('damage_type', damage_type, ('physical', 'shock', 'burn', 'toxic')),
+        ),
     )
-
-
-def _joint_wounds(given: Mapping[str, object]) -> Joint:
-    v_damage = _check_int('damage', given.get('damage', 1), 1, 30)
-    v_damage_type = _check_choice(
-        'damage_type', given.get('damage_type', 'physical'), ('physical', 'shock', 'burn', 'toxic')
-    )
-    r_total: int = v_damage
-    return {(_band_wounds(r_total, None, (), (), False, v_damage, v_damage_type), r_total): 1}, 1
-
-
 
 
 _Id_zero_hp_saving_throw = _Literal['stays_in_action', 'out_of_action']
@@ -6187,9 +5176,8 @@ _OUT_zero_hp_saving_throw: tuple[tuple[Outcome[_Id_zero_hp_saving_throw], ...], 
     (Outcome('stays_in_action', 'Stays in action', None, 'when total > dv and total < phys', None),),
     (Outcome('out_of_action', 'Out of action', None, 'otherwise', None),),
 )
-_IDS_zero_hp_saving_throw: tuple[str, ...] = ('stays_in_action', 'out_of_action')
-_READS_zero_hp_saving_throw: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_zero_hp_saving_throw_0 = _dice(1, 20)  # d20
+
 
 def _lets_zero_hp_saving_throw(v_phys: int, v_damage_taken: int) -> tuple[int]:
     v_dv = v_damage_taken
@@ -6238,34 +5226,18 @@ def _values_zero_hp_saving_throw(
     return values
 
 
-def _run_zero_hp_saving_throw(rng: random.Random, depth: int, v_phys: int, v_damage_taken: int) -> Result[
-    Outcome[_Id_zero_hp_saving_throw]
-]:
-    v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_zero_hp_saving_throw_0, 'd20')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_zero_hp_saving_throw(r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv)
-    c = 0
-    outcome = _OUT_zero_hp_saving_throw[b][c] if b >= 0 else _no_band('zero_hp_saving_throw')
-    extra = None  # no band's data rolls dice
-    values = _values_zero_hp_saving_throw(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys, v_damage_taken, v_dv
-    )
-    inputs: dict[str, object] = {'phys': v_phys, 'damage_taken': v_damage_taken}
-    trace = _describe('Death & Dying', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('zero_hp_saving_throw', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_zero_hp_saving_throw(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_zero_hp_saving_throw(
-        rng,
-        depth,
-        _check_int('phys', given.get('phys', 10), 1, 20),
-        _check_int('damage_taken', given.get('damage_taken', 4), 0, 30),
-    )
+_RULE_zero_hp_saving_throw: _Rule[Outcome[_Id_zero_hp_saving_throw]] = _Rule(
+    'zero_hp_saving_throw',
+    'Death & Dying',
+    (('phys', 'int', 1, 20, (), 10), ('damage_taken', 'int', 0, 30, (), 4)),
+    _OUT_zero_hp_saving_throw,
+    ('stays_in_action', 'out_of_action'),
+    _total_zero_hp_saving_throw,
+    _band_zero_hp_saving_throw,
+    lets=_lets_zero_hp_saving_throw,
+    values=_values_zero_hp_saving_throw,
+    covers=True,
+)
 
 
 def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.Random | None = None) -> Result[
@@ -6279,39 +5251,11 @@ def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.R
         'when total > dv and total < phys: Stays in action\n'
         'otherwise: Out of action'
     )
-    return _run_zero_hp_saving_throw(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('phys', phys, 1, 20),
-        _check_int('damage_taken', damage_taken, 0, 30),
+    return _run(
+        _RULE_zero_hp_saving_throw,
+        rng,
+        (_check_int('phys', phys, 1, 20), _check_int('damage_taken', damage_taken, 0, 30)),
     )
-
-
-def _totals_zero_hp_saving_throw(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
-    v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    plan = _Planning()
-    _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
-    return _exact_totals(plan.specs, lambda g: _total_zero_hp_saving_throw(_Replaying(g), v_phys, v_damage_taken, v_dv))
-
-
-def _joint_zero_hp_saving_throw(given: Mapping[str, object]) -> Joint:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    v_damage_taken = _check_int('damage_taken', given.get('damage_taken', 4), 0, 30)
-    v_dv, = _lets_zero_hp_saving_throw(v_phys, v_damage_taken)
-    plan = _Planning()
-    _total_zero_hp_saving_throw(plan, v_phys, v_damage_taken, v_dv)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_zero_hp_saving_throw(_Replaying(g), v_phys, v_damage_taken, v_dv),
-        lambda t, n, f, k: _band_zero_hp_saving_throw(t, n, f, k, plan.zero, v_phys, v_damage_taken, v_dv),
-        (),
-        _READS_zero_hp_saving_throw,
-    )
-    return joint
-
-
 
 
 _Id_chase_movement_roll = _Literal['no_movement_roll', 'escapes', 'doubles', 'moves']
@@ -6330,9 +5274,8 @@ _OUT_chase_movement_roll: tuple[tuple[Outcome[_Id_chase_movement_roll], ...], ..
     ),
     (Outcome('moves', 'Moves', None, 'otherwise', None),),
 )
-_IDS_chase_movement_roll: tuple[str, ...] = ('no_movement_roll', 'escapes', 'doubles', 'moves')
-_READS_chase_movement_roll: ReadSpec = (frozenset([1, 2, 3, 4]), False, False)  # what the bands read
 _DICE_chase_movement_roll_0 = _dice(0, 4)  # 0d4
+
 
 def _total_chase_movement_roll(d: _Rolling | _Planning | _Replaying, v_movement_dice: int, v_sprint: str) -> int:
     if (v_sprint == 'success'):
@@ -6387,33 +5330,18 @@ def _values_chase_movement_roll(
     return values
 
 
-def _run_chase_movement_roll(rng: random.Random, depth: int, v_movement_dice: int, v_sprint: str) -> Result[
-    Outcome[_Id_chase_movement_roll]
-]:
-    d = _Rolling(rng)
-    r_total: int = _total_chase_movement_roll(d, v_movement_dice, v_sprint)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_chase_movement_roll(r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint)
-    c = 0
-    outcome = _OUT_chase_movement_roll[b][c] if b >= 0 else _no_band('chase_movement_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_chase_movement_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_dice, v_sprint
-    )
-    inputs: dict[str, object] = {'movement_dice': v_movement_dice, 'sprint': v_sprint}
-    trace = _describe('Chase movement roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('chase_movement_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_chase_movement_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_chase_movement_roll(
-        rng,
-        depth,
-        _check_int('movement_dice', given.get('movement_dice', 2), 0, 5),
-        _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure')),
-    )
+_RULE_chase_movement_roll: _Rule[Outcome[_Id_chase_movement_roll]] = _Rule(
+    'chase_movement_roll',
+    'Chase movement roll',
+    (('movement_dice', 'int', 0, 5, (), 2), ('sprint', 'choice', None, None, ('none', 'success', 'failure'), 'none')),
+    _OUT_chase_movement_roll,
+    ('no_movement_roll', 'escapes', 'doubles', 'moves'),
+    _total_chase_movement_roll,
+    _band_chase_movement_roll,
+    values=_values_chase_movement_roll,
+    reads=(frozenset([1, 2, 3, 4]), False, False),
+    covers=True,
+)
 
 
 def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: random.Random | None = None) -> Result[
@@ -6430,37 +5358,14 @@ def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: ra
         'Attack Rolls or other actions.\n'
         'otherwise: Moves'
     )
-    return _run_chase_movement_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('movement_dice', movement_dice, 0, 5),
-        _check_choice('sprint', sprint, ('none', 'success', 'failure')),
+    return _run(
+        _RULE_chase_movement_roll,
+        rng,
+        (
+            _check_int('movement_dice', movement_dice, 0, 5),
+            _check_choice('sprint', sprint, ('none', 'success', 'failure')),
+        ),
     )
-
-
-def _totals_chase_movement_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
-    plan = _Planning()
-    _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
-    return _exact_totals(plan.specs, lambda g: _total_chase_movement_roll(_Replaying(g), v_movement_dice, v_sprint))
-
-
-def _joint_chase_movement_roll(given: Mapping[str, object]) -> Joint:
-    v_movement_dice = _check_int('movement_dice', given.get('movement_dice', 2), 0, 5)
-    v_sprint = _check_choice('sprint', given.get('sprint', 'none'), ('none', 'success', 'failure'))
-    plan = _Planning()
-    _total_chase_movement_roll(plan, v_movement_dice, v_sprint)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_chase_movement_roll(_Replaying(g), v_movement_dice, v_sprint),
-        lambda t, n, f, k: _band_chase_movement_roll(t, n, f, k, plan.zero, v_movement_dice, v_sprint),
-        (),
-        _READS_chase_movement_roll,
-    )
-    return joint
-
-
 
 
 _N_fall_damage_table: dict[str, dict[str, int]] = {
@@ -6476,7 +5381,6 @@ _OUT_fall_damage_table: tuple[tuple[Outcome[_Id_fall_damage_table], ...], ...] =
     (Outcome('ft60', '60’', '1D6 × 1D12', 'ft60', None),),
     (Outcome('ft70', '70’+', '1D6 × 1D20', 'ft70', None),),
 )
-_IDS_fall_damage_table: tuple[str, ...] = ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
 _DICE_fall_damage_table_0 = _dice(1, 6)  # d6
 _DICE_fall_damage_table_1 = _dice(1, 6)  # d6
 _DICE_fall_damage_table_2 = _dice(1, 4)  # d4
@@ -6490,6 +5394,11 @@ _DICE_fall_damage_table_9 = _dice(1, 6)  # d6
 _DICE_fall_damage_table_10 = _dice(1, 12)  # d12
 _DICE_fall_damage_table_11 = _dice(1, 6)  # d6
 _DICE_fall_damage_table_12 = _dice(1, 20)  # d20
+
+
+def _total_fall_damage_table(d: _Rolling | _Planning | _Replaying, v_height: str) -> str:
+    return v_height
+
 
 # the band of each value
 _BAND_fall_damage_table: dict[int | str, int] = {
@@ -6536,38 +5445,19 @@ def _values_fall_damage_table(
     return values
 
 
-def _run_fall_damage_table(rng: random.Random, depth: int, v_height: str) -> Result[Outcome[_Id_fall_damage_table]]:
-    d = _Rolling(rng)
-    r_total: str = v_height
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_fall_damage_table.get(r_total, -1)
-    c = 0
-    outcome = _OUT_fall_damage_table[b][c] if b >= 0 else _no_band('fall_damage_table')
-    extra = _Rolling(rng)
-    values = _values_fall_damage_table(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
-    inputs: dict[str, object] = {'height': v_height}
-    trace = _describe('Fall Damage', groups, r_total, outcome, extra.groups, values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'fall_damage_table',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_fall_damage_table(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_fall_damage_table(
-        rng,
-        depth,
-        _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')),
-    )
+_RULE_fall_damage_table: _Rule[Outcome[_Id_fall_damage_table]] = _Rule(
+    'fall_damage_table',
+    'Fall Damage',
+    (('height', 'choice', None, None, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'), 'ft10'),),
+    _OUT_fall_damage_table,
+    ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'),
+    _total_fall_damage_table,
+    _band_fall_damage_table,
+    values=_values_fall_damage_table,
+    dice=False,
+    covers=True,
+    more=True,
+)
 
 
 def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None) -> Result[
@@ -6585,21 +5475,11 @@ def fall_damage_table(*, height: str = 'ft10', rng: random.Random | None = None)
         'ft60: 60’ -- 1D6 × 1D12\n'
         'ft70: 70’+ -- 1D6 × 1D20'
     )
-    return _run_fall_damage_table(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')),
+    return _run(
+        _RULE_fall_damage_table,
+        rng,
+        (_check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')),),
     )
-
-
-def _joint_fall_damage_table(given: Mapping[str, object]) -> Joint:
-    v_height = _check_choice(
-        'height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
-    )
-    r_total: str = v_height
-    return {(_band_fall_damage_table(r_total, None, (), (), False, v_height), r_total): 1}, 1
-
-
 
 
 _N_fall_damage: dict[str, dict[str, int]] = {
@@ -6609,9 +5489,8 @@ _Id_fall_damage = _Literal['damage']
 _OUT_fall_damage: tuple[tuple[Outcome[_Id_fall_damage], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1+', None),),
 )
-_IDS_fall_damage: tuple[str, ...] = ('damage',)
-_READS_fall_damage: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_fall_damage_0 = _dice(1, 6)  # d6
+
 
 def _total_fall_damage(d: _Rolling | _Planning | _Replaying, v_height: str) -> int:
     return int((d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage['height'][v_height]), 'd(height)')))
@@ -6647,30 +5526,17 @@ def _values_fall_damage(
     return values
 
 
-def _run_fall_damage(rng: random.Random, depth: int, v_height: str) -> Result[Outcome[_Id_fall_damage]]:
-    d = _Rolling(rng)
-    r_total: int = int(
-        (d.roll(_DICE_fall_damage_0, 'd6') * d.roll(_dice(1, _N_fall_damage['height'][v_height]), 'd(height)'))
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_fall_damage(r_total, r_natural, r_dice, r_read, zero, v_height)
-    c = 0
-    outcome = _OUT_fall_damage[b][c] if b >= 0 else _no_band('fall_damage')
-    extra = None  # no band's data rolls dice
-    values = _values_fall_damage(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_height)
-    inputs: dict[str, object] = {'height': v_height}
-    trace = _describe('Fall damage', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('fall_damage', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_fall_damage(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_fall_damage(
-        rng,
-        depth,
-        _check_choice('height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')),
-    )
+_RULE_fall_damage: _Rule[Outcome[_Id_fall_damage]] = _Rule(
+    'fall_damage',
+    'Fall damage',
+    (('height', 'choice', None, None, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'), 'ft10'),),
+    _OUT_fall_damage,
+    ('damage',),
+    _total_fall_damage,
+    _band_fall_damage,
+    values=_values_fall_damage,
+    covers=True,
+)
 
 
 def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Result[Outcome[_Id_fall_damage]]:
@@ -6679,47 +5545,19 @@ def fall_damage(*, height: str = 'ft10', rng: random.Random | None = None) -> Re
         '\n'
         '1+: Damage'
     )
-    return _run_fall_damage(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')),
+    return _run(
+        _RULE_fall_damage,
+        rng,
+        (_check_choice('height', height, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')),),
     )
-
-
-def _totals_fall_damage(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_height = _check_choice(
-        'height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
-    )
-    plan = _Planning()
-    _total_fall_damage(plan, v_height)
-    return _exact_totals(plan.specs, lambda g: _total_fall_damage(_Replaying(g), v_height))
-
-
-def _joint_fall_damage(given: Mapping[str, object]) -> Joint:
-    v_height = _check_choice(
-        'height', given.get('height', 'ft10'), ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70')
-    )
-    plan = _Planning()
-    _total_fall_damage(plan, v_height)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_fall_damage(_Replaying(g), v_height),
-        lambda t, n, f, k: _band_fall_damage(t, n, f, k, plan.zero, v_height),
-        (),
-        _READS_fall_damage,
-    )
-    return joint
-
-
 
 
 _Id_burning = _Literal['damage']
 _OUT_burning: tuple[tuple[Outcome[_Id_burning], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1-6', None),),
 )
-_IDS_burning: tuple[str, ...] = ('damage',)
-_READS_burning: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_burning_0 = _dice(1, 6)  # d6
+
 
 def _total_burning(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_burning_0, 'd6')
@@ -6749,24 +5587,17 @@ def _values_burning(
     return values
 
 
-def _run_burning(rng: random.Random, depth: int) -> Result[Outcome[_Id_burning]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_burning_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_burning.get(r_total, -1)
-    c = 0
-    outcome = _OUT_burning[b][c] if b >= 0 else _no_band('burning')
-    extra = None  # no band's data rolls dice
-    values = _values_burning(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Burning', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('burning', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_burning(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_burning(rng, depth)
+_RULE_burning: _Rule[Outcome[_Id_burning]] = _Rule(
+    'burning',
+    'Burning',
+    (),
+    _OUT_burning,
+    ('damage',),
+    _total_burning,
+    _band_burning,
+    values=_values_burning,
+    covers=True,
+)
 
 
 def burning(*, rng: random.Random | None = None) -> Result[Outcome[_Id_burning]]:
@@ -6777,28 +5608,7 @@ def burning(*, rng: random.Random | None = None) -> Result[Outcome[_Id_burning]]
         '\n'
         '1-6: Damage'
     )
-    return _run_burning(_RNG if rng is None else rng, 0)
-
-
-def _totals_burning(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_burning(plan)
-    return _exact_totals(plan.specs, lambda g: _total_burning(_Replaying(g)))
-
-
-def _joint_burning(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_burning(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_burning(_Replaying(g)),
-        lambda t, n, f, k: _band_burning(t, n, f, k, plan.zero),
-        (),
-        _READS_burning,
-    )
-    return joint
-
-
+    return _run(_RULE_burning, rng, ())
 
 
 _Id_hold_breath = _Literal['turns', 'no_turns']
@@ -6806,7 +5616,11 @@ _OUT_hold_breath: tuple[tuple[Outcome[_Id_hold_breath], ...], ...] = (
     (Outcome('turns', 'Turns', None, '1+', None),),
     (Outcome('no_turns', 'No turns (not stated)', None, '0 or less', None),),
 )
-_IDS_hold_breath: tuple[str, ...] = ('turns', 'no_turns')
+
+
+def _total_hold_breath(d: _Rolling | _Planning | _Replaying, v_phys: int) -> int:
+    return (v_phys - 10)
+
 
 def _band_hold_breath(
     r_total: int,
@@ -6843,34 +5657,18 @@ def _values_hold_breath(
     return values
 
 
-def _run_hold_breath(rng: random.Random, depth: int, v_phys: int) -> Result[Outcome[_Id_hold_breath]]:
-    d = _Rolling(rng)
-    r_total: int = (v_phys - 10)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_hold_breath(r_total, r_natural, r_dice, r_read, zero, v_phys)
-    c = 0
-    outcome = _OUT_hold_breath[b][c] if b >= 0 else _no_band('hold_breath')
-    extra = None  # no band's data rolls dice
-    values = _values_hold_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_phys)
-    inputs: dict[str, object] = {'phys': v_phys}
-    trace = _describe('Hold breath', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'hold_breath',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_hold_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_hold_breath(rng, depth, _check_int('phys', given.get('phys', 10), 1, 20))
+_RULE_hold_breath: _Rule[Outcome[_Id_hold_breath]] = _Rule(
+    'hold_breath',
+    'Hold breath',
+    (('phys', 'int', 1, 20, (), 10),),
+    _OUT_hold_breath,
+    ('turns', 'no_turns'),
+    _total_hold_breath,
+    _band_hold_breath,
+    values=_values_hold_breath,
+    dice=False,
+    covers=True,
+)
 
 
 def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result[Outcome[_Id_hold_breath]]:
@@ -6882,24 +5680,15 @@ def hold_breath(*, phys: int = 10, rng: random.Random | None = None) -> Result[O
         '1+: Turns\n'
         '0 or less: No turns (not stated)'
     )
-    return _run_hold_breath(_RNG if rng is None else rng, 0, _check_int('phys', phys, 1, 20))
-
-
-def _joint_hold_breath(given: Mapping[str, object]) -> Joint:
-    v_phys = _check_int('phys', given.get('phys', 10), 1, 20)
-    r_total: int = (v_phys - 10)
-    return {(_band_hold_breath(r_total, None, (), (), False, v_phys), r_total): 1}, 1
-
-
+    return _run(_RULE_hold_breath, rng, (_check_int('phys', phys, 1, 20),))
 
 
 _Id_out_of_breath = _Literal['damage']
 _OUT_out_of_breath: tuple[tuple[Outcome[_Id_out_of_breath], ...], ...] = (
     (Outcome('damage', 'Damage', None, '1-6', None),),
 )
-_IDS_out_of_breath: tuple[str, ...] = ('damage',)
-_READS_out_of_breath: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_out_of_breath_0 = _dice(1, 6)  # d6
+
 
 def _total_out_of_breath(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_out_of_breath_0, 'd6')
@@ -6929,24 +5718,17 @@ def _values_out_of_breath(
     return values
 
 
-def _run_out_of_breath(rng: random.Random, depth: int) -> Result[Outcome[_Id_out_of_breath]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_out_of_breath_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_out_of_breath.get(r_total, -1)
-    c = 0
-    outcome = _OUT_out_of_breath[b][c] if b >= 0 else _no_band('out_of_breath')
-    extra = None  # no band's data rolls dice
-    values = _values_out_of_breath(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Out of breath', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('out_of_breath', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_out_of_breath(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_out_of_breath(rng, depth)
+_RULE_out_of_breath: _Rule[Outcome[_Id_out_of_breath]] = _Rule(
+    'out_of_breath',
+    'Out of breath',
+    (),
+    _OUT_out_of_breath,
+    ('damage',),
+    _total_out_of_breath,
+    _band_out_of_breath,
+    values=_values_out_of_breath,
+    covers=True,
+)
 
 
 def out_of_breath(*, rng: random.Random | None = None) -> Result[Outcome[_Id_out_of_breath]]:
@@ -6957,28 +5739,7 @@ def out_of_breath(*, rng: random.Random | None = None) -> Result[Outcome[_Id_out
         '\n'
         '1-6: Damage'
     )
-    return _run_out_of_breath(_RNG if rng is None else rng, 0)
-
-
-def _totals_out_of_breath(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_out_of_breath(plan)
-    return _exact_totals(plan.specs, lambda g: _total_out_of_breath(_Replaying(g)))
-
-
-def _joint_out_of_breath(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_out_of_breath(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_out_of_breath(_Replaying(g)),
-        lambda t, n, f, k: _band_out_of_breath(t, n, f, k, plan.zero),
-        (),
-        _READS_out_of_breath,
-    )
-    return joint
-
-
+    return _run(_RULE_out_of_breath, rng, ())
 
 
 class Exchanges(Track):
@@ -6992,8 +5753,6 @@ class Exchanges(Track):
         super().__init__(
             size=size, marked=marked, label='Exchanges', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class Depletion(Track):
     (
         'Depletion [ERR-13, lines 91-92, line 95]\n'
@@ -7009,8 +5768,6 @@ class Depletion(Track):
             on_full='If not restored when Depletion = 0, item removed from inventory.', roll_over=False,
             reset_on_full=False,
         )
-
-
 class ActivityProgress(Track):
     (
         'Activity tracker [ERR-32, ERR-31, line 290, lines 294-298]\n'
@@ -7022,8 +5779,6 @@ class ActivityProgress(Track):
         super().__init__(
             size=size, marked=marked, label='Activity tracker', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class DeathsDoor(Track):
     (
         'On death’s door [ERR-42, ERR-41, lines 424-425]\n'
@@ -7038,8 +5793,6 @@ class DeathsDoor(Track):
         super().__init__(
             size=size, marked=marked, label='On death’s door', on_full='dead', roll_over=False, reset_on_full=False
         )
-
-
 class ConsignedToTheReaper(Track):
     (
         'Consigned to the reaper [ERR-42, ERR-41, line 426]\n'
@@ -7056,54 +5809,54 @@ class ConsignedToTheReaper(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
-    'check': _chain_check,
-    'saving_throw': _chain_saving_throw,
-    'reaction_roll': _chain_reaction_roll,
-    'giving_exchange': _chain_giving_exchange,
-    'taking_exchange': _chain_taking_exchange,
-    'convincing_exchange': _chain_convincing_exchange,
-    'item_slots': _chain_item_slots,
-    'encumbrance': _chain_encumbrance,
-    'restore_depletion': _chain_restore_depletion,
-    'supply_available': _chain_supply_available,
-    'travel_event_die': _chain_travel_event_die,
-    'take_watch': _chain_take_watch,
-    'travel_pace': _chain_travel_pace,
-    'weather': _chain_weather,
-    'exploration_event_die': _chain_exploration_event_die,
-    'exploration_pace': _chain_exploration_pace,
-    'stealth': _chain_stealth,
-    'group_stealth': _chain_group_stealth,
-    'illumination': _chain_illumination,
-    'harvesting': _chain_harvesting,
-    'creature_components': _chain_creature_components,
-    'stuck_door': _chain_stuck_door,
-    'locks': _chain_locks,
-    'downtime_event_die': _chain_downtime_event_die,
-    'downtime_complications': _chain_downtime_complications,
-    'downtime_trends': _chain_downtime_trends,
-    'downtime_action': _chain_downtime_action,
-    'activity_tracker': _chain_activity_tracker,
-    'amount_wasted': _chain_amount_wasted,
-    'combat_distance': _chain_combat_distance,
-    'surprise': _chain_surprise,
-    'initiative': _chain_initiative,
-    'spd': _chain_spd,
-    'movement_dice': _chain_movement_dice,
-    'movement_roll': _chain_movement_roll,
-    'shift': _chain_shift,
-    'attack_roll': _chain_attack_roll,
-    'enhance_impair': _chain_enhance_impair,
-    'wounds': _chain_wounds,
-    'zero_hp_saving_throw': _chain_zero_hp_saving_throw,
-    'chase_movement_roll': _chain_chase_movement_roll,
-    'fall_damage_table': _chain_fall_damage_table,
-    'fall_damage': _chain_fall_damage,
-    'burning': _chain_burning,
-    'hold_breath': _chain_hold_breath,
-    'out_of_breath': _chain_out_of_breath,
-}
+_RULES.update({
+    'check': _RULE_check,
+    'saving_throw': _RULE_saving_throw,
+    'reaction_roll': _RULE_reaction_roll,
+    'giving_exchange': _RULE_giving_exchange,
+    'taking_exchange': _RULE_taking_exchange,
+    'convincing_exchange': _RULE_convincing_exchange,
+    'item_slots': _RULE_item_slots,
+    'encumbrance': _RULE_encumbrance,
+    'restore_depletion': _RULE_restore_depletion,
+    'supply_available': _RULE_supply_available,
+    'travel_event_die': _RULE_travel_event_die,
+    'take_watch': _RULE_take_watch,
+    'travel_pace': _RULE_travel_pace,
+    'weather': _RULE_weather,
+    'exploration_event_die': _RULE_exploration_event_die,
+    'exploration_pace': _RULE_exploration_pace,
+    'stealth': _RULE_stealth,
+    'group_stealth': _RULE_group_stealth,
+    'illumination': _RULE_illumination,
+    'harvesting': _RULE_harvesting,
+    'creature_components': _RULE_creature_components,
+    'stuck_door': _RULE_stuck_door,
+    'locks': _RULE_locks,
+    'downtime_event_die': _RULE_downtime_event_die,
+    'downtime_complications': _RULE_downtime_complications,
+    'downtime_trends': _RULE_downtime_trends,
+    'downtime_action': _RULE_downtime_action,
+    'activity_tracker': _RULE_activity_tracker,
+    'amount_wasted': _RULE_amount_wasted,
+    'combat_distance': _RULE_combat_distance,
+    'surprise': _RULE_surprise,
+    'initiative': _RULE_initiative,
+    'spd': _RULE_spd,
+    'movement_dice': _RULE_movement_dice,
+    'movement_roll': _RULE_movement_roll,
+    'shift': _RULE_shift,
+    'attack_roll': _RULE_attack_roll,
+    'enhance_impair': _RULE_enhance_impair,
+    'wounds': _RULE_wounds,
+    'zero_hp_saving_throw': _RULE_zero_hp_saving_throw,
+    'chase_movement_roll': _RULE_chase_movement_roll,
+    'fall_damage_table': _RULE_fall_damage_table,
+    'fall_damage': _RULE_fall_damage,
+    'burning': _RULE_burning,
+    'hold_breath': _RULE_hold_breath,
+    'out_of_breath': _RULE_out_of_breath,
+})
 RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'check': check,
     'saving_throw': saving_throw,
@@ -7152,155 +5905,7 @@ RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'hold_breath': hold_breath,
     'out_of_breath': out_of_breath,
 }
-_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
-    'check': (_joint_check, _IDS_check),
-    'saving_throw': (_joint_saving_throw, _IDS_saving_throw),
-    'reaction_roll': (_joint_reaction_roll, _IDS_reaction_roll),
-    'giving_exchange': (_joint_giving_exchange, _IDS_giving_exchange),
-    'taking_exchange': (_joint_taking_exchange, _IDS_taking_exchange),
-    'convincing_exchange': (_joint_convincing_exchange, _IDS_convincing_exchange),
-    'item_slots': (_joint_item_slots, _IDS_item_slots),
-    'encumbrance': (_joint_encumbrance, _IDS_encumbrance),
-    'restore_depletion': (_joint_restore_depletion, _IDS_restore_depletion),
-    'supply_available': (_joint_supply_available, _IDS_supply_available),
-    'travel_event_die': (_joint_travel_event_die, _IDS_travel_event_die),
-    'take_watch': (_joint_take_watch, _IDS_take_watch),
-    'travel_pace': (_joint_travel_pace, _IDS_travel_pace),
-    'weather': (_joint_weather, _IDS_weather),
-    'exploration_event_die': (_joint_exploration_event_die, _IDS_exploration_event_die),
-    'exploration_pace': (_joint_exploration_pace, _IDS_exploration_pace),
-    'stealth': (_joint_stealth, _IDS_stealth),
-    'group_stealth': (_joint_group_stealth, _IDS_group_stealth),
-    'illumination': (_joint_illumination, _IDS_illumination),
-    'harvesting': (_joint_harvesting, _IDS_harvesting),
-    'creature_components': (_joint_creature_components, _IDS_creature_components),
-    'stuck_door': (_joint_stuck_door, _IDS_stuck_door),
-    'locks': (_joint_locks, _IDS_locks),
-    'downtime_event_die': (_joint_downtime_event_die, _IDS_downtime_event_die),
-    'downtime_complications': (_joint_downtime_complications, _IDS_downtime_complications),
-    'downtime_trends': (_joint_downtime_trends, _IDS_downtime_trends),
-    'downtime_action': (_joint_downtime_action, _IDS_downtime_action),
-    'activity_tracker': (_joint_activity_tracker, _IDS_activity_tracker),
-    'amount_wasted': (_joint_amount_wasted, _IDS_amount_wasted),
-    'combat_distance': (_joint_combat_distance, _IDS_combat_distance),
-    'surprise': (_joint_surprise, _IDS_surprise),
-    'initiative': (_joint_initiative, _IDS_initiative),
-    'spd': (_joint_spd, _IDS_spd),
-    'movement_dice': (_joint_movement_dice, _IDS_movement_dice),
-    'movement_roll': (_joint_movement_roll, _IDS_movement_roll),
-    'shift': (_joint_shift, _IDS_shift),
-    'attack_roll': (_joint_attack_roll, _IDS_attack_roll),
-    'enhance_impair': (_joint_enhance_impair, _IDS_enhance_impair),
-    'wounds': (_joint_wounds, _IDS_wounds),
-    'zero_hp_saving_throw': (_joint_zero_hp_saving_throw, _IDS_zero_hp_saving_throw),
-    'chase_movement_roll': (_joint_chase_movement_roll, _IDS_chase_movement_roll),
-    'fall_damage_table': (_joint_fall_damage_table, _IDS_fall_damage_table),
-    'fall_damage': (_joint_fall_damage, _IDS_fall_damage),
-    'burning': (_joint_burning, _IDS_burning),
-    'hold_breath': (_joint_hold_breath, _IDS_hold_breath),
-    'out_of_breath': (_joint_out_of_breath, _IDS_out_of_breath),
-}
-INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
-    'check': (('dv', 'int', -10, 30, (), 4), ('attribute', 'int', 1, 20, (), 10)),
-    'saving_throw': (('threat_renown', 'int', 0, 20, (), 4), ('attribute', 'int', 1, 20, (), 10)),
-    'reaction_roll': (('column', 'int', 1, 5, (), 3),),
-    'giving_exchange': (
-        ('result', 'choice', None, None, ('success', 'failure'), 'success'),
-        ('impact', 'choice', None, None, ('strong', 'fair', 'weak'), 'fair'),
-    ),
-    'taking_exchange': (
-        ('result', 'choice', None, None, ('success', 'failure'), 'success'),
-        ('position', 'choice', None, None, ('shaky', 'risky', 'dire'), 'risky'),
-        ('impact', 'choice', None, None, ('strong', 'fair', 'weak'), 'fair'),
-    ),
-    'convincing_exchange': (
-        ('result', 'choice', None, None, ('success', 'failure'), 'success'),
-        ('position', 'choice', None, None, ('shaky', 'risky', 'dire'), 'risky'),
-        ('impact', 'choice', None, None, ('strong', 'fair', 'weak'), 'fair'),
-    ),
-    'item_slots': (('phys', 'int', 1, 20, (), 10),),
-    'encumbrance': (
-        ('phys', 'int', 1, 20, (), 10), ('filled', 'int', 0, 40, (), 0), ('exhaustion', 'int', 0, 20, (), 0)
-    ),
-    'restore_depletion': (('item_slots', 'int', 1, 10, (), 1),),
-    'supply_available': (
-        ('settlement', 'choice', None, None, ('hamlet', 'village', 'town', 'city', 'metropolis'), 'village'),
-        ('column', 'int', 1, 6, (), 1),
-    ),
-    'travel_event_die': (('no_watch', 'flag', None, None, (), False),),
-    'take_watch': (('watchers', 'int', 0, 2, (), 2),),
-    'travel_pace': (
-        (
-            'condition',
-            'choice',
-            None,
-            None,
-            (
-                'mount', 'road', 'slowly', 'quickly', 'rough', 'wild', 'night', 'inclement', 'severe', 'detailed_map',
-                'general_map', 'misleading_map',
-            ),
-            'road',
-        ),
-    ),
-    'weather': (
-        ('season', 'choice', None, None, ('spring', 'summer', 'autumn', 'winter'), 'spring'),
-        ('modifier', 'int', -2, 2, (), 0),
-    ),
-    'exploration_event_die': (),
-    'exploration_pace': (
-        ('condition', 'choice', None, None, ('slowly', 'quickly', 'large', 'huge', 'explored'), 'slowly'),
-    ),
-    'stealth': (('skill', 'int', 1, 20, (), 10), ('encumbrance', 'int', 0, 12, (), 0)),
-    'group_stealth': (('skill', 'int', 1, 20, (), 10), ('group_encumbrance', 'int', 0, 48, (), 0)),
-    'illumination': (('burn', 'int', 0, 24, (), 4), ('members', 'int', 1, 12, (), 4)),
-    'harvesting': (('skill', 'int', 1, 20, (), 10), ('threat', 'int', 0, 20, (), 4)),
-    'creature_components': (('threat', 'int', 0, 20, (), 4),),
-    'stuck_door': (('phys', 'int', 1, 20, (), 10), ('door_dv', 'int', 0, 20, (), 4), ('helpers', 'int', 0, 6, (), 0)),
-    'locks': (),
-    'downtime_event_die': (),
-    'downtime_complications': (),
-    'downtime_trends': (),
-    'downtime_action': (('modifiers', 'int', -6, 6, (), 0),),
-    'activity_tracker': (('goal', 'choice', None, None, ('minor', 'significant', 'campaign', 'major'), 'minor'),),
-    'amount_wasted': (
-        ('settlement', 'choice', None, None, ('hamlet', 'village', 'town', 'city', 'metropolis'), 'town'),
-    ),
-    'combat_distance': (),
-    'surprise': (),
-    'initiative': (('call', 'choice', None, None, ('odd', 'even'), 'odd'),),
-    'spd': (('skill', 'int', 1, 20, (), 10), ('encumbrance', 'int', 0, 12, (), 0)),
-    'movement_dice': (('spd', 'int', -11, 20, (), 8),),
-    'movement_roll': (('movement_dice', 'int', 0, 5, (), 2),),
-    'shift': (('movement_dice', 'int', 0, 5, (), 2),),
-    'attack_roll': (
-        ('die', 'choice', None, None, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'), 'd6'),
-        ('blocks', 'int', 0, 6, (), 0),
-        ('enhance', 'int', 0, 6, (), 0),
-        ('missile', 'flag', None, None, (), False),
-    ),
-    'enhance_impair': (
-        ('die', 'choice', None, None, ('one', 'd4', 'd6', 'd8', 'd10', 'd12', 'd20'), 'd6'),
-        ('blocks', 'int', 0, 6, (), 0),
-        ('enhance', 'int', 0, 6, (), 0),
-    ),
-    'wounds': (
-        ('damage', 'int', 1, 30, (), 1),
-        ('damage_type', 'choice', None, None, ('physical', 'shock', 'burn', 'toxic'), 'physical'),
-    ),
-    'zero_hp_saving_throw': (('phys', 'int', 1, 20, (), 10), ('damage_taken', 'int', 0, 30, (), 4)),
-    'chase_movement_roll': (
-        ('movement_dice', 'int', 0, 5, (), 2), ('sprint', 'choice', None, None, ('none', 'success', 'failure'), 'none')
-    ),
-    'fall_damage_table': (
-        ('height', 'choice', None, None, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'), 'ft10'),
-    ),
-    'fall_damage': (
-        ('height', 'choice', None, None, ('ft10', 'ft20', 'ft30', 'ft40', 'ft50', 'ft60', 'ft70'), 'ft10'),
-    ),
-    'burning': (),
-    'hold_breath': (('phys', 'int', 1, 20, (), 10),),
-    'out_of_breath': (),
-}
+INPUTS: dict[str, tuple[InputSpec, ...]] = {name: rule.inputs for name, rule in _RULES.items()}
 DOCUMENTS: dict[str, Document] = {
     'attributes': Document(
         'attributes',
@@ -7702,64 +6307,3 @@ CARRY: dict[str, tuple[tuple[str, str], ...]] = {
 def session(rng: random.Random | None = None) -> Session:
     """Rolls in a row, each carrying what the document says into the next (see Session)."""
     return Session(RESOLVERS, CARRY, rng)
-
-
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
-    'check': _totals_check,
-    'saving_throw': _totals_saving_throw,
-    'travel_event_die': _totals_travel_event_die,
-    'weather': _totals_weather,
-    'exploration_event_die': _totals_exploration_event_die,
-    'stealth': _totals_stealth,
-    'group_stealth': _totals_group_stealth,
-    'harvesting': _totals_harvesting,
-    'stuck_door': _totals_stuck_door,
-    'locks': _totals_locks,
-    'downtime_event_die': _totals_downtime_event_die,
-    'downtime_complications': _totals_downtime_complications,
-    'downtime_trends': _totals_downtime_trends,
-    'downtime_action': _totals_downtime_action,
-    'amount_wasted': _totals_amount_wasted,
-    'combat_distance': _totals_combat_distance,
-    'surprise': _totals_surprise,
-    'initiative': _totals_initiative,
-    'movement_roll': _totals_movement_roll,
-    'attack_roll': _totals_attack_roll,
-    'zero_hp_saving_throw': _totals_zero_hp_saving_throw,
-    'chase_movement_roll': _totals_chase_movement_roll,
-    'fall_damage': _totals_fall_damage,
-    'burning': _totals_burning,
-    'out_of_breath': _totals_out_of_breath,
-}
-
-
-def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
-    if name not in table:
-        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
-    allowed = tuple(spec[0] for spec in INPUTS[name])
-    for key in inputs:
-        if key not in allowed:
-            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
-
-
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _odds_of(joint(inputs), ids)
-
-
-def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
-    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
-
-    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
-    Follows no chain (`->`): simulate the chained table on its own."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _sample(name, inputs, joint(inputs), ids, n, seed)
-
-
-def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
-    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
-    _known(name, inputs, _TOTALS)
-    return _TOTALS[name](inputs)

@@ -31,12 +31,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
+from typing import Any as _Any
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
 from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
-from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
+from typing import cast as _cast
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -1034,6 +1035,175 @@ def _describe(
     return text
 
 
+# ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
+
+InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Generic[_Landed]):
+    """One roll or table: its data, and the rule's own expressions as small compiled functions. `_run`,
+    `_joint` and `_totals` below do the rest alike for every rule.
+
+    The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
+    `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
+    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
+    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
+    of exploding dice listed one by one."""
+
+    name: str
+    label: str
+    inputs: tuple[InputSpec, ...]
+    outcomes: tuple[tuple[_Landed, ...], ...]  # by band, then by column
+    ids: tuple[str, ...]  # each band's outcome id
+    total: Callable[..., _Any]  # a roll's total is an int; a table's key or a formula's value may be text or yes/no
+    band: Callable[..., int]
+    lets: Callable[..., tuple[object, ...]] | None = None
+    column: Callable[..., int] | None = None
+    values: Callable[..., dict[str, object]] | None = None
+    rerolls: Callable[..., frozenset[str]] | None = None
+    horizon: Callable[..., int] | None = None
+    reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    dice: bool = True  # False: a table read by its key, or a formula without dice
+    covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
+    more: bool = False  # a band's data rolls dice
+    chains: bool = False  # a band names a table to roll next
+
+
+_RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
+
+
+def _input(spec: InputSpec, value: object) -> object:
+    """An input checked against its spec, as `odds()` and a chain pass them."""
+    name, kind, low, high, options, _ = spec
+    if kind == "int":
+        return check_int(name, value, low, high)
+    if kind == "flag":
+        return check_flag(name, value)
+    return check_choice(name, value, options)
+
+
+def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]:
+    """The inputs of `rule` from `given` (defaults where it says nothing), checked, in order."""
+    return tuple(_input(spec, given.get(spec[0], spec[5])) for spec in rule.inputs)
+
+
+def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
+         depth: int = 0) -> Result[_Landed]:
+    """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
+    rng = _RNG if rng is None else rng
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    first: tuple[AnyResult, ...] = ()
+    if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
+        trace = _describe(rule.label, d.groups, total, outcome, (), {})
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    extra = _Rolling(rng) if rule.more else None
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    if first:
+        trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
+    chain: tuple[AnyResult, ...] = ()
+    target = values.get("next") if rule.chains else None
+    if isinstance(target, str) and target in _RULES:
+        _check_chain(depth + 1, rule.name)
+        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
+        trace += "; then " + link.trace
+        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
+                        link.trace), *link.chain)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
+        _Rolling, object, tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None], int, int,
+        _Landed]:
+    """Roll once: the dice source, the total, what the bands read (`_Rolling.read`), the band's and column's
+    index, and the outcome."""
+    d = _Rolling(rng)
+    total = rule.total(d, *args)
+    reading = d.read()
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    c = rule.column(*args) if rule.column is not None else 0
+    if b >= 0:
+        return d, total, reading, b, c, rule.outcomes[b][c]
+    if rule.covers:
+        _no_band(rule.name)
+    return d, total, reading, b, c, _cast(_Landed, None)  # a rule no band may take is a _Rule[Outcome | None]
+
+
+def _whole(total: object) -> int | None:
+    """A result's total: a whole number, or None (a table's key in words, a yes/no formula)."""
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
+    """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    total = rule.total(plan, *args)
+    if not rule.dice:  # a table's key or a formula's value: one result
+        return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
+    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
+                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
+
+
+def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
+    """Exact probability of each total of `rule` for `given`, lowest first."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    rule.total(plan, *args)
+    rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
+    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
+
+
+def _rerolled(rule: _Rule[_Any], args: tuple[object, ...]) -> set[int]:
+    """The bands (by index) a first result is rolled again from, for these inputs."""
+    if rule.rerolls is None:
+        return set()
+    again = rule.rerolls(*args)
+    return {i for i, band in enumerate(rule.ids) if band in again}
+
+
+def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule[_Any]:
+    """The rule `name` (among those that roll dice, with `dice`), once `inputs` names only its inputs."""
+    rules = [n for n, rule in _RULES.items() if rule.dice or not dice]
+    if name not in rules:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(rules)}")
+    allowed = tuple(spec[0] for spec in _RULES[name].inputs)
+    for key in inputs:
+        if key not in allowed:
+            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+    return _RULES[name]
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    rule = _known(name, inputs)
+    return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    rule = _known(name, inputs)
+    return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
+
+
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    return _totals(_known(name, inputs, dice=True), inputs)
+
+
 @dataclass(frozen=True, slots=True)
 class Picked:
     """The candidate a priority list picks, and why."""
@@ -1428,7 +1598,11 @@ DICE: dict[str, Faces] = {'attack': _DIE_attack, 'evasion': _DIE_evasion, 'enemy
 
 _OUT_starting_orders: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_starting_orders: tuple[str, ...] = ()
+
+
+def _total_starting_orders(d: _Rolling | _Planning | _Replaying) -> int:
+    return ((4 + 2) + 2)
+
 
 _BAND_starting_orders: dict[int | str, int] = {}  # the band of each value
 
@@ -1453,34 +1627,17 @@ def _values_starting_orders(
     return values
 
 
-def _run_starting_orders(rng: random.Random, depth: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((4 + 2) + 2)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_starting_orders.get(r_total, -1)
-    c = 0
-    outcome = _OUT_starting_orders[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_starting_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Order tokens at setup', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'starting_orders',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_starting_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_starting_orders(rng, depth)
+_RULE_starting_orders: _Rule[Outcome[str] | None] = _Rule(
+    'starting_orders',
+    'Order tokens at setup',
+    (),
+    _OUT_starting_orders,
+    (),
+    _total_starting_orders,
+    _band_starting_orders,
+    values=_values_starting_orders,
+    dice=False,
+)
 
 
 def starting_orders(*, rng: random.Random | None = None) -> AnyResult:
@@ -1490,19 +1647,16 @@ def starting_orders(*, rng: random.Random | None = None) -> AnyResult:
         'Each player is now given 4 Crew Order tokens, 2 Movement Order tokens and 2 Attack Order tokens, to be placed '
         'in the Fresh Order area.'
     )
-    return _run_starting_orders(_RNG if rng is None else rng, 0)
-
-
-def _joint_starting_orders(given: Mapping[str, object]) -> Joint:
-    r_total: int = ((4 + 2) + 2)
-    return {(_band_starting_orders(r_total, None, (), (), False), r_total): 1}, 1
-
-
+    return _run(_RULE_starting_orders, rng, ())
 
 
 _OUT_starting_gold: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_starting_gold: tuple[str, ...] = ()
+
+
+def _total_starting_gold(d: _Rolling | _Planning | _Replaying) -> int:
+    return ((2 * 20) + (1 * 10))
+
 
 _BAND_starting_gold: dict[int | str, int] = {}  # the band of each value
 
@@ -1527,34 +1681,17 @@ def _values_starting_gold(
     return values
 
 
-def _run_starting_gold(rng: random.Random, depth: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((2 * 20) + (1 * 10))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_starting_gold.get(r_total, -1)
-    c = 0
-    outcome = _OUT_starting_gold[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_starting_gold(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Gold at setup', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'starting_gold',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_starting_gold(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_starting_gold(rng, depth)
+_RULE_starting_gold: _Rule[Outcome[str] | None] = _Rule(
+    'starting_gold',
+    'Gold at setup',
+    (),
+    _OUT_starting_gold,
+    (),
+    _total_starting_gold,
+    _band_starting_gold,
+    values=_values_starting_gold,
+    dice=False,
+)
 
 
 def starting_gold(*, rng: random.Random | None = None) -> AnyResult:
@@ -1563,14 +1700,7 @@ def starting_gold(*, rng: random.Random | None = None) -> AnyResult:
         '\n'
         'Each player is given 2x 20 gold and 1x 10 gold tokens.'
     )
-    return _run_starting_gold(_RNG if rng is None else rng, 0)
-
-
-def _joint_starting_gold(given: Mapping[str, object]) -> Joint:
-    r_total: int = ((2 * 20) + (1 * 10))
-    return {(_band_starting_gold(r_total, None, (), (), False), r_total): 1}, 1
-
-
+    return _run(_RULE_starting_gold, rng, ())
 
 
 _Id_crew_dies = _Literal['dies', 'lives']
@@ -1582,7 +1712,11 @@ _OUT_crew_dies: tuple[tuple[Outcome[_Id_crew_dies], ...], ...] = (
     ),
     (Outcome('lives', 'Lives', None, 'otherwise', None),),
 )
-_IDS_crew_dies: tuple[str, ...] = ('dies', 'lives')
+
+
+def _total_crew_dies(d: _Rolling | _Planning | _Replaying, v_length: int, v_damage: int, v_strain: int) -> int:
+    return (v_damage + v_strain)
+
 
 def _band_crew_dies(
     r_total: int,
@@ -1620,42 +1754,18 @@ def _values_crew_dies(
     return values
 
 
-def _run_crew_dies(rng: random.Random, depth: int, v_length: int, v_damage: int, v_strain: int) -> Result[
-    Outcome[_Id_crew_dies]
-]:
-    d = _Rolling(rng)
-    r_total: int = (v_damage + v_strain)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_crew_dies(r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
-    c = 0
-    outcome = _OUT_crew_dies[b][c] if b >= 0 else _no_band('crew_dies')
-    extra = None  # no band's data rolls dice
-    values = _values_crew_dies(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_length, v_damage, v_strain)
-    inputs: dict[str, object] = {'length': v_length, 'damage': v_damage, 'strain': v_strain}
-    trace = _describe('Health/Strain track fills', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'crew_dies',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_crew_dies(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_crew_dies(
-        rng,
-        depth,
-        _check_int('length', given.get('length', 6), 1, 12),
-        _check_int('damage', given.get('damage', 0), 0, 12),
-        _check_int('strain', given.get('strain', 0), 0, 12),
-    )
+_RULE_crew_dies: _Rule[Outcome[_Id_crew_dies]] = _Rule(
+    'crew_dies',
+    'Health/Strain track fills',
+    (('length', 'int', 1, 12, (), 6), ('damage', 'int', 0, 12, (), 0), ('strain', 'int', 0, 12, (), 0)),
+    _OUT_crew_dies,
+    ('dies', 'lives'),
+    _total_crew_dies,
+    _band_crew_dies,
+    values=_values_crew_dies,
+    dice=False,
+    covers=True,
+)
 
 
 def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.Random | None = None) -> Result[
@@ -1670,23 +1780,11 @@ def crew_dies(*, length: int = 6, damage: int = 0, strain: int = 0, rng: random.
         'when damage + strain >= length: Dies -- If the track ever fills, the Crew member dies!\n'
         'otherwise: Lives'
     )
-    return _run_crew_dies(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('length', length, 1, 12),
-        _check_int('damage', damage, 0, 12),
-        _check_int('strain', strain, 0, 12),
+    return _run(
+        _RULE_crew_dies,
+        rng,
+        (_check_int('length', length, 1, 12), _check_int('damage', damage, 0, 12), _check_int('strain', strain, 0, 12)),
     )
-
-
-def _joint_crew_dies(given: Mapping[str, object]) -> Joint:
-    v_length = _check_int('length', given.get('length', 6), 1, 12)
-    v_damage = _check_int('damage', given.get('damage', 0), 0, 12)
-    v_strain = _check_int('strain', given.get('strain', 0), 0, 12)
-    r_total: int = (v_damage + v_strain)
-    return {(_band_crew_dies(r_total, None, (), (), False, v_length, v_damage, v_strain), r_total): 1}, 1
-
-
 
 
 _Id_map_spaces = _Literal['calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks']
@@ -1738,7 +1836,11 @@ _OUT_map_spaces: tuple[tuple[Outcome[_Id_map_spaces], ...], ...] = (
         ),
     ),
 )
-_IDS_map_spaces: tuple[str, ...] = ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
+
+
+def _total_map_spaces(d: _Rolling | _Planning | _Replaying, v_space: str, v_crew_on_blue_nodes: int) -> str:
+    return v_space
+
 
 # the band of each value
 _BAND_map_spaces: dict[int | str, int] = {
@@ -1791,45 +1893,28 @@ def _values_map_spaces(
     return values
 
 
-def _run_map_spaces(rng: random.Random, depth: int, v_space: str, v_crew_on_blue_nodes: int) -> Result[
-    Outcome[_Id_map_spaces]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_space
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_map_spaces.get(r_total, -1)
-    c = 0
-    outcome = _OUT_map_spaces[b][c] if b >= 0 else _no_band('map_spaces')
-    extra = None  # no band's data rolls dice
-    values = _values_map_spaces(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space, v_crew_on_blue_nodes)
-    inputs: dict[str, object] = {'space': v_space, 'crew_on_blue_nodes': v_crew_on_blue_nodes}
-    trace = _describe('Map spaces', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'map_spaces',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_map_spaces(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_map_spaces(
-        rng,
-        depth,
-        _check_choice(
+_RULE_map_spaces: _Rule[Outcome[_Id_map_spaces]] = _Rule(
+    'map_spaces',
+    'Map spaces',
+    (
+        (
             'space',
-            given.get('space', 'calm_seas'),
+            'choice',
+            None,
+            None,
             ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
+            'calm_seas',
         ),
-        _check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10),
-    )
+        ('crew_on_blue_nodes', 'int', 0, 10, (), 1),
+    ),
+    _OUT_map_spaces,
+    ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
+    _total_map_spaces,
+    _band_map_spaces,
+    values=_values_map_spaces,
+    dice=False,
+    covers=True,
+)
 
 
 def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: random.Random | None = None) -> Result[
@@ -1853,32 +1938,25 @@ def map_spaces(*, space: str = 'calm_seas', crew_on_blue_nodes: int = 1, rng: ra
         'first time they are visited, but are always well guarded!\n'
         'shipwrecks: Shipwrecks -- **Shipwrecks** - Should a player visit these sites, they may draw 1 Treasure card.'
     )
-    return _run_map_spaces(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice(
-            'space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
+    return _run(
+        _RULE_map_spaces,
+        rng,
+        (
+            _check_choice(
+                'space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
+            ),
+            _check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10),
         ),
-        _check_int('crew_on_blue_nodes', crew_on_blue_nodes, 0, 10),
     )
-
-
-def _joint_map_spaces(given: Mapping[str, object]) -> Joint:
-    v_space = _check_choice(
-        'space',
-        given.get('space', 'calm_seas'),
-        ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
-    )
-    v_crew_on_blue_nodes = _check_int('crew_on_blue_nodes', given.get('crew_on_blue_nodes', 1), 0, 10)
-    r_total: str = v_space
-    return {(_band_map_spaces(r_total, None, (), (), False, v_space, v_crew_on_blue_nodes), r_total): 1}, 1
-
-
 
 
 _OUT_storm_strain: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_storm_strain: tuple[str, ...] = ()
+
+
+def _total_storm_strain(d: _Rolling | _Planning | _Replaying, v_strain: int, v_storm: bool) -> int:
+    return ((v_strain * 2) if v_storm else v_strain)
+
 
 _BAND_storm_strain: dict[int | str, int] = {}  # the band of each value
 
@@ -1911,36 +1989,17 @@ def _values_storm_strain(
     return values
 
 
-def _run_storm_strain(rng: random.Random, depth: int, v_strain: int, v_storm: bool) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((v_strain * 2) if v_storm else v_strain)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_storm_strain.get(r_total, -1)
-    c = 0
-    outcome = _OUT_storm_strain[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_storm_strain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_strain, v_storm)
-    inputs: dict[str, object] = {'strain': v_strain, 'storm': v_storm}
-    trace = _describe('Strain in a Storm', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'storm_strain',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_storm_strain(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_storm_strain(
-        rng, depth, _check_int('strain', given.get('strain', 1), 0, 12), _check_flag('storm', given.get('storm', False))
-    )
+_RULE_storm_strain: _Rule[Outcome[str] | None] = _Rule(
+    'storm_strain',
+    'Strain in a Storm',
+    (('strain', 'int', 0, 12, (), 1), ('storm', 'flag', None, None, (), False)),
+    _OUT_storm_strain,
+    (),
+    _total_storm_strain,
+    _band_storm_strain,
+    values=_values_storm_strain,
+    dice=False,
+)
 
 
 def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | None = None) -> AnyResult:
@@ -1949,23 +2008,16 @@ def storm_strain(*, strain: int = 1, storm: bool = False, rng: random.Random | N
         '\n'
         'Strain suffered by Crew is doubled if in tile with a Storm.'
     )
-    return _run_storm_strain(
-        _RNG if rng is None else rng, 0, _check_int('strain', strain, 0, 12), _check_flag('storm', storm)
-    )
-
-
-def _joint_storm_strain(given: Mapping[str, object]) -> Joint:
-    v_strain = _check_int('strain', given.get('strain', 1), 0, 12)
-    v_storm = _check_flag('storm', given.get('storm', False))
-    r_total: int = ((v_strain * 2) if v_storm else v_strain)
-    return {(_band_storm_strain(r_total, None, (), (), False, v_strain, v_storm), r_total): 1}, 1
-
-
+    return _run(_RULE_storm_strain, rng, (_check_int('strain', strain, 0, 12), _check_flag('storm', storm)))
 
 
 _OUT_ship_movement_actions: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_ship_movement_actions: tuple[str, ...] = ()
+
+
+def _total_ship_movement_actions(d: _Rolling | _Planning | _Replaying, v_movement_orders: int) -> int:
+    return (2 * v_movement_orders)
+
 
 _BAND_ship_movement_actions: dict[int | str, int] = {}  # the band of each value
 
@@ -1996,34 +2048,17 @@ def _values_ship_movement_actions(
     return values
 
 
-def _run_ship_movement_actions(rng: random.Random, depth: int, v_movement_orders: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (2 * v_movement_orders)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_ship_movement_actions.get(r_total, -1)
-    c = 0
-    outcome = _OUT_ship_movement_actions[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_ship_movement_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_movement_orders)
-    inputs: dict[str, object] = {'movement_orders': v_movement_orders}
-    trace = _describe('Movement actions from Movement Orders', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'ship_movement_actions',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_ship_movement_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_ship_movement_actions(rng, depth, _check_int('movement_orders', given.get('movement_orders', 1), 0, 8))
+_RULE_ship_movement_actions: _Rule[Outcome[str] | None] = _Rule(
+    'ship_movement_actions',
+    'Movement actions from Movement Orders',
+    (('movement_orders', 'int', 0, 8, (), 1),),
+    _OUT_ship_movement_actions,
+    (),
+    _total_ship_movement_actions,
+    _band_ship_movement_actions,
+    values=_values_ship_movement_actions,
+    dice=False,
+)
 
 
 def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None = None) -> AnyResult:
@@ -2032,17 +2067,7 @@ def ship_movement_actions(*, movement_orders: int = 1, rng: random.Random | None
         '\n'
         'Each Movement Order generates 2 movement actions.'
     )
-    return _run_ship_movement_actions(
-        _RNG if rng is None else rng, 0, _check_int('movement_orders', movement_orders, 0, 8)
-    )
-
-
-def _joint_ship_movement_actions(given: Mapping[str, object]) -> Joint:
-    v_movement_orders = _check_int('movement_orders', given.get('movement_orders', 1), 0, 8)
-    r_total: int = (2 * v_movement_orders)
-    return {(_band_ship_movement_actions(r_total, None, (), (), False, v_movement_orders), r_total): 1}, 1
-
-
+    return _run(_RULE_ship_movement_actions, rng, (_check_int('movement_orders', movement_orders, 0, 8),))
 
 
 _Id_sea_event_draw = _Literal['no_draw', 'draw']
@@ -2056,7 +2081,11 @@ _OUT_sea_event_draw: tuple[tuple[Outcome[_Id_sea_event_draw], ...], ...] = (
     ),
     (Outcome('draw', 'Draw', 'they should draw a Sea Event card and resolve it immediately.', 'otherwise', None),),
 )
-_IDS_sea_event_draw: tuple[str, ...] = ('no_draw', 'draw')
+
+
+def _total_sea_event_draw(d: _Rolling | _Planning | _Replaying, v_space: str) -> str:
+    return v_space
+
 
 def _band_sea_event_draw(
     r_total: str,
@@ -2090,42 +2119,27 @@ def _values_sea_event_draw(
     return values
 
 
-def _run_sea_event_draw(rng: random.Random, depth: int, v_space: str) -> Result[Outcome[_Id_sea_event_draw]]:
-    d = _Rolling(rng)
-    r_total: str = v_space
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_sea_event_draw(r_total, r_natural, r_dice, r_read, zero, v_space)
-    c = 0
-    outcome = _OUT_sea_event_draw[b][c] if b >= 0 else _no_band('sea_event_draw')
-    extra = None  # no band's data rolls dice
-    values = _values_sea_event_draw(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_space)
-    inputs: dict[str, object] = {'space': v_space}
-    trace = _describe('Sea Events', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'sea_event_draw',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_sea_event_draw(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_sea_event_draw(
-        rng,
-        depth,
-        _check_choice(
+_RULE_sea_event_draw: _Rule[Outcome[_Id_sea_event_draw]] = _Rule(
+    'sea_event_draw',
+    'Sea Events',
+    (
+        (
             'space',
-            given.get('space', 'calm_seas'),
+            'choice',
+            None,
+            None,
             ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
+            'calm_seas',
         ),
-    )
+    ),
+    _OUT_sea_event_draw,
+    ('no_draw', 'draw'),
+    _total_sea_event_draw,
+    _band_sea_event_draw,
+    values=_values_sea_event_draw,
+    dice=False,
+    covers=True,
+)
 
 
 def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None) -> Result[
@@ -2141,25 +2155,15 @@ def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None
         'ends their turn on a **Port, Island** or **Altar** space.\n'
         'otherwise: Draw -- they should draw a Sea Event card and resolve it immediately.'
     )
-    return _run_sea_event_draw(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice(
-            'space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
+    return _run(
+        _RULE_sea_event_draw,
+        rng,
+        (
+            _check_choice(
+                'space', space, ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks')
+            ),
         ),
     )
-
-
-def _joint_sea_event_draw(given: Mapping[str, object]) -> Joint:
-    v_space = _check_choice(
-        'space',
-        given.get('space', 'calm_seas'),
-        ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
-    )
-    r_total: str = v_space
-    return {(_band_sea_event_draw(r_total, None, (), (), False, v_space), r_total): 1}, 1
-
-
 
 
 _N_expedition_test: dict[str, dict[str, int]] = {'hermit': {'none': 0, 'with_others': 1, 'alone': -1}}
@@ -2173,9 +2177,8 @@ _OUT_expedition_test: tuple[tuple[Outcome[_Id_expedition_test], ...], ...] = (
     ),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_expedition_test: tuple[str, ...] = ('success', 'failure')
-_READS_expedition_test: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_expedition_test_0 = _dice(1, 10)  # d10
+
 
 def _lets_expedition_test(v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool) -> tuple[
     int
@@ -2249,72 +2252,25 @@ def _rerolls_expedition_test(
     return frozenset(ids)
 
 
-def _run_expedition_test(
-    rng: random.Random, depth: int, v_stat: int, v_selfless: bool, v_hermit: str, v_fortuitous: bool, v_dyspraxic: bool
-) -> Result[Outcome[_Id_expedition_test]]:
-    v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_expedition_test_0, 'd10') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_expedition_test(
-        r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
-    )
-    c = 0
-    outcome = _OUT_expedition_test[b][c] if b >= 0 else _no_band('expedition_test')
-    first: tuple[AnyResult, ...] = ()
-    if b >= 0 and _IDS_expedition_test[b] in _rerolls_expedition_test(
-        v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
-    ):
-        first = (
-            Result(
-                'expedition_test',
-                {},
-                r_dice,
-                r_kept,
-                r_total if isinstance(r_total, int) else None,
-                outcome,
-                {},
-                _describe('Island Exploration test', groups, r_total, outcome, [], {}),
-            ),
-        )
-        d = _Rolling(rng)
-        r_total = int((d.roll(_DICE_expedition_test_0, 'd10') + v_modifier))
-        r_dice, r_kept, r_read, r_natural = d.read()
-        groups, zero = d.groups, d.zero
-        b = _band_expedition_test(
-            r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic,
-            v_modifier,
-        )
-        c = 0
-        outcome = _OUT_expedition_test[b][c] if b >= 0 else _no_band('expedition_test')
-    extra = None  # no band's data rolls dice
-    values = _values_expedition_test(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic,
-        v_modifier,
-    )
-    inputs: dict[str, object] = {
-        'stat': v_stat, 'selfless': v_selfless, 'hermit': v_hermit, 'fortuitous': v_fortuitous, 'dyspraxic': v_dyspraxic
-    }
-    trace = _describe('Island Exploration test', groups, r_total, outcome, (), values)
-    if first:
-        trace = first[0].trace + '; rolled again, the new result is final: ' + trace.removeprefix(
-            'Island Exploration test: '
-        )
-    chain: tuple[AnyResult, ...] = ()
-    return Result('expedition_test', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain, rerolled=first)
-
-
-def _chain_expedition_test(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_expedition_test(
-        rng,
-        depth,
-        _check_int('stat', given.get('stat', 5), 1, 10),
-        _check_flag('selfless', given.get('selfless', False)),
-        _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone')),
-        _check_flag('fortuitous', given.get('fortuitous', False)),
-        _check_flag('dyspraxic', given.get('dyspraxic', False)),
-    )
+_RULE_expedition_test: _Rule[Outcome[_Id_expedition_test]] = _Rule(
+    'expedition_test',
+    'Island Exploration test',
+    (
+        ('stat', 'int', 1, 10, (), 5),
+        ('selfless', 'flag', None, None, (), False),
+        ('hermit', 'choice', None, None, ('none', 'with_others', 'alone'), 'none'),
+        ('fortuitous', 'flag', None, None, (), False),
+        ('dyspraxic', 'flag', None, None, (), False),
+    ),
+    _OUT_expedition_test,
+    ('success', 'failure'),
+    _total_expedition_test,
+    _band_expedition_test,
+    lets=_lets_expedition_test,
+    values=_values_expedition_test,
+    rerolls=_rerolls_expedition_test,
+    covers=True,
+)
 
 
 def expedition_test(
@@ -2335,66 +2291,17 @@ def expedition_test(
         "when total <= stat: Success -- Scoring equal to or less than the Crew's stat results in a success.\n"
         'otherwise: Failure'
     )
-    return _run_expedition_test(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('stat', stat, 1, 10),
-        _check_flag('selfless', selfless),
-        _check_choice('hermit', hermit, ('none', 'with_others', 'alone')),
-        _check_flag('fortuitous', fortuitous),
-        _check_flag('dyspraxic', dyspraxic),
+    return _run(
+        _RULE_expedition_test,
+        rng,
+        (
+            _check_int('stat', stat, 1, 10),
+            _check_flag('selfless', selfless),
+            _check_choice('hermit', hermit, ('none', 'with_others', 'alone')),
+            _check_flag('fortuitous', fortuitous),
+            _check_flag('dyspraxic', dyspraxic),
+        ),
     )
-
-
-def _totals_expedition_test(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_stat = _check_int('stat', given.get('stat', 5), 1, 10)
-    v_selfless = _check_flag('selfless', given.get('selfless', False))
-    v_hermit = _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
-    v_fortuitous = _check_flag('fortuitous', given.get('fortuitous', False))
-    v_dyspraxic = _check_flag('dyspraxic', given.get('dyspraxic', False))
-    v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    plan = _Planning()
-    _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
-    again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
-    rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_expedition_test(
-            _Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
-        ),
-        lambda t, n, f, k: _band_expedition_test(
-            t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
-        ),
-        rerolled,
-        _READS_expedition_test,
-    )
-
-
-def _joint_expedition_test(given: Mapping[str, object]) -> Joint:
-    v_stat = _check_int('stat', given.get('stat', 5), 1, 10)
-    v_selfless = _check_flag('selfless', given.get('selfless', False))
-    v_hermit = _check_choice('hermit', given.get('hermit', 'none'), ('none', 'with_others', 'alone'))
-    v_fortuitous = _check_flag('fortuitous', given.get('fortuitous', False))
-    v_dyspraxic = _check_flag('dyspraxic', given.get('dyspraxic', False))
-    v_modifier, = _lets_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic)
-    plan = _Planning()
-    _total_expedition_test(plan, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
-    again = _rerolls_expedition_test(v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier)
-    rerolled = {i for i, band in enumerate(_IDS_expedition_test) if band in again}
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_expedition_test(
-            _Replaying(g), v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
-        ),
-        lambda t, n, f, k: _band_expedition_test(
-            t, n, f, k, plan.zero, v_stat, v_selfless, v_hermit, v_fortuitous, v_dyspraxic, v_modifier
-        ),
-        rerolled,
-        _READS_expedition_test,
-    )
-    return joint
-
-
 
 
 _Id_expedition_test_crew = _Literal['success', 'failure']
@@ -2407,9 +2314,8 @@ _OUT_expedition_test_crew: tuple[tuple[Outcome[_Id_expedition_test_crew], ...], 
     ),
     (Outcome('failure', 'Failure', None, 'otherwise', None),),
 )
-_IDS_expedition_test_crew: tuple[str, ...] = ('success', 'failure')
-_READS_expedition_test_crew: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_expedition_test_crew_0 = _dice(1, 10)  # d10
+
 
 def _lets_expedition_test_crew(v_a: int, v_b: int, v_c: int, v_arrogant: str) -> tuple[int]:
     v_tested = (
@@ -2468,36 +2374,23 @@ def _values_expedition_test_crew(
     return values
 
 
-def _run_expedition_test_crew(rng: random.Random, depth: int, v_a: int, v_b: int, v_c: int, v_arrogant: str) -> Result[
-    Outcome[_Id_expedition_test_crew]
-]:
-    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_expedition_test_crew_0, 'd10')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_expedition_test_crew(r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested)
-    c = 0
-    outcome = _OUT_expedition_test_crew[b][c] if b >= 0 else _no_band('expedition_test_crew')
-    extra = None  # no band's data rolls dice
-    values = _values_expedition_test_crew(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_a, v_b, v_c, v_arrogant, v_tested
-    )
-    inputs: dict[str, object] = {'a': v_a, 'b': v_b, 'c': v_c, 'arrogant': v_arrogant}
-    trace = _describe('Island Exploration test (three Crew)', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('expedition_test_crew', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_expedition_test_crew(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_expedition_test_crew(
-        rng,
-        depth,
-        _check_int('a', given.get('a', 5), 1, 10),
-        _check_int('b', given.get('b', 5), 1, 10),
-        _check_int('c', given.get('c', 5), 1, 10),
-        _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c')),
-    )
+_RULE_expedition_test_crew: _Rule[Outcome[_Id_expedition_test_crew]] = _Rule(
+    'expedition_test_crew',
+    'Island Exploration test (three Crew)',
+    (
+        ('a', 'int', 1, 10, (), 5),
+        ('b', 'int', 1, 10, (), 5),
+        ('c', 'int', 1, 10, (), 5),
+        ('arrogant', 'choice', None, None, ('nobody', 'crew_a', 'crew_b', 'crew_c'), 'nobody'),
+    ),
+    _OUT_expedition_test_crew,
+    ('success', 'failure'),
+    _total_expedition_test_crew,
+    _band_expedition_test_crew,
+    lets=_lets_expedition_test_crew,
+    values=_values_expedition_test_crew,
+    covers=True,
+)
 
 
 def expedition_test_crew(
@@ -2512,47 +2405,16 @@ def expedition_test_crew(
         "when total <= tested: Success -- Scoring equal to or less than the Crew's stat results in a success.\n"
         'otherwise: Failure'
     )
-    return _run_expedition_test_crew(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('a', a, 1, 10),
-        _check_int('b', b, 1, 10),
-        _check_int('c', c, 1, 10),
-        _check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')),
+    return _run(
+        _RULE_expedition_test_crew,
+        rng,
+        (
+            _check_int('a', a, 1, 10),
+            _check_int('b', b, 1, 10),
+            _check_int('c', c, 1, 10),
+            _check_choice('arrogant', arrogant, ('nobody', 'crew_a', 'crew_b', 'crew_c')),
+        ),
     )
-
-
-def _totals_expedition_test_crew(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_a = _check_int('a', given.get('a', 5), 1, 10)
-    v_b = _check_int('b', given.get('b', 5), 1, 10)
-    v_c = _check_int('c', given.get('c', 5), 1, 10)
-    v_arrogant = _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
-    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    plan = _Planning()
-    _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
-    return _exact_totals(
-        plan.specs, lambda g: _total_expedition_test_crew(_Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested)
-    )
-
-
-def _joint_expedition_test_crew(given: Mapping[str, object]) -> Joint:
-    v_a = _check_int('a', given.get('a', 5), 1, 10)
-    v_b = _check_int('b', given.get('b', 5), 1, 10)
-    v_c = _check_int('c', given.get('c', 5), 1, 10)
-    v_arrogant = _check_choice('arrogant', given.get('arrogant', 'nobody'), ('nobody', 'crew_a', 'crew_b', 'crew_c'))
-    v_tested, = _lets_expedition_test_crew(v_a, v_b, v_c, v_arrogant)
-    plan = _Planning()
-    _total_expedition_test_crew(plan, v_a, v_b, v_c, v_arrogant, v_tested)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_expedition_test_crew(_Replaying(g), v_a, v_b, v_c, v_arrogant, v_tested),
-        lambda t, n, f, k: _band_expedition_test_crew(t, n, f, k, plan.zero, v_a, v_b, v_c, v_arrogant, v_tested),
-        (),
-        _READS_expedition_test_crew,
-    )
-    return joint
-
-
 
 
 _Id_abandon_expedition = _Literal['tests', 'choices']
@@ -2565,7 +2427,11 @@ _OUT_abandon_expedition: tuple[tuple[Outcome[_Id_abandon_expedition], ...], ...]
     ),
     (Outcome('choices', 'Choices', 'Choices cannot be abandoned.', 'choices', None),),
 )
-_IDS_abandon_expedition: tuple[str, ...] = ('tests', 'choices')
+
+
+def _total_abandon_expedition(d: _Rolling | _Planning | _Replaying, v_card: str) -> str:
+    return v_card
+
 
 _BAND_abandon_expedition: dict[int | str, int] = {'tests': 0, 'choices': 1}  # the band of each value
 
@@ -2602,34 +2468,18 @@ def _values_abandon_expedition(
     return values
 
 
-def _run_abandon_expedition(rng: random.Random, depth: int, v_card: str) -> Result[Outcome[_Id_abandon_expedition]]:
-    d = _Rolling(rng)
-    r_total: str = v_card
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_abandon_expedition.get(r_total, -1)
-    c = 0
-    outcome = _OUT_abandon_expedition[b][c] if b >= 0 else _no_band('abandon_expedition')
-    extra = None  # no band's data rolls dice
-    values = _values_abandon_expedition(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_card)
-    inputs: dict[str, object] = {'card': v_card}
-    trace = _describe('Abandoning an Expedition', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'abandon_expedition',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_abandon_expedition(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_abandon_expedition(rng, depth, _check_choice('card', given.get('card', 'tests'), ('tests', 'choices')))
+_RULE_abandon_expedition: _Rule[Outcome[_Id_abandon_expedition]] = _Rule(
+    'abandon_expedition',
+    'Abandoning an Expedition',
+    (('card', 'choice', None, None, ('tests', 'choices'), 'tests'),),
+    _OUT_abandon_expedition,
+    ('tests', 'choices'),
+    _total_abandon_expedition,
+    _band_abandon_expedition,
+    values=_values_abandon_expedition,
+    dice=False,
+    covers=True,
+)
 
 
 def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None) -> Result[
@@ -2645,20 +2495,18 @@ def abandon_expedition(*, card: str = 'tests', rng: random.Random | None = None)
         'tests: Test cards -- Test cards can be abandoned, if the player is unsure that their chances are favourable.\n'
         'choices: Choices -- Choices cannot be abandoned.'
     )
-    return _run_abandon_expedition(_RNG if rng is None else rng, 0, _check_choice('card', card, ('tests', 'choices')))
-
-
-def _joint_abandon_expedition(given: Mapping[str, object]) -> Joint:
-    v_card = _check_choice('card', given.get('card', 'tests'), ('tests', 'choices'))
-    r_total: str = v_card
-    return {(_band_abandon_expedition(r_total, None, (), (), False, v_card), r_total): 1}, 1
-
-
+    return _run(_RULE_abandon_expedition, rng, (_check_choice('card', card, ('tests', 'choices')),))
 
 
 _OUT_weapon_attack_dice: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_weapon_attack_dice: tuple[str, ...] = ()
+
+
+def _total_weapon_attack_dice(
+    d: _Rolling | _Planning | _Replaying, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool
+) -> int:
+    return max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
+
 
 _BAND_weapon_attack_dice: dict[int | str, int] = {}  # the band of each value
 
@@ -2693,44 +2541,21 @@ def _values_weapon_attack_dice(
     return values
 
 
-def _run_weapon_attack_dice(
-    rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_weapon_attack_dice.get(r_total, -1)
-    c = 0
-    outcome = _OUT_weapon_attack_dice[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_weapon_attack_dice(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy
-    )
-    inputs: dict[str, object] = {'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy}
-    trace = _describe("Attack dice when manning a Ship's weapon", groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'weapon_attack_dice',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_weapon_attack_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_weapon_attack_dice(
-        rng,
-        depth,
-        _check_int('zone_dice', given.get('zone_dice', 2), 0, 6),
-        _check_flag('cannoneer', given.get('cannoneer', False)),
-        _check_flag('clumsy', given.get('clumsy', False)),
-    )
+_RULE_weapon_attack_dice: _Rule[Outcome[str] | None] = _Rule(
+    'weapon_attack_dice',
+    "Attack dice when manning a Ship's weapon",
+    (
+        ('zone_dice', 'int', 0, 6, (), 2),
+        ('cannoneer', 'flag', None, None, (), False),
+        ('clumsy', 'flag', None, None, (), False),
+    ),
+    _OUT_weapon_attack_dice,
+    (),
+    _total_weapon_attack_dice,
+    _band_weapon_attack_dice,
+    values=_values_weapon_attack_dice,
+    dice=False,
+)
 
 
 def weapon_attack_dice(
@@ -2742,28 +2567,22 @@ def weapon_attack_dice(
         'Targetable zones All the zones that can be targeted by the weapon, along with how Attack many dice are rolled '
         'when attacking.'
     )
-    return _run_weapon_attack_dice(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('zone_dice', zone_dice, 0, 6),
-        _check_flag('cannoneer', cannoneer),
-        _check_flag('clumsy', clumsy),
+    return _run(
+        _RULE_weapon_attack_dice,
+        rng,
+        (_check_int('zone_dice', zone_dice, 0, 6), _check_flag('cannoneer', cannoneer), _check_flag('clumsy', clumsy)),
     )
-
-
-def _joint_weapon_attack_dice(given: Mapping[str, object]) -> Joint:
-    v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 0, 6)
-    v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
-    v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
-    r_total: int = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
-    return {(_band_weapon_attack_dice(r_total, None, (), (), False, v_zone_dice, v_cannoneer, v_clumsy), r_total): 1}, 1
-
-
 
 
 _OUT_marketplace_price: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_marketplace_price: tuple[str, ...] = ()
+
+
+def _total_marketplace_price(
+    d: _Rolling | _Planning | _Replaying, v_price: int, v_deal: str, v_charismatic: bool
+) -> int:
+    return ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
+
 
 _BAND_marketplace_price: dict[int | str, int] = {}  # the band of each value
 
@@ -2798,42 +2617,21 @@ def _values_marketplace_price(
     return values
 
 
-def _run_marketplace_price(rng: random.Random, depth: int, v_price: int, v_deal: str, v_charismatic: bool) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_marketplace_price.get(r_total, -1)
-    c = 0
-    outcome = _OUT_marketplace_price[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_marketplace_price(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_price, v_deal, v_charismatic
-    )
-    inputs: dict[str, object] = {'price': v_price, 'deal': v_deal, 'charismatic': v_charismatic}
-    trace = _describe('Marketplace prices', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'marketplace_price',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_marketplace_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_marketplace_price(
-        rng,
-        depth,
-        _check_int('price', given.get('price', 20), 0, 100),
-        _check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying')),
-        _check_flag('charismatic', given.get('charismatic', False)),
-    )
+_RULE_marketplace_price: _Rule[Outcome[str] | None] = _Rule(
+    'marketplace_price',
+    'Marketplace prices',
+    (
+        ('price', 'int', 0, 100, (), 20),
+        ('deal', 'choice', None, None, ('selling', 'buying'), 'selling'),
+        ('charismatic', 'flag', None, None, (), False),
+    ),
+    _OUT_marketplace_price,
+    (),
+    _total_marketplace_price,
+    _band_marketplace_price,
+    values=_values_marketplace_price,
+    dice=False,
+)
 
 
 def marketplace_price(
@@ -2844,28 +2642,24 @@ def marketplace_price(
         '\n'
         'All Treasure cards can be sold for their value as shown on the card'
     )
-    return _run_marketplace_price(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('price', price, 0, 100),
-        _check_choice('deal', deal, ('selling', 'buying')),
-        _check_flag('charismatic', charismatic),
+    return _run(
+        _RULE_marketplace_price,
+        rng,
+        (
+            _check_int('price', price, 0, 100),
+            _check_choice('deal', deal, ('selling', 'buying')),
+            _check_flag('charismatic', charismatic),
+        ),
     )
-
-
-def _joint_marketplace_price(given: Mapping[str, object]) -> Joint:
-    v_price = _check_int('price', given.get('price', 20), 0, 100)
-    v_deal = _check_choice('deal', given.get('deal', 'selling'), ('selling', 'buying'))
-    v_charismatic = _check_flag('charismatic', given.get('charismatic', False))
-    r_total: int = ((v_price + (5 * v_charismatic)) if (v_deal == 'selling') else (v_price - (5 * v_charismatic)))
-    return {(_band_marketplace_price(r_total, None, (), (), False, v_price, v_deal, v_charismatic), r_total): 1}, 1
-
-
 
 
 _OUT_reclaim_orders: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_reclaim_orders: tuple[str, ...] = ()
+
+
+def _total_reclaim_orders(d: _Rolling | _Planning | _Replaying, v_exhausted: int, v_forgo_turn: bool) -> int:
+    return min(v_exhausted, (6 if v_forgo_turn else 3))
+
 
 _BAND_reclaim_orders: dict[int | str, int] = {}  # the band of each value
 
@@ -2898,39 +2692,17 @@ def _values_reclaim_orders(
     return values
 
 
-def _run_reclaim_orders(rng: random.Random, depth: int, v_exhausted: int, v_forgo_turn: bool) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_reclaim_orders.get(r_total, -1)
-    c = 0
-    outcome = _OUT_reclaim_orders[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_reclaim_orders(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exhausted, v_forgo_turn)
-    inputs: dict[str, object] = {'exhausted': v_exhausted, 'forgo_turn': v_forgo_turn}
-    trace = _describe('Reclaiming Orders', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'reclaim_orders',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_reclaim_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_reclaim_orders(
-        rng,
-        depth,
-        _check_int('exhausted', given.get('exhausted', 3), 0, 12),
-        _check_flag('forgo_turn', given.get('forgo_turn', False)),
-    )
+_RULE_reclaim_orders: _Rule[Outcome[str] | None] = _Rule(
+    'reclaim_orders',
+    'Reclaiming Orders',
+    (('exhausted', 'int', 0, 12, (), 3), ('forgo_turn', 'flag', None, None, (), False)),
+    _OUT_reclaim_orders,
+    (),
+    _total_reclaim_orders,
+    _band_reclaim_orders,
+    values=_values_reclaim_orders,
+    dice=False,
+)
 
 
 def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.Random | None = None) -> AnyResult:
@@ -2940,21 +2712,9 @@ def reclaim_orders(*, exhausted: int = 3, forgo_turn: bool = False, rng: random.
         'At the beginning of a Players turn, they may reclaim orders by moving up to 3 Order tokens from the Exhausted '
         'to Fresh Order area. Players may also elect to forgo their turn and reclaim 6 Orders instead.'
     )
-    return _run_reclaim_orders(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('exhausted', exhausted, 0, 12),
-        _check_flag('forgo_turn', forgo_turn),
+    return _run(
+        _RULE_reclaim_orders, rng, (_check_int('exhausted', exhausted, 0, 12), _check_flag('forgo_turn', forgo_turn))
     )
-
-
-def _joint_reclaim_orders(given: Mapping[str, object]) -> Joint:
-    v_exhausted = _check_int('exhausted', given.get('exhausted', 3), 0, 12)
-    v_forgo_turn = _check_flag('forgo_turn', given.get('forgo_turn', False))
-    r_total: int = min(v_exhausted, (6 if v_forgo_turn else 3))
-    return {(_band_reclaim_orders(r_total, None, (), (), False, v_exhausted, v_forgo_turn), r_total): 1}, 1
-
-
 
 
 _Id_trade_orders = _Literal['allowed', 'not_allowed']
@@ -2972,7 +2732,13 @@ _OUT_trade_orders: tuple[tuple[Outcome[_Id_trade_orders], ...], ...] = (
         ),
     ),
 )
-_IDS_trade_orders: tuple[str, ...] = ('allowed', 'not_allowed')
+
+
+def _total_trade_orders(
+    d: _Rolling | _Planning | _Replaying, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool
+) -> int:
+    return (v_given - v_received)
+
 
 def _band_trade_orders(
     r_total: int,
@@ -3012,47 +2778,23 @@ def _values_trade_orders(
     return values
 
 
-def _run_trade_orders(
-    rng: random.Random, depth: int, v_given: int, v_received: int, v_adjacent: bool, v_players_turn: bool
-) -> Result[Outcome[_Id_trade_orders]]:
-    d = _Rolling(rng)
-    r_total: int = (v_given - v_received)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_trade_orders(r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn)
-    c = 0
-    outcome = _OUT_trade_orders[b][c] if b >= 0 else _no_band('trade_orders')
-    extra = None  # no band's data rolls dice
-    values = _values_trade_orders(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_given, v_received, v_adjacent, v_players_turn
-    )
-    inputs: dict[str, object] = {
-        'given': v_given, 'received': v_received, 'adjacent': v_adjacent, 'players_turn': v_players_turn
-    }
-    trace = _describe('Trading Orders', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'trade_orders',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_trade_orders(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_trade_orders(
-        rng,
-        depth,
-        _check_int('given', given.get('given', 1), 0, 12),
-        _check_int('received', given.get('received', 1), 0, 12),
-        _check_flag('adjacent', given.get('adjacent', True)),
-        _check_flag('players_turn', given.get('players_turn', True)),
-    )
+_RULE_trade_orders: _Rule[Outcome[_Id_trade_orders]] = _Rule(
+    'trade_orders',
+    'Trading Orders',
+    (
+        ('given', 'int', 0, 12, (), 1),
+        ('received', 'int', 0, 12, (), 1),
+        ('adjacent', 'flag', None, None, (), True),
+        ('players_turn', 'flag', None, None, (), True),
+    ),
+    _OUT_trade_orders,
+    ('allowed', 'not_allowed'),
+    _total_trade_orders,
+    _band_trade_orders,
+    values=_values_trade_orders,
+    dice=False,
+    covers=True,
+)
 
 
 def trade_orders(
@@ -3075,32 +2817,27 @@ def trade_orders(
         'costs nothing to do\n'
         'otherwise: Not allowed -- Orders cannot be given. They must always be swapped for another Order.'
     )
-    return _run_trade_orders(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('given', given, 0, 12),
-        _check_int('received', received, 0, 12),
-        _check_flag('adjacent', adjacent),
-        _check_flag('players_turn', players_turn),
+    return _run(
+        _RULE_trade_orders,
+        rng,
+        (
+            _check_int('given', given, 0, 12),
+            _check_int('received', received, 0, 12),
+            _check_flag('adjacent', adjacent),
+            _check_flag('players_turn', players_turn),
+        ),
     )
-
-
-def _joint_trade_orders(given: Mapping[str, object]) -> Joint:
-    v_given = _check_int('given', given.get('given', 1), 0, 12)
-    v_received = _check_int('received', given.get('received', 1), 0, 12)
-    v_adjacent = _check_flag('adjacent', given.get('adjacent', True))
-    v_players_turn = _check_flag('players_turn', given.get('players_turn', True))
-    r_total: int = (v_given - v_received)
-    return {
-        (_band_trade_orders(r_total, None, (), (), False, v_given, v_received, v_adjacent, v_players_turn), r_total): 1
-    }, 1
-
-
 
 
 _OUT_combat_pool: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_combat_pool: tuple[str, ...] = ()
+
+
+def _total_combat_pool(
+    d: _Rolling | _Planning | _Replaying, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int
+) -> int:
+    return max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
+
 
 _BAND_combat_pool: dict[int | str, int] = {}  # the band of each value
 
@@ -3139,48 +2876,23 @@ def _values_combat_pool(
     return values
 
 
-def _run_combat_pool(
-    rng: random.Random, depth: int, v_first: int, v_second: int, v_third: int, v_brawlers: int, v_cowardly: int
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_combat_pool.get(r_total, -1)
-    c = 0
-    outcome = _OUT_combat_pool[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_combat_pool(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_brawlers, v_cowardly
-    )
-    inputs: dict[str, object] = {
-        'first': v_first, 'second': v_second, 'third': v_third, 'brawlers': v_brawlers, 'cowardly': v_cowardly
-    }
-    trace = _describe('Combat dice of the Crew on a node', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'combat_pool',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_combat_pool(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_combat_pool(
-        rng,
-        depth,
-        _check_int('first', given.get('first', 2), 0, 5),
-        _check_int('second', given.get('second', 0), 0, 5),
-        _check_int('third', given.get('third', 0), 0, 5),
-        _check_int('brawlers', given.get('brawlers', 0), 0, 3),
-        _check_int('cowardly', given.get('cowardly', 0), 0, 3),
-    )
+_RULE_combat_pool: _Rule[Outcome[str] | None] = _Rule(
+    'combat_pool',
+    'Combat dice of the Crew on a node',
+    (
+        ('first', 'int', 0, 5, (), 2),
+        ('second', 'int', 0, 5, (), 0),
+        ('third', 'int', 0, 5, (), 0),
+        ('brawlers', 'int', 0, 3, (), 0),
+        ('cowardly', 'int', 0, 3, (), 0),
+    ),
+    _OUT_combat_pool,
+    (),
+    _total_combat_pool,
+    _band_combat_pool,
+    values=_values_combat_pool,
+    dice=False,
+)
 
 
 def combat_pool(
@@ -3198,36 +2910,28 @@ def combat_pool(
         "If there are multiple Crew members on a single node and a Combat issue is ordered, the Crew's Combat dice "
         'value are added together and rolled simultaneously.'
     )
-    return _run_combat_pool(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('first', first, 0, 5),
-        _check_int('second', second, 0, 5),
-        _check_int('third', third, 0, 5),
-        _check_int('brawlers', brawlers, 0, 3),
-        _check_int('cowardly', cowardly, 0, 3),
-    )
-
-
-def _joint_combat_pool(given: Mapping[str, object]) -> Joint:
-    v_first = _check_int('first', given.get('first', 2), 0, 5)
-    v_second = _check_int('second', given.get('second', 0), 0, 5)
-    v_third = _check_int('third', given.get('third', 0), 0, 5)
-    v_brawlers = _check_int('brawlers', given.get('brawlers', 0), 0, 3)
-    v_cowardly = _check_int('cowardly', given.get('cowardly', 0), 0, 3)
-    r_total: int = max(0, ((((v_first + v_second) + v_third) + v_brawlers) - v_cowardly))
-    return {
+    return _run(
+        _RULE_combat_pool,
+        rng,
         (
-            _band_combat_pool(r_total, None, (), (), False, v_first, v_second, v_third, v_brawlers, v_cowardly), r_total
-        ): 1
-    }, 1
-
-
+            _check_int('first', first, 0, 5),
+            _check_int('second', second, 0, 5),
+            _check_int('third', third, 0, 5),
+            _check_int('brawlers', brawlers, 0, 3),
+            _check_int('cowardly', cowardly, 0, 3),
+        ),
+    )
 
 
 _OUT_loyalty_lost: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_loyalty_lost: tuple[str, ...] = ()
+
+
+def _total_loyalty_lost(
+    d: _Rolling | _Planning | _Replaying, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int
+) -> int:
+    return ((v_crew_deaths + v_influence_drawn) + v_unpaid)
+
 
 _BAND_loyalty_lost: dict[int | str, int] = {}  # the band of each value
 
@@ -3262,44 +2966,17 @@ def _values_loyalty_lost(
     return values
 
 
-def _run_loyalty_lost(
-    rng: random.Random, depth: int, v_crew_deaths: int, v_influence_drawn: int, v_unpaid: int
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_loyalty_lost.get(r_total, -1)
-    c = 0
-    outcome = _OUT_loyalty_lost[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_loyalty_lost(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew_deaths, v_influence_drawn, v_unpaid
-    )
-    inputs: dict[str, object] = {'crew_deaths': v_crew_deaths, 'influence_drawn': v_influence_drawn, 'unpaid': v_unpaid}
-    trace = _describe('Loyalty lost', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'loyalty_lost',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_loyalty_lost(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_loyalty_lost(
-        rng,
-        depth,
-        _check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6),
-        _check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6),
-        _check_int('unpaid', given.get('unpaid', 0), 0, 6),
-    )
+_RULE_loyalty_lost: _Rule[Outcome[str] | None] = _Rule(
+    'loyalty_lost',
+    'Loyalty lost',
+    (('crew_deaths', 'int', 0, 6, (), 0), ('influence_drawn', 'int', 0, 6, (), 0), ('unpaid', 'int', 0, 6, (), 0)),
+    _OUT_loyalty_lost,
+    (),
+    _total_loyalty_lost,
+    _band_loyalty_lost,
+    values=_values_loyalty_lost,
+    dice=False,
+)
 
 
 def loyalty_lost(
@@ -3310,25 +2987,15 @@ def loyalty_lost(
         '\n'
         'Loyalty decreases by 1 when:'
     )
-    return _run_loyalty_lost(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('crew_deaths', crew_deaths, 0, 6),
-        _check_int('influence_drawn', influence_drawn, 0, 6),
-        _check_int('unpaid', unpaid, 0, 6),
+    return _run(
+        _RULE_loyalty_lost,
+        rng,
+        (
+            _check_int('crew_deaths', crew_deaths, 0, 6),
+            _check_int('influence_drawn', influence_drawn, 0, 6),
+            _check_int('unpaid', unpaid, 0, 6),
+        ),
     )
-
-
-def _joint_loyalty_lost(given: Mapping[str, object]) -> Joint:
-    v_crew_deaths = _check_int('crew_deaths', given.get('crew_deaths', 0), 0, 6)
-    v_influence_drawn = _check_int('influence_drawn', given.get('influence_drawn', 0), 0, 6)
-    v_unpaid = _check_int('unpaid', given.get('unpaid', 0), 0, 6)
-    r_total: int = ((v_crew_deaths + v_influence_drawn) + v_unpaid)
-    return {
-        (_band_loyalty_lost(r_total, None, (), (), False, v_crew_deaths, v_influence_drawn, v_unpaid), r_total): 1
-    }, 1
-
-
 
 
 _Id_enemy_agent_activation = _Literal['special_ability', 'attack', 'move', 'combine', 'no_action']
@@ -3360,11 +3027,7 @@ _OUT_enemy_agent_activation: tuple[tuple[Outcome[_Id_enemy_agent_activation], ..
         ),
     ),
 )
-_IDS_enemy_agent_activation: tuple[str, ...] = ('special_ability', 'attack', 'move', 'combine', 'no_action')
-# what the bands read
-_READS_enemy_agent_activation: ReadSpec = (
-    frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False
-)
+
 
 def _total_enemy_agent_activation(
     d: _Rolling | _Planning | _Replaying, v_enemy_dice: int, v_distance: int, v_trigger: int
@@ -3435,34 +3098,18 @@ def _values_enemy_agent_activation(
     return values
 
 
-def _run_enemy_agent_activation(
-    rng: random.Random, depth: int, v_enemy_dice: int, v_distance: int, v_trigger: int
-) -> Result[Outcome[_Id_enemy_agent_activation]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_enemy_agent_activation(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger)
-    c = 0
-    outcome = _OUT_enemy_agent_activation[b][c] if b >= 0 else _no_band('enemy_agent_activation')
-    extra = None  # no band's data rolls dice
-    values = _values_enemy_agent_activation(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_distance, v_trigger
-    )
-    inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'distance': v_distance, 'trigger': v_trigger}
-    trace = _describe('Enemy Agent activation', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('enemy_agent_activation', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_enemy_agent_activation(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_enemy_agent_activation(
-        rng,
-        depth,
-        _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4),
-        _check_int('distance', given.get('distance', 1), 0, 3),
-        _check_int('trigger', given.get('trigger', 2), 1, 3),
-    )
+_RULE_enemy_agent_activation: _Rule[Outcome[_Id_enemy_agent_activation]] = _Rule(
+    'enemy_agent_activation',
+    'Enemy Agent activation',
+    (('enemy_dice', 'int', 1, 4, (), 2), ('distance', 'int', 0, 3, (), 1), ('trigger', 'int', 1, 3, (), 2)),
+    _OUT_enemy_agent_activation,
+    ('special_ability', 'attack', 'move', 'combine', 'no_action'),
+    _total_enemy_agent_activation,
+    _band_enemy_agent_activation,
+    values=_values_enemy_agent_activation,
+    reads=(frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False),
+    covers=True,
+)
 
 
 def enemy_agent_activation(
@@ -3483,42 +3130,15 @@ def enemy_agent_activation(
         'Combine -- 2 identical results can be combined to create 1 usable result.\n'
         'otherwise: No action -- results that are of no use and would cause the Enemy to not act'
     )
-    return _run_enemy_agent_activation(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('enemy_dice', enemy_dice, 1, 4),
-        _check_int('distance', distance, 0, 3),
-        _check_int('trigger', trigger, 1, 3),
+    return _run(
+        _RULE_enemy_agent_activation,
+        rng,
+        (
+            _check_int('enemy_dice', enemy_dice, 1, 4),
+            _check_int('distance', distance, 0, 3),
+            _check_int('trigger', trigger, 1, 3),
+        ),
     )
-
-
-def _totals_enemy_agent_activation(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
-    v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
-    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = _Planning()
-    _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
-    return _exact_totals(
-        plan.specs, lambda g: _total_enemy_agent_activation(_Replaying(g), v_enemy_dice, v_distance, v_trigger)
-    )
-
-
-def _joint_enemy_agent_activation(given: Mapping[str, object]) -> Joint:
-    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 4)
-    v_distance = _check_int('distance', given.get('distance', 1), 0, 3)
-    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = _Planning()
-    _total_enemy_agent_activation(plan, v_enemy_dice, v_distance, v_trigger)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_enemy_agent_activation(_Replaying(g), v_enemy_dice, v_distance, v_trigger),
-        lambda t, n, f, k: _band_enemy_agent_activation(t, n, f, k, plan.zero, v_enemy_dice, v_distance, v_trigger),
-        (),
-        _READS_enemy_agent_activation,
-    )
-    return joint
-
-
 
 
 _Id_crew_attack = _Literal['special_ability', 'exchange']
@@ -3531,8 +3151,7 @@ _OUT_crew_attack: tuple[tuple[Outcome[_Id_crew_attack], ...], ...] = (
     ),
     (Outcome('exchange', 'Exchange', None, 'otherwise', None),),
 )
-_IDS_crew_attack: tuple[str, ...] = ('special_ability', 'exchange')
-_READS_crew_attack: ReadSpec = (frozenset(['special']), False, False)  # what the bands read
+
 
 def _lets_crew_attack(v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int) -> tuple[int]:
     v_evasion_dice = min(v_evading, v_combat)
@@ -3602,49 +3221,24 @@ def _values_crew_attack(
     return values
 
 
-def _run_crew_attack(
-    rng: random.Random, depth: int, v_combat: int, v_evading: int, v_enemy_dice: int, v_trigger: int
-) -> Result[Outcome[_Id_crew_attack]]:
-    v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    d = _Rolling(rng)
-    r_total: int = int(
-        (
-            (
-                d.roll(
-                    _dice((v_combat - v_evasion_dice), 6, (), _DIE_attack), '(combat - evasion_dice) attack'
-                ) + d.roll(_dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion')
-            ) + d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_crew_attack(
-        r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice
-    )
-    c = 0
-    outcome = _OUT_crew_attack[b][c] if b >= 0 else _no_band('crew_attack')
-    extra = None  # no band's data rolls dice
-    values = _values_crew_attack(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_combat, v_evading, v_enemy_dice, v_trigger,
-        v_evasion_dice,
-    )
-    inputs: dict[str, object] = {
-        'combat': v_combat, 'evading': v_evading, 'enemy_dice': v_enemy_dice, 'trigger': v_trigger
-    }
-    trace = _describe('Crew attacking enemies', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('crew_attack', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_crew_attack(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_crew_attack(
-        rng,
-        depth,
-        _check_int('combat', given.get('combat', 3), 1, 3),
-        _check_int('evading', given.get('evading', 1), 0, 3),
-        _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3),
-        _check_int('trigger', given.get('trigger', 2), 1, 3),
-    )
+_RULE_crew_attack: _Rule[Outcome[_Id_crew_attack]] = _Rule(
+    'crew_attack',
+    'Crew attacking enemies',
+    (
+        ('combat', 'int', 1, 3, (), 3),
+        ('evading', 'int', 0, 3, (), 1),
+        ('enemy_dice', 'int', 1, 3, (), 2),
+        ('trigger', 'int', 1, 3, (), 2),
+    ),
+    _OUT_crew_attack,
+    ('special_ability', 'exchange'),
+    _total_crew_attack,
+    _band_crew_attack,
+    lets=_lets_crew_attack,
+    values=_values_crew_attack,
+    reads=(frozenset(['special']), False, False),
+    covers=True,
+)
 
 
 def crew_attack(
@@ -3659,55 +3253,25 @@ def crew_attack(
         "when count(special) >= trigger: Special ability -- Triggers the enemy's special ability.\n"
         'otherwise: Exchange'
     )
-    return _run_crew_attack(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('combat', combat, 1, 3),
-        _check_int('evading', evading, 0, 3),
-        _check_int('enemy_dice', enemy_dice, 1, 3),
-        _check_int('trigger', trigger, 1, 3),
-    )
-
-
-def _totals_crew_attack(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_combat = _check_int('combat', given.get('combat', 3), 1, 3)
-    v_evading = _check_int('evading', given.get('evading', 1), 0, 3)
-    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
-    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    plan = _Planning()
-    _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_crew_attack(_Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
-    )
-
-
-def _joint_crew_attack(given: Mapping[str, object]) -> Joint:
-    v_combat = _check_int('combat', given.get('combat', 3), 1, 3)
-    v_evading = _check_int('evading', given.get('evading', 1), 0, 3)
-    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 2), 1, 3)
-    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    v_evasion_dice, = _lets_crew_attack(v_combat, v_evading, v_enemy_dice, v_trigger)
-    plan = _Planning()
-    _total_crew_attack(plan, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_crew_attack(_Replaying(g), v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice),
-        lambda t, n, f, k: _band_crew_attack(
-            t, n, f, k, plan.zero, v_combat, v_evading, v_enemy_dice, v_trigger, v_evasion_dice
+    return _run(
+        _RULE_crew_attack,
+        rng,
+        (
+            _check_int('combat', combat, 1, 3),
+            _check_int('evading', evading, 0, 3),
+            _check_int('enemy_dice', enemy_dice, 1, 3),
+            _check_int('trigger', trigger, 1, 3),
         ),
-        (),
-        _READS_crew_attack,
     )
-    return joint
-
-
 
 
 _OUT_counter_dice: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_counter_dice: tuple[str, ...] = ()
+
+
+def _total_counter_dice(d: _Rolling | _Planning | _Replaying, v_hits: int, v_combat: int) -> int:
+    return min(v_hits, v_combat)
+
 
 _BAND_counter_dice: dict[int | str, int] = {}  # the band of each value
 
@@ -3740,36 +3304,17 @@ def _values_counter_dice(
     return values
 
 
-def _run_counter_dice(rng: random.Random, depth: int, v_hits: int, v_combat: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = min(v_hits, v_combat)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_counter_dice.get(r_total, -1)
-    c = 0
-    outcome = _OUT_counter_dice[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_counter_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat)
-    inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat}
-    trace = _describe('Counter dice', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'counter_dice',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_counter_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_counter_dice(
-        rng, depth, _check_int('hits', given.get('hits', 2), 0, 10), _check_int('combat', given.get('combat', 2), 0, 5)
-    )
+_RULE_counter_dice: _Rule[Outcome[str] | None] = _Rule(
+    'counter_dice',
+    'Counter dice',
+    (('hits', 'int', 0, 10, (), 2), ('combat', 'int', 0, 5, (), 2)),
+    _OUT_counter_dice,
+    (),
+    _total_counter_dice,
+    _band_counter_dice,
+    values=_values_counter_dice,
+    dice=False,
+)
 
 
 def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -3778,18 +3323,7 @@ def counter_dice(*, hits: int = 2, combat: int = 2, rng: random.Random | None = 
         '\n'
         'They may roll 1 die for every against them, up to their Combat Dice value.'
     )
-    return _run_counter_dice(
-        _RNG if rng is None else rng, 0, _check_int('hits', hits, 0, 10), _check_int('combat', combat, 0, 5)
-    )
-
-
-def _joint_counter_dice(given: Mapping[str, object]) -> Joint:
-    v_hits = _check_int('hits', given.get('hits', 2), 0, 10)
-    v_combat = _check_int('combat', given.get('combat', 2), 0, 5)
-    r_total: int = min(v_hits, v_combat)
-    return {(_band_counter_dice(r_total, None, (), (), False, v_hits, v_combat), r_total): 1}, 1
-
-
+    return _run(_RULE_counter_dice, rng, (_check_int('hits', hits, 0, 10), _check_int('combat', combat, 0, 5)))
 
 
 _Id_counter_roll = _Literal['misses', 'countered']
@@ -3802,8 +3336,7 @@ _OUT_counter_roll: tuple[tuple[Outcome[_Id_counter_roll], ...], ...] = (
     ),
     (Outcome('countered', 'Countered', None, 'otherwise', None),),
 )
-_IDS_counter_roll: tuple[str, ...] = ('misses', 'countered')
-_READS_counter_roll: ReadSpec = (frozenset(['hit', 'two_damage']), False, False)  # what the bands read
+
 
 def _lets_counter_roll(v_hits: int, v_combat: int, v_evading: int) -> tuple[int, int]:
     v_dice = min(v_hits, v_combat)
@@ -3865,43 +3398,19 @@ def _values_counter_roll(
     return values
 
 
-def _run_counter_roll(rng: random.Random, depth: int, v_hits: int, v_combat: int, v_evading: int) -> Result[
-    Outcome[_Id_counter_roll]
-]:
-    v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    d = _Rolling(rng)
-    r_total: int = int(
-        (
-            d.roll(_dice((v_dice - v_evasion_dice), 6, (), _DIE_attack), '(dice - evasion_dice) attack') + d.roll(
-                _dice(v_evasion_dice, 6, (), _DIE_evasion), '(evasion_dice) evasion'
-            )
-        )
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_counter_roll(
-        r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
-    )
-    c = 0
-    outcome = _OUT_counter_roll[b][c] if b >= 0 else _no_band('counter_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_counter_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
-    )
-    inputs: dict[str, object] = {'hits': v_hits, 'combat': v_combat, 'evading': v_evading}
-    trace = _describe('Counter', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('counter_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_counter_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_counter_roll(
-        rng,
-        depth,
-        _check_int('hits', given.get('hits', 2), 1, 4),
-        _check_int('combat', given.get('combat', 2), 1, 3),
-        _check_int('evading', given.get('evading', 0), 0, 3),
-    )
+_RULE_counter_roll: _Rule[Outcome[_Id_counter_roll]] = _Rule(
+    'counter_roll',
+    'Counter',
+    (('hits', 'int', 1, 4, (), 2), ('combat', 'int', 1, 3, (), 2), ('evading', 'int', 0, 3, (), 0)),
+    _OUT_counter_roll,
+    ('misses', 'countered'),
+    _total_counter_roll,
+    _band_counter_roll,
+    lets=_lets_counter_roll,
+    values=_values_counter_roll,
+    reads=(frozenset(['hit', 'two_damage']), False, False),
+    covers=True,
+)
 
 
 def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: random.Random | None = None) -> Result[
@@ -3916,46 +3425,11 @@ def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: rando
         'when count(hit) + count(two_damage) == 0: Misses -- These results are misses and cannot be used\n'
         'otherwise: Countered'
     )
-    return _run_counter_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('hits', hits, 1, 4),
-        _check_int('combat', combat, 1, 3),
-        _check_int('evading', evading, 0, 3),
+    return _run(
+        _RULE_counter_roll,
+        rng,
+        (_check_int('hits', hits, 1, 4), _check_int('combat', combat, 1, 3), _check_int('evading', evading, 0, 3)),
     )
-
-
-def _totals_counter_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_hits = _check_int('hits', given.get('hits', 2), 1, 4)
-    v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
-    v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
-    v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    plan = _Planning()
-    _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    return _exact_totals(
-        plan.specs, lambda g: _total_counter_roll(_Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    )
-
-
-def _joint_counter_roll(given: Mapping[str, object]) -> Joint:
-    v_hits = _check_int('hits', given.get('hits', 2), 1, 4)
-    v_combat = _check_int('combat', given.get('combat', 2), 1, 3)
-    v_evading = _check_int('evading', given.get('evading', 0), 0, 3)
-    v_dice, v_evasion_dice, = _lets_counter_roll(v_hits, v_combat, v_evading)
-    plan = _Planning()
-    _total_counter_roll(plan, v_hits, v_combat, v_evading, v_dice, v_evasion_dice)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_counter_roll(_Replaying(g), v_hits, v_combat, v_evading, v_dice, v_evasion_dice),
-        lambda t, n, f, k: _band_counter_roll(
-            t, n, f, k, plan.zero, v_hits, v_combat, v_evading, v_dice, v_evasion_dice
-        ),
-        (),
-        _READS_counter_roll,
-    )
-    return joint
-
-
 
 
 _Id_weapon_fire = _Literal['special_ability', 'hit', 'miss']
@@ -3970,8 +3444,7 @@ _OUT_weapon_fire: tuple[tuple[Outcome[_Id_weapon_fire], ...], ...] = (
     (Outcome('hit', 'Hit', None, 'when count(hit) + count(two_damage) >= 1', None),),
     (Outcome('miss', 'Miss', 'These results are misses and cannot be used', 'otherwise', None),),
 )
-_IDS_weapon_fire: tuple[str, ...] = ('special_ability', 'hit', 'miss')
-_READS_weapon_fire: ReadSpec = (frozenset(['hit', 'two_damage']), False, False)  # what the bands read
+
 
 def _lets_weapon_fire(v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int) -> tuple[int]:
     v_dice = max(0, ((v_zone_dice + v_cannoneer) - v_clumsy))
@@ -4033,40 +3506,24 @@ def _values_weapon_fire(
     return values
 
 
-def _run_weapon_fire(
-    rng: random.Random, depth: int, v_zone_dice: int, v_cannoneer: bool, v_clumsy: bool, v_trigger: int
-) -> Result[Outcome[_Id_weapon_fire]]:
-    v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_dice, 6, (), _DIE_attack), '(dice) attack')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_weapon_fire(
-        r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice
-    )
-    c = 0
-    outcome = _OUT_weapon_fire[b][c] if b >= 0 else _no_band('weapon_fire')
-    extra = None  # no band's data rolls dice
-    values = _values_weapon_fire(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice
-    )
-    inputs: dict[str, object] = {
-        'zone_dice': v_zone_dice, 'cannoneer': v_cannoneer, 'clumsy': v_clumsy, 'trigger': v_trigger
-    }
-    trace = _describe("Firing a ship's weapon", groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('weapon_fire', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_weapon_fire(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_weapon_fire(
-        rng,
-        depth,
-        _check_int('zone_dice', given.get('zone_dice', 2), 1, 4),
-        _check_flag('cannoneer', given.get('cannoneer', False)),
-        _check_flag('clumsy', given.get('clumsy', False)),
-        _check_int('trigger', given.get('trigger', 1), 1, 2),
-    )
+_RULE_weapon_fire: _Rule[Outcome[_Id_weapon_fire]] = _Rule(
+    'weapon_fire',
+    "Firing a ship's weapon",
+    (
+        ('zone_dice', 'int', 1, 4, (), 2),
+        ('cannoneer', 'flag', None, None, (), False),
+        ('clumsy', 'flag', None, None, (), False),
+        ('trigger', 'int', 1, 2, (), 1),
+    ),
+    _OUT_weapon_fire,
+    ('special_ability', 'hit', 'miss'),
+    _total_weapon_fire,
+    _band_weapon_fire,
+    lets=_lets_weapon_fire,
+    values=_values_weapon_fire,
+    reads=(frozenset(['hit', 'two_damage']), False, False),
+    covers=True,
+)
 
 
 def weapon_fire(
@@ -4087,49 +3544,16 @@ def weapon_fire(
         'when count(hit) + count(two_damage) >= 1: Hit\n'
         'otherwise: Miss -- These results are misses and cannot be used'
     )
-    return _run_weapon_fire(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('zone_dice', zone_dice, 1, 4),
-        _check_flag('cannoneer', cannoneer),
-        _check_flag('clumsy', clumsy),
-        _check_int('trigger', trigger, 1, 2),
-    )
-
-
-def _totals_weapon_fire(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
-    v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
-    v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
-    v_trigger = _check_int('trigger', given.get('trigger', 1), 1, 2)
-    v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    plan = _Planning()
-    _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    return _exact_totals(
-        plan.specs, lambda g: _total_weapon_fire(_Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    )
-
-
-def _joint_weapon_fire(given: Mapping[str, object]) -> Joint:
-    v_zone_dice = _check_int('zone_dice', given.get('zone_dice', 2), 1, 4)
-    v_cannoneer = _check_flag('cannoneer', given.get('cannoneer', False))
-    v_clumsy = _check_flag('clumsy', given.get('clumsy', False))
-    v_trigger = _check_int('trigger', given.get('trigger', 1), 1, 2)
-    v_dice, = _lets_weapon_fire(v_zone_dice, v_cannoneer, v_clumsy, v_trigger)
-    plan = _Planning()
-    _total_weapon_fire(plan, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_weapon_fire(_Replaying(g), v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice),
-        lambda t, n, f, k: _band_weapon_fire(
-            t, n, f, k, plan.zero, v_zone_dice, v_cannoneer, v_clumsy, v_trigger, v_dice
+    return _run(
+        _RULE_weapon_fire,
+        rng,
+        (
+            _check_int('zone_dice', zone_dice, 1, 4),
+            _check_flag('cannoneer', cannoneer),
+            _check_flag('clumsy', clumsy),
+            _check_int('trigger', trigger, 1, 2),
         ),
-        (),
-        _READS_weapon_fire,
     )
-    return joint
-
-
 
 
 _Id_enemy_ship_roll = _Literal['special_ability', 'fire', 'move', 'combine', 'no_action']
@@ -4160,9 +3584,7 @@ _OUT_enemy_ship_roll: tuple[tuple[Outcome[_Id_enemy_ship_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_enemy_ship_roll: tuple[str, ...] = ('special_ability', 'fire', 'move', 'combine', 'no_action')
-# what the bands read
-_READS_enemy_ship_roll: ReadSpec = (frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False)
+
 
 def _total_enemy_ship_roll(
     d: _Rolling | _Planning | _Replaying, v_enemy_dice: int, v_in_range: bool, v_trigger: int
@@ -4231,34 +3653,18 @@ def _values_enemy_ship_roll(
     return values
 
 
-def _run_enemy_ship_roll(rng: random.Random, depth: int, v_enemy_dice: int, v_in_range: bool, v_trigger: int) -> Result[
-    Outcome[_Id_enemy_ship_roll]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_enemy_dice, 6, (), _DIE_enemy), '(enemy_dice) enemy')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_enemy_ship_roll(r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger)
-    c = 0
-    outcome = _OUT_enemy_ship_roll[b][c] if b >= 0 else _no_band('enemy_ship_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_enemy_ship_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_enemy_dice, v_in_range, v_trigger
-    )
-    inputs: dict[str, object] = {'enemy_dice': v_enemy_dice, 'in_range': v_in_range, 'trigger': v_trigger}
-    trace = _describe('Enemy ship activation roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('enemy_ship_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_enemy_ship_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_enemy_ship_roll(
-        rng,
-        depth,
-        _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4),
-        _check_flag('in_range', given.get('in_range', False)),
-        _check_int('trigger', given.get('trigger', 2), 1, 3),
-    )
+_RULE_enemy_ship_roll: _Rule[Outcome[_Id_enemy_ship_roll]] = _Rule(
+    'enemy_ship_roll',
+    'Enemy ship activation roll',
+    (('enemy_dice', 'int', 1, 4, (), 4), ('in_range', 'flag', None, None, (), False), ('trigger', 'int', 1, 3, (), 2)),
+    _OUT_enemy_ship_roll,
+    ('special_ability', 'fire', 'move', 'combine', 'no_action'),
+    _total_enemy_ship_roll,
+    _band_enemy_ship_roll,
+    values=_values_enemy_ship_roll,
+    reads=(frozenset(['enemy_attack', 'enemy_blank', 'movement', 'special']), False, False),
+    covers=True,
+)
 
 
 def enemy_ship_roll(
@@ -4279,42 +3685,15 @@ def enemy_ship_roll(
         'results can be combined to create 1 usable result.\n'
         'otherwise: No action -- results that are of no use and would cause the Enemy to not act'
     )
-    return _run_enemy_ship_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('enemy_dice', enemy_dice, 1, 4),
-        _check_flag('in_range', in_range),
-        _check_int('trigger', trigger, 1, 3),
+    return _run(
+        _RULE_enemy_ship_roll,
+        rng,
+        (
+            _check_int('enemy_dice', enemy_dice, 1, 4),
+            _check_flag('in_range', in_range),
+            _check_int('trigger', trigger, 1, 3),
+        ),
     )
-
-
-def _totals_enemy_ship_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
-    v_in_range = _check_flag('in_range', given.get('in_range', False))
-    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = _Planning()
-    _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
-    return _exact_totals(
-        plan.specs, lambda g: _total_enemy_ship_roll(_Replaying(g), v_enemy_dice, v_in_range, v_trigger)
-    )
-
-
-def _joint_enemy_ship_roll(given: Mapping[str, object]) -> Joint:
-    v_enemy_dice = _check_int('enemy_dice', given.get('enemy_dice', 4), 1, 4)
-    v_in_range = _check_flag('in_range', given.get('in_range', False))
-    v_trigger = _check_int('trigger', given.get('trigger', 2), 1, 3)
-    plan = _Planning()
-    _total_enemy_ship_roll(plan, v_enemy_dice, v_in_range, v_trigger)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_enemy_ship_roll(_Replaying(g), v_enemy_dice, v_in_range, v_trigger),
-        lambda t, n, f, k: _band_enemy_ship_roll(t, n, f, k, plan.zero, v_enemy_dice, v_in_range, v_trigger),
-        (),
-        _READS_enemy_ship_roll,
-    )
-    return joint
-
-
 
 
 _Id_ship_sunk = _Literal['sunk', 'afloat']
@@ -4327,7 +3706,11 @@ _OUT_ship_sunk: tuple[tuple[Outcome[_Id_ship_sunk], ...], ...] = (
     ),
     (Outcome('afloat', 'Afloat', None, 'otherwise', None),),
 )
-_IDS_ship_sunk: tuple[str, ...] = ('sunk', 'afloat')
+
+
+def _total_ship_sunk(d: _Rolling | _Planning | _Replaying, v_nodes: int, v_damaged: int) -> int:
+    return v_damaged
+
 
 def _band_ship_sunk(
     r_total: int,
@@ -4363,39 +3746,18 @@ def _values_ship_sunk(
     return values
 
 
-def _run_ship_sunk(rng: random.Random, depth: int, v_nodes: int, v_damaged: int) -> Result[Outcome[_Id_ship_sunk]]:
-    d = _Rolling(rng)
-    r_total: int = v_damaged
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_ship_sunk(r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
-    c = 0
-    outcome = _OUT_ship_sunk[b][c] if b >= 0 else _no_band('ship_sunk')
-    extra = None  # no band's data rolls dice
-    values = _values_ship_sunk(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_nodes, v_damaged)
-    inputs: dict[str, object] = {'nodes': v_nodes, 'damaged': v_damaged}
-    trace = _describe('Ship sunk', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'ship_sunk',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_ship_sunk(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_ship_sunk(
-        rng,
-        depth,
-        _check_int('nodes', given.get('nodes', 10), 1, 20),
-        _check_int('damaged', given.get('damaged', 0), 0, 20),
-    )
+_RULE_ship_sunk: _Rule[Outcome[_Id_ship_sunk]] = _Rule(
+    'ship_sunk',
+    'Ship sunk',
+    (('nodes', 'int', 1, 20, (), 10), ('damaged', 'int', 0, 20, (), 0)),
+    _OUT_ship_sunk,
+    ('sunk', 'afloat'),
+    _total_ship_sunk,
+    _band_ship_sunk,
+    values=_values_ship_sunk,
+    dice=False,
+    covers=True,
+)
 
 
 def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_ship_sunk]]:
@@ -4407,23 +3769,16 @@ def ship_sunk(*, nodes: int = 10, damaged: int = 0, rng: random.Random | None = 
         'when damaged >= nodes: Sunk -- If all nodes have a damage token on them, then the ship is considered sunk.\n'
         'otherwise: Afloat'
     )
-    return _run_ship_sunk(
-        _RNG if rng is None else rng, 0, _check_int('nodes', nodes, 1, 20), _check_int('damaged', damaged, 0, 20)
-    )
-
-
-def _joint_ship_sunk(given: Mapping[str, object]) -> Joint:
-    v_nodes = _check_int('nodes', given.get('nodes', 10), 1, 20)
-    v_damaged = _check_int('damaged', given.get('damaged', 0), 0, 20)
-    r_total: int = v_damaged
-    return {(_band_ship_sunk(r_total, None, (), (), False, v_nodes, v_damaged), r_total): 1}, 1
-
-
+    return _run(_RULE_ship_sunk, rng, (_check_int('nodes', nodes, 1, 20), _check_int('damaged', damaged, 0, 20)))
 
 
 _OUT_ship_evasion_dice: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_ship_evasion_dice: tuple[str, ...] = ()
+
+
+def _total_ship_evasion_dice(d: _Rolling | _Planning | _Replaying, v_hits: int) -> int:
+    return v_hits
+
 
 _BAND_ship_evasion_dice: dict[int | str, int] = {}  # the band of each value
 
@@ -4454,34 +3809,17 @@ def _values_ship_evasion_dice(
     return values
 
 
-def _run_ship_evasion_dice(rng: random.Random, depth: int, v_hits: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = v_hits
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_ship_evasion_dice.get(r_total, -1)
-    c = 0
-    outcome = _OUT_ship_evasion_dice[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_ship_evasion_dice(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
-    inputs: dict[str, object] = {'hits': v_hits}
-    trace = _describe('Evasion dice against an enemy ship', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'ship_evasion_dice',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_ship_evasion_dice(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_ship_evasion_dice(rng, depth, _check_int('hits', given.get('hits', 2), 0, 10))
+_RULE_ship_evasion_dice: _Rule[Outcome[str] | None] = _Rule(
+    'ship_evasion_dice',
+    'Evasion dice against an enemy ship',
+    (('hits', 'int', 0, 10, (), 2),),
+    _OUT_ship_evasion_dice,
+    (),
+    _total_ship_evasion_dice,
+    _band_ship_evasion_dice,
+    values=_values_ship_evasion_dice,
+    dice=False,
+)
 
 
 def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -4490,15 +3828,7 @@ def ship_evasion_dice(*, hits: int = 2, rng: random.Random | None = None) -> Any
         '\n'
         'This generates 1 Evasion die for each successful hit the enemy ship has rolled.'
     )
-    return _run_ship_evasion_dice(_RNG if rng is None else rng, 0, _check_int('hits', hits, 0, 10))
-
-
-def _joint_ship_evasion_dice(given: Mapping[str, object]) -> Joint:
-    v_hits = _check_int('hits', given.get('hits', 2), 0, 10)
-    r_total: int = v_hits
-    return {(_band_ship_evasion_dice(r_total, None, (), (), False, v_hits), r_total): 1}, 1
-
-
+    return _run(_RULE_ship_evasion_dice, rng, (_check_int('hits', hits, 0, 10),))
 
 
 _Id_ship_evasion = _Literal['evaded', 'damaged']
@@ -4513,8 +3843,7 @@ _OUT_ship_evasion: tuple[tuple[Outcome[_Id_ship_evasion], ...], ...] = (
         ),
     ),
 )
-_IDS_ship_evasion: tuple[str, ...] = ('evaded', 'damaged')
-_READS_ship_evasion: ReadSpec = (frozenset(['evade']), False, False)  # what the bands read
+
 
 def _total_ship_evasion(d: _Rolling | _Planning | _Replaying, v_hits: int) -> int:
     return d.roll(_dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
@@ -4552,24 +3881,18 @@ def _values_ship_evasion(
     return values
 
 
-def _run_ship_evasion(rng: random.Random, depth: int, v_hits: int) -> Result[Outcome[_Id_ship_evasion]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_hits, 6, (), _DIE_evasion), '(hits) evasion')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_ship_evasion(r_total, r_natural, r_dice, r_read, zero, v_hits)
-    c = 0
-    outcome = _OUT_ship_evasion[b][c] if b >= 0 else _no_band('ship_evasion')
-    extra = None  # no band's data rolls dice
-    values = _values_ship_evasion(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hits)
-    inputs: dict[str, object] = {'hits': v_hits}
-    trace = _describe("Evading an enemy ship's hits", groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('ship_evasion', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_ship_evasion(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_ship_evasion(rng, depth, _check_int('hits', given.get('hits', 2), 1, 6))
+_RULE_ship_evasion: _Rule[Outcome[_Id_ship_evasion]] = _Rule(
+    'ship_evasion',
+    "Evading an enemy ship's hits",
+    (('hits', 'int', 1, 6, (), 2),),
+    _OUT_ship_evasion,
+    ('evaded', 'damaged'),
+    _total_ship_evasion,
+    _band_ship_evasion,
+    values=_values_ship_evasion,
+    reads=(frozenset(['evade']), False, False),
+    covers=True,
+)
 
 
 def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_ship_evasion]]:
@@ -4583,30 +3906,7 @@ def ship_evasion(*, hits: int = 2, rng: random.Random | None = None) -> Result[O
         'otherwise: Damaged -- For each point of damage received a Damage token should be placed on a Node relative to '
         'the direction of the attack.'
     )
-    return _run_ship_evasion(_RNG if rng is None else rng, 0, _check_int('hits', hits, 1, 6))
-
-
-def _totals_ship_evasion(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
-    plan = _Planning()
-    _total_ship_evasion(plan, v_hits)
-    return _exact_totals(plan.specs, lambda g: _total_ship_evasion(_Replaying(g), v_hits))
-
-
-def _joint_ship_evasion(given: Mapping[str, object]) -> Joint:
-    v_hits = _check_int('hits', given.get('hits', 2), 1, 6)
-    plan = _Planning()
-    _total_ship_evasion(plan, v_hits)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_ship_evasion(_Replaying(g), v_hits),
-        lambda t, n, f, k: _band_ship_evasion(t, n, f, k, plan.zero, v_hits),
-        (),
-        _READS_ship_evasion,
-    )
-    return joint
-
-
+    return _run(_RULE_ship_evasion, rng, (_check_int('hits', hits, 1, 6),))
 
 
 class HealthStrain(Markers):
@@ -4628,8 +3928,6 @@ class HealthStrain(Markers):
             size=size, marked=marked, label='Health/Strain track',
             on_full='If the track ever fills, the Crew member dies!', roll_over=False, reset_on_full=False,
         )
-
-
 class SeaEventDeck(Deck):
     (
         'Sea Event deck [EVR-20, EVR-23, line 84, lines 254-256, lines 269-271]\n'
@@ -4649,8 +3947,6 @@ class SeaEventDeck(Deck):
         ('sea_event_3', 'Sea Event card, Chapter 3', None, 13, 3),
         ('sea_event_4', 'Sea Event card, Chapter 4', None, 13, 4),
     )
-
-
 class IslandExplorationDeck(Deck):
     (
         'Island Exploration deck [EVR-21, EVR-22, EVR-23, EVR-10, line 84, lines 258-271, line 588]\n'
@@ -4670,8 +3966,6 @@ class IslandExplorationDeck(Deck):
         ('exploration_3', 'Island Exploration card, Chapter 3', None, 10, 3),
         ('exploration_4', 'Island Exploration card, Chapter 4', None, 10, 4),
     )
-
-
 class InfluenceDeck(Deck):
     (
         'Influence deck [EVR-24, line 84, lines 273-275, line 428]\n'
@@ -4689,8 +3983,6 @@ class InfluenceDeck(Deck):
     CARDS = (
         ('influence', 'Influence card', None, 10, None),
     )
-
-
 class TreasureDeck(Deck):
     (
         'Treasure deck [EVR-25, line 84, lines 279-286, line 413]\n'
@@ -4711,8 +4003,6 @@ class TreasureDeck(Deck):
         ('trinket', 'Trinket', None, 7, None),
         ('relic', 'Relic', None, 7, None),
     )
-
-
 class DiscoveryTrack(Markers):
     (
         'Discovery Track [EVR-28, EVR-24, line 84, lines 337-351, line 438]\n'
@@ -4730,8 +4020,6 @@ class DiscoveryTrack(Markers):
         super().__init__(
             size=size, marked=marked, label='Discovery Track', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class OrderTokens(Track):
     (
         'Fresh and Exhausted Orders [EVR-06, EVR-02, EVR-04, line 87, lines 365-379]\n'
@@ -4745,8 +4033,6 @@ class OrderTokens(Track):
             size=size, marked=marked, label='Fresh and Exhausted Orders', on_full=None, roll_over=False,
             reset_on_full=False,
         )
-
-
 class Loyalty(Track):
     (
         'Loyalty track [EVR-33, line 77, line 109, lines 423-434]\n'
@@ -4758,8 +4044,6 @@ class Loyalty(Track):
         super().__init__(
             size=size, marked=marked, label='Loyalty track', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class ShipDamage(Track):
     (
         'Damage tokens on nodes [EVR-42, lines 554-558]\n'
@@ -4778,33 +4062,33 @@ class ShipDamage(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
-    'starting_orders': _chain_starting_orders,
-    'starting_gold': _chain_starting_gold,
-    'crew_dies': _chain_crew_dies,
-    'map_spaces': _chain_map_spaces,
-    'storm_strain': _chain_storm_strain,
-    'ship_movement_actions': _chain_ship_movement_actions,
-    'sea_event_draw': _chain_sea_event_draw,
-    'expedition_test': _chain_expedition_test,
-    'expedition_test_crew': _chain_expedition_test_crew,
-    'abandon_expedition': _chain_abandon_expedition,
-    'weapon_attack_dice': _chain_weapon_attack_dice,
-    'marketplace_price': _chain_marketplace_price,
-    'reclaim_orders': _chain_reclaim_orders,
-    'trade_orders': _chain_trade_orders,
-    'combat_pool': _chain_combat_pool,
-    'loyalty_lost': _chain_loyalty_lost,
-    'enemy_agent_activation': _chain_enemy_agent_activation,
-    'crew_attack': _chain_crew_attack,
-    'counter_dice': _chain_counter_dice,
-    'counter_roll': _chain_counter_roll,
-    'weapon_fire': _chain_weapon_fire,
-    'enemy_ship_roll': _chain_enemy_ship_roll,
-    'ship_sunk': _chain_ship_sunk,
-    'ship_evasion_dice': _chain_ship_evasion_dice,
-    'ship_evasion': _chain_ship_evasion,
-}
+_RULES.update({
+    'starting_orders': _RULE_starting_orders,
+    'starting_gold': _RULE_starting_gold,
+    'crew_dies': _RULE_crew_dies,
+    'map_spaces': _RULE_map_spaces,
+    'storm_strain': _RULE_storm_strain,
+    'ship_movement_actions': _RULE_ship_movement_actions,
+    'sea_event_draw': _RULE_sea_event_draw,
+    'expedition_test': _RULE_expedition_test,
+    'expedition_test_crew': _RULE_expedition_test_crew,
+    'abandon_expedition': _RULE_abandon_expedition,
+    'weapon_attack_dice': _RULE_weapon_attack_dice,
+    'marketplace_price': _RULE_marketplace_price,
+    'reclaim_orders': _RULE_reclaim_orders,
+    'trade_orders': _RULE_trade_orders,
+    'combat_pool': _RULE_combat_pool,
+    'loyalty_lost': _RULE_loyalty_lost,
+    'enemy_agent_activation': _RULE_enemy_agent_activation,
+    'crew_attack': _RULE_crew_attack,
+    'counter_dice': _RULE_counter_dice,
+    'counter_roll': _RULE_counter_roll,
+    'weapon_fire': _RULE_weapon_fire,
+    'enemy_ship_roll': _RULE_enemy_ship_roll,
+    'ship_sunk': _RULE_ship_sunk,
+    'ship_evasion_dice': _RULE_ship_evasion_dice,
+    'ship_evasion': _RULE_ship_evasion,
+})
 RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'starting_orders': starting_orders,
     'starting_gold': starting_gold,
@@ -4832,125 +4116,7 @@ RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'ship_evasion_dice': ship_evasion_dice,
     'ship_evasion': ship_evasion,
 }
-_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
-    'starting_orders': (_joint_starting_orders, _IDS_starting_orders),
-    'starting_gold': (_joint_starting_gold, _IDS_starting_gold),
-    'crew_dies': (_joint_crew_dies, _IDS_crew_dies),
-    'map_spaces': (_joint_map_spaces, _IDS_map_spaces),
-    'storm_strain': (_joint_storm_strain, _IDS_storm_strain),
-    'ship_movement_actions': (_joint_ship_movement_actions, _IDS_ship_movement_actions),
-    'sea_event_draw': (_joint_sea_event_draw, _IDS_sea_event_draw),
-    'expedition_test': (_joint_expedition_test, _IDS_expedition_test),
-    'expedition_test_crew': (_joint_expedition_test_crew, _IDS_expedition_test_crew),
-    'abandon_expedition': (_joint_abandon_expedition, _IDS_abandon_expedition),
-    'weapon_attack_dice': (_joint_weapon_attack_dice, _IDS_weapon_attack_dice),
-    'marketplace_price': (_joint_marketplace_price, _IDS_marketplace_price),
-    'reclaim_orders': (_joint_reclaim_orders, _IDS_reclaim_orders),
-    'trade_orders': (_joint_trade_orders, _IDS_trade_orders),
-    'combat_pool': (_joint_combat_pool, _IDS_combat_pool),
-    'loyalty_lost': (_joint_loyalty_lost, _IDS_loyalty_lost),
-    'enemy_agent_activation': (_joint_enemy_agent_activation, _IDS_enemy_agent_activation),
-    'crew_attack': (_joint_crew_attack, _IDS_crew_attack),
-    'counter_dice': (_joint_counter_dice, _IDS_counter_dice),
-    'counter_roll': (_joint_counter_roll, _IDS_counter_roll),
-    'weapon_fire': (_joint_weapon_fire, _IDS_weapon_fire),
-    'enemy_ship_roll': (_joint_enemy_ship_roll, _IDS_enemy_ship_roll),
-    'ship_sunk': (_joint_ship_sunk, _IDS_ship_sunk),
-    'ship_evasion_dice': (_joint_ship_evasion_dice, _IDS_ship_evasion_dice),
-    'ship_evasion': (_joint_ship_evasion, _IDS_ship_evasion),
-}
-INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
-    'starting_orders': (),
-    'starting_gold': (),
-    'crew_dies': (('length', 'int', 1, 12, (), 6), ('damage', 'int', 0, 12, (), 0), ('strain', 'int', 0, 12, (), 0)),
-    'map_spaces': (
-        (
-            'space',
-            'choice',
-            None,
-            None,
-            ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
-            'calm_seas',
-        ),
-        ('crew_on_blue_nodes', 'int', 0, 10, (), 1),
-    ),
-    'storm_strain': (('strain', 'int', 0, 12, (), 1), ('storm', 'flag', None, None, (), False)),
-    'ship_movement_actions': (('movement_orders', 'int', 0, 8, (), 1),),
-    'sea_event_draw': (
-        (
-            'space',
-            'choice',
-            None,
-            None,
-            ('calm_seas', 'islands', 'rough_seas', 'storms', 'ports', 'altars', 'shipwrecks'),
-            'calm_seas',
-        ),
-    ),
-    'expedition_test': (
-        ('stat', 'int', 1, 10, (), 5),
-        ('selfless', 'flag', None, None, (), False),
-        ('hermit', 'choice', None, None, ('none', 'with_others', 'alone'), 'none'),
-        ('fortuitous', 'flag', None, None, (), False),
-        ('dyspraxic', 'flag', None, None, (), False),
-    ),
-    'expedition_test_crew': (
-        ('a', 'int', 1, 10, (), 5),
-        ('b', 'int', 1, 10, (), 5),
-        ('c', 'int', 1, 10, (), 5),
-        ('arrogant', 'choice', None, None, ('nobody', 'crew_a', 'crew_b', 'crew_c'), 'nobody'),
-    ),
-    'abandon_expedition': (('card', 'choice', None, None, ('tests', 'choices'), 'tests'),),
-    'weapon_attack_dice': (
-        ('zone_dice', 'int', 0, 6, (), 2),
-        ('cannoneer', 'flag', None, None, (), False),
-        ('clumsy', 'flag', None, None, (), False),
-    ),
-    'marketplace_price': (
-        ('price', 'int', 0, 100, (), 20),
-        ('deal', 'choice', None, None, ('selling', 'buying'), 'selling'),
-        ('charismatic', 'flag', None, None, (), False),
-    ),
-    'reclaim_orders': (('exhausted', 'int', 0, 12, (), 3), ('forgo_turn', 'flag', None, None, (), False)),
-    'trade_orders': (
-        ('given', 'int', 0, 12, (), 1),
-        ('received', 'int', 0, 12, (), 1),
-        ('adjacent', 'flag', None, None, (), True),
-        ('players_turn', 'flag', None, None, (), True),
-    ),
-    'combat_pool': (
-        ('first', 'int', 0, 5, (), 2),
-        ('second', 'int', 0, 5, (), 0),
-        ('third', 'int', 0, 5, (), 0),
-        ('brawlers', 'int', 0, 3, (), 0),
-        ('cowardly', 'int', 0, 3, (), 0),
-    ),
-    'loyalty_lost': (
-        ('crew_deaths', 'int', 0, 6, (), 0), ('influence_drawn', 'int', 0, 6, (), 0), ('unpaid', 'int', 0, 6, (), 0)
-    ),
-    'enemy_agent_activation': (
-        ('enemy_dice', 'int', 1, 4, (), 2), ('distance', 'int', 0, 3, (), 1), ('trigger', 'int', 1, 3, (), 2)
-    ),
-    'crew_attack': (
-        ('combat', 'int', 1, 3, (), 3),
-        ('evading', 'int', 0, 3, (), 1),
-        ('enemy_dice', 'int', 1, 3, (), 2),
-        ('trigger', 'int', 1, 3, (), 2),
-    ),
-    'counter_dice': (('hits', 'int', 0, 10, (), 2), ('combat', 'int', 0, 5, (), 2)),
-    'counter_roll': (('hits', 'int', 1, 4, (), 2), ('combat', 'int', 1, 3, (), 2), ('evading', 'int', 0, 3, (), 0)),
-    'weapon_fire': (
-        ('zone_dice', 'int', 1, 4, (), 2),
-        ('cannoneer', 'flag', None, None, (), False),
-        ('clumsy', 'flag', None, None, (), False),
-        ('trigger', 'int', 1, 2, (), 1),
-    ),
-    'enemy_ship_roll': (
-        ('enemy_dice', 'int', 1, 4, (), 4), ('in_range', 'flag', None, None, (), False), ('trigger', 'int', 1, 3, (), 2)
-    ),
-    'ship_sunk': (('nodes', 'int', 1, 20, (), 10), ('damaged', 'int', 0, 20, (), 0)),
-    'ship_evasion_dice': (('hits', 'int', 0, 10, (), 2),),
-    'ship_evasion': (('hits', 'int', 1, 6, (), 2),),
-}
+INPUTS: dict[str, tuple[InputSpec, ...]] = {name: rule.inputs for name, rule in _RULES.items()}
 DOCUMENTS: dict[str, Document] = {
     'game_contents': Document(
         'game_contents',
@@ -6692,47 +5858,3 @@ CARRY: dict[str, tuple[tuple[str, str], ...]] = {
 def session(rng: random.Random | None = None) -> Session:
     """Rolls in a row, each carrying what the document says into the next (see Session)."""
     return Session(RESOLVERS, CARRY, rng)
-
-
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
-    'expedition_test': _totals_expedition_test,
-    'expedition_test_crew': _totals_expedition_test_crew,
-    'enemy_agent_activation': _totals_enemy_agent_activation,
-    'crew_attack': _totals_crew_attack,
-    'counter_roll': _totals_counter_roll,
-    'weapon_fire': _totals_weapon_fire,
-    'enemy_ship_roll': _totals_enemy_ship_roll,
-    'ship_evasion': _totals_ship_evasion,
-}
-
-
-def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
-    if name not in table:
-        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
-    allowed = tuple(spec[0] for spec in INPUTS[name])
-    for key in inputs:
-        if key not in allowed:
-            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
-
-
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _odds_of(joint(inputs), ids)
-
-
-def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
-    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
-
-    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
-    Follows no chain (`->`): simulate the chained table on its own."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _sample(name, inputs, joint(inputs), ids, n, seed)
-
-
-def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
-    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
-    _known(name, inputs, _TOTALS)
-    return _TOTALS[name](inputs)

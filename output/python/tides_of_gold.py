@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
+from typing import Any as _Any
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
 from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
-from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
+from typing import cast as _cast
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -1041,6 +1042,175 @@ def _describe(
     return text
 
 
+# ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
+
+InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Generic[_Landed]):
+    """One roll or table: its data, and the rule's own expressions as small compiled functions. `_run`,
+    `_joint` and `_totals` below do the rest alike for every rule.
+
+    The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
+    `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
+    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
+    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
+    of exploding dice listed one by one."""
+
+    name: str
+    label: str
+    inputs: tuple[InputSpec, ...]
+    outcomes: tuple[tuple[_Landed, ...], ...]  # by band, then by column
+    ids: tuple[str, ...]  # each band's outcome id
+    total: Callable[..., _Any]  # a roll's total is an int; a table's key or a formula's value may be text or yes/no
+    band: Callable[..., int]
+    lets: Callable[..., tuple[object, ...]] | None = None
+    column: Callable[..., int] | None = None
+    values: Callable[..., dict[str, object]] | None = None
+    rerolls: Callable[..., frozenset[str]] | None = None
+    horizon: Callable[..., int] | None = None
+    reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    dice: bool = True  # False: a table read by its key, or a formula without dice
+    covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
+    more: bool = False  # a band's data rolls dice
+    chains: bool = False  # a band names a table to roll next
+
+
+_RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
+
+
+def _input(spec: InputSpec, value: object) -> object:
+    """An input checked against its spec, as `odds()` and a chain pass them."""
+    name, kind, low, high, options, _ = spec
+    if kind == "int":
+        return check_int(name, value, low, high)
+    if kind == "flag":
+        return check_flag(name, value)
+    return check_choice(name, value, options)
+
+
+def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]:
+    """The inputs of `rule` from `given` (defaults where it says nothing), checked, in order."""
+    return tuple(_input(spec, given.get(spec[0], spec[5])) for spec in rule.inputs)
+
+
+def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
+         depth: int = 0) -> Result[_Landed]:
+    """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
+    rng = _RNG if rng is None else rng
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    first: tuple[AnyResult, ...] = ()
+    if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
+        trace = _describe(rule.label, d.groups, total, outcome, (), {})
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    extra = _Rolling(rng) if rule.more else None
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    if first:
+        trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
+    chain: tuple[AnyResult, ...] = ()
+    target = values.get("next") if rule.chains else None
+    if isinstance(target, str) and target in _RULES:
+        _check_chain(depth + 1, rule.name)
+        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
+        trace += "; then " + link.trace
+        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
+                        link.trace), *link.chain)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
+        _Rolling, object, tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None], int, int,
+        _Landed]:
+    """Roll once: the dice source, the total, what the bands read (`_Rolling.read`), the band's and column's
+    index, and the outcome."""
+    d = _Rolling(rng)
+    total = rule.total(d, *args)
+    reading = d.read()
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    c = rule.column(*args) if rule.column is not None else 0
+    if b >= 0:
+        return d, total, reading, b, c, rule.outcomes[b][c]
+    if rule.covers:
+        _no_band(rule.name)
+    return d, total, reading, b, c, _cast(_Landed, None)  # a rule no band may take is a _Rule[Outcome | None]
+
+
+def _whole(total: object) -> int | None:
+    """A result's total: a whole number, or None (a table's key in words, a yes/no formula)."""
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
+    """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    total = rule.total(plan, *args)
+    if not rule.dice:  # a table's key or a formula's value: one result
+        return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
+    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
+                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
+
+
+def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
+    """Exact probability of each total of `rule` for `given`, lowest first."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    rule.total(plan, *args)
+    rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
+    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
+
+
+def _rerolled(rule: _Rule[_Any], args: tuple[object, ...]) -> set[int]:
+    """The bands (by index) a first result is rolled again from, for these inputs."""
+    if rule.rerolls is None:
+        return set()
+    again = rule.rerolls(*args)
+    return {i for i, band in enumerate(rule.ids) if band in again}
+
+
+def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule[_Any]:
+    """The rule `name` (among those that roll dice, with `dice`), once `inputs` names only its inputs."""
+    rules = [n for n, rule in _RULES.items() if rule.dice or not dice]
+    if name not in rules:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(rules)}")
+    allowed = tuple(spec[0] for spec in _RULES[name].inputs)
+    for key in inputs:
+        if key not in allowed:
+            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+    return _RULES[name]
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    rule = _known(name, inputs)
+    return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    rule = _known(name, inputs)
+    return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
+
+
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    return _totals(_known(name, inputs, dice=True), inputs)
+
+
 @dataclass(frozen=True, slots=True)
 class Picked:
     """The candidate a priority list picks, and why."""
@@ -1441,10 +1611,9 @@ _OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_action_roll: tuple[str, ...] = ('failure', 'costly', 'heroic', 'advantage')
-_READS_action_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_action_roll_0 = _dice(2, 6)  # 2d6
 _DICE_action_roll_1 = _dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
+
 
 def _total_action_roll(
     d: _Rolling | _Planning | _Replaying, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
@@ -1512,35 +1681,22 @@ def _values_action_roll(
     return values
 
 
-def _run_action_roll(
-    rng: random.Random, depth: int, v_dots: int, v_bonus_die: bool, v_edge: str, v_penalty: str
-) -> Result[Outcome[_Id_action_roll]]:
-    d = _Rolling(rng)
-    r_total: int = _total_action_roll(d, v_dots, v_bonus_die, v_edge, v_penalty)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_action_roll(r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty)
-    c = 0
-    outcome = _OUT_action_roll[b][c] if b >= 0 else _no_band('action_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_action_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots, v_bonus_die, v_edge, v_penalty
-    )
-    inputs: dict[str, object] = {'dots': v_dots, 'bonus_die': v_bonus_die, 'edge': v_edge, 'penalty': v_penalty}
-    trace = _describe('Action roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_action_roll(
-        rng,
-        depth,
-        _check_int('dots', given.get('dots', 1), 0, 4),
-        _check_flag('bonus_die', given.get('bonus_die', False)),
-        _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major')),
-        _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major')),
-    )
+_RULE_action_roll: _Rule[Outcome[_Id_action_roll]] = _Rule(
+    'action_roll',
+    'Action roll',
+    (
+        ('dots', 'int', 0, 4, (), 1),
+        ('bonus_die', 'flag', None, None, (), False),
+        ('edge', 'choice', None, None, ('none', 'edge', 'major'), 'none'),
+        ('penalty', 'choice', None, None, ('none', 'penalty', 'major'), 'none'),
+    ),
+    _OUT_action_roll,
+    ('failure', 'costly', 'heroic', 'advantage'),
+    _total_action_roll,
+    _band_action_roll,
+    values=_values_action_roll,
+    covers=True,
+)
 
 
 def action_roll(
@@ -1562,45 +1718,16 @@ def action_roll(
         'natural 12: Advantage -- succeed with an advantage; describe the advantage; when anyone uses it, they get a '
         'bonus die'
     )
-    return _run_action_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('dots', dots, 0, 4),
-        _check_flag('bonus_die', bonus_die),
-        _check_choice('edge', edge, ('none', 'edge', 'major')),
-        _check_choice('penalty', penalty, ('none', 'penalty', 'major')),
+    return _run(
+        _RULE_action_roll,
+        rng,
+        (
+            _check_int('dots', dots, 0, 4),
+            _check_flag('bonus_die', bonus_die),
+            _check_choice('edge', edge, ('none', 'edge', 'major')),
+            _check_choice('penalty', penalty, ('none', 'penalty', 'major')),
+        ),
     )
-
-
-def _totals_action_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
-    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
-    v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
-    plan = _Planning()
-    _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
-    return _exact_totals(
-        plan.specs, lambda g: _total_action_roll(_Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty)
-    )
-
-
-def _joint_action_roll(given: Mapping[str, object]) -> Joint:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    v_bonus_die = _check_flag('bonus_die', given.get('bonus_die', False))
-    v_edge = _check_choice('edge', given.get('edge', 'none'), ('none', 'edge', 'major'))
-    v_penalty = _check_choice('penalty', given.get('penalty', 'none'), ('none', 'penalty', 'major'))
-    plan = _Planning()
-    _total_action_roll(plan, v_dots, v_bonus_die, v_edge, v_penalty)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_action_roll(_Replaying(g), v_dots, v_bonus_die, v_edge, v_penalty),
-        lambda t, n, f, k: _band_action_roll(t, n, f, k, plan.zero, v_dots, v_bonus_die, v_edge, v_penalty),
-        (),
-        _READS_action_roll,
-    )
-    return joint
-
-
 
 
 _Id_resistance_roll = _Literal['resisted']
@@ -1613,8 +1740,7 @@ _OUT_resistance_roll: tuple[tuple[Outcome[_Id_resistance_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_resistance_roll: tuple[str, ...] = ('resisted',)
-_READS_resistance_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
+
 
 def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
     return d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
@@ -1650,24 +1776,17 @@ def _values_resistance_roll(
     return values
 
 
-def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result[Outcome[_Id_resistance_roll]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_resistance_roll.get(r_total, -1)
-    c = 0
-    outcome = _OUT_resistance_roll[b][c] if b >= 0 else _no_band('resistance_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
-    inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = _describe('Resistance roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_resistance_roll(rng, depth, _check_int('attribute', given.get('attribute', 2), 1, 4))
+_RULE_resistance_roll: _Rule[Outcome[_Id_resistance_roll]] = _Rule(
+    'resistance_roll',
+    'Resistance roll',
+    (('attribute', 'int', 1, 4, (), 2),),
+    _OUT_resistance_roll,
+    ('resisted',),
+    _total_resistance_roll,
+    _band_resistance_roll,
+    values=_values_resistance_roll,
+    covers=True,
+)
 
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_resistance_roll]]:
@@ -1679,30 +1798,7 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
         '1-6: Resisted -- PC takes stress equal to 6 minus the highest dice result; the complication is negated or '
         'reduced.'
     )
-    return _run_resistance_roll(_RNG if rng is None else rng, 0, _check_int('attribute', attribute, 1, 4))
-
-
-def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
-    plan = _Planning()
-    _total_resistance_roll(plan, v_attribute)
-    return _exact_totals(plan.specs, lambda g: _total_resistance_roll(_Replaying(g), v_attribute))
-
-
-def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
-    v_attribute = _check_int('attribute', given.get('attribute', 2), 1, 4)
-    plan = _Planning()
-    _total_resistance_roll(plan, v_attribute)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_resistance_roll(_Replaying(g), v_attribute),
-        lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
-        (),
-        _READS_resistance_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_resistance_roll, rng, (_check_int('attribute', attribute, 1, 4),))
 
 
 _Id_consequence_clock = _Literal['two_segments', 'one_segment', 'no_segments']
@@ -1711,9 +1807,8 @@ _OUT_consequence_clock: tuple[tuple[Outcome[_Id_consequence_clock], ...], ...] =
     (Outcome('one_segment', 'One segment', '1 segment', '7-9', None),),
     (Outcome('no_segments', 'No segments', 'no segments', '10+', None),),
 )
-_IDS_consequence_clock: tuple[str, ...] = ('two_segments', 'one_segment', 'no_segments')
-_READS_consequence_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_consequence_clock_0 = _dice(2, 6)  # 2d6
+
 
 def _total_consequence_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_consequence_clock_0, '2d6') + v_dots))
@@ -1757,24 +1852,17 @@ def _values_consequence_clock(
     return values
 
 
-def _run_consequence_clock(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_consequence_clock]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_consequence_clock_0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_consequence_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
-    c = 0
-    outcome = _OUT_consequence_clock[b][c] if b >= 0 else _no_band('consequence_clock')
-    extra = None  # no band's data rolls dice
-    values = _values_consequence_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
-    inputs: dict[str, object] = {'dots': v_dots}
-    trace = _describe('Consequence clocks', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('consequence_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_consequence_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_consequence_clock(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
+_RULE_consequence_clock: _Rule[Outcome[_Id_consequence_clock]] = _Rule(
+    'consequence_clock',
+    'Consequence clocks',
+    (('dots', 'int', 0, 4, (), 1),),
+    _OUT_consequence_clock,
+    ('two_segments', 'one_segment', 'no_segments'),
+    _total_consequence_clock,
+    _band_consequence_clock,
+    values=_values_consequence_clock,
+    covers=True,
+)
 
 
 def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_consequence_clock]]:
@@ -1786,30 +1874,7 @@ def consequence_clock(*, dots: int = 1, rng: random.Random | None = None) -> Res
         '7-9: One segment -- 1 segment\n'
         '10+: No segments -- no segments'
     )
-    return _run_consequence_clock(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
-
-
-def _totals_consequence_clock(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_consequence_clock(plan, v_dots)
-    return _exact_totals(plan.specs, lambda g: _total_consequence_clock(_Replaying(g), v_dots))
-
-
-def _joint_consequence_clock(given: Mapping[str, object]) -> Joint:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_consequence_clock(plan, v_dots)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_consequence_clock(_Replaying(g), v_dots),
-        lambda t, n, f, k: _band_consequence_clock(t, n, f, k, plan.zero, v_dots),
-        (),
-        _READS_consequence_clock,
-    )
-    return joint
-
-
+    return _run(_RULE_consequence_clock, rng, (_check_int('dots', dots, 0, 4),))
 
 
 _Id_obstacle_clock = _Literal['no_segments', 'one_segment', 'two_segments', 'four_segments']
@@ -1819,9 +1884,8 @@ _OUT_obstacle_clock: tuple[tuple[Outcome[_Id_obstacle_clock], ...], ...] = (
     (Outcome('two_segments', 'Two segments', '2 segments', '10+', None),),
     (Outcome('four_segments', 'Four segments', '4 segments', 'natural 12', None),),
 )
-_IDS_obstacle_clock: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
-_READS_obstacle_clock: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_obstacle_clock_0 = _dice(2, 6)  # 2d6
+
 
 def _total_obstacle_clock(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_obstacle_clock_0, '2d6') + v_dots))
@@ -1869,24 +1933,17 @@ def _values_obstacle_clock(
     return values
 
 
-def _run_obstacle_clock(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_obstacle_clock]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_obstacle_clock_0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_obstacle_clock(r_total, r_natural, r_dice, r_read, zero, v_dots)
-    c = 0
-    outcome = _OUT_obstacle_clock[b][c] if b >= 0 else _no_band('obstacle_clock')
-    extra = None  # no band's data rolls dice
-    values = _values_obstacle_clock(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
-    inputs: dict[str, object] = {'dots': v_dots}
-    trace = _describe('Obstacle clocks', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('obstacle_clock', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_obstacle_clock(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_obstacle_clock(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
+_RULE_obstacle_clock: _Rule[Outcome[_Id_obstacle_clock]] = _Rule(
+    'obstacle_clock',
+    'Obstacle clocks',
+    (('dots', 'int', 0, 4, (), 1),),
+    _OUT_obstacle_clock,
+    ('no_segments', 'one_segment', 'two_segments', 'four_segments'),
+    _total_obstacle_clock,
+    _band_obstacle_clock,
+    values=_values_obstacle_clock,
+    covers=True,
+)
 
 
 def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_obstacle_clock]]:
@@ -1899,30 +1956,7 @@ def obstacle_clock(*, dots: int = 1, rng: random.Random | None = None) -> Result
         '10+: Two segments -- 2 segments\n'
         'natural 12: Four segments -- 4 segments'
     )
-    return _run_obstacle_clock(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
-
-
-def _totals_obstacle_clock(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_obstacle_clock(plan, v_dots)
-    return _exact_totals(plan.specs, lambda g: _total_obstacle_clock(_Replaying(g), v_dots))
-
-
-def _joint_obstacle_clock(given: Mapping[str, object]) -> Joint:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_obstacle_clock(plan, v_dots)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_obstacle_clock(_Replaying(g), v_dots),
-        lambda t, n, f, k: _band_obstacle_clock(t, n, f, k, plan.zero, v_dots),
-        (),
-        _READS_obstacle_clock,
-    )
-    return joint
-
-
+    return _run(_RULE_obstacle_clock, rng, (_check_int('dots', dots, 0, 4),))
 
 
 _Id_heritage_connect = _Literal['rival', 'owe', 'friendly']
@@ -1931,9 +1965,8 @@ _OUT_heritage_connect: tuple[tuple[Outcome[_Id_heritage_connect], ...], ...] = (
     (Outcome('owe', 'Owe', 'you owe them something', '7-9', None),),
     (Outcome('friendly', 'Friendly', 'friendly', '10+', None),),
 )
-_IDS_heritage_connect: tuple[str, ...] = ('rival', 'owe', 'friendly')
-_READS_heritage_connect: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_heritage_connect_0 = _dice(2, 6)  # 2d6
+
 
 def _total_heritage_connect(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_heritage_connect_0, '2d6')
@@ -1951,24 +1984,16 @@ def _band_heritage_connect(
     return -1
 
 
-def _run_heritage_connect(rng: random.Random, depth: int) -> Result[Outcome[_Id_heritage_connect]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_heritage_connect_0, '2d6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_heritage_connect(r_total, r_natural, r_dice, r_read, zero)
-    c = 0
-    outcome = _OUT_heritage_connect[b][c] if b >= 0 else _no_band('heritage_connect')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {}
-    trace = _describe('Heritage: CONNECT', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('heritage_connect', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_heritage_connect(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_heritage_connect(rng, depth)
+_RULE_heritage_connect: _Rule[Outcome[_Id_heritage_connect]] = _Rule(
+    'heritage_connect',
+    'Heritage: CONNECT',
+    (),
+    _OUT_heritage_connect,
+    ('rival', 'owe', 'friendly'),
+    _total_heritage_connect,
+    _band_heritage_connect,
+    covers=True,
+)
 
 
 def heritage_connect(*, rng: random.Random | None = None) -> Result[Outcome[_Id_heritage_connect]]:
@@ -1982,28 +2007,7 @@ def heritage_connect(*, rng: random.Random | None = None) -> Result[Outcome[_Id_
         '7-9: Owe -- you owe them something\n'
         '10+: Friendly -- friendly'
     )
-    return _run_heritage_connect(_RNG if rng is None else rng, 0)
-
-
-def _totals_heritage_connect(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_heritage_connect(plan)
-    return _exact_totals(plan.specs, lambda g: _total_heritage_connect(_Replaying(g)))
-
-
-def _joint_heritage_connect(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_heritage_connect(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_heritage_connect(_Replaying(g)),
-        lambda t, n, f, k: _band_heritage_connect(t, n, f, k, plan.zero),
-        (),
-        _READS_heritage_connect,
-    )
-    return joint
-
-
+    return _run(_RULE_heritage_connect, rng, ())
 
 
 _Id_coin_roll = _Literal['keep_coin', 'lose_coin', 'lose_coin_complication']
@@ -2016,9 +2020,8 @@ _OUT_coin_roll: tuple[tuple[Outcome[_Id_coin_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_coin_roll: tuple[str, ...] = ('keep_coin', 'lose_coin', 'lose_coin_complication')
-_READS_coin_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_coin_roll_0 = _dice(2, 6)  # 2d6
+
 
 def _total_coin_roll(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_coin_roll_0, '2d6') + v_wealth))
@@ -2063,24 +2066,17 @@ def _values_coin_roll(
     return values
 
 
-def _run_coin_roll(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_coin_roll]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_coin_roll_0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_coin_roll(r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    c = 0
-    outcome = _OUT_coin_roll[b][c] if b >= 0 else _no_band('coin_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_coin_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = _describe('Coin roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('coin_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_coin_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_coin_roll(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
+_RULE_coin_roll: _Rule[Outcome[_Id_coin_roll]] = _Rule(
+    'coin_roll',
+    'Coin roll',
+    (('wealth', 'int', 0, 5, (), 1),),
+    _OUT_coin_roll,
+    ('keep_coin', 'lose_coin', 'lose_coin_complication'),
+    _total_coin_roll,
+    _band_coin_roll,
+    values=_values_coin_roll,
+    covers=True,
+)
 
 
 def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_coin_roll]]:
@@ -2094,30 +2090,7 @@ def coin_roll(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Ou
         '7-9: Lose coin -- lose coin\n'
         '6 or less: Lose coin complication -- lose coin and face a complication'
     )
-    return _run_coin_roll(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
-
-
-def _totals_coin_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_coin_roll(plan, v_wealth)
-    return _exact_totals(plan.specs, lambda g: _total_coin_roll(_Replaying(g), v_wealth))
-
-
-def _joint_coin_roll(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_coin_roll(plan, v_wealth)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_coin_roll(_Replaying(g), v_wealth),
-        lambda t, n, f, k: _band_coin_roll(t, n, f, k, plan.zero, v_wealth),
-        (),
-        _READS_coin_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_coin_roll, rng, (_check_int('wealth', wealth, 0, 5),))
 
 
 _Id_ship_actions = _Literal['speed', 'durability', 'firepower', 'crew', 'size']
@@ -2136,7 +2109,11 @@ _OUT_ship_actions: tuple[tuple[Outcome[_Id_ship_actions], ...], ...] = (
     (Outcome('crew', 'Crew', 'any actions that involve multiple people/locations', 'crew', None),),
     (Outcome('size', 'Size', "any actions involving the Corw's Nest, e.g. scouting, planning", 'size', None),),
 )
-_IDS_ship_actions: tuple[str, ...] = ('speed', 'durability', 'firepower', 'crew', 'size')
+
+
+def _total_ship_actions(d: _Rolling | _Planning | _Replaying, v_trait: str) -> str:
+    return v_trait
+
 
 # the band of each value
 _BAND_ship_actions: dict[int | str, int] = {'speed': 0, 'durability': 1, 'firepower': 2, 'crew': 3, 'size': 4}
@@ -2152,38 +2129,17 @@ def _band_ship_actions(
     return _BAND_ship_actions.get(r_total, -1)
 
 
-def _run_ship_actions(rng: random.Random, depth: int, v_trait: str) -> Result[Outcome[_Id_ship_actions]]:
-    d = _Rolling(rng)
-    r_total: str = v_trait
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_ship_actions.get(r_total, -1)
-    c = 0
-    outcome = _OUT_ship_actions[b][c] if b >= 0 else _no_band('ship_actions')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'trait': v_trait}
-    trace = _describe('Ship actions', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'ship_actions',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_ship_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_ship_actions(
-        rng,
-        depth,
-        _check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size')),
-    )
+_RULE_ship_actions: _Rule[Outcome[_Id_ship_actions]] = _Rule(
+    'ship_actions',
+    'Ship actions',
+    (('trait', 'choice', None, None, ('speed', 'durability', 'firepower', 'crew', 'size'), 'speed'),),
+    _OUT_ship_actions,
+    ('speed', 'durability', 'firepower', 'crew', 'size'),
+    _total_ship_actions,
+    _band_ship_actions,
+    dice=False,
+    covers=True,
+)
 
 
 def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> Result[Outcome[_Id_ship_actions]]:
@@ -2198,19 +2154,9 @@ def ship_actions(*, trait: str = 'speed', rng: random.Random | None = None) -> R
         'crew: Crew -- any actions that involve multiple people/locations\n'
         "size: Size -- any actions involving the Corw's Nest, e.g. scouting, planning"
     )
-    return _run_ship_actions(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')),
+    return _run(
+        _RULE_ship_actions, rng, (_check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')),)
     )
-
-
-def _joint_ship_actions(given: Mapping[str, object]) -> Joint:
-    v_trait = _check_choice('trait', given.get('trait', 'speed'), ('speed', 'durability', 'firepower', 'crew', 'size'))
-    r_total: str = v_trait
-    return {(_band_ship_actions(r_total, None, (), (), False, v_trait), r_total): 1}, 1
-
-
 
 
 _Id_loadout = _Literal['light', 'normal', 'heavy']
@@ -2224,7 +2170,11 @@ _OUT_loadout: tuple[tuple[Outcome[_Id_loadout], ...], ...] = (
     ),
     (Outcome('heavy', 'Heavy Load (7)', 'Threatening. You are ready for war, slowed by your haul.', 'heavy', None),),
 )
-_IDS_loadout: tuple[str, ...] = ('light', 'normal', 'heavy')
+
+
+def _total_loadout(d: _Rolling | _Planning | _Replaying, v_load: str) -> str:
+    return v_load
+
 
 _BAND_loadout: dict[int | str, int] = {'light': 0, 'normal': 1, 'heavy': 2}  # the band of each value
 
@@ -2260,34 +2210,18 @@ def _values_loadout(
     return values
 
 
-def _run_loadout(rng: random.Random, depth: int, v_load: str) -> Result[Outcome[_Id_loadout]]:
-    d = _Rolling(rng)
-    r_total: str = v_load
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_loadout.get(r_total, -1)
-    c = 0
-    outcome = _OUT_loadout[b][c] if b >= 0 else _no_band('loadout')
-    extra = None  # no band's data rolls dice
-    values = _values_loadout(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_load)
-    inputs: dict[str, object] = {'load': v_load}
-    trace = _describe('Pick item loadouts', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'loadout',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_loadout(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_loadout(rng, depth, _check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy')))
+_RULE_loadout: _Rule[Outcome[_Id_loadout]] = _Rule(
+    'loadout',
+    'Pick item loadouts',
+    (('load', 'choice', None, None, ('light', 'normal', 'heavy'), 'normal'),),
+    _OUT_loadout,
+    ('light', 'normal', 'heavy'),
+    _total_loadout,
+    _band_loadout,
+    values=_values_loadout,
+    dice=False,
+    covers=True,
+)
 
 
 def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result[Outcome[_Id_loadout]]:
@@ -2299,20 +2233,24 @@ def loadout(*, load: str = 'normal', rng: random.Random | None = None) -> Result
         'normal: Normal Load (5) -- Prepared. You look like someone ready for action, able to maneuver normally.\n'
         'heavy: Heavy Load (7) -- Threatening. You are ready for war, slowed by your haul.'
     )
-    return _run_loadout(_RNG if rng is None else rng, 0, _check_choice('load', load, ('light', 'normal', 'heavy')))
-
-
-def _joint_loadout(given: Mapping[str, object]) -> Joint:
-    v_load = _check_choice('load', given.get('load', 'normal'), ('light', 'normal', 'heavy'))
-    r_total: str = v_load
-    return {(_band_loadout(r_total, None, (), (), False, v_load), r_total): 1}, 1
-
-
+    return _run(_RULE_loadout, rng, (_check_choice('load', load, ('light', 'normal', 'heavy')),))
 
 
 _OUT_score_engagement_modifier: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_score_engagement_modifier: tuple[str, ...] = ()
+
+
+def _total_score_engagement_modifier(
+    d: _Rolling | _Planning | _Replaying,
+    v_bold: bool,
+    v_complex: bool,
+    v_vulnerability: bool,
+    v_strongest: bool,
+    v_aid: bool,
+    v_interference: bool,
+) -> int:
+    return clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
+
 
 _BAND_score_engagement_modifier: dict[int | str, int] = {}  # the band of each value
 
@@ -2353,58 +2291,24 @@ def _values_score_engagement_modifier(
     return values
 
 
-def _run_score_engagement_modifier(
-    rng: random.Random,
-    depth: int,
-    v_bold: bool,
-    v_complex: bool,
-    v_vulnerability: bool,
-    v_strongest: bool,
-    v_aid: bool,
-    v_interference: bool,
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_score_engagement_modifier.get(r_total, -1)
-    c = 0
-    outcome = _OUT_score_engagement_modifier[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_score_engagement_modifier(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid,
-        v_interference,
-    )
-    inputs: dict[str, object] = {
-        'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid,
-        'interference': v_interference,
-    }
-    trace = _describe('Score engagement modifier', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'score_engagement_modifier',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_score_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_score_engagement_modifier(
-        rng,
-        depth,
-        _check_flag('bold', given.get('bold', False)),
-        _check_flag('complex', given.get('complex', False)),
-        _check_flag('vulnerability', given.get('vulnerability', False)),
-        _check_flag('strongest', given.get('strongest', False)),
-        _check_flag('aid', given.get('aid', False)),
-        _check_flag('interference', given.get('interference', False)),
-    )
+_RULE_score_engagement_modifier: _Rule[Outcome[str] | None] = _Rule(
+    'score_engagement_modifier',
+    'Score engagement modifier',
+    (
+        ('bold', 'flag', None, None, (), False),
+        ('complex', 'flag', None, None, (), False),
+        ('vulnerability', 'flag', None, None, (), False),
+        ('strongest', 'flag', None, None, (), False),
+        ('aid', 'flag', None, None, (), False),
+        ('interference', 'flag', None, None, (), False),
+    ),
+    _OUT_score_engagement_modifier,
+    (),
+    _total_score_engagement_modifier,
+    _band_score_engagement_modifier,
+    values=_values_score_engagement_modifier,
+    dice=False,
+)
 
 
 def score_engagement_modifier(
@@ -2422,36 +2326,18 @@ def score_engagement_modifier(
         '\n'
         'Determine your modifier before you roll. Can never have more than +2 or -2:'
     )
-    return _run_score_engagement_modifier(
-        _RNG if rng is None else rng,
-        0,
-        _check_flag('bold', bold),
-        _check_flag('complex', complex),
-        _check_flag('vulnerability', vulnerability),
-        _check_flag('strongest', strongest),
-        _check_flag('aid', aid),
-        _check_flag('interference', interference),
-    )
-
-
-def _joint_score_engagement_modifier(given: Mapping[str, object]) -> Joint:
-    v_bold = _check_flag('bold', given.get('bold', False))
-    v_complex = _check_flag('complex', given.get('complex', False))
-    v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
-    v_strongest = _check_flag('strongest', given.get('strongest', False))
-    v_aid = _check_flag('aid', given.get('aid', False))
-    v_interference = _check_flag('interference', given.get('interference', False))
-    r_total: int = clamp((((((v_bold + v_vulnerability) + v_aid) - v_complex) - v_strongest) - v_interference), -2, 2)
-    return {
+    return _run(
+        _RULE_score_engagement_modifier,
+        rng,
         (
-            _band_score_engagement_modifier(
-                r_total, None, (), (), False, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference
-            ),
-            r_total,
-        ): 1
-    }, 1
-
-
+            _check_flag('bold', bold),
+            _check_flag('complex', complex),
+            _check_flag('vulnerability', vulnerability),
+            _check_flag('strongest', strongest),
+            _check_flag('aid', aid),
+            _check_flag('interference', interference),
+        ),
+    )
 
 
 _Id_score_engagement = _Literal['exceptional', 'good', 'tense', 'bad']
@@ -2473,9 +2359,8 @@ _OUT_score_engagement: tuple[tuple[Outcome[_Id_score_engagement], ...], ...] = (
         ),
     ),
 )
-_IDS_score_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
-_READS_score_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_score_engagement_0 = _dice(2, 6)  # 2d6
+
 
 def _lets_score_engagement(
     v_bold: bool, v_complex: bool, v_vulnerability: bool, v_strongest: bool, v_aid: bool, v_interference: bool
@@ -2522,49 +2407,24 @@ def _band_score_engagement(
     return -1
 
 
-def _run_score_engagement(
-    rng: random.Random,
-    depth: int,
-    v_bold: bool,
-    v_complex: bool,
-    v_vulnerability: bool,
-    v_strongest: bool,
-    v_aid: bool,
-    v_interference: bool,
-) -> Result[Outcome[_Id_score_engagement]]:
-    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_score_engagement_0, '2d6') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_score_engagement(
-        r_total, r_natural, r_dice, r_read, zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid,
-        v_interference, v_modifier,
-    )
-    c = 0
-    outcome = _OUT_score_engagement[b][c] if b >= 0 else _no_band('score_engagement')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {
-        'bold': v_bold, 'complex': v_complex, 'vulnerability': v_vulnerability, 'strongest': v_strongest, 'aid': v_aid,
-        'interference': v_interference,
-    }
-    trace = _describe('Make engagement roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('score_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_score_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_score_engagement(
-        rng,
-        depth,
-        _check_flag('bold', given.get('bold', False)),
-        _check_flag('complex', given.get('complex', False)),
-        _check_flag('vulnerability', given.get('vulnerability', False)),
-        _check_flag('strongest', given.get('strongest', False)),
-        _check_flag('aid', given.get('aid', False)),
-        _check_flag('interference', given.get('interference', False)),
-    )
+_RULE_score_engagement: _Rule[Outcome[_Id_score_engagement]] = _Rule(
+    'score_engagement',
+    'Make engagement roll',
+    (
+        ('bold', 'flag', None, None, (), False),
+        ('complex', 'flag', None, None, (), False),
+        ('vulnerability', 'flag', None, None, (), False),
+        ('strongest', 'flag', None, None, (), False),
+        ('aid', 'flag', None, None, (), False),
+        ('interference', 'flag', None, None, (), False),
+    ),
+    _OUT_score_engagement,
+    ('exceptional', 'good', 'tense', 'bad'),
+    _total_score_engagement,
+    _band_score_engagement,
+    lets=_lets_score_engagement,
+    covers=True,
+)
 
 
 def score_engagement(
@@ -2588,60 +2448,18 @@ def score_engagement(
         '7-9: Tense -- Tense result. Hit your first complication when the action starts.\n'
         "6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
     )
-    return _run_score_engagement(
-        _RNG if rng is None else rng,
-        0,
-        _check_flag('bold', bold),
-        _check_flag('complex', complex),
-        _check_flag('vulnerability', vulnerability),
-        _check_flag('strongest', strongest),
-        _check_flag('aid', aid),
-        _check_flag('interference', interference),
-    )
-
-
-def _totals_score_engagement(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_bold = _check_flag('bold', given.get('bold', False))
-    v_complex = _check_flag('complex', given.get('complex', False))
-    v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
-    v_strongest = _check_flag('strongest', given.get('strongest', False))
-    v_aid = _check_flag('aid', given.get('aid', False))
-    v_interference = _check_flag('interference', given.get('interference', False))
-    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    plan = _Planning()
-    _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_score_engagement(
-            _Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
+    return _run(
+        _RULE_score_engagement,
+        rng,
+        (
+            _check_flag('bold', bold),
+            _check_flag('complex', complex),
+            _check_flag('vulnerability', vulnerability),
+            _check_flag('strongest', strongest),
+            _check_flag('aid', aid),
+            _check_flag('interference', interference),
         ),
     )
-
-
-def _joint_score_engagement(given: Mapping[str, object]) -> Joint:
-    v_bold = _check_flag('bold', given.get('bold', False))
-    v_complex = _check_flag('complex', given.get('complex', False))
-    v_vulnerability = _check_flag('vulnerability', given.get('vulnerability', False))
-    v_strongest = _check_flag('strongest', given.get('strongest', False))
-    v_aid = _check_flag('aid', given.get('aid', False))
-    v_interference = _check_flag('interference', given.get('interference', False))
-    v_modifier, = _lets_score_engagement(v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference)
-    plan = _Planning()
-    _total_score_engagement(plan, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_score_engagement(
-            _Replaying(g), v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
-        ),
-        lambda t, n, f, k: _band_score_engagement(
-            t, n, f, k, plan.zero, v_bold, v_complex, v_vulnerability, v_strongest, v_aid, v_interference, v_modifier
-        ),
-        (),
-        _READS_score_engagement,
-    )
-    return joint
-
-
 
 
 _Id_flashback_cost = _Literal['ordinary', 'complex', 'elaborate']
@@ -2655,7 +2473,11 @@ _OUT_flashback_cost: tuple[tuple[Outcome[_Id_flashback_cost], ...], ...] = (
         ),
     ),
 )
-_IDS_flashback_cost: tuple[str, ...] = ('ordinary', 'complex', 'elaborate')
+
+
+def _total_flashback_cost(d: _Rolling | _Planning | _Replaying, v_action: str) -> str:
+    return v_action
+
 
 _BAND_flashback_cost: dict[int | str, int] = {'ordinary': 0, 'complex': 1, 'elaborate': 2}  # the band of each value
 
@@ -2692,36 +2514,18 @@ def _values_flashback_cost(
     return values
 
 
-def _run_flashback_cost(rng: random.Random, depth: int, v_action: str) -> Result[Outcome[_Id_flashback_cost]]:
-    d = _Rolling(rng)
-    r_total: str = v_action
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_flashback_cost.get(r_total, -1)
-    c = 0
-    outcome = _OUT_flashback_cost[b][c] if b >= 0 else _no_band('flashback_cost')
-    extra = None  # no band's data rolls dice
-    values = _values_flashback_cost(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_action)
-    inputs: dict[str, object] = {'action': v_action}
-    trace = _describe('Use flashbacks', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'flashback_cost',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_flashback_cost(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_flashback_cost(
-        rng, depth, _check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
-    )
+_RULE_flashback_cost: _Rule[Outcome[_Id_flashback_cost]] = _Rule(
+    'flashback_cost',
+    'Use flashbacks',
+    (('action', 'choice', None, None, ('ordinary', 'complex', 'elaborate'), 'ordinary'),),
+    _OUT_flashback_cost,
+    ('ordinary', 'complex', 'elaborate'),
+    _total_flashback_cost,
+    _band_flashback_cost,
+    values=_values_flashback_cost,
+    dice=False,
+    covers=True,
+)
 
 
 def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None) -> Result[
@@ -2735,17 +2539,7 @@ def flashback_cost(*, action: str = 'ordinary', rng: random.Random | None = None
         'complex: 1 Stress -- A complex action or unlikely opportunity.\n'
         'elaborate: 2 (or more) Stress -- An elaborate action that involved special opportunities or contingencies.'
     )
-    return _run_flashback_cost(
-        _RNG if rng is None else rng, 0, _check_choice('action', action, ('ordinary', 'complex', 'elaborate'))
-    )
-
-
-def _joint_flashback_cost(given: Mapping[str, object]) -> Joint:
-    v_action = _check_choice('action', given.get('action', 'ordinary'), ('ordinary', 'complex', 'elaborate'))
-    r_total: str = v_action
-    return {(_band_flashback_cost(r_total, None, (), (), False, v_action), r_total): 1}, 1
-
-
+    return _run(_RULE_flashback_cost, rng, (_check_choice('action', action, ('ordinary', 'complex', 'elaborate')),))
 
 
 _Id_loot = _Literal['minor', 'small', 'standard', 'big', 'major']
@@ -2756,7 +2550,11 @@ _OUT_loot: tuple[tuple[Outcome[_Id_loot], ...], ...] = (
     (Outcome('big', '8 coin', 'A big score; serious loot.', 'big', None),),
     (Outcome('major', '10+ coin', 'A major score; impressive loot.', 'major', None),),
 )
-_IDS_loot: tuple[str, ...] = ('minor', 'small', 'standard', 'big', 'major')
+
+
+def _total_loot(d: _Rolling | _Planning | _Replaying, v_job: str) -> str:
+    return v_job
+
 
 # the band of each value
 _BAND_loot: dict[int | str, int] = {'minor': 0, 'small': 1, 'standard': 2, 'big': 3, 'major': 4}
@@ -2798,36 +2596,18 @@ def _values_loot(
     return values
 
 
-def _run_loot(rng: random.Random, depth: int, v_job: str) -> Result[Outcome[_Id_loot]]:
-    d = _Rolling(rng)
-    r_total: str = v_job
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_loot.get(r_total, -1)
-    c = 0
-    outcome = _OUT_loot[b][c] if b >= 0 else _no_band('loot')
-    extra = None  # no band's data rolls dice
-    values = _values_loot(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_job)
-    inputs: dict[str, object] = {'job': v_job}
-    trace = _describe('Get loot', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'loot',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_loot(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_loot(
-        rng, depth, _check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
-    )
+_RULE_loot: _Rule[Outcome[_Id_loot]] = _Rule(
+    'loot',
+    'Get loot',
+    (('job', 'choice', None, None, ('minor', 'small', 'standard', 'big', 'major'), 'standard'),),
+    _OUT_loot,
+    ('minor', 'small', 'standard', 'big', 'major'),
+    _total_loot,
+    _band_loot,
+    values=_values_loot,
+    dice=False,
+    covers=True,
+)
 
 
 def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result[Outcome[_Id_loot]]:
@@ -2842,17 +2622,7 @@ def loot(*, job: str = 'standard', rng: random.Random | None = None) -> Result[O
         'big: 8 coin -- A big score; serious loot.\n'
         'major: 10+ coin -- A major score; impressive loot.'
     )
-    return _run_loot(
-        _RNG if rng is None else rng, 0, _check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major'))
-    )
-
-
-def _joint_loot(given: Mapping[str, object]) -> Joint:
-    v_job = _check_choice('job', given.get('job', 'standard'), ('minor', 'small', 'standard', 'big', 'major'))
-    r_total: str = v_job
-    return {(_band_loot(r_total, None, (), (), False, v_job), r_total): 1}, 1
-
-
+    return _run(_RULE_loot, rng, (_check_choice('job', job, ('minor', 'small', 'standard', 'big', 'major')),))
 
 
 _Id_cargo_seized = _Literal['0-2', '3-4', '5']
@@ -2861,7 +2631,11 @@ _OUT_cargo_seized: tuple[tuple[Outcome[_Id_cargo_seized], ...], ...] = (
     (Outcome('3-4', '3-4', None, '3-4', None),),
     (Outcome('5', '5', None, '5', None),),
 )
-_IDS_cargo_seized: tuple[str, ...] = ('0-2', '3-4', '5')
+
+
+def _total_cargo_seized(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
+    return v_wealth
+
 
 _BAND_cargo_seized: dict[int | str, int] = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 2}  # the band of each value
 
@@ -2897,34 +2671,18 @@ def _values_cargo_seized(
     return values
 
 
-def _run_cargo_seized(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_cargo_seized]]:
-    d = _Rolling(rng)
-    r_total: int = v_wealth
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_cargo_seized.get(r_total, -1)
-    c = 0
-    outcome = _OUT_cargo_seized[b][c] if b >= 0 else _no_band('cargo_seized')
-    extra = None  # no band's data rolls dice
-    values = _values_cargo_seized(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = _describe('Crew gains cargo', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'cargo_seized',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_cargo_seized(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_cargo_seized(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
+_RULE_cargo_seized: _Rule[Outcome[_Id_cargo_seized]] = _Rule(
+    'cargo_seized',
+    'Crew gains cargo',
+    (('wealth', 'int', 0, 5, (), 1),),
+    _OUT_cargo_seized,
+    ('0-2', '3-4', '5'),
+    _total_cargo_seized,
+    _band_cargo_seized,
+    values=_values_cargo_seized,
+    dice=False,
+    covers=True,
+)
 
 
 def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_cargo_seized]]:
@@ -2937,20 +2695,16 @@ def cargo_seized(*, wealth: int = 1, rng: random.Random | None = None) -> Result
         '3-4: 3-4\n'
         '5: 5'
     )
-    return _run_cargo_seized(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
-
-
-def _joint_cargo_seized(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    r_total: int = v_wealth
-    return {(_band_cargo_seized(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
-
-
+    return _run(_RULE_cargo_seized, rng, (_check_int('wealth', wealth, 0, 5),))
 
 
 _OUT_cargo_capacity: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_cargo_capacity: tuple[str, ...] = ()
+
+
+def _total_cargo_capacity(d: _Rolling | _Planning | _Replaying, v_size: int) -> int:
+    return (v_size * 2)
+
 
 _BAND_cargo_capacity: dict[int | str, int] = {}  # the band of each value
 
@@ -2981,34 +2735,17 @@ def _values_cargo_capacity(
     return values
 
 
-def _run_cargo_capacity(rng: random.Random, depth: int, v_size: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_size * 2)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_cargo_capacity.get(r_total, -1)
-    c = 0
-    outcome = _OUT_cargo_capacity[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_cargo_capacity(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_size)
-    inputs: dict[str, object] = {'size': v_size}
-    trace = _describe('Cargo storage', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'cargo_capacity',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_cargo_capacity(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_cargo_capacity(rng, depth, _check_int('size', given.get('size', 2), 0, 5))
+_RULE_cargo_capacity: _Rule[Outcome[str] | None] = _Rule(
+    'cargo_capacity',
+    'Cargo storage',
+    (('size', 'int', 0, 5, (), 2),),
+    _OUT_cargo_capacity,
+    (),
+    _total_cargo_capacity,
+    _band_cargo_capacity,
+    values=_values_cargo_capacity,
+    dice=False,
+)
 
 
 def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -3017,20 +2754,16 @@ def cargo_capacity(*, size: int = 2, rng: random.Random | None = None) -> AnyRes
         '\n'
         'You can store cargo equal to your ship **Size** traits x 2.'
     )
-    return _run_cargo_capacity(_RNG if rng is None else rng, 0, _check_int('size', size, 0, 5))
-
-
-def _joint_cargo_capacity(given: Mapping[str, object]) -> Joint:
-    v_size = _check_int('size', given.get('size', 2), 0, 5)
-    r_total: int = (v_size * 2)
-    return {(_band_cargo_capacity(r_total, None, (), (), False, v_size), r_total): 1}, 1
-
-
+    return _run(_RULE_cargo_capacity, rng, (_check_int('size', size, 0, 5),))
 
 
 _OUT_odyssey_trigger: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_odyssey_trigger: tuple[str, ...] = ()
+
+
+def _total_odyssey_trigger(d: _Rolling | _Planning | _Replaying, v_sea_hexes: int, v_reef_hexes: int) -> bool:
+    return bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
+
 
 _BAND_odyssey_trigger: dict[int | str, int] = {}  # the band of each value
 
@@ -3063,39 +2796,17 @@ def _values_odyssey_trigger(
     return values
 
 
-def _run_odyssey_trigger(rng: random.Random, depth: int, v_sea_hexes: int, v_reef_hexes: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_odyssey_trigger.get(r_total, -1)
-    c = 0
-    outcome = _OUT_odyssey_trigger[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_odyssey_trigger(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_sea_hexes, v_reef_hexes)
-    inputs: dict[str, object] = {'sea_hexes': v_sea_hexes, 'reef_hexes': v_reef_hexes}
-    trace = _describe('Use an Odyssey', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'odyssey_trigger',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_odyssey_trigger(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_odyssey_trigger(
-        rng,
-        depth,
-        _check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20),
-        _check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20),
-    )
+_RULE_odyssey_trigger: _Rule[Outcome[str] | None] = _Rule(
+    'odyssey_trigger',
+    'Use an Odyssey',
+    (('sea_hexes', 'int', 0, 20, (), 0), ('reef_hexes', 'int', 0, 20, (), 0)),
+    _OUT_odyssey_trigger,
+    (),
+    _total_odyssey_trigger,
+    _band_odyssey_trigger,
+    values=_values_odyssey_trigger,
+    dice=False,
+)
 
 
 def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -3104,21 +2815,11 @@ def odyssey_trigger(*, sea_hexes: int = 0, reef_hexes: int = 0, rng: random.Rand
         '\n'
         'Use an Odyssey if you travel more than 2 hexes at sea or more than 1 hex in the Reef Lands.'
     )
-    return _run_odyssey_trigger(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('sea_hexes', sea_hexes, 0, 20),
-        _check_int('reef_hexes', reef_hexes, 0, 20),
+    return _run(
+        _RULE_odyssey_trigger,
+        rng,
+        (_check_int('sea_hexes', sea_hexes, 0, 20), _check_int('reef_hexes', reef_hexes, 0, 20)),
     )
-
-
-def _joint_odyssey_trigger(given: Mapping[str, object]) -> Joint:
-    v_sea_hexes = _check_int('sea_hexes', given.get('sea_hexes', 0), 0, 20)
-    v_reef_hexes = _check_int('reef_hexes', given.get('reef_hexes', 0), 0, 20)
-    r_total: bool = bool((v_sea_hexes > 2) or (v_reef_hexes > 1))
-    return {(_band_odyssey_trigger(r_total, None, (), (), False, v_sea_hexes, v_reef_hexes), r_total): 1}, 1
-
-
 
 
 _Id_odyssey_plans = _Literal['assault', 'stealth', 'transport', 'deception', 'occult', 'social']
@@ -3155,7 +2856,11 @@ _OUT_odyssey_plans: tuple[tuple[Outcome[_Id_odyssey_plans], ...], ...] = (
         ),
     ),
 )
-_IDS_odyssey_plans: tuple[str, ...] = ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')
+
+
+def _total_odyssey_plans(d: _Rolling | _Planning | _Replaying, v_plan: str) -> str:
+    return v_plan
+
 
 # the band of each value
 _BAND_odyssey_plans: dict[int | str, int] = {
@@ -3200,40 +2905,27 @@ def _values_odyssey_plans(
     return values
 
 
-def _run_odyssey_plans(rng: random.Random, depth: int, v_plan: str) -> Result[Outcome[_Id_odyssey_plans]]:
-    d = _Rolling(rng)
-    r_total: str = v_plan
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_odyssey_plans.get(r_total, -1)
-    c = 0
-    outcome = _OUT_odyssey_plans[b][c] if b >= 0 else _no_band('odyssey_plans')
-    extra = None  # no band's data rolls dice
-    values = _values_odyssey_plans(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_plan)
-    inputs: dict[str, object] = {'plan': v_plan}
-    trace = _describe('Plan', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'odyssey_plans',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_odyssey_plans(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_odyssey_plans(
-        rng,
-        depth,
-        _check_choice(
-            'plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')
+_RULE_odyssey_plans: _Rule[Outcome[_Id_odyssey_plans]] = _Rule(
+    'odyssey_plans',
+    'Plan',
+    (
+        (
+            'plan',
+            'choice',
+            None,
+            None,
+            ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'),
+            'transport',
         ),
-    )
+    ),
+    _OUT_odyssey_plans,
+    ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'),
+    _total_odyssey_plans,
+    _band_odyssey_plans,
+    values=_values_odyssey_plans,
+    dice=False,
+    covers=True,
+)
 
 
 def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) -> Result[Outcome[_Id_odyssey_plans]]:
@@ -3249,26 +2941,28 @@ def odyssey_plans(*, plan: str = 'transport', rng: random.Random | None = None) 
         'occult: occult -- ♦ Occult: harness a magic power, primary trait is based on occult person or item\n'
         "social: social -- \\Diamond Social: travel as part of a group or convoy, primary trait is the crew's Wealth"
     )
-    return _run_odyssey_plans(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')),
+    return _run(
+        _RULE_odyssey_plans,
+        rng,
+        (_check_choice('plan', plan, ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')),),
     )
-
-
-def _joint_odyssey_plans(given: Mapping[str, object]) -> Joint:
-    v_plan = _check_choice(
-        'plan', given.get('plan', 'transport'), ('assault', 'stealth', 'transport', 'deception', 'occult', 'social')
-    )
-    r_total: str = v_plan
-    return {(_band_odyssey_plans(r_total, None, (), (), False, v_plan), r_total): 1}, 1
-
-
 
 
 _OUT_odyssey_engagement_modifier: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_odyssey_engagement_modifier: tuple[str, ...] = ()
+
+
+def _total_odyssey_engagement_modifier(
+    d: _Rolling | _Planning | _Replaying,
+    v_dominant_trait: bool,
+    v_near_land: bool,
+    v_ally: bool,
+    v_weak_trait: bool,
+    v_indirect: bool,
+    v_faction: bool,
+) -> int:
+    return (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
+
 
 _BAND_odyssey_engagement_modifier: dict[int | str, int] = {}  # the band of each value
 
@@ -3309,58 +3003,24 @@ def _values_odyssey_engagement_modifier(
     return values
 
 
-def _run_odyssey_engagement_modifier(
-    rng: random.Random,
-    depth: int,
-    v_dominant_trait: bool,
-    v_near_land: bool,
-    v_ally: bool,
-    v_weak_trait: bool,
-    v_indirect: bool,
-    v_faction: bool,
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_odyssey_engagement_modifier.get(r_total, -1)
-    c = 0
-    outcome = _OUT_odyssey_engagement_modifier[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_odyssey_engagement_modifier(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait,
-        v_indirect, v_faction,
-    )
-    inputs: dict[str, object] = {
-        'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait,
-        'indirect': v_indirect, 'faction': v_faction,
-    }
-    trace = _describe('Odyssey engagement modifier', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'odyssey_engagement_modifier',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_odyssey_engagement_modifier(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_odyssey_engagement_modifier(
-        rng,
-        depth,
-        _check_flag('dominant_trait', given.get('dominant_trait', False)),
-        _check_flag('near_land', given.get('near_land', False)),
-        _check_flag('ally', given.get('ally', False)),
-        _check_flag('weak_trait', given.get('weak_trait', False)),
-        _check_flag('indirect', given.get('indirect', False)),
-        _check_flag('faction', given.get('faction', False)),
-    )
+_RULE_odyssey_engagement_modifier: _Rule[Outcome[str] | None] = _Rule(
+    'odyssey_engagement_modifier',
+    'Odyssey engagement modifier',
+    (
+        ('dominant_trait', 'flag', None, None, (), False),
+        ('near_land', 'flag', None, None, (), False),
+        ('ally', 'flag', None, None, (), False),
+        ('weak_trait', 'flag', None, None, (), False),
+        ('indirect', 'flag', None, None, (), False),
+        ('faction', 'flag', None, None, (), False),
+    ),
+    _OUT_odyssey_engagement_modifier,
+    (),
+    _total_odyssey_engagement_modifier,
+    _band_odyssey_engagement_modifier,
+    values=_values_odyssey_engagement_modifier,
+    dice=False,
+)
 
 
 def odyssey_engagement_modifier(
@@ -3378,36 +3038,18 @@ def odyssey_engagement_modifier(
         '\n'
         'Determine modifier before you roll:'
     )
-    return _run_odyssey_engagement_modifier(
-        _RNG if rng is None else rng,
-        0,
-        _check_flag('dominant_trait', dominant_trait),
-        _check_flag('near_land', near_land),
-        _check_flag('ally', ally),
-        _check_flag('weak_trait', weak_trait),
-        _check_flag('indirect', indirect),
-        _check_flag('faction', faction),
-    )
-
-
-def _joint_odyssey_engagement_modifier(given: Mapping[str, object]) -> Joint:
-    v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
-    v_near_land = _check_flag('near_land', given.get('near_land', False))
-    v_ally = _check_flag('ally', given.get('ally', False))
-    v_weak_trait = _check_flag('weak_trait', given.get('weak_trait', False))
-    v_indirect = _check_flag('indirect', given.get('indirect', False))
-    v_faction = _check_flag('faction', given.get('faction', False))
-    r_total: int = (((((v_dominant_trait + v_near_land) + v_ally) - v_weak_trait) - v_indirect) - v_faction)
-    return {
+    return _run(
+        _RULE_odyssey_engagement_modifier,
+        rng,
         (
-            _band_odyssey_engagement_modifier(
-                r_total, None, (), (), False, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction
-            ),
-            r_total,
-        ): 1
-    }, 1
-
-
+            _check_flag('dominant_trait', dominant_trait),
+            _check_flag('near_land', near_land),
+            _check_flag('ally', ally),
+            _check_flag('weak_trait', weak_trait),
+            _check_flag('indirect', indirect),
+            _check_flag('faction', faction),
+        ),
+    )
 
 
 _Id_odyssey_engagement = _Literal['exceptional', 'good', 'tense', 'bad']
@@ -3429,9 +3071,8 @@ _OUT_odyssey_engagement: tuple[tuple[Outcome[_Id_odyssey_engagement], ...], ...]
         ),
     ),
 )
-_IDS_odyssey_engagement: tuple[str, ...] = ('exceptional', 'good', 'tense', 'bad')
-_READS_odyssey_engagement: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_odyssey_engagement_0 = _dice(2, 6)  # 2d6
+
 
 def _lets_odyssey_engagement(
     v_dominant_trait: bool, v_near_land: bool, v_ally: bool, v_weak_trait: bool, v_indirect: bool, v_faction: bool
@@ -3478,49 +3119,24 @@ def _band_odyssey_engagement(
     return -1
 
 
-def _run_odyssey_engagement(
-    rng: random.Random,
-    depth: int,
-    v_dominant_trait: bool,
-    v_near_land: bool,
-    v_ally: bool,
-    v_weak_trait: bool,
-    v_indirect: bool,
-    v_faction: bool,
-) -> Result[Outcome[_Id_odyssey_engagement]]:
-    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_odyssey_engagement_0, '2d6') + v_modifier))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_odyssey_engagement(
-        r_total, r_natural, r_dice, r_read, zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect,
-        v_faction, v_modifier,
-    )
-    c = 0
-    outcome = _OUT_odyssey_engagement[b][c] if b >= 0 else _no_band('odyssey_engagement')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {
-        'dominant_trait': v_dominant_trait, 'near_land': v_near_land, 'ally': v_ally, 'weak_trait': v_weak_trait,
-        'indirect': v_indirect, 'faction': v_faction,
-    }
-    trace = _describe('Engagement roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('odyssey_engagement', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_odyssey_engagement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_odyssey_engagement(
-        rng,
-        depth,
-        _check_flag('dominant_trait', given.get('dominant_trait', False)),
-        _check_flag('near_land', given.get('near_land', False)),
-        _check_flag('ally', given.get('ally', False)),
-        _check_flag('weak_trait', given.get('weak_trait', False)),
-        _check_flag('indirect', given.get('indirect', False)),
-        _check_flag('faction', given.get('faction', False)),
-    )
+_RULE_odyssey_engagement: _Rule[Outcome[_Id_odyssey_engagement]] = _Rule(
+    'odyssey_engagement',
+    'Engagement roll',
+    (
+        ('dominant_trait', 'flag', None, None, (), False),
+        ('near_land', 'flag', None, None, (), False),
+        ('ally', 'flag', None, None, (), False),
+        ('weak_trait', 'flag', None, None, (), False),
+        ('indirect', 'flag', None, None, (), False),
+        ('faction', 'flag', None, None, (), False),
+    ),
+    _OUT_odyssey_engagement,
+    ('exceptional', 'good', 'tense', 'bad'),
+    _total_odyssey_engagement,
+    _band_odyssey_engagement,
+    lets=_lets_odyssey_engagement,
+    covers=True,
+)
 
 
 def odyssey_engagement(
@@ -3544,65 +3160,18 @@ def odyssey_engagement(
         '7-9: Tense -- Tense result. Hit your first complication when the action starts.\n'
         "6 or less: Bad -- Bad result. Disaster has struck, and you're desperately responding when the action starts."
     )
-    return _run_odyssey_engagement(
-        _RNG if rng is None else rng,
-        0,
-        _check_flag('dominant_trait', dominant_trait),
-        _check_flag('near_land', near_land),
-        _check_flag('ally', ally),
-        _check_flag('weak_trait', weak_trait),
-        _check_flag('indirect', indirect),
-        _check_flag('faction', faction),
-    )
-
-
-def _totals_odyssey_engagement(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
-    v_near_land = _check_flag('near_land', given.get('near_land', False))
-    v_ally = _check_flag('ally', given.get('ally', False))
-    v_weak_trait = _check_flag('weak_trait', given.get('weak_trait', False))
-    v_indirect = _check_flag('indirect', given.get('indirect', False))
-    v_faction = _check_flag('faction', given.get('faction', False))
-    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    plan = _Planning()
-    _total_odyssey_engagement(
-        plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
-    )
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_odyssey_engagement(
-            _Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
+    return _run(
+        _RULE_odyssey_engagement,
+        rng,
+        (
+            _check_flag('dominant_trait', dominant_trait),
+            _check_flag('near_land', near_land),
+            _check_flag('ally', ally),
+            _check_flag('weak_trait', weak_trait),
+            _check_flag('indirect', indirect),
+            _check_flag('faction', faction),
         ),
     )
-
-
-def _joint_odyssey_engagement(given: Mapping[str, object]) -> Joint:
-    v_dominant_trait = _check_flag('dominant_trait', given.get('dominant_trait', False))
-    v_near_land = _check_flag('near_land', given.get('near_land', False))
-    v_ally = _check_flag('ally', given.get('ally', False))
-    v_weak_trait = _check_flag('weak_trait', given.get('weak_trait', False))
-    v_indirect = _check_flag('indirect', given.get('indirect', False))
-    v_faction = _check_flag('faction', given.get('faction', False))
-    v_modifier, = _lets_odyssey_engagement(v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction)
-    plan = _Planning()
-    _total_odyssey_engagement(
-        plan, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
-    )
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_odyssey_engagement(
-            _Replaying(g), v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction, v_modifier
-        ),
-        lambda t, n, f, k: _band_odyssey_engagement(
-            t, n, f, k, plan.zero, v_dominant_trait, v_near_land, v_ally, v_weak_trait, v_indirect, v_faction,
-            v_modifier,
-        ),
-        (),
-        _READS_odyssey_engagement,
-    )
-    return joint
-
-
 
 
 _Id_zone_1 = _Literal['1', '2', '3', '4-5', '6']
@@ -3613,9 +3182,8 @@ _OUT_zone_1: tuple[tuple[Outcome[_Id_zone_1], ...], ...] = (
     (Outcome('4-5', '4-5', 'WealthI Underworld faction', '4-5', None),),
     (Outcome('6', '6', 'Next table', '6', None),),
 )
-_IDS_zone_1: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_zone_1: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_zone_1_0 = _dice(1, 6)  # d6
+
 
 def _total_zone_1(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_1_0, 'd6')
@@ -3645,43 +3213,18 @@ def _values_zone_1(
     return values
 
 
-def _run_zone_1(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_1]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_zone_1_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_zone_1.get(r_total, -1)
-    c = 0
-    outcome = _OUT_zone_1[b][c] if b >= 0 else _no_band('zone_1')
-    extra = None  # no band's data rolls dice
-    values = _values_zone_1(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Zone 1', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'zone_1')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('zone_1', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_zone_1(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_zone_1(rng, depth)
+_RULE_zone_1: _Rule[Outcome[_Id_zone_1]] = _Rule(
+    'zone_1',
+    'Zone 1',
+    (),
+    _OUT_zone_1,
+    ('1', '2', '3', '4-5', '6'),
+    _total_zone_1,
+    _band_zone_1,
+    values=_values_zone_1,
+    covers=True,
+    chains=True,
+)
 
 
 def zone_1(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_1]]:
@@ -3695,28 +3238,7 @@ def zone_1(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_1]]:
         '4-5: 4-5 -- WealthI Underworld faction\n'
         '6: 6 -- Next table'
     )
-    return _run_zone_1(_RNG if rng is None else rng, 0)
-
-
-def _totals_zone_1(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_zone_1(plan)
-    return _exact_totals(plan.specs, lambda g: _total_zone_1(_Replaying(g)))
-
-
-def _joint_zone_1(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_zone_1(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_zone_1(_Replaying(g)),
-        lambda t, n, f, k: _band_zone_1(t, n, f, k, plan.zero),
-        (),
-        _READS_zone_1,
-    )
-    return joint
-
-
+    return _run(_RULE_zone_1, rng, ())
 
 
 _Id_zone_2 = _Literal['1', '2', '3', '4-5', '6']
@@ -3727,9 +3249,8 @@ _OUT_zone_2: tuple[tuple[Outcome[_Id_zone_2], ...], ...] = (
     (Outcome('4-5', '4-5', 'Wealth III or IV Trade faction', '4-5', None),),
     (Outcome('6', '6', 'Next table', '6', None),),
 )
-_IDS_zone_2: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_zone_2: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_zone_2_0 = _dice(1, 6)  # d6
+
 
 def _total_zone_2(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_2_0, 'd6')
@@ -3761,43 +3282,18 @@ def _values_zone_2(
     return values
 
 
-def _run_zone_2(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_2]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_zone_2_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_zone_2.get(r_total, -1)
-    c = 0
-    outcome = _OUT_zone_2[b][c] if b >= 0 else _no_band('zone_2')
-    extra = None  # no band's data rolls dice
-    values = _values_zone_2(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Zone 2', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'zone_2')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('zone_2', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_zone_2(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_zone_2(rng, depth)
+_RULE_zone_2: _Rule[Outcome[_Id_zone_2]] = _Rule(
+    'zone_2',
+    'Zone 2',
+    (),
+    _OUT_zone_2,
+    ('1', '2', '3', '4-5', '6'),
+    _total_zone_2,
+    _band_zone_2,
+    values=_values_zone_2,
+    covers=True,
+    chains=True,
+)
 
 
 def zone_2(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_2]]:
@@ -3811,28 +3307,7 @@ def zone_2(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_2]]:
         '4-5: 4-5 -- Wealth III or IV Trade faction\n'
         '6: 6 -- Next table'
     )
-    return _run_zone_2(_RNG if rng is None else rng, 0)
-
-
-def _totals_zone_2(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_zone_2(plan)
-    return _exact_totals(plan.specs, lambda g: _total_zone_2(_Replaying(g)))
-
-
-def _joint_zone_2(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_zone_2(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_zone_2(_Replaying(g)),
-        lambda t, n, f, k: _band_zone_2(t, n, f, k, plan.zero),
-        (),
-        _READS_zone_2,
-    )
-    return joint
-
-
+    return _run(_RULE_zone_2, rng, ())
 
 
 _Id_zone_3 = _Literal['1', '2', '3', '4-5', '6']
@@ -3843,9 +3318,8 @@ _OUT_zone_3: tuple[tuple[Outcome[_Id_zone_3], ...], ...] = (
     (Outcome('4-5', '4-5', 'Wealth III Underworld faction', '4-5', None),),
     (Outcome('6', '6', 'Next table', '6', None),),
 )
-_IDS_zone_3: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_zone_3: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_zone_3_0 = _dice(1, 6)  # d6
+
 
 def _total_zone_3(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_3_0, 'd6')
@@ -3879,43 +3353,18 @@ def _values_zone_3(
     return values
 
 
-def _run_zone_3(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_3]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_zone_3_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_zone_3.get(r_total, -1)
-    c = 0
-    outcome = _OUT_zone_3[b][c] if b >= 0 else _no_band('zone_3')
-    extra = None  # no band's data rolls dice
-    values = _values_zone_3(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Zone 3', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'zone_3')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('zone_3', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_zone_3(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_zone_3(rng, depth)
+_RULE_zone_3: _Rule[Outcome[_Id_zone_3]] = _Rule(
+    'zone_3',
+    'Zone 3',
+    (),
+    _OUT_zone_3,
+    ('1', '2', '3', '4-5', '6'),
+    _total_zone_3,
+    _band_zone_3,
+    values=_values_zone_3,
+    covers=True,
+    chains=True,
+)
 
 
 def zone_3(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_3]]:
@@ -3929,28 +3378,7 @@ def zone_3(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_3]]:
         '4-5: 4-5 -- Wealth III Underworld faction\n'
         '6: 6 -- Next table'
     )
-    return _run_zone_3(_RNG if rng is None else rng, 0)
-
-
-def _totals_zone_3(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_zone_3(plan)
-    return _exact_totals(plan.specs, lambda g: _total_zone_3(_Replaying(g)))
-
-
-def _joint_zone_3(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_zone_3(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_zone_3(_Replaying(g)),
-        lambda t, n, f, k: _band_zone_3(t, n, f, k, plan.zero),
-        (),
-        _READS_zone_3,
-    )
-    return joint
-
-
+    return _run(_RULE_zone_3, rng, ())
 
 
 _Id_zone_4 = _Literal['1', '2', '3', '4-5', '6']
@@ -3961,9 +3389,8 @@ _OUT_zone_4: tuple[tuple[Outcome[_Id_zone_4], ...], ...] = (
     (Outcome('4-5', '4-5', 'Wealth IV or V Underworld faction', '4-5', None),),
     (Outcome('6', '6', 'Firestorm with Sea Raiders', '6', None),),
 )
-_IDS_zone_4: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_zone_4: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_zone_4_0 = _dice(1, 6)  # d6
+
 
 def _total_zone_4(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_zone_4_0, 'd6')
@@ -3995,24 +3422,17 @@ def _values_zone_4(
     return values
 
 
-def _run_zone_4(rng: random.Random, depth: int) -> Result[Outcome[_Id_zone_4]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_zone_4_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_zone_4.get(r_total, -1)
-    c = 0
-    outcome = _OUT_zone_4[b][c] if b >= 0 else _no_band('zone_4')
-    extra = None  # no band's data rolls dice
-    values = _values_zone_4(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Zone 4', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('zone_4', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_zone_4(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_zone_4(rng, depth)
+_RULE_zone_4: _Rule[Outcome[_Id_zone_4]] = _Rule(
+    'zone_4',
+    'Zone 4',
+    (),
+    _OUT_zone_4,
+    ('1', '2', '3', '4-5', '6'),
+    _total_zone_4,
+    _band_zone_4,
+    values=_values_zone_4,
+    covers=True,
+)
 
 
 def zone_4(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_4]]:
@@ -4026,28 +3446,7 @@ def zone_4(*, rng: random.Random | None = None) -> Result[Outcome[_Id_zone_4]]:
         '4-5: 4-5 -- Wealth IV or V Underworld faction\n'
         '6: 6 -- Firestorm with Sea Raiders'
     )
-    return _run_zone_4(_RNG if rng is None else rng, 0)
-
-
-def _totals_zone_4(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_zone_4(plan)
-    return _exact_totals(plan.specs, lambda g: _total_zone_4(_Replaying(g)))
-
-
-def _joint_zone_4(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_zone_4(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_zone_4(_Replaying(g)),
-        lambda t, n, f, k: _band_zone_4(t, n, f, k, plan.zero),
-        (),
-        _READS_zone_4,
-    )
-    return joint
-
-
+    return _run(_RULE_zone_4, rng, ())
 
 
 _Id_tier_i = _Literal['1', '2', '3', '4-5', '6']
@@ -4058,9 +3457,8 @@ _OUT_tier_i: tuple[tuple[Outcome[_Id_tier_i], ...], ...] = (
     (Outcome('4-5', '4-5', 'Hook Eel', '4-5', None),),
     (Outcome('6', '6', 'Next chart or mythical monster', '6', None),),
 )
-_IDS_tier_i: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_tier_i: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_tier_i_0 = _dice(1, 6)  # d6
+
 
 def _total_tier_i(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_i_0, 'd6')
@@ -4096,43 +3494,18 @@ def _values_tier_i(
     return values
 
 
-def _run_tier_i(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_i]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_tier_i_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_tier_i.get(r_total, -1)
-    c = 0
-    outcome = _OUT_tier_i[b][c] if b >= 0 else _no_band('tier_i')
-    extra = None  # no band's data rolls dice
-    values = _values_tier_i(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
-    inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = _describe('Tier I', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'tier_i')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('tier_i', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_tier_i(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_tier_i(rng, depth, _check_flag('mythical', given.get('mythical', False)))
+_RULE_tier_i: _Rule[Outcome[_Id_tier_i]] = _Rule(
+    'tier_i',
+    'Tier I',
+    (('mythical', 'flag', None, None, (), False),),
+    _OUT_tier_i,
+    ('1', '2', '3', '4-5', '6'),
+    _total_tier_i,
+    _band_tier_i,
+    values=_values_tier_i,
+    covers=True,
+    chains=True,
+)
 
 
 def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_i]]:
@@ -4146,30 +3519,7 @@ def tier_i(*, mythical: bool = False, rng: random.Random | None = None) -> Resul
         '4-5: 4-5 -- Hook Eel\n'
         '6: 6 -- Next chart or mythical monster'
     )
-    return _run_tier_i(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
-
-
-def _totals_tier_i(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_i(plan, v_mythical)
-    return _exact_totals(plan.specs, lambda g: _total_tier_i(_Replaying(g), v_mythical))
-
-
-def _joint_tier_i(given: Mapping[str, object]) -> Joint:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_i(plan, v_mythical)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_tier_i(_Replaying(g), v_mythical),
-        lambda t, n, f, k: _band_tier_i(t, n, f, k, plan.zero, v_mythical),
-        (),
-        _READS_tier_i,
-    )
-    return joint
-
-
+    return _run(_RULE_tier_i, rng, (_check_flag('mythical', mythical),))
 
 
 _Id_tier_ii = _Literal['1', '2', '3', '4-5', '6']
@@ -4180,9 +3530,8 @@ _OUT_tier_ii: tuple[tuple[Outcome[_Id_tier_ii], ...], ...] = (
     (Outcome('4-5', '4-5', 'Banshee Sea Lion', '4-5', None),),
     (Outcome('6', '6', 'Next chart or mythical monster', '6', None),),
 )
-_IDS_tier_ii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_tier_ii: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_tier_ii_0 = _dice(1, 6)  # d6
+
 
 def _total_tier_ii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_ii_0, 'd6')
@@ -4218,43 +3567,18 @@ def _values_tier_ii(
     return values
 
 
-def _run_tier_ii(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_ii]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_tier_ii_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_tier_ii.get(r_total, -1)
-    c = 0
-    outcome = _OUT_tier_ii[b][c] if b >= 0 else _no_band('tier_ii')
-    extra = None  # no band's data rolls dice
-    values = _values_tier_ii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
-    inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = _describe('Tier II', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'tier_ii')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('tier_ii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_tier_ii(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_tier_ii(rng, depth, _check_flag('mythical', given.get('mythical', False)))
+_RULE_tier_ii: _Rule[Outcome[_Id_tier_ii]] = _Rule(
+    'tier_ii',
+    'Tier II',
+    (('mythical', 'flag', None, None, (), False),),
+    _OUT_tier_ii,
+    ('1', '2', '3', '4-5', '6'),
+    _total_tier_ii,
+    _band_tier_ii,
+    values=_values_tier_ii,
+    covers=True,
+    chains=True,
+)
 
 
 def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_ii]]:
@@ -4268,30 +3592,7 @@ def tier_ii(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
         '4-5: 4-5 -- Banshee Sea Lion\n'
         '6: 6 -- Next chart or mythical monster'
     )
-    return _run_tier_ii(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
-
-
-def _totals_tier_ii(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_ii(plan, v_mythical)
-    return _exact_totals(plan.specs, lambda g: _total_tier_ii(_Replaying(g), v_mythical))
-
-
-def _joint_tier_ii(given: Mapping[str, object]) -> Joint:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_ii(plan, v_mythical)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_tier_ii(_Replaying(g), v_mythical),
-        lambda t, n, f, k: _band_tier_ii(t, n, f, k, plan.zero, v_mythical),
-        (),
-        _READS_tier_ii,
-    )
-    return joint
-
-
+    return _run(_RULE_tier_ii, rng, (_check_flag('mythical', mythical),))
 
 
 _Id_tier_iii = _Literal['1', '2', '3', '4-5', '6']
@@ -4302,9 +3603,8 @@ _OUT_tier_iii: tuple[tuple[Outcome[_Id_tier_iii], ...], ...] = (
     (Outcome('4-5', '4-5', 'Doppleganger Lizards', '4-5', None),),
     (Outcome('6', '6', 'Next chart or mythical monster', '6', None),),
 )
-_IDS_tier_iii: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_tier_iii: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_tier_iii_0 = _dice(1, 6)  # d6
+
 
 def _total_tier_iii(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_iii_0, 'd6')
@@ -4340,43 +3640,18 @@ def _values_tier_iii(
     return values
 
 
-def _run_tier_iii(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_iii]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_tier_iii_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_tier_iii.get(r_total, -1)
-    c = 0
-    outcome = _OUT_tier_iii[b][c] if b >= 0 else _no_band('tier_iii')
-    extra = None  # no band's data rolls dice
-    values = _values_tier_iii(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
-    inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = _describe('Tier III', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'tier_iii')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('tier_iii', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_tier_iii(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_tier_iii(rng, depth, _check_flag('mythical', given.get('mythical', False)))
+_RULE_tier_iii: _Rule[Outcome[_Id_tier_iii]] = _Rule(
+    'tier_iii',
+    'Tier III',
+    (('mythical', 'flag', None, None, (), False),),
+    _OUT_tier_iii,
+    ('1', '2', '3', '4-5', '6'),
+    _total_tier_iii,
+    _band_tier_iii,
+    values=_values_tier_iii,
+    covers=True,
+    chains=True,
+)
 
 
 def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_iii]]:
@@ -4390,30 +3665,7 @@ def tier_iii(*, mythical: bool = False, rng: random.Random | None = None) -> Res
         '4-5: 4-5 -- Doppleganger Lizards\n'
         '6: 6 -- Next chart or mythical monster'
     )
-    return _run_tier_iii(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
-
-
-def _totals_tier_iii(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_iii(plan, v_mythical)
-    return _exact_totals(plan.specs, lambda g: _total_tier_iii(_Replaying(g), v_mythical))
-
-
-def _joint_tier_iii(given: Mapping[str, object]) -> Joint:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_iii(plan, v_mythical)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_tier_iii(_Replaying(g), v_mythical),
-        lambda t, n, f, k: _band_tier_iii(t, n, f, k, plan.zero, v_mythical),
-        (),
-        _READS_tier_iii,
-    )
-    return joint
-
-
+    return _run(_RULE_tier_iii, rng, (_check_flag('mythical', mythical),))
 
 
 _Id_tier_iv = _Literal['1', '2', '3', '4-5', '6']
@@ -4424,9 +3676,8 @@ _OUT_tier_iv: tuple[tuple[Outcome[_Id_tier_iv], ...], ...] = (
     (Outcome('4-5', '4-5', 'Chameleon Shark', '4-5', None),),
     (Outcome('6', '6', 'Next chart or mythical monster', '6', None),),
 )
-_IDS_tier_iv: tuple[str, ...] = ('1', '2', '3', '4-5', '6')
-_READS_tier_iv: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_tier_iv_0 = _dice(1, 6)  # d6
+
 
 def _total_tier_iv(d: _Rolling | _Planning | _Replaying, v_mythical: bool) -> int:
     return d.roll(_DICE_tier_iv_0, 'd6')
@@ -4462,43 +3713,18 @@ def _values_tier_iv(
     return values
 
 
-def _run_tier_iv(rng: random.Random, depth: int, v_mythical: bool) -> Result[Outcome[_Id_tier_iv]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_tier_iv_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_tier_iv.get(r_total, -1)
-    c = 0
-    outcome = _OUT_tier_iv[b][c] if b >= 0 else _no_band('tier_iv')
-    extra = None  # no band's data rolls dice
-    values = _values_tier_iv(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_mythical)
-    inputs: dict[str, object] = {'mythical': v_mythical}
-    trace = _describe('Tier IV', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    target = values.get('next')
-    if isinstance(target, str) and target in _RUNNERS:
-        _check_chain(depth + 1, 'tier_iv')
-        link = _RUNNERS[target](rng, depth + 1, inputs)
-        chain = (link,) + link.chain
-        trace += '; then ' + link.trace
-        link = Result(
-            link.name,
-            link.inputs,
-            link.dice,
-            link.kept,
-            link.total,
-            link.outcome,
-            link.values,
-            link.trace,
-            (),
-            link.seed,
-        )
-        chain = (link,) + chain[1:]
-    return Result('tier_iv', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_tier_iv(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_tier_iv(rng, depth, _check_flag('mythical', given.get('mythical', False)))
+_RULE_tier_iv: _Rule[Outcome[_Id_tier_iv]] = _Rule(
+    'tier_iv',
+    'Tier IV',
+    (('mythical', 'flag', None, None, (), False),),
+    _OUT_tier_iv,
+    ('1', '2', '3', '4-5', '6'),
+    _total_tier_iv,
+    _band_tier_iv,
+    values=_values_tier_iv,
+    covers=True,
+    chains=True,
+)
 
 
 def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_iv]]:
@@ -4512,30 +3738,7 @@ def tier_iv(*, mythical: bool = False, rng: random.Random | None = None) -> Resu
         '4-5: 4-5 -- Chameleon Shark\n'
         '6: 6 -- Next chart or mythical monster'
     )
-    return _run_tier_iv(_RNG if rng is None else rng, 0, _check_flag('mythical', mythical))
-
-
-def _totals_tier_iv(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_iv(plan, v_mythical)
-    return _exact_totals(plan.specs, lambda g: _total_tier_iv(_Replaying(g), v_mythical))
-
-
-def _joint_tier_iv(given: Mapping[str, object]) -> Joint:
-    v_mythical = _check_flag('mythical', given.get('mythical', False))
-    plan = _Planning()
-    _total_tier_iv(plan, v_mythical)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_tier_iv(_Replaying(g), v_mythical),
-        lambda t, n, f, k: _band_tier_iv(t, n, f, k, plan.zero, v_mythical),
-        (),
-        _READS_tier_iv,
-    )
-    return joint
-
-
+    return _run(_RULE_tier_iv, rng, (_check_flag('mythical', mythical),))
 
 
 _Id_tier_v = _Literal['1', '2', '3', '4', '5', '6']
@@ -4547,9 +3750,8 @@ _OUT_tier_v: tuple[tuple[Outcome[_Id_tier_v], ...], ...] = (
     (Outcome('5', '5', 'Lion Crab', '5', None),),
     (Outcome('6', '6', 'Sunken Salamander', '6', None),),
 )
-_IDS_tier_v: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
-_READS_tier_v: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_tier_v_0 = _dice(1, 6)  # d6
+
 
 def _total_tier_v(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_tier_v_0, 'd6')
@@ -4579,24 +3781,17 @@ def _values_tier_v(
     return values
 
 
-def _run_tier_v(rng: random.Random, depth: int) -> Result[Outcome[_Id_tier_v]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_tier_v_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_tier_v.get(r_total, -1)
-    c = 0
-    outcome = _OUT_tier_v[b][c] if b >= 0 else _no_band('tier_v')
-    extra = None  # no band's data rolls dice
-    values = _values_tier_v(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Tier V', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('tier_v', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_tier_v(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_tier_v(rng, depth)
+_RULE_tier_v: _Rule[Outcome[_Id_tier_v]] = _Rule(
+    'tier_v',
+    'Tier V',
+    (),
+    _OUT_tier_v,
+    ('1', '2', '3', '4', '5', '6'),
+    _total_tier_v,
+    _band_tier_v,
+    values=_values_tier_v,
+    covers=True,
+)
 
 
 def tier_v(*, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_v]]:
@@ -4611,28 +3806,7 @@ def tier_v(*, rng: random.Random | None = None) -> Result[Outcome[_Id_tier_v]]:
         '5: 5 -- Lion Crab\n'
         '6: 6 -- Sunken Salamander'
     )
-    return _run_tier_v(_RNG if rng is None else rng, 0)
-
-
-def _totals_tier_v(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_tier_v(plan)
-    return _exact_totals(plan.specs, lambda g: _total_tier_v(_Replaying(g)))
-
-
-def _joint_tier_v(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_tier_v(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_tier_v(_Replaying(g)),
-        lambda t, n, f, k: _band_tier_v(t, n, f, k, plan.zero),
-        (),
-        _READS_tier_v,
-    )
-    return joint
-
-
+    return _run(_RULE_tier_v, rng, ())
 
 
 _Id_mythical_monsters = _Literal['1', '2', '3', '4', '5', '6']
@@ -4644,9 +3818,8 @@ _OUT_mythical_monsters: tuple[tuple[Outcome[_Id_mythical_monsters], ...], ...] =
     (Outcome('5', '5', 'Centaur', '5', None),),
     (Outcome('6', '6', 'Harpy', '6', None),),
 )
-_IDS_mythical_monsters: tuple[str, ...] = ('1', '2', '3', '4', '5', '6')
-_READS_mythical_monsters: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_mythical_monsters_0 = _dice(1, 6)  # d6
+
 
 def _total_mythical_monsters(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_mythical_monsters_0, 'd6')
@@ -4660,24 +3833,16 @@ def _band_mythical_monsters(
     return _BAND_mythical_monsters.get(r_total, -1)
 
 
-def _run_mythical_monsters(rng: random.Random, depth: int) -> Result[Outcome[_Id_mythical_monsters]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_mythical_monsters_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_mythical_monsters.get(r_total, -1)
-    c = 0
-    outcome = _OUT_mythical_monsters[b][c] if b >= 0 else _no_band('mythical_monsters')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {}
-    trace = _describe('Mythical Monsters', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('mythical_monsters', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_mythical_monsters(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_mythical_monsters(rng, depth)
+_RULE_mythical_monsters: _Rule[Outcome[_Id_mythical_monsters]] = _Rule(
+    'mythical_monsters',
+    'Mythical Monsters',
+    (),
+    _OUT_mythical_monsters,
+    ('1', '2', '3', '4', '5', '6'),
+    _total_mythical_monsters,
+    _band_mythical_monsters,
+    covers=True,
+)
 
 
 def mythical_monsters(*, rng: random.Random | None = None) -> Result[Outcome[_Id_mythical_monsters]]:
@@ -4692,28 +3857,7 @@ def mythical_monsters(*, rng: random.Random | None = None) -> Result[Outcome[_Id
         '5: 5 -- Centaur\n'
         '6: 6 -- Harpy'
     )
-    return _run_mythical_monsters(_RNG if rng is None else rng, 0)
-
-
-def _totals_mythical_monsters(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_mythical_monsters(plan)
-    return _exact_totals(plan.specs, lambda g: _total_mythical_monsters(_Replaying(g)))
-
-
-def _joint_mythical_monsters(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_mythical_monsters(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_mythical_monsters(_Replaying(g)),
-        lambda t, n, f, k: _band_mythical_monsters(t, n, f, k, plan.zero),
-        (),
-        _READS_mythical_monsters,
-    )
-    return joint
-
-
+    return _run(_RULE_mythical_monsters, rng, ())
 
 
 _Id_limiting_traits = _Literal['size', 'crew', 'firepower', 'durability', 'speed']
@@ -4736,7 +3880,11 @@ _OUT_limiting_traits: tuple[tuple[Outcome[_Id_limiting_traits], ...], ...] = (
         ),
     ),
 )
-_IDS_limiting_traits: tuple[str, ...] = ('size', 'crew', 'firepower', 'durability', 'speed')
+
+
+def _total_limiting_traits(d: _Rolling | _Planning | _Replaying, v_trait: str) -> str:
+    return v_trait
+
 
 # the band of each value
 _BAND_limiting_traits: dict[int | str, int] = {'size': 0, 'crew': 1, 'firepower': 2, 'durability': 3, 'speed': 4}
@@ -4752,38 +3900,17 @@ def _band_limiting_traits(
     return _BAND_limiting_traits.get(r_total, -1)
 
 
-def _run_limiting_traits(rng: random.Random, depth: int, v_trait: str) -> Result[Outcome[_Id_limiting_traits]]:
-    d = _Rolling(rng)
-    r_total: str = v_trait
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_limiting_traits.get(r_total, -1)
-    c = 0
-    outcome = _OUT_limiting_traits[b][c] if b >= 0 else _no_band('limiting_traits')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'trait': v_trait}
-    trace = _describe('Limiting traits', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'limiting_traits',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_limiting_traits(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_limiting_traits(
-        rng,
-        depth,
-        _check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size')),
-    )
+_RULE_limiting_traits: _Rule[Outcome[_Id_limiting_traits]] = _Rule(
+    'limiting_traits',
+    'Limiting traits',
+    (('trait', 'choice', None, None, ('speed', 'durability', 'firepower', 'crew', 'size'), 'size'),),
+    _OUT_limiting_traits,
+    ('size', 'crew', 'firepower', 'durability', 'speed'),
+    _total_limiting_traits,
+    _band_limiting_traits,
+    dice=False,
+    covers=True,
+)
 
 
 def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) -> Result[Outcome[_Id_limiting_traits]]:
@@ -4798,24 +3925,20 @@ def limiting_traits(*, trait: str = 'size', rng: random.Random | None = None) ->
         'durability: durability -- » Durability: armor for ship can use and max fallout\n'
         'speed: speed -- » Speed: once you leave port, can engage in speed + 1 phases before needing port downtime'
     )
-    return _run_limiting_traits(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')),
+    return _run(
+        _RULE_limiting_traits,
+        rng,
+        (_check_choice('trait', trait, ('speed', 'durability', 'firepower', 'crew', 'size')),),
     )
-
-
-def _joint_limiting_traits(given: Mapping[str, object]) -> Joint:
-    v_trait = _check_choice('trait', given.get('trait', 'size'), ('speed', 'durability', 'firepower', 'crew', 'size'))
-    r_total: str = v_trait
-    return {(_band_limiting_traits(r_total, None, (), (), False, v_trait), r_total): 1}, 1
-
-
 
 
 _OUT_max_cohorts: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_max_cohorts: tuple[str, ...] = ()
+
+
+def _total_max_cohorts(d: _Rolling | _Planning | _Replaying, v_crew: int) -> int:
+    return v_crew
+
 
 _BAND_max_cohorts: dict[int | str, int] = {}  # the band of each value
 
@@ -4846,34 +3969,17 @@ def _values_max_cohorts(
     return values
 
 
-def _run_max_cohorts(rng: random.Random, depth: int, v_crew: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = v_crew
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_max_cohorts.get(r_total, -1)
-    c = 0
-    outcome = _OUT_max_cohorts[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_max_cohorts(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_crew)
-    inputs: dict[str, object] = {'crew': v_crew}
-    trace = _describe('Crew: max cohorts', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'max_cohorts',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_max_cohorts(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_max_cohorts(rng, depth, _check_int('crew', given.get('crew', 2), 0, 5))
+_RULE_max_cohorts: _Rule[Outcome[str] | None] = _Rule(
+    'max_cohorts',
+    'Crew: max cohorts',
+    (('crew', 'int', 0, 5, (), 2),),
+    _OUT_max_cohorts,
+    (),
+    _total_max_cohorts,
+    _band_max_cohorts,
+    values=_values_max_cohorts,
+    dice=False,
+)
 
 
 def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -4882,20 +3988,16 @@ def max_cohorts(*, crew: int = 2, rng: random.Random | None = None) -> AnyResult
         '\n'
         'Crew: number of max cohorts'
     )
-    return _run_max_cohorts(_RNG if rng is None else rng, 0, _check_int('crew', crew, 0, 5))
-
-
-def _joint_max_cohorts(given: Mapping[str, object]) -> Joint:
-    v_crew = _check_int('crew', given.get('crew', 2), 0, 5)
-    r_total: int = v_crew
-    return {(_band_max_cohorts(r_total, None, (), (), False, v_crew), r_total): 1}, 1
-
-
+    return _run(_RULE_max_cohorts, rng, (_check_int('crew', crew, 0, 5),))
 
 
 _OUT_can_fight_back: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_can_fight_back: tuple[str, ...] = ()
+
+
+def _total_can_fight_back(d: _Rolling | _Planning | _Replaying, v_firepower: int, v_opponent_wealth: int) -> bool:
+    return (v_firepower >= v_opponent_wealth)
+
 
 _BAND_can_fight_back: dict[int | str, int] = {}  # the band of each value
 
@@ -4928,41 +4030,17 @@ def _values_can_fight_back(
     return values
 
 
-def _run_can_fight_back(rng: random.Random, depth: int, v_firepower: int, v_opponent_wealth: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: bool = (v_firepower >= v_opponent_wealth)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_can_fight_back.get(r_total, -1)
-    c = 0
-    outcome = _OUT_can_fight_back[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_can_fight_back(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_firepower, v_opponent_wealth
-    )
-    inputs: dict[str, object] = {'firepower': v_firepower, 'opponent_wealth': v_opponent_wealth}
-    trace = _describe('Firepower: fight back', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'can_fight_back',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_can_fight_back(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_can_fight_back(
-        rng,
-        depth,
-        _check_int('firepower', given.get('firepower', 2), 0, 5),
-        _check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5),
-    )
+_RULE_can_fight_back: _Rule[Outcome[str] | None] = _Rule(
+    'can_fight_back',
+    'Firepower: fight back',
+    (('firepower', 'int', 0, 5, (), 2), ('opponent_wealth', 'int', 0, 5, (), 2)),
+    _OUT_can_fight_back,
+    (),
+    _total_can_fight_back,
+    _band_can_fight_back,
+    values=_values_can_fight_back,
+    dice=False,
+)
 
 
 def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -4972,26 +4050,20 @@ def can_fight_back(*, firepower: int = 2, opponent_wealth: int = 2, rng: random.
         '**Firepower**: can only choose the "fight back" option during a sea downtime raid if your firepower equals or '
         "exceeds your opponent's Wealth level"
     )
-    return _run_can_fight_back(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('firepower', firepower, 0, 5),
-        _check_int('opponent_wealth', opponent_wealth, 0, 5),
+    return _run(
+        _RULE_can_fight_back,
+        rng,
+        (_check_int('firepower', firepower, 0, 5), _check_int('opponent_wealth', opponent_wealth, 0, 5)),
     )
-
-
-def _joint_can_fight_back(given: Mapping[str, object]) -> Joint:
-    v_firepower = _check_int('firepower', given.get('firepower', 2), 0, 5)
-    v_opponent_wealth = _check_int('opponent_wealth', given.get('opponent_wealth', 2), 0, 5)
-    r_total: bool = (v_firepower >= v_opponent_wealth)
-    return {(_band_can_fight_back(r_total, None, (), (), False, v_firepower, v_opponent_wealth), r_total): 1}, 1
-
-
 
 
 _OUT_phases_at_sea: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_phases_at_sea: tuple[str, ...] = ()
+
+
+def _total_phases_at_sea(d: _Rolling | _Planning | _Replaying, v_speed: int) -> int:
+    return (v_speed + 1)
+
 
 _BAND_phases_at_sea: dict[int | str, int] = {}  # the band of each value
 
@@ -5022,34 +4094,17 @@ def _values_phases_at_sea(
     return values
 
 
-def _run_phases_at_sea(rng: random.Random, depth: int, v_speed: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_speed + 1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_phases_at_sea.get(r_total, -1)
-    c = 0
-    outcome = _OUT_phases_at_sea[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_phases_at_sea(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_speed)
-    inputs: dict[str, object] = {'speed': v_speed}
-    trace = _describe('Speed: phases at sea', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'phases_at_sea',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_phases_at_sea(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_phases_at_sea(rng, depth, _check_int('speed', given.get('speed', 2), 0, 5))
+_RULE_phases_at_sea: _Rule[Outcome[str] | None] = _Rule(
+    'phases_at_sea',
+    'Speed: phases at sea',
+    (('speed', 'int', 0, 5, (), 2),),
+    _OUT_phases_at_sea,
+    (),
+    _total_phases_at_sea,
+    _band_phases_at_sea,
+    values=_values_phases_at_sea,
+    dice=False,
+)
 
 
 def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -5058,24 +4113,22 @@ def phases_at_sea(*, speed: int = 2, rng: random.Random | None = None) -> AnyRes
         '\n'
         'Speed: once you leave port, can engage in speed + 1 phases before needing port downtime'
     )
-    return _run_phases_at_sea(_RNG if rng is None else rng, 0, _check_int('speed', speed, 0, 5))
-
-
-def _joint_phases_at_sea(given: Mapping[str, object]) -> Joint:
-    v_speed = _check_int('speed', given.get('speed', 2), 0, 5)
-    r_total: int = (v_speed + 1)
-    return {(_band_phases_at_sea(r_total, None, (), (), False, v_speed), r_total): 1}, 1
-
-
+    return _run(_RULE_phases_at_sea, rng, (_check_int('speed', speed, 0, 5),))
 
 
 _OUT_compare_wealth: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_compare_wealth: tuple[str, ...] = ()
+
 
 def _lets_compare_wealth(v_own_wealth: int, v_enemy_wealth: int) -> tuple[int]:
     v_difference = (v_own_wealth - v_enemy_wealth)
     return (v_difference,)
+
+
+def _total_compare_wealth(
+    d: _Rolling | _Planning | _Replaying, v_own_wealth: int, v_enemy_wealth: int, v_difference: int
+) -> int:
+    return (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
 
 
 _BAND_compare_wealth: dict[int | str, int] = {}  # the band of each value
@@ -5111,42 +4164,18 @@ def _values_compare_wealth(
     return values
 
 
-def _run_compare_wealth(rng: random.Random, depth: int, v_own_wealth: int, v_enemy_wealth: int) -> AnyResult:
-    v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
-    d = _Rolling(rng)
-    r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_compare_wealth.get(r_total, -1)
-    c = 0
-    outcome = _OUT_compare_wealth[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_compare_wealth(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_own_wealth, v_enemy_wealth, v_difference
-    )
-    inputs: dict[str, object] = {'own_wealth': v_own_wealth, 'enemy_wealth': v_enemy_wealth}
-    trace = _describe('Compare wealth', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'compare_wealth',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_compare_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_compare_wealth(
-        rng,
-        depth,
-        _check_int('own_wealth', given.get('own_wealth', 2), 0, 5),
-        _check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5),
-    )
+_RULE_compare_wealth: _Rule[Outcome[str] | None] = _Rule(
+    'compare_wealth',
+    'Compare wealth',
+    (('own_wealth', 'int', 0, 5, (), 2), ('enemy_wealth', 'int', 0, 5, (), 2)),
+    _OUT_compare_wealth,
+    (),
+    _total_compare_wealth,
+    _band_compare_wealth,
+    lets=_lets_compare_wealth,
+    values=_values_compare_wealth,
+    dice=False,
+)
 
 
 def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -5156,24 +4185,11 @@ def compare_wealth(*, own_wealth: int = 2, enemy_wealth: int = 2, rng: random.Ra
         'If you are 1-2 higher, take +1 on all actions. If 3+ higher, +2 on all actions.\n'
         'If you are 1-2 lower, take -1 on all actions. If 3+ lower, take -2 on all actions.'
     )
-    return _run_compare_wealth(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('own_wealth', own_wealth, 0, 5),
-        _check_int('enemy_wealth', enemy_wealth, 0, 5),
+    return _run(
+        _RULE_compare_wealth,
+        rng,
+        (_check_int('own_wealth', own_wealth, 0, 5), _check_int('enemy_wealth', enemy_wealth, 0, 5)),
     )
-
-
-def _joint_compare_wealth(given: Mapping[str, object]) -> Joint:
-    v_own_wealth = _check_int('own_wealth', given.get('own_wealth', 2), 0, 5)
-    v_enemy_wealth = _check_int('enemy_wealth', given.get('enemy_wealth', 2), 0, 5)
-    v_difference, = _lets_compare_wealth(v_own_wealth, v_enemy_wealth)
-    r_total: int = (sign(v_difference) * (2 if (abs(v_difference) >= 3) else min(abs(v_difference), 1)))
-    return {
-        (_band_compare_wealth(r_total, None, (), (), False, v_own_wealth, v_enemy_wealth, v_difference), r_total): 1
-    }, 1
-
-
 
 
 _Id_crisis = _Literal['cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage']
@@ -5220,9 +4236,8 @@ _OUT_crisis: tuple[tuple[Outcome[_Id_crisis], ...], ...] = (
         ),
     ),
 )
-_IDS_crisis: tuple[str, ...] = ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage')
-_READS_crisis: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_crisis_0 = _dice(1, 6)  # d6
+
 
 def _total_crisis(d: _Rolling | _Planning | _Replaying) -> int:
     return d.roll(_DICE_crisis_0, 'd6')
@@ -5252,24 +4267,17 @@ def _values_crisis(
     return values
 
 
-def _run_crisis(rng: random.Random, depth: int) -> Result[Outcome[_Id_crisis]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_DICE_crisis_0, 'd6')
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_crisis.get(r_total, -1)
-    c = 0
-    outcome = _OUT_crisis[b][c] if b >= 0 else _no_band('crisis')
-    extra = None  # no band's data rolls dice
-    values = _values_crisis(b, c, extra, r_total, r_natural, r_dice, r_read, zero)
-    inputs: dict[str, object] = {}
-    trace = _describe('Crisis', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('crisis', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_crisis(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_crisis(rng, depth)
+_RULE_crisis: _Rule[Outcome[_Id_crisis]] = _Rule(
+    'crisis',
+    'Crisis',
+    (),
+    _OUT_crisis,
+    ('cargo_loss', 'crew_loss', 'rudder_loss', 'gun_deck_fire', 'hull_damage'),
+    _total_crisis,
+    _band_crisis,
+    values=_values_crisis,
+    covers=True,
+)
 
 
 def crisis(*, rng: random.Random | None = None) -> Result[Outcome[_Id_crisis]]:
@@ -5290,28 +4298,7 @@ def crisis(*, rng: random.Random | None = None) -> Result[Outcome[_Id_crisis]]:
         "equal to the ship's size. Each round 1 PC must give up their action to water control or the sinking progress "
         'clock will advance.'
     )
-    return _run_crisis(_RNG if rng is None else rng, 0)
-
-
-def _totals_crisis(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    plan = _Planning()
-    _total_crisis(plan)
-    return _exact_totals(plan.specs, lambda g: _total_crisis(_Replaying(g)))
-
-
-def _joint_crisis(given: Mapping[str, object]) -> Joint:
-    plan = _Planning()
-    _total_crisis(plan)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_crisis(_Replaying(g)),
-        lambda t, n, f, k: _band_crisis(t, n, f, k, plan.zero),
-        (),
-        _READS_crisis,
-    )
-    return joint
-
-
+    return _run(_RULE_crisis, rng, ())
 
 
 _Id_sea_raid = _Literal['raided', 'stormfront', 'escape']
@@ -5320,9 +4307,8 @@ _OUT_sea_raid: tuple[tuple[Outcome[_Id_sea_raid], ...], ...] = (
     (Outcome('stormfront', 'Stormfront', 'mark the box "stormfront."', '7-9', None),),
     (Outcome('escape', 'Escape', 'you escape the attention of potential raiders.', '6 or less', None),),
 )
-_IDS_sea_raid: tuple[str, ...] = ('raided', 'stormfront', 'escape')
-_READS_sea_raid: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_sea_raid_0 = _dice(2, 6)  # 2d6
+
 
 def _total_sea_raid(d: _Rolling | _Planning | _Replaying, v_wealth: int, v_cargo_adjustment: int) -> int:
     return int(((d.roll(_DICE_sea_raid_0, '2d6') + v_wealth) + v_cargo_adjustment))
@@ -5366,31 +4352,17 @@ def _values_sea_raid(
     return values
 
 
-def _run_sea_raid(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int) -> Result[
-    Outcome[_Id_sea_raid]
-]:
-    d = _Rolling(rng)
-    r_total: int = int(((d.roll(_DICE_sea_raid_0, '2d6') + v_wealth) + v_cargo_adjustment))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_sea_raid(r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
-    c = 0
-    outcome = _OUT_sea_raid[b][c] if b >= 0 else _no_band('sea_raid')
-    extra = None  # no band's data rolls dice
-    values = _values_sea_raid(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment)
-    inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment}
-    trace = _describe('Downtime at sea: raids', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('sea_raid', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_sea_raid(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_sea_raid(
-        rng,
-        depth,
-        _check_int('wealth', given.get('wealth', 1), 0, 5),
-        _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3),
-    )
+_RULE_sea_raid: _Rule[Outcome[_Id_sea_raid]] = _Rule(
+    'sea_raid',
+    'Downtime at sea: raids',
+    (('wealth', 'int', 0, 5, (), 1), ('cargo_adjustment', 'int', 0, 3, (), 0)),
+    _OUT_sea_raid,
+    ('raided', 'stormfront', 'escape'),
+    _total_sea_raid,
+    _band_sea_raid,
+    values=_values_sea_raid,
+    covers=True,
+)
 
 
 def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random | None = None) -> Result[
@@ -5408,42 +4380,20 @@ def sea_raid(*, wealth: int = 1, cargo_adjustment: int = 0, rng: random.Random |
         '7-9: Stormfront -- mark the box "stormfront."\n'
         '6 or less: Escape -- you escape the attention of potential raiders.'
     )
-    return _run_sea_raid(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('wealth', wealth, 0, 5),
-        _check_int('cargo_adjustment', cargo_adjustment, 0, 3),
+    return _run(
+        _RULE_sea_raid,
+        rng,
+        (_check_int('wealth', wealth, 0, 5), _check_int('cargo_adjustment', cargo_adjustment, 0, 3)),
     )
-
-
-def _totals_sea_raid(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    plan = _Planning()
-    _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
-    return _exact_totals(plan.specs, lambda g: _total_sea_raid(_Replaying(g), v_wealth, v_cargo_adjustment))
-
-
-def _joint_sea_raid(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    plan = _Planning()
-    _total_sea_raid(plan, v_wealth, v_cargo_adjustment)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_sea_raid(_Replaying(g), v_wealth, v_cargo_adjustment),
-        lambda t, n, f, k: _band_sea_raid(t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment),
-        (),
-        _READS_sea_raid,
-    )
-    return joint
-
-
 
 
 _OUT_tithe: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_tithe: tuple[str, ...] = ()
+
+
+def _total_tithe(d: _Rolling | _Planning | _Replaying, v_wealth: int, v_at_war: bool) -> int:
+    return ((v_wealth + 3) if v_at_war else (v_wealth + 1))
+
 
 _BAND_tithe: dict[int | str, int] = {}  # the band of each value
 
@@ -5476,39 +4426,17 @@ def _values_tithe(
     return values
 
 
-def _run_tithe(rng: random.Random, depth: int, v_wealth: int, v_at_war: bool) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_tithe.get(r_total, -1)
-    c = 0
-    outcome = _OUT_tithe[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_tithe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_at_war)
-    inputs: dict[str, object] = {'wealth': v_wealth, 'at_war': v_at_war}
-    trace = _describe('Tithes', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'tithe',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_tithe(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_tithe(
-        rng,
-        depth,
-        _check_int('wealth', given.get('wealth', 1), 0, 5),
-        _check_flag('at_war', given.get('at_war', False)),
-    )
+_RULE_tithe: _Rule[Outcome[str] | None] = _Rule(
+    'tithe',
+    'Tithes',
+    (('wealth', 'int', 0, 5, (), 1), ('at_war', 'flag', None, None, (), False)),
+    _OUT_tithe,
+    (),
+    _total_tithe,
+    _band_tithe,
+    values=_values_tithe,
+    dice=False,
+)
 
 
 def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = None) -> AnyResult:
@@ -5517,18 +4445,7 @@ def tithe(*, wealth: int = 1, at_war: bool = False, rng: random.Random | None = 
         '\n'
         'Pay coin to use the port. Pay Wealth + 1. If at war, it costs Wealth + 3'
     )
-    return _run_tithe(
-        _RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_flag('at_war', at_war)
-    )
-
-
-def _joint_tithe(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_at_war = _check_flag('at_war', given.get('at_war', False))
-    r_total: int = ((v_wealth + 3) if v_at_war else (v_wealth + 1))
-    return {(_band_tithe(r_total, None, (), (), False, v_wealth, v_at_war), r_total): 1}, 1
-
-
+    return _run(_RULE_tithe, rng, (_check_int('wealth', wealth, 0, 5), _check_flag('at_war', at_war)))
 
 
 _Id_notoriety_gain = _Literal['smooth', 'contained', 'loud', 'wild']
@@ -5538,7 +4455,11 @@ _OUT_notoriety_gain: tuple[tuple[Outcome[_Id_notoriety_gain], ...], ...] = (
     (Outcome('loud', '+4', 'Loud & chaotic; high exposure.', 'loud', None),),
     (Outcome('wild', '+6', 'Wild; devastating exposure.', 'wild', None),),
 )
-_IDS_notoriety_gain: tuple[str, ...] = ('smooth', 'contained', 'loud', 'wild')
+
+
+def _total_notoriety_gain(d: _Rolling | _Planning | _Replaying, v_exposure: str) -> str:
+    return v_exposure
+
 
 # the band of each value
 _BAND_notoriety_gain: dict[int | str, int] = {'smooth': 0, 'contained': 1, 'loud': 2, 'wild': 3}
@@ -5577,38 +4498,18 @@ def _values_notoriety_gain(
     return values
 
 
-def _run_notoriety_gain(rng: random.Random, depth: int, v_exposure: str) -> Result[Outcome[_Id_notoriety_gain]]:
-    d = _Rolling(rng)
-    r_total: str = v_exposure
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_notoriety_gain.get(r_total, -1)
-    c = 0
-    outcome = _OUT_notoriety_gain[b][c] if b >= 0 else _no_band('notoriety_gain')
-    extra = None  # no band's data rolls dice
-    values = _values_notoriety_gain(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure)
-    inputs: dict[str, object] = {'exposure': v_exposure}
-    trace = _describe('Notoriety', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'notoriety_gain',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_notoriety_gain(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_notoriety_gain(
-        rng,
-        depth,
-        _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild')),
-    )
+_RULE_notoriety_gain: _Rule[Outcome[_Id_notoriety_gain]] = _Rule(
+    'notoriety_gain',
+    'Notoriety',
+    (('exposure', 'choice', None, None, ('smooth', 'contained', 'loud', 'wild'), 'contained'),),
+    _OUT_notoriety_gain,
+    ('smooth', 'contained', 'loud', 'wild'),
+    _total_notoriety_gain,
+    _band_notoriety_gain,
+    values=_values_notoriety_gain,
+    dice=False,
+    covers=True,
+)
 
 
 def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = None) -> Result[
@@ -5624,23 +4525,21 @@ def notoriety_gain(*, exposure: str = 'contained', rng: random.Random | None = N
         'loud: +4 -- Loud & chaotic; high exposure.\n'
         'wild: +6 -- Wild; devastating exposure.'
     )
-    return _run_notoriety_gain(
-        _RNG if rng is None else rng, 0, _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild'))
+    return _run(
+        _RULE_notoriety_gain, rng, (_check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')),)
     )
-
-
-def _joint_notoriety_gain(given: Mapping[str, object]) -> Joint:
-    v_exposure = _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
-    r_total: str = v_exposure
-    return {(_band_notoriety_gain(r_total, None, (), (), False, v_exposure), r_total): 1}, 1
-
-
 
 
 _N_notoriety_increase: dict[str, dict[str, int]] = {'exposure': {'smooth': 0, 'contained': 2, 'loud': 4, 'wild': 6}}
 _OUT_notoriety_increase: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_notoriety_increase: tuple[str, ...] = ()
+
+
+def _total_notoriety_increase(
+    d: _Rolling | _Planning | _Replaying, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool
+) -> int:
+    return (((_N_notoriety_increase['exposure'][v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
+
 
 _BAND_notoriety_increase: dict[int | str, int] = {}  # the band of each value
 
@@ -5677,47 +4576,22 @@ def _values_notoriety_increase(
     return values
 
 
-def _run_notoriety_increase(
-    rng: random.Random, depth: int, v_exposure: str, v_high_profile: bool, v_at_war: bool, v_killing: bool
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (((_N_notoriety_increase['exposure'][v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_notoriety_increase.get(r_total, -1)
-    c = 0
-    outcome = _OUT_notoriety_increase[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_notoriety_increase(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_exposure, v_high_profile, v_at_war, v_killing
-    )
-    inputs: dict[str, object] = {
-        'exposure': v_exposure, 'high_profile': v_high_profile, 'at_war': v_at_war, 'killing': v_killing
-    }
-    trace = _describe('Notoriety increase', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'notoriety_increase',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_notoriety_increase(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_notoriety_increase(
-        rng,
-        depth,
-        _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild')),
-        _check_flag('high_profile', given.get('high_profile', False)),
-        _check_flag('at_war', given.get('at_war', False)),
-        _check_flag('killing', given.get('killing', False)),
-    )
+_RULE_notoriety_increase: _Rule[Outcome[str] | None] = _Rule(
+    'notoriety_increase',
+    'Notoriety increase',
+    (
+        ('exposure', 'choice', None, None, ('smooth', 'contained', 'loud', 'wild'), 'contained'),
+        ('high_profile', 'flag', None, None, (), False),
+        ('at_war', 'flag', None, None, (), False),
+        ('killing', 'flag', None, None, (), False),
+    ),
+    _OUT_notoriety_increase,
+    (),
+    _total_notoriety_increase,
+    _band_notoriety_increase,
+    values=_values_notoriety_increase,
+    dice=False,
+)
 
 
 def notoriety_increase(
@@ -5734,35 +4608,25 @@ def notoriety_increase(
         'Add additional based on: +1: high profile or well-connected target; +1: if at War or on hostile turf; +2: if '
         'killing involved'
     )
-    return _run_notoriety_increase(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')),
-        _check_flag('high_profile', high_profile),
-        _check_flag('at_war', at_war),
-        _check_flag('killing', killing),
-    )
-
-
-def _joint_notoriety_increase(given: Mapping[str, object]) -> Joint:
-    v_exposure = _check_choice('exposure', given.get('exposure', 'contained'), ('smooth', 'contained', 'loud', 'wild'))
-    v_high_profile = _check_flag('high_profile', given.get('high_profile', False))
-    v_at_war = _check_flag('at_war', given.get('at_war', False))
-    v_killing = _check_flag('killing', given.get('killing', False))
-    r_total: int = (((_N_notoriety_increase['exposure'][v_exposure] + v_high_profile) + v_at_war) + (2 * v_killing))
-    return {
+    return _run(
+        _RULE_notoriety_increase,
+        rng,
         (
-            _band_notoriety_increase(r_total, None, (), (), False, v_exposure, v_high_profile, v_at_war, v_killing),
-            r_total,
-        ): 1
-    }, 1
-
-
+            _check_choice('exposure', exposure, ('smooth', 'contained', 'loud', 'wild')),
+            _check_flag('high_profile', high_profile),
+            _check_flag('at_war', at_war),
+            _check_flag('killing', killing),
+        ),
+    )
 
 
 _OUT_bribe: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_bribe: tuple[str, ...] = ()
+
+
+def _total_bribe(d: _Rolling | _Planning | _Replaying, v_wealth: int, v_notoriety: int) -> int:
+    return (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
+
 
 _BAND_bribe: dict[int | str, int] = {}  # the band of each value
 
@@ -5795,39 +4659,17 @@ def _values_bribe(
     return values
 
 
-def _run_bribe(rng: random.Random, depth: int, v_wealth: int, v_notoriety: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_bribe.get(r_total, -1)
-    c = 0
-    outcome = _OUT_bribe[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_bribe(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_notoriety)
-    inputs: dict[str, object] = {'wealth': v_wealth, 'notoriety': v_notoriety}
-    trace = _describe('Bribes', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'bribe',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_bribe(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_bribe(
-        rng,
-        depth,
-        _check_int('wealth', given.get('wealth', 1), 0, 5),
-        _check_int('notoriety', given.get('notoriety', 0), 0, 12),
-    )
+_RULE_bribe: _Rule[Outcome[str] | None] = _Rule(
+    'bribe',
+    'Bribes',
+    (('wealth', 'int', 0, 5, (), 1), ('notoriety', 'int', 0, 12, (), 0)),
+    _OUT_bribe,
+    (),
+    _total_bribe,
+    _band_bribe,
+    values=_values_bribe,
+    dice=False,
+)
 
 
 def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = None) -> AnyResult:
@@ -5836,23 +4678,16 @@ def bribe(*, wealth: int = 1, notoriety: int = 0, rng: random.Random | None = No
         '\n'
         'Bribes: Pay your Wealth + associated Notoriety bribe to avoid a raid.'
     )
-    return _run_bribe(
-        _RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5), _check_int('notoriety', notoriety, 0, 12)
-    )
-
-
-def _joint_bribe(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
-    r_total: int = (v_wealth + (3 if (v_notoriety <= 3) else (5 if (v_notoriety <= 6) else 8)))
-    return {(_band_bribe(r_total, None, (), (), False, v_wealth, v_notoriety), r_total): 1}, 1
-
-
+    return _run(_RULE_bribe, rng, (_check_int('wealth', wealth, 0, 5), _check_int('notoriety', notoriety, 0, 12)))
 
 
 _OUT_fight_off_harm: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_fight_off_harm: tuple[str, ...] = ()
+
+
+def _total_fight_off_harm(d: _Rolling | _Planning | _Replaying, v_aggressor_wealth: int) -> int:
+    return v_aggressor_wealth
+
 
 _BAND_fight_off_harm: dict[int | str, int] = {}  # the band of each value
 
@@ -5883,34 +4718,17 @@ def _values_fight_off_harm(
     return values
 
 
-def _run_fight_off_harm(rng: random.Random, depth: int, v_aggressor_wealth: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = v_aggressor_wealth
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_fight_off_harm.get(r_total, -1)
-    c = 0
-    outcome = _OUT_fight_off_harm[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_fight_off_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_aggressor_wealth)
-    inputs: dict[str, object] = {'aggressor_wealth': v_aggressor_wealth}
-    trace = _describe('Fight them off', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'fight_off_harm',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_fight_off_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_fight_off_harm(rng, depth, _check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5))
+_RULE_fight_off_harm: _Rule[Outcome[str] | None] = _Rule(
+    'fight_off_harm',
+    'Fight them off',
+    (('aggressor_wealth', 'int', 0, 5, (), 2),),
+    _OUT_fight_off_harm,
+    (),
+    _total_fight_off_harm,
+    _band_fight_off_harm,
+    values=_values_fight_off_harm,
+    dice=False,
+)
 
 
 def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = None) -> AnyResult:
@@ -5920,15 +4738,7 @@ def fight_off_harm(*, aggressor_wealth: int = 2, rng: random.Random | None = Non
         "Fight them off: If you try to fight off a raid, the PC's will take a total harm amount equal to the Wealth of "
         'the aggressor.'
     )
-    return _run_fight_off_harm(_RNG if rng is None else rng, 0, _check_int('aggressor_wealth', aggressor_wealth, 0, 5))
-
-
-def _joint_fight_off_harm(given: Mapping[str, object]) -> Joint:
-    v_aggressor_wealth = _check_int('aggressor_wealth', given.get('aggressor_wealth', 2), 0, 5)
-    r_total: int = v_aggressor_wealth
-    return {(_band_fight_off_harm(r_total, None, (), (), False, v_aggressor_wealth), r_total): 1}, 1
-
-
+    return _run(_RULE_fight_off_harm, rng, (_check_int('aggressor_wealth', aggressor_wealth, 0, 5),))
 
 
 _Id_raid_wealth_adjustment = _Literal['gems', 'luxury', 'arms', 'goods']
@@ -5938,7 +4748,11 @@ _OUT_raid_wealth_adjustment: tuple[tuple[Outcome[_Id_raid_wealth_adjustment], ..
     (Outcome('arms', 'arms', None, 'arms', None),),
     (Outcome('goods', 'goods', None, 'goods', None),),
 )
-_IDS_raid_wealth_adjustment: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
+
+
+def _total_raid_wealth_adjustment(d: _Rolling | _Planning | _Replaying, v_cargo: str) -> str:
+    return v_cargo
+
 
 # the band of each value
 _BAND_raid_wealth_adjustment: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}
@@ -5977,38 +4791,18 @@ def _values_raid_wealth_adjustment(
     return values
 
 
-def _run_raid_wealth_adjustment(rng: random.Random, depth: int, v_cargo: str) -> Result[
-    Outcome[_Id_raid_wealth_adjustment]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_cargo
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_raid_wealth_adjustment.get(r_total, -1)
-    c = 0
-    outcome = _OUT_raid_wealth_adjustment[b][c] if b >= 0 else _no_band('raid_wealth_adjustment')
-    extra = None  # no band's data rolls dice
-    values = _values_raid_wealth_adjustment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
-    inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = _describe('Cargo and raid wealth', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'raid_wealth_adjustment',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_raid_wealth_adjustment(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_raid_wealth_adjustment(
-        rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    )
+_RULE_raid_wealth_adjustment: _Rule[Outcome[_Id_raid_wealth_adjustment]] = _Rule(
+    'raid_wealth_adjustment',
+    'Cargo and raid wealth',
+    (('cargo', 'choice', None, None, ('gems', 'luxury', 'arms', 'goods'), 'goods'),),
+    _OUT_raid_wealth_adjustment,
+    ('gems', 'luxury', 'arms', 'goods'),
+    _total_raid_wealth_adjustment,
+    _band_raid_wealth_adjustment,
+    values=_values_raid_wealth_adjustment,
+    dice=False,
+    covers=True,
+)
 
 
 def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result[
@@ -6024,17 +4818,9 @@ def raid_wealth_adjustment(*, cargo: str = 'goods', rng: random.Random | None = 
         'arms: arms\n'
         'goods: goods'
     )
-    return _run_raid_wealth_adjustment(
-        _RNG if rng is None else rng, 0, _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))
+    return _run(
+        _RULE_raid_wealth_adjustment, rng, (_check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')),)
     )
-
-
-def _joint_raid_wealth_adjustment(given: Mapping[str, object]) -> Joint:
-    v_cargo = _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    r_total: str = v_cargo
-    return {(_band_raid_wealth_adjustment(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
-
-
 
 
 _Id_raid_type = _Literal['1-3', '4/5', '6']
@@ -6055,9 +4841,8 @@ _OUT_raid_type: tuple[tuple[Outcome[_Id_raid_type], ...], ...] = (
         Outcome('6', '6', 'Hostile Takeover', '6', 'Notoriety 7+ (bribe: 8 coin)'),
     ),
 )
-_IDS_raid_type: tuple[str, ...] = ('1-3', '4/5', '6')
-_READS_raid_type: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_raid_type_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _lets_raid_type(v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> tuple[int]:
     v_raid_wealth = (v_wealth + v_cargo_adjustment)
@@ -6121,35 +4906,19 @@ def _values_raid_type(
     return values
 
 
-def _run_raid_type(rng: random.Random, depth: int, v_wealth: int, v_cargo_adjustment: int, v_notoriety: int) -> Result[
-    Outcome[_Id_raid_type]
-]:
-    v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_raid_wealth, 6, (('highest', 1),)), '(raid_wealth)d6 highest', _DICE_raid_type_0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_raid_type.get(r_total, -1)
-    c = _column_raid_type(v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    outcome = _OUT_raid_type[b][c] if b >= 0 else _no_band('raid_type')
-    extra = None  # no band's data rolls dice
-    values = _values_raid_type(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth
-    )
-    inputs: dict[str, object] = {'wealth': v_wealth, 'cargo_adjustment': v_cargo_adjustment, 'notoriety': v_notoriety}
-    trace = _describe('Raid type', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('raid_type', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_raid_type(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_raid_type(
-        rng,
-        depth,
-        _check_int('wealth', given.get('wealth', 1), 0, 5),
-        _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3),
-        _check_int('notoriety', given.get('notoriety', 0), 0, 12),
-    )
+_RULE_raid_type: _Rule[Outcome[_Id_raid_type]] = _Rule(
+    'raid_type',
+    'Raid type',
+    (('wealth', 'int', 0, 5, (), 1), ('cargo_adjustment', 'int', 0, 3, (), 0), ('notoriety', 'int', 0, 12, (), 0)),
+    _OUT_raid_type,
+    ('1-3', '4/5', '6'),
+    _total_raid_type,
+    _band_raid_type,
+    lets=_lets_raid_type,
+    column=_column_raid_type,
+    values=_values_raid_type,
+    covers=True,
+)
 
 
 def raid_type(
@@ -6165,46 +4934,15 @@ def raid_type(
         '4/5: 4/5\n'
         '6: 6'
     )
-    return _run_raid_type(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('wealth', wealth, 0, 5),
-        _check_int('cargo_adjustment', cargo_adjustment, 0, 3),
-        _check_int('notoriety', notoriety, 0, 12),
-    )
-
-
-def _totals_raid_type(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
-    v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    plan = _Planning()
-    _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    return _exact_totals(
-        plan.specs, lambda g: _total_raid_type(_Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    )
-
-
-def _joint_raid_type(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    v_cargo_adjustment = _check_int('cargo_adjustment', given.get('cargo_adjustment', 0), 0, 3)
-    v_notoriety = _check_int('notoriety', given.get('notoriety', 0), 0, 12)
-    v_raid_wealth, = _lets_raid_type(v_wealth, v_cargo_adjustment, v_notoriety)
-    plan = _Planning()
-    _total_raid_type(plan, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_raid_type(_Replaying(g), v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth),
-        lambda t, n, f, k: _band_raid_type(
-            t, n, f, k, plan.zero, v_wealth, v_cargo_adjustment, v_notoriety, v_raid_wealth
+    return _run(
+        _RULE_raid_type,
+        rng,
+        (
+            _check_int('wealth', wealth, 0, 5),
+            _check_int('cargo_adjustment', cargo_adjustment, 0, 3),
+            _check_int('notoriety', notoriety, 0, 12),
         ),
-        (),
-        _READS_raid_type,
     )
-    return joint
-
-
 
 
 _Id_acquire_asset = _Literal['fail', 'complication', 'succeed']
@@ -6213,9 +4951,8 @@ _OUT_acquire_asset: tuple[tuple[Outcome[_Id_acquire_asset], ...], ...] = (
     (Outcome('complication', 'Complication', 'you succeed with a complication', '7-9', None),),
     (Outcome('succeed', 'Succeed', 'you succeed', '10+', None),),
 )
-_IDS_acquire_asset: tuple[str, ...] = ('fail', 'complication', 'succeed')
-_READS_acquire_asset: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_acquire_asset_0 = _dice(2, 6)  # 2d6
+
 
 def _total_acquire_asset(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_acquire_asset_0, '2d6') + v_wealth))
@@ -6255,24 +4992,17 @@ def _values_acquire_asset(
     return values
 
 
-def _run_acquire_asset(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_acquire_asset]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_acquire_asset_0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_acquire_asset(r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    c = 0
-    outcome = _OUT_acquire_asset[b][c] if b >= 0 else _no_band('acquire_asset')
-    extra = None  # no band's data rolls dice
-    values = _values_acquire_asset(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = _describe('Acquire asset', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('acquire_asset', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_acquire_asset(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_acquire_asset(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
+_RULE_acquire_asset: _Rule[Outcome[_Id_acquire_asset]] = _Rule(
+    'acquire_asset',
+    'Acquire asset',
+    (('wealth', 'int', 0, 5, (), 1),),
+    _OUT_acquire_asset,
+    ('fail', 'complication', 'succeed'),
+    _total_acquire_asset,
+    _band_acquire_asset,
+    values=_values_acquire_asset,
+    covers=True,
+)
 
 
 def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_acquire_asset]]:
@@ -6287,30 +5017,7 @@ def acquire_asset(*, wealth: int = 1, rng: random.Random | None = None) -> Resul
         '7-9: Complication -- you succeed with a complication\n'
         '10+: Succeed -- you succeed'
     )
-    return _run_acquire_asset(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
-
-
-def _totals_acquire_asset(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_acquire_asset(plan, v_wealth)
-    return _exact_totals(plan.specs, lambda g: _total_acquire_asset(_Replaying(g), v_wealth))
-
-
-def _joint_acquire_asset(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_acquire_asset(plan, v_wealth)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_acquire_asset(_Replaying(g), v_wealth),
-        lambda t, n, f, k: _band_acquire_asset(t, n, f, k, plan.zero, v_wealth),
-        (),
-        _READS_acquire_asset,
-    )
-    return joint
-
-
+    return _run(_RULE_acquire_asset, rng, (_check_int('wealth', wealth, 0, 5),))
 
 
 _Id_long_term_project = _Literal['no_segments', 'one_segment', 'two_segments', 'four_segments']
@@ -6320,9 +5027,8 @@ _OUT_long_term_project: tuple[tuple[Outcome[_Id_long_term_project], ...], ...] =
     (Outcome('two_segments', 'Two segments', '2 segments', '10+', None),),
     (Outcome('four_segments', 'Four segments', '4 segments', 'natural 12', None),),
 )
-_IDS_long_term_project: tuple[str, ...] = ('no_segments', 'one_segment', 'two_segments', 'four_segments')
-_READS_long_term_project: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_long_term_project_0 = _dice(2, 6)  # 2d6
+
 
 def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_long_term_project_0, '2d6') + v_dots))
@@ -6370,24 +5076,17 @@ def _values_long_term_project(
     return values
 
 
-def _run_long_term_project(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_long_term_project]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_long_term_project_0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_dots)
-    c = 0
-    outcome = _OUT_long_term_project[b][c] if b >= 0 else _no_band('long_term_project')
-    extra = None  # no band's data rolls dice
-    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
-    inputs: dict[str, object] = {'dots': v_dots}
-    trace = _describe('Long-term project', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_long_term_project(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
+_RULE_long_term_project: _Rule[Outcome[_Id_long_term_project]] = _Rule(
+    'long_term_project',
+    'Long-term project',
+    (('dots', 'int', 0, 4, (), 1),),
+    _OUT_long_term_project,
+    ('no_segments', 'one_segment', 'two_segments', 'four_segments'),
+    _total_long_term_project,
+    _band_long_term_project,
+    values=_values_long_term_project,
+    covers=True,
+)
 
 
 def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_long_term_project]]:
@@ -6403,30 +5102,7 @@ def long_term_project(*, dots: int = 1, rng: random.Random | None = None) -> Res
         '10+: Two segments -- 2 segments\n'
         'natural 12: Four segments -- 4 segments'
     )
-    return _run_long_term_project(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
-
-
-def _totals_long_term_project(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_long_term_project(plan, v_dots)
-    return _exact_totals(plan.specs, lambda g: _total_long_term_project(_Replaying(g), v_dots))
-
-
-def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_long_term_project(plan, v_dots)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_long_term_project(_Replaying(g), v_dots),
-        lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_dots),
-        (),
-        _READS_long_term_project,
-    )
-    return joint
-
-
+    return _run(_RULE_long_term_project, rng, (_check_int('dots', dots, 0, 4),))
 
 
 _Id_reduce_notoriety = _Literal['none', 'one_level', 'two_levels', 'four_levels']
@@ -6436,9 +5112,8 @@ _OUT_reduce_notoriety: tuple[tuple[Outcome[_Id_reduce_notoriety], ...], ...] = (
     (Outcome('two_levels', 'Two levels', '2 levels', '10+', None),),
     (Outcome('four_levels', 'Four levels', '4 levels', 'natural 12', None),),
 )
-_IDS_reduce_notoriety: tuple[str, ...] = ('none', 'one_level', 'two_levels', 'four_levels')
-_READS_reduce_notoriety: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_reduce_notoriety_0 = _dice(2, 6)  # 2d6
+
 
 def _total_reduce_notoriety(d: _Rolling | _Planning | _Replaying, v_dots: int) -> int:
     return int((d.roll(_DICE_reduce_notoriety_0, '2d6') + v_dots))
@@ -6486,24 +5161,17 @@ def _values_reduce_notoriety(
     return values
 
 
-def _run_reduce_notoriety(rng: random.Random, depth: int, v_dots: int) -> Result[Outcome[_Id_reduce_notoriety]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_reduce_notoriety_0, '2d6') + v_dots))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_reduce_notoriety(r_total, r_natural, r_dice, r_read, zero, v_dots)
-    c = 0
-    outcome = _OUT_reduce_notoriety[b][c] if b >= 0 else _no_band('reduce_notoriety')
-    extra = None  # no band's data rolls dice
-    values = _values_reduce_notoriety(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_dots)
-    inputs: dict[str, object] = {'dots': v_dots}
-    trace = _describe('Reduce notoriety', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('reduce_notoriety', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_reduce_notoriety(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_reduce_notoriety(rng, depth, _check_int('dots', given.get('dots', 1), 0, 4))
+_RULE_reduce_notoriety: _Rule[Outcome[_Id_reduce_notoriety]] = _Rule(
+    'reduce_notoriety',
+    'Reduce notoriety',
+    (('dots', 'int', 0, 4, (), 1),),
+    _OUT_reduce_notoriety,
+    ('none', 'one_level', 'two_levels', 'four_levels'),
+    _total_reduce_notoriety,
+    _band_reduce_notoriety,
+    values=_values_reduce_notoriety,
+    covers=True,
+)
 
 
 def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_reduce_notoriety]]:
@@ -6518,30 +5186,7 @@ def reduce_notoriety(*, dots: int = 1, rng: random.Random | None = None) -> Resu
         '10+: Two levels -- 2 levels\n'
         'natural 12: Four levels -- 4 levels'
     )
-    return _run_reduce_notoriety(_RNG if rng is None else rng, 0, _check_int('dots', dots, 0, 4))
-
-
-def _totals_reduce_notoriety(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_reduce_notoriety(plan, v_dots)
-    return _exact_totals(plan.specs, lambda g: _total_reduce_notoriety(_Replaying(g), v_dots))
-
-
-def _joint_reduce_notoriety(given: Mapping[str, object]) -> Joint:
-    v_dots = _check_int('dots', given.get('dots', 1), 0, 4)
-    plan = _Planning()
-    _total_reduce_notoriety(plan, v_dots)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_reduce_notoriety(_Replaying(g), v_dots),
-        lambda t, n, f, k: _band_reduce_notoriety(t, n, f, k, plan.zero, v_dots),
-        (),
-        _READS_reduce_notoriety,
-    )
-    return joint
-
-
+    return _run(_RULE_reduce_notoriety, rng, (_check_int('dots', dots, 0, 4),))
 
 
 _Id_seek_your_anchor = _Literal['homesick', 'cleared']
@@ -6554,9 +5199,8 @@ _OUT_seek_your_anchor: tuple[tuple[Outcome[_Id_seek_your_anchor], ...], ...] = (
     ),
     (Outcome('cleared', 'Cleared', 'clear stress equal to the highest die', '1-6', None),),
 )
-_IDS_seek_your_anchor: tuple[str, ...] = ('homesick', 'cleared')
-_READS_seek_your_anchor: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_seek_your_anchor_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_seek_your_anchor(d: _Rolling | _Planning | _Replaying, v_lowest_attribute: int, v_stress_marked: int) -> int:
     return d.roll(
@@ -6601,35 +5245,17 @@ def _values_seek_your_anchor(
     return values
 
 
-def _run_seek_your_anchor(rng: random.Random, depth: int, v_lowest_attribute: int, v_stress_marked: int) -> Result[
-    Outcome[_Id_seek_your_anchor]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(
-        _dice(v_lowest_attribute, 6, (('highest', 1),)), '(lowest_attribute)d6 highest', _DICE_seek_your_anchor_0
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_seek_your_anchor(r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked)
-    c = 0
-    outcome = _OUT_seek_your_anchor[b][c] if b >= 0 else _no_band('seek_your_anchor')
-    extra = None  # no band's data rolls dice
-    values = _values_seek_your_anchor(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_lowest_attribute, v_stress_marked
-    )
-    inputs: dict[str, object] = {'lowest_attribute': v_lowest_attribute, 'stress_marked': v_stress_marked}
-    trace = _describe('Seek your anchor', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('seek_your_anchor', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_seek_your_anchor(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_seek_your_anchor(
-        rng,
-        depth,
-        _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4),
-        _check_int('stress_marked', given.get('stress_marked', 0), 0, 12),
-    )
+_RULE_seek_your_anchor: _Rule[Outcome[_Id_seek_your_anchor]] = _Rule(
+    'seek_your_anchor',
+    'Seek your anchor',
+    (('lowest_attribute', 'int', 0, 4, (), 1), ('stress_marked', 'int', 0, 12, (), 0)),
+    _OUT_seek_your_anchor,
+    ('homesick', 'cleared'),
+    _total_seek_your_anchor,
+    _band_seek_your_anchor,
+    values=_values_seek_your_anchor,
+    covers=True,
+)
 
 
 def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: random.Random | None = None) -> Result[
@@ -6645,44 +5271,20 @@ def seek_your_anchor(*, lowest_attribute: int = 1, stress_marked: int = 0, rng: 
         'when total > stress_marked: Homesick -- If you clear more stress than marked, you become **homesick**.\n'
         '1-6: Cleared -- clear stress equal to the highest die'
     )
-    return _run_seek_your_anchor(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('lowest_attribute', lowest_attribute, 0, 4),
-        _check_int('stress_marked', stress_marked, 0, 12),
+    return _run(
+        _RULE_seek_your_anchor,
+        rng,
+        (_check_int('lowest_attribute', lowest_attribute, 0, 4), _check_int('stress_marked', stress_marked, 0, 12)),
     )
-
-
-def _totals_seek_your_anchor(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
-    v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
-    plan = _Planning()
-    _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
-    return _exact_totals(
-        plan.specs, lambda g: _total_seek_your_anchor(_Replaying(g), v_lowest_attribute, v_stress_marked)
-    )
-
-
-def _joint_seek_your_anchor(given: Mapping[str, object]) -> Joint:
-    v_lowest_attribute = _check_int('lowest_attribute', given.get('lowest_attribute', 1), 0, 4)
-    v_stress_marked = _check_int('stress_marked', given.get('stress_marked', 0), 0, 12)
-    plan = _Planning()
-    _total_seek_your_anchor(plan, v_lowest_attribute, v_stress_marked)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_seek_your_anchor(_Replaying(g), v_lowest_attribute, v_stress_marked),
-        lambda t, n, f, k: _band_seek_your_anchor(t, n, f, k, plan.zero, v_lowest_attribute, v_stress_marked),
-        (),
-        _READS_seek_your_anchor,
-    )
-    return joint
-
-
 
 
 _OUT_trade_actions: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_trade_actions: tuple[str, ...] = ()
+
+
+def _total_trade_actions(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
+    return (v_wealth + 1)
+
 
 _BAND_trade_actions: dict[int | str, int] = {}  # the band of each value
 
@@ -6713,34 +5315,17 @@ def _values_trade_actions(
     return values
 
 
-def _run_trade_actions(rng: random.Random, depth: int, v_wealth: int) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_wealth + 1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_trade_actions.get(r_total, -1)
-    c = 0
-    outcome = _OUT_trade_actions[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_trade_actions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = _describe('Trade actions', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'trade_actions',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_trade_actions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_trade_actions(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
+_RULE_trade_actions: _Rule[Outcome[str] | None] = _Rule(
+    'trade_actions',
+    'Trade actions',
+    (('wealth', 'int', 0, 5, (), 1),),
+    _OUT_trade_actions,
+    (),
+    _total_trade_actions,
+    _band_trade_actions,
+    values=_values_trade_actions,
+    dice=False,
+)
 
 
 def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> AnyResult:
@@ -6749,15 +5334,7 @@ def trade_actions(*, wealth: int = 1, rng: random.Random | None = None) -> AnyRe
         '\n'
         'Crew gets Trade actions = Wealth +1. Choose the SELLER, BARTER, GOSSIP, or MANIPULATE MARKETS actions.'
     )
-    return _run_trade_actions(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
-
-
-def _joint_trade_actions(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    r_total: int = (v_wealth + 1)
-    return {(_band_trade_actions(r_total, None, (), (), False, v_wealth), r_total): 1}, 1
-
-
+    return _run(_RULE_trade_actions, rng, (_check_int('wealth', wealth, 0, 5),))
 
 
 _Id_seller_roll = _Literal['minus_two', 'minus_one', 'standard']
@@ -6766,11 +5343,10 @@ _OUT_seller_roll: tuple[tuple[Outcome[_Id_seller_roll], ...], ...] = (
     (Outcome('minus_one', 'Minus one', 'decrease your total profit by -1', '7-9', None),),
     (Outcome('standard', 'Standard', 'standard profit', '10+', None),),
 )
-_IDS_seller_roll: tuple[str, ...] = ('minus_two', 'minus_one', 'standard')
-_READS_seller_roll: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_seller_roll_0 = _dice(2, 6)  # 2d6
 _DICE_seller_roll_1 = _dice(3, 6, (('highest', 2),))  # 3d6 keep highest 2
 _DICE_seller_roll_2 = _dice(3, 6, (('lowest', 2),))  # 3d6 keep lowest 2
+
 
 def _total_seller_roll(d: _Rolling | _Planning | _Replaying, v_market: str) -> int:
     if (v_market == 'scarce'):
@@ -6818,26 +5394,17 @@ def _values_seller_roll(
     return values
 
 
-def _run_seller_roll(rng: random.Random, depth: int, v_market: str) -> Result[Outcome[_Id_seller_roll]]:
-    d = _Rolling(rng)
-    r_total: int = _total_seller_roll(d, v_market)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_seller_roll(r_total, r_natural, r_dice, r_read, zero, v_market)
-    c = 0
-    outcome = _OUT_seller_roll[b][c] if b >= 0 else _no_band('seller_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_seller_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_market)
-    inputs: dict[str, object] = {'market': v_market}
-    trace = _describe('Seller', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('seller_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_seller_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_seller_roll(
-        rng, depth, _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    )
+_RULE_seller_roll: _Rule[Outcome[_Id_seller_roll]] = _Rule(
+    'seller_roll',
+    'Seller',
+    (('market', 'choice', None, None, ('scarce', 'normal', 'overflowing'), 'normal'),),
+    _OUT_seller_roll,
+    ('minus_two', 'minus_one', 'standard'),
+    _total_seller_roll,
+    _band_seller_roll,
+    values=_values_seller_roll,
+    covers=True,
+)
 
 
 def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> Result[Outcome[_Id_seller_roll]]:
@@ -6854,32 +5421,7 @@ def seller_roll(*, market: str = 'normal', rng: random.Random | None = None) -> 
         '7-9: Minus one -- decrease your total profit by -1\n'
         '10+: Standard -- standard profit'
     )
-    return _run_seller_roll(
-        _RNG if rng is None else rng, 0, _check_choice('market', market, ('scarce', 'normal', 'overflowing'))
-    )
-
-
-def _totals_seller_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    plan = _Planning()
-    _total_seller_roll(plan, v_market)
-    return _exact_totals(plan.specs, lambda g: _total_seller_roll(_Replaying(g), v_market))
-
-
-def _joint_seller_roll(given: Mapping[str, object]) -> Joint:
-    v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    plan = _Planning()
-    _total_seller_roll(plan, v_market)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_seller_roll(_Replaying(g), v_market),
-        lambda t, n, f, k: _band_seller_roll(t, n, f, k, plan.zero, v_market),
-        (),
-        _READS_seller_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_seller_roll, rng, (_check_choice('market', market, ('scarce', 'normal', 'overflowing')),))
 
 
 _Id_sale_price = _Literal['gems', 'luxury', 'arms', 'goods']
@@ -6913,7 +5455,11 @@ _OUT_sale_price: tuple[tuple[Outcome[_Id_sale_price], ...], ...] = (
         Outcome('goods', 'goods', '30', 'goods', '5 sold'),
     ),
 )
-_IDS_sale_price: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
+
+
+def _total_sale_price(d: _Rolling | _Planning | _Replaying, v_cargo: str, v_sold: int) -> str:
+    return v_cargo
+
 
 _BAND_sale_price: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
 
@@ -6968,39 +5514,19 @@ def _values_sale_price(
     return values
 
 
-def _run_sale_price(rng: random.Random, depth: int, v_cargo: str, v_sold: int) -> Result[Outcome[_Id_sale_price]]:
-    d = _Rolling(rng)
-    r_total: str = v_cargo
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_sale_price.get(r_total, -1)
-    c = _column_sale_price(v_cargo, v_sold)
-    outcome = _OUT_sale_price[b][c] if b >= 0 else _no_band('sale_price')
-    extra = None  # no band's data rolls dice
-    values = _values_sale_price(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo, v_sold)
-    inputs: dict[str, object] = {'cargo': v_cargo, 'sold': v_sold}
-    trace = _describe('Cargo sale prices', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'sale_price',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_sale_price(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_sale_price(
-        rng,
-        depth,
-        _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods')),
-        _check_int('sold', given.get('sold', 1), 1, 5),
-    )
+_RULE_sale_price: _Rule[Outcome[_Id_sale_price]] = _Rule(
+    'sale_price',
+    'Cargo sale prices',
+    (('cargo', 'choice', None, None, ('gems', 'luxury', 'arms', 'goods'), 'goods'), ('sold', 'int', 1, 5, (), 1)),
+    _OUT_sale_price,
+    ('gems', 'luxury', 'arms', 'goods'),
+    _total_sale_price,
+    _band_sale_price,
+    column=_column_sale_price,
+    values=_values_sale_price,
+    dice=False,
+    covers=True,
+)
 
 
 def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None = None) -> Result[
@@ -7016,21 +5542,11 @@ def sale_price(*, cargo: str = 'goods', sold: int = 1, rng: random.Random | None
         'arms: arms\n'
         'goods: goods'
     )
-    return _run_sale_price(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')),
-        _check_int('sold', sold, 1, 5),
+    return _run(
+        _RULE_sale_price,
+        rng,
+        (_check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')), _check_int('sold', sold, 1, 5)),
     )
-
-
-def _joint_sale_price(given: Mapping[str, object]) -> Joint:
-    v_cargo = _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    v_sold = _check_int('sold', given.get('sold', 1), 1, 5)
-    r_total: str = v_cargo
-    return {(_band_sale_price(r_total, None, (), (), False, v_cargo, v_sold), r_total): 1}, 1
-
-
 
 
 _Id_barter_wealth = _Literal['gems', 'luxury', 'arms', 'goods']
@@ -7040,7 +5556,11 @@ _OUT_barter_wealth: tuple[tuple[Outcome[_Id_barter_wealth], ...], ...] = (
     (Outcome('arms', 'arms', None, 'arms', None),),
     (Outcome('goods', 'goods', None, 'goods', None),),
 )
-_IDS_barter_wealth: tuple[str, ...] = ('gems', 'luxury', 'arms', 'goods')
+
+
+def _total_barter_wealth(d: _Rolling | _Planning | _Replaying, v_cargo: str) -> str:
+    return v_cargo
+
 
 _BAND_barter_wealth: dict[int | str, int] = {'gems': 0, 'luxury': 1, 'arms': 2, 'goods': 3}  # the band of each value
 
@@ -7078,36 +5598,18 @@ def _values_barter_wealth(
     return values
 
 
-def _run_barter_wealth(rng: random.Random, depth: int, v_cargo: str) -> Result[Outcome[_Id_barter_wealth]]:
-    d = _Rolling(rng)
-    r_total: str = v_cargo
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_barter_wealth.get(r_total, -1)
-    c = 0
-    outcome = _OUT_barter_wealth[b][c] if b >= 0 else _no_band('barter_wealth')
-    extra = None  # no band's data rolls dice
-    values = _values_barter_wealth(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_cargo)
-    inputs: dict[str, object] = {'cargo': v_cargo}
-    trace = _describe('Barter', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'barter_wealth',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_barter_wealth(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_barter_wealth(
-        rng, depth, _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    )
+_RULE_barter_wealth: _Rule[Outcome[_Id_barter_wealth]] = _Rule(
+    'barter_wealth',
+    'Barter',
+    (('cargo', 'choice', None, None, ('gems', 'luxury', 'arms', 'goods'), 'goods'),),
+    _OUT_barter_wealth,
+    ('gems', 'luxury', 'arms', 'goods'),
+    _total_barter_wealth,
+    _band_barter_wealth,
+    values=_values_barter_wealth,
+    dice=False,
+    covers=True,
+)
 
 
 def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> Result[Outcome[_Id_barter_wealth]]:
@@ -7122,22 +5624,16 @@ def barter_wealth(*, cargo: str = 'goods', rng: random.Random | None = None) -> 
         'arms: arms\n'
         'goods: goods'
     )
-    return _run_barter_wealth(
-        _RNG if rng is None else rng, 0, _check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods'))
-    )
-
-
-def _joint_barter_wealth(given: Mapping[str, object]) -> Joint:
-    v_cargo = _check_choice('cargo', given.get('cargo', 'goods'), ('gems', 'luxury', 'arms', 'goods'))
-    r_total: str = v_cargo
-    return {(_band_barter_wealth(r_total, None, (), (), False, v_cargo), r_total): 1}, 1
-
-
+    return _run(_RULE_barter_wealth, rng, (_check_choice('cargo', cargo, ('gems', 'luxury', 'arms', 'goods')),))
 
 
 _OUT_barter_value: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_barter_value: tuple[str, ...] = ()
+
+
+def _total_barter_value(d: _Rolling | _Planning | _Replaying, v_level: int, v_market: str) -> int:
+    return (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
+
 
 _BAND_barter_value: dict[int | str, int] = {}  # the band of each value
 
@@ -7170,39 +5666,17 @@ def _values_barter_value(
     return values
 
 
-def _run_barter_value(rng: random.Random, depth: int, v_level: int, v_market: str) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_barter_value.get(r_total, -1)
-    c = 0
-    outcome = _OUT_barter_value[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_barter_value(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_level, v_market)
-    inputs: dict[str, object] = {'level': v_level, 'market': v_market}
-    trace = _describe('Barter: Wealth equivalent in port', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'barter_value',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_barter_value(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_barter_value(
-        rng,
-        depth,
-        _check_int('level', given.get('level', 2), 2, 5),
-        _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing')),
-    )
+_RULE_barter_value: _Rule[Outcome[str] | None] = _Rule(
+    'barter_value',
+    'Barter: Wealth equivalent in port',
+    (('level', 'int', 2, 5, (), 2), ('market', 'choice', None, None, ('scarce', 'normal', 'overflowing'), 'normal')),
+    _OUT_barter_value,
+    (),
+    _total_barter_value,
+    _band_barter_value,
+    values=_values_barter_value,
+    dice=False,
+)
 
 
 def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random | None = None) -> AnyResult:
@@ -7211,21 +5685,11 @@ def barter_value(*, level: int = 2, market: str = 'normal', rng: random.Random |
         '\n'
         'Cargo that is scarce takes +1 Wealth; cargo that is overflowing takes -1 Wealth.'
     )
-    return _run_barter_value(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('level', level, 2, 5),
-        _check_choice('market', market, ('scarce', 'normal', 'overflowing')),
+    return _run(
+        _RULE_barter_value,
+        rng,
+        (_check_int('level', level, 2, 5), _check_choice('market', market, ('scarce', 'normal', 'overflowing'))),
     )
-
-
-def _joint_barter_value(given: Mapping[str, object]) -> Joint:
-    v_level = _check_int('level', given.get('level', 2), 2, 5)
-    v_market = _check_choice('market', given.get('market', 'normal'), ('scarce', 'normal', 'overflowing'))
-    r_total: int = (v_level + (1 if (v_market == 'scarce') else (-1 if (v_market == 'overflowing') else 0)))
-    return {(_band_barter_value(r_total, None, (), (), False, v_level, v_market), r_total): 1}, 1
-
-
 
 
 _Id_gossip = _Literal['one_local', 'choose_two', 'choose_three']
@@ -7239,9 +5703,8 @@ _OUT_gossip: tuple[tuple[Outcome[_Id_gossip], ...], ...] = (
     (Outcome('choose_two', 'Choose two', 'choose 2', '7-9', None),),
     (Outcome('choose_three', 'Choose three', 'choose 3', '10+', None),),
 )
-_IDS_gossip: tuple[str, ...] = ('one_local', 'choose_two', 'choose_three')
-_READS_gossip: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_gossip_0 = _dice(2, 6)  # 2d6
+
 
 def _total_gossip(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_gossip_0, '2d6') + v_wealth))
@@ -7285,24 +5748,17 @@ def _values_gossip(
     return values
 
 
-def _run_gossip(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_gossip]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_gossip_0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_gossip(r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    c = 0
-    outcome = _OUT_gossip[b][c] if b >= 0 else _no_band('gossip')
-    extra = None  # no band's data rolls dice
-    values = _values_gossip(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = _describe('Gossip', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('gossip', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_gossip(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_gossip(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
+_RULE_gossip: _Rule[Outcome[_Id_gossip]] = _Rule(
+    'gossip',
+    'Gossip',
+    (('wealth', 'int', 0, 5, (), 1),),
+    _OUT_gossip,
+    ('one_local', 'choose_two', 'choose_three'),
+    _total_gossip,
+    _band_gossip,
+    values=_values_gossip,
+    covers=True,
+)
 
 
 def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_gossip]]:
@@ -7315,30 +5771,7 @@ def gossip(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outco
         '7-9: Choose two -- choose 2\n'
         '10+: Choose three -- choose 3'
     )
-    return _run_gossip(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
-
-
-def _totals_gossip(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_gossip(plan, v_wealth)
-    return _exact_totals(plan.specs, lambda g: _total_gossip(_Replaying(g), v_wealth))
-
-
-def _joint_gossip(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_gossip(plan, v_wealth)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_gossip(_Replaying(g), v_wealth),
-        lambda t, n, f, k: _band_gossip(t, n, f, k, plan.zero, v_wealth),
-        (),
-        _READS_gossip,
-    )
-    return joint
-
-
+    return _run(_RULE_gossip, rng, (_check_int('wealth', wealth, 0, 5),))
 
 
 _Id_manipulate_markets = _Literal['choose_one', 'any_port_in_nation', 'wider']
@@ -7352,9 +5785,8 @@ _OUT_manipulate_markets: tuple[tuple[Outcome[_Id_manipulate_markets], ...], ...]
     ),
     (Outcome('wider', 'Wider', 'same as the above result, except you can choose either:', '10+', None),),
 )
-_IDS_manipulate_markets: tuple[str, ...] = ('choose_one', 'any_port_in_nation', 'wider')
-_READS_manipulate_markets: ReadSpec = (frozenset(), False, False)  # what the bands read
 _DICE_manipulate_markets_0 = _dice(2, 6)  # 2d6
+
 
 def _total_manipulate_markets(d: _Rolling | _Planning | _Replaying, v_wealth: int) -> int:
     return int((d.roll(_DICE_manipulate_markets_0, '2d6') + v_wealth))
@@ -7404,24 +5836,17 @@ def _values_manipulate_markets(
     return values
 
 
-def _run_manipulate_markets(rng: random.Random, depth: int, v_wealth: int) -> Result[Outcome[_Id_manipulate_markets]]:
-    d = _Rolling(rng)
-    r_total: int = int((d.roll(_DICE_manipulate_markets_0, '2d6') + v_wealth))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_manipulate_markets(r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    c = 0
-    outcome = _OUT_manipulate_markets[b][c] if b >= 0 else _no_band('manipulate_markets')
-    extra = None  # no band's data rolls dice
-    values = _values_manipulate_markets(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_wealth)
-    inputs: dict[str, object] = {'wealth': v_wealth}
-    trace = _describe('Manipulate markets', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('manipulate_markets', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_manipulate_markets(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_manipulate_markets(rng, depth, _check_int('wealth', given.get('wealth', 1), 0, 5))
+_RULE_manipulate_markets: _Rule[Outcome[_Id_manipulate_markets]] = _Rule(
+    'manipulate_markets',
+    'Manipulate markets',
+    (('wealth', 'int', 0, 5, (), 1),),
+    _OUT_manipulate_markets,
+    ('choose_one', 'any_port_in_nation', 'wider'),
+    _total_manipulate_markets,
+    _band_manipulate_markets,
+    values=_values_manipulate_markets,
+    covers=True,
+)
 
 
 def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_manipulate_markets]]:
@@ -7434,30 +5859,7 @@ def manipulate_markets(*, wealth: int = 1, rng: random.Random | None = None) -> 
         '7-9: Any port in nation -- same as the above result, but you can choose any port within the same nation\n'
         '10+: Wider -- same as the above result, except you can choose either:'
     )
-    return _run_manipulate_markets(_RNG if rng is None else rng, 0, _check_int('wealth', wealth, 0, 5))
-
-
-def _totals_manipulate_markets(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_manipulate_markets(plan, v_wealth)
-    return _exact_totals(plan.specs, lambda g: _total_manipulate_markets(_Replaying(g), v_wealth))
-
-
-def _joint_manipulate_markets(given: Mapping[str, object]) -> Joint:
-    v_wealth = _check_int('wealth', given.get('wealth', 1), 0, 5)
-    plan = _Planning()
-    _total_manipulate_markets(plan, v_wealth)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_manipulate_markets(_Replaying(g), v_wealth),
-        lambda t, n, f, k: _band_manipulate_markets(t, n, f, k, plan.zero, v_wealth),
-        (),
-        _READS_manipulate_markets,
-    )
-    return joint
-
-
+    return _run(_RULE_manipulate_markets, rng, (_check_int('wealth', wealth, 0, 5),))
 
 
 class Stress(Track):
@@ -7480,8 +5882,6 @@ class Stress(Track):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class Harm(Levels):
     (
         'Harm [TOG-07, lines 53-55]\n'
@@ -7508,8 +5908,6 @@ class Harm(Levels):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class Associates(Track):
     (
         'Questionable associates [TOG-12, lines 84-86]\n'
@@ -7523,8 +5921,6 @@ class Associates(Track):
             size=size, marked=marked, label='Questionable associates', on_full=None, roll_over=False,
             reset_on_full=False,
         )
-
-
 class FalloutClock(Clock):
     (
         'Fallout [TOG-35, lines 293-295]\n'
@@ -7544,8 +5940,6 @@ class FalloutClock(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class SinkingClock(Clock):
     (
         'Sinking clock [TOG-37, line 305]\n'
@@ -7558,8 +5952,6 @@ class SinkingClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Sinking clock', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class Stormfront(Track):
     (
         'Stormfront points [TOG-39, line 311, lines 313-318]\n'
@@ -7571,8 +5963,6 @@ class Stormfront(Track):
         super().__init__(
             size=size, marked=marked, label='Stormfront points', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class TitheClock(Clock):
     (
         'Unpaid tithes [TOG-40, line 324]\n'
@@ -7588,8 +5978,6 @@ class TitheClock(Clock):
             on_full='Each time the clock fills, lose 1 status with the related faction.', roll_over=False,
             reset_on_full=True,
         )
-
-
 class Notoriety(Track):
     (
         'Notoriety tracker [TOG-41, TOG-50, line 337]\n'
@@ -7607,8 +5995,6 @@ class Notoriety(Track):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class ProjectClock(Clock):
     (
         'Long-term project clock [TOG-48, line 382]\n'
@@ -7621,8 +6007,6 @@ class ProjectClock(Clock):
             size=size, marked=marked, label='Long-term project clock', on_full=None, roll_over=False,
             reset_on_full=False,
         )
-
-
 class Xp(Track):
     (
         'XP tracks (Train) [TOG-51, line 388]\n'
@@ -7634,8 +6018,6 @@ class Xp(Track):
         super().__init__(
             size=size, marked=marked, label='XP tracks (Train)', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class Investment(Track):
     (
         'Invest in crew [TOG-61, lines 461-463]\n'
@@ -7657,61 +6039,61 @@ class Investment(Track):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
-    'action_roll': _chain_action_roll,
-    'resistance_roll': _chain_resistance_roll,
-    'consequence_clock': _chain_consequence_clock,
-    'obstacle_clock': _chain_obstacle_clock,
-    'heritage_connect': _chain_heritage_connect,
-    'coin_roll': _chain_coin_roll,
-    'ship_actions': _chain_ship_actions,
-    'loadout': _chain_loadout,
-    'score_engagement_modifier': _chain_score_engagement_modifier,
-    'score_engagement': _chain_score_engagement,
-    'flashback_cost': _chain_flashback_cost,
-    'loot': _chain_loot,
-    'cargo_seized': _chain_cargo_seized,
-    'cargo_capacity': _chain_cargo_capacity,
-    'odyssey_trigger': _chain_odyssey_trigger,
-    'odyssey_plans': _chain_odyssey_plans,
-    'odyssey_engagement_modifier': _chain_odyssey_engagement_modifier,
-    'odyssey_engagement': _chain_odyssey_engagement,
-    'zone_1': _chain_zone_1,
-    'zone_2': _chain_zone_2,
-    'zone_3': _chain_zone_3,
-    'zone_4': _chain_zone_4,
-    'tier_i': _chain_tier_i,
-    'tier_ii': _chain_tier_ii,
-    'tier_iii': _chain_tier_iii,
-    'tier_iv': _chain_tier_iv,
-    'tier_v': _chain_tier_v,
-    'mythical_monsters': _chain_mythical_monsters,
-    'limiting_traits': _chain_limiting_traits,
-    'max_cohorts': _chain_max_cohorts,
-    'can_fight_back': _chain_can_fight_back,
-    'phases_at_sea': _chain_phases_at_sea,
-    'compare_wealth': _chain_compare_wealth,
-    'crisis': _chain_crisis,
-    'sea_raid': _chain_sea_raid,
-    'tithe': _chain_tithe,
-    'notoriety_gain': _chain_notoriety_gain,
-    'notoriety_increase': _chain_notoriety_increase,
-    'bribe': _chain_bribe,
-    'fight_off_harm': _chain_fight_off_harm,
-    'raid_wealth_adjustment': _chain_raid_wealth_adjustment,
-    'raid_type': _chain_raid_type,
-    'acquire_asset': _chain_acquire_asset,
-    'long_term_project': _chain_long_term_project,
-    'reduce_notoriety': _chain_reduce_notoriety,
-    'seek_your_anchor': _chain_seek_your_anchor,
-    'trade_actions': _chain_trade_actions,
-    'seller_roll': _chain_seller_roll,
-    'sale_price': _chain_sale_price,
-    'barter_wealth': _chain_barter_wealth,
-    'barter_value': _chain_barter_value,
-    'gossip': _chain_gossip,
-    'manipulate_markets': _chain_manipulate_markets,
-}
+_RULES.update({
+    'action_roll': _RULE_action_roll,
+    'resistance_roll': _RULE_resistance_roll,
+    'consequence_clock': _RULE_consequence_clock,
+    'obstacle_clock': _RULE_obstacle_clock,
+    'heritage_connect': _RULE_heritage_connect,
+    'coin_roll': _RULE_coin_roll,
+    'ship_actions': _RULE_ship_actions,
+    'loadout': _RULE_loadout,
+    'score_engagement_modifier': _RULE_score_engagement_modifier,
+    'score_engagement': _RULE_score_engagement,
+    'flashback_cost': _RULE_flashback_cost,
+    'loot': _RULE_loot,
+    'cargo_seized': _RULE_cargo_seized,
+    'cargo_capacity': _RULE_cargo_capacity,
+    'odyssey_trigger': _RULE_odyssey_trigger,
+    'odyssey_plans': _RULE_odyssey_plans,
+    'odyssey_engagement_modifier': _RULE_odyssey_engagement_modifier,
+    'odyssey_engagement': _RULE_odyssey_engagement,
+    'zone_1': _RULE_zone_1,
+    'zone_2': _RULE_zone_2,
+    'zone_3': _RULE_zone_3,
+    'zone_4': _RULE_zone_4,
+    'tier_i': _RULE_tier_i,
+    'tier_ii': _RULE_tier_ii,
+    'tier_iii': _RULE_tier_iii,
+    'tier_iv': _RULE_tier_iv,
+    'tier_v': _RULE_tier_v,
+    'mythical_monsters': _RULE_mythical_monsters,
+    'limiting_traits': _RULE_limiting_traits,
+    'max_cohorts': _RULE_max_cohorts,
+    'can_fight_back': _RULE_can_fight_back,
+    'phases_at_sea': _RULE_phases_at_sea,
+    'compare_wealth': _RULE_compare_wealth,
+    'crisis': _RULE_crisis,
+    'sea_raid': _RULE_sea_raid,
+    'tithe': _RULE_tithe,
+    'notoriety_gain': _RULE_notoriety_gain,
+    'notoriety_increase': _RULE_notoriety_increase,
+    'bribe': _RULE_bribe,
+    'fight_off_harm': _RULE_fight_off_harm,
+    'raid_wealth_adjustment': _RULE_raid_wealth_adjustment,
+    'raid_type': _RULE_raid_type,
+    'acquire_asset': _RULE_acquire_asset,
+    'long_term_project': _RULE_long_term_project,
+    'reduce_notoriety': _RULE_reduce_notoriety,
+    'seek_your_anchor': _RULE_seek_your_anchor,
+    'trade_actions': _RULE_trade_actions,
+    'seller_roll': _RULE_seller_roll,
+    'sale_price': _RULE_sale_price,
+    'barter_wealth': _RULE_barter_wealth,
+    'barter_value': _RULE_barter_value,
+    'gossip': _RULE_gossip,
+    'manipulate_markets': _RULE_manipulate_markets,
+})
 RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'action_roll': action_roll,
     'resistance_roll': resistance_roll,
@@ -7767,169 +6149,7 @@ RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'gossip': gossip,
     'manipulate_markets': manipulate_markets,
 }
-_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
-    'action_roll': (_joint_action_roll, _IDS_action_roll),
-    'resistance_roll': (_joint_resistance_roll, _IDS_resistance_roll),
-    'consequence_clock': (_joint_consequence_clock, _IDS_consequence_clock),
-    'obstacle_clock': (_joint_obstacle_clock, _IDS_obstacle_clock),
-    'heritage_connect': (_joint_heritage_connect, _IDS_heritage_connect),
-    'coin_roll': (_joint_coin_roll, _IDS_coin_roll),
-    'ship_actions': (_joint_ship_actions, _IDS_ship_actions),
-    'loadout': (_joint_loadout, _IDS_loadout),
-    'score_engagement_modifier': (_joint_score_engagement_modifier, _IDS_score_engagement_modifier),
-    'score_engagement': (_joint_score_engagement, _IDS_score_engagement),
-    'flashback_cost': (_joint_flashback_cost, _IDS_flashback_cost),
-    'loot': (_joint_loot, _IDS_loot),
-    'cargo_seized': (_joint_cargo_seized, _IDS_cargo_seized),
-    'cargo_capacity': (_joint_cargo_capacity, _IDS_cargo_capacity),
-    'odyssey_trigger': (_joint_odyssey_trigger, _IDS_odyssey_trigger),
-    'odyssey_plans': (_joint_odyssey_plans, _IDS_odyssey_plans),
-    'odyssey_engagement_modifier': (_joint_odyssey_engagement_modifier, _IDS_odyssey_engagement_modifier),
-    'odyssey_engagement': (_joint_odyssey_engagement, _IDS_odyssey_engagement),
-    'zone_1': (_joint_zone_1, _IDS_zone_1),
-    'zone_2': (_joint_zone_2, _IDS_zone_2),
-    'zone_3': (_joint_zone_3, _IDS_zone_3),
-    'zone_4': (_joint_zone_4, _IDS_zone_4),
-    'tier_i': (_joint_tier_i, _IDS_tier_i),
-    'tier_ii': (_joint_tier_ii, _IDS_tier_ii),
-    'tier_iii': (_joint_tier_iii, _IDS_tier_iii),
-    'tier_iv': (_joint_tier_iv, _IDS_tier_iv),
-    'tier_v': (_joint_tier_v, _IDS_tier_v),
-    'mythical_monsters': (_joint_mythical_monsters, _IDS_mythical_monsters),
-    'limiting_traits': (_joint_limiting_traits, _IDS_limiting_traits),
-    'max_cohorts': (_joint_max_cohorts, _IDS_max_cohorts),
-    'can_fight_back': (_joint_can_fight_back, _IDS_can_fight_back),
-    'phases_at_sea': (_joint_phases_at_sea, _IDS_phases_at_sea),
-    'compare_wealth': (_joint_compare_wealth, _IDS_compare_wealth),
-    'crisis': (_joint_crisis, _IDS_crisis),
-    'sea_raid': (_joint_sea_raid, _IDS_sea_raid),
-    'tithe': (_joint_tithe, _IDS_tithe),
-    'notoriety_gain': (_joint_notoriety_gain, _IDS_notoriety_gain),
-    'notoriety_increase': (_joint_notoriety_increase, _IDS_notoriety_increase),
-    'bribe': (_joint_bribe, _IDS_bribe),
-    'fight_off_harm': (_joint_fight_off_harm, _IDS_fight_off_harm),
-    'raid_wealth_adjustment': (_joint_raid_wealth_adjustment, _IDS_raid_wealth_adjustment),
-    'raid_type': (_joint_raid_type, _IDS_raid_type),
-    'acquire_asset': (_joint_acquire_asset, _IDS_acquire_asset),
-    'long_term_project': (_joint_long_term_project, _IDS_long_term_project),
-    'reduce_notoriety': (_joint_reduce_notoriety, _IDS_reduce_notoriety),
-    'seek_your_anchor': (_joint_seek_your_anchor, _IDS_seek_your_anchor),
-    'trade_actions': (_joint_trade_actions, _IDS_trade_actions),
-    'seller_roll': (_joint_seller_roll, _IDS_seller_roll),
-    'sale_price': (_joint_sale_price, _IDS_sale_price),
-    'barter_wealth': (_joint_barter_wealth, _IDS_barter_wealth),
-    'barter_value': (_joint_barter_value, _IDS_barter_value),
-    'gossip': (_joint_gossip, _IDS_gossip),
-    'manipulate_markets': (_joint_manipulate_markets, _IDS_manipulate_markets),
-}
-INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
-    'action_roll': (
-        ('dots', 'int', 0, 4, (), 1),
-        ('bonus_die', 'flag', None, None, (), False),
-        ('edge', 'choice', None, None, ('none', 'edge', 'major'), 'none'),
-        ('penalty', 'choice', None, None, ('none', 'penalty', 'major'), 'none'),
-    ),
-    'resistance_roll': (('attribute', 'int', 1, 4, (), 2),),
-    'consequence_clock': (('dots', 'int', 0, 4, (), 1),),
-    'obstacle_clock': (('dots', 'int', 0, 4, (), 1),),
-    'heritage_connect': (),
-    'coin_roll': (('wealth', 'int', 0, 5, (), 1),),
-    'ship_actions': (('trait', 'choice', None, None, ('speed', 'durability', 'firepower', 'crew', 'size'), 'speed'),),
-    'loadout': (('load', 'choice', None, None, ('light', 'normal', 'heavy'), 'normal'),),
-    'score_engagement_modifier': (
-        ('bold', 'flag', None, None, (), False),
-        ('complex', 'flag', None, None, (), False),
-        ('vulnerability', 'flag', None, None, (), False),
-        ('strongest', 'flag', None, None, (), False),
-        ('aid', 'flag', None, None, (), False),
-        ('interference', 'flag', None, None, (), False),
-    ),
-    'score_engagement': (
-        ('bold', 'flag', None, None, (), False),
-        ('complex', 'flag', None, None, (), False),
-        ('vulnerability', 'flag', None, None, (), False),
-        ('strongest', 'flag', None, None, (), False),
-        ('aid', 'flag', None, None, (), False),
-        ('interference', 'flag', None, None, (), False),
-    ),
-    'flashback_cost': (('action', 'choice', None, None, ('ordinary', 'complex', 'elaborate'), 'ordinary'),),
-    'loot': (('job', 'choice', None, None, ('minor', 'small', 'standard', 'big', 'major'), 'standard'),),
-    'cargo_seized': (('wealth', 'int', 0, 5, (), 1),),
-    'cargo_capacity': (('size', 'int', 0, 5, (), 2),),
-    'odyssey_trigger': (('sea_hexes', 'int', 0, 20, (), 0), ('reef_hexes', 'int', 0, 20, (), 0)),
-    'odyssey_plans': (
-        (
-            'plan',
-            'choice',
-            None,
-            None,
-            ('assault', 'stealth', 'transport', 'deception', 'occult', 'social'),
-            'transport',
-        ),
-    ),
-    'odyssey_engagement_modifier': (
-        ('dominant_trait', 'flag', None, None, (), False),
-        ('near_land', 'flag', None, None, (), False),
-        ('ally', 'flag', None, None, (), False),
-        ('weak_trait', 'flag', None, None, (), False),
-        ('indirect', 'flag', None, None, (), False),
-        ('faction', 'flag', None, None, (), False),
-    ),
-    'odyssey_engagement': (
-        ('dominant_trait', 'flag', None, None, (), False),
-        ('near_land', 'flag', None, None, (), False),
-        ('ally', 'flag', None, None, (), False),
-        ('weak_trait', 'flag', None, None, (), False),
-        ('indirect', 'flag', None, None, (), False),
-        ('faction', 'flag', None, None, (), False),
-    ),
-    'zone_1': (),
-    'zone_2': (),
-    'zone_3': (),
-    'zone_4': (),
-    'tier_i': (('mythical', 'flag', None, None, (), False),),
-    'tier_ii': (('mythical', 'flag', None, None, (), False),),
-    'tier_iii': (('mythical', 'flag', None, None, (), False),),
-    'tier_iv': (('mythical', 'flag', None, None, (), False),),
-    'tier_v': (),
-    'mythical_monsters': (),
-    'limiting_traits': (('trait', 'choice', None, None, ('speed', 'durability', 'firepower', 'crew', 'size'), 'size'),),
-    'max_cohorts': (('crew', 'int', 0, 5, (), 2),),
-    'can_fight_back': (('firepower', 'int', 0, 5, (), 2), ('opponent_wealth', 'int', 0, 5, (), 2)),
-    'phases_at_sea': (('speed', 'int', 0, 5, (), 2),),
-    'compare_wealth': (('own_wealth', 'int', 0, 5, (), 2), ('enemy_wealth', 'int', 0, 5, (), 2)),
-    'crisis': (),
-    'sea_raid': (('wealth', 'int', 0, 5, (), 1), ('cargo_adjustment', 'int', 0, 3, (), 0)),
-    'tithe': (('wealth', 'int', 0, 5, (), 1), ('at_war', 'flag', None, None, (), False)),
-    'notoriety_gain': (('exposure', 'choice', None, None, ('smooth', 'contained', 'loud', 'wild'), 'contained'),),
-    'notoriety_increase': (
-        ('exposure', 'choice', None, None, ('smooth', 'contained', 'loud', 'wild'), 'contained'),
-        ('high_profile', 'flag', None, None, (), False),
-        ('at_war', 'flag', None, None, (), False),
-        ('killing', 'flag', None, None, (), False),
-    ),
-    'bribe': (('wealth', 'int', 0, 5, (), 1), ('notoriety', 'int', 0, 12, (), 0)),
-    'fight_off_harm': (('aggressor_wealth', 'int', 0, 5, (), 2),),
-    'raid_wealth_adjustment': (('cargo', 'choice', None, None, ('gems', 'luxury', 'arms', 'goods'), 'goods'),),
-    'raid_type': (
-        ('wealth', 'int', 0, 5, (), 1), ('cargo_adjustment', 'int', 0, 3, (), 0), ('notoriety', 'int', 0, 12, (), 0)
-    ),
-    'acquire_asset': (('wealth', 'int', 0, 5, (), 1),),
-    'long_term_project': (('dots', 'int', 0, 4, (), 1),),
-    'reduce_notoriety': (('dots', 'int', 0, 4, (), 1),),
-    'seek_your_anchor': (('lowest_attribute', 'int', 0, 4, (), 1), ('stress_marked', 'int', 0, 12, (), 0)),
-    'trade_actions': (('wealth', 'int', 0, 5, (), 1),),
-    'seller_roll': (('market', 'choice', None, None, ('scarce', 'normal', 'overflowing'), 'normal'),),
-    'sale_price': (
-        ('cargo', 'choice', None, None, ('gems', 'luxury', 'arms', 'goods'), 'goods'), ('sold', 'int', 1, 5, (), 1)
-    ),
-    'barter_wealth': (('cargo', 'choice', None, None, ('gems', 'luxury', 'arms', 'goods'), 'goods'),),
-    'barter_value': (
-        ('level', 'int', 2, 5, (), 2), ('market', 'choice', None, None, ('scarce', 'normal', 'overflowing'), 'normal')
-    ),
-    'gossip': (('wealth', 'int', 0, 5, (), 1),),
-    'manipulate_markets': (('wealth', 'int', 0, 5, (), 1),),
-}
+INPUTS: dict[str, tuple[InputSpec, ...]] = {name: rule.inputs for name, rule in _RULES.items()}
 DOCUMENTS: dict[str, Document] = {
     'complications': Document(
         'complications',
@@ -8631,67 +6851,3 @@ CARRY: dict[str, tuple[tuple[str, str], ...]] = {
 def session(rng: random.Random | None = None) -> Session:
     """Rolls in a row, each carrying what the document says into the next (see Session)."""
     return Session(RESOLVERS, CARRY, rng)
-
-
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
-    'action_roll': _totals_action_roll,
-    'resistance_roll': _totals_resistance_roll,
-    'consequence_clock': _totals_consequence_clock,
-    'obstacle_clock': _totals_obstacle_clock,
-    'heritage_connect': _totals_heritage_connect,
-    'coin_roll': _totals_coin_roll,
-    'score_engagement': _totals_score_engagement,
-    'odyssey_engagement': _totals_odyssey_engagement,
-    'zone_1': _totals_zone_1,
-    'zone_2': _totals_zone_2,
-    'zone_3': _totals_zone_3,
-    'zone_4': _totals_zone_4,
-    'tier_i': _totals_tier_i,
-    'tier_ii': _totals_tier_ii,
-    'tier_iii': _totals_tier_iii,
-    'tier_iv': _totals_tier_iv,
-    'tier_v': _totals_tier_v,
-    'mythical_monsters': _totals_mythical_monsters,
-    'crisis': _totals_crisis,
-    'sea_raid': _totals_sea_raid,
-    'raid_type': _totals_raid_type,
-    'acquire_asset': _totals_acquire_asset,
-    'long_term_project': _totals_long_term_project,
-    'reduce_notoriety': _totals_reduce_notoriety,
-    'seek_your_anchor': _totals_seek_your_anchor,
-    'seller_roll': _totals_seller_roll,
-    'gossip': _totals_gossip,
-    'manipulate_markets': _totals_manipulate_markets,
-}
-
-
-def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
-    if name not in table:
-        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
-    allowed = tuple(spec[0] for spec in INPUTS[name])
-    for key in inputs:
-        if key not in allowed:
-            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
-
-
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _odds_of(joint(inputs), ids)
-
-
-def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
-    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
-
-    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
-    Follows no chain (`->`): simulate the chained table on its own."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _sample(name, inputs, joint(inputs), ids, n, seed)
-
-
-def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
-    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
-    _known(name, inputs, _TOTALS)
-    return _TOTALS[name](inputs)

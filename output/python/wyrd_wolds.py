@@ -36,12 +36,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from math import comb
+from typing import Any as _Any
 from typing import Generic as _Generic  # typing-only names kept private: a rule may be named `overload`
 from typing import Literal as _Literal  # noqa: F401  (generated code types outcome ids with it)
 from typing import NamedTuple, TypeVar
 from typing import NoReturn as _NoReturn
 from typing import Protocol as _Protocol
-from typing import cast as _cast  # noqa: F401  (generated code narrows `natural` with it)
+from typing import cast as _cast
 
 MAX_DICE = 1000  # dice in one roll of one term
 MAX_SIDES = 1000  # sides of one die
@@ -1039,6 +1040,175 @@ def _describe(
     return text
 
 
+# ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
+
+InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule(_Generic[_Landed]):
+    """One roll or table: its data, and the rule's own expressions as small compiled functions. `_run`,
+    `_joint` and `_totals` below do the rest alike for every rule.
+
+    The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
+    `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
+    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
+    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
+    of exploding dice listed one by one."""
+
+    name: str
+    label: str
+    inputs: tuple[InputSpec, ...]
+    outcomes: tuple[tuple[_Landed, ...], ...]  # by band, then by column
+    ids: tuple[str, ...]  # each band's outcome id
+    total: Callable[..., _Any]  # a roll's total is an int; a table's key or a formula's value may be text or yes/no
+    band: Callable[..., int]
+    lets: Callable[..., tuple[object, ...]] | None = None
+    column: Callable[..., int] | None = None
+    values: Callable[..., dict[str, object]] | None = None
+    rerolls: Callable[..., frozenset[str]] | None = None
+    horizon: Callable[..., int] | None = None
+    reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    dice: bool = True  # False: a table read by its key, or a formula without dice
+    covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
+    more: bool = False  # a band's data rolls dice
+    chains: bool = False  # a band names a table to roll next
+
+
+_RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
+
+
+def _input(spec: InputSpec, value: object) -> object:
+    """An input checked against its spec, as `odds()` and a chain pass them."""
+    name, kind, low, high, options, _ = spec
+    if kind == "int":
+        return check_int(name, value, low, high)
+    if kind == "flag":
+        return check_flag(name, value)
+    return check_choice(name, value, options)
+
+
+def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]:
+    """The inputs of `rule` from `given` (defaults where it says nothing), checked, in order."""
+    return tuple(_input(spec, given.get(spec[0], spec[5])) for spec in rule.inputs)
+
+
+def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
+         depth: int = 0) -> Result[_Landed]:
+    """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
+    rng = _RNG if rng is None else rng
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    first: tuple[AnyResult, ...] = ()
+    if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
+        trace = _describe(rule.label, d.groups, total, outcome, (), {})
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+    extra = _Rolling(rng) if rule.more else None
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    if first:
+        trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
+    chain: tuple[AnyResult, ...] = ()
+    target = values.get("next") if rule.chains else None
+    if isinstance(target, str) and target in _RULES:
+        _check_chain(depth + 1, rule.name)
+        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
+        trace += "; then " + link.trace
+        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
+                        link.trace), *link.chain)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
+        _Rolling, object, tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None], int, int,
+        _Landed]:
+    """Roll once: the dice source, the total, what the bands read (`_Rolling.read`), the band's and column's
+    index, and the outcome."""
+    d = _Rolling(rng)
+    total = rule.total(d, *args)
+    reading = d.read()
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    c = rule.column(*args) if rule.column is not None else 0
+    if b >= 0:
+        return d, total, reading, b, c, rule.outcomes[b][c]
+    if rule.covers:
+        _no_band(rule.name)
+    return d, total, reading, b, c, _cast(_Landed, None)  # a rule no band may take is a _Rule[Outcome | None]
+
+
+def _whole(total: object) -> int | None:
+    """A result's total: a whole number, or None (a table's key in words, a yes/no formula)."""
+    return total if isinstance(total, int) and not isinstance(total, bool) else None
+
+
+def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
+    """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    total = rule.total(plan, *args)
+    if not rule.dice:  # a table's key or a formula's value: one result
+        return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
+    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
+                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
+
+
+def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
+    """Exact probability of each total of `rule` for `given`, lowest first."""
+    inputs = _given(rule, given)
+    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    plan = _Planning()
+    rule.total(plan, *args)
+    rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
+    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
+
+
+def _rerolled(rule: _Rule[_Any], args: tuple[object, ...]) -> set[int]:
+    """The bands (by index) a first result is rolled again from, for these inputs."""
+    if rule.rerolls is None:
+        return set()
+    again = rule.rerolls(*args)
+    return {i for i, band in enumerate(rule.ids) if band in again}
+
+
+def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule[_Any]:
+    """The rule `name` (among those that roll dice, with `dice`), once `inputs` names only its inputs."""
+    rules = [n for n, rule in _RULES.items() if rule.dice or not dice]
+    if name not in rules:
+        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(rules)}")
+    allowed = tuple(spec[0] for spec in _RULES[name].inputs)
+    for key in inputs:
+        if key not in allowed:
+            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
+    return _RULES[name]
+
+
+def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each outcome of roll or table `name` for these inputs."""
+    rule = _known(name, inputs)
+    return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
+
+    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
+    Follows no chain (`->`): simulate the chained table on its own."""
+    rule = _known(name, inputs)
+    return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
+
+
+def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
+    return _totals(_known(name, inputs, dice=True), inputs)
+
+
 @dataclass(frozen=True, slots=True)
 class Picked:
     """The candidate a priority list picks, and why."""
@@ -1454,9 +1624,8 @@ _OUT_simple_roll: tuple[tuple[Outcome[_Id_simple_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_simple_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
-_READS_simple_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_simple_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_simple_roll(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
     return d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
@@ -1481,24 +1650,17 @@ def _band_simple_roll(
     return -1
 
 
-def _run_simple_roll(rng: random.Random, depth: int, v_rating: int) -> Result[Outcome[_Id_simple_roll]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_simple_roll_0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_simple_roll(r_total, r_natural, r_dice, r_read, zero, v_rating)
-    c = 0
-    outcome = _OUT_simple_roll[b][c] if b >= 0 else _no_band('simple_roll')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'rating': v_rating}
-    trace = _describe('Rolling the dice', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('simple_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_simple_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_simple_roll(rng, depth, _check_int('rating', given.get('rating', 1), 0, 6))
+_RULE_simple_roll: _Rule[Outcome[_Id_simple_roll]] = _Rule(
+    'simple_roll',
+    'Rolling the dice',
+    (('rating', 'int', 0, 6, (), 1),),
+    _OUT_simple_roll,
+    ('critical', 'full', 'partial', 'bad'),
+    _total_simple_roll,
+    _band_simple_roll,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_simple_roll]]:
@@ -1517,30 +1679,7 @@ def simple_roll(*, rating: int = 1, rng: random.Random | None = None) -> Result[
         "1-3: Bad outcome -- If the highest die is **1-3**, it's a **bad outcome**. Things go poorly. You probably "
         "don't achieve your goal and you suffer complications, too."
     )
-    return _run_simple_roll(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 6))
-
-
-def _totals_simple_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
-    plan = _Planning()
-    _total_simple_roll(plan, v_rating)
-    return _exact_totals(plan.specs, lambda g: _total_simple_roll(_Replaying(g), v_rating))
-
-
-def _joint_simple_roll(given: Mapping[str, object]) -> Joint:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 6)
-    plan = _Planning()
-    _total_simple_roll(plan, v_rating)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_simple_roll(_Replaying(g), v_rating),
-        lambda t, n, f, k: _band_simple_roll(t, n, f, k, plan.zero, v_rating),
-        (),
-        _READS_simple_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_simple_roll, rng, (_check_int('rating', rating, 0, 6),))
 
 
 _Id_action_attribute = _Literal[
@@ -1560,10 +1699,12 @@ _OUT_action_attribute: tuple[tuple[Outcome[_Id_action_attribute], ...], ...] = (
     (Outcome('consort', 'consort', 'Resolve', 'consort', None),),
     (Outcome('sway', 'sway', 'Resolve', 'sway', None),),
 )
-_IDS_action_attribute: tuple[str, ...] = (
-    'hunt', 'study', 'survey', 'tinker', 'finesse', 'prowl', 'skirmish', 'wreck', 'attune', 'command', 'consort', 'sway'
-)
 _DICE_action_attribute_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_action_attribute(d: _Rolling | _Planning | _Replaying, v_action: str) -> str:
+    return v_action
+
 
 # the band of each value
 _BAND_action_attribute: dict[int | str, int] = {
@@ -1582,45 +1723,32 @@ def _band_action_attribute(
     return _BAND_action_attribute.get(r_total, -1)
 
 
-def _run_action_attribute(rng: random.Random, depth: int, v_action: str) -> Result[Outcome[_Id_action_attribute]]:
-    d = _Rolling(rng)
-    r_total: str = v_action
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_action_attribute.get(r_total, -1)
-    c = 0
-    outcome = _OUT_action_attribute[b][c] if b >= 0 else _no_band('action_attribute')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'action': v_action}
-    trace = _describe('Attribute of an action', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'action_attribute',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_action_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_action_attribute(
-        rng,
-        depth,
-        _check_choice(
+_RULE_action_attribute: _Rule[Outcome[_Id_action_attribute]] = _Rule(
+    'action_attribute',
+    'Attribute of an action',
+    (
+        (
             'action',
-            given.get('action', 'skirmish'),
+            'choice',
+            None,
+            None,
             (
                 'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway',
                 'tinker', 'wreck',
             ),
+            'skirmish',
         ),
-    )
+    ),
+    _OUT_action_attribute,
+    (
+        'hunt', 'study', 'survey', 'tinker', 'finesse', 'prowl', 'skirmish', 'wreck', 'attune', 'command', 'consort',
+        'sway',
+    ),
+    _total_action_attribute,
+    _band_action_attribute,
+    dice=False,
+    covers=True,
+)
 
 
 def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = None) -> Result[
@@ -1643,39 +1771,32 @@ def action_attribute(*, action: str = 'skirmish', rng: random.Random | None = No
         'consort: consort -- Resolve\n'
         'sway: sway -- Resolve'
     )
-    return _run_action_attribute(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice(
-            'action',
-            action,
-            (
-                'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway',
-                'tinker', 'wreck',
+    return _run(
+        _RULE_action_attribute,
+        rng,
+        (
+            _check_choice(
+                'action',
+                action,
+                (
+                    'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway',
+                    'tinker', 'wreck',
+                ),
             ),
         ),
     )
 
 
-def _joint_action_attribute(given: Mapping[str, object]) -> Joint:
-    v_action = _check_choice(
-        'action',
-        given.get('action', 'skirmish'),
-        (
-            'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway', 'tinker',
-            'wreck',
-        ),
-    )
-    r_total: str = v_action
-    return {(_band_action_attribute(r_total, None, (), (), False, v_action), r_total): 1}, 1
-
-
-
-
 _OUT_insight_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_insight_rating: tuple[str, ...] = ()
 _DICE_insight_rating_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_insight_rating(
+    d: _Rolling | _Planning | _Replaying, v_hunt: int, v_study: int, v_survey: int, v_tinker: int
+) -> int:
+    return ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
+
 
 _BAND_insight_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1712,45 +1833,22 @@ def _values_insight_rating(
     return values
 
 
-def _run_insight_rating(
-    rng: random.Random, depth: int, v_hunt: int, v_study: int, v_survey: int, v_tinker: int
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_insight_rating.get(r_total, -1)
-    c = 0
-    outcome = _OUT_insight_rating[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_insight_rating(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_hunt, v_study, v_survey, v_tinker
-    )
-    inputs: dict[str, object] = {'hunt': v_hunt, 'study': v_study, 'survey': v_survey, 'tinker': v_tinker}
-    trace = _describe('Insight rating', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'insight_rating',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_insight_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_insight_rating(
-        rng,
-        depth,
-        _check_int('hunt', given.get('hunt', 0), 0, 4),
-        _check_int('study', given.get('study', 0), 0, 4),
-        _check_int('survey', given.get('survey', 0), 0, 4),
-        _check_int('tinker', given.get('tinker', 0), 0, 4),
-    )
+_RULE_insight_rating: _Rule[Outcome[str] | None] = _Rule(
+    'insight_rating',
+    'Insight rating',
+    (
+        ('hunt', 'int', 0, 4, (), 0),
+        ('study', 'int', 0, 4, (), 0),
+        ('survey', 'int', 0, 4, (), 0),
+        ('tinker', 'int', 0, 4, (), 0),
+    ),
+    _OUT_insight_rating,
+    (),
+    _total_insight_rating,
+    _band_insight_rating,
+    values=_values_insight_rating,
+    dice=False,
+)
 
 
 def insight_rating(
@@ -1762,31 +1860,28 @@ def insight_rating(
         'The rating for each attribute is equal to the number of dots in the **first column** under that attribute '
         '(see the examples, at right).'
     )
-    return _run_insight_rating(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('hunt', hunt, 0, 4),
-        _check_int('study', study, 0, 4),
-        _check_int('survey', survey, 0, 4),
-        _check_int('tinker', tinker, 0, 4),
+    return _run(
+        _RULE_insight_rating,
+        rng,
+        (
+            _check_int('hunt', hunt, 0, 4),
+            _check_int('study', study, 0, 4),
+            _check_int('survey', survey, 0, 4),
+            _check_int('tinker', tinker, 0, 4),
+        ),
     )
-
-
-def _joint_insight_rating(given: Mapping[str, object]) -> Joint:
-    v_hunt = _check_int('hunt', given.get('hunt', 0), 0, 4)
-    v_study = _check_int('study', given.get('study', 0), 0, 4)
-    v_survey = _check_int('survey', given.get('survey', 0), 0, 4)
-    v_tinker = _check_int('tinker', given.get('tinker', 0), 0, 4)
-    r_total: int = ((((v_hunt >= 1) + (v_study >= 1)) + (v_survey >= 1)) + (v_tinker >= 1))
-    return {(_band_insight_rating(r_total, None, (), (), False, v_hunt, v_study, v_survey, v_tinker), r_total): 1}, 1
-
-
 
 
 _OUT_prowess_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_prowess_rating: tuple[str, ...] = ()
 _DICE_prowess_rating_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_prowess_rating(
+    d: _Rolling | _Planning | _Replaying, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int
+) -> int:
+    return ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
+
 
 _BAND_prowess_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1823,45 +1918,22 @@ def _values_prowess_rating(
     return values
 
 
-def _run_prowess_rating(
-    rng: random.Random, depth: int, v_finesse: int, v_prowl: int, v_skirmish: int, v_wreck: int
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_prowess_rating.get(r_total, -1)
-    c = 0
-    outcome = _OUT_prowess_rating[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_prowess_rating(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_finesse, v_prowl, v_skirmish, v_wreck
-    )
-    inputs: dict[str, object] = {'finesse': v_finesse, 'prowl': v_prowl, 'skirmish': v_skirmish, 'wreck': v_wreck}
-    trace = _describe('Prowess rating', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'prowess_rating',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_prowess_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_prowess_rating(
-        rng,
-        depth,
-        _check_int('finesse', given.get('finesse', 0), 0, 4),
-        _check_int('prowl', given.get('prowl', 0), 0, 4),
-        _check_int('skirmish', given.get('skirmish', 0), 0, 4),
-        _check_int('wreck', given.get('wreck', 0), 0, 4),
-    )
+_RULE_prowess_rating: _Rule[Outcome[str] | None] = _Rule(
+    'prowess_rating',
+    'Prowess rating',
+    (
+        ('finesse', 'int', 0, 4, (), 0),
+        ('prowl', 'int', 0, 4, (), 0),
+        ('skirmish', 'int', 0, 4, (), 0),
+        ('wreck', 'int', 0, 4, (), 0),
+    ),
+    _OUT_prowess_rating,
+    (),
+    _total_prowess_rating,
+    _band_prowess_rating,
+    values=_values_prowess_rating,
+    dice=False,
+)
 
 
 def prowess_rating(
@@ -1873,33 +1945,28 @@ def prowess_rating(
         'The rating for each attribute is equal to the number of dots in the **first column** under that attribute '
         '(see the examples, at right).'
     )
-    return _run_prowess_rating(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('finesse', finesse, 0, 4),
-        _check_int('prowl', prowl, 0, 4),
-        _check_int('skirmish', skirmish, 0, 4),
-        _check_int('wreck', wreck, 0, 4),
+    return _run(
+        _RULE_prowess_rating,
+        rng,
+        (
+            _check_int('finesse', finesse, 0, 4),
+            _check_int('prowl', prowl, 0, 4),
+            _check_int('skirmish', skirmish, 0, 4),
+            _check_int('wreck', wreck, 0, 4),
+        ),
     )
-
-
-def _joint_prowess_rating(given: Mapping[str, object]) -> Joint:
-    v_finesse = _check_int('finesse', given.get('finesse', 0), 0, 4)
-    v_prowl = _check_int('prowl', given.get('prowl', 0), 0, 4)
-    v_skirmish = _check_int('skirmish', given.get('skirmish', 0), 0, 4)
-    v_wreck = _check_int('wreck', given.get('wreck', 0), 0, 4)
-    r_total: int = ((((v_finesse >= 1) + (v_prowl >= 1)) + (v_skirmish >= 1)) + (v_wreck >= 1))
-    return {
-        (_band_prowess_rating(r_total, None, (), (), False, v_finesse, v_prowl, v_skirmish, v_wreck), r_total): 1
-    }, 1
-
-
 
 
 _OUT_resolve_rating: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_resolve_rating: tuple[str, ...] = ()
 _DICE_resolve_rating_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_resolve_rating(
+    d: _Rolling | _Planning | _Replaying, v_attune: int, v_command: int, v_consort: int, v_sway: int
+) -> int:
+    return ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
+
 
 _BAND_resolve_rating: dict[int | str, int] = {}  # the band of each value
 
@@ -1936,45 +2003,22 @@ def _values_resolve_rating(
     return values
 
 
-def _run_resolve_rating(
-    rng: random.Random, depth: int, v_attune: int, v_command: int, v_consort: int, v_sway: int
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_resolve_rating.get(r_total, -1)
-    c = 0
-    outcome = _OUT_resolve_rating[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_resolve_rating(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attune, v_command, v_consort, v_sway
-    )
-    inputs: dict[str, object] = {'attune': v_attune, 'command': v_command, 'consort': v_consort, 'sway': v_sway}
-    trace = _describe('Resolve rating', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'resolve_rating',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_resolve_rating(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_resolve_rating(
-        rng,
-        depth,
-        _check_int('attune', given.get('attune', 0), 0, 4),
-        _check_int('command', given.get('command', 0), 0, 4),
-        _check_int('consort', given.get('consort', 0), 0, 4),
-        _check_int('sway', given.get('sway', 0), 0, 4),
-    )
+_RULE_resolve_rating: _Rule[Outcome[str] | None] = _Rule(
+    'resolve_rating',
+    'Resolve rating',
+    (
+        ('attune', 'int', 0, 4, (), 0),
+        ('command', 'int', 0, 4, (), 0),
+        ('consort', 'int', 0, 4, (), 0),
+        ('sway', 'int', 0, 4, (), 0),
+    ),
+    _OUT_resolve_rating,
+    (),
+    _total_resolve_rating,
+    _band_resolve_rating,
+    values=_values_resolve_rating,
+    dice=False,
+)
 
 
 def resolve_rating(
@@ -1986,25 +2030,16 @@ def resolve_rating(
         'The rating for each attribute is equal to the number of dots in the **first column** under that attribute '
         '(see the examples, at right).'
     )
-    return _run_resolve_rating(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('attune', attune, 0, 4),
-        _check_int('command', command, 0, 4),
-        _check_int('consort', consort, 0, 4),
-        _check_int('sway', sway, 0, 4),
+    return _run(
+        _RULE_resolve_rating,
+        rng,
+        (
+            _check_int('attune', attune, 0, 4),
+            _check_int('command', command, 0, 4),
+            _check_int('consort', consort, 0, 4),
+            _check_int('sway', sway, 0, 4),
+        ),
     )
-
-
-def _joint_resolve_rating(given: Mapping[str, object]) -> Joint:
-    v_attune = _check_int('attune', given.get('attune', 0), 0, 4)
-    v_command = _check_int('command', given.get('command', 0), 0, 4)
-    v_consort = _check_int('consort', given.get('consort', 0), 0, 4)
-    v_sway = _check_int('sway', given.get('sway', 0), 0, 4)
-    r_total: int = ((((v_attune >= 1) + (v_command >= 1)) + (v_consort >= 1)) + (v_sway >= 1))
-    return {(_band_resolve_rating(r_total, None, (), (), False, v_attune, v_command, v_consort, v_sway), r_total): 1}, 1
-
-
 
 
 _Id_clock_size = _Literal['complex', 'complicated', 'daunting']
@@ -2013,8 +2048,12 @@ _OUT_clock_size: tuple[tuple[Outcome[_Id_clock_size], ...], ...] = (
     (Outcome('complicated', 'complicated', 'A more complicated obstacle is a 6-clock.', 'complicated', None),),
     (Outcome('daunting', 'daunting', 'A daunting obstacle is an 8-segment clock.', 'daunting', None),),
 )
-_IDS_clock_size: tuple[str, ...] = ('complex', 'complicated', 'daunting')
 _DICE_clock_size_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_clock_size(d: _Rolling | _Planning | _Replaying, v_obstacle: str) -> str:
+    return v_obstacle
+
 
 _BAND_clock_size: dict[int | str, int] = {'complex': 0, 'complicated': 1, 'daunting': 2}  # the band of each value
 
@@ -2050,36 +2089,18 @@ def _values_clock_size(
     return values
 
 
-def _run_clock_size(rng: random.Random, depth: int, v_obstacle: str) -> Result[Outcome[_Id_clock_size]]:
-    d = _Rolling(rng)
-    r_total: str = v_obstacle
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_clock_size.get(r_total, -1)
-    c = 0
-    outcome = _OUT_clock_size[b][c] if b >= 0 else _no_band('clock_size')
-    extra = None  # no band's data rolls dice
-    values = _values_clock_size(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_obstacle)
-    inputs: dict[str, object] = {'obstacle': v_obstacle}
-    trace = _describe('Progress clock sizes', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'clock_size',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_clock_size(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_clock_size(
-        rng, depth, _check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
-    )
+_RULE_clock_size: _Rule[Outcome[_Id_clock_size]] = _Rule(
+    'clock_size',
+    'Progress clock sizes',
+    (('obstacle', 'choice', None, None, ('complex', 'complicated', 'daunting'), 'complex'),),
+    _OUT_clock_size,
+    ('complex', 'complicated', 'daunting'),
+    _total_clock_size,
+    _band_clock_size,
+    values=_values_clock_size,
+    dice=False,
+    covers=True,
+)
 
 
 def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -> Result[Outcome[_Id_clock_size]]:
@@ -2092,17 +2113,7 @@ def clock_size(*, obstacle: str = 'complex', rng: random.Random | None = None) -
         'complicated: complicated -- A more complicated obstacle is a 6-clock.\n'
         'daunting: daunting -- A daunting obstacle is an 8-segment clock.'
     )
-    return _run_clock_size(
-        _RNG if rng is None else rng, 0, _check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting'))
-    )
-
-
-def _joint_clock_size(given: Mapping[str, object]) -> Joint:
-    v_obstacle = _check_choice('obstacle', given.get('obstacle', 'complex'), ('complex', 'complicated', 'daunting'))
-    r_total: str = v_obstacle
-    return {(_band_clock_size(r_total, None, (), (), False, v_obstacle), r_total): 1}, 1
-
-
+    return _run(_RULE_clock_size, rng, (_check_choice('obstacle', obstacle, ('complex', 'complicated', 'daunting')),))
 
 
 _Id_racing_result = _Literal['pcs', 'opposition', 'both']
@@ -2121,8 +2132,12 @@ _OUT_racing_result: tuple[tuple[Outcome[_Id_racing_result], ...], ...] = (
         ),
     ),
 )
-_IDS_racing_result: tuple[str, ...] = ('pcs', 'opposition', 'both')
 _DICE_racing_result_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_racing_result(d: _Rolling | _Planning | _Replaying, v_first: str) -> str:
+    return v_first
+
 
 _BAND_racing_result: dict[int | str, int] = {'pcs': 0, 'opposition': 1, 'both': 2}  # the band of each value
 
@@ -2159,36 +2174,18 @@ def _values_racing_result(
     return values
 
 
-def _run_racing_result(rng: random.Random, depth: int, v_first: str) -> Result[Outcome[_Id_racing_result]]:
-    d = _Rolling(rng)
-    r_total: str = v_first
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_racing_result.get(r_total, -1)
-    c = 0
-    outcome = _OUT_racing_result[b][c] if b >= 0 else _no_band('racing_result')
-    extra = None  # no band's data rolls dice
-    values = _values_racing_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first)
-    inputs: dict[str, object] = {'first': v_first}
-    trace = _describe('Racing clocks: who finishes first', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'racing_result',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_racing_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_racing_result(
-        rng, depth, _check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
-    )
+_RULE_racing_result: _Rule[Outcome[_Id_racing_result]] = _Rule(
+    'racing_result',
+    'Racing clocks: who finishes first',
+    (('first', 'choice', None, None, ('pcs', 'opposition', 'both'), 'both'),),
+    _OUT_racing_result,
+    ('pcs', 'opposition', 'both'),
+    _total_racing_result,
+    _band_racing_result,
+    values=_values_racing_result,
+    dice=False,
+    covers=True,
+)
 
 
 def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> Result[Outcome[_Id_racing_result]]:
@@ -2201,17 +2198,7 @@ def racing_result(*, first: str = 'both', rng: random.Random | None = None) -> R
         'both: both -- If both complete at the same time, the PCs escape to their lair, but the hunting officers are '
         'outside!'
     )
-    return _run_racing_result(
-        _RNG if rng is None else rng, 0, _check_choice('first', first, ('pcs', 'opposition', 'both'))
-    )
-
-
-def _joint_racing_result(given: Mapping[str, object]) -> Joint:
-    v_first = _check_choice('first', given.get('first', 'both'), ('pcs', 'opposition', 'both'))
-    r_total: str = v_first
-    return {(_band_racing_result(r_total, None, (), (), False, v_first), r_total): 1}, 1
-
-
+    return _run(_RULE_racing_result, rng, (_check_choice('first', first, ('pcs', 'opposition', 'both')),))
 
 
 _N_positions: dict[str, dict[str, int]] = {'position': {'controlled': 0, 'risky': 1, 'desperate': 2}}
@@ -2229,8 +2216,12 @@ _OUT_positions: tuple[tuple[Outcome[_Id_positions], ...], ...] = (
         ),
     ),
 )
-_IDS_positions: tuple[str, ...] = ('controlled', 'risky', 'desperate')
 _DICE_positions_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_positions(d: _Rolling | _Planning | _Replaying, v_position: str) -> str:
+    return v_position
+
 
 _BAND_positions: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
@@ -2266,36 +2257,18 @@ def _values_positions(
     return values
 
 
-def _run_positions(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_positions]]:
-    d = _Rolling(rng)
-    r_total: str = v_position
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_positions.get(r_total, -1)
-    c = 0
-    outcome = _OUT_positions[b][c] if b >= 0 else _no_band('positions')
-    extra = None  # no band's data rolls dice
-    values = _values_positions(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
-    inputs: dict[str, object] = {'position': v_position}
-    trace = _describe('The GM Sets the Position', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'positions',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_positions(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_positions(
-        rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    )
+_RULE_positions: _Rule[Outcome[_Id_positions]] = _Rule(
+    'positions',
+    'The GM Sets the Position',
+    (('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),),
+    _OUT_positions,
+    ('controlled', 'risky', 'desperate'),
+    _total_positions,
+    _band_positions,
+    values=_values_positions,
+    dice=False,
+    covers=True,
+)
 
 
 def positions(*, position: str = 'risky', rng: random.Random | None = None) -> Result[Outcome[_Id_positions]]:
@@ -2311,17 +2284,7 @@ def positions(*, position: str = 'risky', rng: random.Random | None = None) -> R
         'risky: RISKY -- *You go head to head. You act under fire. You take a chance.*\n'
         "desperate: DESPERATE -- *You overreach your capabilities. You're in serious trouble.*"
     )
-    return _run_positions(
-        _RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate'))
-    )
-
-
-def _joint_positions(given: Mapping[str, object]) -> Joint:
-    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total: str = v_position
-    return {(_band_positions(r_total, None, (), (), False, v_position), r_total): 1}, 1
-
-
+    return _run(_RULE_positions, rng, (_check_choice('position', position, ('controlled', 'risky', 'desperate')),))
 
 
 _N_action_roll: dict[str, dict[str, int]] = {
@@ -2390,9 +2353,8 @@ _OUT_action_roll: tuple[tuple[Outcome[_Id_action_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_action_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
-_READS_action_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_action_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _lets_action_roll(
     v_rating: int,
@@ -2529,60 +2491,27 @@ def _values_action_roll(
     return values
 
 
-def _run_action_roll(
-    rng: random.Random,
-    depth: int,
-    v_rating: int,
-    v_position: str,
-    v_assistance: bool,
-    v_push_or_bargain: str,
-    v_ability_dice: int,
-    v_moderate_harm: bool,
-) -> Result[Outcome[_Id_action_roll]]:
-    v_bonus_dice, = _lets_action_roll(
-        v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
-    )
-    d = _Rolling(rng)
-    r_total: int = d.roll(
-        _dice(((v_rating + v_bonus_dice) - v_moderate_harm), 6, (('highest', 1),)),
-        '(rating + bonus_dice - moderate_harm)d6 highest',
-        _DICE_action_roll_0,
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_action_roll(
-        r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice,
-        v_moderate_harm, v_bonus_dice,
-    )
-    c = _column_action_roll(
-        v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
-    )
-    outcome = _OUT_action_roll[b][c] if b >= 0 else _no_band('action_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_action_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_position, v_assistance, v_push_or_bargain,
-        v_ability_dice, v_moderate_harm, v_bonus_dice,
-    )
-    inputs: dict[str, object] = {
-        'rating': v_rating, 'position': v_position, 'assistance': v_assistance, 'push_or_bargain': v_push_or_bargain,
-        'ability_dice': v_ability_dice, 'moderate_harm': v_moderate_harm,
-    }
-    trace = _describe('ACTION ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('action_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_action_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_action_roll(
-        rng,
-        depth,
-        _check_int('rating', given.get('rating', 1), 0, 4),
-        _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')),
-        _check_flag('assistance', given.get('assistance', False)),
-        _check_choice('push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain')),
-        _check_int('ability_dice', given.get('ability_dice', 0), 0, 2),
-        _check_flag('moderate_harm', given.get('moderate_harm', False)),
-    )
+_RULE_action_roll: _Rule[Outcome[_Id_action_roll]] = _Rule(
+    'action_roll',
+    'ACTION ROLL',
+    (
+        ('rating', 'int', 0, 4, (), 1),
+        ('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),
+        ('assistance', 'flag', None, None, (), False),
+        ('push_or_bargain', 'choice', None, None, ('none', 'push', 'bargain'), 'none'),
+        ('ability_dice', 'int', 0, 2, (), 0),
+        ('moderate_harm', 'flag', None, None, (), False),
+    ),
+    _OUT_action_roll,
+    ('critical', 'full', 'partial', 'bad'),
+    _total_action_roll,
+    _band_action_roll,
+    lets=_lets_action_roll,
+    column=_column_action_roll,
+    values=_values_action_roll,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def action_roll(
@@ -2607,87 +2536,18 @@ def action_roll(
         '4/5: 4/5\n'
         '1-3: 1-3'
     )
-    return _run_action_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('rating', rating, 0, 4),
-        _check_choice('position', position, ('controlled', 'risky', 'desperate')),
-        _check_flag('assistance', assistance),
-        _check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')),
-        _check_int('ability_dice', ability_dice, 0, 2),
-        _check_flag('moderate_harm', moderate_harm),
-    )
-
-
-def _totals_action_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    v_assistance = _check_flag('assistance', given.get('assistance', False))
-    v_push_or_bargain = _check_choice(
-        'push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain')
-    )
-    v_ability_dice = _check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
-    v_moderate_harm = _check_flag('moderate_harm', given.get('moderate_harm', False))
-    v_bonus_dice, = _lets_action_roll(
-        v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
-    )
-    plan = _Planning()
-    _total_action_roll(
-        plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
-    )
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_action_roll(
-            _Replaying(g),
-            v_rating,
-            v_position,
-            v_assistance,
-            v_push_or_bargain,
-            v_ability_dice,
-            v_moderate_harm,
-            v_bonus_dice,
+    return _run(
+        _RULE_action_roll,
+        rng,
+        (
+            _check_int('rating', rating, 0, 4),
+            _check_choice('position', position, ('controlled', 'risky', 'desperate')),
+            _check_flag('assistance', assistance),
+            _check_choice('push_or_bargain', push_or_bargain, ('none', 'push', 'bargain')),
+            _check_int('ability_dice', ability_dice, 0, 2),
+            _check_flag('moderate_harm', moderate_harm),
         ),
     )
-
-
-def _joint_action_roll(given: Mapping[str, object]) -> Joint:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    v_assistance = _check_flag('assistance', given.get('assistance', False))
-    v_push_or_bargain = _check_choice(
-        'push_or_bargain', given.get('push_or_bargain', 'none'), ('none', 'push', 'bargain')
-    )
-    v_ability_dice = _check_int('ability_dice', given.get('ability_dice', 0), 0, 2)
-    v_moderate_harm = _check_flag('moderate_harm', given.get('moderate_harm', False))
-    v_bonus_dice, = _lets_action_roll(
-        v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm
-    )
-    plan = _Planning()
-    _total_action_roll(
-        plan, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice, v_moderate_harm, v_bonus_dice
-    )
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_action_roll(
-            _Replaying(g),
-            v_rating,
-            v_position,
-            v_assistance,
-            v_push_or_bargain,
-            v_ability_dice,
-            v_moderate_harm,
-            v_bonus_dice,
-        ),
-        lambda t, n, f, k: _band_action_roll(
-            t, n, f, k, plan.zero, v_rating, v_position, v_assistance, v_push_or_bargain, v_ability_dice,
-            v_moderate_harm, v_bonus_dice,
-        ),
-        (),
-        _READS_action_roll,
-    )
-    return joint
-
-
 
 
 _N_effect_levels: dict[str, dict[str, int]] = {
@@ -2727,8 +2587,12 @@ _OUT_effect_levels: tuple[tuple[Outcome[_Id_effect_levels], ...], ...] = (
     ),
     (Outcome('extreme', 'EXTREME', 'or increased beyond great, resulting in an **extreme effect**.', 'extreme', None),),
 )
-_IDS_effect_levels: tuple[str, ...] = ('great', 'standard', 'limited', 'zero', 'extreme')
 _DICE_effect_levels_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_effect_levels(d: _Rolling | _Planning | _Replaying, v_effect: str) -> str:
+    return v_effect
+
 
 # the band of each value
 _BAND_effect_levels: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2, 'zero': 3, 'extreme': 4}
@@ -2769,38 +2633,18 @@ def _values_effect_levels(
     return values
 
 
-def _run_effect_levels(rng: random.Random, depth: int, v_effect: str) -> Result[Outcome[_Id_effect_levels]]:
-    d = _Rolling(rng)
-    r_total: str = v_effect
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_effect_levels.get(r_total, -1)
-    c = 0
-    outcome = _OUT_effect_levels[b][c] if b >= 0 else _no_band('effect_levels')
-    extra = None  # no band's data rolls dice
-    values = _values_effect_levels(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect)
-    inputs: dict[str, object] = {'effect': v_effect}
-    trace = _describe('Effect Levels', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'effect_levels',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_effect_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_effect_levels(
-        rng,
-        depth,
-        _check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')),
-    )
+_RULE_effect_levels: _Rule[Outcome[_Id_effect_levels]] = _Rule(
+    'effect_levels',
+    'Effect Levels',
+    (('effect', 'choice', None, None, ('zero', 'limited', 'standard', 'great', 'extreme'), 'standard'),),
+    _OUT_effect_levels,
+    ('great', 'standard', 'limited', 'zero', 'extreme'),
+    _total_effect_levels,
+    _band_effect_levels,
+    values=_values_effect_levels,
+    dice=False,
+    covers=True,
+)
 
 
 def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None) -> Result[Outcome[_Id_effect_levels]]:
@@ -2823,27 +2667,21 @@ def effect_levels(*, effect: str = 'standard', rng: random.Random | None = None)
         'effect**\n'
         'extreme: EXTREME -- or increased beyond great, resulting in an **extreme effect**.'
     )
-    return _run_effect_levels(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')),
+    return _run(
+        _RULE_effect_levels,
+        rng,
+        (_check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')),),
     )
-
-
-def _joint_effect_levels(given: Mapping[str, object]) -> Joint:
-    v_effect = _check_choice(
-        'effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')
-    )
-    r_total: str = v_effect
-    return {(_band_effect_levels(r_total, None, (), (), False, v_effect), r_total): 1}, 1
-
-
 
 
 _OUT_effective_quality: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_effective_quality: tuple[str, ...] = ()
 _DICE_effective_quality_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_effective_quality(d: _Rolling | _Planning | _Replaying, v_tier: int, v_fine: bool) -> int:
+    return (v_tier + v_fine)
+
 
 _BAND_effective_quality: dict[int | str, int] = {}  # the band of each value
 
@@ -2876,36 +2714,17 @@ def _values_effective_quality(
     return values
 
 
-def _run_effective_quality(rng: random.Random, depth: int, v_tier: int, v_fine: bool) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (v_tier + v_fine)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_effective_quality.get(r_total, -1)
-    c = 0
-    outcome = _OUT_effective_quality[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_effective_quality(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine)
-    inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine}
-    trace = _describe('Quality/Tier with fine items', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'effective_quality',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_effective_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_effective_quality(
-        rng, depth, _check_int('tier', given.get('tier', 1), 0, 6), _check_flag('fine', given.get('fine', False))
-    )
+_RULE_effective_quality: _Rule[Outcome[str] | None] = _Rule(
+    'effective_quality',
+    'Quality/Tier with fine items',
+    (('tier', 'int', 0, 6, (), 1), ('fine', 'flag', None, None, (), False)),
+    _OUT_effective_quality,
+    (),
+    _total_effective_quality,
+    _band_effective_quality,
+    values=_values_effective_quality,
+    dice=False,
+)
 
 
 def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random | None = None) -> AnyResult:
@@ -2915,18 +2734,7 @@ def effective_quality(*, tier: int = 1, fine: bool = False, rng: random.Random |
         'Quality represents the effectiveness of tools, weapons, or other resources, usually summarized by Tier. '
         '**Fine items** count as +1 bonus in quality, stacking with Tier.'
     )
-    return _run_effective_quality(
-        _RNG if rng is None else rng, 0, _check_int('tier', tier, 0, 6), _check_flag('fine', fine)
-    )
-
-
-def _joint_effective_quality(given: Mapping[str, object]) -> Joint:
-    v_tier = _check_int('tier', given.get('tier', 1), 0, 6)
-    v_fine = _check_flag('fine', given.get('fine', False))
-    r_total: int = (v_tier + v_fine)
-    return {(_band_effective_quality(r_total, None, (), (), False, v_tier, v_fine), r_total): 1}, 1
-
-
+    return _run(_RULE_effective_quality, rng, (_check_int('tier', tier, 0, 6), _check_flag('fine', fine)))
 
 
 _Id_quality_factor = _Literal['disadvantage', 'even', 'advantage']
@@ -2944,8 +2752,12 @@ _OUT_quality_factor: tuple[tuple[Outcome[_Id_quality_factor], ...], ...] = (
         ),
     ),
 )
-_IDS_quality_factor: tuple[str, ...] = ('disadvantage', 'even', 'advantage')
 _DICE_quality_factor_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_quality_factor(d: _Rolling | _Planning | _Replaying, v_tier: int, v_fine: bool, v_opposition: int) -> int:
+    return sign(((v_tier + v_fine) - v_opposition))
+
 
 _BAND_quality_factor: dict[int | str, int] = {-1: 0, 0: 1, 1: 2}  # the band of each value
 
@@ -2986,42 +2798,18 @@ def _values_quality_factor(
     return values
 
 
-def _run_quality_factor(rng: random.Random, depth: int, v_tier: int, v_fine: bool, v_opposition: int) -> Result[
-    Outcome[_Id_quality_factor]
-]:
-    d = _Rolling(rng)
-    r_total: int = sign(((v_tier + v_fine) - v_opposition))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_quality_factor.get(r_total, -1)
-    c = 0
-    outcome = _OUT_quality_factor[b][c] if b >= 0 else _no_band('quality_factor')
-    extra = None  # no band's data rolls dice
-    values = _values_quality_factor(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tier, v_fine, v_opposition)
-    inputs: dict[str, object] = {'tier': v_tier, 'fine': v_fine, 'opposition': v_opposition}
-    trace = _describe('Quality factor', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'quality_factor',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_quality_factor(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_quality_factor(
-        rng,
-        depth,
-        _check_int('tier', given.get('tier', 1), 0, 6),
-        _check_flag('fine', given.get('fine', False)),
-        _check_int('opposition', given.get('opposition', 1), 0, 6),
-    )
+_RULE_quality_factor: _Rule[Outcome[_Id_quality_factor]] = _Rule(
+    'quality_factor',
+    'Quality factor',
+    (('tier', 'int', 0, 6, (), 1), ('fine', 'flag', None, None, (), False), ('opposition', 'int', 0, 6, (), 1)),
+    _OUT_quality_factor,
+    ('disadvantage', 'even', 'advantage'),
+    _total_quality_factor,
+    _band_quality_factor,
+    values=_values_quality_factor,
+    dice=False,
+    covers=True,
+)
 
 
 def quality_factor(
@@ -3037,23 +2825,11 @@ def quality_factor(
         '0: Even\n'
         '1: Advantage -- If the PC has an advantage in a given factor, consider a higher effect level.'
     )
-    return _run_quality_factor(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('tier', tier, 0, 6),
-        _check_flag('fine', fine),
-        _check_int('opposition', opposition, 0, 6),
+    return _run(
+        _RULE_quality_factor,
+        rng,
+        (_check_int('tier', tier, 0, 6), _check_flag('fine', fine), _check_int('opposition', opposition, 0, 6)),
     )
-
-
-def _joint_quality_factor(given: Mapping[str, object]) -> Joint:
-    v_tier = _check_int('tier', given.get('tier', 1), 0, 6)
-    v_fine = _check_flag('fine', given.get('fine', False))
-    v_opposition = _check_int('opposition', given.get('opposition', 1), 0, 6)
-    r_total: int = sign(((v_tier + v_fine) - v_opposition))
-    return {(_band_quality_factor(r_total, None, (), (), False, v_tier, v_fine, v_opposition), r_total): 1}, 1
-
-
 
 
 _N_effect_level: dict[str, dict[str, int]] = {
@@ -3070,8 +2846,8 @@ _OUT_effect_level: tuple[tuple[Outcome[_Id_effect_level], ...], ...] = (
     (Outcome('great', 'Great', '**great**', '3', None),),
     (Outcome('extreme', 'Extreme', '**extreme effect**', '4', None),),
 )
-_IDS_effect_level: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
 _DICE_effect_level_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _lets_effect_level(
     v_gut: str, v_potency: str, v_quality: str, v_scale: str, v_bonus: int, v_reduced_effect: bool
@@ -3088,6 +2864,19 @@ def _lets_effect_level(
         4,
     )
     return (v_assessed,)
+
+
+def _total_effect_level(
+    d: _Rolling | _Planning | _Replaying,
+    v_gut: str,
+    v_potency: str,
+    v_quality: str,
+    v_scale: str,
+    v_bonus: int,
+    v_reduced_effect: bool,
+    v_assessed: int,
+) -> int:
+    return clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
 
 
 _BAND_effect_level: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4}  # the band of each value
@@ -3131,59 +2920,26 @@ def _values_effect_level(
     return values
 
 
-def _run_effect_level(
-    rng: random.Random,
-    depth: int,
-    v_gut: str,
-    v_potency: str,
-    v_quality: str,
-    v_scale: str,
-    v_bonus: int,
-    v_reduced_effect: bool,
-) -> Result[Outcome[_Id_effect_level]]:
-    v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
-    d = _Rolling(rng)
-    r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_effect_level.get(r_total, -1)
-    c = 0
-    outcome = _OUT_effect_level[b][c] if b >= 0 else _no_band('effect_level')
-    extra = None  # no band's data rolls dice
-    values = _values_effect_level(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_gut, v_potency, v_quality, v_scale, v_bonus,
-        v_reduced_effect, v_assessed,
-    )
-    inputs: dict[str, object] = {
-        'gut': v_gut, 'potency': v_potency, 'quality': v_quality, 'scale': v_scale, 'bonus': v_bonus,
-        'reduced_effect': v_reduced_effect,
-    }
-    trace = _describe('Effect level', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'effect_level',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_effect_level(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_effect_level(
-        rng,
-        depth,
-        _check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')),
-        _check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage')),
-        _check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage')),
-        _check_choice('scale', given.get('scale', 'even'), ('disadvantage', 'even', 'advantage')),
-        _check_int('bonus', given.get('bonus', 0), 0, 3),
-        _check_flag('reduced_effect', given.get('reduced_effect', False)),
-    )
+_RULE_effect_level: _Rule[Outcome[_Id_effect_level]] = _Rule(
+    'effect_level',
+    'Effect level',
+    (
+        ('gut', 'choice', None, None, ('zero', 'limited', 'standard', 'great', 'extreme'), 'standard'),
+        ('potency', 'choice', None, None, ('disadvantage', 'even', 'advantage'), 'even'),
+        ('quality', 'choice', None, None, ('disadvantage', 'even', 'advantage'), 'even'),
+        ('scale', 'choice', None, None, ('disadvantage', 'even', 'advantage'), 'even'),
+        ('bonus', 'int', 0, 3, (), 0),
+        ('reduced_effect', 'flag', None, None, (), False),
+    ),
+    _OUT_effect_level,
+    ('zero', 'limited', 'standard', 'great', 'extreme'),
+    _total_effect_level,
+    _band_effect_level,
+    lets=_lets_effect_level,
+    values=_values_effect_level,
+    dice=False,
+    covers=True,
+)
 
 
 def effect_level(
@@ -3212,48 +2968,18 @@ def effect_level(
         '3: Great -- **great**\n'
         '4: Extreme -- **extreme effect**'
     )
-    return _run_effect_level(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme')),
-        _check_choice('potency', potency, ('disadvantage', 'even', 'advantage')),
-        _check_choice('quality', quality, ('disadvantage', 'even', 'advantage')),
-        _check_choice('scale', scale, ('disadvantage', 'even', 'advantage')),
-        _check_int('bonus', bonus, 0, 3),
-        _check_flag('reduced_effect', reduced_effect),
-    )
-
-
-def _joint_effect_level(given: Mapping[str, object]) -> Joint:
-    v_gut = _check_choice('gut', given.get('gut', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme'))
-    v_potency = _check_choice('potency', given.get('potency', 'even'), ('disadvantage', 'even', 'advantage'))
-    v_quality = _check_choice('quality', given.get('quality', 'even'), ('disadvantage', 'even', 'advantage'))
-    v_scale = _check_choice('scale', given.get('scale', 'even'), ('disadvantage', 'even', 'advantage'))
-    v_bonus = _check_int('bonus', given.get('bonus', 0), 0, 3)
-    v_reduced_effect = _check_flag('reduced_effect', given.get('reduced_effect', False))
-    v_assessed, = _lets_effect_level(v_gut, v_potency, v_quality, v_scale, v_bonus, v_reduced_effect)
-    r_total: int = clamp(((v_assessed + v_bonus) - v_reduced_effect), 0, 4)
-    return {
+    return _run(
+        _RULE_effect_level,
+        rng,
         (
-            _band_effect_level(
-                r_total,
-                None,
-                (),
-                (),
-                False,
-                v_gut,
-                v_potency,
-                v_quality,
-                v_scale,
-                v_bonus,
-                v_reduced_effect,
-                v_assessed,
-            ),
-            r_total,
-        ): 1
-    }, 1
-
-
+            _check_choice('gut', gut, ('zero', 'limited', 'standard', 'great', 'extreme')),
+            _check_choice('potency', potency, ('disadvantage', 'even', 'advantage')),
+            _check_choice('quality', quality, ('disadvantage', 'even', 'advantage')),
+            _check_choice('scale', scale, ('disadvantage', 'even', 'advantage')),
+            _check_int('bonus', bonus, 0, 3),
+            _check_flag('reduced_effect', reduced_effect),
+        ),
+    )
 
 
 _N_traded_effect: dict[str, dict[str, int]] = {
@@ -3269,8 +2995,12 @@ _OUT_traded_effect: tuple[tuple[Outcome[_Id_traded_effect], ...], ...] = (
     (Outcome('great', 'Great', None, 'great', None),),
     (Outcome('extreme', 'Extreme', None, 'extreme', None),),
 )
-_IDS_traded_effect: tuple[str, ...] = ('zero', 'limited', 'standard', 'great', 'extreme')
 _DICE_traded_effect_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_traded_effect(d: _Rolling | _Planning | _Replaying, v_effect: str, v_trade: str) -> str:
+    return step(_O_traded_effect['effect'], v_effect, _N_traded_effect['trade'][v_trade])
+
 
 # the band of each value
 _BAND_traded_effect: dict[int | str, int] = {'zero': 0, 'limited': 1, 'standard': 2, 'great': 3, 'extreme': 4}
@@ -3304,41 +3034,21 @@ def _values_traded_effect(
     return values
 
 
-def _run_traded_effect(rng: random.Random, depth: int, v_effect: str, v_trade: str) -> Result[
-    Outcome[_Id_traded_effect]
-]:
-    d = _Rolling(rng)
-    r_total: str = step(_O_traded_effect['effect'], v_effect, _N_traded_effect['trade'][v_trade])
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_traded_effect.get(r_total, -1)
-    c = 0
-    outcome = _OUT_traded_effect[b][c] if b >= 0 else _no_band('traded_effect')
-    extra = None  # no band's data rolls dice
-    values = _values_traded_effect(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_effect, v_trade)
-    inputs: dict[str, object] = {'effect': v_effect, 'trade': v_trade}
-    trace = _describe('Trading Position for Effect: effect', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'traded_effect',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_traded_effect(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_traded_effect(
-        rng,
-        depth,
-        _check_choice('effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')),
-        _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position')),
-    )
+_RULE_traded_effect: _Rule[Outcome[_Id_traded_effect]] = _Rule(
+    'traded_effect',
+    'Trading Position for Effect: effect',
+    (
+        ('effect', 'choice', None, None, ('zero', 'limited', 'standard', 'great', 'extreme'), 'standard'),
+        ('trade', 'choice', None, None, ('none', 'for_effect', 'for_position'), 'none'),
+    ),
+    _OUT_traded_effect,
+    ('zero', 'limited', 'standard', 'great', 'extreme'),
+    _total_traded_effect,
+    _band_traded_effect,
+    values=_values_traded_effect,
+    dice=False,
+    covers=True,
+)
 
 
 def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.Random | None = None) -> Result[
@@ -3358,23 +3068,14 @@ def traded_effect(*, effect: str = 'standard', trade: str = 'none', rng: random.
         'great: Great\n'
         'extreme: Extreme'
     )
-    return _run_traded_effect(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')),
-        _check_choice('trade', trade, ('none', 'for_effect', 'for_position')),
+    return _run(
+        _RULE_traded_effect,
+        rng,
+        (
+            _check_choice('effect', effect, ('zero', 'limited', 'standard', 'great', 'extreme')),
+            _check_choice('trade', trade, ('none', 'for_effect', 'for_position')),
+        ),
     )
-
-
-def _joint_traded_effect(given: Mapping[str, object]) -> Joint:
-    v_effect = _check_choice(
-        'effect', given.get('effect', 'standard'), ('zero', 'limited', 'standard', 'great', 'extreme')
-    )
-    v_trade = _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
-    r_total: str = step(_O_traded_effect['effect'], v_effect, _N_traded_effect['trade'][v_trade])
-    return {(_band_traded_effect(r_total, None, (), (), False, v_effect, v_trade), r_total): 1}, 1
-
-
 
 
 _N_traded_position: dict[str, dict[str, int]] = {
@@ -3387,8 +3088,12 @@ _OUT_traded_position: tuple[tuple[Outcome[_Id_traded_position], ...], ...] = (
     (Outcome('risky', 'Risky', None, 'risky', None),),
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
-_IDS_traded_position: tuple[str, ...] = ('controlled', 'risky', 'desperate')
 _DICE_traded_position_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_traded_position(d: _Rolling | _Planning | _Replaying, v_position: str, v_trade: str) -> str:
+    return step(_O_traded_position['position'], v_position, _N_traded_position['trade'][v_trade])
+
 
 _BAND_traded_position: dict[int | str, int] = {'controlled': 0, 'risky': 1, 'desperate': 2}  # the band of each value
 
@@ -3425,41 +3130,21 @@ def _values_traded_position(
     return values
 
 
-def _run_traded_position(rng: random.Random, depth: int, v_position: str, v_trade: str) -> Result[
-    Outcome[_Id_traded_position]
-]:
-    d = _Rolling(rng)
-    r_total: str = step(_O_traded_position['position'], v_position, _N_traded_position['trade'][v_trade])
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_traded_position.get(r_total, -1)
-    c = 0
-    outcome = _OUT_traded_position[b][c] if b >= 0 else _no_band('traded_position')
-    extra = None  # no band's data rolls dice
-    values = _values_traded_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position, v_trade)
-    inputs: dict[str, object] = {'position': v_position, 'trade': v_trade}
-    trace = _describe('Trading Position for Effect: position', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'traded_position',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_traded_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_traded_position(
-        rng,
-        depth,
-        _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate')),
-        _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position')),
-    )
+_RULE_traded_position: _Rule[Outcome[_Id_traded_position]] = _Rule(
+    'traded_position',
+    'Trading Position for Effect: position',
+    (
+        ('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),
+        ('trade', 'choice', None, None, ('none', 'for_effect', 'for_position'), 'none'),
+    ),
+    _OUT_traded_position,
+    ('controlled', 'risky', 'desperate'),
+    _total_traded_position,
+    _band_traded_position,
+    values=_values_traded_position,
+    dice=False,
+    covers=True,
+)
 
 
 def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random.Random | None = None) -> Result[
@@ -3476,21 +3161,14 @@ def traded_position(*, position: str = 'risky', trade: str = 'none', rng: random
         'risky: Risky\n'
         'desperate: Desperate'
     )
-    return _run_traded_position(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('position', position, ('controlled', 'risky', 'desperate')),
-        _check_choice('trade', trade, ('none', 'for_effect', 'for_position')),
+    return _run(
+        _RULE_traded_position,
+        rng,
+        (
+            _check_choice('position', position, ('controlled', 'risky', 'desperate')),
+            _check_choice('trade', trade, ('none', 'for_effect', 'for_position')),
+        ),
     )
-
-
-def _joint_traded_position(given: Mapping[str, object]) -> Joint:
-    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    v_trade = _check_choice('trade', given.get('trade', 'none'), ('none', 'for_effect', 'for_position'))
-    r_total: str = step(_O_traded_position['position'], v_position, _N_traded_position['trade'][v_trade])
-    return {(_band_traded_position(r_total, None, (), (), False, v_position, v_trade), r_total): 1}, 1
-
-
 
 
 _Id_complication_ticks = _Literal['minor', 'standard', 'serious']
@@ -3507,8 +3185,12 @@ _OUT_complication_ticks: tuple[tuple[Outcome[_Id_complication_ticks], ...], ...]
         ),
     ),
 )
-_IDS_complication_ticks: tuple[str, ...] = ('minor', 'standard', 'serious')
 _DICE_complication_ticks_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_complication_ticks(d: _Rolling | _Planning | _Replaying, v_complication: str) -> str:
+    return v_complication
+
 
 _BAND_complication_ticks: dict[int | str, int] = {'minor': 0, 'standard': 1, 'serious': 2}  # the band of each value
 
@@ -3546,40 +3228,18 @@ def _values_complication_ticks(
     return values
 
 
-def _run_complication_ticks(rng: random.Random, depth: int, v_complication: str) -> Result[
-    Outcome[_Id_complication_ticks]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_complication
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_complication_ticks.get(r_total, -1)
-    c = 0
-    outcome = _OUT_complication_ticks[b][c] if b >= 0 else _no_band('complication_ticks')
-    extra = None  # no band's data rolls dice
-    values = _values_complication_ticks(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_complication)
-    inputs: dict[str, object] = {'complication': v_complication}
-    trace = _describe('Complication', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'complication_ticks',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_complication_ticks(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_complication_ticks(
-        rng,
-        depth,
-        _check_choice('complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious')),
-    )
+_RULE_complication_ticks: _Rule[Outcome[_Id_complication_ticks]] = _Rule(
+    'complication_ticks',
+    'Complication',
+    (('complication', 'choice', None, None, ('minor', 'standard', 'serious'), 'standard'),),
+    _OUT_complication_ticks,
+    ('minor', 'standard', 'serious'),
+    _total_complication_ticks,
+    _band_complication_ticks,
+    values=_values_complication_ticks,
+    dice=False,
+    covers=True,
+)
 
 
 def complication_ticks(*, complication: str = 'standard', rng: random.Random | None = None) -> Result[
@@ -3599,19 +3259,9 @@ def complication_ticks(*, complication: str = 'standard', rng: random.Random | N
         'catches fire and falling ceiling beams block the door, your weapon is broken, the party suffers +2 **heat**, '
         'your target escapes out of sight, etc. Fill three ticks on a clock for a serious complication.'
     )
-    return _run_complication_ticks(
-        _RNG if rng is None else rng, 0, _check_choice('complication', complication, ('minor', 'standard', 'serious'))
+    return _run(
+        _RULE_complication_ticks, rng, (_check_choice('complication', complication, ('minor', 'standard', 'serious')),)
     )
-
-
-def _joint_complication_ticks(given: Mapping[str, object]) -> Joint:
-    v_complication = _check_choice(
-        'complication', given.get('complication', 'standard'), ('minor', 'standard', 'serious')
-    )
-    r_total: str = v_complication
-    return {(_band_complication_ticks(r_total, None, (), (), False, v_complication), r_total): 1}, 1
-
-
 
 
 _N_worse_position: dict[str, dict[str, int]] = {'position': {'controlled': 0, 'risky': 1, 'desperate': 2}}
@@ -3621,8 +3271,12 @@ _OUT_worse_position: tuple[tuple[Outcome[_Id_worse_position], ...], ...] = (
     (Outcome('risky', 'Risky', None, 'risky', None),),
     (Outcome('desperate', 'Desperate', None, 'desperate', None),),
 )
-_IDS_worse_position: tuple[str, ...] = ('risky', 'desperate')
 _DICE_worse_position_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_worse_position(d: _Rolling | _Planning | _Replaying, v_position: str) -> str:
+    return step(_O_worse_position['position'], v_position, 1)
+
 
 _BAND_worse_position: dict[int | str, int] = {'risky': 0, 'desperate': 1}  # the band of each value
 
@@ -3653,36 +3307,18 @@ def _values_worse_position(
     return values
 
 
-def _run_worse_position(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_worse_position]]:
-    d = _Rolling(rng)
-    r_total: str = step(_O_worse_position['position'], v_position, 1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_worse_position.get(r_total, -1)
-    c = 0
-    outcome = _OUT_worse_position[b][c] if b >= 0 else _no_band('worse_position')
-    extra = None  # no band's data rolls dice
-    values = _values_worse_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
-    inputs: dict[str, object] = {'position': v_position}
-    trace = _describe('Worse Position', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'worse_position',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_worse_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_worse_position(
-        rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    )
+_RULE_worse_position: _Rule[Outcome[_Id_worse_position]] = _Rule(
+    'worse_position',
+    'Worse Position',
+    (('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),),
+    _OUT_worse_position,
+    ('risky', 'desperate'),
+    _total_worse_position,
+    _band_worse_position,
+    values=_values_worse_position,
+    dice=False,
+    covers=True,
+)
 
 
 def worse_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result[Outcome[_Id_worse_position]]:
@@ -3695,17 +3331,7 @@ def worse_position(*, position: str = 'risky', rng: random.Random | None = None)
         'risky: Risky\n'
         'desperate: Desperate'
     )
-    return _run_worse_position(
-        _RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate'))
-    )
-
-
-def _joint_worse_position(given: Mapping[str, object]) -> Joint:
-    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total: str = step(_O_worse_position['position'], v_position, 1)
-    return {(_band_worse_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
-
-
+    return _run(_RULE_worse_position, rng, (_check_choice('position', position, ('controlled', 'risky', 'desperate')),))
 
 
 _Id_resistance_attribute = _Literal['deception', 'physical', 'mental']
@@ -3718,8 +3344,12 @@ _OUT_resistance_attribute: tuple[tuple[Outcome[_Id_resistance_attribute], ...], 
     (Outcome('physical', 'physical', '**Prowess**: Consequences from physical strain or injury.', 'physical', None),),
     (Outcome('mental', 'mental', '**Resolve**: Consequences from mental strain or willpower.', 'mental', None),),
 )
-_IDS_resistance_attribute: tuple[str, ...] = ('deception', 'physical', 'mental')
 _DICE_resistance_attribute_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_resistance_attribute(d: _Rolling | _Planning | _Replaying, v_consequence: str) -> str:
+    return v_consequence
+
 
 # the band of each value
 _BAND_resistance_attribute: dict[int | str, int] = {'deception': 0, 'physical': 1, 'mental': 2}
@@ -3756,40 +3386,18 @@ def _values_resistance_attribute(
     return values
 
 
-def _run_resistance_attribute(rng: random.Random, depth: int, v_consequence: str) -> Result[
-    Outcome[_Id_resistance_attribute]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_consequence
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_resistance_attribute.get(r_total, -1)
-    c = 0
-    outcome = _OUT_resistance_attribute[b][c] if b >= 0 else _no_band('resistance_attribute')
-    extra = None  # no band's data rolls dice
-    values = _values_resistance_attribute(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_consequence)
-    inputs: dict[str, object] = {'consequence': v_consequence}
-    trace = _describe('Which attribute resists', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'resistance_attribute',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_resistance_attribute(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_resistance_attribute(
-        rng,
-        depth,
-        _check_choice('consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental')),
-    )
+_RULE_resistance_attribute: _Rule[Outcome[_Id_resistance_attribute]] = _Rule(
+    'resistance_attribute',
+    'Which attribute resists',
+    (('consequence', 'choice', None, None, ('deception', 'physical', 'mental'), 'physical'),),
+    _OUT_resistance_attribute,
+    ('deception', 'physical', 'mental'),
+    _total_resistance_attribute,
+    _band_resistance_attribute,
+    values=_values_resistance_attribute,
+    dice=False,
+    covers=True,
+)
 
 
 def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | None = None) -> Result[
@@ -3805,19 +3413,11 @@ def resistance_attribute(*, consequence: str = 'physical', rng: random.Random | 
         'physical: physical -- **Prowess**: Consequences from physical strain or injury.\n'
         'mental: mental -- **Resolve**: Consequences from mental strain or willpower.'
     )
-    return _run_resistance_attribute(
-        _RNG if rng is None else rng, 0, _check_choice('consequence', consequence, ('deception', 'physical', 'mental'))
+    return _run(
+        _RULE_resistance_attribute,
+        rng,
+        (_check_choice('consequence', consequence, ('deception', 'physical', 'mental')),),
     )
-
-
-def _joint_resistance_attribute(given: Mapping[str, object]) -> Joint:
-    v_consequence = _check_choice(
-        'consequence', given.get('consequence', 'physical'), ('deception', 'physical', 'mental')
-    )
-    r_total: str = v_consequence
-    return {(_band_resistance_attribute(r_total, None, (), (), False, v_consequence), r_total): 1}, 1
-
-
 
 
 _Id_resistance_roll = _Literal['critical', 'resisted']
@@ -3825,9 +3425,8 @@ _OUT_resistance_roll: tuple[tuple[Outcome[_Id_resistance_roll], ...], ...] = (
     (Outcome('critical', 'Critical', '**Critical**: Clear 1 stress.', 'when count(6) >= 2 and not zero_dice', None),),
     (Outcome('resisted', 'Resisted', '**Suffer 6 **Stress** minus the highest die result.**', '1-6', None),),
 )
-_IDS_resistance_roll: tuple[str, ...] = ('critical', 'resisted')
-_READS_resistance_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_resistance_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_resistance_roll(d: _Rolling | _Planning | _Replaying, v_attribute: int) -> int:
     return d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
@@ -3867,24 +3466,18 @@ def _values_resistance_roll(
     return values
 
 
-def _run_resistance_roll(rng: random.Random, depth: int, v_attribute: int) -> Result[Outcome[_Id_resistance_roll]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_attribute, 6, (('highest', 1),)), '(attribute)d6 highest', _DICE_resistance_roll_0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_resistance_roll(r_total, r_natural, r_dice, r_read, zero, v_attribute)
-    c = 0
-    outcome = _OUT_resistance_roll[b][c] if b >= 0 else _no_band('resistance_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_resistance_roll(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_attribute)
-    inputs: dict[str, object] = {'attribute': v_attribute}
-    trace = _describe('RESISTANCE ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('resistance_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_resistance_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_resistance_roll(rng, depth, _check_int('attribute', given.get('attribute', 2), 0, 4))
+_RULE_resistance_roll: _Rule[Outcome[_Id_resistance_roll]] = _Rule(
+    'resistance_roll',
+    'RESISTANCE ROLL',
+    (('attribute', 'int', 0, 4, (), 2),),
+    _OUT_resistance_roll,
+    ('critical', 'resisted'),
+    _total_resistance_roll,
+    _band_resistance_roll,
+    values=_values_resistance_roll,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> Result[Outcome[_Id_resistance_roll]]:
@@ -3899,30 +3492,7 @@ def resistance_roll(*, attribute: int = 2, rng: random.Random | None = None) -> 
         'when count(6) >= 2 and not zero_dice: Critical -- **Critical**: Clear 1 stress.\n'
         '1-6: Resisted -- **Suffer 6 **Stress** minus the highest die result.**'
     )
-    return _run_resistance_roll(_RNG if rng is None else rng, 0, _check_int('attribute', attribute, 0, 4))
-
-
-def _totals_resistance_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
-    plan = _Planning()
-    _total_resistance_roll(plan, v_attribute)
-    return _exact_totals(plan.specs, lambda g: _total_resistance_roll(_Replaying(g), v_attribute))
-
-
-def _joint_resistance_roll(given: Mapping[str, object]) -> Joint:
-    v_attribute = _check_int('attribute', given.get('attribute', 2), 0, 4)
-    plan = _Planning()
-    _total_resistance_roll(plan, v_attribute)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_resistance_roll(_Replaying(g), v_attribute),
-        lambda t, n, f, k: _band_resistance_roll(t, n, f, k, plan.zero, v_attribute),
-        (),
-        _READS_resistance_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_resistance_roll, rng, (_check_int('attribute', attribute, 0, 4),))
 
 
 _Id_resisted_harm = _Literal['no_harm', 'lesser', 'moderate', 'severe']
@@ -3932,8 +3502,12 @@ _OUT_resisted_harm: tuple[tuple[Outcome[_Id_resisted_harm], ...], ...] = (
     (Outcome('moderate', 'Moderate', 'Moderate (2)', '2', None),),
     (Outcome('severe', 'Severe', 'Severe (3)', '3', None),),
 )
-_IDS_resisted_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
 _DICE_resisted_harm_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_resisted_harm(d: _Rolling | _Planning | _Replaying, v_harm: int, v_ruling: str) -> int:
+    return (0 if (v_ruling == 'avoid') else (v_harm - 1))
+
 
 _BAND_resisted_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
@@ -3966,41 +3540,18 @@ def _values_resisted_harm(
     return values
 
 
-def _run_resisted_harm(rng: random.Random, depth: int, v_harm: int, v_ruling: str) -> Result[
-    Outcome[_Id_resisted_harm]
-]:
-    d = _Rolling(rng)
-    r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_resisted_harm.get(r_total, -1)
-    c = 0
-    outcome = _OUT_resisted_harm[b][c] if b >= 0 else _no_band('resisted_harm')
-    extra = None  # no band's data rolls dice
-    values = _values_resisted_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_ruling)
-    inputs: dict[str, object] = {'harm': v_harm, 'ruling': v_ruling}
-    trace = _describe('Harm after resistance', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'resisted_harm',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_resisted_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_resisted_harm(
-        rng,
-        depth,
-        _check_int('harm', given.get('harm', 3), 1, 4),
-        _check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid')),
-    )
+_RULE_resisted_harm: _Rule[Outcome[_Id_resisted_harm]] = _Rule(
+    'resisted_harm',
+    'Harm after resistance',
+    (('harm', 'int', 1, 4, (), 3), ('ruling', 'choice', None, None, ('reduce', 'avoid'), 'reduce')),
+    _OUT_resisted_harm,
+    ('no_harm', 'lesser', 'moderate', 'severe'),
+    _total_resisted_harm,
+    _band_resisted_harm,
+    values=_values_resisted_harm,
+    dice=False,
+    covers=True,
+)
 
 
 def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random | None = None) -> Result[
@@ -4017,21 +3568,9 @@ def resisted_harm(*, harm: int = 3, ruling: str = 'reduce', rng: random.Random |
         '2: Moderate -- Moderate (2)\n'
         '3: Severe -- Severe (3)'
     )
-    return _run_resisted_harm(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('harm', harm, 1, 4),
-        _check_choice('ruling', ruling, ('reduce', 'avoid')),
+    return _run(
+        _RULE_resisted_harm, rng, (_check_int('harm', harm, 1, 4), _check_choice('ruling', ruling, ('reduce', 'avoid')))
     )
-
-
-def _joint_resisted_harm(given: Mapping[str, object]) -> Joint:
-    v_harm = _check_int('harm', given.get('harm', 3), 1, 4)
-    v_ruling = _check_choice('ruling', given.get('ruling', 'reduce'), ('reduce', 'avoid'))
-    r_total: int = (0 if (v_ruling == 'avoid') else (v_harm - 1))
-    return {(_band_resisted_harm(r_total, None, (), (), False, v_harm, v_ruling), r_total): 1}, 1
-
-
 
 
 _N_armored_harm: dict[str, dict[str, int]] = {'boxes': {'armor': 1, 'heavy': 2}}
@@ -4042,8 +3581,12 @@ _OUT_armored_harm: tuple[tuple[Outcome[_Id_armored_harm], ...], ...] = (
     (Outcome('moderate', 'Moderate', 'Moderate (2)', '2', None),),
     (Outcome('severe', 'Severe', 'Severe (3)', '3', None),),
 )
-_IDS_armored_harm: tuple[str, ...] = ('no_harm', 'lesser', 'moderate', 'severe')
 _DICE_armored_harm_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_armored_harm(d: _Rolling | _Planning | _Replaying, v_harm: int, v_boxes: str) -> int:
+    return max((v_harm - _N_armored_harm['boxes'][v_boxes]), 0)
+
 
 _BAND_armored_harm: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3}  # the band of each value
 
@@ -4076,39 +3619,18 @@ def _values_armored_harm(
     return values
 
 
-def _run_armored_harm(rng: random.Random, depth: int, v_harm: int, v_boxes: str) -> Result[Outcome[_Id_armored_harm]]:
-    d = _Rolling(rng)
-    r_total: int = max((v_harm - _N_armored_harm['boxes'][v_boxes]), 0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_armored_harm.get(r_total, -1)
-    c = 0
-    outcome = _OUT_armored_harm[b][c] if b >= 0 else _no_band('armored_harm')
-    extra = None  # no band's data rolls dice
-    values = _values_armored_harm(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_harm, v_boxes)
-    inputs: dict[str, object] = {'harm': v_harm, 'boxes': v_boxes}
-    trace = _describe('Harm after armor', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'armored_harm',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_armored_harm(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_armored_harm(
-        rng,
-        depth,
-        _check_int('harm', given.get('harm', 2), 1, 4),
-        _check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy')),
-    )
+_RULE_armored_harm: _Rule[Outcome[_Id_armored_harm]] = _Rule(
+    'armored_harm',
+    'Harm after armor',
+    (('harm', 'int', 1, 4, (), 2), ('boxes', 'choice', None, None, ('armor', 'heavy'), 'armor')),
+    _OUT_armored_harm,
+    ('no_harm', 'lesser', 'moderate', 'severe'),
+    _total_armored_harm,
+    _band_armored_harm,
+    values=_values_armored_harm,
+    dice=False,
+    covers=True,
+)
 
 
 def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | None = None) -> Result[
@@ -4126,21 +3648,9 @@ def armored_harm(*, harm: int = 2, boxes: str = 'armor', rng: random.Random | No
         '2: Moderate -- Moderate (2)\n'
         '3: Severe -- Severe (3)'
     )
-    return _run_armored_harm(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('harm', harm, 1, 4),
-        _check_choice('boxes', boxes, ('armor', 'heavy')),
+    return _run(
+        _RULE_armored_harm, rng, (_check_int('harm', harm, 1, 4), _check_choice('boxes', boxes, ('armor', 'heavy')))
     )
-
-
-def _joint_armored_harm(given: Mapping[str, object]) -> Joint:
-    v_harm = _check_int('harm', given.get('harm', 2), 1, 4)
-    v_boxes = _check_choice('boxes', given.get('boxes', 'armor'), ('armor', 'heavy'))
-    r_total: int = max((v_harm - _N_armored_harm['boxes'][v_boxes]), 0)
-    return {(_band_armored_harm(r_total, None, (), (), False, v_harm, v_boxes), r_total): 1}, 1
-
-
 
 
 _Id_fortune_roll = _Literal['critical', 'good', 'mixed', 'bad']
@@ -4155,9 +3665,8 @@ _OUT_fortune_roll: tuple[tuple[Outcome[_Id_fortune_roll], ...], ...] = (
     (Outcome('mixed', '4/5', 'Mixed result / Limited, partial  effect.', '4/5', None),),
     (Outcome('bad', '1-3', 'Bad result / Poor, little effect.', '1-3', None),),
 )
-_IDS_fortune_roll: tuple[str, ...] = ('critical', 'good', 'mixed', 'bad')
-_READS_fortune_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_fortune_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_fortune_roll(
     d: _Rolling | _Planning | _Replaying, v_trait: int, v_advantages: int, v_disadvantages: int
@@ -4215,38 +3724,18 @@ def _values_fortune_roll(
     return values
 
 
-def _run_fortune_roll(rng: random.Random, depth: int, v_trait: int, v_advantages: int, v_disadvantages: int) -> Result[
-    Outcome[_Id_fortune_roll]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(
-        _dice(((v_trait + v_advantages) - v_disadvantages), 6, (('highest', 1),)),
-        '(trait + advantages - disadvantages)d6 highest',
-        _DICE_fortune_roll_0,
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_fortune_roll(r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages)
-    c = 0
-    outcome = _OUT_fortune_roll[b][c] if b >= 0 else _no_band('fortune_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_fortune_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_trait, v_advantages, v_disadvantages
-    )
-    inputs: dict[str, object] = {'trait': v_trait, 'advantages': v_advantages, 'disadvantages': v_disadvantages}
-    trace = _describe('FORTUNE ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('fortune_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_fortune_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_fortune_roll(
-        rng,
-        depth,
-        _check_int('trait', given.get('trait', 1), 0, 6),
-        _check_int('advantages', given.get('advantages', 0), 0, 3),
-        _check_int('disadvantages', given.get('disadvantages', 0), 0, 3),
-    )
+_RULE_fortune_roll: _Rule[Outcome[_Id_fortune_roll]] = _Rule(
+    'fortune_roll',
+    'FORTUNE ROLL',
+    (('trait', 'int', 0, 6, (), 1), ('advantages', 'int', 0, 3, (), 0), ('disadvantages', 'int', 0, 3, (), 0)),
+    _OUT_fortune_roll,
+    ('critical', 'good', 'mixed', 'bad'),
+    _total_fortune_roll,
+    _band_fortune_roll,
+    values=_values_fortune_roll,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def fortune_roll(
@@ -4264,42 +3753,15 @@ def fortune_roll(
         '4/5: 4/5 -- Mixed result / Limited, partial  effect.\n'
         '1-3: 1-3 -- Bad result / Poor, little effect.'
     )
-    return _run_fortune_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('trait', trait, 0, 6),
-        _check_int('advantages', advantages, 0, 3),
-        _check_int('disadvantages', disadvantages, 0, 3),
+    return _run(
+        _RULE_fortune_roll,
+        rng,
+        (
+            _check_int('trait', trait, 0, 6),
+            _check_int('advantages', advantages, 0, 3),
+            _check_int('disadvantages', disadvantages, 0, 3),
+        ),
     )
-
-
-def _totals_fortune_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_trait = _check_int('trait', given.get('trait', 1), 0, 6)
-    v_advantages = _check_int('advantages', given.get('advantages', 0), 0, 3)
-    v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
-    plan = _Planning()
-    _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
-    return _exact_totals(
-        plan.specs, lambda g: _total_fortune_roll(_Replaying(g), v_trait, v_advantages, v_disadvantages)
-    )
-
-
-def _joint_fortune_roll(given: Mapping[str, object]) -> Joint:
-    v_trait = _check_int('trait', given.get('trait', 1), 0, 6)
-    v_advantages = _check_int('advantages', given.get('advantages', 0), 0, 3)
-    v_disadvantages = _check_int('disadvantages', given.get('disadvantages', 0), 0, 3)
-    plan = _Planning()
-    _total_fortune_roll(plan, v_trait, v_advantages, v_disadvantages)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_fortune_roll(_Replaying(g), v_trait, v_advantages, v_disadvantages),
-        lambda t, n, f, k: _band_fortune_roll(t, n, f, k, plan.zero, v_trait, v_advantages, v_disadvantages),
-        (),
-        _READS_fortune_roll,
-    )
-    return joint
-
-
 
 
 _Id_information_detail = _Literal['great', 'standard', 'limited']
@@ -4327,8 +3789,12 @@ _OUT_information_detail: tuple[tuple[Outcome[_Id_information_detail], ...], ...]
         ),
     ),
 )
-_IDS_information_detail: tuple[str, ...] = ('great', 'standard', 'limited')
 _DICE_information_detail_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_information_detail(d: _Rolling | _Planning | _Replaying, v_effect: str) -> str:
+    return v_effect
+
 
 _BAND_information_detail: dict[int | str, int] = {'great': 0, 'standard': 1, 'limited': 2}  # the band of each value
 
@@ -4343,36 +3809,17 @@ def _band_information_detail(
     return _BAND_information_detail.get(r_total, -1)
 
 
-def _run_information_detail(rng: random.Random, depth: int, v_effect: str) -> Result[Outcome[_Id_information_detail]]:
-    d = _Rolling(rng)
-    r_total: str = v_effect
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_information_detail.get(r_total, -1)
-    c = 0
-    outcome = _OUT_information_detail[b][c] if b >= 0 else _no_band('information_detail')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'effect': v_effect}
-    trace = _describe('GATHER INFORMATION', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'information_detail',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_information_detail(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_information_detail(
-        rng, depth, _check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
-    )
+_RULE_information_detail: _Rule[Outcome[_Id_information_detail]] = _Rule(
+    'information_detail',
+    'GATHER INFORMATION',
+    (('effect', 'choice', None, None, ('great', 'standard', 'limited'), 'standard'),),
+    _OUT_information_detail,
+    ('great', 'standard', 'limited'),
+    _total_information_detail,
+    _band_information_detail,
+    dice=False,
+    covers=True,
+)
 
 
 def information_detail(*, effect: str = 'standard', rng: random.Random | None = None) -> Result[
@@ -4390,17 +3837,7 @@ def information_detail(*, effect: str = 'standard', rng: random.Random | None = 
         'limited: limited -- **Limited**: You get incomplete or partial information. More information gathering will '
         'be needed to get all the answers.'
     )
-    return _run_information_detail(
-        _RNG if rng is None else rng, 0, _check_choice('effect', effect, ('great', 'standard', 'limited'))
-    )
-
-
-def _joint_information_detail(given: Mapping[str, object]) -> Joint:
-    v_effect = _check_choice('effect', given.get('effect', 'standard'), ('great', 'standard', 'limited'))
-    r_total: str = v_effect
-    return {(_band_information_detail(r_total, None, (), (), False, v_effect), r_total): 1}, 1
-
-
+    return _run(_RULE_information_detail, rng, (_check_choice('effect', effect, ('great', 'standard', 'limited')),))
 
 
 _Id_gather_information = _Literal['great', 'standard', 'limited', 'poor']
@@ -4429,9 +3866,8 @@ _OUT_gather_information: tuple[tuple[Outcome[_Id_gather_information], ...], ...]
     ),
     (Outcome('poor', '1-3', 'Bad result / Poor, little effect.', '1-3', None),),
 )
-_IDS_gather_information: tuple[str, ...] = ('great', 'standard', 'limited', 'poor')
-_READS_gather_information: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_gather_information_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_gather_information(d: _Rolling | _Planning | _Replaying, v_rating: int) -> int:
     return d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
@@ -4479,24 +3915,18 @@ def _values_gather_information(
     return values
 
 
-def _run_gather_information(rng: random.Random, depth: int, v_rating: int) -> Result[Outcome[_Id_gather_information]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_rating, 6, (('highest', 1),)), '(rating)d6 highest', _DICE_gather_information_0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_gather_information(r_total, r_natural, r_dice, r_read, zero, v_rating)
-    c = 0
-    outcome = _OUT_gather_information[b][c] if b >= 0 else _no_band('gather_information')
-    extra = None  # no band's data rolls dice
-    values = _values_gather_information(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating)
-    inputs: dict[str, object] = {'rating': v_rating}
-    trace = _describe('Gather information (fortune roll)', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('gather_information', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_gather_information(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_gather_information(rng, depth, _check_int('rating', given.get('rating', 1), 0, 4))
+_RULE_gather_information: _Rule[Outcome[_Id_gather_information]] = _Rule(
+    'gather_information',
+    'Gather information (fortune roll)',
+    (('rating', 'int', 0, 4, (), 1),),
+    _OUT_gather_information,
+    ('great', 'standard', 'limited', 'poor'),
+    _total_gather_information,
+    _band_gather_information,
+    values=_values_gather_information,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> Result[Outcome[_Id_gather_information]]:
@@ -4513,30 +3943,7 @@ def gather_information(*, rating: int = 1, rng: random.Random | None = None) -> 
         'to get all the answers.\n'
         '1-3: 1-3 -- Bad result / Poor, little effect.'
     )
-    return _run_gather_information(_RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4))
-
-
-def _totals_gather_information(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    plan = _Planning()
-    _total_gather_information(plan, v_rating)
-    return _exact_totals(plan.specs, lambda g: _total_gather_information(_Replaying(g), v_rating))
-
-
-def _joint_gather_information(given: Mapping[str, object]) -> Joint:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    plan = _Planning()
-    _total_gather_information(plan, v_rating)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_gather_information(_Replaying(g), v_rating),
-        lambda t, n, f, k: _band_gather_information(t, n, f, k, plan.zero, v_rating),
-        (),
-        _READS_gather_information,
-    )
-    return joint
-
-
+    return _run(_RULE_gather_information, rng, (_check_int('rating', rating, 0, 4),))
 
 
 _N_xp_award: dict[str, dict[str, int]] = {'happened': {'never': 0, 'once': 1, 'often': 2}}
@@ -4546,8 +3953,12 @@ _OUT_xp_award: tuple[tuple[Outcome[_Id_xp_award], ...], ...] = (
     (Outcome('once', 'once', 'mark 1 xp if it happened at all', 'once', None),),
     (Outcome('often', 'often', 'mark 2 xp if it happened a lot during the session', 'often', None),),
 )
-_IDS_xp_award: tuple[str, ...] = ('no_xp', 'once', 'often')
 _DICE_xp_award_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_xp_award(d: _Rolling | _Planning | _Replaying, v_happened: str) -> str:
+    return v_happened
+
 
 _BAND_xp_award: dict[int | str, int] = {'never': 0, 'once': 1, 'often': 2}  # the band of each value
 
@@ -4583,36 +3994,18 @@ def _values_xp_award(
     return values
 
 
-def _run_xp_award(rng: random.Random, depth: int, v_happened: str) -> Result[Outcome[_Id_xp_award]]:
-    d = _Rolling(rng)
-    r_total: str = v_happened
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_xp_award.get(r_total, -1)
-    c = 0
-    outcome = _OUT_xp_award[b][c] if b >= 0 else _no_band('xp_award')
-    extra = None  # no band's data rolls dice
-    values = _values_xp_award(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_happened)
-    inputs: dict[str, object] = {'happened': v_happened}
-    trace = _describe('xp for a trigger', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'xp_award',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_xp_award(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_xp_award(
-        rng, depth, _check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
-    )
+_RULE_xp_award: _Rule[Outcome[_Id_xp_award]] = _Rule(
+    'xp_award',
+    'xp for a trigger',
+    (('happened', 'choice', None, None, ('never', 'once', 'often'), 'once'),),
+    _OUT_xp_award,
+    ('no_xp', 'once', 'often'),
+    _total_xp_award,
+    _band_xp_award,
+    values=_values_xp_award,
+    dice=False,
+    covers=True,
+)
 
 
 def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Result[Outcome[_Id_xp_award]]:
@@ -4625,17 +4018,7 @@ def xp_award(*, happened: str = 'once', rng: random.Random | None = None) -> Res
         'once: once -- mark 1 xp if it happened at all\n'
         'often: often -- mark 2 xp if it happened a lot during the session'
     )
-    return _run_xp_award(
-        _RNG if rng is None else rng, 0, _check_choice('happened', happened, ('never', 'once', 'often'))
-    )
-
-
-def _joint_xp_award(given: Mapping[str, object]) -> Joint:
-    v_happened = _check_choice('happened', given.get('happened', 'once'), ('never', 'once', 'often'))
-    r_total: str = v_happened
-    return {(_band_xp_award(r_total, None, (), (), False, v_happened), r_total): 1}, 1
-
-
+    return _run(_RULE_xp_award, rng, (_check_choice('happened', happened, ('never', 'once', 'often')),))
 
 
 _N_end_of_session_xp: dict[str, dict[str, int]] = {
@@ -4645,8 +4028,18 @@ _N_end_of_session_xp: dict[str, dict[str, int]] = {
 }
 _OUT_end_of_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_end_of_session_xp: tuple[str, ...] = ()
 _DICE_end_of_session_xp_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_end_of_session_xp(
+    d: _Rolling | _Planning | _Replaying, v_playbook: str, v_beliefs: str, v_struggle: str
+) -> int:
+    return (
+        (
+            _N_end_of_session_xp['playbook'][v_playbook] + _N_end_of_session_xp['beliefs'][v_beliefs]
+        ) + _N_end_of_session_xp['struggle'][v_struggle]
+    )
+
 
 _BAND_end_of_session_xp: dict[int | str, int] = {}  # the band of each value
 
@@ -4691,48 +4084,21 @@ def _values_end_of_session_xp(
     return values
 
 
-def _run_end_of_session_xp(
-    rng: random.Random, depth: int, v_playbook: str, v_beliefs: str, v_struggle: str
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (
-        (
-            _N_end_of_session_xp['playbook'][v_playbook] + _N_end_of_session_xp['beliefs'][v_beliefs]
-        ) + _N_end_of_session_xp['struggle'][v_struggle]
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_end_of_session_xp.get(r_total, -1)
-    c = 0
-    outcome = _OUT_end_of_session_xp[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_end_of_session_xp(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_playbook, v_beliefs, v_struggle
-    )
-    inputs: dict[str, object] = {'playbook': v_playbook, 'beliefs': v_beliefs, 'struggle': v_struggle}
-    trace = _describe('End-of-session xp', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'end_of_session_xp',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_end_of_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_end_of_session_xp(
-        rng,
-        depth,
-        _check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often')),
-        _check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often')),
-        _check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often')),
-    )
+_RULE_end_of_session_xp: _Rule[Outcome[str] | None] = _Rule(
+    'end_of_session_xp',
+    'End-of-session xp',
+    (
+        ('playbook', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+        ('beliefs', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+        ('struggle', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+    ),
+    _OUT_end_of_session_xp,
+    (),
+    _total_end_of_session_xp,
+    _band_end_of_session_xp,
+    values=_values_end_of_session_xp,
+    dice=False,
+)
 
 
 def end_of_session_xp(
@@ -4743,27 +4109,15 @@ def end_of_session_xp(
         '\n'
         'For each one, mark 1 xp if it happened at all, or mark 2 xp if it happened a lot during the session.'
     )
-    return _run_end_of_session_xp(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('playbook', playbook, ('never', 'once', 'often')),
-        _check_choice('beliefs', beliefs, ('never', 'once', 'often')),
-        _check_choice('struggle', struggle, ('never', 'once', 'often')),
-    )
-
-
-def _joint_end_of_session_xp(given: Mapping[str, object]) -> Joint:
-    v_playbook = _check_choice('playbook', given.get('playbook', 'never'), ('never', 'once', 'often'))
-    v_beliefs = _check_choice('beliefs', given.get('beliefs', 'never'), ('never', 'once', 'often'))
-    v_struggle = _check_choice('struggle', given.get('struggle', 'never'), ('never', 'once', 'often'))
-    r_total: int = (
+    return _run(
+        _RULE_end_of_session_xp,
+        rng,
         (
-            _N_end_of_session_xp['playbook'][v_playbook] + _N_end_of_session_xp['beliefs'][v_beliefs]
-        ) + _N_end_of_session_xp['struggle'][v_struggle]
+            _check_choice('playbook', playbook, ('never', 'once', 'often')),
+            _check_choice('beliefs', beliefs, ('never', 'once', 'often')),
+            _check_choice('struggle', struggle, ('never', 'once', 'often')),
+        ),
     )
-    return {(_band_end_of_session_xp(r_total, None, (), (), False, v_playbook, v_beliefs, v_struggle), r_total): 1}, 1
-
-
 
 
 _N_party_session_xp: dict[str, dict[str, int]] = {
@@ -4774,8 +4128,20 @@ _N_party_session_xp: dict[str, dict[str, int]] = {
 }
 _OUT_party_session_xp: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_party_session_xp: tuple[str, ...] = ()
 _DICE_party_session_xp_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_party_session_xp(
+    d: _Rolling | _Planning | _Replaying, v_party: str, v_station: str, v_reputation: str, v_nature: str
+) -> int:
+    return (
+        (
+            (_N_party_session_xp['party'][v_party] + _N_party_session_xp['station'][v_station]) + _N_party_session_xp[
+                'reputation'
+            ][v_reputation]
+        ) + _N_party_session_xp['nature'][v_nature]
+    )
+
 
 _BAND_party_session_xp: dict[int | str, int] = {}  # the band of each value
 
@@ -4812,51 +4178,22 @@ def _values_party_session_xp(
     return values
 
 
-def _run_party_session_xp(
-    rng: random.Random, depth: int, v_party: str, v_station: str, v_reputation: str, v_nature: str
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (
-        (
-            (_N_party_session_xp['party'][v_party] + _N_party_session_xp['station'][v_station]) + _N_party_session_xp[
-                'reputation'
-            ][v_reputation]
-        ) + _N_party_session_xp['nature'][v_nature]
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_party_session_xp.get(r_total, -1)
-    c = 0
-    outcome = _OUT_party_session_xp[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_party_session_xp(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_party, v_station, v_reputation, v_nature
-    )
-    inputs: dict[str, object] = {'party': v_party, 'station': v_station, 'reputation': v_reputation, 'nature': v_nature}
-    trace = _describe('Party xp', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'party_session_xp',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_party_session_xp(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_party_session_xp(
-        rng,
-        depth,
-        _check_choice('party', given.get('party', 'never'), ('never', 'once', 'often')),
-        _check_choice('station', given.get('station', 'never'), ('never', 'once', 'often')),
-        _check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often')),
-        _check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often')),
-    )
+_RULE_party_session_xp: _Rule[Outcome[str] | None] = _Rule(
+    'party_session_xp',
+    'Party xp',
+    (
+        ('party', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+        ('station', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+        ('reputation', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+        ('nature', 'choice', None, None, ('never', 'once', 'often'), 'never'),
+    ),
+    _OUT_party_session_xp,
+    (),
+    _total_party_session_xp,
+    _band_party_session_xp,
+    values=_values_party_session_xp,
+    dice=False,
+)
 
 
 def party_session_xp(
@@ -4873,33 +4210,16 @@ def party_session_xp(
         'At the end of the session, review the party xp triggers and mark 1 party xp for each item that occurred '
         'during the session. If an item occurred multiple times or in a major way, mark 2 party xp for it.'
     )
-    return _run_party_session_xp(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('party', party, ('never', 'once', 'often')),
-        _check_choice('station', station, ('never', 'once', 'often')),
-        _check_choice('reputation', reputation, ('never', 'once', 'often')),
-        _check_choice('nature', nature, ('never', 'once', 'often')),
-    )
-
-
-def _joint_party_session_xp(given: Mapping[str, object]) -> Joint:
-    v_party = _check_choice('party', given.get('party', 'never'), ('never', 'once', 'often'))
-    v_station = _check_choice('station', given.get('station', 'never'), ('never', 'once', 'often'))
-    v_reputation = _check_choice('reputation', given.get('reputation', 'never'), ('never', 'once', 'often'))
-    v_nature = _check_choice('nature', given.get('nature', 'never'), ('never', 'once', 'often'))
-    r_total: int = (
+    return _run(
+        _RULE_party_session_xp,
+        rng,
         (
-            (_N_party_session_xp['party'][v_party] + _N_party_session_xp['station'][v_station]) + _N_party_session_xp[
-                'reputation'
-            ][v_reputation]
-        ) + _N_party_session_xp['nature'][v_nature]
+            _check_choice('party', party, ('never', 'once', 'often')),
+            _check_choice('station', station, ('never', 'once', 'often')),
+            _check_choice('reputation', reputation, ('never', 'once', 'often')),
+            _check_choice('nature', nature, ('never', 'once', 'often')),
+        ),
     )
-    return {
-        (_band_party_session_xp(r_total, None, (), (), False, v_party, v_station, v_reputation, v_nature), r_total): 1
-    }, 1
-
-
 
 
 _Id_load_levels = _Literal['light', 'normal', 'heavy', 'encumbered']
@@ -4919,8 +4239,12 @@ _OUT_load_levels: tuple[tuple[Outcome[_Id_load_levels], ...], ...] = (
         ),
     ),
 )
-_IDS_load_levels: tuple[str, ...] = ('light', 'normal', 'heavy', 'encumbered')
 _DICE_load_levels_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_load_levels(d: _Rolling | _Planning | _Replaying, v_load: int) -> int:
+    return v_load
+
 
 def _band_load_levels(
     r_total: int,
@@ -4941,34 +4265,17 @@ def _band_load_levels(
     return -1
 
 
-def _run_load_levels(rng: random.Random, depth: int, v_load: int) -> Result[Outcome[_Id_load_levels]]:
-    d = _Rolling(rng)
-    r_total: int = v_load
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_load_levels(r_total, r_natural, r_dice, r_read, zero, v_load)
-    c = 0
-    outcome = _OUT_load_levels[b][c] if b >= 0 else _no_band('load_levels')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'load': v_load}
-    trace = _describe('Loadout', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'load_levels',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_load_levels(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_load_levels(rng, depth, _check_int('load', given.get('load', 3), 0, 12))
+_RULE_load_levels: _Rule[Outcome[_Id_load_levels]] = _Rule(
+    'load_levels',
+    'Loadout',
+    (('load', 'int', 0, 12, (), 3),),
+    _OUT_load_levels,
+    ('light', 'normal', 'heavy', 'encumbered'),
+    _total_load_levels,
+    _band_load_levels,
+    dice=False,
+    covers=True,
+)
 
 
 def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result[Outcome[_Id_load_levels]]:
@@ -4985,15 +4292,7 @@ def load_levels(*, load: int = 3, rng: random.Random | None = None) -> Result[Ou
         "6: 6 load -- **Heavy.** *You're slower. You look like an operative on a mission.*\n"
         "7+: 7-9 load -- **Encumbered.** *You're overburdened and can't do anything except move very slowly.*"
     )
-    return _run_load_levels(_RNG if rng is None else rng, 0, _check_int('load', load, 0, 12))
-
-
-def _joint_load_levels(given: Mapping[str, object]) -> Joint:
-    v_load = _check_int('load', given.get('load', 3), 0, 12)
-    r_total: int = v_load
-    return {(_band_load_levels(r_total, None, (), (), False, v_load), r_total): 1}, 1
-
-
+    return _run(_RULE_load_levels, rng, (_check_int('load', load, 0, 12),))
 
 
 _N_group_action: dict[str, dict[str, int]] = {
@@ -5009,8 +4308,19 @@ _OUT_group_action: tuple[tuple[Outcome[_Id_group_action], ...], ...] = (
     (Outcome('full', 'Full', '6', '3', None),),
     (Outcome('critical', 'Critical', 'Critical', '4', None),),
 )
-_IDS_group_action: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
 _DICE_group_action_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_group_action(
+    d: _Rolling | _Planning | _Replaying, v_first: str, v_second: str, v_third: str, v_fourth: str
+) -> int:
+    return max(
+        _N_group_action['first'][v_first],
+        _N_group_action['second'][v_second],
+        _N_group_action['third'][v_third],
+        _N_group_action['fourth'][v_fourth],
+    )
+
 
 _BAND_group_action: dict[int | str, int] = {1: 0, 2: 1, 3: 2, 4: 3}  # the band of each value
 
@@ -5063,50 +4373,23 @@ def _values_group_action(
     return values
 
 
-def _run_group_action(
-    rng: random.Random, depth: int, v_first: str, v_second: str, v_third: str, v_fourth: str
-) -> Result[Outcome[_Id_group_action]]:
-    d = _Rolling(rng)
-    r_total: int = max(
-        _N_group_action['first'][v_first],
-        _N_group_action['second'][v_second],
-        _N_group_action['third'][v_third],
-        _N_group_action['fourth'][v_fourth],
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_group_action.get(r_total, -1)
-    c = 0
-    outcome = _OUT_group_action[b][c] if b >= 0 else _no_band('group_action')
-    extra = None  # no band's data rolls dice
-    values = _values_group_action(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_first, v_second, v_third, v_fourth
-    )
-    inputs: dict[str, object] = {'first': v_first, 'second': v_second, 'third': v_third, 'fourth': v_fourth}
-    trace = _describe('Lead a group action', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'group_action',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_group_action(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_group_action(
-        rng,
-        depth,
-        _check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical')),
-        _check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical')),
-        _check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical')),
-        _check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical')),
-    )
+_RULE_group_action: _Rule[Outcome[_Id_group_action]] = _Rule(
+    'group_action',
+    'Lead a group action',
+    (
+        ('first', 'choice', None, None, ('bad', 'partial', 'full', 'critical'), 'full'),
+        ('second', 'choice', None, None, ('bad', 'partial', 'full', 'critical'), 'bad'),
+        ('third', 'choice', None, None, ('absent', 'bad', 'partial', 'full', 'critical'), 'absent'),
+        ('fourth', 'choice', None, None, ('absent', 'bad', 'partial', 'full', 'critical'), 'absent'),
+    ),
+    _OUT_group_action,
+    ('bad', 'partial', 'full', 'critical'),
+    _total_group_action,
+    _band_group_action,
+    values=_values_group_action,
+    dice=False,
+    covers=True,
+)
 
 
 def group_action(
@@ -5129,30 +4412,16 @@ def group_action(
         '3: Full -- 6\n'
         '4: Critical -- Critical'
     )
-    return _run_group_action(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('first', first, ('bad', 'partial', 'full', 'critical')),
-        _check_choice('second', second, ('bad', 'partial', 'full', 'critical')),
-        _check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical')),
-        _check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical')),
+    return _run(
+        _RULE_group_action,
+        rng,
+        (
+            _check_choice('first', first, ('bad', 'partial', 'full', 'critical')),
+            _check_choice('second', second, ('bad', 'partial', 'full', 'critical')),
+            _check_choice('third', third, ('absent', 'bad', 'partial', 'full', 'critical')),
+            _check_choice('fourth', fourth, ('absent', 'bad', 'partial', 'full', 'critical')),
+        ),
     )
-
-
-def _joint_group_action(given: Mapping[str, object]) -> Joint:
-    v_first = _check_choice('first', given.get('first', 'full'), ('bad', 'partial', 'full', 'critical'))
-    v_second = _check_choice('second', given.get('second', 'bad'), ('bad', 'partial', 'full', 'critical'))
-    v_third = _check_choice('third', given.get('third', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
-    v_fourth = _check_choice('fourth', given.get('fourth', 'absent'), ('absent', 'bad', 'partial', 'full', 'critical'))
-    r_total: int = max(
-        _N_group_action['first'][v_first],
-        _N_group_action['second'][v_second],
-        _N_group_action['third'][v_third],
-        _N_group_action['fourth'][v_fourth],
-    )
-    return {(_band_group_action(r_total, None, (), (), False, v_first, v_second, v_third, v_fourth), r_total): 1}, 1
-
-
 
 
 _N_improved_position: dict[str, dict[str, int]] = {'position': {'controlled': 0, 'risky': 1, 'desperate': 2}}
@@ -5162,8 +4431,12 @@ _OUT_improved_position: tuple[tuple[Outcome[_Id_improved_position], ...], ...] =
     (Outcome('controlled', 'Controlled', None, 'controlled', None),),
     (Outcome('risky', 'Risky', None, 'risky', None),),
 )
-_IDS_improved_position: tuple[str, ...] = ('controlled', 'risky')
 _DICE_improved_position_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_improved_position(d: _Rolling | _Planning | _Replaying, v_position: str) -> str:
+    return step(_O_improved_position['position'], v_position, -1)
+
 
 _BAND_improved_position: dict[int | str, int] = {'controlled': 0, 'risky': 1}  # the band of each value
 
@@ -5194,36 +4467,18 @@ def _values_improved_position(
     return values
 
 
-def _run_improved_position(rng: random.Random, depth: int, v_position: str) -> Result[Outcome[_Id_improved_position]]:
-    d = _Rolling(rng)
-    r_total: str = step(_O_improved_position['position'], v_position, -1)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_improved_position.get(r_total, -1)
-    c = 0
-    outcome = _OUT_improved_position[b][c] if b >= 0 else _no_band('improved_position')
-    extra = None  # no band's data rolls dice
-    values = _values_improved_position(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_position)
-    inputs: dict[str, object] = {'position': v_position}
-    trace = _describe('Set up: improved position', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'improved_position',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_improved_position(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_improved_position(
-        rng, depth, _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    )
+_RULE_improved_position: _Rule[Outcome[_Id_improved_position]] = _Rule(
+    'improved_position',
+    'Set up: improved position',
+    (('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),),
+    _OUT_improved_position,
+    ('controlled', 'risky'),
+    _total_improved_position,
+    _band_improved_position,
+    values=_values_improved_position,
+    dice=False,
+    covers=True,
+)
 
 
 def improved_position(*, position: str = 'risky', rng: random.Random | None = None) -> Result[
@@ -5238,17 +4493,9 @@ def improved_position(*, position: str = 'risky', rng: random.Random | None = No
         'controlled: Controlled\n'
         'risky: Risky'
     )
-    return _run_improved_position(
-        _RNG if rng is None else rng, 0, _check_choice('position', position, ('controlled', 'risky', 'desperate'))
+    return _run(
+        _RULE_improved_position, rng, (_check_choice('position', position, ('controlled', 'risky', 'desperate')),)
     )
-
-
-def _joint_improved_position(given: Mapping[str, object]) -> Joint:
-    v_position = _check_choice('position', given.get('position', 'risky'), ('controlled', 'risky', 'desperate'))
-    r_total: str = step(_O_improved_position['position'], v_position, -1)
-    return {(_band_improved_position(r_total, None, (), (), False, v_position), r_total): 1}, 1
-
-
 
 
 _Id_downtime_roll = _Literal['critical', 'full', 'partial', 'bad']
@@ -5282,9 +4529,8 @@ _OUT_downtime_roll: tuple[tuple[Outcome[_Id_downtime_roll], ...], ...] = (
         ),
     ),
 )
-_IDS_downtime_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
-_READS_downtime_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_downtime_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_downtime_roll(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
     return d.roll(_dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0)
@@ -5310,30 +4556,17 @@ def _band_downtime_roll(
     return -1
 
 
-def _run_downtime_roll(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result[
-    Outcome[_Id_downtime_roll]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(
-        _dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_downtime_roll_0
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_downtime_roll(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
-    c = 0
-    outcome = _OUT_downtime_roll[b][c] if b >= 0 else _no_band('downtime_roll')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = _describe('Downtime roll', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('downtime_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_downtime_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_downtime_roll(
-        rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_flag('push', given.get('push', False))
-    )
+_RULE_downtime_roll: _Rule[Outcome[_Id_downtime_roll]] = _Rule(
+    'downtime_roll',
+    'Downtime roll',
+    (('rating', 'int', 0, 4, (), 1), ('push', 'flag', None, None, (), False)),
+    _OUT_downtime_roll,
+    ('critical', 'full', 'partial', 'bad'),
+    _total_downtime_roll,
+    _band_downtime_roll,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result[
@@ -5353,34 +4586,7 @@ def downtime_roll(*, rating: int = 1, push: bool = False, rng: random.Random | N
         "1-3: Bad outcome -- If the highest die is **1-3**, it's a **bad outcome**. Things go poorly. You probably "
         "don't achieve your goal and you suffer complications, too."
     )
-    return _run_downtime_roll(
-        _RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4), _check_flag('push', push)
-    )
-
-
-def _totals_downtime_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = _check_flag('push', given.get('push', False))
-    plan = _Planning()
-    _total_downtime_roll(plan, v_rating, v_push)
-    return _exact_totals(plan.specs, lambda g: _total_downtime_roll(_Replaying(g), v_rating, v_push))
-
-
-def _joint_downtime_roll(given: Mapping[str, object]) -> Joint:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = _check_flag('push', given.get('push', False))
-    plan = _Planning()
-    _total_downtime_roll(plan, v_rating, v_push)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_downtime_roll(_Replaying(g), v_rating, v_push),
-        lambda t, n, f, k: _band_downtime_roll(t, n, f, k, plan.zero, v_rating, v_push),
-        (),
-        _READS_downtime_roll,
-    )
-    return joint
-
-
+    return _run(_RULE_downtime_roll, rng, (_check_int('rating', rating, 0, 4), _check_flag('push', push)))
 
 
 _Id_long_term_project = _Literal['critical', 'full', 'partial', 'bad']
@@ -5390,9 +4596,8 @@ _OUT_long_term_project: tuple[tuple[Outcome[_Id_long_term_project], ...], ...] =
     (Outcome('partial', '**4/5**', 'two segments', '4/5', None),),
     (Outcome('bad', '**1-3**', 'one segment', '1-3', None),),
 )
-_IDS_long_term_project: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
-_READS_long_term_project: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_long_term_project_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_long_term_project(d: _Rolling | _Planning | _Replaying, v_rating: int, v_push: bool) -> int:
     return d.roll(
@@ -5444,30 +4649,18 @@ def _values_long_term_project(
     return values
 
 
-def _run_long_term_project(rng: random.Random, depth: int, v_rating: int, v_push: bool) -> Result[
-    Outcome[_Id_long_term_project]
-]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(
-        _dice((v_rating + v_push), 6, (('highest', 1),)), '(rating + push)d6 highest', _DICE_long_term_project_0
-    )
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_long_term_project(r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
-    c = 0
-    outcome = _OUT_long_term_project[b][c] if b >= 0 else _no_band('long_term_project')
-    extra = None  # no band's data rolls dice
-    values = _values_long_term_project(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_rating, v_push)
-    inputs: dict[str, object] = {'rating': v_rating, 'push': v_push}
-    trace = _describe('Long-term project', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('long_term_project', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_long_term_project(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_long_term_project(
-        rng, depth, _check_int('rating', given.get('rating', 1), 0, 4), _check_flag('push', given.get('push', False))
-    )
+_RULE_long_term_project: _Rule[Outcome[_Id_long_term_project]] = _Rule(
+    'long_term_project',
+    'Long-term project',
+    (('rating', 'int', 0, 4, (), 1), ('push', 'flag', None, None, (), False)),
+    _OUT_long_term_project,
+    ('critical', 'full', 'partial', 'bad'),
+    _total_long_term_project,
+    _band_long_term_project,
+    values=_values_long_term_project,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random | None = None) -> Result[
@@ -5486,34 +4679,7 @@ def long_term_project(*, rating: int = 1, push: bool = False, rng: random.Random
         '4/5: **4/5** -- two segments\n'
         '1-3: **1-3** -- one segment'
     )
-    return _run_long_term_project(
-        _RNG if rng is None else rng, 0, _check_int('rating', rating, 0, 4), _check_flag('push', push)
-    )
-
-
-def _totals_long_term_project(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = _check_flag('push', given.get('push', False))
-    plan = _Planning()
-    _total_long_term_project(plan, v_rating, v_push)
-    return _exact_totals(plan.specs, lambda g: _total_long_term_project(_Replaying(g), v_rating, v_push))
-
-
-def _joint_long_term_project(given: Mapping[str, object]) -> Joint:
-    v_rating = _check_int('rating', given.get('rating', 1), 0, 4)
-    v_push = _check_flag('push', given.get('push', False))
-    plan = _Planning()
-    _total_long_term_project(plan, v_rating, v_push)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_long_term_project(_Replaying(g), v_rating, v_push),
-        lambda t, n, f, k: _band_long_term_project(t, n, f, k, plan.zero, v_rating, v_push),
-        (),
-        _READS_long_term_project,
-    )
-    return joint
-
-
+    return _run(_RULE_long_term_project, rng, (_check_int('rating', rating, 0, 4), _check_flag('push', push)))
 
 
 _Id_recovery = _Literal['critical', 'full', 'partial', 'bad']
@@ -5523,10 +4689,9 @@ _OUT_recovery: tuple[tuple[Outcome[_Id_recovery], ...], ...] = (
     (Outcome('partial', '**4/5**', 'two segments', '4/5', None),),
     (Outcome('bad', '**1-3**', 'one segment', '1-3', None),),
 )
-_IDS_recovery: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
-_READS_recovery: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_recovery_0 = _dice(0, 6, (('highest', 1),))  # 0d6 highest
 _DICE_recovery_1 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_recovery(d: _Rolling | _Planning | _Replaying, v_healer_rating: int, v_treatment: str) -> int:
     if (v_treatment == 'tough_it_out'):
@@ -5578,31 +4743,21 @@ def _values_recovery(
     return values
 
 
-def _run_recovery(rng: random.Random, depth: int, v_healer_rating: int, v_treatment: str) -> Result[
-    Outcome[_Id_recovery]
-]:
-    d = _Rolling(rng)
-    r_total: int = _total_recovery(d, v_healer_rating, v_treatment)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_recovery(r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
-    c = 0
-    outcome = _OUT_recovery[b][c] if b >= 0 else _no_band('recovery')
-    extra = None  # no band's data rolls dice
-    values = _values_recovery(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_healer_rating, v_treatment)
-    inputs: dict[str, object] = {'healer_rating': v_healer_rating, 'treatment': v_treatment}
-    trace = _describe('Recover', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('recovery', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_recovery(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_recovery(
-        rng,
-        depth,
-        _check_int('healer_rating', given.get('healer_rating', 2), 0, 6),
-        _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')),
-    )
+_RULE_recovery: _Rule[Outcome[_Id_recovery]] = _Rule(
+    'recovery',
+    'Recover',
+    (
+        ('healer_rating', 'int', 0, 6, (), 2),
+        ('treatment', 'choice', None, None, ('treated', 'self_treated', 'tough_it_out'), 'treated'),
+    ),
+    _OUT_recovery,
+    ('critical', 'full', 'partial', 'bad'),
+    _total_recovery,
+    _band_recovery,
+    values=_values_recovery,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.Random | None = None) -> Result[
@@ -5620,41 +4775,14 @@ def recovery(*, healer_rating: int = 2, treatment: str = 'treated', rng: random.
         '4/5: **4/5** -- two segments\n'
         '1-3: **1-3** -- one segment'
     )
-    return _run_recovery(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('healer_rating', healer_rating, 0, 6),
-        _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')),
+    return _run(
+        _RULE_recovery,
+        rng,
+        (
+            _check_int('healer_rating', healer_rating, 0, 6),
+            _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')),
+        ),
     )
-
-
-def _totals_recovery(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_healer_rating = _check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
-    v_treatment = _check_choice(
-        'treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')
-    )
-    plan = _Planning()
-    _total_recovery(plan, v_healer_rating, v_treatment)
-    return _exact_totals(plan.specs, lambda g: _total_recovery(_Replaying(g), v_healer_rating, v_treatment))
-
-
-def _joint_recovery(given: Mapping[str, object]) -> Joint:
-    v_healer_rating = _check_int('healer_rating', given.get('healer_rating', 2), 0, 6)
-    v_treatment = _check_choice(
-        'treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')
-    )
-    plan = _Planning()
-    _total_recovery(plan, v_healer_rating, v_treatment)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_recovery(_Replaying(g), v_healer_rating, v_treatment),
-        lambda t, n, f, k: _band_recovery(t, n, f, k, plan.zero, v_healer_rating, v_treatment),
-        (),
-        _READS_recovery,
-    )
-    return joint
-
-
 
 
 _Id_recovery_treatment = _Literal['treated', 'self_treated', 'tough_it_out']
@@ -5684,8 +4812,12 @@ _OUT_recovery_treatment: tuple[tuple[Outcome[_Id_recovery_treatment], ...], ...]
         ),
     ),
 )
-_IDS_recovery_treatment: tuple[str, ...] = ('treated', 'self_treated', 'tough_it_out')
 _DICE_recovery_treatment_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_recovery_treatment(d: _Rolling | _Planning | _Replaying, v_treatment: str) -> str:
+    return v_treatment
+
 
 # the band of each value
 _BAND_recovery_treatment: dict[int | str, int] = {'treated': 0, 'self_treated': 1, 'tough_it_out': 2}
@@ -5723,40 +4855,18 @@ def _values_recovery_treatment(
     return values
 
 
-def _run_recovery_treatment(rng: random.Random, depth: int, v_treatment: str) -> Result[
-    Outcome[_Id_recovery_treatment]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_treatment
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_recovery_treatment.get(r_total, -1)
-    c = 0
-    outcome = _OUT_recovery_treatment[b][c] if b >= 0 else _no_band('recovery_treatment')
-    extra = None  # no band's data rolls dice
-    values = _values_recovery_treatment(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_treatment)
-    inputs: dict[str, object] = {'treatment': v_treatment}
-    trace = _describe('Recover: treatment and stress', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'recovery_treatment',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_recovery_treatment(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_recovery_treatment(
-        rng,
-        depth,
-        _check_choice('treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')),
-    )
+_RULE_recovery_treatment: _Rule[Outcome[_Id_recovery_treatment]] = _Rule(
+    'recovery_treatment',
+    'Recover: treatment and stress',
+    (('treatment', 'choice', None, None, ('treated', 'self_treated', 'tough_it_out'), 'treated'),),
+    _OUT_recovery_treatment,
+    ('treated', 'self_treated', 'tough_it_out'),
+    _total_recovery_treatment,
+    _band_recovery_treatment,
+    values=_values_recovery_treatment,
+    dice=False,
+    covers=True,
+)
 
 
 def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None = None) -> Result[
@@ -5773,21 +4883,11 @@ def recovery_treatment(*, treatment: str = 'treated', rng: random.Random | None 
         'tough_it_out: tough_it_out -- You can also choose to simply tough it out and attempt to heal without any '
         'treatment—in this case, take 1 stress and roll 0d.'
     )
-    return _run_recovery_treatment(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')),
+    return _run(
+        _RULE_recovery_treatment,
+        rng,
+        (_check_choice('treatment', treatment, ('treated', 'self_treated', 'tough_it_out')),),
     )
-
-
-def _joint_recovery_treatment(given: Mapping[str, object]) -> Joint:
-    v_treatment = _check_choice(
-        'treatment', given.get('treatment', 'treated'), ('treated', 'self_treated', 'tough_it_out')
-    )
-    r_total: str = v_treatment
-    return {(_band_recovery_treatment(r_total, None, (), (), False, v_treatment), r_total): 1}, 1
-
-
 
 
 _N_improved_result: dict[str, dict[str, int]] = {'result': {'bad': 1, 'partial': 2, 'full': 3, 'critical': 4}}
@@ -5799,8 +4899,12 @@ _OUT_improved_result: tuple[tuple[Outcome[_Id_improved_result], ...], ...] = (
     (Outcome('full', 'Full', '6', 'full', None),),
     (Outcome('critical', 'Critical', 'Critical', 'critical', None),),
 )
-_IDS_improved_result: tuple[str, ...] = ('bad', 'partial', 'full', 'critical')
 _DICE_improved_result_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_improved_result(d: _Rolling | _Planning | _Replaying, v_result: str, v_coin: int) -> str:
+    return step(_O_improved_result['result'], v_result, v_coin)
+
 
 # the band of each value
 _BAND_improved_result: dict[int | str, int] = {'bad': 0, 'partial': 1, 'full': 2, 'critical': 3}
@@ -5834,41 +4938,18 @@ def _values_improved_result(
     return values
 
 
-def _run_improved_result(rng: random.Random, depth: int, v_result: str, v_coin: int) -> Result[
-    Outcome[_Id_improved_result]
-]:
-    d = _Rolling(rng)
-    r_total: str = step(_O_improved_result['result'], v_result, v_coin)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_improved_result.get(r_total, -1)
-    c = 0
-    outcome = _OUT_improved_result[b][c] if b >= 0 else _no_band('improved_result')
-    extra = None  # no band's data rolls dice
-    values = _values_improved_result(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_result, v_coin)
-    inputs: dict[str, object] = {'result': v_result, 'coin': v_coin}
-    trace = _describe('Spend coin to increase the result level', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'improved_result',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_improved_result(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_improved_result(
-        rng,
-        depth,
-        _check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical')),
-        _check_int('coin', given.get('coin', 0), 0, 3),
-    )
+_RULE_improved_result: _Rule[Outcome[_Id_improved_result]] = _Rule(
+    'improved_result',
+    'Spend coin to increase the result level',
+    (('result', 'choice', None, None, ('bad', 'partial', 'full', 'critical'), 'full'), ('coin', 'int', 0, 3, (), 0)),
+    _OUT_improved_result,
+    ('bad', 'partial', 'full', 'critical'),
+    _total_improved_result,
+    _band_improved_result,
+    values=_values_improved_result,
+    dice=False,
+    covers=True,
+)
 
 
 def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random | None = None) -> Result[
@@ -5885,27 +4966,21 @@ def improved_result(*, result: str = 'full', coin: int = 0, rng: random.Random |
         'full: Full -- 6\n'
         'critical: Critical -- Critical'
     )
-    return _run_improved_result(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('result', result, ('bad', 'partial', 'full', 'critical')),
-        _check_int('coin', coin, 0, 3),
+    return _run(
+        _RULE_improved_result,
+        rng,
+        (_check_choice('result', result, ('bad', 'partial', 'full', 'critical')), _check_int('coin', coin, 0, 3)),
     )
-
-
-def _joint_improved_result(given: Mapping[str, object]) -> Joint:
-    v_result = _check_choice('result', given.get('result', 'full'), ('bad', 'partial', 'full', 'critical'))
-    v_coin = _check_int('coin', given.get('coin', 0), 0, 3)
-    r_total: str = step(_O_improved_result['result'], v_result, v_coin)
-    return {(_band_improved_result(r_total, None, (), (), False, v_result, v_coin), r_total): 1}, 1
-
-
 
 
 _OUT_train: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_train: tuple[str, ...] = ()
 _DICE_train_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_train(d: _Rolling | _Planning | _Replaying, v_training_upgrade: bool) -> int:
+    return (1 + v_training_upgrade)
+
 
 _BAND_train: dict[int | str, int] = {}  # the band of each value
 
@@ -5938,34 +5013,17 @@ def _values_train(
     return values
 
 
-def _run_train(rng: random.Random, depth: int, v_training_upgrade: bool) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = (1 + v_training_upgrade)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_train.get(r_total, -1)
-    c = 0
-    outcome = _OUT_train[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_train(b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_training_upgrade)
-    inputs: dict[str, object] = {'training_upgrade': v_training_upgrade}
-    trace = _describe('Train', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'train',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_train(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_train(rng, depth, _check_flag('training_upgrade', given.get('training_upgrade', False)))
+_RULE_train: _Rule[Outcome[str] | None] = _Rule(
+    'train',
+    'Train',
+    (('training_upgrade', 'flag', None, None, (), False),),
+    _OUT_train,
+    (),
+    _total_train,
+    _band_train,
+    values=_values_train,
+    dice=False,
+)
 
 
 def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -> AnyResult:
@@ -5976,15 +5034,7 @@ def train(*, training_upgrade: bool = False, rng: random.Random | None = None) -
         'advancement. If you have the appropriate party Training upgrade unlocked, mark **+1 xp** (2 total). See '
         '**Party Upgrades**, for more information. *You can train a given xp track only once per downtime.*'
     )
-    return _run_train(_RNG if rng is None else rng, 0, _check_flag('training_upgrade', training_upgrade))
-
-
-def _joint_train(given: Mapping[str, object]) -> Joint:
-    v_training_upgrade = _check_flag('training_upgrade', given.get('training_upgrade', False))
-    r_total: int = (1 + v_training_upgrade)
-    return {(_band_train(r_total, None, (), (), False, v_training_upgrade), r_total): 1}, 1
-
-
+    return _run(_RULE_train, rng, (_check_flag('training_upgrade', training_upgrade),))
 
 
 _Id_magnitude_fortune = _Literal['little', 'reduced', 'full', 'critical']
@@ -6022,9 +5072,8 @@ _OUT_magnitude_fortune: tuple[tuple[Outcome[_Id_magnitude_fortune], ...], ...] =
         ),
     ),
 )
-_IDS_magnitude_fortune: tuple[str, ...] = ('little', 'reduced', 'full', 'critical')
-_READS_magnitude_fortune: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_magnitude_fortune_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _total_magnitude_fortune(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
     return d.roll(_dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
@@ -6049,24 +5098,17 @@ def _band_magnitude_fortune(
     return -1
 
 
-def _run_magnitude_fortune(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_fortune]]:
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_magnitude, 6, (('highest', 1),)), '(magnitude)d6 highest', _DICE_magnitude_fortune_0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_magnitude_fortune(r_total, r_natural, r_dice, r_read, zero, v_magnitude)
-    c = 0
-    outcome = _OUT_magnitude_fortune[b][c] if b >= 0 else _no_band('magnitude_fortune')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('Magnitude fortune roll: the crushing wave', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('magnitude_fortune', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_magnitude_fortune(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_fortune(rng, depth, _check_int('magnitude', given.get('magnitude', 6), 0, 6))
+_RULE_magnitude_fortune: _Rule[Outcome[_Id_magnitude_fortune]] = _Rule(
+    'magnitude_fortune',
+    'Magnitude fortune roll: the crushing wave',
+    (('magnitude', 'int', 0, 6, (), 6),),
+    _OUT_magnitude_fortune,
+    ('little', 'reduced', 'full', 'critical'),
+    _total_magnitude_fortune,
+    _band_magnitude_fortune,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -> Result[
@@ -6088,30 +5130,7 @@ def magnitude_fortune(*, magnitude: int = 6, rng: random.Random | None = None) -
         'when count(6) >= 2 and not zero_dice: Critical -- On a **critical**, the boat is sunk, and also the party and '
         'cargo are badly harmed by flying debris and the crushing force of the wave.'
     )
-    return _run_magnitude_fortune(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _totals_magnitude_fortune(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
-    plan = _Planning()
-    _total_magnitude_fortune(plan, v_magnitude)
-    return _exact_totals(plan.specs, lambda g: _total_magnitude_fortune(_Replaying(g), v_magnitude))
-
-
-def _joint_magnitude_fortune(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
-    plan = _Planning()
-    _total_magnitude_fortune(plan, v_magnitude)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_magnitude_fortune(_Replaying(g), v_magnitude),
-        lambda t, n, f, k: _band_magnitude_fortune(t, n, f, k, plan.zero, v_magnitude),
-        (),
-        _READS_magnitude_fortune,
-    )
-    return joint
-
-
+    return _run(_RULE_magnitude_fortune, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_magnitude_area = _Literal['0', '1', '2', '3', '4', '5']
@@ -6123,8 +5142,12 @@ _OUT_magnitude_area: tuple[tuple[Outcome[_Id_magnitude_area], ...], ...] = (
     (Outcome('4', '4', 'A large building', '4', None),),
     (Outcome('5', '5', 'A city block', '5', None),),
 )
-_IDS_magnitude_area: tuple[str, ...] = ('0', '1', '2', '3', '4', '5')
 _DICE_magnitude_area_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_magnitude_area(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
+    return v_magnitude
+
 
 _BAND_magnitude_area: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}  # the band of each value
 
@@ -6139,34 +5162,16 @@ def _band_magnitude_area(
     return _BAND_magnitude_area.get(r_total, -1)
 
 
-def _run_magnitude_area(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_area] | None]:
-    d = _Rolling(rng)
-    r_total: int = v_magnitude
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_area.get(r_total, -1)
-    c = 0
-    outcome = _OUT_magnitude_area[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('AREA', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'magnitude_area',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_magnitude_area(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_area(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
+_RULE_magnitude_area: _Rule[Outcome[_Id_magnitude_area] | None] = _Rule(
+    'magnitude_area',
+    'AREA',
+    (('magnitude', 'int', 0, 6, (), 0),),
+    _OUT_magnitude_area,
+    ('0', '1', '2', '3', '4', '5'),
+    _total_magnitude_area,
+    _band_magnitude_area,
+    dice=False,
+)
 
 
 def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[
@@ -6183,15 +5188,7 @@ def magnitude_area(*, magnitude: int = 0, rng: random.Random | None = None) -> R
         '4: 4 -- A large building\n'
         '5: 5 -- A city block'
     )
-    return _run_magnitude_area(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _joint_magnitude_area(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total: int = v_magnitude
-    return {(_band_magnitude_area(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
-
-
+    return _run(_RULE_magnitude_area, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_magnitude_scale = _Literal['0', '1', '2', '3', '4', '5', '6']
@@ -6204,8 +5201,12 @@ _OUT_magnitude_scale: tuple[tuple[Outcome[_Id_magnitude_scale], ...], ...] = (
     (Outcome('5', '5', 'A massive gang (80)', '5', None),),
     (Outcome('6', '6', 'A colossal gang (160)', '6', None),),
 )
-_IDS_magnitude_scale: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 _DICE_magnitude_scale_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_magnitude_scale(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
+    return v_magnitude
+
 
 _BAND_magnitude_scale: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6220,34 +5221,17 @@ def _band_magnitude_scale(
     return _BAND_magnitude_scale.get(r_total, -1)
 
 
-def _run_magnitude_scale(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_scale]]:
-    d = _Rolling(rng)
-    r_total: int = v_magnitude
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_scale.get(r_total, -1)
-    c = 0
-    outcome = _OUT_magnitude_scale[b][c] if b >= 0 else _no_band('magnitude_scale')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('SCALE', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'magnitude_scale',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_magnitude_scale(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_scale(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
+_RULE_magnitude_scale: _Rule[Outcome[_Id_magnitude_scale]] = _Rule(
+    'magnitude_scale',
+    'SCALE',
+    (('magnitude', 'int', 0, 6, (), 0),),
+    _OUT_magnitude_scale,
+    ('0', '1', '2', '3', '4', '5', '6'),
+    _total_magnitude_scale,
+    _band_magnitude_scale,
+    dice=False,
+    covers=True,
+)
 
 
 def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_magnitude_scale]]:
@@ -6263,15 +5247,7 @@ def magnitude_scale(*, magnitude: int = 0, rng: random.Random | None = None) -> 
         '5: 5 -- A massive gang (80)\n'
         '6: 6 -- A colossal gang (160)'
     )
-    return _run_magnitude_scale(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _joint_magnitude_scale(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total: int = v_magnitude
-    return {(_band_magnitude_scale(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
-
-
+    return _run(_RULE_magnitude_scale, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_magnitude_duration = _Literal['0', '1', '2', '3', '4', '5', '6']
@@ -6284,8 +5260,12 @@ _OUT_magnitude_duration: tuple[tuple[Outcome[_Id_magnitude_duration], ...], ...]
     (Outcome('5', '5', 'Several days', '5', None),),
     (Outcome('6', '6', 'A week', '6', None),),
 )
-_IDS_magnitude_duration: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 _DICE_magnitude_duration_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_magnitude_duration(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
+    return v_magnitude
+
 
 _BAND_magnitude_duration: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6300,36 +5280,17 @@ def _band_magnitude_duration(
     return _BAND_magnitude_duration.get(r_total, -1)
 
 
-def _run_magnitude_duration(rng: random.Random, depth: int, v_magnitude: int) -> Result[
-    Outcome[_Id_magnitude_duration]
-]:
-    d = _Rolling(rng)
-    r_total: int = v_magnitude
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_duration.get(r_total, -1)
-    c = 0
-    outcome = _OUT_magnitude_duration[b][c] if b >= 0 else _no_band('magnitude_duration')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('DURATION', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'magnitude_duration',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_magnitude_duration(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_duration(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
+_RULE_magnitude_duration: _Rule[Outcome[_Id_magnitude_duration]] = _Rule(
+    'magnitude_duration',
+    'DURATION',
+    (('magnitude', 'int', 0, 6, (), 0),),
+    _OUT_magnitude_duration,
+    ('0', '1', '2', '3', '4', '5', '6'),
+    _total_magnitude_duration,
+    _band_magnitude_duration,
+    dice=False,
+    covers=True,
+)
 
 
 def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[
@@ -6347,15 +5308,7 @@ def magnitude_duration(*, magnitude: int = 0, rng: random.Random | None = None) 
         '5: 5 -- Several days\n'
         '6: 6 -- A week'
     )
-    return _run_magnitude_duration(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _joint_magnitude_duration(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total: int = v_magnitude
-    return {(_band_magnitude_duration(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
-
-
+    return _run(_RULE_magnitude_duration, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_magnitude_range = _Literal['0', '1', '2', '3', '4', '5', '6']
@@ -6368,8 +5321,12 @@ _OUT_magnitude_range: tuple[tuple[Outcome[_Id_magnitude_range], ...], ...] = (
     (Outcome('5', '5', 'Across the district', '5', None),),
     (Outcome('6', '6', 'Across the city', '6', None),),
 )
-_IDS_magnitude_range: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 _DICE_magnitude_range_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_magnitude_range(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
+    return v_magnitude
+
 
 _BAND_magnitude_range: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6384,34 +5341,17 @@ def _band_magnitude_range(
     return _BAND_magnitude_range.get(r_total, -1)
 
 
-def _run_magnitude_range(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_range]]:
-    d = _Rolling(rng)
-    r_total: int = v_magnitude
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_range.get(r_total, -1)
-    c = 0
-    outcome = _OUT_magnitude_range[b][c] if b >= 0 else _no_band('magnitude_range')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('RANGE', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'magnitude_range',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_magnitude_range(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_range(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
+_RULE_magnitude_range: _Rule[Outcome[_Id_magnitude_range]] = _Rule(
+    'magnitude_range',
+    'RANGE',
+    (('magnitude', 'int', 0, 6, (), 0),),
+    _OUT_magnitude_range,
+    ('0', '1', '2', '3', '4', '5', '6'),
+    _total_magnitude_range,
+    _band_magnitude_range,
+    dice=False,
+    covers=True,
+)
 
 
 def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_magnitude_range]]:
@@ -6427,15 +5367,7 @@ def magnitude_range(*, magnitude: int = 0, rng: random.Random | None = None) -> 
         '5: 5 -- Across the district\n'
         '6: 6 -- Across the city'
     )
-    return _run_magnitude_range(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _joint_magnitude_range(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total: int = v_magnitude
-    return {(_band_magnitude_range(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
-
-
+    return _run(_RULE_magnitude_range, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_magnitude_quality = _Literal['0', '1', '2', '3', '4', '5', '6']
@@ -6448,8 +5380,12 @@ _OUT_magnitude_quality: tuple[tuple[Outcome[_Id_magnitude_quality], ...], ...] =
     (Outcome('5', '5', 'Impeccable', '5', None),),
     (Outcome('6', '6', 'Legendary', '6', None),),
 )
-_IDS_magnitude_quality: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 _DICE_magnitude_quality_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_magnitude_quality(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
+    return v_magnitude
+
 
 _BAND_magnitude_quality: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6464,34 +5400,17 @@ def _band_magnitude_quality(
     return _BAND_magnitude_quality.get(r_total, -1)
 
 
-def _run_magnitude_quality(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_quality]]:
-    d = _Rolling(rng)
-    r_total: int = v_magnitude
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_quality.get(r_total, -1)
-    c = 0
-    outcome = _OUT_magnitude_quality[b][c] if b >= 0 else _no_band('magnitude_quality')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('TIER & QUALITY', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'magnitude_quality',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_magnitude_quality(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_quality(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
+_RULE_magnitude_quality: _Rule[Outcome[_Id_magnitude_quality]] = _Rule(
+    'magnitude_quality',
+    'TIER & QUALITY',
+    (('magnitude', 'int', 0, 6, (), 0),),
+    _OUT_magnitude_quality,
+    ('0', '1', '2', '3', '4', '5', '6'),
+    _total_magnitude_quality,
+    _band_magnitude_quality,
+    dice=False,
+    covers=True,
+)
 
 
 def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[
@@ -6509,15 +5428,7 @@ def magnitude_quality(*, magnitude: int = 0, rng: random.Random | None = None) -
         '5: 5 -- Impeccable\n'
         '6: 6 -- Legendary'
     )
-    return _run_magnitude_quality(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _joint_magnitude_quality(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total: int = v_magnitude
-    return {(_band_magnitude_quality(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
-
-
+    return _run(_RULE_magnitude_quality, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_magnitude_force = _Literal['0', '1', '2', '3', '4', '5', '6']
@@ -6530,8 +5441,12 @@ _OUT_magnitude_force: tuple[tuple[Outcome[_Id_magnitude_force], ...], ...] = (
     (Outcome('5', '5', 'Overwhelming', '5', None),),
     (Outcome('6', '6', 'Devastating', '6', None),),
 )
-_IDS_magnitude_force: tuple[str, ...] = ('0', '1', '2', '3', '4', '5', '6')
 _DICE_magnitude_force_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_magnitude_force(d: _Rolling | _Planning | _Replaying, v_magnitude: int) -> int:
+    return v_magnitude
+
 
 _BAND_magnitude_force: dict[int | str, int] = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}  # the band of each value
 
@@ -6546,34 +5461,17 @@ def _band_magnitude_force(
     return _BAND_magnitude_force.get(r_total, -1)
 
 
-def _run_magnitude_force(rng: random.Random, depth: int, v_magnitude: int) -> Result[Outcome[_Id_magnitude_force]]:
-    d = _Rolling(rng)
-    r_total: int = v_magnitude
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_magnitude_force.get(r_total, -1)
-    c = 0
-    outcome = _OUT_magnitude_force[b][c] if b >= 0 else _no_band('magnitude_force')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'magnitude': v_magnitude}
-    trace = _describe('FORCE', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'magnitude_force',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_magnitude_force(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_magnitude_force(rng, depth, _check_int('magnitude', given.get('magnitude', 0), 0, 6))
+_RULE_magnitude_force: _Rule[Outcome[_Id_magnitude_force]] = _Rule(
+    'magnitude_force',
+    'FORCE',
+    (('magnitude', 'int', 0, 6, (), 0),),
+    _OUT_magnitude_force,
+    ('0', '1', '2', '3', '4', '5', '6'),
+    _total_magnitude_force,
+    _band_magnitude_force,
+    dice=False,
+    covers=True,
+)
 
 
 def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_magnitude_force]]:
@@ -6589,15 +5487,7 @@ def magnitude_force(*, magnitude: int = 0, rng: random.Random | None = None) -> 
         '5: 5 -- Overwhelming\n'
         '6: 6 -- Devastating'
     )
-    return _run_magnitude_force(_RNG if rng is None else rng, 0, _check_int('magnitude', magnitude, 0, 6))
-
-
-def _joint_magnitude_force(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 0), 0, 6)
-    r_total: int = v_magnitude
-    return {(_band_magnitude_force(r_total, None, (), (), False, v_magnitude), r_total): 1}, 1
-
-
+    return _run(_RULE_magnitude_force, rng, (_check_int('magnitude', magnitude, 0, 6),))
 
 
 _Id_quality_examples = _Literal['6', '5', '4', '3', '2', '1', '0']
@@ -6610,8 +5500,12 @@ _OUT_quality_examples: tuple[tuple[Outcome[_Id_quality_examples], ...], ...] = (
     (Outcome('1', '1', '*A fighting blade, ordinary clothing, shared apartment, cheap food or drugs*', '1', None),),
     (Outcome('0', '0', '*A rusty knife, worn & tattered clothing, rickety shack on the street*', '0', None),),
 )
-_IDS_quality_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
 _DICE_quality_examples_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_quality_examples(d: _Rolling | _Planning | _Replaying, v_quality: int) -> int:
+    return v_quality
+
 
 _BAND_quality_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
@@ -6626,34 +5520,17 @@ def _band_quality_examples(
     return _BAND_quality_examples.get(r_total, -1)
 
 
-def _run_quality_examples(rng: random.Random, depth: int, v_quality: int) -> Result[Outcome[_Id_quality_examples]]:
-    d = _Rolling(rng)
-    r_total: int = v_quality
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_quality_examples.get(r_total, -1)
-    c = 0
-    outcome = _OUT_quality_examples[b][c] if b >= 0 else _no_band('quality_examples')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'quality': v_quality}
-    trace = _describe('QUALITY EXAMPLES', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'quality_examples',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_quality_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_quality_examples(rng, depth, _check_int('quality', given.get('quality', 0), 0, 6))
+_RULE_quality_examples: _Rule[Outcome[_Id_quality_examples]] = _Rule(
+    'quality_examples',
+    'QUALITY EXAMPLES',
+    (('quality', 'int', 0, 6, (), 0),),
+    _OUT_quality_examples,
+    ('6', '5', '4', '3', '2', '1', '0'),
+    _total_quality_examples,
+    _band_quality_examples,
+    dice=False,
+    covers=True,
+)
 
 
 def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_quality_examples]]:
@@ -6669,15 +5546,7 @@ def quality_examples(*, quality: int = 0, rng: random.Random | None = None) -> R
         '1: 1 -- *A fighting blade, ordinary clothing, shared apartment, cheap food or drugs*\n'
         '0: 0 -- *A rusty knife, worn & tattered clothing, rickety shack on the street*'
     )
-    return _run_quality_examples(_RNG if rng is None else rng, 0, _check_int('quality', quality, 0, 6))
-
-
-def _joint_quality_examples(given: Mapping[str, object]) -> Joint:
-    v_quality = _check_int('quality', given.get('quality', 0), 0, 6)
-    r_total: int = v_quality
-    return {(_band_quality_examples(r_total, None, (), (), False, v_quality), r_total): 1}, 1
-
-
+    return _run(_RULE_quality_examples, rng, (_check_int('quality', quality, 0, 6),))
 
 
 _Id_force_examples = _Literal['6', '5', '4', '3', '2', '1', '0']
@@ -6690,8 +5559,12 @@ _OUT_force_examples: tuple[tuple[Outcome[_Id_force_examples], ...], ...] = (
     (Outcome('1', '1', '*A solid punch, steady wind, torch flame, electrical shock*', '1', None),),
     (Outcome('0', '0', '*A firm shove, a candle flame, breeze, tiny spark*', '0', None),),
 )
-_IDS_force_examples: tuple[str, ...] = ('6', '5', '4', '3', '2', '1', '0')
 _DICE_force_examples_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_force_examples(d: _Rolling | _Planning | _Replaying, v_force: int) -> int:
+    return v_force
+
 
 _BAND_force_examples: dict[int | str, int] = {6: 0, 5: 1, 4: 2, 3: 3, 2: 4, 1: 5, 0: 6}  # the band of each value
 
@@ -6706,34 +5579,17 @@ def _band_force_examples(
     return _BAND_force_examples.get(r_total, -1)
 
 
-def _run_force_examples(rng: random.Random, depth: int, v_force: int) -> Result[Outcome[_Id_force_examples]]:
-    d = _Rolling(rng)
-    r_total: int = v_force
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_force_examples.get(r_total, -1)
-    c = 0
-    outcome = _OUT_force_examples[b][c] if b >= 0 else _no_band('force_examples')
-    extra = None  # no band's data rolls dice
-    values: dict[str, object] = {}
-    inputs: dict[str, object] = {'force': v_force}
-    trace = _describe('FORCE EXAMPLES', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'force_examples',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_force_examples(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_force_examples(rng, depth, _check_int('force', given.get('force', 0), 0, 6))
+_RULE_force_examples: _Rule[Outcome[_Id_force_examples]] = _Rule(
+    'force_examples',
+    'FORCE EXAMPLES',
+    (('force', 'int', 0, 6, (), 0),),
+    _OUT_force_examples,
+    ('6', '5', '4', '3', '2', '1', '0'),
+    _total_force_examples,
+    _band_force_examples,
+    dice=False,
+    covers=True,
+)
 
 
 def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Result[Outcome[_Id_force_examples]]:
@@ -6749,15 +5605,7 @@ def force_examples(*, force: int = 0, rng: random.Random | None = None) -> Resul
         '1: 1 -- *A solid punch, steady wind, torch flame, electrical shock*\n'
         '0: 0 -- *A firm shove, a candle flame, breeze, tiny spark*'
     )
-    return _run_force_examples(_RNG if rng is None else rng, 0, _check_int('force', force, 0, 6))
-
-
-def _joint_force_examples(given: Mapping[str, object]) -> Joint:
-    v_force = _check_int('force', given.get('force', 0), 0, 6)
-    r_total: int = v_force
-    return {(_band_force_examples(r_total, None, (), (), False, v_force), r_total): 1}, 1
-
-
+    return _run(_RULE_force_examples, rng, (_check_int('force', force, 0, 6),))
 
 
 _N_ritual_stress: dict[str, dict[str, int]] = {
@@ -6765,8 +5613,14 @@ _N_ritual_stress: dict[str, dict[str, int]] = {
 }
 _OUT_ritual_stress: tuple[tuple[Outcome[str], ...], ...] = (
 )
-_IDS_ritual_stress: tuple[str, ...] = ()
 _DICE_ritual_stress_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_ritual_stress(
+    d: _Rolling | _Planning | _Replaying, v_magnitude: int, v_added: int, v_casting_time: str
+) -> int:
+    return max(((v_magnitude + v_added) - _N_ritual_stress['casting_time'][v_casting_time]), 0)
+
 
 _BAND_ritual_stress: dict[int | str, int] = {}  # the band of each value
 
@@ -6808,48 +5662,28 @@ def _values_ritual_stress(
     return values
 
 
-def _run_ritual_stress(
-    rng: random.Random, depth: int, v_magnitude: int, v_added: int, v_casting_time: str
-) -> AnyResult:
-    d = _Rolling(rng)
-    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress['casting_time'][v_casting_time]), 0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_ritual_stress.get(r_total, -1)
-    c = 0
-    outcome = _OUT_ritual_stress[b][c] if b >= 0 else None
-    extra = None  # no band's data rolls dice
-    values = _values_ritual_stress(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_magnitude, v_added, v_casting_time
-    )
-    inputs: dict[str, object] = {'magnitude': v_magnitude, 'added': v_added, 'casting_time': v_casting_time}
-    trace = _describe('Ritual stress', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'ritual_stress',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_ritual_stress(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_ritual_stress(
-        rng,
-        depth,
-        _check_int('magnitude', given.get('magnitude', 6), 0, 6),
-        _check_int('added', given.get('added', 0), 0, 6),
-        _check_choice(
+_RULE_ritual_stress: _Rule[Outcome[str] | None] = _Rule(
+    'ritual_stress',
+    'Ritual stress',
+    (
+        ('magnitude', 'int', 0, 6, (), 6),
+        ('added', 'int', 0, 6, (), 0),
+        (
             'casting_time',
-            given.get('casting_time', 'moments'),
+            'choice',
+            None,
+            None,
             ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'),
+            'moments',
         ),
-    )
+    ),
+    _OUT_ritual_stress,
+    (),
+    _total_ritual_stress,
+    _band_ritual_stress,
+    values=_values_ritual_stress,
+    dice=False,
+)
 
 
 def ritual_stress(
@@ -6861,27 +5695,15 @@ def ritual_stress(
         '**Rituals take time to cast.** Use the duration examples on the magnitude table to reduce the stress cost '
         'based on the time needed, generally no less than an hour.'
     )
-    return _run_ritual_stress(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('magnitude', magnitude, 0, 6),
-        _check_int('added', added, 0, 6),
-        _check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')),
+    return _run(
+        _RULE_ritual_stress,
+        rng,
+        (
+            _check_int('magnitude', magnitude, 0, 6),
+            _check_int('added', added, 0, 6),
+            _check_choice('casting_time', casting_time, ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week')),
+        ),
     )
-
-
-def _joint_ritual_stress(given: Mapping[str, object]) -> Joint:
-    v_magnitude = _check_int('magnitude', given.get('magnitude', 6), 0, 6)
-    v_added = _check_int('added', given.get('added', 0), 0, 6)
-    v_casting_time = _check_choice(
-        'casting_time',
-        given.get('casting_time', 'moments'),
-        ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'),
-    )
-    r_total: int = max(((v_magnitude + v_added) - _N_ritual_stress['casting_time'][v_casting_time]), 0)
-    return {(_band_ritual_stress(r_total, None, (), (), False, v_magnitude, v_added, v_casting_time), r_total): 1}, 1
-
-
 
 
 _Id_crafting_roll = _Literal['critical', 'full', 'partial', 'bad']
@@ -6891,9 +5713,8 @@ _OUT_crafting_roll: tuple[tuple[Outcome[_Id_crafting_roll], ...], ...] = (
     (Outcome('partial', '4/5', 'Quality level is equal to Tier.', '4/5', None),),
     (Outcome('bad', '1-3', 'Quality level is Tier -1.', '1-3', None),),
 )
-_IDS_crafting_roll: tuple[str, ...] = ('critical', 'full', 'partial', 'bad')
-_READS_crafting_roll: ReadSpec = (frozenset([6]), False, False)  # what the bands read
 _DICE_crafting_roll_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
 
 def _lets_crafting_roll(v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int) -> tuple[int]:
     v_base = ((v_tier + v_workshop) + v_coin)
@@ -6972,41 +5793,25 @@ def _values_crafting_roll(
     return values
 
 
-def _run_crafting_roll(
-    rng: random.Random, depth: int, v_tinker: int, v_tier: int, v_coin: int, v_workshop: bool, v_minimum: int
-) -> Result[Outcome[_Id_crafting_roll]]:
-    v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    d = _Rolling(rng)
-    r_total: int = d.roll(_dice(v_tinker, 6, (('highest', 1),)), '(tinker)d6 highest', _DICE_crafting_roll_0)
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _band_crafting_roll(
-        r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base
-    )
-    c = 0
-    outcome = _OUT_crafting_roll[b][c] if b >= 0 else _no_band('crafting_roll')
-    extra = None  # no band's data rolls dice
-    values = _values_crafting_roll(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base
-    )
-    inputs: dict[str, object] = {
-        'tinker': v_tinker, 'tier': v_tier, 'coin': v_coin, 'workshop': v_workshop, 'minimum': v_minimum
-    }
-    trace = _describe('CRAFTING ROLL', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result('crafting_roll', inputs, r_dice, r_kept, r_total, outcome, values, trace, chain)
-
-
-def _chain_crafting_roll(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_crafting_roll(
-        rng,
-        depth,
-        _check_int('tinker', given.get('tinker', 1), 0, 4),
-        _check_int('tier', given.get('tier', 1), 0, 4),
-        _check_int('coin', given.get('coin', 0), 0, 4),
-        _check_flag('workshop', given.get('workshop', False)),
-        _check_int('minimum', given.get('minimum', 0), 0, 8),
-    )
+_RULE_crafting_roll: _Rule[Outcome[_Id_crafting_roll]] = _Rule(
+    'crafting_roll',
+    'CRAFTING ROLL',
+    (
+        ('tinker', 'int', 0, 4, (), 1),
+        ('tier', 'int', 0, 4, (), 1),
+        ('coin', 'int', 0, 4, (), 0),
+        ('workshop', 'flag', None, None, (), False),
+        ('minimum', 'int', 0, 8, (), 0),
+    ),
+    _OUT_crafting_roll,
+    ('critical', 'full', 'partial', 'bad'),
+    _total_crafting_roll,
+    _band_crafting_roll,
+    lets=_lets_crafting_roll,
+    values=_values_crafting_roll,
+    reads=(frozenset([6]), False, False),
+    covers=True,
+)
 
 
 def crafting_roll(
@@ -7030,53 +5835,17 @@ def crafting_roll(
         '4/5: 4/5 -- Quality level is equal to Tier.\n'
         '1-3: 1-3 -- Quality level is Tier -1.'
     )
-    return _run_crafting_roll(
-        _RNG if rng is None else rng,
-        0,
-        _check_int('tinker', tinker, 0, 4),
-        _check_int('tier', tier, 0, 4),
-        _check_int('coin', coin, 0, 4),
-        _check_flag('workshop', workshop),
-        _check_int('minimum', minimum, 0, 8),
-    )
-
-
-def _totals_crafting_roll(given: Mapping[str, object]) -> dict[int | str, Fraction]:
-    v_tinker = _check_int('tinker', given.get('tinker', 1), 0, 4)
-    v_tier = _check_int('tier', given.get('tier', 1), 0, 4)
-    v_coin = _check_int('coin', given.get('coin', 0), 0, 4)
-    v_workshop = _check_flag('workshop', given.get('workshop', False))
-    v_minimum = _check_int('minimum', given.get('minimum', 0), 0, 8)
-    v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    plan = _Planning()
-    _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    return _exact_totals(
-        plan.specs,
-        lambda g: _total_crafting_roll(_Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
-    )
-
-
-def _joint_crafting_roll(given: Mapping[str, object]) -> Joint:
-    v_tinker = _check_int('tinker', given.get('tinker', 1), 0, 4)
-    v_tier = _check_int('tier', given.get('tier', 1), 0, 4)
-    v_coin = _check_int('coin', given.get('coin', 0), 0, 4)
-    v_workshop = _check_flag('workshop', given.get('workshop', False))
-    v_minimum = _check_int('minimum', given.get('minimum', 0), 0, 8)
-    v_base, = _lets_crafting_roll(v_tinker, v_tier, v_coin, v_workshop, v_minimum)
-    plan = _Planning()
-    _total_crafting_roll(plan, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base)
-    joint = exact_joint(
-        plan.specs,
-        lambda g: _total_crafting_roll(_Replaying(g), v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base),
-        lambda t, n, f, k: _band_crafting_roll(
-            t, n, f, k, plan.zero, v_tinker, v_tier, v_coin, v_workshop, v_minimum, v_base
+    return _run(
+        _RULE_crafting_roll,
+        rng,
+        (
+            _check_int('tinker', tinker, 0, 4),
+            _check_int('tier', tier, 0, 4),
+            _check_int('coin', coin, 0, 4),
+            _check_flag('workshop', workshop),
+            _check_int('minimum', minimum, 0, 8),
         ),
-        (),
-        _READS_crafting_roll,
     )
-    return joint
-
-
 
 
 _Id_modification_requirement = _Literal['simple', 'significant', 'special']
@@ -7094,8 +5863,12 @@ _OUT_modification_requirement: tuple[tuple[Outcome[_Id_modification_requirement]
         ),
     ),
 )
-_IDS_modification_requirement: tuple[str, ...] = ('simple', 'significant', 'special')
 _DICE_modification_requirement_0 = _dice(2, 6, (('lowest', 1),))  # 2d6 lowest
+
+
+def _total_modification_requirement(d: _Rolling | _Planning | _Replaying, v_modification: str, v_tier: int) -> str:
+    return v_modification
+
 
 # the band of each value
 _BAND_modification_requirement: dict[int | str, int] = {'simple': 0, 'significant': 1, 'special': 2}
@@ -7143,43 +5916,21 @@ def _values_modification_requirement(
     return values
 
 
-def _run_modification_requirement(rng: random.Random, depth: int, v_modification: str, v_tier: int) -> Result[
-    Outcome[_Id_modification_requirement]
-]:
-    d = _Rolling(rng)
-    r_total: str = v_modification
-    r_dice, r_kept, r_read, r_natural = d.read()
-    groups, zero = d.groups, d.zero
-    b = _BAND_modification_requirement.get(r_total, -1)
-    c = 0
-    outcome = _OUT_modification_requirement[b][c] if b >= 0 else _no_band('modification_requirement')
-    extra = None  # no band's data rolls dice
-    values = _values_modification_requirement(
-        b, c, extra, r_total, r_natural, r_dice, r_read, zero, v_modification, v_tier
-    )
-    inputs: dict[str, object] = {'modification': v_modification, 'tier': v_tier}
-    trace = _describe('Modifying an item', groups, r_total, outcome, (), values)
-    chain: tuple[AnyResult, ...] = ()
-    return Result(
-        'modification_requirement',
-        inputs,
-        r_dice,
-        r_kept,
-        r_total if isinstance(r_total, int) and not isinstance(r_total, bool) else None,
-        outcome,
-        values,
-        trace,
-        chain,
-    )
-
-
-def _chain_modification_requirement(rng: random.Random, depth: int, given: Mapping[str, object]) -> AnyResult:
-    return _run_modification_requirement(
-        rng,
-        depth,
-        _check_choice('modification', given.get('modification', 'simple'), ('simple', 'significant', 'special')),
-        _check_int('tier', given.get('tier', 1), 0, 4),
-    )
+_RULE_modification_requirement: _Rule[Outcome[_Id_modification_requirement]] = _Rule(
+    'modification_requirement',
+    'Modifying an item',
+    (
+        ('modification', 'choice', None, None, ('simple', 'significant', 'special'), 'simple'),
+        ('tier', 'int', 0, 4, (), 1),
+    ),
+    _OUT_modification_requirement,
+    ('simple', 'significant', 'special'),
+    _total_modification_requirement,
+    _band_modification_requirement,
+    values=_values_modification_requirement,
+    dice=False,
+    covers=True,
+)
 
 
 def modification_requirement(
@@ -7196,23 +5947,14 @@ def modification_requirement(
         'significant: significant -- A significant modification requires Tier +2 quality.\n'
         'special: special -- An arcane, spark-craft, or alchemical modification requires Tier +3 quality.'
     )
-    return _run_modification_requirement(
-        _RNG if rng is None else rng,
-        0,
-        _check_choice('modification', modification, ('simple', 'significant', 'special')),
-        _check_int('tier', tier, 0, 4),
+    return _run(
+        _RULE_modification_requirement,
+        rng,
+        (
+            _check_choice('modification', modification, ('simple', 'significant', 'special')),
+            _check_int('tier', tier, 0, 4),
+        ),
     )
-
-
-def _joint_modification_requirement(given: Mapping[str, object]) -> Joint:
-    v_modification = _check_choice(
-        'modification', given.get('modification', 'simple'), ('simple', 'significant', 'special')
-    )
-    v_tier = _check_int('tier', given.get('tier', 1), 0, 4)
-    r_total: str = v_modification
-    return {(_band_modification_requirement(r_total, None, (), (), False, v_modification, v_tier), r_total): 1}, 1
-
-
 
 
 class Stress(Track):
@@ -7226,8 +5968,6 @@ class Stress(Track):
 
     def __init__(self, size: int, marked: int = 0) -> None:
         super().__init__(size=size, marked=marked, label='Stress', on_full=None, roll_over=False, reset_on_full=False)
-
-
 class ProgressClock(Clock):
     (
         'Progress clocks [WW-25, lines 219-233]\n'
@@ -7240,8 +5980,6 @@ class ProgressClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Progress clocks', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class DangerClock(Clock):
     (
         'Danger Clocks [WW-26, WW-16, line 243]\n'
@@ -7263,8 +6001,6 @@ class DangerClock(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class RacingClock(Clock):
     (
         'Racing Clocks [WW-26, lines 245-249]\n'
@@ -7277,8 +6013,6 @@ class RacingClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Racing Clocks', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class LinkedClock(Clock):
     (
         'Linked Clocks [WW-26, line 253]\n'
@@ -7298,8 +6032,6 @@ class LinkedClock(Clock):
             size=size, marked=marked, label='Linked Clocks', on_full='unlocks another clock', roll_over=False,
             reset_on_full=False,
         )
-
-
 class MissionClock(Clock):
     (
         'Mission Clocks [WW-26, line 257]\n'
@@ -7320,8 +6052,6 @@ class MissionClock(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class TugOfWarClock(Clock):
     (
         'Tug-of-war Clocks [WW-26, line 261]\n'
@@ -7339,8 +6069,6 @@ class TugOfWarClock(Clock):
             size=size, marked=marked, label='Tug-of-war Clocks', on_full='Once it fills, the revolution begins.',
             roll_over=False, reset_on_full=False,
         )
-
-
 class LongTermProjectClock(Clock):
     (
         'Long-term Project [WW-25, WW-26, lines 263-267]\n'
@@ -7355,8 +6083,6 @@ class LongTermProjectClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Long-term Project', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class FactionClock(Clock):
     (
         'Faction Clocks [WW-26, lines 269-273]\n'
@@ -7371,8 +6097,6 @@ class FactionClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Faction Clocks', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class Heat(Track):
     (
         'Heat [WW-16, WW-24, WW-49, line 329, line 485, line 489, line 1040]\n'
@@ -7382,8 +6106,6 @@ class Heat(Track):
 
     def __init__(self, size: int, marked: int = 0) -> None:
         super().__init__(size=size, marked=marked, label='Heat', on_full=None, roll_over=False, reset_on_full=False)
-
-
 class Harm(Levels):
     (
         'Harm [WW-17, WW-22, lines 501-519, line 592]\n'
@@ -7414,8 +6136,6 @@ class Harm(Levels):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class Armor(Track):
     (
         'Armor [WW-21, lines 579-585]\n'
@@ -7426,8 +6146,6 @@ class Armor(Track):
 
     def __init__(self, size: int = 1, marked: int = 0) -> None:
         super().__init__(size=size, marked=marked, label='Armor', on_full=None, roll_over=False, reset_on_full=False)
-
-
 class HeavyArmor(Track):
     (
         'Heavy armor [WW-21, line 583, line 585]\n'
@@ -7439,8 +6157,6 @@ class HeavyArmor(Track):
         super().__init__(
             size=size, marked=marked, label='Heavy armor', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class Investigation(Clock):
     (
         'Investigation [WW-29, WW-25, lines 662-666, line 265]\n'
@@ -7462,8 +6178,6 @@ class Investigation(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
-
-
 class AttributeXp(Track):
     (
         'Attribute xp track [WW-30, WW-38, lines 713-719]\n'
@@ -7483,8 +6197,6 @@ class AttributeXp(Track):
             ),
             roll_over=False, reset_on_full=True,
         )
-
-
 class PlaybookXp(Track):
     (
         'Playbook xp track [WW-30, WW-38, lines 713-719]\n'
@@ -7503,8 +6215,6 @@ class PlaybookXp(Track):
             ),
             roll_over=False, reset_on_full=True,
         )
-
-
 class PartyXp(Track):
     (
         'Party advancement tracker [WW-31, lines 730-734]\n'
@@ -7521,8 +6231,6 @@ class PartyXp(Track):
             on_full='clear the marks and take a new **special ability** or mark **two party upgrade boxes**.',
             roll_over=False, reset_on_full=True,
         )
-
-
 class HealingClock(Clock):
     (
         'Healing clock [WW-37, lines 842-854]\n'
@@ -7543,8 +6251,6 @@ class HealingClock(Clock):
             ),
             roll_over=True, reset_on_full=False,
         )
-
-
 class RitualLearning(Clock):
     (
         'Learning a ritual [WW-45, lines 945-947]\n'
@@ -7559,8 +6265,6 @@ class RitualLearning(Clock):
         super().__init__(
             size=size, marked=marked, label='Learning a ritual', on_full=None, roll_over=False, reset_on_full=False
         )
-
-
 class Invention(Clock):
     (
         'Inventing [WW-46, lines 981-983]\n'
@@ -7578,56 +6282,56 @@ class Invention(Clock):
         )
 
 
-_RUNNERS: dict[str, Callable[[random.Random, int, Mapping[str, object]], AnyResult]] = {
-    'simple_roll': _chain_simple_roll,
-    'action_attribute': _chain_action_attribute,
-    'insight_rating': _chain_insight_rating,
-    'prowess_rating': _chain_prowess_rating,
-    'resolve_rating': _chain_resolve_rating,
-    'clock_size': _chain_clock_size,
-    'racing_result': _chain_racing_result,
-    'positions': _chain_positions,
-    'action_roll': _chain_action_roll,
-    'effect_levels': _chain_effect_levels,
-    'effective_quality': _chain_effective_quality,
-    'quality_factor': _chain_quality_factor,
-    'effect_level': _chain_effect_level,
-    'traded_effect': _chain_traded_effect,
-    'traded_position': _chain_traded_position,
-    'complication_ticks': _chain_complication_ticks,
-    'worse_position': _chain_worse_position,
-    'resistance_attribute': _chain_resistance_attribute,
-    'resistance_roll': _chain_resistance_roll,
-    'resisted_harm': _chain_resisted_harm,
-    'armored_harm': _chain_armored_harm,
-    'fortune_roll': _chain_fortune_roll,
-    'information_detail': _chain_information_detail,
-    'gather_information': _chain_gather_information,
-    'xp_award': _chain_xp_award,
-    'end_of_session_xp': _chain_end_of_session_xp,
-    'party_session_xp': _chain_party_session_xp,
-    'load_levels': _chain_load_levels,
-    'group_action': _chain_group_action,
-    'improved_position': _chain_improved_position,
-    'downtime_roll': _chain_downtime_roll,
-    'long_term_project': _chain_long_term_project,
-    'recovery': _chain_recovery,
-    'recovery_treatment': _chain_recovery_treatment,
-    'improved_result': _chain_improved_result,
-    'train': _chain_train,
-    'magnitude_fortune': _chain_magnitude_fortune,
-    'magnitude_area': _chain_magnitude_area,
-    'magnitude_scale': _chain_magnitude_scale,
-    'magnitude_duration': _chain_magnitude_duration,
-    'magnitude_range': _chain_magnitude_range,
-    'magnitude_quality': _chain_magnitude_quality,
-    'magnitude_force': _chain_magnitude_force,
-    'quality_examples': _chain_quality_examples,
-    'force_examples': _chain_force_examples,
-    'ritual_stress': _chain_ritual_stress,
-    'crafting_roll': _chain_crafting_roll,
-    'modification_requirement': _chain_modification_requirement,
-}
+_RULES.update({
+    'simple_roll': _RULE_simple_roll,
+    'action_attribute': _RULE_action_attribute,
+    'insight_rating': _RULE_insight_rating,
+    'prowess_rating': _RULE_prowess_rating,
+    'resolve_rating': _RULE_resolve_rating,
+    'clock_size': _RULE_clock_size,
+    'racing_result': _RULE_racing_result,
+    'positions': _RULE_positions,
+    'action_roll': _RULE_action_roll,
+    'effect_levels': _RULE_effect_levels,
+    'effective_quality': _RULE_effective_quality,
+    'quality_factor': _RULE_quality_factor,
+    'effect_level': _RULE_effect_level,
+    'traded_effect': _RULE_traded_effect,
+    'traded_position': _RULE_traded_position,
+    'complication_ticks': _RULE_complication_ticks,
+    'worse_position': _RULE_worse_position,
+    'resistance_attribute': _RULE_resistance_attribute,
+    'resistance_roll': _RULE_resistance_roll,
+    'resisted_harm': _RULE_resisted_harm,
+    'armored_harm': _RULE_armored_harm,
+    'fortune_roll': _RULE_fortune_roll,
+    'information_detail': _RULE_information_detail,
+    'gather_information': _RULE_gather_information,
+    'xp_award': _RULE_xp_award,
+    'end_of_session_xp': _RULE_end_of_session_xp,
+    'party_session_xp': _RULE_party_session_xp,
+    'load_levels': _RULE_load_levels,
+    'group_action': _RULE_group_action,
+    'improved_position': _RULE_improved_position,
+    'downtime_roll': _RULE_downtime_roll,
+    'long_term_project': _RULE_long_term_project,
+    'recovery': _RULE_recovery,
+    'recovery_treatment': _RULE_recovery_treatment,
+    'improved_result': _RULE_improved_result,
+    'train': _RULE_train,
+    'magnitude_fortune': _RULE_magnitude_fortune,
+    'magnitude_area': _RULE_magnitude_area,
+    'magnitude_scale': _RULE_magnitude_scale,
+    'magnitude_duration': _RULE_magnitude_duration,
+    'magnitude_range': _RULE_magnitude_range,
+    'magnitude_quality': _RULE_magnitude_quality,
+    'magnitude_force': _RULE_magnitude_force,
+    'quality_examples': _RULE_quality_examples,
+    'force_examples': _RULE_force_examples,
+    'ritual_stress': _RULE_ritual_stress,
+    'crafting_roll': _RULE_crafting_roll,
+    'modification_requirement': _RULE_modification_requirement,
+})
 RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'simple_roll': simple_roll,
     'action_attribute': action_attribute,
@@ -7678,200 +6382,7 @@ RESOLVERS: dict[str, Callable[..., AnyResult]] = {
     'crafting_roll': crafting_roll,
     'modification_requirement': modification_requirement,
 }
-_JOINTS: dict[str, tuple[Callable[[Mapping[str, object]], Joint], tuple[str, ...]]] = {
-    'simple_roll': (_joint_simple_roll, _IDS_simple_roll),
-    'action_attribute': (_joint_action_attribute, _IDS_action_attribute),
-    'insight_rating': (_joint_insight_rating, _IDS_insight_rating),
-    'prowess_rating': (_joint_prowess_rating, _IDS_prowess_rating),
-    'resolve_rating': (_joint_resolve_rating, _IDS_resolve_rating),
-    'clock_size': (_joint_clock_size, _IDS_clock_size),
-    'racing_result': (_joint_racing_result, _IDS_racing_result),
-    'positions': (_joint_positions, _IDS_positions),
-    'action_roll': (_joint_action_roll, _IDS_action_roll),
-    'effect_levels': (_joint_effect_levels, _IDS_effect_levels),
-    'effective_quality': (_joint_effective_quality, _IDS_effective_quality),
-    'quality_factor': (_joint_quality_factor, _IDS_quality_factor),
-    'effect_level': (_joint_effect_level, _IDS_effect_level),
-    'traded_effect': (_joint_traded_effect, _IDS_traded_effect),
-    'traded_position': (_joint_traded_position, _IDS_traded_position),
-    'complication_ticks': (_joint_complication_ticks, _IDS_complication_ticks),
-    'worse_position': (_joint_worse_position, _IDS_worse_position),
-    'resistance_attribute': (_joint_resistance_attribute, _IDS_resistance_attribute),
-    'resistance_roll': (_joint_resistance_roll, _IDS_resistance_roll),
-    'resisted_harm': (_joint_resisted_harm, _IDS_resisted_harm),
-    'armored_harm': (_joint_armored_harm, _IDS_armored_harm),
-    'fortune_roll': (_joint_fortune_roll, _IDS_fortune_roll),
-    'information_detail': (_joint_information_detail, _IDS_information_detail),
-    'gather_information': (_joint_gather_information, _IDS_gather_information),
-    'xp_award': (_joint_xp_award, _IDS_xp_award),
-    'end_of_session_xp': (_joint_end_of_session_xp, _IDS_end_of_session_xp),
-    'party_session_xp': (_joint_party_session_xp, _IDS_party_session_xp),
-    'load_levels': (_joint_load_levels, _IDS_load_levels),
-    'group_action': (_joint_group_action, _IDS_group_action),
-    'improved_position': (_joint_improved_position, _IDS_improved_position),
-    'downtime_roll': (_joint_downtime_roll, _IDS_downtime_roll),
-    'long_term_project': (_joint_long_term_project, _IDS_long_term_project),
-    'recovery': (_joint_recovery, _IDS_recovery),
-    'recovery_treatment': (_joint_recovery_treatment, _IDS_recovery_treatment),
-    'improved_result': (_joint_improved_result, _IDS_improved_result),
-    'train': (_joint_train, _IDS_train),
-    'magnitude_fortune': (_joint_magnitude_fortune, _IDS_magnitude_fortune),
-    'magnitude_area': (_joint_magnitude_area, _IDS_magnitude_area),
-    'magnitude_scale': (_joint_magnitude_scale, _IDS_magnitude_scale),
-    'magnitude_duration': (_joint_magnitude_duration, _IDS_magnitude_duration),
-    'magnitude_range': (_joint_magnitude_range, _IDS_magnitude_range),
-    'magnitude_quality': (_joint_magnitude_quality, _IDS_magnitude_quality),
-    'magnitude_force': (_joint_magnitude_force, _IDS_magnitude_force),
-    'quality_examples': (_joint_quality_examples, _IDS_quality_examples),
-    'force_examples': (_joint_force_examples, _IDS_force_examples),
-    'ritual_stress': (_joint_ritual_stress, _IDS_ritual_stress),
-    'crafting_roll': (_joint_crafting_roll, _IDS_crafting_roll),
-    'modification_requirement': (_joint_modification_requirement, _IDS_modification_requirement),
-}
-INPUTS: dict[str, tuple[tuple[str, str, int | None, int | None, tuple[str, ...], object], ...]] = {
-    'simple_roll': (('rating', 'int', 0, 6, (), 1),),
-    'action_attribute': (
-        (
-            'action',
-            'choice',
-            None,
-            None,
-            (
-                'attune', 'command', 'consort', 'finesse', 'hunt', 'prowl', 'skirmish', 'study', 'survey', 'sway',
-                'tinker', 'wreck',
-            ),
-            'skirmish',
-        ),
-    ),
-    'insight_rating': (
-        ('hunt', 'int', 0, 4, (), 0),
-        ('study', 'int', 0, 4, (), 0),
-        ('survey', 'int', 0, 4, (), 0),
-        ('tinker', 'int', 0, 4, (), 0),
-    ),
-    'prowess_rating': (
-        ('finesse', 'int', 0, 4, (), 0),
-        ('prowl', 'int', 0, 4, (), 0),
-        ('skirmish', 'int', 0, 4, (), 0),
-        ('wreck', 'int', 0, 4, (), 0),
-    ),
-    'resolve_rating': (
-        ('attune', 'int', 0, 4, (), 0),
-        ('command', 'int', 0, 4, (), 0),
-        ('consort', 'int', 0, 4, (), 0),
-        ('sway', 'int', 0, 4, (), 0),
-    ),
-    'clock_size': (('obstacle', 'choice', None, None, ('complex', 'complicated', 'daunting'), 'complex'),),
-    'racing_result': (('first', 'choice', None, None, ('pcs', 'opposition', 'both'), 'both'),),
-    'positions': (('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),),
-    'action_roll': (
-        ('rating', 'int', 0, 4, (), 1),
-        ('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),
-        ('assistance', 'flag', None, None, (), False),
-        ('push_or_bargain', 'choice', None, None, ('none', 'push', 'bargain'), 'none'),
-        ('ability_dice', 'int', 0, 2, (), 0),
-        ('moderate_harm', 'flag', None, None, (), False),
-    ),
-    'effect_levels': (
-        ('effect', 'choice', None, None, ('zero', 'limited', 'standard', 'great', 'extreme'), 'standard'),
-    ),
-    'effective_quality': (('tier', 'int', 0, 6, (), 1), ('fine', 'flag', None, None, (), False)),
-    'quality_factor': (
-        ('tier', 'int', 0, 6, (), 1), ('fine', 'flag', None, None, (), False), ('opposition', 'int', 0, 6, (), 1)
-    ),
-    'effect_level': (
-        ('gut', 'choice', None, None, ('zero', 'limited', 'standard', 'great', 'extreme'), 'standard'),
-        ('potency', 'choice', None, None, ('disadvantage', 'even', 'advantage'), 'even'),
-        ('quality', 'choice', None, None, ('disadvantage', 'even', 'advantage'), 'even'),
-        ('scale', 'choice', None, None, ('disadvantage', 'even', 'advantage'), 'even'),
-        ('bonus', 'int', 0, 3, (), 0),
-        ('reduced_effect', 'flag', None, None, (), False),
-    ),
-    'traded_effect': (
-        ('effect', 'choice', None, None, ('zero', 'limited', 'standard', 'great', 'extreme'), 'standard'),
-        ('trade', 'choice', None, None, ('none', 'for_effect', 'for_position'), 'none'),
-    ),
-    'traded_position': (
-        ('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),
-        ('trade', 'choice', None, None, ('none', 'for_effect', 'for_position'), 'none'),
-    ),
-    'complication_ticks': (('complication', 'choice', None, None, ('minor', 'standard', 'serious'), 'standard'),),
-    'worse_position': (('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),),
-    'resistance_attribute': (('consequence', 'choice', None, None, ('deception', 'physical', 'mental'), 'physical'),),
-    'resistance_roll': (('attribute', 'int', 0, 4, (), 2),),
-    'resisted_harm': (('harm', 'int', 1, 4, (), 3), ('ruling', 'choice', None, None, ('reduce', 'avoid'), 'reduce')),
-    'armored_harm': (('harm', 'int', 1, 4, (), 2), ('boxes', 'choice', None, None, ('armor', 'heavy'), 'armor')),
-    'fortune_roll': (
-        ('trait', 'int', 0, 6, (), 1), ('advantages', 'int', 0, 3, (), 0), ('disadvantages', 'int', 0, 3, (), 0)
-    ),
-    'information_detail': (('effect', 'choice', None, None, ('great', 'standard', 'limited'), 'standard'),),
-    'gather_information': (('rating', 'int', 0, 4, (), 1),),
-    'xp_award': (('happened', 'choice', None, None, ('never', 'once', 'often'), 'once'),),
-    'end_of_session_xp': (
-        ('playbook', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-        ('beliefs', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-        ('struggle', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-    ),
-    'party_session_xp': (
-        ('party', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-        ('station', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-        ('reputation', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-        ('nature', 'choice', None, None, ('never', 'once', 'often'), 'never'),
-    ),
-    'load_levels': (('load', 'int', 0, 12, (), 3),),
-    'group_action': (
-        ('first', 'choice', None, None, ('bad', 'partial', 'full', 'critical'), 'full'),
-        ('second', 'choice', None, None, ('bad', 'partial', 'full', 'critical'), 'bad'),
-        ('third', 'choice', None, None, ('absent', 'bad', 'partial', 'full', 'critical'), 'absent'),
-        ('fourth', 'choice', None, None, ('absent', 'bad', 'partial', 'full', 'critical'), 'absent'),
-    ),
-    'improved_position': (('position', 'choice', None, None, ('controlled', 'risky', 'desperate'), 'risky'),),
-    'downtime_roll': (('rating', 'int', 0, 4, (), 1), ('push', 'flag', None, None, (), False)),
-    'long_term_project': (('rating', 'int', 0, 4, (), 1), ('push', 'flag', None, None, (), False)),
-    'recovery': (
-        ('healer_rating', 'int', 0, 6, (), 2),
-        ('treatment', 'choice', None, None, ('treated', 'self_treated', 'tough_it_out'), 'treated'),
-    ),
-    'recovery_treatment': (
-        ('treatment', 'choice', None, None, ('treated', 'self_treated', 'tough_it_out'), 'treated'),
-    ),
-    'improved_result': (
-        ('result', 'choice', None, None, ('bad', 'partial', 'full', 'critical'), 'full'), ('coin', 'int', 0, 3, (), 0)
-    ),
-    'train': (('training_upgrade', 'flag', None, None, (), False),),
-    'magnitude_fortune': (('magnitude', 'int', 0, 6, (), 6),),
-    'magnitude_area': (('magnitude', 'int', 0, 6, (), 0),),
-    'magnitude_scale': (('magnitude', 'int', 0, 6, (), 0),),
-    'magnitude_duration': (('magnitude', 'int', 0, 6, (), 0),),
-    'magnitude_range': (('magnitude', 'int', 0, 6, (), 0),),
-    'magnitude_quality': (('magnitude', 'int', 0, 6, (), 0),),
-    'magnitude_force': (('magnitude', 'int', 0, 6, (), 0),),
-    'quality_examples': (('quality', 'int', 0, 6, (), 0),),
-    'force_examples': (('force', 'int', 0, 6, (), 0),),
-    'ritual_stress': (
-        ('magnitude', 'int', 0, 6, (), 6),
-        ('added', 'int', 0, 6, (), 0),
-        (
-            'casting_time',
-            'choice',
-            None,
-            None,
-            ('moments', 'minutes', 'hour', 'hours', 'day', 'days', 'week'),
-            'moments',
-        ),
-    ),
-    'crafting_roll': (
-        ('tinker', 'int', 0, 4, (), 1),
-        ('tier', 'int', 0, 4, (), 1),
-        ('coin', 'int', 0, 4, (), 0),
-        ('workshop', 'flag', None, None, (), False),
-        ('minimum', 'int', 0, 8, (), 0),
-    ),
-    'modification_requirement': (
-        ('modification', 'choice', None, None, ('simple', 'significant', 'special'), 'simple'),
-        ('tier', 'int', 0, 4, (), 1),
-    ),
-}
+INPUTS: dict[str, tuple[InputSpec, ...]] = {name: rule.inputs for name, rule in _RULES.items()}
 DOCUMENTS: dict[str, Document] = {
     'judgment_calls': Document(
         'judgment_calls',
@@ -9812,49 +8323,3 @@ CARRY: dict[str, tuple[tuple[str, str], ...]] = {
 def session(rng: random.Random | None = None) -> Session:
     """Rolls in a row, each carrying what the document says into the next (see Session)."""
     return Session(RESOLVERS, CARRY, rng)
-
-
-_TOTALS: dict[str, Callable[[Mapping[str, object]], dict[int | str, Fraction]]] = {
-    'simple_roll': _totals_simple_roll,
-    'action_roll': _totals_action_roll,
-    'resistance_roll': _totals_resistance_roll,
-    'fortune_roll': _totals_fortune_roll,
-    'gather_information': _totals_gather_information,
-    'downtime_roll': _totals_downtime_roll,
-    'long_term_project': _totals_long_term_project,
-    'recovery': _totals_recovery,
-    'magnitude_fortune': _totals_magnitude_fortune,
-    'crafting_roll': _totals_crafting_roll,
-}
-
-
-def _known(name: str, inputs: Mapping[str, object], table: Mapping[str, object]) -> None:
-    if name not in table:
-        raise ValueError(f"no roll or table named {name!r} here; there are: {', '.join(table)}")
-    allowed = tuple(spec[0] for spec in INPUTS[name])
-    for key in inputs:
-        if key not in allowed:
-            raise ValueError(f"{name} has no input {key!r}; its inputs are: {', '.join(allowed) or 'none'}")
-
-
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
-    """Exact probability of each outcome of roll or table `name` for these inputs."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _odds_of(joint(inputs), ids)
-
-
-def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
-    """`n` results of roll or table `name` for balance work, drawn from its exact odds.
-
-    A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
-    Follows no chain (`->`): simulate the chained table on its own."""
-    _known(name, inputs, _JOINTS)
-    joint, ids = _JOINTS[name]
-    return _sample(name, inputs, joint(inputs), ids, n, seed)
-
-
-def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
-    """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
-    _known(name, inputs, _TOTALS)
-    return _TOTALS[name](inputs)
