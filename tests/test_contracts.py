@@ -101,3 +101,12 @@ def test_names_a_designer_is_likely_to_give_are_free_in_a_generated_module() -> 
 
     assert not any(reserved_name(n) for n in ("dice", "roll_dice", "check_spec", "describe", "sample"))
     assert not any(reserved_name(class_name(n)) for n in ("keep", "explode", "rolling"))
+
+
+def test_every_attribute_a_resolver_lowers_is_declared_by_a_kind_and_every_kind_names_known_ones() -> None:
+    from compiler.check.checker import KINDS, RESOLVER_ATTRIBUTES, Checker
+
+    resolver_kinds = [kind for kind in KINDS.values() if kind.lower is Checker.resolver]
+    declared = set().union(*(kind.attributes or frozenset() for kind in resolver_kinds))
+    assert set(RESOLVER_ATTRIBUTES) <= declared
+    assert declared - set(RESOLVER_ATTRIBUTES) == {"steps"}  # a roll's `steps:` is data for the sheet

@@ -17,7 +17,7 @@ import difflib
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Literal, TypeVar
 
@@ -39,7 +39,6 @@ from compiler.semantics.evaluate import (
 from compiler.semantics.odds import distribution, input_count, input_grid, sheet_odds_size
 from compiler.semantics.runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
 
-RESOLVER_ATTRS = frozenset({"roll", "reroll", "key", "value", "zero_dice"})  # attributes that make a resolver work
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 # Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.
 MAX_ENTRIES = 1000  # bands, rows, items, faces or cards of one definition
@@ -58,6 +57,25 @@ class Defect:
     span: m.Span
     hint: str | None = None
 
+
+
+@dataclass
+class _Parts:
+    """What a resolver's attributes say, gathered one attribute at a time (see RESOLVER_ATTRIBUTES)."""
+
+    entries: tuple[m.Entry, ...]  # its bands: a `bands` definition's (outcomes:), then its own
+    citation: m.Citation | None
+    inputs: set[str]  # the names of its inputs (what `carry:` may name)
+    dice: list[m.DiceRule] = field(default_factory=list)
+    rerolls: list[m.Reroll] = field(default_factory=list)
+    carry: list[tuple[str, str]] = field(default_factory=list)
+    details: list[tuple[str, m.Expr]] = field(default_factory=list)  # every other `name: value`: data
+    zero_dice: m.Expr | None = None
+    key: m.Expr | None = None
+    value: m.Expr | None = None
+    bands_from: str | None = None
+    text: str | None = None
+    label: str | None = None
 
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
@@ -315,57 +333,26 @@ class Checker:
     def resolver(self, item: m.Item) -> m.Resolver:
         inputs = self.inputs(item)
         known = KINDS[item.kind].attributes or frozenset()
-        dice_rules: list[m.DiceRule] = []
-        zero_dice = None
-        key = value = None
-        bands_from = None
-        band_entries = item.entries
-        citation = item.citation
-        details: list[tuple[str, m.Expr]] = []
-        text = None
-        label_attr = None
-        carry: list[tuple[str, str]] = []
-        rerolls: list[m.Reroll] = []
+        parts = _Parts(item.entries, item.citation, {i.name for i in inputs})
         for attr in item.attrs:
-            if attr.name == "carry" and isinstance(attr.value, m.Block):
-                carry.extend(self.carry(attr.value, item, {i.name for i in inputs}))
-                continue
-            if isinstance(attr.value, m.Block):
-                details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
-                continue
-            if attr.name == "roll" and item.kind in ("roll", "table"):
-                dice_rules.append(m.DiceRule(self.with_faces(attr.value, item), attr.when, attr.span))
-                if not contains_dice(attr.value):
-                    self.error(Code.TYPE, "`roll:` needs dice, like `2d6 + dots`", attr.span,
-                               "a number without dice belongs in a `formula` or a `let`", item.name)
-            elif attr.name == "reroll" and item.kind in ("roll", "table"):
-                rerolls.append(self.reroll(attr, item))
-            elif attr.name == "zero_dice" and item.kind in ("roll", "table"):
-                zero_dice = attr.value
-            elif attr.name == "key" and item.kind == "lookup":
-                key = attr.value
-            elif attr.name == "value" and item.kind == "formula":
-                value = attr.value
-            elif attr.name == "outcomes":
-                bands_from = attr.value.name if isinstance(attr.value, m.Name) else None
-                source = self.items.get(bands_from or "")
-                if source is None or source.kind != "bands":
-                    self.error(Code.UNDEFINED, f"`outcomes:` names no `bands` definition ({_plain(attr.value)})",
-                               attr.span, did_you_mean(bands_from or "", [i.name for i in self.items.values()
-                                                                           if i.kind == "bands"])
-                               or "name a `bands` definition of this ruleset", item.name)
+            if isinstance(attr.value, m.Block):  # `carry:` and its lines; any other block is text for the sheet
+                if attr.name == "carry":
+                    parts.carry.extend(self.carry(attr.value, item, parts.inputs))
                 else:
-                    band_entries = source.entries + item.entries
-                    citation = _merge_citations(item.citation, source.citation)
-            elif attr.name == "text":
-                text = _plain(attr.value)
-            elif attr.name == "label":
-                label_attr = _plain(attr.value)
-            else:
-                if attr.name in RESOLVER_ATTRS and attr.name not in known:
-                    self.error(Code.TYPE, f"a {item.kind} has no `{attr.name}:`", attr.span,
-                               _kind_hint(item.kind), item.name)
-                details.append((attr.name, attr.value))
+                    parts.details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
+                continue
+            lower = RESOLVER_ATTRIBUTES.get(attr.name)
+            if lower is not None and attr.name in known:
+                lower(self, attr.value, attr, item, parts)
+            elif lower is not None:
+                self.error(Code.TYPE, f"a {item.kind} has no `{attr.name}:`", attr.span, _kind_hint(item.kind),
+                           item.name)
+            else:  # any other `name: value` is data, printed on the sheet
+                parts.details.append((attr.name, attr.value))
+        dice_rules, rerolls, carry = parts.dice, parts.rerolls, parts.carry
+        zero_dice, key, value = parts.zero_dice, parts.key, parts.value
+        band_entries, citation, text, label_attr = parts.entries, parts.citation, parts.text, parts.label
+        bands_from, details = parts.bands_from, parts.details
         if zero_dice is None:
             header = self.ruleset.attr("zero_dice")
             if header is not None and not isinstance(header.value, m.Block):
@@ -425,15 +412,51 @@ class Checker:
                            "give the bands that value as data, like `next_roll: 2`", item.name)
         return resolver
 
-    def reroll(self, attr: m.Attr, item: m.Item) -> m.Reroll:
+    # Each attribute a resolver's kind declares (KINDS) is lowered by one method, named in RESOLVER_ATTRIBUTES.
+
+    def roll_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        """`roll: 2d6 + dots` (or `roll if ...:`): the dice, one rule per line."""
+        parts.dice.append(m.DiceRule(self.with_faces(value, item), attr.when, attr.span))
+        if not contains_dice(value):
+            self.error(Code.TYPE, "`roll:` needs dice, like `2d6 + dots`", attr.span,
+                       "a number without dice belongs in a `formula` or a `let`", item.name)
+
+    def zero_dice_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        parts.zero_dice = value
+
+    def key_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        parts.key = value
+
+    def value_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        parts.value = value
+
+    def text_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        parts.text = _plain(value)
+
+    def label_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        parts.label = _plain(value)
+
+    def outcomes_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        """`outcomes: standard_bands`: the bands of a `bands` definition, before the resolver's own."""
+        parts.bands_from = value.name if isinstance(value, m.Name) else None
+        source = self.items.get(parts.bands_from or "")
+        if source is None or source.kind != "bands":
+            self.error(Code.UNDEFINED, f"`outcomes:` names no `bands` definition ({_plain(value)})",
+                       attr.span, did_you_mean(parts.bands_from or "", [i.name for i in self.items.values()
+                                                                         if i.kind == "bands"])
+                       or "name a `bands` definition of this ruleset", item.name)
+        else:
+            parts.entries = source.entries + item.entries
+            parts.citation = _merge_citations(item.citation, source.citation)
+
+    def reroll_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         """`reroll if fortuitous: failure or fumble`: the outcomes whose first result is rolled again."""
-        value = attr.value
         operands = value.operands if isinstance(value, m.Logic) and value.op == "or" else (value,)
         names = tuple(o.name for o in operands if isinstance(o, m.Name))
         if len(names) != len(operands):
             self.error(Code.TYPE, "`reroll:` names the outcomes rolled again, like `reroll if lucky: failure`",
                        attr.span, "join several with `or`: `reroll: miss or fumble`", item.name)
-        return m.Reroll(names, attr.when, attr.span)
+        parts.rerolls.append(m.Reroll(names, attr.when, attr.span))
 
     def carry(self, block: m.Block, item: m.Item, inputs: set[str]) -> list[tuple[str, str]]:
         """`carry:` / `modifier: next_roll`: the next roll's input `modifier` is this result's `next_roll`."""
@@ -1431,12 +1454,23 @@ class Kind:
     attributes: frozenset[str] | None = None
 
 
-_ROLLED = frozenset({"roll", "reroll", "zero_dice", "outcomes", "text", "label"})
+RESOLVER_ATTRIBUTES: dict[str, Callable[[Checker, m.Expr, m.Attr, m.Item, _Parts], None]] = {
+    "roll": Checker.roll_attr,
+    "reroll": Checker.reroll_attr,
+    "zero_dice": Checker.zero_dice_attr,
+    "key": Checker.key_attr,
+    "value": Checker.value_attr,
+    "outcomes": Checker.outcomes_attr,
+    "text": Checker.text_attr,
+    "label": Checker.label_attr,
+}
+_DESCRIBED = frozenset({"outcomes", "text", "label"})  # every kind of resolver takes these
+_ROLLED = _DESCRIBED | {"roll", "reroll", "zero_dice"}
 KINDS: dict[str, Kind] = {
     "roll": Kind(Checker.resolver, _ROLLED | {"steps"}),
     "table": Kind(Checker.resolver, _ROLLED),
-    "lookup": Kind(Checker.resolver, frozenset({"key", "text", "label", "outcomes"})),
-    "formula": Kind(Checker.resolver, frozenset({"value", "text", "label"})),
+    "lookup": Kind(Checker.resolver, _DESCRIBED | {"key"}),
+    "formula": Kind(Checker.resolver, _DESCRIBED | {"value"}),
     "bands": Kind(Checker.band_set, frozenset({"text", "label"})),  # inlined where used; a document on the sheet
     "list": Kind(Checker.document),
     "procedure": Kind(Checker.document),
