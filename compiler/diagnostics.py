@@ -118,7 +118,7 @@ class Code(StrEnum):
     TOO_LARGE = ('TOO-LARGE', 'past a hard limit: file size, digits, nesting, sides, boxes, entries, chain length',
                  '`roll: 2d6 + 1234567890123456789`')
     UNDEFINED = 'UNDEFINED', 'a name that is no input, let, option or definition (did you mean...)', '`roll: 2d6 + dot`'
-    DUPLICATE = ('DUPLICATE', 'two definitions, inputs, bands, faces or cards with one name',
+    DUPLICATE = ('DUPLICATE', 'two definitions, inputs, lets, bands, faces or cards with one name',
                  'a second `roll action_roll ...`')
     RESERVED_NAME = ('RESERVED-NAME',
                      ("a name the generated Python module cannot use (a definition named like Python or the module's "

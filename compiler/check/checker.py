@@ -81,6 +81,7 @@ class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
         self.broken = set()
         self.choice_inputs: set[str] = set()
+        self.naming: set[int] = set()  # the Name nodes of the resolver being checked that may name a definition
         self.analysed: dict[tuple[m.Resolver, frozenset[str]], list[Defect]] = {}
         self.covering: set[m.Resolver] = set()  # resolvers a band of which takes every result, for every input
         self.budget = odds.Budget(odds.MAX_ANALYSIS)
@@ -280,7 +281,12 @@ class Checker:
                                or "declare it at the top of the file, like `type wealth: 0..5`")
                 return m.IntRange(0, 0, spec.span)
             spec = found.spec
-        if isinstance(spec, m.NamedType):
+        if isinstance(spec, m.NamedType):  # the types named one another round in a circle
+            if record:
+                circle = " -> ".join([*seen, spec.name]) if len(seen) > 1 else f"{spec.name} -> {spec.name}"
+                self.error(Code.TYPE, f"the type `{spec.name}` is defined as itself ({circle})",
+                           self.types[spec.name].span, "define it as a range, a flag or a choice, like "
+                           "`type wealth: 0..5`")
             return m.IntRange(0, 0, spec.span)
         return spec
 
@@ -357,6 +363,10 @@ class Checker:
             header = self.ruleset.attr("zero_dice")
             if header is not None and not isinstance(header.value, m.Block):
                 zero_dice = header.value
+        if zero_dice is not None and not (isinstance(zero_dice, m.Dice) and isinstance(zero_dice.count, m.Number)
+                                          and zero_dice.count.value >= 1):
+            self.error(Code.TYPE, "`zero_dice:` is what a pool of no dice rolls instead: one group of at least one "
+                       "die, fixed by the rules", zero_dice.span, "like `zero_dice: 2d6 lowest`", item.name)
         if item.kind in ("roll", "table") and not dice_rules:
             self.error(Code.NO_DICE, f"the {item.kind} `{item.name}` has no `roll:` line", item.span,
                        "add the dice, like `roll: 2d6 + dots` (if the document gives none, write the "
@@ -886,8 +896,16 @@ class Checker:
                         if isinstance(node, m.Call) and node.function == "count" and node.args
                         and isinstance(node.args[0], m.Name)}
         options |= self.type_options()
+        # A definition's name is a value only as the table a band rolls next, or as data (`see: other`).
+        self.naming = {id(node) for band in resolver.bands for expr in (band.chain, *(e for _, e in band.values))
+                       if expr is not None for node in _whole_values(expr)}
+        self.naming |= {id(node) for _, expr in resolver.details for node in _whole_values(expr)}
         for let in resolver.lets:
             self.names_in(let.expr, local, options, item, allow_roll=False)
+            if let.name in local:
+                what = "an input" if any(i.name == let.name for i in resolver.inputs) else "a let"
+                self.error(Code.DUPLICATE, f"`{let.name}` is already {what} of `{item.name}`", let.span,
+                           "give the let a name of its own", item.name)
             local.add(let.name)
         for rule in resolver.dice:
             self.names_in(rule.expr, local, options, item, allow_roll=False)
@@ -908,6 +926,11 @@ class Checker:
                            or "define that table in this ruleset, or drop the `->`", item.name)
             elif band.chain is not None:
                 self.names_in(band.chain, local, options, item, allow_roll=False)
+            for node in _whole_values(band.chain) if band.chain is not None else ():
+                target = self.items.get(node.name) if node.name not in local | options else None
+                if target is not None and target.kind not in ("roll", "table"):
+                    self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is a {target.kind}", node.span,
+                               "name a roll or table after `->`", item.name)
             for _, value in band.values:
                 self.names_in(value, local, options, item, allow_roll=True)
         for _, value in resolver.details:
@@ -917,7 +940,13 @@ class Checker:
         for node in walk(expr):
             if isinstance(node, m.Name):
                 name = node.name
-                if name in local or name in options or name in self.definition_names:
+                if name in local or name in options:
+                    continue
+                if name in self.definition_names:
+                    if id(node) not in self.naming:
+                        self.error(Code.TYPE, f"`{name}` names a {self.items[name].kind}; it is not a value here",
+                                   node.span, "a definition's name is a value only after `->` (the table to roll "
+                                   "next) or as data, like `see: other`", item.name)
                     continue
                 if allow_roll and name in ROLL_NAMES:
                     continue
@@ -1391,6 +1420,15 @@ def _merge_citations(first: m.Citation | None, second: m.Citation | None) -> m.C
     ids = tuple(dict.fromkeys(first.ids + second.ids))
     lines = tuple(dict.fromkeys(first.lines + second.lines))
     return m.Citation(ids, lines, first.span)
+
+
+def _whole_values(expr: m.Expr) -> Iterator[m.Name]:
+    """The names that are `expr`'s whole value: `other`, or either branch of `a if x else b`."""
+    if isinstance(expr, m.Name):
+        yield expr
+    elif isinstance(expr, m.IfElse):
+        yield from _whole_values(expr.then)
+        yield from _whole_values(expr.otherwise)
 
 
 def _kind_hint(kind: str) -> str:

@@ -271,7 +271,7 @@ def group_plan(term: m.Dice, scope: Scope, resolver: m.Resolver) -> GroupPlan:
     if count <= 0 and term.die is None:
         if resolver.zero_dice is not None:
             zero = resolver.zero_dice
-            if not isinstance(zero, m.Dice) or not isinstance(zero.count, m.Number):
+            if not isinstance(zero, m.Dice) or not isinstance(zero.count, m.Number) or zero.count.value < 1:
                 raise PlanError("zero_dice must be one dice term, like `2d6 lowest`", zero.span)
             return GroupPlan(term, group_plan(zero, scope, resolver).spec, True)
         if keeps:
