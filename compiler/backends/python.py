@@ -642,8 +642,8 @@ class ModuleWriter:
                     self.track(definition)
                 else:
                     self.deck(definition)
-        w.line()
-        w.line()
+                w.line()
+                w.line()
         self.at = m.NOWHERE
         self.catalog(resolvers)
         return w.text()

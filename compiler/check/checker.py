@@ -27,8 +27,10 @@ from compiler.diagnostics import Code, Diagnostic, Report
 from compiler.semantics import odds
 from compiler.semantics.evaluate import (
     FUNCTIONS,
+    MAX_VALUE,
     ROLL_NAMES,
     EvalError,
+    Magnitude,
     TooLarge,
     contains_dice,
     dice_symbols,
@@ -37,12 +39,11 @@ from compiler.semantics.evaluate import (
     walk,
 )
 from compiler.semantics.odds import distribution, input_count, input_grid, sheet_odds_size
-from compiler.semantics.runtime import MAX_CHAIN, MAX_DICE, MAX_SIDES
+from compiler.semantics.runtime import MAX_BOXES, MAX_CARDS, MAX_CHAIN, MAX_DICE, MAX_SIDES
 
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 # Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.
 MAX_ENTRIES = 1000  # bands, rows, items, faces or cards of one definition
-MAX_BOXES = 1000  # boxes of a track or segments of a clock (the sheet draws each)
 MAX_OPTIONS = 100_000  # options of every choice input together (the module and the export list each)
 
 
@@ -717,6 +718,9 @@ class Checker:
             card_text = next((v.value for k, v in data if k == "text" and isinstance(v, m.Text)), None)
             cards.append(m.Card(ident, label, card_text, copies.value, pile_key,
                                 tuple((k, v) for k, v in data if k not in ("copies", "text", piles)), entry.span))
+        if sum(card.copies for card in cards) > MAX_CARDS:
+            self.refuse(f"`{item.name}` has {sum(card.copies for card in cards):,} cards; a deck holds at most "
+                        f"{MAX_CARDS:,}", item.span, "give the cards fewer `copies:`", item.name)
         if len({card.id for card in cards}) != len(cards):
             self.error(Code.DUPLICATE, f"`{item.name}` names a card twice", item.span,
                        "give each card its own name; `copies: 2` for two alike", item.name)
@@ -1107,7 +1111,7 @@ class Checker:
 
     def compute_resolver_defects(self, resolver: m.Resolver, names: frozenset[str]) -> list[Defect]:
         out: list[Defect] = []
-        if not resolver.bands:
+        if not resolver.bands and resolver.dice:  # dice alone: their totals are bounded by the dice caps
             return out
         gaps: set[int | str] = set()
         overlap_values: dict[tuple[str, ...], set[int | str]] = {}
@@ -1117,6 +1121,8 @@ class Checker:
         try:
             grid = list(input_grid(resolver))
         except TooLarge as problem:
+            if not resolver.bands:  # a plain value over more inputs than can be listed: bounded instead
+                return self.bounded_value(resolver)
             self.refuse(str(problem), problem.span, problem.hint, resolver.name)
             return out
         worst_gap: tuple[Fraction, dict[str, object]] = (Fraction(0), {})
@@ -1147,6 +1153,8 @@ class Checker:
             reached.update(nonzero(found.outcome_weights))
             if resolver.dice:  # a roll's totals are numbers: what a band beyond them is told
                 totals.update(nonzero(found.total_weights))  # type: ignore[arg-type]
+        if not resolver.bands:  # a plain value: worked out for every input above, so it fails here, not in play
+            return out
         if not gaps:
             self.covering.add(resolver)
         if gaps:
@@ -1177,6 +1185,18 @@ class Checker:
         if resolver.kind == "table" and resolver.dice:
             out.extend(self.die_rows(resolver))
         return out
+
+    def bounded_value(self, resolver: m.Resolver) -> list[Defect]:
+        """A formula whose inputs are too many to work out one by one: refused if its value (or a let's) could
+        pass the limit on numbers, by the largest size each can have (evaluate.Magnitude)."""
+        sizes = Magnitude(resolver)
+        named = [(let.name, let.expr) for let in resolver.lets] + [("value", e) for e in (resolver.value,) if e]
+        for name, expr in named:
+            if sizes.visit(expr) > MAX_VALUE:
+                self.refuse(f"`{resolver.name}`: `{name}` can come to more than {MAX_VALUE:,} (10^18) for some "
+                            "inputs; numbers stop there", expr.span, "narrow the inputs' ranges", resolver.name)
+                break
+        return []
 
     def die_rows(self, resolver: m.Resolver) -> list[Defect]:
         highs = [p.high for b in resolver.bands if isinstance(b.condition, m.Ranges) for p in b.condition.parts]

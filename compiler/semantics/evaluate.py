@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from compiler import model as m
+from compiler.semantics.runtime import MAX_DICE, MAX_EXPLOSIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,3 +430,72 @@ def dice_symbols(resolver: m.Resolver) -> frozenset[str]:
     """Every symbol on the custom dice a resolver rolls (what `count(hit)` may name)."""
     return frozenset(symbol for rule in resolver.dice for node in walk(rule.expr)
                      if isinstance(node, m.Dice) for symbol in node.faces)
+
+
+class Magnitude(m.Visitor[int]):
+    """The largest size a value can have, worked out from the inputs' ranges without listing them: where a
+    formula has too many inputs to work out one by one, the check bounds it by this instead. Tight for sums
+    and products of inputs; never below the true largest value."""
+
+    def __init__(self, resolver: m.Resolver) -> None:
+        self.sizes: dict[str, int] = {}
+        self.places = {item.name: len(item.type.options) for item in resolver.inputs if isinstance(item.type, m.Choice)}
+        for item in resolver.inputs:
+            spec = item.type
+            self.sizes[item.name] = (max(abs(spec.low), abs(spec.high)) if isinstance(spec, m.IntRange) else 1
+                                     if isinstance(spec, m.Flag) else max((abs(o.value or 0) for o in spec.options),
+                                                                          default=0))
+        for let in resolver.lets:
+            self.sizes[let.name] = self.visit(let.expr)
+
+    def visit_Number(self, expr: m.Number) -> int:
+        return abs(expr.value)
+
+    def visit_Text(self, expr: m.Text) -> int:
+        return 0
+
+    def visit_Boolean(self, expr: m.Boolean) -> int:
+        return 1
+
+    def visit_Unknown(self, expr: m.Unknown) -> int:
+        return 0
+
+    def visit_Name(self, expr: m.Name) -> int:
+        return self.sizes.get(expr.name, 0)  # an option's number is its input's; a roll fact is bounded below
+
+    def visit_Dice(self, expr: m.Dice) -> int:
+        sides = self.visit(expr.sides) if expr.sides is not None else 0
+        face = max(sides, max((abs(v) for v in expr.values), default=0))
+        return self.visit(expr.count) * face * (1 + MAX_EXPLOSIONS if expr.explodes else 1)
+
+    def visit_Binary(self, expr: m.Binary) -> int:
+        left, right = self.visit(expr.left), self.visit(expr.right)
+        if expr.op in ("+", "-"):
+            return left + right
+        if expr.op == "*":
+            return left * right
+        return left if expr.op == "/" else right  # floor division, remainder
+
+    def visit_Neg(self, expr: m.Neg) -> int:
+        return self.visit(expr.operand)
+
+    def visit_Not(self, expr: m.Not) -> int:
+        return 1
+
+    def visit_Logic(self, expr: m.Logic) -> int:
+        return 1
+
+    def visit_Compare(self, expr: m.Compare) -> int:
+        return 1
+
+    def visit_IfElse(self, expr: m.IfElse) -> int:
+        return max(self.visit(expr.then), self.visit(expr.otherwise))
+
+    def visit_Call(self, expr: m.Call) -> int:
+        if expr.function in ("sign", "step"):
+            return 1
+        if expr.function == "count":  # dice showing a face
+            return MAX_DICE
+        if expr.function == "rank":  # an option's place along its choice
+            return self.places.get(expr.args[0].name, 0) if expr.args and isinstance(expr.args[0], m.Name) else 0
+        return max((self.visit(arg) for arg in expr.args), default=0)  # min, max, abs, clamp

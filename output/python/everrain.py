@@ -44,6 +44,9 @@ MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
 MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
+MAX_BOXES = 1000  # boxes of a track or segments of a clock (the sheet draws each)
+MAX_MARKED = 10 * MAX_BOXES  # boxes one mark() or clear() of a track moves
+MAX_CARDS = 10_000  # cards of one deck, every copy counted
 
 
 _Id = TypeVar("_Id", bound=str, covariant=True)
@@ -1092,7 +1095,7 @@ def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]
 def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
          depth: int = 0) -> Result[_Landed]:
     """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
-    rng = _RNG if rng is None else rng
+    rng = _generator(rng)
     args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
     d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
     first: tuple[AnyResult, ...] = ()
@@ -1115,6 +1118,17 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
         chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
                         link.trace), *link.chain)
     return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _generator(rng: object, needs: tuple[str, ...] = ("randint",)) -> random.Random:
+    """The generator a roll draws from: the caller's (a `random.Random`, or anything with the methods the
+    roll calls: `randint(a, b)`, and `shuffle` for a deck), or the module's own."""
+    if rng is None:
+        return _RNG
+    if not all(callable(getattr(rng, method, None)) for method in needs):
+        raise TypeError(f"rng must be a random.Random (or None for the module's own), not {type(rng).__name__}: "
+                        f"it has no {' or '.join(f'{method}()' for method in needs)}")
+    return rng  # type: ignore[return-value]  # anything that rolls like one
 
 
 def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
@@ -1270,7 +1284,7 @@ class Session:
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
-        self.rng = rng if rng is not None else random.Random()
+        self.rng = random.Random() if rng is None else _generator(rng)
         self.carried: dict[str, dict[str, object]] = {}
         self.history: list[AnyResult] = []
 
@@ -1284,7 +1298,6 @@ class Session:
                 self.carried.setdefault(name, {})[input_name] = result.values[value_name]
         self.history.append(result)
         return result
-
 
 
 @dataclass
@@ -1304,10 +1317,11 @@ class Track:
     events: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.size is None or self.size < 1:
-            raise ValueError(f"{self.label} needs a size of 1 or more (the document does not give one)")
-        if not 0 <= self.marked <= self.size:
-            raise ValueError(f"{self.label} has {self.size} boxes; cannot start with {self.marked} marked")
+        if self.size is None:
+            raise ValueError(f"{self.label} needs a size: the document does not give one (`{type(self).__name__}"
+                             "(size=9)`)")
+        self.size = check_int("size", self.size, 1, MAX_BOXES)
+        self.marked = check_int("marked", self.marked, 0, self.size)
 
     @property
     def full(self) -> bool:
@@ -1315,6 +1329,7 @@ class Track:
 
     def mark(self, count: int = 1) -> list[str]:
         """Mark `count` boxes; returns what happened (fills, with the document's text)."""
+        count = check_int("count", count, -MAX_MARKED, MAX_MARKED)
         if count < 0:
             return self.clear(-count)
         happened: list[str] = []
@@ -1337,7 +1352,7 @@ class Track:
 
     def clear(self, count: int | None = None) -> list[str]:
         """Clear `count` boxes (all when None)."""
-        self.marked = 0 if count is None else max(0, self.marked - count)
+        self.marked = 0 if count is None else max(0, self.marked - check_int("count", count, 0, MAX_MARKED))
         return []
 
 
@@ -1376,6 +1391,7 @@ class Levels(Track):
         return happened
 
     def mark(self, count: int = 1) -> list[str]:
+        count = check_int("count", count, 0, MAX_MARKED)
         return [event for _ in range(count) for event in self.add(min(self.rows))]
 
     def heal(self) -> list[str]:
@@ -1428,6 +1444,7 @@ class Markers(Track):
         """Move `marker` `count` boxes along (back when negative); returns key points reached and a fill."""
         if marker not in self.at:
             raise ValueError(f"{self.label} has no marker {marker!r}; its markers are {', '.join(self.at)}")
+        count = check_int("count", count, -MAX_MARKED, MAX_MARKED)
         before = self.at[marker]
         room = self.size - (sum(self.at.values()) - before if self.shared else 0)
         self.at[marker] = max(0, min(room, before + count))
@@ -1491,7 +1508,7 @@ class Deck:
     def __init__(self, rng: random.Random | None = None, pile: int | str | None = None) -> None:
         if not self.CARDS:
             raise ValueError(f"{self.LABEL} has no cards: the document lost them; list them in an errata entry")
-        self.rng = rng if rng is not None else random.Random()
+        self.rng = random.Random() if rng is None else _generator(rng, ("randint", "shuffle"))
         self.piles: dict[int | str | None, list[Card]] = {}
         for card_id, label, text, copies, card_pile in self.CARDS:
             self.piles.setdefault(card_pile, []).extend(
@@ -3928,6 +3945,8 @@ class HealthStrain(Markers):
             size=size, marked=marked, label='Health/Strain track',
             on_full='If the track ever fills, the Crew member dies!', roll_over=False, reset_on_full=False,
         )
+
+
 class SeaEventDeck(Deck):
     (
         'Sea Event deck [EVR-20, EVR-23, line 84, lines 254-256, lines 269-271]\n'
@@ -3947,6 +3966,8 @@ class SeaEventDeck(Deck):
         ('sea_event_3', 'Sea Event card, Chapter 3', None, 13, 3),
         ('sea_event_4', 'Sea Event card, Chapter 4', None, 13, 4),
     )
+
+
 class IslandExplorationDeck(Deck):
     (
         'Island Exploration deck [EVR-21, EVR-22, EVR-23, EVR-10, line 84, lines 258-271, line 588]\n'
@@ -3966,6 +3987,8 @@ class IslandExplorationDeck(Deck):
         ('exploration_3', 'Island Exploration card, Chapter 3', None, 10, 3),
         ('exploration_4', 'Island Exploration card, Chapter 4', None, 10, 4),
     )
+
+
 class InfluenceDeck(Deck):
     (
         'Influence deck [EVR-24, line 84, lines 273-275, line 428]\n'
@@ -3983,6 +4006,8 @@ class InfluenceDeck(Deck):
     CARDS = (
         ('influence', 'Influence card', None, 10, None),
     )
+
+
 class TreasureDeck(Deck):
     (
         'Treasure deck [EVR-25, line 84, lines 279-286, line 413]\n'
@@ -4003,6 +4028,8 @@ class TreasureDeck(Deck):
         ('trinket', 'Trinket', None, 7, None),
         ('relic', 'Relic', None, 7, None),
     )
+
+
 class DiscoveryTrack(Markers):
     (
         'Discovery Track [EVR-28, EVR-24, line 84, lines 337-351, line 438]\n'
@@ -4020,6 +4047,8 @@ class DiscoveryTrack(Markers):
         super().__init__(
             size=size, marked=marked, label='Discovery Track', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class OrderTokens(Track):
     (
         'Fresh and Exhausted Orders [EVR-06, EVR-02, EVR-04, line 87, lines 365-379]\n'
@@ -4033,6 +4062,8 @@ class OrderTokens(Track):
             size=size, marked=marked, label='Fresh and Exhausted Orders', on_full=None, roll_over=False,
             reset_on_full=False,
         )
+
+
 class Loyalty(Track):
     (
         'Loyalty track [EVR-33, line 77, line 109, lines 423-434]\n'
@@ -4044,6 +4075,8 @@ class Loyalty(Track):
         super().__init__(
             size=size, marked=marked, label='Loyalty track', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class ShipDamage(Track):
     (
         'Damage tokens on nodes [EVR-42, lines 554-558]\n'

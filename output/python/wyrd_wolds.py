@@ -49,6 +49,9 @@ MAX_SIDES = 1000  # sides of one die
 MAX_CHAIN = 16  # tables one roll chains through
 MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds work through
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
+MAX_BOXES = 1000  # boxes of a track or segments of a clock (the sheet draws each)
+MAX_MARKED = 10 * MAX_BOXES  # boxes one mark() or clear() of a track moves
+MAX_CARDS = 10_000  # cards of one deck, every copy counted
 
 
 _Id = TypeVar("_Id", bound=str, covariant=True)
@@ -1097,7 +1100,7 @@ def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]
 def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
          depth: int = 0) -> Result[_Landed]:
     """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
-    rng = _RNG if rng is None else rng
+    rng = _generator(rng)
     args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
     d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
     first: tuple[AnyResult, ...] = ()
@@ -1120,6 +1123,17 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
         chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
                         link.trace), *link.chain)
     return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+
+
+def _generator(rng: object, needs: tuple[str, ...] = ("randint",)) -> random.Random:
+    """The generator a roll draws from: the caller's (a `random.Random`, or anything with the methods the
+    roll calls: `randint(a, b)`, and `shuffle` for a deck), or the module's own."""
+    if rng is None:
+        return _RNG
+    if not all(callable(getattr(rng, method, None)) for method in needs):
+        raise TypeError(f"rng must be a random.Random (or None for the module's own), not {type(rng).__name__}: "
+                        f"it has no {' or '.join(f'{method}()' for method in needs)}")
+    return rng  # type: ignore[return-value]  # anything that rolls like one
 
 
 def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) -> tuple[
@@ -1275,7 +1289,7 @@ class Session:
                  carry: Mapping[str, tuple[tuple[str, str], ...]], rng: random.Random | None = None) -> None:
         self.resolvers = resolvers
         self.carries = carry
-        self.rng = rng if rng is not None else random.Random()
+        self.rng = random.Random() if rng is None else _generator(rng)
         self.carried: dict[str, dict[str, object]] = {}
         self.history: list[AnyResult] = []
 
@@ -1289,7 +1303,6 @@ class Session:
                 self.carried.setdefault(name, {})[input_name] = result.values[value_name]
         self.history.append(result)
         return result
-
 
 
 @dataclass
@@ -1309,10 +1322,11 @@ class Track:
     events: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.size is None or self.size < 1:
-            raise ValueError(f"{self.label} needs a size of 1 or more (the document does not give one)")
-        if not 0 <= self.marked <= self.size:
-            raise ValueError(f"{self.label} has {self.size} boxes; cannot start with {self.marked} marked")
+        if self.size is None:
+            raise ValueError(f"{self.label} needs a size: the document does not give one (`{type(self).__name__}"
+                             "(size=9)`)")
+        self.size = check_int("size", self.size, 1, MAX_BOXES)
+        self.marked = check_int("marked", self.marked, 0, self.size)
 
     @property
     def full(self) -> bool:
@@ -1320,6 +1334,7 @@ class Track:
 
     def mark(self, count: int = 1) -> list[str]:
         """Mark `count` boxes; returns what happened (fills, with the document's text)."""
+        count = check_int("count", count, -MAX_MARKED, MAX_MARKED)
         if count < 0:
             return self.clear(-count)
         happened: list[str] = []
@@ -1342,7 +1357,7 @@ class Track:
 
     def clear(self, count: int | None = None) -> list[str]:
         """Clear `count` boxes (all when None)."""
-        self.marked = 0 if count is None else max(0, self.marked - count)
+        self.marked = 0 if count is None else max(0, self.marked - check_int("count", count, 0, MAX_MARKED))
         return []
 
 
@@ -1381,6 +1396,7 @@ class Levels(Track):
         return happened
 
     def mark(self, count: int = 1) -> list[str]:
+        count = check_int("count", count, 0, MAX_MARKED)
         return [event for _ in range(count) for event in self.add(min(self.rows))]
 
     def heal(self) -> list[str]:
@@ -1433,6 +1449,7 @@ class Markers(Track):
         """Move `marker` `count` boxes along (back when negative); returns key points reached and a fill."""
         if marker not in self.at:
             raise ValueError(f"{self.label} has no marker {marker!r}; its markers are {', '.join(self.at)}")
+        count = check_int("count", count, -MAX_MARKED, MAX_MARKED)
         before = self.at[marker]
         room = self.size - (sum(self.at.values()) - before if self.shared else 0)
         self.at[marker] = max(0, min(room, before + count))
@@ -1496,7 +1513,7 @@ class Deck:
     def __init__(self, rng: random.Random | None = None, pile: int | str | None = None) -> None:
         if not self.CARDS:
             raise ValueError(f"{self.LABEL} has no cards: the document lost them; list them in an errata entry")
-        self.rng = rng if rng is not None else random.Random()
+        self.rng = random.Random() if rng is None else _generator(rng, ("randint", "shuffle"))
         self.piles: dict[int | str | None, list[Card]] = {}
         for card_id, label, text, copies, card_pile in self.CARDS:
             self.piles.setdefault(card_pile, []).extend(
@@ -5968,6 +5985,8 @@ class Stress(Track):
 
     def __init__(self, size: int, marked: int = 0) -> None:
         super().__init__(size=size, marked=marked, label='Stress', on_full=None, roll_over=False, reset_on_full=False)
+
+
 class ProgressClock(Clock):
     (
         'Progress clocks [WW-25, lines 219-233]\n'
@@ -5980,6 +5999,8 @@ class ProgressClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Progress clocks', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class DangerClock(Clock):
     (
         'Danger Clocks [WW-26, WW-16, line 243]\n'
@@ -6001,6 +6022,8 @@ class DangerClock(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
+
+
 class RacingClock(Clock):
     (
         'Racing Clocks [WW-26, lines 245-249]\n'
@@ -6013,6 +6036,8 @@ class RacingClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Racing Clocks', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class LinkedClock(Clock):
     (
         'Linked Clocks [WW-26, line 253]\n'
@@ -6032,6 +6057,8 @@ class LinkedClock(Clock):
             size=size, marked=marked, label='Linked Clocks', on_full='unlocks another clock', roll_over=False,
             reset_on_full=False,
         )
+
+
 class MissionClock(Clock):
     (
         'Mission Clocks [WW-26, line 257]\n'
@@ -6052,6 +6079,8 @@ class MissionClock(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
+
+
 class TugOfWarClock(Clock):
     (
         'Tug-of-war Clocks [WW-26, line 261]\n'
@@ -6069,6 +6098,8 @@ class TugOfWarClock(Clock):
             size=size, marked=marked, label='Tug-of-war Clocks', on_full='Once it fills, the revolution begins.',
             roll_over=False, reset_on_full=False,
         )
+
+
 class LongTermProjectClock(Clock):
     (
         'Long-term Project [WW-25, WW-26, lines 263-267]\n'
@@ -6083,6 +6114,8 @@ class LongTermProjectClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Long-term Project', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class FactionClock(Clock):
     (
         'Faction Clocks [WW-26, lines 269-273]\n'
@@ -6097,6 +6130,8 @@ class FactionClock(Clock):
         super().__init__(
             size=size, marked=marked, label='Faction Clocks', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class Heat(Track):
     (
         'Heat [WW-16, WW-24, WW-49, line 329, line 485, line 489, line 1040]\n'
@@ -6106,6 +6141,8 @@ class Heat(Track):
 
     def __init__(self, size: int, marked: int = 0) -> None:
         super().__init__(size=size, marked=marked, label='Heat', on_full=None, roll_over=False, reset_on_full=False)
+
+
 class Harm(Levels):
     (
         'Harm [WW-17, WW-22, lines 501-519, line 592]\n'
@@ -6136,6 +6173,8 @@ class Harm(Levels):
             ),
             roll_over=False, reset_on_full=False,
         )
+
+
 class Armor(Track):
     (
         'Armor [WW-21, lines 579-585]\n'
@@ -6146,6 +6185,8 @@ class Armor(Track):
 
     def __init__(self, size: int = 1, marked: int = 0) -> None:
         super().__init__(size=size, marked=marked, label='Armor', on_full=None, roll_over=False, reset_on_full=False)
+
+
 class HeavyArmor(Track):
     (
         'Heavy armor [WW-21, line 583, line 585]\n'
@@ -6157,6 +6198,8 @@ class HeavyArmor(Track):
         super().__init__(
             size=size, marked=marked, label='Heavy armor', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class Investigation(Clock):
     (
         'Investigation [WW-29, WW-25, lines 662-666, line 265]\n'
@@ -6178,6 +6221,8 @@ class Investigation(Clock):
             ),
             roll_over=False, reset_on_full=False,
         )
+
+
 class AttributeXp(Track):
     (
         'Attribute xp track [WW-30, WW-38, lines 713-719]\n'
@@ -6197,6 +6242,8 @@ class AttributeXp(Track):
             ),
             roll_over=False, reset_on_full=True,
         )
+
+
 class PlaybookXp(Track):
     (
         'Playbook xp track [WW-30, WW-38, lines 713-719]\n'
@@ -6215,6 +6262,8 @@ class PlaybookXp(Track):
             ),
             roll_over=False, reset_on_full=True,
         )
+
+
 class PartyXp(Track):
     (
         'Party advancement tracker [WW-31, lines 730-734]\n'
@@ -6231,6 +6280,8 @@ class PartyXp(Track):
             on_full='clear the marks and take a new **special ability** or mark **two party upgrade boxes**.',
             roll_over=False, reset_on_full=True,
         )
+
+
 class HealingClock(Clock):
     (
         'Healing clock [WW-37, lines 842-854]\n'
@@ -6251,6 +6302,8 @@ class HealingClock(Clock):
             ),
             roll_over=True, reset_on_full=False,
         )
+
+
 class RitualLearning(Clock):
     (
         'Learning a ritual [WW-45, lines 945-947]\n'
@@ -6265,6 +6318,8 @@ class RitualLearning(Clock):
         super().__init__(
             size=size, marked=marked, label='Learning a ritual', on_full=None, roll_over=False, reset_on_full=False
         )
+
+
 class Invention(Clock):
     (
         'Inventing [WW-46, lines 981-983]\n'
