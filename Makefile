@@ -40,8 +40,15 @@ test-pdf: $(STAMP)
 check: $(STAMP)
 	$(BIN)/rulecraft check
 
+# `make fuzz` also runs the semantic fuzzer (tests/semantic_fuzz.py): FUZZ_N rulesets from FUZZ_SEED, each in a
+# forked child with a time budget; each distinct failure is written, shrunk, to FUZZ_OUT (ignored by git).
+FUZZ_N ?= 10000
+FUZZ_SEED ?= 1
+FUZZ_OUT ?= tmp/fuzz-failures
+
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests/test_fuzz.py
+	$(BIN)/python -m tests.semantic_fuzz -n $(FUZZ_N) --seed $(FUZZ_SEED) --out $(FUZZ_OUT)
 
 # `make bench`: the benchmark suite (bench/README.md); writes bench/REPORT.md. Its comparison libraries live in
 # bench/.venv only: d20 pins lark-parser 0.9, which installs into lark's folder, so it goes in without its
