@@ -122,7 +122,7 @@ class Code(StrEnum):
                  'a second `roll action_roll ...`')
     RESERVED_NAME = ('RESERVED-NAME',
                      ("a name the generated Python module cannot use (a definition named like Python or the module's "
-                      "own names; an input named `rng`, like a Python word, or starting with `_`)"),
+                      "own names; an input named `rng` or `seed`, like a Python word, or starting with `_`)"),
                      '`roll class "Class" [X-1]`')
     TYPE = 'TYPE', 'a value of the wrong kind, or an attribute a kind does not take', '`size: "four"`'
     NO_DICE = 'NO-DICE', 'a roll or table without `roll:`', '`table loot "Loot" [X-1]` with rows only'

@@ -5,6 +5,7 @@ memory without bound."""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -99,3 +100,12 @@ def test_a_track_starting_marked_is_checked_like_a_mark(game: Any) -> None:
     with pytest.raises(ValueError, match="marked must be"):
         game.Stress(size=4, marked=5)
     assert game.Stress(size=4, marked=4).full
+
+
+def test_an_input_may_be_called_like_the_parameters_of_odds_totals_and_simulate() -> None:
+    text = ('ruleset "T"\n\nroll r "R" [T-1]\n  input name: 0..2 = 0\n  input n: 0..2 = 0\n  roll: d6 + name + n\n'
+            '  - 6+: hi "Hi"\n  - otherwise: lo "Lo"\n')
+    game = compile_module(generate(load_text(text, "names.rules", "names").checked), "runtime_input_names")
+    assert game.odds("r", name=2, n=2) == {"hi": Fraction(5, 6), "lo": Fraction(1, 6)}
+    assert sum(game.totals("r", name=1).values()) == 1
+    assert game.simulate("r", 10, seed=3, name=1, n=0).n == 10

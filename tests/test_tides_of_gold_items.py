@@ -661,8 +661,8 @@ def test_tog_24_odyssey_trigger(tog: Module, tog_loaded: Any) -> None:
         expected = sea > 2 or reef > 1
         assert tog.odds("odyssey_trigger", sea_hexes=sea, reef_hexes=reef) == {str(expected): Fraction(1)}, (sea, reef)
     # The value shows in the trace; the Result field is tested in test_boolean_formula_result_carries_its_value.
-    assert "True" in tog.odyssey_trigger(sea_hexes=3).trace
-    assert "False" in tog.odyssey_trigger(sea_hexes=2, reef_hexes=1).trace
+    assert tog.odyssey_trigger(sea_hexes=3).trace == "Use an Odyssey: yes"  # a yes/no value, in words
+    assert tog.odyssey_trigger(sea_hexes=2, reef_hexes=1).trace == "Use an Odyssey: no"
 
 
 def test_tog_25_odyssey_plans(tog: Module, tog_loaded: Any) -> None:

@@ -388,6 +388,8 @@ class ExprCompiler(m.Visitor[str]):
             return "_cast(int, r_natural)"
         if isinstance(expr, m.Name) and expr.name not in self.locals and expr.name in self.option_numbers:
             return repr(self.option_numbers[expr.name] or 0)
+        if isinstance(expr, m.IfElse):  # each branch a number: `(n if x else 4)` reads choice n by its number
+            return f"({self.number(expr.then)} if {self.expr(expr.condition)} else {self.number(expr.otherwise)})"
         return self.expr(expr)
 
     def expr(self, expr: m.Expr) -> str:
@@ -541,6 +543,8 @@ def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -
         return compiler.expr(condition.test)
     if isinstance(condition, m.Otherwise):
         return "True"
+    if isinstance(condition, m.OptionKey) and compiler.total_kinds == BOOL:  # a yes/no key: rows `yes`, `no`
+        return value if condition.name == "yes" else f"not {value}" if condition.name == "no" else "False"
     if isinstance(condition, m.OptionKey):
         return f"{value} == {condition.name!r}"
     tests = []
@@ -764,7 +768,7 @@ class ModuleWriter:
 
     def band_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
-        table = band_table(resolver)
+        table = band_table(resolver) if compiler.total_kinds != BOOL else None  # a yes/no key: tested, below
         if table is not None:
             keys = type_text(compiler.total_kinds | {"int", "str"})
             w.line(f"_BAND_{resolver.name}: dict[{keys}, int] = {table[0]!r}  # the band of each value")

@@ -34,6 +34,7 @@ from compiler.semantics.evaluate import (
     TooLarge,
     contains_dice,
     dice_symbols,
+    read_as_numbers,
     rebuild,
     signed_parts,
     walk,
@@ -308,6 +309,7 @@ class Checker:
             names.add(declared.name)
             if reserved_input(declared.name):
                 why = ("it is the resolvers' keyword for the random generator" if declared.name == "rng" else
+                       "it is simulate()'s keyword for its seed" if declared.name == "seed" else
                        "names starting with `_` are the generated module's own" if declared.name.startswith("_")
                        else "it is a Python word, and an input is a keyword argument")
                 self.error(Code.RESERVED_NAME, f"`{declared.name}` cannot name an input: {why}", declared.span,
@@ -906,8 +908,15 @@ class Checker:
         self.naming |= {id(node) for _, expr in resolver.details for node in _whole_values(expr)}
         for let in resolver.lets:
             self.names_in(let.expr, local, options, item, allow_roll=False)
-            if let.name in local:
-                what = "an input" if any(i.name == let.name for i in resolver.inputs) else "a let"
+            for node in walk(let.expr):
+                if isinstance(node, m.Dice):
+                    written = m.expr_text(node)
+                    self.error(Code.TYPE, f"a let is worked out from the inputs, before any dice: `{written}` "
+                               "rolls dice", node.span, f"roll dice in `roll:`; to compare with an option named "
+                               f"`{written}`, quote it: `= \"{written}\"`", item.name)
+            if let.name in local or let.name in options:
+                what = ("an input" if any(i.name == let.name for i in resolver.inputs) else "a let"
+                        if let.name in local else "an option or a die's symbol")
                 self.error(Code.DUPLICATE, f"`{let.name}` is already {what} of `{item.name}`", let.span,
                            "give the let a name of its own", item.name)
             local.add(let.name)
@@ -939,6 +948,21 @@ class Checker:
                 self.names_in(value, local, options, item, allow_roll=True)
         for _, value in resolver.details:
             self.names_in(value, local, options, item, allow_roll=False)
+        key = resolver.key
+        flag = {i.name for i in resolver.inputs if isinstance(i.type, m.Flag)}
+        if isinstance(key, (m.Boolean, m.Not, m.Logic, m.Compare)) or (isinstance(key, m.Name) and key.name in flag):
+            for band in resolver.bands:
+                if isinstance(band.condition, (m.Ranges, m.Natural)) or (
+                        isinstance(band.condition, m.OptionKey) and band.condition.name not in ("yes", "no")):
+                    self.error(Code.TYPE, f"`{item.name}` is keyed by `{m.expr_text(key)}`, a yes/no: its rows are "
+                               "`yes` and `no`", band.span, "like `- yes: armed \"Armed\"`", item.name)
+        if "total" not in local and (isinstance(key, m.Text) or (isinstance(key, m.Name)
+                                                                 and key.name in self.choice_inputs)):
+            for expr in resolver.expressions():
+                for part in read_as_numbers(expr):
+                    if isinstance(part, m.Name) and part.name == "total":
+                        self.error(Code.TYPE, f"`total` is the key `{m.expr_text(key)}`, an option, not a number",
+                                   part.span, "compare it with an option, like `when total = low`", item.name)
 
     def names_in(self, expr: m.Expr, local: set[str], options: set[str], item: m.Item, allow_roll: bool) -> None:
         for node in walk(expr):
@@ -999,6 +1023,9 @@ class Checker:
             elif op.name == "explode" and sides is not None and sides < 2:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` would explode forever: a d1 always shows its "
                            "highest face", op.span, "explode a die of 2 sides or more", item.name)
+            elif op.name in ("highest", "lowest") and op.arg < 1:
+                self.error(Code.TYPE, f"`{m.expr_text(node)}` keeps no dice", op.span,
+                           f"keep one die or more, like `keep {op.name} 1`", item.name)
             elif op.name in ("highest", "lowest") and node.die is not None:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}`: a die of symbols has no {op.name} die", op.span,
                            "count symbols with `count(hit)` in a band instead", item.name)
@@ -1157,6 +1184,11 @@ class Checker:
             return out
         if not gaps:
             self.covering.add(resolver)
+        for band in resolver.bands if gaps else ():
+            if band.id == "none":
+                self.error(Code.RESERVED_NAME, f"`none` is what `{resolver.name}`'s odds call the results no band "
+                           "takes, and some are", band.span, "give this band another id, or a band to every result",
+                           resolver.name)
         if gaps:
             gap_values = sorted(gaps, key=lambda v: (isinstance(v, str), v if isinstance(v, int) else 0, str(v)))
             chance, where = worst_gap

@@ -27,10 +27,10 @@ _TAKEN = set(dir(builtins)) | MODULE_NAMES | runtime_names()
 
 
 def reserved_input(name: str) -> bool:
-    """Input names a resolver cannot take: Python keywords, `rng` (its generator) and names starting with
-    `_`. An input is a parameter of the public function, which so refers only to `_` names (`_check_int`,
-    `_RNG`): an input may be called `type` or `random`."""
-    return keyword.iskeyword(name) or name == "rng" or name.startswith("_")
+    """Input names a resolver cannot take: Python keywords, `rng` (its generator), `seed` (simulate()'s) and
+    names starting with `_`. An input is a parameter of the public function, which so refers only to `_` names
+    (`_check_int`, `_RNG`): an input may be called `type`, `random` or `name`."""
+    return keyword.iskeyword(name) or name in ("rng", "seed") or name.startswith("_")
 
 
 def reserved_name(name: str) -> bool:

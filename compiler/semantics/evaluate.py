@@ -499,3 +499,38 @@ class Magnitude(m.Visitor[int]):
         if expr.function == "rank":  # an option's place along its choice
             return self.places.get(expr.args[0].name, 0) if expr.args and isinstance(expr.args[0], m.Name) else 0
         return max((self.visit(arg) for arg in expr.args), default=0)  # min, max, abs, clamp
+
+
+_NUMBER_FUNCTIONS = frozenset({"min", "max", "abs", "clamp", "sign"})
+
+
+def read_as_numbers(expr: m.Expr) -> Iterator[m.Expr]:
+    """Every part of `expr` whose value is used as a number: operands of arithmetic and of `<`, `>`, `<=`,
+    `>=`, the arguments of the number functions, a pool's count and a die's sides (through `a if t else b`,
+    each branch)."""
+    for node in walk(expr):
+        if isinstance(node, m.Binary):
+            parts: tuple[m.Expr, ...] = (node.left, node.right)
+        elif isinstance(node, m.Neg):
+            parts = (node.operand,)
+        elif isinstance(node, m.Compare) and node.op not in ("==", "!="):
+            parts = (node.left, node.right)
+        elif isinstance(node, m.Call) and node.function in _NUMBER_FUNCTIONS:
+            parts = node.args
+        elif isinstance(node, m.Call) and node.function == "step" and len(node.args) == 2:
+            parts = (node.args[1],)
+        elif isinstance(node, m.Dice):
+            parts = tuple(part for part in (node.count, node.sides) if part is not None)
+        else:
+            continue
+        for part in parts:
+            yield from _branches(part)
+
+
+def _branches(expr: m.Expr) -> Iterator[m.Expr]:
+    """`expr`, or each value `a if t else b` can take."""
+    if isinstance(expr, m.IfElse):
+        yield from _branches(expr.then)
+        yield from _branches(expr.otherwise)
+    else:
+        yield expr

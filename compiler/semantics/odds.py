@@ -347,6 +347,8 @@ def plain_match(condition: m.Condition, value: Value) -> bool:
     if isinstance(condition, m.OptionKey):
         if isinstance(value, OptionValue):
             return value.name == condition.name
+        if isinstance(value, bool):  # a yes/no key: rows `yes` and `no`
+            return condition.name == ("yes" if value else "no")
         return value == condition.name
     return False
 

@@ -1017,8 +1017,10 @@ def _describe(
     outcome: "Outcome[str] | None",
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
+    bands: bool = True,
 ) -> str:
-    """A trace a player understands: what was rolled, kept, totalled, and what it means."""
+    """A trace a player understands: what was rolled, kept, totalled, and what it means (a plain value, of a
+    rule without bands, means itself)."""
     said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
     if len(groups) == 1:
         group = groups[0]
@@ -1031,8 +1033,10 @@ def _describe(
         if not all(isinstance(f, str) for g in groups for f in g.dice):
             text += f" → total {total}"
     else:
-        text = f"{label}: {total}" if total is not None else label
-    text += f" → {said}"
+        shown = ("yes" if total else "no") if isinstance(total, bool) else total
+        text = f"{label}: {shown}" if total is not None else label
+    if bands:
+        text += f" → {said}"
     for group in extra:
         text += f" → then {_group_trace(group)}"
     return text
@@ -1106,7 +1110,8 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
     extra = _Rolling(rng) if rule.more else None
     values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
     given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
-    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values)
+    trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values,
+                      bool(rule.ids))
     if first:
         trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
     chain: tuple[AnyResult, ...] = ()
@@ -1198,13 +1203,13 @@ def _known(name: str, inputs: Mapping[str, object], dice: bool = False) -> _Rule
     return _RULES[name]
 
 
-def odds(name: str, **inputs: object) -> dict[str, Fraction]:
+def odds(name: str, /, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     rule = _known(name, inputs)
     return _odds_of(_joint(rule, inputs), rule.ids)
 
 
-def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) -> Simulation:
+def simulate(name: str, n: int, /, *, seed: int | None = None, **inputs: object) -> Simulation:
     """`n` results of roll or table `name` for balance work, drawn from its exact odds.
 
     A million rolls take a fraction of a second; `seed` repeats a run (it is kept on the result).
@@ -1213,7 +1218,7 @@ def simulate(name: str, n: int, *, seed: int | None = None, **inputs: object) ->
     return _sample(name, inputs, _joint(rule, inputs), rule.ids, n, seed)
 
 
-def totals(name: str, **inputs: object) -> dict[int | str, Fraction]:
+def totals(name: str, /, **inputs: object) -> dict[int | str, Fraction]:
     """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
     return _totals(_known(name, inputs, dice=True), inputs)
 
