@@ -102,25 +102,189 @@ def test_a_ruleset_with_errors_writes_nothing(project: Path, broken: str, code: 
 
 def test_a_failure_while_writing_replaces_no_file(project: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """The third file cannot be written (a full disk): the two staged before it must not land either."""
+    """The third file cannot be written (a full disk): the two written before it must not land either."""
     before = snapshot(project)
     (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
-    real_stage: Callable[[Path, str | bytes], str] = build_module.stage
+    real_write: Callable[[Path, bytes], None] = build_module.write_file
     calls: list[Path] = []
 
-    def stage(path: Path, content: str | bytes) -> str:
+    def write_file(path: Path, data: bytes) -> None:
         calls.append(path)
         if len(calls) == 3:
             raise OSError(28, "No space left on device", str(path))
-        return real_stage(path, content)
+        real_write(path, data)
 
-    monkeypatch.setattr(build_module, "stage", stage)
+    monkeypatch.setattr(build_module, "write_file", write_file)
     assert main(["build"]) == 1
     err = capsys.readouterr().err
     assert "No space left on device" in err and "nothing was written" in err
-    assert snapshot(project) == before
-    leftovers = [p for p in (project / "output").rglob("*.tmp")]
-    assert leftovers == []
+    assert len(calls) == 3 and snapshot(project) == before
+    assert leftovers(project) == []
+
+
+def leftovers(project: Path) -> list[str]:
+    """What a build left that is not an output: staging folders beside output/, temporary files in it."""
+    return sorted([p.name for p in project.iterdir() if p.name.startswith(".rulecraft-")]
+                  + [str(p) for p in (project / "output").rglob("*") if p.name.startswith(".rulecraft-")
+                     or p.name.endswith(".tmp")])
+
+
+# A build killed at every step of its writing, in a process of its own (os._exit: no clean-up runs). It writes
+# two rulesets in five formats into a root holding other files; after each kill the root must hold all the old
+# outputs or all the new, and the next build must leave all the new and nothing of the killed one.
+KILLER = """
+import json, os, shutil, sys
+from pathlib import Path
+import compiler.backends.build as build
+
+spec = json.loads(sys.stdin.read())
+root, old, new = Path(spec["root"]), spec["old"], spec["new"]
+files = {root / name: text for name, text in new.items()}
+steps = []
+point = [-1]
+
+
+def seam(name, real):
+    def step(*args, **kwargs):
+        steps.append(name)
+        if len(steps) - 1 == point[0]:
+            os._exit(9)
+        return real(*args, **kwargs)
+    return step
+
+
+for name in ("write_file", "link", "fsync_dir", "exchange", "remove_tree"):
+    setattr(build, name, seam(name, getattr(build, name)))
+os.fsync = lambda handle: None  # a kill is not a power cut: the order of the steps is tested here, not syncing
+os.rename = seam("rename", os.rename)
+if spec["no_exchange"]:
+    build.exchange = seam("exchange", lambda first, second: False)
+
+
+def state():
+    if not root.exists():
+        return "none"
+    found = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
+    return "old" if found == old else "new" if found == spec["after"] else "mixed"
+
+
+def left():  # inside the root, `state` compares every file
+    return sorted(p.name for p in root.parent.iterdir() if p.name.startswith(".rulecraft-") and p.name != spec["keep"])
+
+
+results = []
+kill = 0
+while True:
+    shutil.rmtree(root, ignore_errors=True)
+    for name, text in old.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    steps.clear()
+    child = os.fork()
+    if child == 0:
+        point[0] = kill
+        build.write_all(files)
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    killed = os.waitstatus_to_exitcode(status) == 9
+    if not killed:
+        break
+    at_kill = state()
+    steps.clear()
+    build.write_all(files)  # the next build
+    results.append({"kill": kill, "state": at_kill, "next": state(), "left": left()})
+    kill += 1
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.parametrize("no_exchange", [False, True], ids=["exchange", "two-renames"])
+def test_a_build_killed_at_any_step_leaves_all_old_or_all_new_and_the_next_build_cleans_up(
+        tmp_path: Path, no_exchange: bool) -> None:
+    import json
+    import subprocess
+    import sys
+
+    root = tmp_path / "output"
+    formats = {"python": "py", "html": "html", "json": "json", "yaml": "yaml", "pdf": "pdf"}
+    old = {f"{folder}/{rid}.{ext}": f"old {rid} {ext}\n" for folder, ext in formats.items() for rid in ("a", "b")}
+    others = {"README.txt": "not ours\n", "pdf/other.pdf": "another ruleset's sheet\n", "notes.tmp": "mine\n",
+              "json/.other.json.abcd1234.tmp": "not beside a file the build writes\n",
+              ".rulecraft-notes": "our prefix, but no name we give\n"}
+    legacy = {"python/.a.py.k3j9x0q2.tmp": "left by a killed build of an older version\n"}
+    new = {name: text.replace("old", "new") for name, text in old.items()}
+    new["json/schema.json"] = "{}\n"
+    new["yaml/b.yaml"] = old["yaml/b.yaml"]  # unchanged: linked, not written
+    spec = {"root": str(root), "old": {**old, **others, **legacy}, "new": new, "after": {**new, **others},
+            "no_exchange": no_exchange, "keep": ".rulecraft-old-00000000-kept"}
+    (tmp_path / spec["keep"]).mkdir()  # another root's leftover: not this build's to remove
+    done = subprocess.run([sys.executable, "-c", KILLER], input=json.dumps(spec), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert len(results) > 20  # every file written, every folder synced, the swap, the clean-up
+    # Two renames leave no root between them, for an instant (and, if killed there, until the next build)
+    assert [r for r in results if r["state"] not in ("old", "new", *(["none"] if no_exchange else []))] == []
+    assert {r["state"] for r in results} == {"old", "new", *(["none"] if no_exchange else [])}
+    assert [r for r in results if r["next"] != "new" or r["left"] != []] == []
+    assert (tmp_path / spec["keep"]).is_dir()
+
+
+def test_every_new_file_and_the_folders_naming_it_are_synced_to_disk(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A power cut after a build leaves its outputs: each new file, each folder that names one, and the
+    folder whose entry the swap changed are synced (fsync) before the build ends; so is a file written alone."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("names the synced files through /proc")
+    synced: list[Path] = []
+    real_fsync = os.fsync
+
+    def fsync(handle: int) -> None:
+        synced.append(Path(os.readlink(f"/proc/self/fd/{handle}")))
+        real_fsync(handle)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    root = tmp_path / "output"
+    build_module.write_all({root / "python" / "a.py": "a\n", root / "json" / "a.json": "{}\n"})
+    assert {"a.py", "a.json", "python", "json"} <= {path.name for path in synced}
+    assert any(path.name.startswith(".rulecraft-stage-") for path in synced) and synced[-1] == tmp_path
+    synced.clear()
+    build_module.write_atomic(tmp_path / "tiny.rules", "ruleset \"Tiny\"\n")
+    assert [path.name[:15] for path in synced] == [".rulecraft-tmp-", tmp_path.name[:15]]
+
+
+def test_a_build_keeps_the_files_it_does_not_make(project: Path) -> None:
+    output = project / "output"
+    (output / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (output / "pdf" / "other.pdf").write_bytes(b"%PDF another sheet")
+    (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
+    assert main(["build", "--format", "python,json"]) == 0
+    assert (output / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert (output / "pdf" / "other.pdf").read_bytes() == b"%PDF another sheet"
+    assert "at a price" in (output / "python" / "tiny.py").read_text(encoding="utf-8")
+    assert (output / "html" / "tiny.html").is_file() and leftovers(project) == []
+
+
+def test_an_unchanged_file_keeps_its_time_stamp(project: Path) -> None:
+    schema = project / "output" / "json" / "schema.json"
+    before = schema.stat()
+    (project / "rulesets" / "tiny.rules").write_text(CHANGED, encoding="utf-8")
+    assert main(["build", "--format", "python,json"]) == 0
+    after = schema.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_build_into_the_working_folder_writes_file_by_file_and_cleans_its_temporaries(project: Path) -> None:
+    """The working folder cannot be swapped (a shell in it would be left in the old one): each file is
+    replaced whole instead, and the temporary files a killed build left beside them go."""
+    (project / "python").mkdir()
+    (project / "python" / ".rulecraft-tmp-0123456789ab").write_text("killed\n", encoding="utf-8")
+    (project / "python" / ".tiny.py.abcd1234.tmp").write_text("killed, older version\n", encoding="utf-8")
+    folder = project.stat().st_ino
+    assert main(["build", "--format", "python,json", "--output", "."]) == 0
+    assert project.stat().st_ino == folder and Path.cwd().samefile(project)
+    assert sorted(p.name for p in (project / "python").iterdir()) == ["tiny.py"]
+    assert (project / "json" / "tiny.json").is_file() and (project / "rulesets" / "tiny.rules").is_file()
 
 
 def test_a_successful_rebuild_replaces_the_changed_files(project: Path) -> None:

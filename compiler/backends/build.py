@@ -1,10 +1,10 @@
 """Build: checked rulesets -> every output file, written all together or not at all.
 
 `plan` runs every stage (parse, check, codegen, JSON, YAML, HTML, PDF) in
-memory and returns the files it would write; `write_all` then writes them in
-two phases: each file to a temporary sibling first, and only when every one
-of them is on disk are they renamed over the old files. A failure in any
-stage, or while writing, leaves every earlier output untouched.
+memory and returns the files it would write; `write_all` then makes a new
+output folder beside the old one and swaps the two in one step, so that a
+failure in any stage, a failure while writing, or a kill at any point leaves
+the outputs all old or all new (see `write_all`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,14 @@ import contextlib
 import hashlib
 import json
 import os
+import re
+import secrets
+import shutil
+import stat
+import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -238,40 +243,306 @@ def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
         return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
 
 
+# ---------------------------------------------------------------- writing: a build's outputs change together
+
+LEFTOVER = ".rulecraft-"  # every name the writing below gives a file or folder of its own begins so
+SWAP_LIMIT = 5000  # entries of an output folder a build carries over into its new copy; past it, file by file
+LEGACY_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")  # what the earlier write_all left when killed
+
+
 def write_all(files: dict[Path, str | bytes]) -> None:
-    """Write every file or none: all to temporary siblings, then rename each over its target.
+    """Write every file or none, and replace them all at one instant, durably.
 
-    If writing any temporary file fails (a full disk, a read-only folder), the
-    temporaries are removed and no target has changed. Renames within a folder
-    do not fail for want of space, so the second phase replaces them all.
+    A build's files are `<root>/<format>/<name>`; the set is the root (`output/`), and other files in it
+    survive. The new root is made beside the old one, in a staging folder (`.rulecraft-stage-<tag>-...`):
+    the new files written and fsynced, and every other entry of the old root hard-linked in, as is a file
+    whose bytes did not change (it keeps its time stamp). One call then swaps the two folders (renameat2's
+    RENAME_EXCHANGE on Linux, renamex_np's RENAME_SWAP on macOS; elsewhere two renames, which the next
+    build undoes if a kill falls between them), the parent is fsynced and the old root, now at the staging
+    name, is removed. A build killed at any point leaves the root all old or all new, and the next build
+    into it removes what the killed one left beside it. Builds into one root take turns (a lock on its
+    parent folder). A root that cannot be swapped (the working folder or one holding it, a mount point, a
+    folder of more than SWAP_LIMIT entries, a symbolic link on the way to a file) is written file by file:
+    each file whole, but not the set at one instant.
     """
-    staged: list[tuple[str, Path]] = []
-    try:
-        for path, content in files.items():
-            staged.append((stage(path, content), path))
-    except BaseException:
-        for temp, _ in staged:
-            Path(temp).unlink(missing_ok=True)
-        raise
-    for temp, path in staged:
-        os.replace(temp, path)
-
-
-def stage(path: Path, content: str | bytes) -> str:
-    """`content` in a temporary file beside `path`; returns the temporary file's name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temp, 0o644)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return temp
+    if not files:
+        return
+    targets = {Path(os.path.abspath(path)): content for path, content in files.items()}
+    root = swap_root(targets)
+    if root is None:
+        write_each(targets)
+        return
+    real = Path(os.path.realpath(root))
+    targets = {real / path.relative_to(root): content for path, content in targets.items()}
+    real.parent.mkdir(parents=True, exist_ok=True)
+    with locked(real.parent):
+        recover(real)
+        stage = Path(tempfile.mkdtemp(prefix=f"{LEFTOVER}stage-{tag(real)}-", dir=real.parent))
+        try:
+            swappable = fill(stage, real, targets)
+            if swappable:
+                swap(stage, real)
+        finally:
+            remove_tree(stage)  # the new root if the swap did not happen, else the old root
+        fsync_dir(real.parent)
+    if not swappable:
+        write_each(targets)
 
 
 def write_atomic(path: Path, content: str | bytes) -> None:
-    """One file, replaced whole or not at all."""
-    write_all({path: content})
+    """One file, replaced whole or not at all, durably."""
+    write_each({Path(os.path.abspath(path)): content})
+
+
+def swap_root(targets: dict[Path, str | bytes]) -> Path | None:
+    """The folder whose swap replaces the set (`<root>/<format>/<name>`), or None where it cannot be swapped."""
+    if len(targets) < 2:
+        return None  # one file is replaced whole by a rename
+    root = Path(os.path.commonpath([path.parent.parent for path in targets]))
+    real = Path(os.path.realpath(root))
+    try:
+        here = Path(os.path.realpath(os.getcwd()))
+    except OSError:  # the working folder was removed
+        here = Path("/nonexistent")
+    if real == real.parent or os.path.ismount(real) or here.is_relative_to(real):
+        return None
+    return root
+
+
+def tag(root: Path) -> str:
+    """What names the leftovers of builds into `root`, among those of other folders beside it."""
+    return hashlib.sha256(os.fsencode(root.name)).hexdigest()[:8]
+
+
+@contextlib.contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on `folder` for as long as the block runs (none where the system has no flock)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
+
+
+def recover(root: Path) -> None:
+    """Undo what a killed build into `root` left: the root put back if the kill fell between the two renames
+    of a swap, and every staging folder of `root` removed. Only folders named by `tag(root)` are touched."""
+    own = (f"{LEFTOVER}stage-{tag(root)}-", f"{LEFTOVER}old-{tag(root)}-")
+    with os.scandir(root.parent) as entries:
+        left = sorted(Path(entry.path) for entry in entries
+                      if entry.name.startswith(own) and entry.is_dir(follow_symlinks=False))
+    olds = [path for path in left if path.name.startswith(own[1])]
+    if olds and not os.path.lexists(root):
+        os.rename(olds[0], root)  # the old root, whole: the new one may not be
+        fsync_dir(root.parent)
+        left.remove(olds[0])
+    for path in left:
+        remove_tree(path)
+
+
+def fill(stage: Path, root: Path, targets: dict[Path, str | bytes]) -> bool:
+    """`stage` made into the new root: the old root's entries but the targets, hard-linked; the targets; all
+    fsynced. False where the root cannot be swapped (too many entries, a symbolic link on a target's way)."""
+    written = set(targets)
+    if root.is_dir():
+        os.chmod(stage, stat.S_IMODE(root.stat().st_mode))
+        if not link_tree(root, stage, written, [SWAP_LIMIT]):
+            return False
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(stage, 0o777 & ~umask)
+    folders: set[Path] = set()
+    for path, content in targets.items():
+        place = stage / path.relative_to(root)
+        folder = stage
+        for part in place.parent.relative_to(stage).parts:
+            folder = folder / part
+            if folder.is_symlink():
+                return False
+            if not folder.exists():
+                folder.mkdir()
+                folders.add(folder.parent)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        if same_bytes(path, data):
+            link(path, place)
+        else:
+            write_file(place, data)
+        folders.add(place.parent)
+    for folder in sorted(folders, key=lambda f: -len(f.parts)):
+        fsync_dir(folder)
+    fsync_dir(stage)
+    return True
+
+
+def link_tree(old: Path, new: Path, written: set[Path], budget: list[int]) -> bool:
+    """Every entry of `old` but `written` (and the leftovers of a killed build) into `new`, files hard-linked;
+    False once more than the budget of entries were found."""
+    with os.scandir(old) as entries:
+        for entry in entries:
+            path = Path(entry.path)
+            if path in written or leftover(path, written):
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            target = new / entry.name
+            if entry.is_dir(follow_symlinks=False):
+                target.mkdir()
+                os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
+                if not link_tree(path, target, written, budget):
+                    return False
+                fsync_dir(target)
+            else:
+                link(path, target)
+    return True
+
+
+def leftover(path: Path, written: set[Path]) -> bool:
+    """A temporary file of a killed build: one of ours, or one the earlier write_all made beside a file it wrote."""
+    if path.name.startswith(f"{LEFTOVER}tmp-"):
+        return True
+    legacy = LEGACY_TEMPORARY.fullmatch(path.name)
+    return legacy is not None and path.parent / legacy["name"] in written
+
+
+def link(source: Path, target: Path) -> None:
+    """`target` the same file as `source` (a copy where the file system has no hard links)."""
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        if source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copy2(source, target, follow_symlinks=False)
+            with open(target, "rb") as copied:
+                os.fsync(copied.fileno())
+
+
+def same_bytes(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file holding exactly `data`."""
+    try:
+        return path.is_file() and not path.is_symlink() and path.stat().st_size == len(data) \
+            and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """A new file holding `data`, on the disk (fsynced) before this returns."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        with os.fdopen(handle, "wb", closefd=False) as stream:
+            stream.write(data)
+        if hasattr(os, "fchmod"):
+            os.fchmod(handle, 0o644)  # whatever the umask: as readable as the files of a checkout
+        else:
+            os.chmod(path, 0o644)
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def fsync_dir(folder: Path) -> None:
+    """The folder's entries on the disk (new names, renames); a system that cannot sync a folder skips it."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def swap(stage: Path, root: Path) -> None:
+    """`stage` becomes `root` in one step and the old root goes to `stage`'s name (none if there was none)."""
+    if not os.path.lexists(root):
+        os.rename(stage, root)
+        return
+    if exchange(stage, root):
+        return
+    old = stage.with_name(stage.name.replace(f"{LEFTOVER}stage-", f"{LEFTOVER}old-", 1))
+    os.rename(root, old)  # a kill from here to the next rename leaves no root: `recover` puts the old one back
+    try:
+        os.rename(stage, root)
+    except BaseException:
+        os.rename(old, root)
+        raise
+    os.rename(old, stage)
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two folders in one system call; False where the system or file system cannot."""
+    import ctypes
+    import errno
+
+    if sys.platform.startswith("linux"):
+        name, args = "renameat2", (-100, os.fsencode(first), -100, os.fsencode(second), 2)  # AT_FDCWD, EXCHANGE
+    elif sys.platform == "darwin":
+        name, args = "renamex_np", (os.fsencode(first), os.fsencode(second), 2)  # RENAME_SWAP
+    else:
+        return False
+    try:
+        call = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, AttributeError):
+        return False
+    if call(*args) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+        return False
+    raise OSError(error, os.strerror(error), str(second))
+
+
+def remove_tree(path: Path) -> None:
+    """A folder this module made, and all in it (never following a symbolic link); gone already is fine."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def write_each(targets: dict[Path, str | bytes]) -> None:
+    """Each file whole: all to temporary siblings (`.rulecraft-tmp-...`), fsynced, then each renamed over its
+    target; the temporaries a killed build left in these folders are removed first."""
+    folders = sorted({path.parent for path in targets})
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+    with locked(Path(os.path.commonpath(folders))):
+        for folder in folders:
+            with os.scandir(folder) as entries:
+                stale = [Path(entry.path) for entry in entries
+                         if entry.is_file(follow_symlinks=False) and leftover(Path(entry.path), set(targets))]
+            for path in stale:
+                path.unlink(missing_ok=True)
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for path, content in targets.items():
+                staged.append((stage_file(path, content), path))
+        except BaseException:
+            for temp, _ in staged:
+                temp.unlink(missing_ok=True)
+            raise
+        for temp, path in staged:
+            os.replace(temp, path)
+        for folder in folders:
+            fsync_dir(folder)
+
+
+def stage_file(path: Path, content: str | bytes) -> Path:
+    """`content` in a new temporary file beside `path`, on the disk; returns its path."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    temp = path.with_name(f"{LEFTOVER}tmp-{secrets.token_hex(6)}")
+    try:
+        write_file(temp, data)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
