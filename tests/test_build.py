@@ -488,3 +488,66 @@ def test_a_machine_without_the_pdf_engine_gets_a_diagnostic_and_no_partial_build
     assert "--format python,html,json,yaml" in err and "nothing was written" in err
     assert snapshot(project) == before
     assert main(["build", "--format", "python,html,json,yaml"]) == 0
+
+
+# ---------------------------------------------------------------- how PDF workers start
+
+
+@pytest.mark.parametrize("platform, threads, expected", [
+    ("linux", 1, "fork"),
+    ("linux", 2, "forkserver"),  # a threaded process (watch --pdf's server): a forked child may deadlock
+    ("darwin", 1, "forkserver"),  # macOS: Python calls fork unsafe there
+])
+def test_workers_fork_only_where_it_is_safe(platform: str, threads: int, expected: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import threading
+
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(threading, "active_count", lambda: threads)
+    assert build_module.safe_start_method() == expected
+
+
+def test_a_threaded_process_renders_pdfs_without_forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+    import threading
+
+    started: list[str] = []
+    real_context = multiprocessing.get_context
+
+    def get_context(method: str | None = None) -> object:
+        started.append(str(method))
+        return real_context(method)
+
+    monkeypatch.setattr(multiprocessing, "get_context", get_context)
+    monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
+    stop = threading.Event()
+    server = threading.Thread(target=stop.wait)  # as watch --pdf's server thread
+    server.start()
+    try:
+        pdfs = build_module.render_pdfs([(Path("a.pdf"), "<p>A</p>"), (Path("b.pdf"), "<p>B</p>")])
+    finally:
+        stop.set()
+        server.join()
+    assert started and "fork" not in started
+    assert pdfs == [(Path("a.pdf"), render.to_pdf("<p>A</p>")), (Path("b.pdf"), render.to_pdf("<p>B</p>"))]
+
+
+@pytest.mark.pdf  # four renders of a sheet with every font: 20 s
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_workers_started_either_way_give_the_bytes_of_one_process(method: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked workers inherit the fonts loaded here; spawned ones import WeasyPrint and load them themselves.
+    Either way each sheet is the bytes rendering it in this process gives."""
+    import multiprocessing
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} on this system")
+    from compiler.api import load
+
+    (tmp_path / "tiny.rules").write_text(SOURCE, encoding="utf-8")
+    html = render.to_html(render.export_data(load(str(tmp_path / "tiny.rules")).checked))
+    jobs = [(Path("full.pdf"), html), (Path("small.pdf"), html.replace("You fail.", "You fail badly."))]
+    monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
+    rendered = build_module.render_pdfs(jobs, start_method=method)
+    assert [(path, pdf) for path, pdf in rendered] == [(path, render.to_pdf(page)) for path, page in jobs]

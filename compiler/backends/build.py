@@ -214,13 +214,14 @@ def pdf_renderer() -> str:
                       "harfbuzz-subset" if getattr(pdf_fonts, "harfbuzz_subset", None) else "fonttools-subset"))
 
 
-def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
+def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None) -> list[tuple[Path, bytes]]:
     """PDFs in parallel on the machine's cores (WeasyPrint is single-threaded), in the order given.
 
-    The longest sheets start first, so that no long sheet is left to run alone at the end; and
-    where processes fork, WeasyPrint is imported and the sheets' fonts are loaded once here, and the
-    workers inherit both instead of each doing it again (a second or so of every worker's time on a
-    small machine, and about 0.2 s of every sheet).
+    The longest sheets start first, so that no long sheet is left to run alone at the end. Workers start
+    as `start_method` says (default: `safe_start_method()`). Where they fork, WeasyPrint is imported and
+    the sheets' fonts are loaded once here, and the workers inherit both instead of each doing it again
+    (a second or so of every worker's time on a small machine, and about 0.2 s of every sheet); started
+    otherwise, each worker imports WeasyPrint and loads the fonts itself.
     """
     from compiler.backends.render import to_pdf
 
@@ -230,17 +231,31 @@ def render_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = None
-    if "fork" in multiprocessing.get_all_start_methods():
+    method = start_method or safe_start_method()
+    if method == "fork":
         from compiler.backends.render import font_config
 
         for _, html in jobs:
             font_config(html)  # WeasyPrint imported and the sheets' fonts loaded once, for the forked workers
-        context = multiprocessing.get_context("fork")
     longest_first = sorted(range(len(jobs)), key=lambda index: -len(jobs[index][1]))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         pending = {index: pool.submit(to_pdf, jobs[index][1]) for index in longest_first}
         return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
+
+
+def safe_start_method() -> str:
+    """How to start worker processes: `fork` where it is safe, which is Linux in a process with one thread
+    (Python calls fork unsafe on macOS, where system libraries may hold locks across it, and in a process
+    with other threads, such as `watch --pdf`'s server: a lock another thread holds stays held in the child
+    forever); else `forkserver` (workers forked from a fresh, single-threaded server) where there is one,
+    else `spawn`."""
+    import multiprocessing
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
 
 
 # ---------------------------------------------------------------- writing: a build's outputs change together
