@@ -452,25 +452,31 @@ def test_a_build_takes_the_pdf_of_an_unchanged_sheet_from_the_cache(
 
 
 def test_the_pdf_cache_key_holds_what_decides_the_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fonts' epoch, the versions of the packages that write a PDF (pinned in pyproject.toml), and which
-    library subsets the fonts: WeasyPrint uses HarfBuzz-Subset where the system has it, else fontTools,
-    which give other bytes from the same HTML with the same versions (fontTools stamps the epoch)."""
-    import fontTools  # type: ignore[import-untyped,unused-ignore]
-    import pydyf  # type: ignore[import-untyped,unused-ignore]
-    import weasyprint
+    """The fonts' epoch, the versions of the packages that read, lay out and write a PDF (pinned in
+    pyproject.toml), zlib's, and the library that subsets the fonts: fontTools, whether or not the system has
+    HarfBuzz-Subset (which WeasyPrint would use, with other bytes: render.pdf_subsetter), so the key does not
+    follow that library's presence either."""
+    import tomllib
+    import zlib
+    from importlib.metadata import version
+
     from weasyprint.pdf import fonts as pdf_fonts
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
     key = build_module.pdf_renderer()
     parts = key.split("\0")
-    assert {weasyprint.__version__, pydyf.__version__, fontTools.version} <= set(parts)
+    assert {f"{name} {version(name)}" for name in build_module.PDF_PACKAGES} <= set(parts)
+    assert f"zlib {zlib.ZLIB_RUNTIME_VERSION}" in parts and parts[-1] == f"fonttools {version('fonttools')}"
+    pins = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    pinned = {line.split("==")[0].lower(): line.split("==")[1] for line in pins["project"]["dependencies"]
+              if "==" in line}
+    assert {name: version(name) for name in build_module.PDF_PACKAGES} == pinned
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
     assert build_module.pdf_renderer() not in {key, ""}
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
     assert build_module.pdf_renderer() == key
-    other = None if pdf_fonts.harfbuzz_subset else object()  # the system with, or without, HarfBuzz-Subset
-    monkeypatch.setattr(pdf_fonts, "harfbuzz_subset", other)
-    assert build_module.pdf_renderer() != key
+    monkeypatch.setattr(pdf_fonts, "harfbuzz_subset", object())  # a system with HarfBuzz-Subset
+    assert build_module.pdf_renderer() == key and pdf_fonts.harfbuzz_subset is None
 
 
 def test_a_machine_without_the_pdf_engine_gets_a_diagnostic_and_no_partial_build(

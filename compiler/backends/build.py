@@ -184,20 +184,23 @@ def read_cached_pdf(entry: Path) -> bytes | None:
     return pdf
 
 
+PDF_PACKAGES = ("weasyprint", "pydyf", "fonttools", "tinycss2", "tinyhtml5", "cssselect2", "pyphen")
+
+
 def pdf_renderer() -> str:
     """Everything but the HTML that decides a PDF's bytes: the compiler (to_pdf's options), the epoch of
-    the embedded fonts' timestamps, the versions of WeasyPrint, pydyf, fontTools, Pango, HarfBuzz and
-    Fontconfig (the libraries that shape and place the text), and which library subsets the fonts (WeasyPrint
-    uses HarfBuzz-Subset where the system has it, which keeps a font's own timestamp, else fontTools, which
-    stamps the epoch). Imports WeasyPrint."""
+    the embedded fonts' timestamps, the versions of the packages that read the sheet, lay it out, hyphenate
+    it and write it (PDF_PACKAGES, pinned in pyproject.toml), of zlib (which compresses its streams), of
+    Pango, HarfBuzz and Fontconfig (the system's libraries that shape and place the text), and the library
+    that subsets the fonts (`render.pdf_subsetter`: fontTools on every machine). Imports WeasyPrint."""
     import ctypes
     import ctypes.util
+    import zlib
+    from importlib.metadata import PackageNotFoundError, version
 
-    import fontTools  # type: ignore[import-untyped,unused-ignore]
-    import pydyf  # type: ignore[import-untyped,unused-ignore]
-    import weasyprint
-    from weasyprint.pdf import fonts as pdf_fonts
     from weasyprint.text.ffi import pango
+
+    from compiler.backends.render import pdf_subsetter
 
     def native(library: str, call: str) -> str:
         try:
@@ -208,10 +211,16 @@ def pdf_renderer() -> str:
             return value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
         except (OSError, AttributeError, TypeError):
             return "unknown"
-    return "\0".join(("rulecraft-pdf-1", compiler_fingerprint(), os.environ.get("SOURCE_DATE_EPOCH", "0"),
-                      weasyprint.__version__, pydyf.__version__, fontTools.version, str(pango.pango_version()),
+
+    def package(name: str) -> str:
+        try:
+            return f"{name} {version(name)}"
+        except PackageNotFoundError:
+            return f"{name} unknown"
+    return "\0".join(("rulecraft-pdf-2", compiler_fingerprint(), os.environ.get("SOURCE_DATE_EPOCH", "0"),
+                      *map(package, PDF_PACKAGES), f"zlib {zlib.ZLIB_RUNTIME_VERSION}", str(pango.pango_version()),
                       native("harfbuzz", "hb_version_string"), native("fontconfig", "FcGetVersion"),
-                      "harfbuzz-subset" if getattr(pdf_fonts, "harfbuzz_subset", None) else "fonttools-subset"))
+                      pdf_subsetter()))
 
 
 def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None) -> list[tuple[Path, bytes]]:

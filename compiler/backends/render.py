@@ -446,10 +446,26 @@ def to_pdf(html: str, base_url: str | None = None) -> bytes:
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     from weasyprint import HTML
 
+    pdf_subsetter()
     document = HTML(string=html, base_url=base_url)
     pdf: bytes = document.write_pdf(pdf_identifier=b"rulecraft", uncompressed_pdf=False,
                                     font_config=font_config(html))
     return pdf
+
+
+def pdf_subsetter() -> str:
+    """Make fontTools subset the fonts a PDF embeds, on every machine; returns its name and version.
+
+    WeasyPrint subsets with HarfBuzz-Subset where the system has it (`libharfbuzz-subset0` on Debian), else
+    with fontTools: the two give other bytes from the same HTML (HarfBuzz keeps each font's own `modified`
+    time, so SOURCE_DATE_EPOCH no longer applies, and its version is the system's, not pinned). WeasyPrint
+    has no option for it, so its module's handle on HarfBuzz-Subset is cleared: fontTools, pinned in
+    pyproject.toml, then subsets on every machine."""
+    import fontTools  # type: ignore[import-untyped,unused-ignore]
+    from weasyprint.pdf import fonts as pdf_fonts
+
+    pdf_fonts.harfbuzz_subset = None
+    return f"fonttools {fontTools.version}"
 
 
 STYLE_ELEMENT = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S | re.I)
