@@ -248,6 +248,9 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+SHOWN_WIDTH = 100  # characters of a source line a diagnostic shows (a longer line: the part around the caret)
+
+
 def format_diagnostic(diagnostic: Diagnostic, source: str | None) -> str:
     """`path:line:col: severity[CODE]: message`, the line, a caret under the span, the hint."""
     span = diagnostic.span
@@ -260,12 +263,18 @@ def format_diagnostic(diagnostic: Diagnostic, source: str | None) -> str:
         if 0 < span.line <= len(lines):
             text = lines[span.line - 1].expandtabs(1)
             gutter = f"{span.line:>4} | "
-            out.append(gutter + text)
             start = max(span.column - 1, 0)
             if span.end_line == span.line and span.end_column > span.column:
                 width = span.end_column - span.column
             else:
                 width = max(len(text.rstrip()) - start, 1)
+            if len(text) > SHOWN_WIDTH:  # a long line: the part around the caret, not 40 kB of it
+                first = max(0, min(start - SHOWN_WIDTH // 4, len(text) - SHOWN_WIDTH))
+                last = first + SHOWN_WIDTH
+                text = ("…" if first else "") + text[first:last] + ("…" if last < len(text) else "")
+                start = start - first + (1 if first else 0)
+                width = min(width, SHOWN_WIDTH - (start - (1 if first else 0)))
+            out.append(gutter + text)
             out.append(" " * len(gutter) + " " * start + "^" * max(width, 1))
     for note in diagnostic.notes:
         out.append(f"  note: {note}")

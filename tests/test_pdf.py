@@ -212,3 +212,16 @@ def test_a_pdf_holds_no_clock_time_and_the_same_bytes_with_or_without_harfbuzz_s
     info = pypdf.PdfReader(io.BytesIO(pdf)).metadata or {}
     assert not {"/CreationDate", "/ModDate"} & set(info)
     assert to_pdf(html) == pdf
+
+
+@pytest.mark.pdf
+def test_paragraph_and_line_separators_in_rule_text_make_a_pdf(tmp_path: Path) -> None:
+    """U+2029 and U+2028 in a title, a rule's text and a band once crashed the PDF build."""
+    from compiler.api import load
+    from compiler.backends.render import export_data, to_html, to_pdf
+
+    text = ('ruleset "T"\n\nroll r "R\u2029x" [T-1]\n  text: "Para one\u2029para two \u2028 line"\n  roll: d6\n'
+            '  - 4+: hit "Hit\u2029now"\n  - otherwise: miss "Miss"\n')
+    (tmp_path / "separators.rules").write_text(text, encoding="utf-8")
+    pdf = to_pdf(to_html(export_data(load(str(tmp_path / "separators.rules")).checked)))
+    assert "para two" in "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)

@@ -376,3 +376,16 @@ def test_every_real_ruleset_still_parses() -> None:
     for path in RULESETS:
         ruleset = parse(path.read_text(encoding="utf-8"), str(path))
         assert ruleset.items
+
+
+def test_a_long_line_is_shown_around_its_caret_not_whole() -> None:
+    """A 40 kB line was echoed whole under its error; now the 100 characters around the caret, marked `…`."""
+    from compiler.diagnostics import SHOWN_WIDTH, Span, format_diagnostic
+
+    line = "  value: " + " + ".join(["x"] * 200) + " + oops + " + " + ".join(["y"] * 200)
+    column = line.index("oops") + 1
+    shown = format_diagnostic(Diagnostic("error", Code.UNDEFINED, "`oops` is not defined", "long.rules",
+                                         Span(5, column, 5, column + 4)), "\n" * 4 + line)
+    _, text, caret = shown.split("\n")
+    assert text.startswith("   5 | …") and text.endswith("…") and len(text) <= len("   5 | ") + SHOWN_WIDTH + 2
+    assert text[caret.index("^"):caret.index("^") + 4] == "oops" and caret.count("^") == 4

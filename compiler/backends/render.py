@@ -284,7 +284,16 @@ def rich(text: object) -> Markup:
     escaped = str(escape(str(text)))
     escaped = _BOLD.sub(lambda match: f"<strong>{match.group(1)}</strong>", escaped)
     escaped = _ITALIC.sub(lambda match: f"<em>{match.group(1)}</em>", escaped)
-    return Markup(escaped.replace("\n", "<br>"))
+    return Markup(escaped.replace("\n", "<br>").replace("\u2028", "<br>").replace("\u2029", "<br><br>"))
+
+
+def separators_as_spaces(value: object) -> object:
+    """Every `{{ }}` of a sheet: a line or paragraph separator (U+2028, U+2029) in a title or a label is a
+    space, as a browser shows it; no font has a glyph for one, and a PDF's text would lose its way after it.
+    Rule text set by `rich` breaks the line there instead."""
+    if isinstance(value, str) and not isinstance(value, Markup) and ("\u2028" in value or "\u2029" in value):
+        return value.replace("\u2028", " ").replace("\u2029", " ")
+    return value
 
 
 _HYPHENATED = re.compile(r"\w+(?:-\w+)+")
@@ -343,7 +352,8 @@ def environment(extra_templates: Path | None = None) -> Any:
         loaders.append(FileSystemLoader(str(extra_templates)))
     loaders.append(FileSystemLoader(str(templates_dir())))
     env = Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(default=True,
-                      default_for_string=True), undefined=StrictUndefined, **JINJA_OPTIONS)
+                      default_for_string=True), undefined=StrictUndefined, finalize=separators_as_spaces,
+                      **JINJA_OPTIONS)
     env.filters.update(FILTERS)
     env.tests.update(TESTS)
     env.globals["palette"] = PALETTE

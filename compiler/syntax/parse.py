@@ -601,7 +601,8 @@ def check_depth(tree: Tree[Token]) -> None:
         if node.data in _NESTS and not (node.data in ("or_", "and_") and len(node.children) == 1):
             nesting += 1
         if depth > MAX_TREE_DEPTH or nesting > MAX_EXPR_DEPTH:
-            raise SyntaxProblem(f"this is nested too deeply: expressions nest at most {MAX_EXPR_DEPTH} levels",
+            raise SyntaxProblem(f"this expression is too deep: at most {MAX_EXPR_DEPTH} operators, calls and dice "
+                                "one inside another (a sum of 60 terms is 59 `+`, each inside the next)",
                                 span_of(node), Code.TOO_LARGE, "name a part of it with `let` and use the name")
         stack.extend((child, depth + 1, nesting) for child in node.children if isinstance(child, Tree))
 
