@@ -38,7 +38,7 @@ from compiler import model as m
 from compiler.check.names import MODULE_NAMES, class_name
 from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from compiler.semantics import runtime
-from compiler.semantics.evaluate import bands_read, contains_dice, dice_symbols, walk
+from compiler.semantics.evaluate import bands_read, branches, contains_dice, dice_symbols, walk
 
 RUNTIME_PATH = Path(runtime.__file__)
 
@@ -323,11 +323,16 @@ class ExprCompiler(m.Visitor[str]):
         self.input_kinds: dict[str, Kinds] = {i.name: frozenset({py_type(i.type)}) for i in resolver.inputs}
         self.let_kinds: dict[str, Kinds] = {}
         self.let_choices: dict[str, str] = {}  # lets that hold a choice input's option: that input
+        self.numeric_lets: set[str] = set()  # `6 * x if x < 12 else x`: an option or a number, held as a number
         for let in resolver.lets:  # a let reads inputs and the lets before it
             self.let_kinds[let.name] = self.kinds(let.expr)
             held = self.choice_of(let.expr)
             if held is not None:
                 self.let_choices[let.name] = held
+            elif isinstance(let.expr, m.IfElse) and any(self.choice_of(b) for b in branches(let.expr)) and all(
+                    self.choice_of(b) is not None or self.kinds(b) == INT for b in branches(let.expr)):
+                self.numeric_lets.add(let.name)
+                self.let_kinds[let.name] = INT
         source = resolver.key if resolver.key is not None else resolver.value
         self.total_kinds = INT if resolver.dice else NONE if source is None else self.kinds(source)
 
@@ -353,6 +358,12 @@ class ExprCompiler(m.Visitor[str]):
         if isinstance(expr, (m.Number, m.Dice, m.Binary, m.Neg, m.Call)):
             return INT  # numbers, dice, arithmetic, count, rank, min, max, abs, clamp, sign
         raise TypeError(f"kinds() has no rule for {type(expr).__name__} nodes")
+
+    def total_choice(self) -> str | None:
+        """The choice input whose option a lookup's key or a formula's value is, where its options have numbers."""
+        source = self.resolver.key if self.resolver.key is not None else self.resolver.value
+        held = self.choice_of(source) if source is not None and not self.resolver.dice else None
+        return held if held is not None and any(o.value is not None for o in self.choices[held].options) else None
 
     def annotation(self, name: str) -> str:
         """The type of input or let `name`."""
@@ -536,7 +547,9 @@ def rolls_more(resolver: m.Resolver) -> bool:
     return any(contains_dice(e) for b in resolver.bands for _, e in b.values)
 
 
-def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -> str:
+def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler, by_number: str | None = None) -> str:
+    """The test of one band (or column) on `value`; `by_number`: the choice whose option `value` is, where the
+    ranges read the option's number (a table keyed by an option with numbers)."""
     if isinstance(condition, m.Natural):
         return f"r_natural == {condition.value}"
     if isinstance(condition, m.When):
@@ -547,6 +560,8 @@ def condition_code(condition: m.Condition, value: str, compiler: ExprCompiler) -
         return value if condition.name == "yes" else f"not {value}" if condition.name == "no" else "False"
     if isinstance(condition, m.OptionKey):
         return f"{value} == {condition.name!r}"
+    if by_number is not None:
+        value = f"_N_{compiler.resolver.name}[{by_number!r}][{value}]"
     tests = []
     for part in condition.parts:
         if part.low is not None and part.high is not None:
@@ -731,7 +746,8 @@ class ModuleWriter:
         w.line(f"def _lets_{resolver.name}({self.params(resolver)}) -> tuple[{kinds}]:")
         with w.indent():
             for let in resolver.lets:
-                w.line(f"v_{let.name} = {compiler.expr(let.expr)}")
+                code = compiler.number(let.expr) if let.name in compiler.numeric_lets else compiler.expr(let.expr)
+                w.line(f"v_{let.name} = {code}")
             names = ", ".join(f"v_{let.name}" for let in resolver.lets)
             w.line(f"return ({names},)")
         w.line()
@@ -768,7 +784,10 @@ class ModuleWriter:
 
     def band_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         w = self.w
-        table = band_table(resolver) if compiler.total_kinds != BOOL else None  # a yes/no key: tested, below
+        # a yes/no key, or an option whose number the ranges read (as the odds do): tested below
+        held = compiler.total_choice()
+        by_number = held if any(isinstance(b.condition, m.Ranges) for b in resolver.bands) else None
+        table = band_table(resolver) if compiler.total_kinds != BOOL and by_number is None else None
         if table is not None:
             keys = type_text(compiler.total_kinds | {"int", "str"})
             w.line(f"_BAND_{resolver.name}: dict[{keys}, int] = {table[0]!r}  # the band of each value")
@@ -785,7 +804,7 @@ class ModuleWriter:
                     if isinstance(band.condition, m.Otherwise):
                         w.line(f"return {index}")
                         break
-                    w.line(f"if {condition_code(band.condition, 'r_total', compiler)}:")
+                    w.line(f"if {condition_code(band.condition, 'r_total', compiler, by_number)}:")
                     with w.indent():
                         w.line(f"return {index}")
                 else:

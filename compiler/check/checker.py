@@ -948,6 +948,7 @@ class Checker:
                 self.names_in(value, local, options, item, allow_roll=True)
         for _, value in resolver.details:
             self.names_in(value, local, options, item, allow_roll=False)
+        self.check_kinds(resolver, item)
         key = resolver.key
         flag = {i.name for i in resolver.inputs if isinstance(i.type, m.Flag)}
         if isinstance(key, (m.Boolean, m.Not, m.Logic, m.Compare)) or (isinstance(key, m.Name) and key.name in flag):
@@ -963,6 +964,64 @@ class Checker:
                     if isinstance(part, m.Name) and part.name == "total":
                         self.error(Code.TYPE, f"`total` is the key `{m.expr_text(key)}`, an option, not a number",
                                    part.span, "compare it with an option, like `when total = low`", item.name)
+
+    def check_kinds(self, resolver: m.Resolver, item: m.Item) -> None:
+        """Values of the wrong kind where the generated module would fail at roll time: an option without a
+        number used as a number, a choice compared with yes or no, `natural` read where several groups of dice
+        are rolled (it is the one group's own roll)."""
+        choices = {i.name: i.type for i in resolver.inputs if isinstance(i.type, m.Choice)}
+        held: dict[str, str] = {}  # lets holding a choice input's option: that input
+
+        def choice_of(expr: m.Expr) -> str | None:
+            if isinstance(expr, m.Name):
+                return expr.name if expr.name in choices else held.get(expr.name)
+            if isinstance(expr, m.Call) and expr.function == "step" and expr.args:
+                return choice_of(expr.args[0])
+            return None
+
+        for let in resolver.lets:
+            found = choice_of(let.expr)
+            if found is not None:
+                held[let.name] = found
+        numbered = {o.name for c in choices.values() for o in c.options if o.value is not None}
+        unnumbered = {o.name for c in choices.values() for o in c.options if o.value is None} - numbered
+        local = set(choices) | {i.name for i in resolver.inputs} | {let.name for let in resolver.lets}
+        for expr in resolver.expressions():
+            for part in read_as_numbers(expr):
+                name = choice_of(part)
+                if name is not None and not any(o.value is not None for o in choices[name].options):
+                    what = "a choice" if m.expr_text(part) == name else f"an option of `{name}`"
+                    self.error(Code.TYPE, f"`{m.expr_text(part)}` is {what} whose options have no numbers, used as a "
+                               "number", part.span, "give each option a number, like "
+                               "`one of none (0), some (1)`", item.name)
+                elif isinstance(part, m.Name) and part.name not in local and part.name in unnumbered:
+                    self.error(Code.TYPE, f"the option `{part.name}` has no number, and is used as one", part.span,
+                               "give its choice's options numbers, like `one of none (0), some (1)`", item.name)
+            for node in walk(expr):
+                if isinstance(node, m.Compare) and node.op in ("==", "!="):
+                    for side, other in ((node.left, node.right), (node.right, node.left)):
+                        if choice_of(side) is not None and isinstance(other, m.Boolean):
+                            word = "yes" if other.value else "no"
+                            self.error(Code.TYPE, f"`{m.expr_text(side)}` is a choice, compared with {word} (a "
+                                       "yes/no value)", other.span, f"to compare with an option named `{word}`, "
+                                       f"quote it: `= \"{word}\"`", item.name)
+        source = resolver.key if resolver.key is not None else resolver.value
+        keyed = choice_of(source) if source is not None and not resolver.dice else None
+        if keyed is not None and not any(o.value is not None for o in choices[keyed].options):
+            for band in resolver.bands:
+                if isinstance(band.condition, m.Ranges):
+                    self.error(Code.TYPE, f"`{resolver.name}` is keyed by an option of `{keyed}`, whose options have "
+                               "no numbers: its rows name options", band.span, "like `- risky: ...`, or give the "
+                               "options numbers", item.name)
+        groups = [sum(isinstance(node, m.Dice) for node in walk(rule.expr)) for rule in resolver.dice]
+        if resolver.dice and groups != [1] * len(groups):
+            for band in resolver.bands:
+                for _, value in band.values:
+                    for node in walk(value):
+                        if isinstance(node, m.Name) and node.name == "natural" and node.name not in local:
+                            self.error(Code.TYPE, f"`natural` is the roll of a single group of dice, and "
+                                       f"`{resolver.name}` rolls several", node.span, "read `total`, `highest` or "
+                                       "`lowest` instead", item.name)
 
     def names_in(self, expr: m.Expr, local: set[str], options: set[str], item: m.Item, allow_roll: bool) -> None:
         for node in walk(expr):

@@ -524,13 +524,13 @@ def read_as_numbers(expr: m.Expr) -> Iterator[m.Expr]:
         else:
             continue
         for part in parts:
-            yield from _branches(part)
+            yield from branches(part)
 
 
-def _branches(expr: m.Expr) -> Iterator[m.Expr]:
+def branches(expr: m.Expr) -> Iterator[m.Expr]:
     """`expr`, or each value `a if t else b` can take."""
     if isinstance(expr, m.IfElse):
-        yield from _branches(expr.then)
-        yield from _branches(expr.otherwise)
+        yield from branches(expr.then)
+        yield from branches(expr.otherwise)
     else:
         yield expr
