@@ -32,6 +32,7 @@ from compiler.semantics.evaluate import (
     EvalError,
     Magnitude,
     TooLarge,
+    branches,
     contains_dice,
     dice_symbols,
     read_as_numbers,
@@ -939,6 +940,9 @@ class Checker:
                            or "define that table in this ruleset, or drop the `->`", item.name)
             elif band.chain is not None:
                 self.names_in(band.chain, local, options, item, allow_roll=False)
+            if band.chain is not None and not all(isinstance(b, m.Name) for b in branches(band.chain)):
+                self.error(Code.TYPE, "`->` names the table to roll next", band.chain.span,
+                           "like `-> treasure`, or `-> a if x else b`", item.name)
             for node in _whole_values(band.chain) if band.chain is not None else ():
                 target = self.items.get(node.name) if node.name not in local | options else None
                 if target is not None and target.kind not in ("roll", "table"):
@@ -951,6 +955,10 @@ class Checker:
         self.check_kinds(resolver, item)
         key = resolver.key
         flag = {i.name for i in resolver.inputs if isinstance(i.type, m.Flag)}
+        for let in resolver.lets:  # a let holding a yes/no
+            if isinstance(let.expr, (m.Boolean, m.Not, m.Logic, m.Compare)) or (
+                    isinstance(let.expr, m.Name) and let.expr.name in flag):
+                flag.add(let.name)
         if isinstance(key, (m.Boolean, m.Not, m.Logic, m.Compare)) or (isinstance(key, m.Name) and key.name in flag):
             for band in resolver.bands:
                 if isinstance(band.condition, (m.Ranges, m.Natural)) or (
@@ -1000,11 +1008,20 @@ class Checker:
             for node in walk(expr):
                 if isinstance(node, m.Compare) and node.op in ("==", "!="):
                     for side, other in ((node.left, node.right), (node.right, node.left)):
-                        if choice_of(side) is not None and isinstance(other, m.Boolean):
+                        if choice_of(side) is None or choice_of(other) is not None or isinstance(other, m.Text) or (
+                                isinstance(other, m.Name) and other.name not in local):
+                            continue  # an option, in words or by name, or another choice
+                        if isinstance(other, m.Boolean):
                             word = "yes" if other.value else "no"
                             self.error(Code.TYPE, f"`{m.expr_text(side)}` is a choice, compared with {word} (a "
                                        "yes/no value)", other.span, f"to compare with an option named `{word}`, "
                                        f"quote it: `= \"{word}\"`", item.name)
+                        else:
+                            self.error(Code.TYPE, f"`{m.expr_text(side)}` is a choice, compared with "
+                                       f"`{m.expr_text(other)}`, which is not one of its options", other.span,
+                                       "compare it with an option; an option named like an input is quoted: "
+                                       f"`= \"{m.expr_text(other)}\"`", item.name)
+                        break
         source = resolver.key if resolver.key is not None else resolver.value
         keyed = choice_of(source) if source is not None and not resolver.dice else None
         if keyed is not None and not any(o.value is not None for o in choices[keyed].options):
