@@ -138,3 +138,37 @@ def test_diff_of_a_broken_version_shows_its_diagnostics(versions: tuple[Path, Pa
     new.write_text(V2.replace("roll: d6", "roll d6"), encoding="utf-8")
     assert main(["diff", str(old), str(new)]) == 1
     assert "tiny_v2.rules:11:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("revision", ["--output={out}", "-p", "--textconv", "-"])
+def test_a_revision_is_never_a_git_option(revision: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # `rulecraft diff -- "--output=/some/file:x" tides_of_gold` wrote the file through `git show --output`.
+    out = tmp_path / "written"
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    spec = revision.format(out=out) + ":rulesets/tides_of_gold.rules"
+    assert main(["diff", "--", spec, "tides_of_gold"]) == 1
+    err = capsys.readouterr().err
+    assert not out.exists()
+    assert f"rulecraft: diff: the revision {revision.format(out=out)!r} starts with '-'" in err, err
+    assert "Traceback" not in err
+
+
+def test_every_git_call_ends_its_options_before_user_text() -> None:
+    # The audit of compiler/cli: every subprocess call to git passes --end-of-options before what a user wrote.
+    import ast
+
+    folder = Path(__file__).resolve().parent.parent / "compiler" / "cli"
+    calls = 0
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess":
+                calls += 1
+                command = node.args[0]
+                assert isinstance(command, ast.List), f"{path.name}:{node.lineno}: build the command as a list"
+                words = [e.value if isinstance(e, ast.Constant) else None for e in command.elts]
+                assert words[0] == "git" and "--end-of-options" in words, f"{path.name}:{node.lineno}"
+                first_user_text = next(i for i, w in enumerate(words) if w is None)
+                assert words.index("--end-of-options") < first_user_text, f"{path.name}:{node.lineno}"
+    assert calls >= 1

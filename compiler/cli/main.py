@@ -217,8 +217,12 @@ def load_version(spec: str) -> tuple[str, Any]:
 
     rev, sep, inside = spec.partition(":")
     if sep and rev and not Path(spec).exists() and not (len(rev) == 1 and rev.isalpha()):
-        try:
-            done = subprocess.run(["git", "show", f"{rev}:{inside}"], capture_output=True, check=False)
+        if rev.startswith("-"):  # never an option of git (`--output=FILE` writes a file)
+            raise UsageError(f"diff: the revision {rev!r} starts with '-'; a revision names a commit, "
+                             "e.g. HEAD~1:rulesets/tides_of_gold.rules")
+        try:  # --end-of-options, and `--` after the object: what follows is never an option nor a path
+            done = subprocess.run(["git", "show", "--no-textconv", "--end-of-options", f"{rev}:{inside}", "--"],
+                                  capture_output=True, check=False, stdin=subprocess.DEVNULL)
         except OSError as problem:
             raise UsageError(f"cannot run git to read {spec}: {problem.strerror}") from None
         if done.returncode != 0:
