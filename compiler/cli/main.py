@@ -17,12 +17,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from compiler.cli.targets import UsageError, targets
+from compiler.cli.targets import UsageError, safe_output, targets, to_json, write_verbatim
 from compiler.diagnostics import CompileError, Report, plural
 from compiler.resources import FORMATS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with safe_output():  # every line printed goes through one place: control characters shown, never obeyed
+        return run_command(argv)
+
+
+def run_command(argv: Sequence[str] | None) -> int:
     parser = build_parser(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     try:
@@ -179,7 +184,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             from compiler.cli.review import odds_json
 
             payload["odds"] = {one.checked.id: odds_json(one.checked) for one in loaded}
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        print(to_json(payload))
     else:
         text = report.format_text()
         print(text if text else "no problems found")
@@ -202,7 +207,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     new_name, new = load_version(args.new)
     found = diff_rulesets(old.checked, new.checked)
     if args.json:
-        print(json.dumps(diff_json(found), indent=2, ensure_ascii=False))
+        print(to_json(diff_json(found)))
     else:
         print(format_diff(found, old_name, new_name))
     return 1 if args.exit_code and not found.empty else 0
@@ -279,7 +284,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         except FormatError as problem:
             raise UsageError(f"{shown}: {problem}") from None
         if stdin and not (args.check or args.diff):
-            sys.stdout.write(formatted)
+            write_verbatim(formatted)
             continue
         if formatted == text:
             unchanged += 1
@@ -417,7 +422,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
     if args.json:
         payload = result.as_dict()
         payload = {"ruleset": module.RULESET, **payload, "seed": seed}
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        print(to_json(payload))
     else:
         print(result.trace)
         repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
@@ -451,8 +456,8 @@ def draw_cards(module: types.ModuleType, args: argparse.Namespace, seed: int) ->
     if args.json:
         cards = [None if c is None else {"id": c.id, "label": c.label, "text": c.text, "copy": c.copy,
                                          "pile": c.pile} for c in drawn]
-        print(json.dumps({"ruleset": module.RULESET, "name": args.name, "pile": deck.pile, "cards": cards,
-                          "remaining": deck.remaining, "seed": seed}, indent=2, ensure_ascii=False))
+        print(to_json({"ruleset": module.RULESET, "name": args.name, "pile": deck.pile, "cards": cards,
+                          "remaining": deck.remaining, "seed": seed}))
         return 0
     where = f", {deck.PILES} {deck.pile}" if deck.PILES else ""
     for card in drawn:
@@ -490,8 +495,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         for key, p in probabilities.items()
     ]
     if args.json:
-        print(json.dumps({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs,
-                          "outcomes": outcomes}, indent=2, ensure_ascii=False))
+        print(to_json({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs,
+                          "outcomes": outcomes}))
         return 0
     shown = ", ".join(f"{k}={v}" for k, v in full_inputs.items())
     print(f"{args.name}" + (f" ({shown})" if shown else ""))
@@ -522,8 +527,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             for key in dict.fromkeys([*exact, *counts])]
     full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
     if args.json:
-        print(json.dumps({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs, "rolls": result.n,
-                          "seed": result.seed, "outcomes": rows}, indent=2, ensure_ascii=False))
+        print(to_json({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs, "rolls": result.n,
+                          "seed": result.seed, "outcomes": rows}))
         return 0
     shown = ", ".join(f"{k}={v}" for k, v in full_inputs.items())
     print(f"{args.name}" + (f" ({shown})" if shown else "") + f": {result.n:,} rolls")
@@ -563,8 +568,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                       "sources": list(definition.citation.ids) if definition.citation else [],
                       "inputs": inputs})
     if args.json:
-        print(json.dumps({"ruleset": checked.id, "title": checked.title, "items": items}, indent=2,
-                         ensure_ascii=False))
+        print(to_json({"ruleset": checked.id, "title": checked.title, "items": items}))
         return 0
     print(f"{checked.title} ({checked.id}): {len(items)} definitions")
     for item in items:

@@ -1,0 +1,126 @@
+"""The command line under hostile input: rule text that would drive the terminal, a terminal that is not UTF-8,
+usage mistakes, files that are not rulesets, outputs that must not depend on where a build started."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler.cli.main import main
+
+from .conftest import ROOT
+
+ESCAPES = ("\x1b]0;pwned\x07", "\x1b[2J", "\x9b31m", "\x1b[31m", "\x05", "\x08", "\u202e")
+
+# Every place rule text reaches the terminal: the title, a label, band text, a card, a diagnostic's source line.
+EVIL = '''ruleset "Evil \x1b]0;pwned\x07 title"
+
+roll action "Action \x1b[2J roll" [EVIL-1]
+  input dots: 0..3 = 1
+  roll: 2d6 + dots
+  - 6 or less: failure "You \x1b[31mfail\x9b31m."
+  - 7-9: partial "You do it\x08\x08, at a \u202ecost."
+  - 10+: success "You do it\x05."
+
+deck omens "Omens \x1b[2J" [EVIL-2]
+  - raven "Raven \x1b]0;pwned\x07"
+      text: "A raven \x1b[31mcalls."
+      copies: 2
+'''
+
+
+def hostile(tmp_path: Path) -> str:
+    path = tmp_path / "evil.rules"
+    path.write_text(EVIL, encoding="utf-8")
+    return str(path)
+
+
+def assert_inert(text: str) -> None:
+    for sequence in ESCAPES:
+        assert sequence not in text, (sequence, text)
+
+
+@pytest.mark.parametrize("command", [
+    ["roll", "{path}", "action", "--seed", "1", "--repeat", "30"],
+    ["roll", "{path}", "omens", "--seed", "1"],
+    ["odds", "{path}", "omens"],
+    ["list", "{path}"],
+    ["check", "{path}", "--odds"],
+    ["diff", "{path}", "{other}"],
+    ["fmt", "--diff", "{other}"],
+])
+def test_rule_text_never_drives_the_terminal(command: list[str], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = hostile(tmp_path)
+    other = tmp_path / "other.rules"
+    other.write_text(EVIL.replace("7-9", "7 - 9").replace("You do it", "You \x1b[2Jdo it"), encoding="utf-8")
+    main([part.format(path=path, other=other) for part in command])
+    captured = capsys.readouterr()
+    assert_inert(captured.out + captured.err)
+    assert "\\x1b" in captured.out + captured.err  # shown, visibly, not dropped
+
+
+@pytest.mark.parametrize("command", [["roll", "{path}", "action", "--seed", "1"], ["roll", "{path}", "omens"],
+                                     ["list", "{path}"], ["check", "{path}", "--odds", "--format", "json"]])
+def test_json_output_escapes_control_characters_and_reads_back_unchanged(command: list[str], tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = hostile(tmp_path)
+    assert main([part.format(path=path) for part in command] + ([] if "--format" in command else ["--json"])) == 0
+    out = capsys.readouterr().out
+    assert_inert(out)
+    assert "\\u001b" in out
+    assert any("\x1b" in text for text in strings(json.loads(out)))  # the data reads back unchanged
+
+
+def strings(data: object) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for key, value in data.items() for s in [*strings(key), *strings(value)]]
+    if isinstance(data, list):
+        return [s for value in data for s in strings(value)]
+    return []
+
+
+def test_a_diagnostic_quoting_hostile_text_is_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "broken.rules"
+    path.write_text(EVIL.replace("  roll: 2d6 + dots", "  roll 2d6 + dots \x1b[2J"), encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    captured = capsys.readouterr()
+    err = captured.out + captured.err
+    assert "error[" in err and "\\x1b[2J" in err
+    assert_inert(err)
+
+
+def test_fmt_into_a_pipe_writes_the_file_as_it_is(tmp_path: Path) -> None:
+    source = EVIL.replace("roll: 2d6 + dots", "roll:  2d6+dots")
+    done = subprocess.run([sys.executable, "-m", "compiler", "fmt", "-"], input=source.encode("utf-8"),
+                          capture_output=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode("utf-8") == EVIL  # data, not a message: nothing escaped, nothing lost
+
+
+@pytest.mark.parametrize("environment", [{"PYTHONIOENCODING": "cp1252"}, {"PYTHONIOENCODING": "ascii"},
+                                         {"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}])
+def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback(environment: dict[str, str],
+                                                                  tmp_path: Path) -> None:
+    path = tmp_path / "wide.rules"
+    path.write_text('ruleset "Wide — 波"\n\nroll r "Rôle ☠" [W-1]\n  roll: d6\n  - 4+: hit "Hit → ☠"\n'
+                    '  - otherwise: miss "Miss"\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8", "LC_ALL", "LANG")}
+    env.update(environment)
+    for command in (["roll", str(path), "r", "--seed", "1"], ["odds", str(path), "r"], ["list", str(path)],
+                    ["check", str(path), "--odds"], ["odds", str(path), "nothing"]):
+        done = subprocess.run([sys.executable, "-m", "compiler", *command], capture_output=True, cwd=tmp_path,
+                              env=env, timeout=120)
+        shown = done.stdout.decode("ascii", "replace") + done.stderr.decode("ascii", "replace")
+        assert "Traceback" not in shown and "Error" not in shown, (command, shown)
+        assert done.returncode == (1 if "nothing" in command else 0), (command, shown)
+    odds = subprocess.run([sys.executable, "-m", "compiler", "odds", str(path), "r"], capture_output=True,
+                          cwd=tmp_path, env=env, timeout=120)
+    assert b"\\u2588" in odds.stdout  # the bar, escaped where the encoding has no block character
