@@ -124,3 +124,80 @@ def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback(environment: d
     odds = subprocess.run([sys.executable, "-m", "compiler", "odds", str(path), "r"], capture_output=True,
                           cwd=tmp_path, env=env, timeout=120)
     assert b"\\u2588" in odds.stdout  # the bar, escaped where the encoding has no block character
+
+
+# ---------------------------------------------------------------- usage
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("args", [["roll"], ["roll", "tides_of_gold", "action_roll", "--seed", "x"], ["nothing"],
+                                  ["build", "--page", "a5"], ["odds", "tides_of_gold", "action_roll", "--bogus"],
+                                  ["watch", "--port", "eighty"], []])
+def test_a_usage_mistake_prints_usage_and_one_line_and_exits_1(args: list[str]) -> None:
+    done = run(*args)
+    assert done.returncode == 1, (args, done.returncode, done.stderr)
+    assert done.stderr.startswith("usage: rulecraft") and "rulecraft" in done.stderr.splitlines()[-1]
+    assert "error:" in done.stderr.splitlines()[-1] and "Traceback" not in done.stderr
+
+
+def test_usage_mistakes_in_process_return_1_and_help_returns_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["roll"]) == 1
+    assert "error: the following arguments are required" in capsys.readouterr().err
+    assert main(["--help"]) == 0
+    assert "usage: rulecraft" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["roll", "tides_of_gold", "action_roll", "dots=1", "dots=2"], "input 'dots' is given twice ('dots=1' and "
+                                                                    "'dots=2'); give each input once"),
+    (["odds", "tides_of_gold", "action_roll", "dots=2", "dots=2"], "input 'dots' is given twice"),
+    (["simulate", "tides_of_gold", "action_roll", "dots=1", "dots=3", "-n", "10"], "input 'dots' is given twice"),
+    (["roll", "everrain", "sea_event_deck", "chapter=1", "chapter=2"], "give its pile once, not chapter=1 chapter=2"),
+])
+def test_an_input_given_twice_is_an_error_not_last_wins(args: list[str], message: str,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize("formats, message", [
+    (",", "--format ',' names no format; formats are: python, html, pdf, json, yaml"),
+    ("", "--format '' names no format; formats are: python, html, pdf, json, yaml"),
+    ("python,,json", "--format 'python,,json' has an empty name between commas; formats are: python, html, pdf"),
+    ("python,svg", "unknown format 'svg'; formats are: python, html, pdf, json, yaml"),
+])
+def test_build_refuses_a_format_list_that_names_nothing_or_no_format(formats: str, message: str,
+                                                                     tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "rulesets").mkdir(parents=True)
+    (project / "rulesets" / "mini.rules").write_text(MINI, encoding="utf-8")
+    done = run("build", "--format", formats, cwd=project)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert "nothing was built" in done.stderr
+    assert not (project / "output").exists()
+
+
+MINI = 'ruleset "Mini"\n\nroll r "R" [M-1]\n  roll: d6\n  - 4+: hit "Hit"\n  - otherwise: miss "Miss"\n'
+
+
+@pytest.mark.parametrize("name", ["action_roll", "deck"])
+def test_repeat_has_a_documented_bound(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.cli.main import MAX_REPEAT
+
+    assert MAX_REPEAT == 1_000_000
+    assert f"--repeat N` rolls at most\n{MAX_REPEAT:,} times" in (ROOT / "README.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    args = ["roll", "tides_of_gold", "action_roll"] if name == "action_roll" else ["roll", "everrain",
+                                                                                   "sea_event_deck", "chapter=1"]
+    assert main([*args, "--repeat", "1000000000"]) == 1
+    err = capsys.readouterr().err
+    assert "--repeat takes a whole number of rolls from 1 to 1,000,000; not 1000000000" in err
+    assert main([*args, "--repeat", "3", "--seed", "1", "--json"]) == 0  # within the bound, as before

@@ -15,7 +15,7 @@ import types
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from compiler.cli.targets import UsageError, safe_output, targets, to_json, write_verbatim
 from compiler.diagnostics import CompileError, Report, plural
@@ -27,9 +27,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_command(argv)
 
 
+# `roll --repeat N` keeps every roll (a deck: every card) until it prints: this many at most.
+MAX_REPEAT = 1_000_000
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the command's promise: a usage mistake prints the usage and one line, and exits 1."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def run_command(argv: Sequence[str] | None) -> int:
     parser = build_parser(list(sys.argv[1:] if argv is None else argv))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage mistake (1): a status, not an exception, for callers
+        return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
     try:
         return int(args.run(args))
     except UsageError as problem:
@@ -46,7 +61,7 @@ def run_command(argv: Sequence[str] | None) -> int:
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The command line. `watch` brings a web server; its module is imported only to run it."""
-    parser = argparse.ArgumentParser(prog="rulecraft", description="Compile rules written in the Rulecraft "
+    parser = Parser(prog="rulecraft", description="Compile rules written in the Rulecraft "
                                      "language into resolvers, exact odds, sheets and data.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -87,7 +102,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     roll.add_argument("--json", action="store_true")
     roll.add_argument("--repeat", type=int, default=1, metavar="N",
                       help="roll N times in a row, each roll carrying what the rules say into the next "
-                           "(a deck: draw N cards)")
+                           f"(a deck: draw N cards); at most {MAX_REPEAT:,}")
     roll.set_defaults(run=cmd_roll)
 
     odds = sub.add_parser("odds", help="exact probability of each outcome")
@@ -139,10 +154,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     from compiler.backends.build import plan, write_all
     from compiler.resources import display_path, project_root
 
-    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    formats = list(dict.fromkeys(f.strip() for f in args.format.split(",")))
+    if "" in formats:
+        wrong = "names no format" if not any(formats) else "has an empty name between commas"
+        raise UsageError(f"--format {args.format!r} {wrong}; formats are: {', '.join(FORMATS)} (comma-separated); "
+                         "nothing was built")
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
-        raise UsageError(f"unknown format {unknown[0]!r}; formats are: {', '.join(FORMATS)}")
+        raise UsageError(f"unknown format {unknown[0]!r}; formats are: {', '.join(FORMATS)}; nothing was built")
     templates = Path(args.templates) if args.templates else None
     if templates is not None and not templates.is_dir():
         raise UsageError(f"--templates {args.templates}: no such folder")
@@ -374,10 +393,14 @@ def parse_inputs(module: types.ModuleType, name: str, pairs: Sequence[str]) -> d
         raise UsageError(f"{module.RULESET} has no roll or table named {name!r}; there are: {names}")
     specs = {spec[0]: spec for spec in module.INPUTS[name]}
     out: dict[str, object] = {}
+    given: dict[str, str] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep:
             raise UsageError(f"write inputs as key=value, not {pair!r}")
+        if key in given:
+            raise UsageError(f"input {key!r} is given twice ({given[key]!r} and {pair!r}); give each input once")
+        given[key] = pair
         if key not in specs:
             allowed = ", ".join(specs) or "none"
             raise UsageError(f"{name} has no input {key!r}; its inputs are: {allowed}")
@@ -403,10 +426,10 @@ def parse_inputs(module: types.ModuleType, name: str, pairs: Sequence[str]) -> d
 
 
 def cmd_roll(args: argparse.Namespace) -> int:
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        raise UsageError(f"--repeat takes a whole number of rolls from 1 to {MAX_REPEAT:,}; not {args.repeat}")
     module = compiled(args.ruleset)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    if args.repeat < 1:
-        raise UsageError(f"--repeat takes a whole number of rolls, 1 or more; not {args.repeat}")
     if args.name in getattr(module, "DECKS", {}):
         return draw_cards(module, args, seed)
     inputs = parse_inputs(module, args.name, args.inputs)
@@ -437,6 +460,9 @@ def new_deck(module: types.ModuleType, name: str, pairs: Sequence[str], seed: in
     deck_class = module.DECKS[name]
     named = [str(p) for p in dict.fromkeys(card[4] for card in deck_class.CARDS) if p is not None]
     pile: object = None
+    if len(pairs) > 1:
+        raise UsageError(f"{name} is a deck: give its pile once, not {' '.join(pairs)}" if deck_class.PILES
+                         else f"{name} is a deck; it takes no inputs")
     for pair in pairs:
         key, _, raw = pair.partition("=")
         if key != deck_class.PILES or raw not in named:
