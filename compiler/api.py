@@ -5,13 +5,17 @@ Backends (odds, codegen, render) take the `CheckedRuleset` this returns.
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 
 from compiler import model as m
 from compiler.check.checker import check
-from compiler.diagnostics import Code, CompileError, Report
-from compiler.resources import display_path, project_root, ruleset_path
-from compiler.syntax.parse import parse
+from compiler.diagnostics import Code, CompileError, Report, Span
+from compiler.resources import display_path, project_root, ruleset_path, source_name
+from compiler.syntax.parse import MAX_SOURCE_BYTES, parse
 
 
 @dataclass(frozen=True)
@@ -27,28 +31,105 @@ def available() -> list[str]:
     return sorted(p.stem for p in folder.glob("*.rules")) if folder.is_dir() else []
 
 
-def load(name_or_path: str, report: Report | None = None) -> Loaded:
-    """Parse and check one ruleset. Raises CompileError if it has errors."""
+def read_ruleset(name_or_path: str, report: Report | None = None) -> tuple[Path, str, str]:
+    """The one way a ruleset file is read: (its path, its name in diagnostics, its text). Only a regular file
+    (not a folder, a device such as /dev/zero, a FIFO that would block), at most MAX_SOURCE_BYTES of it (a
+    bigger file is refused without reading it whole), and UTF-8 text (else a diagnostic at the line and
+    column of the first bad byte). Raises CompileError with the diagnostic."""
     path = ruleset_path(name_or_path)
     report = report if report is not None else Report()
     display = display_path(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        source = path.read_text(encoding="utf-8")
+        handle = os.open(path, flags)  # non-blocking: opening a FIFO with no writer returns at once
     except FileNotFoundError:
         names = ", ".join(available()) or "none"
         report.error(Code.NO_FILE, f"no ruleset `{name_or_path}` (rulesets available: {names})", display)
         raise CompileError(report) from None
-    except UnicodeDecodeError as problem:
-        report.error(Code.BAD_CHARACTER, f"this file is not UTF-8 text (byte {problem.start})", display)
-        raise CompileError(report) from None
     except OSError as problem:
-        report.error(Code.NO_FILE, f"cannot read {display}: {problem.strerror}", display)
+        report.error(Code.NO_FILE, f"cannot read {display}: {problem.strerror or problem}", display)
         raise CompileError(report) from None
-    return load_text(source, display, path.stem, report)
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            report.error(Code.NO_FILE, f"{display} is {file_kind(info.st_mode)}, not a ruleset file", display,
+                         hint="give the path of a .rules file, or a ruleset id from rulesets/")
+            raise CompileError(report)
+        if info.st_size > MAX_SOURCE_BYTES:
+            report.error(Code.TOO_LARGE, f"this file is {info.st_size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}",
+                         display, hint="split the game into several rulesets")
+            raise CompileError(report)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_SOURCE_BYTES:  # the limit and one byte more, whatever the file says its size is
+            chunk = os.read(handle, MAX_SOURCE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as problem:
+        report.error(Code.NO_FILE, f"cannot read {display}: {problem.strerror or problem}", display)
+        raise CompileError(report) from None
+    finally:
+        os.close(handle)
+    data = b"".join(chunks)
+    if len(data) > MAX_SOURCE_BYTES:
+        report.error(Code.TOO_LARGE, f"this file is more than {MAX_SOURCE_BYTES:,} bytes, the limit", display,
+                     hint="split the game into several rulesets")
+        raise CompileError(report)
+    return path, display, decode_source(data, display, report)
 
 
-def load_text(source: str, display: str, ruleset_id: str, report: Report | None = None) -> Loaded:
-    """Parse and check a ruleset's text (`display` names it in diagnostics). Raises CompileError."""
+def read_stdin(report: Report) -> str:
+    """A ruleset from standard input (`fmt -`): at most MAX_SOURCE_BYTES, UTF-8, as `read_ruleset` reads a file."""
+    import sys
+
+    stream = getattr(sys.stdin, "buffer", None)
+    data = stream.read(MAX_SOURCE_BYTES + 1) if stream is not None else sys.stdin.read().encode("utf-8")
+    if len(data) > MAX_SOURCE_BYTES:
+        report.error(Code.TOO_LARGE, f"standard input is more than {MAX_SOURCE_BYTES:,} bytes, the limit",
+                     "<stdin>", hint="split the game into several rulesets")
+        raise CompileError(report)
+    return decode_source(data, "<stdin>", report)
+
+
+def file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def decode_source(data: bytes, display: str, report: Report) -> str:
+    """`data` as UTF-8 text; else BAD-CHARACTER at the first bad byte's line and column, with a caret."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        start = problem.start
+        line = data.count(b"\n", 0, start) + 1
+        line_start = data.rfind(b"\n", 0, start) + 1
+        column = len(data[line_start:start].decode("utf-8", "replace")) + 1
+        report.sources[display] = data.decode("utf-8", "replace")
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")) or data[:200].count(b"\x00") > 10:
+            hint = "this looks like UTF-16: save the ruleset as UTF-8"
+        else:
+            hint = ("save the ruleset as UTF-8 (it may be Windows-1252 or Latin-1: reopen it in that encoding, "
+                    "then save)")
+        report.error(Code.BAD_CHARACTER, f"this file is not UTF-8 text: byte 0x{data[start]:02x} cannot be read as "
+                     "UTF-8", display, Span(line, column, line, column + 1), hint)
+        raise CompileError(report) from None
+
+
+def load(name_or_path: str, report: Report | None = None) -> Loaded:
+    """Read, parse and check one ruleset. Raises CompileError if it has errors."""
+    report = report if report is not None else Report()
+    path, display, source = read_ruleset(name_or_path, report)
+    return load_text(source, display, path.stem, report, source_name=source_name(path))
+
+
+def load_text(source: str, display: str, ruleset_id: str, report: Report | None = None, *,
+              source_name: str | None = None) -> Loaded:
+    """Parse and check a ruleset's text (`display` names it in diagnostics, `source_name` in the outputs:
+    `display` when None). Raises CompileError."""
     report = report if report is not None else Report()
     report.sources[display] = source
     try:
@@ -59,5 +140,7 @@ def load_text(source: str, display: str, ruleset_id: str, report: Report | None 
     checked = check(ruleset, source, report)
     if report.has_errors:
         raise CompileError(report)
+    if source_name is not None and source_name != checked.source_path:
+        checked = dataclasses.replace(checked, source_path=source_name)
     return Loaded(checked, report, source, display)
 

@@ -201,3 +201,146 @@ def test_repeat_has_a_documented_bound(name: str, tmp_path: Path, capsys: pytest
     err = capsys.readouterr().err
     assert "--repeat takes a whole number of rolls from 1 to 1,000,000; not 1000000000" in err
     assert main([*args, "--repeat", "3", "--seed", "1", "--json"]) == 0  # within the bound, as before
+
+
+# ---------------------------------------------------------------- reading a ruleset
+
+
+READERS = [["check", "{path}"], ["list", "{path}"], ["roll", "{path}", "r"], ["odds", "{path}", "r"],
+           ["fmt", "--check", "{path}"], ["diff", "{path}", "{path}"], ["build", "{path}", "-o", "{out}"]]
+
+
+def refused(command: list[str], path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main([part.format(path=path, out=tmp_path / "out") for part in command]) == 1, command
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "Traceback" not in text
+    assert not (tmp_path / "out").exists()
+    return text
+
+
+@pytest.mark.parametrize("command", READERS)
+@pytest.mark.parametrize("special", ["/dev/zero", "/dev/urandom", "fifo", "folder.rules"])
+def test_what_is_not_a_regular_file_is_refused_without_reading_it(command: list[str], special: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    if special.startswith("/dev/"):
+        if not Path(special).exists():
+            pytest.skip(f"no {special} here")
+        path = Path(special)
+    elif special == "fifo":
+        path = tmp_path / "pipe.rules"
+        os.mkfifo(path)  # nothing ever writes: reading it would block for ever
+    else:
+        path = tmp_path / special
+        path.mkdir()
+    text = refused(command, path, tmp_path, capsys)
+    kind = {"fifo": "a pipe (FIFO)", "folder.rules": "a folder"}.get(special, "a device")
+    assert f"{path}: error[NO-FILE]: {path} is {kind}, not a ruleset file" in text, text
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_a_file_past_the_size_limit_is_refused_without_reading_it_whole(command: list[str], tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.syntax.parse import MAX_SOURCE_BYTES
+
+    path = tmp_path / "huge.rules"
+    with path.open("wb") as file:
+        file.truncate(600_000_000)  # 600 MB, sparse: reading it whole would take the memory
+    reads: list[int] = []
+    real_read = os.read
+
+    def counted(handle: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(handle, size)
+
+    monkeypatch.setattr(os, "read", counted)
+    text = refused(command, path, tmp_path, capsys)
+    assert f"error[TOO-LARGE]: this file is 600,000,000 bytes; the limit is {MAX_SOURCE_BYTES:,}" in text, text
+    assert sum(reads) <= MAX_SOURCE_BYTES + 1
+
+
+def test_a_file_growing_past_the_limit_is_read_only_to_the_limit_and_one_byte(tmp_path: Path) -> None:
+    from compiler.api import read_ruleset
+    from compiler.diagnostics import CompileError
+    from compiler.syntax.parse import MAX_SOURCE_BYTES
+
+    # /proc files say they are 0 bytes long; a file may grow after its size was read: only the read counts.
+    path = tmp_path / "grown.rules"
+    path.write_bytes(b"#" * (MAX_SOURCE_BYTES + 10))
+    real_fstat = os.fstat
+
+    def small(handle: int) -> os.stat_result:
+        info = real_fstat(handle)
+        return os.stat_result((info.st_mode, info.st_ino, info.st_dev, info.st_nlink, info.st_uid, info.st_gid, 0,
+                               int(info.st_atime), int(info.st_mtime), int(info.st_ctime)))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "fstat", small)
+        with pytest.raises(CompileError) as raised:
+            read_ruleset(str(path))
+    assert f"more than {MAX_SOURCE_BYTES:,} bytes" in raised.value.report.format_text()
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_a_file_that_is_not_utf8_is_located_with_a_caret_and_a_hint(command: list[str], tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "latin.rules"
+    path.write_bytes(MINI.replace('"Hit"', '"Hit caf\xe9"').encode("cp1252"))
+    text = refused(command, path, tmp_path, capsys)
+    assert f"{path}:5:21: error[BAD-CHARACTER]: this file is not UTF-8 text: byte 0xe9 cannot be read as UTF-8" \
+        in text, text
+    assert '\n   5 |   - 4+: hit "Hit caf\ufffd"\n' + " " * 27 + "^\n" in text, text
+    assert "hint: save the ruleset as UTF-8" in text
+
+
+def test_utf16_gets_its_own_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "wide.rules"
+    path.write_bytes(MINI.encode("utf-16"))
+    text = refused(["check", "{path}"], path, tmp_path, capsys)
+    assert "error[BAD-CHARACTER]" in text and "hint: this looks like UTF-16: save the ruleset as UTF-8" in text
+
+
+def test_fmt_reads_stdin_to_the_limit_only(tmp_path: Path) -> None:
+    from compiler.syntax.parse import MAX_SOURCE_BYTES
+
+    done = subprocess.run([sys.executable, "-m", "compiler", "fmt", "-"], input=b"#" * (MAX_SOURCE_BYTES + 5000),
+                          capture_output=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1 and b"error[TOO-LARGE]: standard input is more than 1,000,000 bytes" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "compiler", "fmt", "-"], input=MINI.encode("cp1252") + b"\xe9",
+                          capture_output=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1 and b"<stdin>:7:1: error[BAD-CHARACTER]" in done.stderr, done.stderr
+
+
+# ---------------------------------------------------------------- where a build started
+
+
+def test_outputs_name_their_source_the_same_wherever_the_build_started(tmp_path: Path) -> None:
+    project = tmp_path / "game"
+    (project / "rulesets").mkdir(parents=True)
+    (project / "rulesets" / "mini.rules").write_text(MINI, encoding="utf-8")
+    loose = tmp_path / "loose" / "mini.rules"
+    loose.parent.mkdir()
+    loose.write_text(MINI, encoding="utf-8")
+    formats = "python,html,json,yaml"
+    builds = {
+        "root": run("build", "--format", formats, "-o", str(tmp_path / "o1"), cwd=project),
+        "rulesets": run("build", "mini.rules", "--format", formats, "-o", str(tmp_path / "o2"),
+                        cwd=project / "rulesets"),
+        "outside": run("build", str(project / "rulesets" / "mini.rules"), "--format", formats, "-o",
+                       str(tmp_path / "o3"), cwd=tmp_path),
+        "relative": run("build", "game/rulesets/../rulesets/mini.rules", "--format", formats, "-o",
+                        str(tmp_path / "o4"), cwd=tmp_path),
+    }
+    for name, done in builds.items():
+        assert done.returncode == 0, (name, done.stderr)
+    outputs = [{p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+               for out in (tmp_path / f"o{n}" for n in range(1, 5))]
+    assert {"python/mini.py", "html/mini.html", "json/mini.json", "yaml/mini.yaml"} <= set(outputs[0])
+    assert all(output == outputs[0] for output in outputs)
+    assert b"Generated from rulesets/mini.rules (sha256" in outputs[0]["python/mini.py"]
+    assert json.loads(outputs[0]["json/mini.json"])["source"]["path"] == "rulesets/mini.rules"
+    # A file in no project is named by its name alone: never the folder a build started in, nor a home folder.
+    for n, cwd in enumerate((loose.parent, tmp_path, ROOT), start=5):
+        assert run("build", str(loose), "--format", "json", "-o", str(tmp_path / f"o{n}"), cwd=cwd).returncode == 0
+        assert json.loads((tmp_path / f"o{n}" / "json" / "mini.json").read_text())["source"]["path"] == "mini.rules"

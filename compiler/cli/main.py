@@ -277,8 +277,8 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """Format in place (or --check / --diff). A file that does not parse is left alone and reported."""
     import difflib
 
+    from compiler.api import read_ruleset, read_stdin
     from compiler.backends.build import write_atomic
-    from compiler.resources import display_path, ruleset_path
     from compiler.syntax.fmt import FormatError, format_checked
     from compiler.syntax.parse import parse
 
@@ -287,13 +287,8 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     unchanged = 0
     for target in targets(args.paths):
         stdin = target == "-"
-        path = ruleset_path(target) if not stdin else Path("<stdin>")
-        shown = "<stdin>" if stdin else display_path(path)
         try:
-            text = sys.stdin.read() if stdin else path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as problem:
-            raise UsageError(f"cannot read {shown}: {getattr(problem, 'strerror', None) or problem}") from None
-        try:
+            path, shown, text = (Path("<stdin>"), "<stdin>", read_stdin(Report())) if stdin else read_ruleset(target)
             parse(text, shown)
             formatted = format_checked(text)
         except CompileError as error:
@@ -338,22 +333,22 @@ def compiled(ruleset: str) -> types.ModuleType:
     import hashlib
 
     from compiler import __version__
-    from compiler.resources import project_root, ruleset_path
+    from compiler.api import load_text, read_ruleset
+    from compiler.resources import project_root, source_name
 
-    path = ruleset_path(ruleset)
+    path, display, source = read_ruleset(ruleset)
     module_path = project_root() / "output" / "python" / f"{path.stem}.py"
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     try:
-        digest = hashlib.sha256(path.read_text(encoding="utf-8").encode("utf-8")).hexdigest()
         built = module_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         built = ""
     if built and f"SOURCE_SHA256 = {digest!r}" in built and \
             f"RULECRAFT_VERSION = {__version__!r}" in built:
         return _import_module(path.stem, module_path)
-    from compiler.api import load
     from compiler.backends.python import generate
 
-    loaded = load(ruleset)
+    loaded = load_text(source, display, path.stem, source_name=source_name(path))
     return _exec_module(loaded.checked.id, generate(loaded.checked))
 
 
