@@ -318,3 +318,168 @@ def test_watch_does_not_import_the_command_line() -> None:
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert "compiler.cli.targets" in imported
     assert not imported & {"compiler.cli.main", "compiler.cli"}
+
+
+# ---------------------------------------------------------------- the server under attack and under load
+
+
+def raw_request(url: str, path: str, host: str | None) -> tuple[int, bytes]:
+    """One GET with the path and Host header exactly as given (no client-side normalising)."""
+    import http.client
+
+    address = url.removeprefix("http://").rstrip("/")
+    name, _, port = address.rpartition(":")
+    connection = http.client.HTTPConnection(name, int(port), timeout=5)
+    connection.putrequest("GET", path, skip_host=True)
+    if host is not None:
+        connection.putheader("Host", host)
+    connection.endheaders()
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, body
+
+
+def test_a_host_that_is_not_loopback_needs_allow_remote(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    preview = Preview(["tiny"], project / "output")
+    for host in ("0.0.0.0", "::", "192.168.1.10", "example.org"):
+        with pytest.raises(UsageError, match=f"--host {re.escape(host)} is not a loopback address.*--allow-remote"):
+            serve(preview, host, 0)
+    assert main(["watch", "--host", "0.0.0.0", "--port", "0"]) == 1
+    assert "--host 0.0.0.0 is not a loopback address" in capsys.readouterr().err
+    for host in ("127.0.0.1", "localhost", "127.0.0.2"):
+        serve(preview, host, 0).server_close()
+    remote = serve(preview, "0.0.0.0", 0, allow_remote=True)  # said so explicitly: served
+    remote.server_close()
+
+
+def test_only_requests_for_the_served_address_are_answered(served: tuple[Preview, str]) -> None:
+    # DNS rebinding: a page on evil.example resolves its own name to 127.0.0.1 and reads the preview.
+    _, url = served
+    port = url.rstrip("/").rpartition(":")[2]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+        assert raw_request(url, "/tiny.html", host)[0] == 200, host
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{int(port) + 1}", None, "127.0.0.1.evil.example",
+                 f"localhost.evil.example:{port}"):
+        status, body = raw_request(url, "/tiny.html", host)
+        assert status == 421 and b"Tiny" not in body, host
+        assert raw_request(url, "/events", host)[0] == 421
+
+
+@pytest.mark.parametrize("path", ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "//etc/passwd",
+                                  "/etc/passwd", "/tiny/../../../../etc/passwd", "/..%2f..%2f..%2fetc%2fpasswd",
+                                  "/%2e%2e%2f%2e%2e%2frulesets/tiny.rules", "/rulesets/tiny.rules",
+                                  "/output/html/tiny.html",
+                                  "/linked.html", "/linked", "/tiny.html/../../rulesets/tiny.rules", "/%00tiny.html"])
+def test_no_path_reads_a_file_outside_the_preview(path: str, served: tuple[Preview, str], project: Path) -> None:
+    _, url = served
+    (project / "output" / "html" / "linked.html").symlink_to("/etc/passwd")
+    status, body = raw_request(url, path, url.removeprefix("http://").rstrip("/"))
+    assert status == 404, (path, status)
+    assert b"root:" not in body and b"ruleset \"Tiny\"" not in body
+
+
+def test_an_idle_connection_is_closed(served: tuple[Preview, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.cli.watch import IDLE_SECONDS, PreviewHandler
+
+    assert 0 < IDLE_SECONDS <= 60 and PreviewHandler.timeout == IDLE_SECONDS
+    monkeypatch.setattr(PreviewHandler, "timeout", 0.5)
+    _, url = served
+    name, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
+    with socket.create_connection((name, int(port)), timeout=10) as idle:
+        started = time.monotonic()
+        assert idle.recv(100) == b""  # closed by the server, which sent nothing: no request came
+        assert time.monotonic() - started < 5
+
+
+def test_connections_past_the_cap_are_closed_at_once(served: tuple[Preview, str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from compiler.cli.watch import MAX_CONNECTIONS, PreviewServer
+
+    assert 1 < MAX_CONNECTIONS <= 256
+    _, url = served
+    server = next(o for o in gc.get_objects() if isinstance(o, PreviewServer) and o.url() == url)
+    server.slots = threading.BoundedSemaphore(2)
+    name, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
+    held = [socket.create_connection((name, int(port)), timeout=10) for _ in range(2)]  # two idle: the cap
+    time.sleep(0.3)
+    with socket.create_connection((name, int(port)), timeout=10) as extra:
+        extra.sendall(f"GET /tiny.html HTTP/1.0\r\nHost: {name}:{port}\r\n\r\n".encode())
+        assert extra.recv(100) == b""  # closed without an answer, no thread started for it
+    for connection in held:
+        connection.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the slots come back as the held connections end
+        try:
+            if "Tiny" in fetch(url + "tiny.html"):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        raise AssertionError("the server did not serve again after the connections closed")
+
+
+def test_a_client_that_leaves_mid_page_prints_no_traceback(served: tuple[Preview, str],
+                                                           capfd: pytest.CaptureFixture[str]) -> None:
+    import struct
+
+    preview, url = served
+    with preview.changed:
+        preview.sheets["tiny"].html = "<body>" + "x" * 30_000_000 + "</body>"  # far more than a socket buffers
+    name, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
+    for _ in range(3):
+        client = socket.create_connection((name, int(port)), timeout=10)
+        client.sendall(f"GET /tiny.html HTTP/1.0\r\nHost: {name}:{port}\r\n\r\n".encode())
+        client.recv(1000)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, not a close
+        client.close()
+    time.sleep(1.0)
+    assert fetch(url).startswith("<!DOCTYPE html>")  # still serving
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err and "Error" not in captured.err, captured.err
+
+
+def test_an_internal_build_error_is_a_message_never_a_traceback(project: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import compiler.cli.watch as watch
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a stage fell over")
+
+    monkeypatch.setattr(watch, "plan", broken)
+    preview = Preview(["tiny"], project / "output")
+    assert preview.rebuild() == ["tiny: 1 error; no good build yet"]
+    page = preview.sheet_page("tiny")
+    assert page is not None
+    assert "the build failed inside Rulecraft (RuntimeError: a stage fell over)" in page
+    assert "please report it" in page
+    assert "Traceback" not in page and 'File "' not in page and ".py" not in page
+
+
+def test_what_a_session_keeps_stays_bounded_over_many_saves(project: Path) -> None:
+    # Each save made new definitions, and the exact odds kept their analyses of every earlier build (about
+    # 1.5 MB a save of Tides of Gold): memory grew without bound over a session.
+    import gc
+
+    from compiler import model as m
+    from compiler.semantics import odds
+
+    shutil_source = (ROOT / "rulesets" / "errant.rules").read_text(encoding="utf-8")
+    path = project / "rulesets" / "errant.rules"
+    path.write_text(shutil_source, encoding="utf-8")
+    preview = Preview(["errant"], project / "output")
+
+    def kept() -> tuple[int, int, int]:
+        gc.collect()
+        rulesets = sum(1 for o in gc.get_objects() if isinstance(o, m.CheckedRuleset))
+        return rulesets, len(odds._ANALYSES), len(odds._NAMES)
+
+    sizes = []
+    for save_number in range(8):
+        path.write_text(shutil_source + f"\n# save {save_number}\n", encoding="utf-8")
+        assert preview.rebuild([path])[0].startswith("rebuilt errant")
+        sizes.append(kept())
+    assert sizes[-1] == sizes[2], sizes  # nothing more kept after eight saves than after three
+    assert sizes[-1][0] <= 2, sizes

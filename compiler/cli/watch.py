@@ -26,8 +26,10 @@ Three parts, each usable (and tested) alone:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import html
+import ipaddress
 import json
 import re
 import secrets
@@ -36,7 +38,6 @@ import socket
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
 FORMATS = ("python", "html", "json", "yaml")
 EVENTS_PATH = "/events"
 KEEPALIVE_SECONDS = 15.0
+IDLE_SECONDS = 20.0  # a connection that sends no request (or stops reading its page) this long is closed
+MAX_CONNECTIONS = 32  # open at once (each open page holds one for its event stream); more are closed at once
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +67,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", help="rulesets (ids or .rules files); default: all of rulesets/, "
                         "including ones added while watching")
     parser.add_argument("--port", type=int, default=8000, help="port to serve on (default: 8000; 0: any free port)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default: 127.0.0.1)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to serve on (default: 127.0.0.1); one that is not loopback needs --allow-remote")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="let --host be an address other machines can reach: anyone on the network can then "
+                             "read the sheets and diagnostics (there is no password)")
     parser.add_argument("--page", choices=("a4", "letter"), default="a4",
                         help="paper size of the sheets (default: a4)")
     parser.add_argument("--templates", metavar="DIR", default=None,
@@ -201,9 +208,12 @@ class Preview:
         except OSError as problem:  # writing: a full disk, a read-only folder; nothing was written
             problems = (f"cannot write {problem.filename or self.out_dir}: {problem.strerror or problem}; "
                         "nothing was written")
-        except Exception:  # a bug in a stage must not end the session: show it like a diagnostic
-            problems = f"the build of {sheet.id} failed:\n{traceback.format_exc()}"
+        except Exception as problem:  # a bug in a stage must not end the session: a message, never a traceback
+            problems = (f"{sheet.target}: the build failed inside Rulecraft ({type(problem).__name__}: {problem}).\n"
+                        "This is a bug in Rulecraft, not in the ruleset: please report it with the ruleset. "
+                        "output/ is unchanged.")
         elapsed = time.perf_counter() - started
+        release_caches()
         with self.changed:
             self.counter += 1
             sheet.version = self.counter
@@ -285,6 +295,16 @@ class Preview:
                     "<p>This ruleset has not built yet; the sheet appears when its errors are fixed.</p>\n"
                     "</body>\n</html>\n")
         return inject(page, banner, script)
+
+
+def release_caches() -> None:
+    """Drop what the exact odds keep of earlier builds. Each build makes new definitions, so what the odds cached
+    for the last one is never read again, and it held about 1.5 MB a save of Tides of Gold (GBs in a day's
+    session). The next build works its odds out afresh, as it would anyway."""
+    from compiler.semantics import odds
+
+    odds.forget()
+    odds._NAMES.clear()  # each checked ruleset's names, kept by the ruleset's identity (forget() leaves them)
 
 
 def unchanged_left_out(files: dict[Path, str | bytes]) -> dict[Path, str | bytes]:
@@ -400,6 +420,16 @@ def inject(page: str, banner: str, script: str) -> str:
 # ---------------------------------------------------------------- the server
 
 
+def is_loopback(host: str) -> bool:
+    """`host` names this machine only: localhost, 127.x.y.z, ::1."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 class PreviewServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_port = False  # never share a port with another server
@@ -407,7 +437,61 @@ class PreviewServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], preview: Preview) -> None:
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self.preview = preview
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(address, PreviewHandler)
+
+    def hosts(self) -> set[str]:
+        """The Host headers this server answers: its own address and port by IP or as localhost (a page from
+        another site that resolves its own name to 127.0.0.1, DNS rebinding, sends its own name: refused)."""
+        port = int(self.server_address[1])
+        bound = str(self.server_address[0])
+        names = {"localhost", "127.0.0.1", "[::1]"}
+        if not is_loopback(bound):
+            names.add(f"[{bound}]" if ":" in bound else bound)
+            with contextlib.suppress(OSError):
+                names.update({socket.gethostname().lower(), socket.getfqdn().lower()})
+        return {f"{name}:{port}" for name in names} | (names if port == 80 else set())
+
+    def allowed_host(self, header: str | None) -> bool:
+        if header is None:
+            return False
+        host = header.strip().lower()
+        if host in self.hosts():
+            return True
+        if is_loopback(bound := str(self.server_address[0])) or bound not in ("0.0.0.0", "::"):
+            return False
+        name, _, port = host.rpartition(":")  # bound to every address (--allow-remote): any IP of this machine
+        try:
+            ipaddress.ip_address(name.strip("[]"))
+        except ValueError:
+            return False
+        return port == str(self.server_address[1])
+
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket],
+                        client_address: object) -> None:
+        """A thread per connection, at most MAX_CONNECTIONS at once: one more is closed at once."""
+        if not self.slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: socket.socket | tuple[bytes, socket.socket],
+                               client_address: object) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that went away mid-page (or stayed idle) is no news; anything else is one line, no traceback."""
+        problem = sys.exc_info()[1]
+        if isinstance(problem, (ConnectionError, TimeoutError)):
+            return
+        print(f"rulecraft watch: a request failed: {type(problem).__name__}: {problem}", file=sys.stderr, flush=True)
 
     def url(self) -> str:
         host, port = str(self.server_address[0]), int(self.server_address[1])
@@ -418,6 +502,7 @@ class PreviewServer(ThreadingHTTPServer):
 
 class PreviewHandler(BaseHTTPRequestHandler):
     server_version = "rulecraft-watch"
+    timeout = IDLE_SECONDS  # on the socket: a request line or a write that waits longer ends the connection
 
     @property
     def preview(self) -> Preview:
@@ -430,6 +515,10 @@ class PreviewHandler(BaseHTTPRequestHandler):
         self.respond(body=False)
 
     def respond(self, body: bool) -> None:
+        if not cast(PreviewServer, self.server).allowed_host(self.headers.get("Host")):
+            self.send_page(HTTPStatus.MISDIRECTED_REQUEST, "<!DOCTYPE html>\n<title>wrong host</title>\n"
+                           "<p>This preview answers only at the address it serves on.</p>\n", body)
+            return
         route = unquote(urlsplit(self.path).path)
         if route == EVENTS_PATH:
             self.events(body)
@@ -485,8 +574,13 @@ class PreviewHandler(BaseHTTPRequestHandler):
         """Quiet: the terminal shows one line per rebuild, not one per request."""
 
 
-def serve(preview: Preview, host: str, port: int) -> PreviewServer:
-    """A bound (not yet serving) server; a port in use or a bad address is a UsageError."""
+def serve(preview: Preview, host: str, port: int, allow_remote: bool = False) -> PreviewServer:
+    """A bound (not yet serving) server; a port in use, a bad address, or one other machines reach without
+    `allow_remote`, is a UsageError."""
+    if not is_loopback(host) and not allow_remote:
+        raise UsageError(f"--host {host} is not a loopback address: other machines could read the sheets and "
+                         "diagnostics, with no password. Serve on 127.0.0.1 (the default), or add --allow-remote "
+                         "if that is what you want")
     try:
         return PreviewServer((host, port), preview)
     except OSError as problem:
@@ -538,7 +632,10 @@ def run(args: argparse.Namespace) -> int:
 
     preview = Preview(list(dict.fromkeys(found)), out_dir, formats=formats, page=args.page, templates=templates,
                       discover=None if args.paths else project_root() / "rulesets", echo=echo)
-    server = serve(preview, args.host, args.port)  # before the first build: a busy port fails at once
+    server = serve(preview, args.host, args.port, args.allow_remote)  # before the first build: a busy port fails
+    if not is_loopback(args.host):
+        echo(f"warning: serving on {args.host}, reachable from other machines; anyone who can reach it reads the "
+             "sheets and diagnostics")
     serving: threading.Thread | None = None
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, partial(_interrupted, stop))
