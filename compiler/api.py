@@ -57,7 +57,7 @@ def read_ruleset(name_or_path: str, report: Report | None = None) -> tuple[Path,
             raise CompileError(report)
         if info.st_size > MAX_SOURCE_BYTES:
             report.error(Code.TOO_LARGE, f"this file is {info.st_size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}",
-                         display, hint="split the game into several rulesets")
+                         display, Span(1, 1, 1, 2), "split the game into several rulesets")
             raise CompileError(report)
         chunks: list[bytes] = []
         size = 0
@@ -75,7 +75,7 @@ def read_ruleset(name_or_path: str, report: Report | None = None) -> tuple[Path,
     data = b"".join(chunks)
     if len(data) > MAX_SOURCE_BYTES:
         report.error(Code.TOO_LARGE, f"this file is more than {MAX_SOURCE_BYTES:,} bytes, the limit", display,
-                     hint="split the game into several rulesets")
+                     Span(1, 1, 1, 2), "split the game into several rulesets")
         raise CompileError(report)
     return path, display, decode_source(data, display, report)
 
@@ -88,9 +88,13 @@ def read_stdin(report: Report) -> str:
     data = stream.read(MAX_SOURCE_BYTES + 1) if stream is not None else sys.stdin.read().encode("utf-8")
     if len(data) > MAX_SOURCE_BYTES:
         report.error(Code.TOO_LARGE, f"standard input is more than {MAX_SOURCE_BYTES:,} bytes, the limit",
-                     "<stdin>", hint="split the game into several rulesets")
+                     "<stdin>", Span(1, 1, 1, 2), "split the game into several rulesets")
         raise CompileError(report)
     return decode_source(data, "<stdin>", report)
+
+
+def universal_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def file_kind(mode: int) -> str:
@@ -100,15 +104,16 @@ def file_kind(mode: int) -> str:
 
 
 def decode_source(data: bytes, display: str, report: Report) -> str:
-    """`data` as UTF-8 text; else BAD-CHARACTER at the first bad byte's line and column, with a caret."""
+    """`data` as UTF-8 text with universal newlines (CR LF and a lone CR end a line, as Python reads text);
+    else BAD-CHARACTER at the first bad byte's line and column, with a caret."""
     try:
-        return data.decode("utf-8")
+        return universal_newlines(data.decode("utf-8"))
     except UnicodeDecodeError as problem:
         start = problem.start
-        line = data.count(b"\n", 0, start) + 1
-        line_start = data.rfind(b"\n", 0, start) + 1
-        column = len(data[line_start:start].decode("utf-8", "replace")) + 1
-        report.sources[display] = data.decode("utf-8", "replace")
+        before = universal_newlines(data[:start].decode("utf-8"))  # valid up to the first bad byte
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        report.sources[display] = universal_newlines(data.decode("utf-8", "replace"))
         if data.startswith((b"\xff\xfe", b"\xfe\xff")) or data[:200].count(b"\x00") > 10:
             hint = "this looks like UTF-16: save the ruleset as UTF-8"
         else:

@@ -344,3 +344,13 @@ def test_outputs_name_their_source_the_same_wherever_the_build_started(tmp_path:
     for n, cwd in enumerate((loose.parent, tmp_path, ROOT), start=5):
         assert run("build", str(loose), "--format", "json", "-o", str(tmp_path / f"o{n}"), cwd=cwd).returncode == 0
         assert json.loads((tmp_path / f"o{n}" / "json" / "mini.json").read_text())["source"]["path"] == "mini.rules"
+
+
+def test_line_endings_are_read_as_python_reads_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, ending in (("crlf", "\r\n"), ("cr", "\r")):
+        path = tmp_path / f"{name}.rules"
+        path.write_bytes(MINI.replace("\n", ending).encode("utf-8"))
+        assert main(["odds", str(path), "r"]) == 0, capsys.readouterr().err
+        path.write_bytes(MINI.replace("\n", ending).replace('"Hit"', '"Hit caf\xe9"').encode("cp1252"))
+        assert main(["check", str(path)]) == 1
+        assert f"{path}:5:21: error[BAD-CHARACTER]" in capsys.readouterr().out
