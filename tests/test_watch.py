@@ -359,11 +359,12 @@ def test_only_requests_for_the_served_address_are_answered(served: tuple[Preview
     port = url.rstrip("/").rpartition(":")[2]
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
         assert raw_request(url, "/tiny.html", host)[0] == 200, host
-    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{int(port) + 1}", None, "127.0.0.1.evil.example",
-                 f"localhost.evil.example:{port}"):
-        status, body = raw_request(url, "/tiny.html", host)
-        assert status == 421 and b"Tiny" not in body, host
-        assert raw_request(url, "/events", host)[0] == 421
+    others: tuple[str | None, ...] = (f"evil.example:{port}", "evil.example", f"127.0.0.1:{int(port) + 1}", None,
+                                      "127.0.0.1.evil.example", f"localhost.evil.example:{port}")
+    for other in others:
+        status, body = raw_request(url, "/tiny.html", other)
+        assert status == 421 and b"Tiny" not in body, other
+        assert raw_request(url, "/events", other)[0] == 421
 
 
 @pytest.mark.parametrize("path", ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "//etc/passwd",
