@@ -487,9 +487,11 @@ def analysis(resolver: m.Resolver) -> Analysis:
 
 
 def forget() -> None:
-    """Drop every cached analysis, reading and distribution (benchmarks time the work from cold)."""
+    """Drop every cached analysis, reading and distribution, and the names of every checked ruleset: what
+    benchmarks time from cold, and what `watch` lets go of between builds."""
     _ANALYSES.clear()
     _ROLLS.clear()
+    _NAMES.clear()
     _readings.cache_clear()
     _cost.cache_clear()
 
