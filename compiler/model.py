@@ -588,12 +588,18 @@ def condition_text(condition: Condition) -> str:
     return condition.name
 
 
+FATE = "F"  # the die of `4dF`: Fate (Fudge) dice, each -1, 0 or +1 (a ruleset's own `die F` takes its place)
+FATE_FACES = (("-", -1), ("0", 0), ("+", 1))  # symbol and worth of each side
+
+
 def dice_text(dice: Dice) -> str:
-    """`3d6 keep highest 2`, `(rating)d6!`, `2 attack`: a group of dice as the rules write it."""
+    """`3d6 keep highest 2`, `(rating)d6!`, `2 attack`, `4dF`: a group of dice as the rules write it."""
     count = dice.count
     number = count.value if isinstance(count, Number) else None
     counted = str(number) if number is not None else f"({expr_text(count)})"
-    if dice.die is not None or dice.sides is None:
+    if dice.die == FATE:
+        base = f"{counted}dF"
+    elif dice.die is not None or dice.sides is None:
         base = f"{counted} {dice.die}"
     else:
         sides = str(dice.sides.value) if isinstance(dice.sides, Number) else f"({expr_text(dice.sides)})"

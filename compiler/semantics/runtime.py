@@ -177,7 +177,9 @@ class DiceSpec:
     @property
     def notation(self) -> str:
         """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
-        if self.die is not None:
+        if self.die is not None and self.die.name == "F":  # Fate dice (model.FATE)
+            base = f"{self.count}dF"
+        elif self.die is not None:
             base = f"{self.count} {self.die.name}"
         else:
             base = f"{self.count}d{self.sides}" if self.count != 1 else f"d{self.sides}"

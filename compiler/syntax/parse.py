@@ -480,8 +480,11 @@ class ToModel(Transformer[Token, Any]):
     def dice(self, meta: Any, children: list[Child]) -> m.Dice:
         count, sides = str(children[0]).lower().split("d")
         span = span_of(children[0])
-        number, faces = whole_number(count, children[0]), whole_number(sides, children[0])
-        return m.Dice(m.Number(number, span), m.Number(faces, span), span=span_of(meta))
+        number = m.Number(whole_number(count, children[0]), span)
+        if sides == "f":  # Fate dice: each -1, 0 or +1 (the checker gives them their faces)
+            return m.Dice(number, None, die=m.FATE, span=span_of(meta))
+        faces = 100 if sides == "%" else whole_number(sides, children[0])
+        return m.Dice(number, m.Number(faces, span), span=span_of(meta))
 
     def pool(self, meta: Any, children: list[Child]) -> m.Dice:
         count, die = children
@@ -489,7 +492,11 @@ class ToModel(Transformer[Token, Any]):
         if text.split("d")[0]:
             raise SyntaxProblem("write a pool as `(rating)d6`, with nothing between `)` and `d`",
                                 span_of(die), Code.POOL, "the count goes in the brackets: `(rating + 1)d6`")
-        return m.Dice(count, m.Number(whole_number(text.split("d")[1], die), span_of(die)), span=span_of(meta))
+        sides = text.split("d")[1]
+        if sides == "f":
+            return m.Dice(count, None, die=m.FATE, span=span_of(meta))
+        faces = 100 if sides == "%" else whole_number(sides, die)
+        return m.Dice(count, m.Number(faces, span_of(die)), span=span_of(meta))
 
     def dice_of(self, meta: Any, children: list[Child]) -> m.Dice:
         token, sides = children
