@@ -588,8 +588,24 @@ def condition_text(condition: Condition) -> str:
     return condition.name
 
 
-FATE = "F"  # the die of `4dF`: Fate (Fudge) dice, each -1, 0 or +1 (a ruleset's own `die F` takes its place)
-FATE_FACES = (("-", -1), ("0", 0), ("+", 1))  # symbol and worth of each side
+FATE = "dF"  # the die of `4dF`: Fate (Fudge) dice, each -1, 0 or +1
+
+
+def _digit_faces(digits: int) -> tuple[tuple[str, int], ...]:
+    """`d66`: d6s read as digits, the first the tens: 11, 12, ... 16, 21, ... 66 (each side one reading)."""
+    readings = [""]
+    for _ in range(digits):
+        readings = [r + str(face) for r in readings for face in range(1, 7)]
+    return tuple((r, int(r)) for r in readings)
+
+
+# Dice the field writes that are not numbered 1..N: the symbol and worth of each side. A ruleset that declares a
+# die of the same name (`die d66`) rolls its own.
+BUILTIN_DICE: dict[str, tuple[tuple[str, int], ...]] = {
+    FATE: (("-", -1), ("0", 0), ("+", 1)),
+    "d66": _digit_faces(2),
+    "d666": _digit_faces(3),
+}
 
 
 def dice_text(dice: Dice) -> str:
@@ -597,8 +613,8 @@ def dice_text(dice: Dice) -> str:
     count = dice.count
     number = count.value if isinstance(count, Number) else None
     counted = str(number) if number is not None else f"({expr_text(count)})"
-    if dice.die == FATE:
-        base = f"{counted}dF"
+    if dice.die in BUILTIN_DICE:
+        base = f"{'' if number == 1 else counted}{dice.die}"
     elif dice.die is not None or dice.sides is None:
         base = f"{counted} {dice.die}"
     else:

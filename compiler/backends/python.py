@@ -648,11 +648,11 @@ class ModuleWriter:
             for die in dice:
                 w.line(f"_DIE_{die.name} = Faces({die.name!r}, {die.symbols()!r}, {die.side_values()!r})")
         w.line("DICE: dict[str, Faces] = {" + ", ".join(f"{d.name!r}: _DIE_{d.name}" for d in dice) + "}")
-        if m.FATE not in {d.name for d in dice} and any(
-                isinstance(node, m.Dice) and node.die == m.FATE
-                for resolver in checked.resolvers() for expr in resolver.expressions() for node in walk(expr)):
-            symbols, values = zip(*m.FATE_FACES, strict=True)
-            w.line(f"_DIE_{m.FATE} = Faces({m.FATE!r}, {symbols!r}, {values!r})  # Fate dice: each -1, 0 or +1")
+        used = {node.die for resolver in checked.resolvers() for expr in resolver.expressions()
+                for node in walk(expr) if isinstance(node, m.Dice) and node.die in m.BUILTIN_DICE}
+        for name in sorted(used - {d.name for d in dice}):  # `4dF`, `d66`: the field's own dice
+            symbols, values = zip(*m.BUILTIN_DICE[name], strict=True)
+            w.line(f"_DIE_{name} = Faces({name!r}, {symbols!r}, {values!r})")
         resolvers = checked.resolvers()
         w.line()
         w.line()

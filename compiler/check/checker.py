@@ -737,10 +737,10 @@ class Checker:
             if not isinstance(node, m.Dice) or node.die is None:
                 return node
             die = self.custom_dice.get(node.die)
-            if die is None and node.die == m.FATE:  # `4dF`, where the ruleset declares no die `F` of its own
-                return replace(node, sides=m.Number(len(m.FATE_FACES), node.span),
-                               faces=tuple(symbol for symbol, _ in m.FATE_FACES),
-                               values=tuple(value for _, value in m.FATE_FACES))
+            if die is None and node.die in m.BUILTIN_DICE:  # `4dF`, `d66`, where the ruleset declares no such die
+                faces = m.BUILTIN_DICE[node.die]
+                return replace(node, sides=m.Number(len(faces), node.span),
+                               faces=tuple(symbol for symbol, _ in faces), values=tuple(value for _, value in faces))
             if die is None:
                 plain = re.fullmatch(r"[dD](\d+)", node.die)
                 hint = (f"write dice with no space, like `{m.expr_text(node.count)}d{plain.group(1)}`" if plain

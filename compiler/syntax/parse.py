@@ -481,8 +481,8 @@ class ToModel(Transformer[Token, Any]):
         count, sides = str(children[0]).lower().split("d")
         span = span_of(children[0])
         number = m.Number(whole_number(count, children[0]), span)
-        if sides == "f":  # Fate dice: each -1, 0 or +1 (the checker gives them their faces)
-            return m.Dice(number, None, die=m.FATE, span=span_of(meta))
+        if "d" + sides in m.BUILTIN_DICE or sides == "f":  # `4dF`, `d66`: the checker gives them their faces
+            return m.Dice(number, None, die=m.FATE if sides == "f" else "d" + sides, span=span_of(meta))
         faces = 100 if sides == "%" else whole_number(sides, children[0])
         return m.Dice(number, m.Number(faces, span), span=span_of(meta))
 
@@ -493,8 +493,8 @@ class ToModel(Transformer[Token, Any]):
             raise SyntaxProblem("write a pool as `(rating)d6`, with nothing between `)` and `d`",
                                 span_of(die), Code.POOL, "the count goes in the brackets: `(rating + 1)d6`")
         sides = text.split("d")[1]
-        if sides == "f":
-            return m.Dice(count, None, die=m.FATE, span=span_of(meta))
+        if "d" + sides in m.BUILTIN_DICE or sides == "f":
+            return m.Dice(count, None, die=m.FATE if sides == "f" else "d" + sides, span=span_of(meta))
         faces = 100 if sides == "%" else whole_number(sides, die)
         return m.Dice(count, m.Number(faces, span_of(die)), span=span_of(meta))
 
@@ -537,6 +537,10 @@ class ToModel(Transformer[Token, Any]):
     def signed_int(self, meta: Any, children: list[Child]) -> int:
         value = parse_int(children[-1])
         return -value if len(children) > 1 or self._negative(meta, children) else value
+
+    def plus_int(self, meta: Any, children: list[Child]) -> int:
+        """`+3`: a number written with its sign, as rulebooks print modifiers (`-2..+3`, `= +1`)."""
+        return parse_int(children[-1])
 
     @staticmethod
     def _negative(meta: Any, children: list[Child]) -> bool:

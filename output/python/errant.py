@@ -189,8 +189,8 @@ class DiceSpec:
     @property
     def notation(self) -> str:
         """`3d6 keep highest 2`, `d6!`, `2 attack`: the dice as rolled."""
-        if self.die is not None and self.die.name == "F":  # Fate dice (model.FATE)
-            base = f"{self.count}dF"
+        if self.die is not None and self.die.name in ("dF", "d66", "d666"):  # the field's own (model.BUILTIN_DICE)
+            base = f"{self.count if self.count != 1 else ''}{self.die.name}"
         elif self.die is not None:
             base = f"{self.count} {self.die.name}"
         else:

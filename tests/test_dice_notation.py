@@ -1,5 +1,5 @@
-"""Fate dice (`4dF`, `(n)dF`) and percentile dice (`d%`), held against an enumeration written here: every
-way the dice can fall, counted."""
+"""Fate dice (`4dF`, `(n)dF`), percentile dice (`d%`) and digit dice (`d66`, `d666`), held against an
+enumeration written here: every way the dice can fall, counted."""
 
 from __future__ import annotations
 
@@ -81,3 +81,18 @@ def test_fate_and_percentile_dice_print_as_written() -> None:
     checked = load_text(RULES, "fate.rules", "fate").checked
     dice = [node for r in checked.resolvers() for rule in r.dice for node in [rule.expr]]
     assert [dice_text(d.left) for d in dice] == ["(dice)dF", "d100"]  # type: ignore[attr-defined]
+
+
+def test_d66_and_d666_are_d6s_read_as_digits_against_an_enumeration() -> None:
+    text = ('ruleset "D"\n\ntable t "T" [D-1]\n  input cut: 11..66 = 35\n  roll: d66\n'
+            '  - when total <= cut: low "Low"\n  - otherwise: high "High"\n\n'
+            'table u "U" [D-2]\n  roll: d666 - 111\n  - 0-99: a "A"\n  - otherwise: b "B"\n')
+    checked = load_text(text, "d.rules", "d").checked
+    module = compile_module(generate(checked), "digits_game")
+    for cut in (11, 16, 35, 61, 66):
+        low = sum(1 for a, b in itertools.product(range(1, 7), repeat=2) if 10 * a + b <= cut)
+        assert module.odds("t", cut=cut) == {"low": Fraction(low, 36), "high": Fraction(36 - low, 36)}
+    ways = Counter(100 * a + 10 * b + c - 111 for a, b, c in itertools.product(range(1, 7), repeat=3))
+    assert module.totals("u") == {total: Fraction(n, 216) for total, n in sorted(ways.items())}
+    rolled = module.t(rng=random.Random(9))
+    assert rolled.total in {10 * a + b for a, b in itertools.product(range(1, 7), repeat=2)}
