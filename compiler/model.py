@@ -12,8 +12,8 @@ equality, so two rulesets that differ only in layout compare equal.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Generic, Literal, TypeVar, Union
 
 from compiler.diagnostics import NOWHERE as NOWHERE  # re-exported: the model is where stages look for them
@@ -779,6 +779,26 @@ class Resolver:
     # exploding dice: the highest total the bands tell apart (every total above it lands alike; see check)
     horizon: Expr | None = None
     covers: bool = False  # the check proved that a band takes every result, for every input
+
+    def map_expressions(self, change: Callable[[Expr], Expr]) -> Resolver:
+        """This resolver with `change` applied to every expression `expressions()` gives (and column data)."""
+        def each(values: tuple[tuple[str, Expr], ...]) -> tuple[tuple[str, Expr], ...]:
+            return tuple((name, change(value)) for name, value in values)
+
+        def maybe(expr: Expr | None) -> Expr | None:
+            return None if expr is None else change(expr)
+
+        bands = tuple(replace(
+            band, condition=When(change(band.condition.test), band.condition.span)
+            if isinstance(band.condition, When) else band.condition, chain=maybe(band.chain),
+            values=each(band.values), column_values=tuple((c, each(v)) for c, v in band.column_values))
+            for band in self.bands)
+        return replace(
+            self, lets=tuple(replace(let, expr=change(let.expr)) for let in self.lets),
+            dice=tuple(replace(rule, expr=change(rule.expr), when=maybe(rule.when)) for rule in self.dice),
+            rerolls=tuple(replace(r, when=maybe(r.when)) for r in self.rerolls), key=maybe(self.key),
+            value=maybe(self.value), zero_dice=maybe(self.zero_dice), column_by=maybe(self.column_by), bands=bands,
+            columns=tuple(replace(c, values=each(c.values)) for c in self.columns))
 
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""

@@ -412,6 +412,7 @@ class Checker:
             carry=tuple(carry),
             rerolls=tuple(rerolls),
         )
+        resolver = self.options_named_like_dice(resolver)
         self.check_names(resolver, item)
         ids = sorted({band.id for band in bands})
         for reroll in rerolls:
@@ -425,6 +426,26 @@ class Checker:
                 self.error(Code.UNDEFINED, f"no band of `{item.name}` gives a `{value_name}` to carry", item.span,
                            "give the bands that value as data, like `next_roll: 2`", item.name)
         return resolver
+
+    @staticmethod
+    def options_named_like_dice(resolver: m.Resolver) -> m.Resolver:
+        """`roll if die = d8:` where `die` is a choice with an option `d8` (a dice ladder): the option, not a roll
+        of a d8. The parser reads `d8` as dice; compared with a choice that has such an option, it is the option."""
+        options = {i.name: {o.name for o in i.type.options} for i in resolver.inputs if isinstance(i.type, m.Choice)}
+
+        def option(node: m.Expr) -> m.Expr:
+            if not isinstance(node, m.Compare) or node.op not in ("==", "!="):
+                return node
+            sides = [node.left, node.right]
+            for i, (side, other) in enumerate(((node.left, node.right), (node.right, node.left))):
+                if (isinstance(side, m.Dice) and isinstance(other, m.Name) and other.name in options
+                        and m.dice_text(side) in options[other.name]):
+                    sides[i] = m.Name(m.dice_text(side), side.span)
+            return replace(node, left=sides[0], right=sides[1])
+
+        if not any(name.startswith("d") for names in options.values() for name in names):
+            return resolver
+        return resolver.map_expressions(lambda expr: rebuild(expr, option))
 
     # Each attribute a resolver's kind declares (KINDS) is lowered by one method, named in RESOLVER_ATTRIBUTES.
 
