@@ -231,7 +231,7 @@ class Generator:
             return f"{count}d{sides}{bang}", count, count * sides * 2
         if shape == 7 and ranges:
             pool = self.rng.choice(ranges).name
-            op = self.pick(("", "", " highest", " lowest", " keep highest 2", "!"))
+            op = self.pick(("", "", " highest", " lowest", " keep highest 2", "!", " reroll 1"))
             return f"({pool})d{sides}{op}", 0, 6 * sides
         if shape == 8 and ladders:
             it = self.rng.choice(ladders).name
@@ -241,10 +241,11 @@ class Generator:
             die = self.pick(self.dice_names)
             amount = self.pick(("1", "2", "3", "(2)", "0")) if not ranges or self.chance(0.5) else (
                 f"({self.rng.choice(ranges).name})")
-            op = self.pick(("", "", "", " keep highest 1", " highest", " lowest", "!", " keep lowest 2"))
+            op = self.pick(("", "", "", " keep highest 1", " highest", " lowest", "!", " keep lowest 2", " reroll 1"))
             return f"{amount} {die}{op}", 0, 6
         if shape == 10:
-            return self.pick(("d6", "2d6", "1D6", "d20", "3d6 keep highest 2", "4d6 keep lowest 3")), 1, 18
+            return self.pick(("d6", "2d6", "1D6", "d20", "3d6 keep highest 2", "4d6 keep lowest 3", "4dF", "(2)dF",
+                              "d66", "d666", "d%", "2d6 reroll 2", "d20 reroll 1")), 1, 18
         return f"d{sides}", 1, sides
 
     def dice(self, scope: Scope) -> tuple[str, int, int]:

@@ -329,12 +329,22 @@ class ExprCompiler(m.Visitor[str]):
             held = self.choice_of(let.expr)
             if held is not None:
                 self.let_choices[let.name] = held
-            elif isinstance(let.expr, m.IfElse) and any(self.choice_of(b) for b in branches(let.expr)) and all(
-                    self.choice_of(b) is not None or self.kinds(b) == INT for b in branches(let.expr)):
+            elif self.mixed_number(let.expr):
                 self.numeric_lets.add(let.name)
                 self.let_kinds[let.name] = INT
         source = resolver.key if resolver.key is not None else resolver.value
         self.total_kinds = INT if resolver.dice else NONE if source is None else self.kinds(source)
+        if source is not None and not resolver.dice and self.mixed_number(source):
+            self.total_kinds = INT
+
+    def mixed_number(self, expr: m.Expr) -> bool:
+        """`6 * x if x < 12 else x`: an option on one branch, a number on another. The odds stage holds the
+        option, which reads as its number; the module holds such a value as the number."""
+        if not isinstance(expr, m.IfElse):
+            return False
+        held = [self.choice_of(b) is not None for b in branches(expr)]
+        return any(held) and not all(held) and all(
+            is_option or self.kinds(b) <= INT | BOOL for b, is_option in zip(branches(expr), held, strict=True))
 
     def kinds(self, expr: m.Expr) -> Kinds:
         """What the value of `self.expr(expr)` can be, as mypy works it out in the generated module."""
@@ -783,7 +793,9 @@ class ModuleWriter:
                 w.line(f"raise ValueError({resolver.name + ' has no dice for these inputs'!r})")
             else:  # a table's key, a formula's value, or nothing
                 source = resolver.key if resolver.key is not None else resolver.value
-                w.line(f"return {compiler.expr(source) if source is not None else 'None'}")
+                code = "None" if source is None else (
+                    compiler.number(source) if compiler.mixed_number(source) else compiler.expr(source))
+                w.line(f"return {code}")
         w.line()
         w.line()
 

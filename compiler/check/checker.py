@@ -1031,6 +1031,14 @@ class Checker:
                     self.error(Code.TYPE, f"the option `{part.name}` has no number, and is used as one", part.span,
                                "give its choice's options numbers, like `one of none (0), some (1)`", item.name)
             for node in walk(expr):
+                if isinstance(node, m.IfElse):  # `die if x else 3`: the option is held as its number
+                    holding = {h for h in map(choice_of, branches(node)) if h is not None}
+                    numbers = [b for b in branches(node) if isinstance(b, (m.Number, m.Binary, m.Neg, m.Dice))]
+                    for name in sorted(holding) if numbers else ():
+                        if not any(o.value is not None for o in choices[name].options):
+                            self.error(Code.TYPE, f"one value of this is an option of `{name}`, whose options have "
+                                       "no numbers, and another a number", node.span, "give each option a number, "
+                                       "like `one of none (0), some (1)`", item.name)
                 if isinstance(node, m.Compare) and node.op in ("==", "!="):
                     for side, other in ((node.left, node.right), (node.right, node.left)):
                         if choice_of(side) is None or choice_of(other) is not None or isinstance(other, m.Text) or (
@@ -1055,6 +1063,14 @@ class Checker:
                     self.error(Code.TYPE, f"`{resolver.name}` is keyed by an option of `{keyed}`, whose options have "
                                "no numbers: its rows name options", band.span, "like `- risky: ...`, or give the "
                                "options numbers", item.name)
+        symbols = [node for rule in resolver.dice for node in walk(rule.expr) if isinstance(node, m.Dice)
+                   and node.die is not None]
+        for expr in resolver.expressions() if symbols else ():
+            for node in walk(expr):
+                if isinstance(node, m.Name) and node.name in ("highest", "lowest") and node.name not in local:
+                    self.error(Code.TYPE, f"`{node.name}` reads numbered dice, and `{resolver.name}` rolls "
+                               f"`{m.expr_text(symbols[0])}`, a die of symbols", node.span,
+                               "read `total`, or count a face with `count(...)`", item.name)
         groups = [sum(isinstance(node, m.Dice) for node in walk(rule.expr)) for rule in resolver.dice]
         if resolver.dice and groups != [1] * len(groups):
             for band in resolver.bands:
@@ -1124,6 +1140,13 @@ class Checker:
             elif op.name == "explode" and sides is not None and sides < 2:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` would explode forever: a d1 always shows its "
                            "highest face", op.span, "explode a die of 2 sides or more", item.name)
+            elif op.name == "reroll" and node.die is not None:
+                self.error(Code.TYPE, f"`{m.expr_text(node)}`: only numbered dice are re-rolled by face", op.span,
+                           "a die of symbols has no faces to count up to", item.name)
+            elif op.name == "reroll" and (op.arg < 1 or (sides is not None and op.arg >= sides)):
+                self.error(Code.TYPE, f"`{m.expr_text(node)}` re-rolls the dice showing {op.arg} or less: "
+                           + ("none" if op.arg < 1 else "every one"), op.span,
+                           "re-roll the low faces, like `reroll 1` (ones) or `reroll 2` (ones and twos)", item.name)
             elif op.name in ("highest", "lowest") and op.arg < 1:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` keeps no dice", op.span,
                            f"keep one die or more, like `keep {op.name} 1`", item.name)

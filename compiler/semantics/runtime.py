@@ -287,12 +287,48 @@ class _Explode:
         return max(spec.count, 0) * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
 
 
+class _Reroll:
+    """`reroll 1`: each die showing `arg` or less is rolled again, once, and the new face stands."""
+
+    def notation(self, arg: int) -> str:
+        return f" reroll {arg}"
+
+    def words(self, arg: int) -> str:
+        shown = "a 1" if arg == 1 else f"{arg} or less"
+        return f"re-rolls each die showing {shown}, once: the new roll stands"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        final = [rng.randint(1, spec.sides) if face <= arg else face for face in kept]
+        return rolled + [new for old, new in zip(kept, final, strict=True) if old <= arg], final
+
+    def faces(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None) -> list["Face"]:
+        """Each face with its ways over sides^2 rolls of one die: kept as rolled (above `arg`), or rolled again
+        from any of the `arg` faces re-rolled."""
+        sides = spec.sides
+        return [(f if counted is None or f in counted else None, f, f, sides * (f > arg) + min(arg, sides))
+                for f in range(sides, 0, -1)]
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> tuple[list["Reading"], int]:
+        count = max(spec.count, 0)
+        faces = self.faces(spec, arg, counted)
+        if low:
+            faces.reverse()
+        return _read(faces, count, count, high, low), spec.sides ** (2 * count)
+
+    def cost(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
+        count = max(spec.count, 0)
+        return _faces_cost(self.faces(spec, arg, counted), count, count, high, low, 2 * count * spec.sides.bit_length())
+
+
 def _exploded_depth(spec: DiceSpec) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
     return max(spec.cap or 0, 0) // spec.sides + 1
 
 
-OPERATORS: dict[str, _Keep | _Explode] = {"highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode()}
+OPERATORS: dict[str, _Keep | _Explode | _Reroll] = {"highest": _Keep(True), "lowest": _Keep(False),
+                                                    "explode": _Explode(), "reroll": _Reroll()}
 
 
 def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
@@ -396,6 +432,12 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
         raise TooManyReadings()
+    return _read(faces, count, kept_dice, high, low)
+
+
+def _read(faces: list["Face"], count: int, kept_dice: int, high: bool, low: bool) -> list[Reading]:
+    """The readings of `count` dice over `faces` (each with the number of ways it shows): a plain sum is a
+    power of the die's polynomial, anything else a walk down the faces."""
     if not high and not low and kept_dice == count and all(label is None for label, _, _, _ in faces):
         return _summed(faces, count)
     return _walked(faces, count, kept_dice, high, low)
@@ -434,6 +476,11 @@ def _readings_cost(spec: DiceSpec, name: str, arg: int, counted: frozenset[int |
     kept = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:
         return 1  # every multiset is a reading: dice_readings refuses it at once (TooManyReadings)
+    return _faces_cost(faces, count, kept, high, low, bits)
+
+
+def _faces_cost(faces: list["Face"], count: int, kept: int, high: bool, low: bool, bits: int) -> int:
+    """The steps `_read` takes over these faces: a polynomial power, or a walk."""
     if not high and not low and kept == count and all(label is None for label, _, _, _ in faces):
         values = {value for _, _, value, _ in faces}
         coefficients, terms = (max(values) - min(values)) * count + 1, len(values) - 1  # a term: one multiply-add

@@ -474,6 +474,9 @@ class ToModel(Transformer[Token, Any]):
     def explode(self, meta: Any, children: list[Child]) -> m.DiceOp:
         return m.DiceOp("explode", 0, span_of(meta))
 
+    def reroll_dice(self, meta: Any, children: list[Child]) -> m.DiceOp:
+        return m.DiceOp("reroll", parse_int(children[0]), span_of(meta))
+
     def high_low(self, meta: Any, children: list[Child]) -> str:
         return str(children[0])
 
