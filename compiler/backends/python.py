@@ -404,6 +404,9 @@ class ExprCompiler(m.Visitor[str]):
         choice = self.choice_of(expr)
         if choice is not None:
             return f"_N_{self.resolver.name}[{choice!r}][{self.expr(expr)}]"
+        if isinstance(expr, m.Name) and expr.name == "total" and expr.name not in self.locals and (
+                held := self.total_choice()) is not None:  # a table keyed by an option: its number
+            return f"_N_{self.resolver.name}[{held!r}][r_total]"
         if isinstance(expr, m.Name) and expr.name == "natural" and expr.name not in self.locals:
             # None only when several dice groups are rolled, where the check has found that no test reads it
             return "_cast(int, r_natural)"

@@ -990,8 +990,12 @@ class Checker:
                         isinstance(band.condition, m.OptionKey) and band.condition.name not in ("yes", "no")):
                     self.error(Code.TYPE, f"`{item.name}` is keyed by `{m.expr_text(key)}`, a yes/no: its rows are "
                                "`yes` and `no`", band.span, "like `- yes: armed \"Armed\"`", item.name)
-        if "total" not in local and (isinstance(key, m.Text) or (isinstance(key, m.Name)
-                                                                 and key.name in self.choice_inputs)):
+        source = key if key is not None else resolver.value if not resolver.dice else None
+        numbered = {i.name for i in resolver.inputs if isinstance(i.type, m.Choice)
+                    and any(o.value is not None for o in i.type.options)}
+        if "total" not in local and source is not None and (isinstance(source, m.Text) or (
+                isinstance(source, m.Name) and source.name in self.choice_inputs - numbered)):
+            key = source
             for expr in resolver.expressions():
                 for part in read_as_numbers(expr):
                     if isinstance(part, m.Name) and part.name == "total":
