@@ -627,7 +627,8 @@ _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "compare": 4, "+": 5, "-": 5, "*": 6
 
 
 def expr_text(expr: Expr, parent: int = 0) -> str:
-    """The canonical printed form of an expression, parenthesised only where needed."""
+    """The canonical printed form of an expression, as the language writes it (`=`, never `==`), parenthesised
+    only where needed: parsing the text gives back the same expression (tests/test_expr_text.py)."""
     if isinstance(expr, Number):
         return str(expr.value)
     if isinstance(expr, Text):
@@ -654,7 +655,8 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
         out = f" {expr.op} ".join(expr_text(o, level + 1) for o in expr.operands)
     elif isinstance(expr, Compare):
         level = _PRECEDENCE["compare"]
-        out = f"{expr_text(expr.left, level + 1)} {expr.op} {expr_text(expr.right, level + 1)}"
+        op = "=" if expr.op == "==" else expr.op  # the language's equals; the model keeps Python's `==`
+        out = f"{expr_text(expr.left, level + 1)} {op} {expr_text(expr.right, level + 1)}"
     elif isinstance(expr, IfElse):
         level = 0
         out = (

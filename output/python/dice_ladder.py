@@ -1834,13 +1834,13 @@ _OUT_contest: tuple[tuple[Outcome[_Id_contest], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine > theirs', None,
+            'when total = 0 and mine > theirs', None,
         ),
     ),
     (
         Outcome(
             'tie_lower_die', 'Tie lower die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine < theirs', None,
+            'when total = 0 and mine < theirs', None,
         ),
     ),
     (Outcome('win', 'Win', 'Whoever has the highest result wins.', '1+', None),),
@@ -1966,8 +1966,8 @@ def contest(*, mine: str = 'd6', theirs: str = 'd6', edge: str = 'none', rng: ra
         '\n'
         "When you attempt a task and someone else opposes you, it's a contest. You each roll as normal.\n"
         '\n'
-        'when total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
-        'when total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
         '1+: Win -- Whoever has the highest result wins.\n'
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
@@ -2760,14 +2760,14 @@ _OUT_detachments: tuple[tuple[Outcome[_Id_detachments], ...], ...] = (
         Outcome(
             'detachment_attacks', 'Detachment attacks',
             'Their attacks have advantage against individuals and have blast.',
-            'when attacker == detachment and target == individual', None,
+            'when attacker = detachment and target = individual', None,
         ),
     ),
     (
         Outcome(
             'individual_attacks', 'Individual attacks',
             'Attacks against them made by individuals have disadvantage unless they have blast.',
-            'when attacker == individual and target == detachment and not blast', None,
+            'when attacker = individual and target = detachment and not blast', None,
         ),
     ),
     (Outcome('no_change', 'Neither', None, 'otherwise', None),),
@@ -2843,10 +2843,10 @@ def detachments(
         '\n'
         'Groups of similar NPCs acting together are treated as a single detachment.\n'
         '\n'
-        'when attacker == detachment and target == individual: Detachment attacks -- Their attacks have advantage '
+        'when attacker = detachment and target = individual: Detachment attacks -- Their attacks have advantage '
         'against individuals and have blast.\n'
-        'when attacker == individual and target == detachment and not blast: Individual attacks -- Attacks against '
-        'them made by individuals have disadvantage unless they have blast.\n'
+        'when attacker = individual and target = detachment and not blast: Individual attacks -- Attacks against them '
+        'made by individuals have disadvantage unless they have blast.\n'
         'otherwise: Neither'
     )
     return _run(
@@ -2970,13 +2970,13 @@ _OUT_surprise: tuple[tuple[Outcome[_Id_surprise], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine > theirs', None,
+            'when total = 0 and mine > theirs', None,
         ),
     ),
     (
         Outcome(
             'tie_lower_die', 'Tie lower die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine < theirs', None,
+            'when total = 0 and mine < theirs', None,
         ),
     ),
     (Outcome('win', 'Win', 'Whoever has the highest result wins.', '1+', None),),
@@ -3067,8 +3067,8 @@ def surprise(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
         '\n'
         'When surprised, roll a DEX contest to determine if you can act during the first round.\n'
         '\n'
-        'when total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
-        'when total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
         '1+: Win -- Whoever has the highest result wins.\n'
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
@@ -3163,13 +3163,13 @@ _OUT_hireling_contest: tuple[tuple[Outcome[_Id_hireling_contest], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine > theirs', None,
+            'when total = 0 and mine > theirs', None,
         ),
     ),
     (
         Outcome(
             'tie_lower_die', 'Tie lower die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine < theirs', None,
+            'when total = 0 and mine < theirs', None,
         ),
     ),
     (Outcome('win', 'Win', 'Whoever has the highest result wins.', '1+', None),),
@@ -3261,8 +3261,8 @@ def hireling_contest(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random
         'If this fee is not paid in advance, you must roll a WIL contest whenever asking a hireling to do something '
         'dangerous.\n'
         '\n'
-        'when total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
-        'when total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
         '1+: Win -- Whoever has the highest result wins.\n'
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
@@ -3403,13 +3403,13 @@ _OUT_leverage: tuple[tuple[Outcome[_Id_leverage], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine > theirs', None,
+            'when total = 0 and mine > theirs', None,
         ),
     ),
     (
         Outcome(
             'tie_lower_die', 'Tie lower die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and mine < theirs', None,
+            'when total = 0 and mine < theirs', None,
         ),
     ),
     (Outcome('win', 'Win', 'Whoever has the highest result wins.', '1+', None),),
@@ -3500,8 +3500,8 @@ def leverage(*, mine: str = 'd6', theirs: str = 'd6', rng: random.Random | None 
         '\n'
         "If you have leverage and apply it, you may improve an NPC's reaction by winning a WIL contest.\n"
         '\n'
-        'when total == 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
-        'when total == 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine > theirs: Tie higher die -- In a tie, a die higher up the ladder beats a lower one.\n'
+        'when total = 0 and mine < theirs: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
         '1+: Win -- Whoever has the highest result wins.\n'
         'less than 0: Lose -- Whoever has the highest result wins.\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
@@ -3788,13 +3788,13 @@ _OUT_morale_check: tuple[tuple[Outcome[_Id_morale_check], ...], ...] = (
     (
         Outcome(
             'tie_higher_die', 'Tie higher die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and wil > their_wil', None,
+            'when total = 0 and wil > their_wil', None,
         ),
     ),
     (
         Outcome(
             'tie_lower_die', 'Tie lower die', 'In a tie, a die higher up the ladder beats a lower one.',
-            'when total == 0 and wil < their_wil', None,
+            'when total = 0 and wil < their_wil', None,
         ),
     ),
     (Outcome('win', 'Win', 'If you win, roll your WIL to see what the surviving enemies do.', '1+', None),),
@@ -3889,10 +3889,9 @@ def morale_check(*, wil: str = 'd6', their_wil: str = 'd6', rng: random.Random |
         "When you defeat the first enemy or an enemy leader, reduce their force by half, or reduce a lone enemy's HP "
         'to zero, roll a WIL contest to check their morale.\n'
         '\n'
-        'when total == 0 and wil > their_wil: Tie higher die -- In a tie, a die higher up the ladder beats a lower '
+        'when total = 0 and wil > their_wil: Tie higher die -- In a tie, a die higher up the ladder beats a lower '
         'one.\n'
-        'when total == 0 and wil < their_wil: Tie lower die -- In a tie, a die higher up the ladder beats a lower '
-        'one.\n'
+        'when total = 0 and wil < their_wil: Tie lower die -- In a tie, a die higher up the ladder beats a lower one.\n'
         '1+: Win -- If you win, roll your WIL to see what the surviving enemies do.\n'
         'less than 0: Lose\n'
         '0: Tie -- A tie between equal dice: the document names no winner.'
@@ -4093,7 +4092,7 @@ _OUT_critical_harm: tuple[tuple[Outcome[_Id_critical_harm], ...], ...] = (
     (
         Outcome(
             'dead', 'Dead', 'When an attribute would be lowered below d4 from critical harm, you are dead.',
-            'when rank(attribute) == 1', None,
+            'when rank(attribute) = 1', None,
         ),
     ),
     (
@@ -4173,7 +4172,7 @@ def critical_harm(*, attribute: str = 'd6', dn: int = 4, rng: random.Random | No
         'When you take critical harm, roll a test with the affected attribute.\n'
         '\n'
         'when total >= dn: Pass\n'
-        'when rank(attribute) == 1: Dead -- When an attribute would be lowered below d4 from critical harm, you are '
+        'when rank(attribute) = 1: Dead -- When an attribute would be lowered below d4 from critical harm, you are '
         'dead.\n'
         'otherwise: Lowered -- If you fail, lower the attribute one step—you’re taken out of the fight and will die '
         'without treatment.'
@@ -4577,14 +4576,14 @@ DOCUMENTS: dict[str, Document] = {
         'the highest result wins. In a tie, a die higher up the ladder beats a lower one.',
         (
             Entry(
-                'when total == 0 and mine > theirs',
+                'when total = 0 and mine > theirs',
                 'Tie higher die',
                 'In a tie, a die higher up the ladder beats a lower one.',
                 {'won': True},
                 (),
             ),
             Entry(
-                'when total == 0 and mine < theirs',
+                'when total = 0 and mine < theirs',
                 'Tie lower die',
                 'In a tie, a die higher up the ladder beats a lower one.',
                 {'won': False},

@@ -1910,14 +1910,14 @@ _OUT_giving_exchange: tuple[tuple[Outcome[_Id_giving_exchange], ...], ...] = (
     (
         Outcome(
             'unimpressed', 'Unimpressed', 'Failure or success with weak Impact: NPC is unimpressed.',
-            'when result == failure or impact == weak', None,
+            'when result = failure or impact = weak', None,
         ),
     ),
-    (Outcome('success', 'Success', 'Success: disposition +1.', 'when result == success and impact == fair', None),),
+    (Outcome('success', 'Success', 'Success: disposition +1.', 'when result = success and impact = fair', None),),
     (
         Outcome(
             'strong_success', 'Strong success', 'Success with strong Impact: disposition +3.',
-            'when result == success and impact == strong', None,
+            'when result = success and impact = strong', None,
         ),
     ),
 )
@@ -1988,11 +1988,11 @@ def giving_exchange(*, result: str = 'success', impact: str = 'fair', rng: rando
     (
         'Giving exchange [ERR-09, lines 57-61]\n'
         '\n'
-        'when result == failure or impact == weak: Unimpressed -- Failure or success with weak Impact: NPC is '
+        'when result = failure or impact = weak: Unimpressed -- Failure or success with weak Impact: NPC is '
         'unimpressed.\n'
         '\n'
-        'when result == success and impact == fair: Success -- Success: disposition +1.\n'
-        'when result == success and impact == strong: Strong success -- Success with strong Impact: disposition +3.'
+        'when result = success and impact = fair: Success -- Success: disposition +1.\n'
+        'when result = success and impact = strong: Strong success -- Success with strong Impact: disposition +3.'
     )
     return _run(
         _RULE_giving_exchange,
@@ -2009,33 +2009,33 @@ _OUT_taking_exchange: tuple[tuple[Outcome[_Id_taking_exchange], ...], ...] = (
     (
         Outcome(
             'dire_failure', 'Dire failure', 'Failure at dire Position: disposition -3.',
-            'when result == failure and position == dire', None,
+            'when result = failure and position = dire', None,
         ),
     ),
     (
         Outcome(
-            'failure', 'Failure', 'Failure: NPC refuses, disposition -1.',
-            'when result == failure and position == risky', None,
+            'failure', 'Failure', 'Failure: NPC refuses, disposition -1.', 'when result = failure and position = risky',
+            None,
         ),
     ),
     (
         Outcome(
             'compromise', 'Compromise',
             'Failure at shaky Position or success with weak Impact: NPC agrees to a compromise.',
-            'when result == failure and position == shaky or result == success and impact == weak', None,
+            'when result = failure and position = shaky or result = success and impact = weak', None,
         ),
     ),
     (
         Outcome(
             'success', 'Success', 'Success: the NPC agrees to what you want.',
-            'when result == success and impact == fair', None,
+            'when result = success and impact = fair', None,
         ),
     ),
     (
         Outcome(
             'strong_success', 'Strong success',
             'Success with strong Impact: NPC agrees, and offers to do more than asked for!',
-            'when result == success and impact == strong', None,
+            'when result = success and impact = strong', None,
         ),
     ),
 )
@@ -2117,13 +2117,13 @@ def taking_exchange(
     (
         'Taking exchange [ERR-10, lines 63-71]\n'
         '\n'
-        'when result == failure and position == dire: Dire failure -- Failure at dire Position: disposition -3.\n'
+        'when result = failure and position = dire: Dire failure -- Failure at dire Position: disposition -3.\n'
         '\n'
-        'when result == failure and position == risky: Failure -- Failure: NPC refuses, disposition -1.\n'
-        'when result == failure and position == shaky or result == success and impact == weak: Compromise -- Failure '
-        'at shaky Position or success with weak Impact: NPC agrees to a compromise.\n'
-        'when result == success and impact == fair: Success -- Success: the NPC agrees to what you want.\n'
-        'when result == success and impact == strong: Strong success -- Success with strong Impact: NPC agrees, and '
+        'when result = failure and position = risky: Failure -- Failure: NPC refuses, disposition -1.\n'
+        'when result = failure and position = shaky or result = success and impact = weak: Compromise -- Failure at '
+        'shaky Position or success with weak Impact: NPC agrees to a compromise.\n'
+        'when result = success and impact = fair: Success -- Success: the NPC agrees to what you want.\n'
+        'when result = success and impact = strong: Strong success -- Success with strong Impact: NPC agrees, and '
         'offers to do more than asked for!'
     )
     return _run(
@@ -2142,27 +2142,27 @@ _OUT_convincing_exchange: tuple[tuple[Outcome[_Id_convincing_exchange], ...], ..
     (
         Outcome(
             'dire_failure', 'Dire failure', 'Failure at dire Position: disposition -3.',
-            'when result == failure and position == dire', None,
+            'when result = failure and position = dire', None,
         ),
     ),
-    (Outcome('failure', 'Failure', 'Failure: disposition -1.', 'when result == failure and position == risky', None),),
+    (Outcome('failure', 'Failure', 'Failure: disposition -1.', 'when result = failure and position = risky', None),),
     (
         Outcome(
             'unconvinced', 'Unconvinced',
             'Failure at shaky Position or success with weak Impact: NPC is unconvinced, but not insulted.',
-            'when result == failure and position == shaky or result == success and impact == weak', None,
+            'when result = failure and position = shaky or result = success and impact = weak', None,
         ),
     ),
     (
         Outcome(
             'success', 'Success', 'Success: NPC is receptive, but requires proof.',
-            'when result == success and impact == fair', None,
+            'when result = success and impact = fair', None,
         ),
     ),
     (
         Outcome(
             'strong_success', 'Strong success', 'Success with strong Impact: NPC accepts what you said wholeheartedly.',
-            'when result == success and impact == strong', None,
+            'when result = success and impact = strong', None,
         ),
     ),
 )
@@ -2246,14 +2246,14 @@ def convincing_exchange(
     (
         'Convincing exchange [ERR-11, lines 73-81]\n'
         '\n'
-        'when result == failure and position == dire: Dire failure -- Failure at dire Position: disposition -3.\n'
+        'when result = failure and position = dire: Dire failure -- Failure at dire Position: disposition -3.\n'
         '\n'
-        'when result == failure and position == risky: Failure -- Failure: disposition -1.\n'
-        'when result == failure and position == shaky or result == success and impact == weak: Unconvinced -- Failure '
-        'at shaky Position or success with weak Impact: NPC is unconvinced, but not insulted.\n'
-        'when result == success and impact == fair: Success -- Success: NPC is receptive, but requires proof.\n'
-        'when result == success and impact == strong: Strong success -- Success with strong Impact: NPC accepts what '
-        'you said wholeheartedly.'
+        'when result = failure and position = risky: Failure -- Failure: disposition -1.\n'
+        'when result = failure and position = shaky or result = success and impact = weak: Unconvinced -- Failure at '
+        'shaky Position or success with weak Impact: NPC is unconvinced, but not insulted.\n'
+        'when result = success and impact = fair: Success -- Success: NPC is receptive, but requires proof.\n'
+        'when result = success and impact = strong: Strong success -- Success with strong Impact: NPC accepts what you '
+        'said wholeheartedly.'
     )
     return _run(
         _RULE_convincing_exchange,
@@ -2627,8 +2627,7 @@ _OUT_travel_event_die: tuple[tuple[Outcome[_Id_travel_event_die], ...], ...] = (
     (Outcome('6', '6', 'Free', '6', None),),
     (
         Outcome(
-            'unwatched_encounter', 'Encounter (5 read as 1: no watch)', 'Encounter', 'when no_watch and total == 5',
-            None,
+            'unwatched_encounter', 'Encounter (5 read as 1: no watch)', 'Encounter', 'when no_watch and total = 5', None
         ),
     ),
 )
@@ -2689,7 +2688,7 @@ def travel_event_die(*, no_watch: bool = False, rng: random.Random | None = None
         '4: 4 -- Local effect\n'
         '5: 5 -- Encounter sign\n'
         '6: 6 -- Free\n'
-        'when no_watch and total == 5: Encounter (5 read as 1: no watch) -- Encounter'
+        'when no_watch and total = 5: Encounter (5 read as 1: no watch) -- Encounter'
     )
     return _run(_RULE_travel_event_die, rng, (_check_flag('no_watch', no_watch),))
 
@@ -4381,7 +4380,7 @@ _OUT_initiative: tuple[tuple[Outcome[_Id_initiative], ...], ...] = (
     (
         Outcome(
             'company_first', 'Company first', 'If Errant called correctly, Company acts first.',
-            'when call == even and total % 2 == 0 or call == odd and total % 2 == 1', None,
+            'when call = even and total % 2 = 0 or call = odd and total % 2 = 1', None,
         ),
     ),
     (Outcome('called_wrong', 'Called wrong', None, 'otherwise', None),),
@@ -4450,7 +4449,7 @@ def initiative(*, call: str = 'odd', rng: random.Random | None = None) -> Result
         'Errant calls odds or even. Both Errant and Guide roll D6 and sum. If Errant called correctly, Company acts '
         'first.\n'
         '\n'
-        'when call == even and total % 2 == 0 or call == odd and total % 2 == 1: Company first -- If Errant called '
+        'when call = even and total % 2 = 0 or call = odd and total % 2 = 1: Company first -- If Errant called '
         'correctly, Company acts first.\n'
         'otherwise: Called wrong'
     )
@@ -4747,13 +4746,13 @@ _OUT_attack_roll: tuple[tuple[Outcome[_Id_attack_roll], ...], ...] = (
     (
         Outcome(
             'one_and_max', 'One and max', 'Damage dice impaired down to 1 = rolling max damage & rolling 1.',
-            'when total == 1 and total >= step(die, enhance - blocks)', None,
+            'when total = 1 and total >= step(die, enhance - blocks)', None,
         ),
     ),
     (
         Outcome(
             'rolled_one', 'Rolled one', 'Rolling 1 on damage die = target makes action and weapon Quality -1.',
-            'when total == 1', None,
+            'when total = 1', None,
         ),
     ),
     (
@@ -4859,9 +4858,9 @@ def attack_roll(
         '\n'
         'Attack Roll damage die vs target.\n'
         '\n'
-        'when total == 1 and total >= step(die, enhance - blocks): One and max -- Damage dice impaired down to 1 = '
+        'when total = 1 and total >= step(die, enhance - blocks): One and max -- Damage dice impaired down to 1 = '
         'rolling max damage & rolling 1.\n'
-        'when total == 1: Rolled one -- Rolling 1 on damage die = target makes action and weapon Quality -1.\n'
+        'when total = 1: Rolled one -- Rolling 1 on damage die = target makes action and weapon Quality -1.\n'
         'when total >= step(die, enhance - blocks): Max damage -- Missile weapon rolls max damage = Deplete '
         'ammunition.\n'
         'otherwise: Damage'
@@ -5331,7 +5330,7 @@ def zero_hp_saving_throw(*, phys: int = 10, damage_taken: int = 4, rng: random.R
 
 _Id_chase_movement_roll = _Literal['no_movement_roll', 'escapes', 'doubles', 'moves']
 _OUT_chase_movement_roll: tuple[tuple[Outcome[_Id_chase_movement_roll], ...], ...] = (
-    (Outcome('no_movement_roll', 'No movement roll', 'If fail, no movement roll.', 'when sprint == failure', None),),
+    (Outcome('no_movement_roll', 'No movement roll', 'If fail, no movement roll.', 'when sprint = failure', None),),
     (
         Outcome(
             'escapes', 'Escapes', 'If two 4’s are rolled, that side escapes/catches quarry.', 'when count(4) >= 2', None
@@ -5423,7 +5422,7 @@ def chase_movement_roll(*, movement_dice: int = 2, sprint: str = 'none', rng: ra
         '\n'
         'Character with lowest SPD/MV on each side makes movement roll.\n'
         '\n'
-        'when sprint == failure: No movement roll -- If fail, no movement roll.\n'
+        'when sprint = failure: No movement roll -- If fail, no movement roll.\n'
         'when count(4) >= 2: Escapes -- If two 4’s are rolled, that side escapes/catches quarry.\n'
         'when count(1) >= 2 or count(2) >= 2 or count(3) >= 2: Doubles -- If character rolls doubles, that side makes '
         'Attack Rolls or other actions.\n'

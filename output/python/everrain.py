@@ -2147,7 +2147,7 @@ _OUT_sea_event_draw: tuple[tuple[Outcome[_Id_sea_event_draw], ...], ...] = (
         Outcome(
             'no_draw', 'No draw',
             'Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.',
-            'when space == ports or space == islands or space == altars', None,
+            'when space = ports or space = islands or space = altars', None,
         ),
     ),
     (Outcome('draw', 'Draw', 'they should draw a Sea Event card and resolve it immediately.', 'otherwise', None),),
@@ -2222,8 +2222,8 @@ def sea_event_draw(*, space: str = 'calm_seas', rng: random.Random | None = None
         'Each time that a player ends their turn at Sea, they should draw a Sea Event card and resolve it immediately. '
         'Sea Events are not drawn If a player ends their turn on a **Port, Island** or **Altar** space.\n'
         '\n'
-        'when space == ports or space == islands or space == altars: No draw -- Sea Events are not drawn If a player '
-        'ends their turn on a **Port, Island** or **Altar** space.\n'
+        'when space = ports or space = islands or space = altars: No draw -- Sea Events are not drawn If a player ends '
+        'their turn on a **Port, Island** or **Altar** space.\n'
         'otherwise: Draw -- they should draw a Sea Event card and resolve it immediately.'
     )
     return _run(
@@ -2793,7 +2793,7 @@ _OUT_trade_orders: tuple[tuple[Outcome[_Id_trade_orders], ...], ...] = (
     (
         Outcome(
             'allowed', 'Allowed', 'Any amount of Orders can be traded and this costs nothing to do',
-            'when adjacent and players_turn and given == received', None,
+            'when adjacent and players_turn and given = received', None,
         ),
     ),
     (
@@ -2884,7 +2884,7 @@ def trade_orders(
         'Any amount of Orders can be traded and this costs nothing to do, but Orders cannot be given. They must always '
         'be swapped for another Order.\n'
         '\n'
-        'when adjacent and players_turn and given == received: Allowed -- Any amount of Orders can be traded and this '
+        'when adjacent and players_turn and given = received: Allowed -- Any amount of Orders can be traded and this '
         'costs nothing to do\n'
         'otherwise: Not allowed -- Orders cannot be given. They must always be swapped for another Order.'
     )
@@ -3402,7 +3402,7 @@ _OUT_counter_roll: tuple[tuple[Outcome[_Id_counter_roll], ...], ...] = (
     (
         Outcome(
             'misses', 'Misses', 'These results are misses and cannot be used',
-            'when count(hit) + count(two_damage) == 0', None,
+            'when count(hit) + count(two_damage) = 0', None,
         ),
     ),
     (Outcome('countered', 'Countered', None, 'otherwise', None),),
@@ -3493,7 +3493,7 @@ def counter_roll(*, hits: int = 2, combat: int = 2, evading: int = 0, rng: rando
         'Each time an enemy scores a result against a Crew member, they have the opportunity to counter by rolling an '
         'Attack or Evasion die. They may roll 1 die for every against them, up to their Combat Dice value.\n'
         '\n'
-        'when count(hit) + count(two_damage) == 0: Misses -- These results are misses and cannot be used\n'
+        'when count(hit) + count(two_damage) = 0: Misses -- These results are misses and cannot be used\n'
         'otherwise: Countered'
     )
     return _run(
