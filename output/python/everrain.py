@@ -97,7 +97,7 @@ class Result(_Generic[_Landed]):
     outcome: _Landed
     values: Mapping[str, object]
     trace: str
-    chain: tuple["AnyResult", ...] = ()
+    chain: tuple["AnyResult", ...] = ()  # every table rolled after this one (`->`), in order, each with its own chain
     seed: int | None = None
     rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
 
@@ -1169,8 +1169,7 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
         _check_chain(depth + 1, rule.name)
         link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
         trace += "; then " + link.trace
-        chain = (Result(link.name, link.inputs, link.dice, link.kept, link.total, link.outcome, link.values,
-                        link.trace), *link.chain)
+        chain = (link, *link.chain)  # every link after this one, each holding those after it (as its trace does)
     return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
 
 
