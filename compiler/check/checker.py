@@ -973,6 +973,10 @@ class Checker:
                 if target is not None and target.kind not in ("roll", "table"):
                     self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is a {target.kind}", node.span,
                                "name a roll or table after `->`", item.name)
+                elif node.name in local | options and (what := self.not_tables(resolver, node.name)):
+                    self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is {what}", node.span,
+                               "name a table, or an input that is a choice of tables, like `input zone: one of "
+                               "zone_1, zone_2`", item.name)
             for _, value in band.values:
                 self.names_in(value, local, options, item, allow_roll=True)
         for _, value in resolver.details:
@@ -1084,6 +1088,20 @@ class Checker:
                             self.error(Code.TYPE, f"`natural` is the roll of a single group of dice, and "
                                        f"`{resolver.name}` rolls several", node.span, "read `total`, `highest` or "
                                        "`lowest` instead", item.name)
+
+    def not_tables(self, resolver: m.Resolver, name: str) -> str:
+        """What an input, let or option after `->` is, when it is not a table nor a choice of tables ('' if it is)."""
+        tables = {n for n, i in self.items.items() if i.kind in ("roll", "table")}
+        put = next((i for i in resolver.inputs if i.name == name), None)
+        if name in tables or (put is not None and isinstance(put.type, m.Choice)
+                              and all(o.name in tables for o in put.type.options)):
+            return ""
+        if put is None:
+            return "a let, not a table" if any(let.name == name for let in resolver.lets) else "an option, not a table"
+        if isinstance(put.type, m.Choice):
+            return ("an input whose options are not all tables: "
+                    + ", ".join(f"`{o.name}`" for o in put.type.options if o.name not in tables))
+        return f"an input of {'yes or no' if isinstance(put.type, m.Flag) else 'numbers'}"
 
     def names_in(self, expr: m.Expr, local: set[str], options: set[str], item: m.Item, allow_roll: bool) -> None:
         for node in walk(expr):
