@@ -933,7 +933,8 @@ class Checker:
                        if expr is not None for node in _whole_values(expr)}
         self.naming |= {id(node) for _, expr in resolver.details for node in _whole_values(expr)}
         for let in resolver.lets:
-            self.names_in(let.expr, local, options, item, allow_roll=False)
+            self.names_in(let.expr, local, options, item, allow_roll=False,
+                          where="a let is worked out before the roll")
             for node in walk(let.expr):
                 if isinstance(node, m.Dice):
                     written = m.expr_text(node)
@@ -947,7 +948,7 @@ class Checker:
                            "give the let a name of its own", item.name)
             local.add(let.name)
         for rule in resolver.dice:
-            self.names_in(rule.expr, local, options, item, allow_roll=False)
+            self.names_in(rule.expr, local, options, item, allow_roll=False, where="`roll:` says what is rolled")
             if rule.when is not None:
                 self.names_in(rule.when, local, options, item, allow_roll=False)
         for reroll in resolver.rerolls:
@@ -959,6 +960,10 @@ class Checker:
         for band in resolver.bands:
             if isinstance(band.condition, m.When):
                 self.names_in(band.condition.test, local, options, item, allow_roll=True)
+                for node in (n for n in walk(band.condition.test) if isinstance(n, m.Dice)):
+                    self.error(Code.TYPE, f"a band's test reads the roll and rolls no dice: `{m.expr_text(node)}` "
+                               "rolls dice", node.span, "roll every die in `roll:`, then test what it rolled: "
+                               "`total`, `highest`, `count(6)`", item.name)
             if isinstance(band.chain, m.Name) and band.chain.name not in local | options | set(self.definition_names):
                 self.error(Code.UNDEFINED, f"no table is named `{band.chain.name}`: `->` names the table to roll next",
                            band.chain.span, did_you_mean(band.chain.name, sorted(self.definition_names))
@@ -1103,7 +1108,8 @@ class Checker:
                     + ", ".join(f"`{o.name}`" for o in put.type.options if o.name not in tables))
         return f"an input of {'yes or no' if isinstance(put.type, m.Flag) else 'numbers'}"
 
-    def names_in(self, expr: m.Expr, local: set[str], options: set[str], item: m.Item, allow_roll: bool) -> None:
+    def names_in(self, expr: m.Expr, local: set[str], options: set[str], item: m.Item, allow_roll: bool,
+                 where: str = "this is worked out before the roll") -> None:
         for node in walk(expr):
             if isinstance(node, m.Name):
                 name = node.name
@@ -1115,7 +1121,11 @@ class Checker:
                                    node.span, "a definition's name is a value only after `->` (the table to roll "
                                    "next) or as data, like `see: other`", item.name)
                     continue
-                if allow_roll and name in ROLL_NAMES:
+                if name in ROLL_NAMES:
+                    if not allow_roll:
+                        self.error(Code.TYPE, f"{where}, so it cannot read `{name}`",
+                                   node.span, f"read `{name}` in a band's `when` or in an outcome's data, like "
+                                   f"`- when {name} >= 10: ...`", item.name)
                     continue
                 candidates = sorted(local | options | set(self.definition_names) |
                                     (ROLL_NAMES if allow_roll else set()))

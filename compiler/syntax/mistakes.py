@@ -132,6 +132,15 @@ MISTAKES: tuple[Mistake, ...] = (
         where="⁁'", trigger="anywhere",
     ),
     Mistake(
+        Code.DICE_HERE,
+        "`{token}` is an exploding die, and no dice are rolled here",
+        "roll dice in `roll:` (like `roll: d6!`) or in an outcome's data (`damage: d6!`); here write a number, "
+        "a range or a name, and a name holds no `!`",
+        (_ROLL + "  - «d6!»: x\n", _HEAD + "  input n: 1..3 = «d6!»\n", _HEAD + "  input n: one of «d10!», b\n",
+         "type t: one of «d12!», b\n"),
+        where=r"(?P<from>(?<![\w])\d*[dD](?:\d+|[fF%]))⁁(?P<to>!)(?!=)", trigger="anywhere",
+    ),
+    Mistake(
         Code.OPERATOR_WORDS,
         "`{token}` is not a Rulecraft operator",
         "write the words `and`, `or`, `not`, like `- when total >= 10 and not bonus: ...`",
