@@ -155,3 +155,46 @@ def test_a_simulation_shows_a_total_past_the_horizon_as_the_rest(game: Any) -> N
     sim = game.simulate("damage", 6_000, seed=3, bonus=2)
     assert set(sim.totals) <= {3, 4, 5, 6, 7, "9+"} and "9+" in sim.totals
     assert sim.counts["big"] == sim.totals.count("9+")  # every big hit is past the horizon here
+
+
+def one_die_from(sides: int, least: int, up_to: int) -> dict[int, Fraction]:
+    """P(a die exploding on `least` or more shows v), v up to `up_to`, by following it roll by roll: a face
+    below `least` stops it, one at or above goes on with the rest of the total still to make."""
+    chances: dict[int, Fraction] = {}
+    for value in range(1, up_to + 1):
+        stop = Fraction(1, sides) if value < least and value <= sides else Fraction(0)
+        goes_on = sum((Fraction(1, sides) * chances[value - face] for face in range(least, sides + 1)
+                       if value - face > 0), Fraction(0))
+        chances[value] = stop + goes_on
+    return chances
+
+
+@pytest.mark.parametrize(("sides", "least"), [(10, 9), (10, 8), (6, 5), (6, 6), (20, 15), (4, 2)])
+def test_dice_exploding_on_a_named_face_or_more_have_the_odds_roll_by_roll(sides: int, least: int) -> None:
+    text = (HEADER + f'roll r "R" [T-1]\n  input line: 1..30 = 12\n  roll: 2d{sides}! on {least}+\n'
+            '  - when total >= line: over "Over"\n  - otherwise: under "Under"\n')
+    loaded = load_text(text, "least.rules", "least")
+    module = compile_module(generate(loaded.checked), f"explode_on_{sides}_{least}")
+    one = one_die_from(sides, least, 30)
+    two: dict[int, Fraction] = {}
+    for a, p in one.items():
+        for b, q in one.items():
+            two[a + b] = two.get(a + b, Fraction(0)) + p * q
+    for line in (2, 9, 12, 21, 30):
+        under = sum((p for total, p in two.items() if total < line), Fraction(0))
+        assert both(loaded, module, "r", line=line) == {k: v for k, v in
+                                                        {"over": 1 - under, "under": under}.items() if v}
+    rng = random.Random(2)
+    for _ in range(300):  # each of the two dice rolls on while it shows `least` or more, and stops below it
+        result = module.r(rng=rng)
+        assert sum(1 for face in result.dice if face < least) == 2 and result.dice[-1] < least
+        assert result.total == sum(result.dice)
+
+
+@pytest.mark.parametrize(("rule", "found"), [
+    ("d6! on 1+", "explode forever"), ("d6! on 7+", "never explodes"), ("d10 explode on 11+", "never explodes")])
+def test_exploding_on_a_face_no_die_shows_or_every_die_shows_is_refused(rule: str, found: str) -> None:
+    with pytest.raises(CompileError) as raised:
+        load_text(HEADER + f'roll r "R" [B-1]\n  roll: {rule}\n  - 5+: hi "Hi"\n  - otherwise: lo "Lo"\n',
+                  "bad.rules", "bad")
+    assert any(found in d.message for d in raised.value.report.diagnostics), raised.value.report.diagnostics

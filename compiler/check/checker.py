@@ -1169,6 +1169,11 @@ class Checker:
             if op.name == "explode" and node.die is not None:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}`: only numbered dice explode", op.span,
                            "a die of symbols has no highest face", item.name)
+            elif op.name == "explode" and op.arg and (op.arg < 2 or (sides is not None and op.arg > sides)):
+                self.error(Code.TYPE, f"`{m.expr_text(node)}` " + (
+                    "would explode forever: every die shows 1 or more" if op.arg < 2 else
+                    f"never explodes: a d{sides} shows at most {sides}"), op.span,
+                           "explode on a face from 2 to the die's highest, like `d10! on 9+`", item.name)
             elif op.name == "explode" and sides is not None and sides < 2:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` would explode forever: a d1 always shows its "
                            "highest face", op.span, "explode a die of 2 sides or more", item.name)

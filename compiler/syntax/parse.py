@@ -472,7 +472,8 @@ class ToModel(Transformer[Token, Any]):
         return m.DiceOp(mode, parse_int(count) if count is not None else 1, span_of(meta))
 
     def explode(self, meta: Any, children: list[Child]) -> m.DiceOp:
-        return m.DiceOp("explode", 0, span_of(meta))
+        least = children[0] if children else None  # `on 9+`; none: the highest face
+        return m.DiceOp("explode", parse_int(least) if least is not None else 0, span_of(meta))
 
     def reroll_dice(self, meta: Any, children: list[Child]) -> m.DiceOp:
         return m.DiceOp("reroll", parse_int(children[0]), span_of(meta))

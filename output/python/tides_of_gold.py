@@ -240,21 +240,24 @@ class _Keep:
 
 
 class _Explode:
-    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again."""
+    """`d6!`: a die showing its highest face is rolled again and the new die added, again and again.
+    `d10! on 9+` (arg 9): a die showing 9 or more explodes; arg 0 is the highest face."""
 
     def notation(self, arg: int) -> str:
-        return "!"
+        return "!" if not arg else f"! on {arg}+"
 
     def words(self, arg: int) -> str:
-        return "explodes: a die showing its highest face is rolled again and added, and again"
+        shown = "its highest face" if not arg else f"{arg} or more"
+        return f"explodes: a die showing {shown} is rolled again and added, and again"
 
     def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
              kept: list[int]) -> tuple[list[int], list[int]]:
+        least = arg or spec.sides
         out: list[int] = []
         for face in kept:
             out.append(face)
             for _ in range(MAX_EXPLOSIONS):
-                if face != spec.sides:
+                if face < least:
                     break
                 face = rng.randint(1, spec.sides)
                 out.append(face)
@@ -264,9 +267,10 @@ class _Explode:
                  low: bool) -> tuple[list["Reading"], int]:
         """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
 
-        One die of S sides shows S*k + r (1 <= r < S) with chance S^-(k+1); the dice are convolved,
-        every sum past the cap joining the one high reading. The weights are over S^(n*K), K the rolls of
-        one die followed (`_exploded_depth`)."""
+        One die is followed roll by roll (a partial sum still exploding goes on; one past the cap joins
+        the high reading whatever follows), then the dice are convolved, every sum past the cap joining
+        the one high reading. The weights are over S^(n*K), K the rolls of one die followed
+        (`_exploded_depth`: each explosion adds at least the face it explodes on)."""
         if counted or counted is None or high or low:
             raise ValueError(f"the bands of {spec.notation} can read its total only")
         sides, cap = spec.sides, spec.cap
@@ -274,16 +278,26 @@ class _Explode:
             raise ValueError(f"{spec.notation} has no exact odds here")
         if cap > MAX_EXPLODED_VALUE:
             raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        depth = _exploded_depth(spec)
+        least, depth = arg or sides, _exploded_depth(spec, arg)
         one: dict[int, int] = {}
+        alive = {0: 1}  # partial sums still exploding after k rolls, over sides^k
         for k in range(depth):
-            for r in range(1, sides):
-                if sides * k + r <= cap:
-                    one[sides * k + r] = sides ** (depth - 1 - k)
+            rest = sides ** (depth - 1 - k)  # the rolls not made, for a die that stopped here
+            following: dict[int, int] = {}
+            for partial, weight in alive.items():
+                for face in range(1, sides + 1):
+                    value = partial + face
+                    if value > cap:
+                        continue  # past the cap: the high reading, whatever follows
+                    if face >= least:
+                        following[value] = following.get(value, 0) + weight
+                    else:
+                        one[value] = one.get(value, 0) + weight * rest
+            alive = following
         one_high = sides ** depth - sum(one.values())
         sums, high_weight = {0: 1}, 0
         for _ in range(max(spec.count, 0)):
-            following: dict[int, int] = {}
+            following = {}
             total_weight = sum(sums.values())
             high_weight = high_weight * sides ** depth + total_weight * one_high
             for value, weight in sums.items():
@@ -301,7 +315,7 @@ class _Explode:
     def cost(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
         """Every partial sum up to the cap, times every value one die adds."""
         cap = max(spec.cap or 0, 0)
-        return max(spec.count, 0) * (cap + 1) * (min(cap, _exploded_depth(spec) * spec.sides) + 1) // 2 + 1
+        return max(spec.count, 0) * (cap + 1) * (min(cap, _exploded_depth(spec, arg) * spec.sides) + 1) // 2 + 1
 
 
 class _Reroll:
@@ -339,9 +353,10 @@ class _Reroll:
         return _faces_cost(self.faces(spec, arg, counted), count, count, high, low, 2 * count * spec.sides.bit_length())
 
 
-def _exploded_depth(spec: DiceSpec) -> int:
-    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap`."""
-    return max(spec.cap or 0, 0) // spec.sides + 1
+def _exploded_depth(spec: DiceSpec, arg: int = 0) -> int:
+    """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap` (each explosion
+    adds at least the face it explodes on, `arg`, or the highest face)."""
+    return max(spec.cap or 0, 0) // (arg or spec.sides) + 1
 
 
 OPERATORS: dict[str, _Keep | _Explode | _Reroll] = {"highest": _Keep(True), "lowest": _Keep(False),
