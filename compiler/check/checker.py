@@ -1004,11 +1004,11 @@ class Checker:
                     and any(o.value is not None for o in i.type.options)}
         if "total" not in local and source is not None and (isinstance(source, m.Text) or (
                 isinstance(source, m.Name) and source.name in self.choice_inputs - numbered)):
-            key = source
             for expr in resolver.expressions():
                 for part in read_as_numbers(expr):
                     if isinstance(part, m.Name) and part.name == "total":
-                        self.error(Code.TYPE, f"`total` is the key `{m.expr_text(key)}`, an option, not a number",
+                        self.error(Code.TYPE, f"`total` is `{m.expr_text(source)}`, an option without a number, "
+                                   "used as a number",
                                    part.span, "compare it with an option, like `when total = low`", item.name)
 
     def check_kinds(self, resolver: m.Resolver, item: m.Item) -> None:
