@@ -124,7 +124,7 @@ def test_roll_repeat_carries_state_into_the_next_roll() -> None:
     # Errant weather: clear skies carry +2 into the next weather roll (seed 11 rolls 4+5, then 4+4).
     done = run("roll", "errant", "weather", "season=summer", "--repeat", "2", "--seed", "11")
     assert done.returncode == 0, done.stderr
-    first, second = done.stdout.splitlines()[:2]
+    first, second = [line for line in done.stdout.splitlines() if not line.startswith("  ")][:2]  # data: indented
     assert first.endswith("Clear skies (+2 to next weather roll)") and "→ 9-11" in first
     assert "→ 8 + 2 = 10" in second
     assert "--seed 11 --repeat 2` repeats these rolls" in done.stdout
@@ -149,3 +149,14 @@ def test_roll_and_odds_use_the_built_module_only_while_it_is_current(tmp_path, m
     rules.write_text(rules.read_text(encoding="utf-8").replace("4+", "5+"), encoding="utf-8")
     fresh = compiled("mini")  # the source changed: the built module is stale and is not used
     assert not hasattr(fresh, "BUILT_MARKER") and fresh.odds("r")["hit"] == Fraction(1, 3)
+
+
+def test_a_roll_prints_its_data_under_its_trace_as_the_json_holds_it() -> None:
+    """A player at the table reads the harm and the complication, not only the outcome's text."""
+    text = run("roll", "wyrd_wolds", "action_roll", "rating=2", "--seed", "3").stdout.splitlines()
+    data = json.loads(run("roll", "wyrd_wolds", "action_roll", "rating=2", "--seed", "3", "--json").stdout)
+    lines = [line.strip() for line in text if line.startswith("  ")]
+    shown = {True: "yes", False: "no"}
+    assert lines == [f"{name}: {shown.get(value, value) if isinstance(value, bool) else value}"
+                     for name, value in data["values"].items()]
+    assert lines and text[0].startswith("ACTION ROLL:") and text[-1].startswith("(seed 3:")

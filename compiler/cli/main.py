@@ -12,7 +12,7 @@ import json
 import random
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
@@ -420,6 +420,13 @@ def parse_inputs(module: types.ModuleType, name: str, pairs: Sequence[str]) -> d
     return out
 
 
+def print_data(values: Mapping[str, object]) -> None:
+    """A result's data under its trace, one `name: value` a line, yes/no in words (`harm: 2`)."""
+    for name, value in values.items():
+        shown = ("yes" if value else "no") if isinstance(value, bool) else "unknown" if value is None else value
+        print(f"  {name}: {shown}")
+
+
 def cmd_roll(args: argparse.Namespace) -> int:
     if not 1 <= args.repeat <= MAX_REPEAT:
         raise UsageError(f"--repeat takes a whole number of rolls from 1 to {MAX_REPEAT:,}; not {args.repeat}")
@@ -434,6 +441,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
             earlier = session.roll(args.name, **inputs)
             if not args.json:
                 print(earlier.trace)
+                print_data(earlier.values)
         result = session.roll(args.name, **inputs)
     except ValueError as problem:
         raise UsageError(str(problem)) from None
@@ -443,6 +451,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
         print(to_json(payload))
     else:
         print(result.trace)
+        print_data(result.values)
         repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
         print(f"(seed {seed}: `rulecraft roll {module.RULESET} {args.name} "
               f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}{repeat}` repeats "
