@@ -1637,11 +1637,7 @@ def _merge_citations(first: m.Citation | None, second: m.Citation | None) -> m.C
 
 def _whole_values(expr: m.Expr) -> Iterator[m.Name]:
     """The names that are `expr`'s whole value: `other`, or either branch of `a if x else b`."""
-    if isinstance(expr, m.Name):
-        yield expr
-    elif isinstance(expr, m.IfElse):
-        yield from _whole_values(expr.then)
-        yield from _whole_values(expr.otherwise)
+    return (value for value in branches(expr) if isinstance(value, m.Name))
 
 
 def _kind_hint(kind: str) -> str:

@@ -1163,7 +1163,7 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
          depth: int = 0) -> Result[_Landed]:
     """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
     rng = _generator(rng)
-    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+    args = _args(rule, inputs)
     d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
     first: tuple[AnyResult, ...] = ()
     if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
@@ -1220,12 +1220,22 @@ def _whole(total: object) -> int | None:
     return total if isinstance(total, int) and not isinstance(total, bool) else None
 
 
+def _args(rule: _Rule[_Any], inputs: tuple[object, ...]) -> tuple[object, ...]:
+    """What a rule's functions take: its checked inputs, then its lets worked out from them."""
+    return inputs + rule.lets(*inputs) if rule.lets is not None else inputs
+
+
+def _planned(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[tuple[object, ...], _Planning, object]:
+    """For exact odds: the rule's arguments from `given`, the dice its total would roll, and the total of a
+    rule that rolls none (a table's key, a formula's value)."""
+    args = _args(rule, _given(rule, given))
+    plan = _Planning()
+    return args, plan, rule.total(plan, *args)
+
+
 def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
     """Exact weight of each (band, total) of `rule` for `given`, from the dice's distinct readings."""
-    inputs = _given(rule, given)
-    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
-    plan = _Planning()
-    total = rule.total(plan, *args)
+    args, plan, total = _planned(rule, given)
     if not rule.dice:  # a table's key or a formula's value: one result
         return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
     joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
@@ -1235,10 +1245,7 @@ def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
 
 def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, Fraction]:
     """Exact probability of each total of `rule` for `given`, lowest first."""
-    inputs = _given(rule, given)
-    args = inputs + rule.lets(*inputs) if rule.lets is not None else inputs
-    plan = _Planning()
-    rule.total(plan, *args)
+    args, plan, _ = _planned(rule, given)
     rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
     band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
     totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
