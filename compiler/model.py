@@ -179,7 +179,28 @@ class Call:
     span: Span = _span()
 
 
-Expr = Union[Number, Text, Boolean, Unknown, Name, Dice, Binary, Neg, Not, Logic, Compare, IfElse, Call]
+@dataclass(frozen=True, slots=True)
+class DiceRead:
+    """What an expression reads of a named group of dice (`let challenge = 2d10`), die by die. The checker
+    makes one from a call the parser reads: `count(challenge < total)` (how many of the group's dice pass
+    the test), `all(...)`, `any(...)`, `none(...)` (whether all, any or none of them do); `doubles(challenge)`
+    (two dice or more show one face), `matches(challenge)` (the most dice showing one face),
+    `highest(challenge)` and `lowest(challenge)` (its highest and lowest die). A test is held with the group
+    on the left, `die op operand`, however it was written."""
+
+    CHILDREN: ClassVar[tuple[str, ...]] = ("operand",)  # the fields holding expressions
+    function: str
+    group: str
+    op: str | None = None  # the test of each die, for count, all, any and none
+    operand: Expr | None = None
+    span: Span = _span()
+
+
+DIE_TESTS = ("count", "all", "any", "none")  # DiceRead functions that test each die against a value
+GROUP_READS = ("doubles", "matches", "highest", "lowest")  # DiceRead functions of the group alone
+
+
+Expr = Union[Number, Text, Boolean, Unknown, Name, Dice, Binary, Neg, Not, Logic, Compare, IfElse, Call, DiceRead]
 
 _Out = TypeVar("_Out")
 
@@ -665,6 +686,11 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
         )
     elif isinstance(expr, Call):
         return f"{expr.function}({', '.join(expr_text(a) for a in expr.args)})"
+    elif isinstance(expr, DiceRead):
+        if expr.operand is None:
+            return f"{expr.function}({expr.group})"
+        shown = "=" if expr.op == "==" else expr.op
+        return f"{expr.function}({expr.group} {shown} {expr_text(expr.operand, _PRECEDENCE['compare'] + 1)})"
     else:
         raise TypeError(f"expr_text has no rule for {type(expr).__name__} nodes")
     return f"({out})" if level < parent else out
@@ -780,6 +806,11 @@ class Resolver:
     rerolls: tuple[Reroll, ...] = ()
     # exploding dice: the highest total the bands tell apart (every total above it lands alike; see check)
     horizon: Expr | None = None
+    # named groups of dice (`let challenge = 2d10`): rolled once, before the roll's other dice, and read by
+    # name (the group's value) and die by die (`DiceRead`) in the roll, its bands and its data
+    groups: tuple[Let, ...] = ()
+    # `flags:` yes/no tests a result carries beside its outcome (`match: doubles(challenge)`), by name
+    flags: tuple[tuple[str, Expr], ...] = ()
     covers: bool = False  # the check proved that a band takes every result, for every input
 
     def map_expressions(self, change: Callable[[Expr], Expr]) -> Resolver:
@@ -797,6 +828,7 @@ class Resolver:
             for band in self.bands)
         return replace(
             self, lets=tuple(replace(let, expr=change(let.expr)) for let in self.lets),
+            groups=tuple(replace(group, expr=change(group.expr)) for group in self.groups), flags=each(self.flags),
             dice=tuple(replace(rule, expr=change(rule.expr), when=maybe(rule.when)) for rule in self.dice),
             rerolls=tuple(replace(r, when=maybe(r.when)) for r in self.rerolls), key=maybe(self.key),
             value=maybe(self.value), zero_dice=maybe(self.zero_dice), column_by=maybe(self.column_by), bands=bands,
@@ -805,6 +837,7 @@ class Resolver:
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""
         yield from (let.expr for let in self.lets)
+        yield from (group.expr for group in self.groups)
         for rule in self.dice:
             yield rule.expr
             if rule.when is not None:
@@ -817,6 +850,7 @@ class Resolver:
             if band.chain is not None:
                 yield band.chain
             yield from (value for _, value in band.values)
+        yield from (test for _, test in self.flags)
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,6 +94,7 @@ class Scope:
     lets: list[str] = field(default_factory=list)
     definitions: list[str] = field(default_factory=list)  # other definitions (used as values: a bug magnet)
     roll: bool = False  # a band test: `total`, `natural`, `count(6)` ... are in scope
+    groups: list[str] = field(default_factory=list)  # named groups of dice (`let challenge = 2d10`)
 
 
 class Generator:
@@ -205,6 +206,12 @@ class Generator:
             return self.pick(("zero_dice", f"count({self.rng.randint(1, 6)}) >= {self.rng.randint(0, 3)}"))
         if shape == 5 and len(choices) >= 2 and choices[0].kind == choices[1].kind == "ladder":
             return f"{choices[0].name} > {choices[1].name}"
+        if shape == 6 and scope.groups and (scope.roll or self.chance(0.1)):  # a named group, read die by die
+            group = self.pick(scope.groups)
+            than = self.pick(("total", str(self.rng.randint(0, 7)), self.expr(scope, 2)))
+            return self.pick((f"count({group} >= {than}) >= {self.rng.randint(0, 3)}", f"all({group} < {than})",
+                              f"any({than} > {group})", f"none({group} = {than})", f"doubles({group})",
+                              f"matches({group}) >= 2", f"{group} > {than}", f"highest({group}) = 6"))
         return f"{self.expr(scope, depth + 1)} {self.pick(RELATIONS)} {self.expr(scope, depth + 1)}"
 
     # -------------------------------------------- dice
@@ -392,7 +399,18 @@ class Generator:
         lines += self.lets(scope)
         ids: list[str] = []
         if kind in ("roll", "table"):
+            for _ in range(self.rng.choice((0, 0, 0, 1, 2))):  # named groups of dice
+                group = self.name()
+                ranges = [i.name for i in scope.inputs if i.kind == "range" and i.low >= 0 and i.high <= 6]
+                count = f"({self.pick(ranges)})" if ranges and self.chance(0.3) else str(self.rng.randint(1, 3))
+                tail = self.pick(("", "", "", "", " keep highest 1", "!", " reroll 1"))
+                lines.append(f"  let {group} = {count}d{self.pick(('6', '8', '10'))}{tail}")
+                scope.groups.append(group)
             text, low, high = self.dice(scope)
+            if scope.groups and self.chance(0.5):
+                group = self.pick(scope.groups)
+                text = self.pick((f"{group} + {text}", f"count({group} >= {self.rng.randint(2, 6)})",
+                                  f"min({group} + {self.expr(scope, 2)}, 10)"))
             lines.append(f"  roll: {text}")
             for _ in range(self.rng.choice((0, 0, 0, 1, 2))):
                 more, more_low, more_high = self.dice(scope)
@@ -400,7 +418,7 @@ class Generator:
                 low, high = min(low, more_low), max(high, more_high)
             if self.chance(0.1):
                 lines.append(f"  zero_dice: {self.pick(('2d6 lowest', 'd6', '0d6', '2d6 lowest + 1'))}")
-            band_scope = Scope(scope.inputs, scope.lets, scope.definitions, roll=True)
+            band_scope = Scope(scope.inputs, scope.lets, scope.definitions, roll=True, groups=scope.groups)
             keys = self.band_keys(low, high, band_scope)
             bands = self.band_lines(keys, band_scope, ids)
             if self.chance(0.1) and ids:
@@ -408,6 +426,11 @@ class Generator:
                 when = f" if {self.pick(flags)}" if flags and self.chance(0.5) else ""
                 lines.append(f"  reroll{when}: {' or '.join(self.rng.sample(ids, min(len(ids), 2)))}")
             lines += bands
+            if self.chance(0.15):
+                lines.append("  flags:")
+                for _ in range(self.rng.randint(1, 2)):
+                    flag = self.name() if self.chance(0.9) else "match"
+                    lines.append(f"    {flag}: {self.test(band_scope) if self.chance(0.9) else self.expr(band_scope)}")
             self.tables.append(name)
         elif kind == "lookup":
             choices = [i for i in scope.inputs if i.kind in ("choice", "ladder")]
@@ -802,6 +825,13 @@ def _exercise(checked: m.CheckedRuleset, module: Any, exported: dict[str, Any], 
                     got = without_none(got, expected)
                     if got != expected:
                         raise Problem("odds", "disagree", f"{where}: module {got} != compiler {expected}")
+                    if resolver.flags and expected is not None:
+                        stage.name = "flags"
+                        flags = {flag: sum(row.values(), Fraction(0)) for flag, row in
+                                 module.flag_odds(resolver.name, **inputs).items()}
+                        if flags != distribution(resolver, inputs, names).flags:
+                            raise Problem("odds", "disagree", f"{where}: module flags {flags} != compiler "
+                                          f"{distribution(resolver, inputs, names).flags}")
                 if expected is not None:
                     total = sum(expected.values(), Fraction(0))
                     if total > 1 or (resolver.covers and total != 1):

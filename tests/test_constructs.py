@@ -65,7 +65,7 @@ from compiler import model as m
 from compiler.api import Loaded, load_text
 from compiler.backends.python import generate
 from compiler.diagnostics import CompileError, Diagnostic, Report
-from compiler.semantics.odds import definition_names
+from compiler.semantics.odds import definition_names, distribution
 from compiler.semantics.odds import odds as compiler_odds
 
 from .conftest import compile_module
@@ -265,7 +265,16 @@ def given(request: Request, found: Compiled, module: types.ModuleType) -> list[s
         if mine != theirs:
             raise AssertionError(f"`> {request.line}`: the compiler's odds and the generated module's differ:\n"
                                  f"  compiler: {show(mine)}\n  module:   {show(theirs)}")
-        return [f"{outcome}: {fraction(p)}" for outcome, p in mine.items()]
+        lines = [f"{outcome}: {fraction(p)}" for outcome, p in mine.items()]
+        flags = call(module.flag_odds, request.name, **request.inputs)
+        found_flags = distribution(resolver, inputs, definition_names(found.loaded.checked)).flags
+        if {flag: sum(row.values(), Fraction(0)) for flag, row in flags.items()} != found_flags:
+            raise AssertionError(f"`> {request.line}`: the compiler's flags and the module's differ:\n"
+                                 f"  compiler: {found_flags}\n  module:   {flags}")
+        for flag, row in flags.items():
+            lines.append(f"flag {flag}: {fraction(sum(row.values(), Fraction(0)))}"
+                         + "".join(f", {outcome} {fraction(p)}" for outcome, p in row.items()))
+        return lines
     if request.kind == "totals":
         totals: dict[int | str, Fraction] = call(module.totals, request.name, **request.inputs)
         assert sum(totals.values()) == 1, f"`> {request.line}`: the totals' chances add up to {sum(totals.values())}"
@@ -275,7 +284,8 @@ def given(request: Request, found: Compiled, module: types.ModuleType) -> list[s
     result = call(module.RESOLVERS[request.name], rng=random.Random(request.seed), **request.inputs)
     out: list[str] = result.trace.split("\n")
     outcome = "none" if result.outcome is None else result.outcome.id
-    out.append(f"outcome: {outcome}, total: {result.total}")
+    out.append(f"outcome: {outcome}, total: {result.total}" + (f", flags: {', '.join(result.flags)}"
+                                                                if result.flags else ""))
     out.extend(f"  {key}: {value!r}" for key, value in result.values.items())
     return out
 

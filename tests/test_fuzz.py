@@ -430,8 +430,9 @@ def test_cap_readings_of_one_roll_at_compile_time_and_at_run_time() -> None:
     assert refused(roll_with("6d100", *counting))[0][:2] == (
         "TOO-LARGE", "r with x=1: 6d100 has more than 2,000,000 readings to work out exactly")
     with pytest.raises(ValueError, match=r"^exact odds of these dice would work through more than 2,000,000 readings$"):
-        runtime.exact_joint([runtime._dice(6, 100)], sum, lambda *read: 0)
-    joint, denominator = runtime.exact_joint([runtime._dice(6, 100)], sum, None)  # a plain sum: 595 totals
+        runtime.exact_joint([runtime._dice(6, 100)], lambda values, held: sum(values), lambda *read: 0)
+    # a plain sum: 595 totals
+    joint, denominator = runtime.exact_joint([runtime._dice(6, 100)], lambda values, held: sum(values), None)
     assert len(joint) == 595 and denominator == 100**6
 
 

@@ -38,7 +38,7 @@ from compiler import model as m
 from compiler.check.names import MODULE_NAMES, class_name
 from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from compiler.semantics import runtime
-from compiler.semantics.evaluate import bands_read, branches, contains_dice, dice_symbols, walk
+from compiler.semantics.evaluate import Reads, bands_read, branches, contains_dice, dice_symbols, group_reads, walk
 
 RUNTIME_PATH = Path(runtime.__file__)
 
@@ -310,6 +310,7 @@ class ExprCompiler(m.Visitor[str]):
         self.choices: dict[str, m.Choice] = {i.name: i.type for i in resolver.inputs
                                             if isinstance(i.type, m.Choice)}
         self.locals = {i.name for i in resolver.inputs} | {let.name for let in resolver.lets}
+        self.groups = {group.name for group in resolver.groups}  # held as `Held`s, `g_<name>`
         self.option_numbers: dict[str, int | None] = {}
         for choice in self.choices.values():
             for option in choice.options:
@@ -354,8 +355,12 @@ class ExprCompiler(m.Visitor[str]):
             return BOOL
         if isinstance(expr, m.Unknown):
             return NONE
+        if isinstance(expr, m.DiceRead):
+            return BOOL if expr.function in ("all", "any", "none", "doubles") else INT
         if isinstance(expr, m.Name):
             name = expr.name
+            if name in self.groups:
+                return INT
             if name in self.locals:
                 return self.input_kinds.get(name) or self.let_kinds[name]
             if name in ("total", "natural", "zero_dice"):  # natural: None when several dice groups are rolled
@@ -434,6 +439,8 @@ class ExprCompiler(m.Visitor[str]):
 
     def visit_Name(self, expr: m.Name) -> str:
         name = expr.name
+        if name in self.groups:
+            return f"g_{name}.value"
         if name in self.locals:
             return f"v_{name}"
         if name in ("total", "natural", "zero_dice", "highest", "lowest"):
@@ -479,6 +486,16 @@ class ExprCompiler(m.Visitor[str]):
     def visit_Call(self, expr: m.Call) -> str:
         return self.call(expr)
 
+    def visit_DiceRead(self, expr: m.DiceRead) -> str:
+        held = f"g_{expr.group}"
+        if expr.operand is None:
+            return {"doubles": f"(held_most({held}) >= 2)", "matches": f"held_most({held})",  # 0: a pool of no dice
+                    "highest": f"max({held}.faces, default=0)",
+                    "lowest": f"min({held}.faces, default=0)"}[expr.function]
+        passing = f"held_count({held}, lambda face: face {expr.op} {self.number(expr.operand)})"
+        return {"count": passing, "all": f"({passing} == {held}.size)", "any": f"({passing} > 0)",
+                "none": f"({passing} == 0)"}[expr.function]
+
     def call(self, expr: m.Call) -> str:
         if expr.function == "count" and isinstance(expr.args[0], m.Name) and (
                 expr.args[0].name in self.symbols or expr.args[0].name not in self.locals | set(self.option_numbers)):
@@ -515,6 +532,14 @@ class ExprCompiler(m.Visitor[str]):
         if term.cap is not None:
             args.append(self.number(term.cap))
         return f"_dice({', '.join(args)})"
+
+
+def read_spec_code(reads: Reads, held: bool = False) -> str:
+    """What exact odds keep apart of some dice (`runtime.ReadSpec`), as a literal."""
+    counted = "None" if reads.counted is None else (
+        f"frozenset({sorted(reads.counted, key=str)!r})" if reads.counted else "frozenset()")
+    valued = f", {reads.valued}" if held else ""  # a named group's: its value read
+    return f"({counted}, {reads.high}, {reads.low}{valued})"
 
 
 def landed_type(resolver: m.Resolver) -> str:
@@ -694,6 +719,11 @@ class ModuleWriter:
         lets = ", ".join(f"v_{let.name}: {compiler.annotation(let.name)}" for let in resolver.lets)
         return ", ".join(p for p in (self.params(resolver), lets) if p)
 
+    def held_params(self, resolver: m.Resolver, compiler: ExprCompiler) -> str:
+        """`full_params`, then each named group of dice (what a band and its data read)."""
+        held = ", ".join(f"g_{group.name}: Held" for group in resolver.groups)
+        return ", ".join(p for p in (self.full_params(resolver, compiler), held) if p)
+
     def args(self, resolver: m.Resolver) -> str:
         return ", ".join(f"v_{i.name}" for i in resolver.inputs)
 
@@ -742,6 +772,7 @@ class ModuleWriter:
         self.band_fn(resolver, compiler)
         self.column_fn(resolver, compiler)
         self.values_fn(resolver, compiler)
+        self.flags_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
         self.rule(resolver, compiler)
         self.public_fn(resolver, compiler)
@@ -783,6 +814,14 @@ class ModuleWriter:
         w.line(f"def _total_{resolver.name}(d: _Rolling | _Planning | _Replaying"
                + (f", {params}" if params else "") + f") -> {kind}:")
         with w.indent():
+            read = {node.name if isinstance(node, m.Name) else node.group for expr in (
+                *(r.expr for r in resolver.dice), *(r.when for r in resolver.dice if r.when)) for node in walk(expr)
+                if isinstance(node, (m.Name, m.DiceRead))}
+            for group in resolver.groups:  # rolled first, whatever else is rolled
+                assert isinstance(group.expr, m.Dice)
+                held = f"g_{group.name} = " if group.name in read else ""
+                zero = f", {compiler.spec(compiler.zero)}" if isinstance(compiler.zero, m.Dice) else ""
+                w.line(f"{held}d.hold({compiler.spec(group.expr)}, {m.expr_text(group.expr)!r}, {group.name!r}{zero})")
             rules = [r for r in resolver.dice if r.when is not None]
             plain = next((r for r in resolver.dice if r.when is None), None)
             for rule in rules:
@@ -812,7 +851,7 @@ class ModuleWriter:
             keys = type_text(compiler.total_kinds | {"int", "str"})
             w.line(f"_BAND_{resolver.name}: dict[{keys}, int] = {table[0]!r}  # the band of each value")
             w.line()
-        params = self.full_params(resolver, compiler)
+        params = self.held_params(resolver, compiler)
         w.line(f"def _band_{resolver.name}(r_total: {type_text(compiler.total_kinds)}, r_natural: int | None, "
                f"r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "") + ") -> int:")
@@ -851,7 +890,7 @@ class ModuleWriter:
         if not sets_values(resolver):
             return  # the runner starts from an empty dict
         w = self.w
-        params = self.full_params(resolver, compiler)
+        params = self.held_params(resolver, compiler)
         extra = "_Rolling" if rolls_more(resolver) else "None"
         w.line(f"def _values_{resolver.name}(b: int, c: int, d: {extra}, r_total: {type_text(compiler.total_kinds)}, "
                f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
@@ -892,6 +931,25 @@ class ModuleWriter:
         w.line()
         w.line()
 
+    def flags_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """`_flags_x(...)`: the flags a result raises (`flags:`), from what a band reads."""
+        if not resolver.flags:
+            return
+        w = self.w
+        params = self.held_params(resolver, compiler)
+        w.line(f"def _flags_{resolver.name}(r_total: {type_text(compiler.total_kinds)}, r_natural: int | None, "
+               f"r_dice: Sequence[int | str] | Tally, r_kept: tuple[int, ...], r_zero: bool"
+               + (f", {params}" if params else "") + ") -> tuple[str, ...]:")
+        with w.indent():
+            w.line("raised: list[str] = []")
+            for name, test in resolver.flags:
+                w.line(f"if {compiler.expr(test)}:")
+                with w.indent():
+                    w.line(f"raised.append({name!r})")
+            w.line("return tuple(raised)")
+        w.line()
+        w.line()
+
     def rule(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         """`_RULE_x`: the roll as data, naming its functions above; the runtime's `_run` and `_joint` do the rest."""
         w = self.w
@@ -906,14 +964,18 @@ class ModuleWriter:
             fields.append(f"values=_values_{name}")
         if resolver.rerolls:
             fields.append(f"rerolls=_rerolls_{name}")
+        if resolver.flags:
+            fields.append(f"flags=_flags_{name}")
+            fields.append(f"flag_names={tuple(flag for flag, _ in resolver.flags)!r}")
         if resolver.horizon is not None:  # exploding dice: every total past the horizon, as one
             fields.append(f"horizon=lambda {self.full_args(resolver)}: {compiler.number(resolver.horizon)}")
         if resolver.dice:
-            wanted = bands_read(resolver)
-            counted = "None" if wanted.counted is None else (
-                f"frozenset({sorted(wanted.counted, key=str)!r})" if wanted.counted else "frozenset()")
-            if (counted, wanted.high, wanted.low) != ("frozenset()", False, False):
-                fields.append(f"reads=({counted}, {wanted.high}, {wanted.low})")
+            reads = read_spec_code(bands_read(resolver))
+            if reads != read_spec_code(Reads(frozenset(), False, False)):
+                fields.append(f"reads={reads}")
+            if resolver.groups:
+                held = [read_spec_code(group_reads(resolver, group), held=True) for group in resolver.groups]
+                fields.append("held=" + tuple_code(held))
         else:
             fields.append("dice=False")
         if resolver.covers:

@@ -140,6 +140,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr)} for let in definition.lets],
+            "groups": [{"name": group.name, "dice": m.expr_text(group.expr)} for group in definition.groups],
+            "flags": [{"name": name, "test": m.expr_text(test)} for name, test in definition.flags],
             "bands_from": definition.bands_from,
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), "label": c.label,
                          "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],

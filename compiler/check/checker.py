@@ -79,6 +79,7 @@ class _Parts:
     bands_from: str | None = None
     text: str | None = None
     label: str | None = None
+    flags: list[tuple[str, m.Expr]] = field(default_factory=list)
 
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
@@ -234,6 +235,9 @@ class Checker:
                     return replace(node, cap=cap)
                 return node
             rules.append(replace(rule, expr=rebuild(rule.expr, capped)))
+        for name, test in resolver.flags:
+            self.error(Code.TYPE, f"`{resolver.name}` rolls exploding dice, and its flags are not worked out for "
+                       "them yet", test.span, f"make `{name}` a band, or roll dice that do not explode", item.name)
         return replace(resolver, dice=tuple(rules), horizon=horizon)
 
     def compared_with_total(self, test: m.Expr, item: m.Item) -> list[m.Expr]:
@@ -348,6 +352,8 @@ class Checker:
             if isinstance(attr.value, m.Block):  # `carry:` and its lines; any other block is text for the sheet
                 if attr.name == "carry":
                     parts.carry.extend(self.carry(attr.value, item, parts.inputs))
+                elif attr.name == "flags" and item.kind in ("roll", "table"):
+                    parts.flags.extend(self.flags(attr.value, item))
                 else:
                     parts.details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
                 continue
@@ -397,7 +403,9 @@ class Checker:
             section=item.section,
             text=text,
             inputs=inputs,
-            lets=item.lets,
+            lets=tuple(let for let in item.lets if not isinstance(let.expr, m.Dice)),
+            groups=tuple(replace(let, expr=self.with_faces(let.expr, item)) for let in item.lets
+                         if isinstance(let.expr, m.Dice)),
             dice=tuple(dice_rules),
             zero_dice=zero_dice,
             zero_dice_without=(),
@@ -411,8 +419,10 @@ class Checker:
             span=item.span,
             carry=tuple(carry),
             rerolls=tuple(rerolls),
+            flags=tuple(parts.flags),
         )
         resolver = self.options_named_like_dice(resolver)
+        resolver = self.dice_reads(resolver, item)
         self.check_names(resolver, item)
         ids = sorted({band.id for band in bands})
         for reroll in rerolls:
@@ -447,12 +457,73 @@ class Checker:
             return resolver
         return resolver.map_expressions(lambda expr: rebuild(expr, option))
 
+    def dice_reads(self, resolver: m.Resolver, item: m.Item) -> m.Resolver:
+        """`count(challenge < total)`, `all(...)`, `doubles(challenge)` where `challenge` names a group of dice
+        (`let challenge = 2d10`): each a `m.DiceRead`, the test held with the group on the left. Such a call of
+        anything else is an error (and reads as 0 after it, so that one mistake gives one error)."""
+        groups = {group.name: group.expr for group in resolver.groups}
+        if not groups and not any(isinstance(node, m.Call) and (node.function in (*m.DIE_TESTS[1:], *m.GROUP_READS) or
+                                                              any(isinstance(a, m.Compare) for a in node.args))
+                                  for expr in resolver.expressions() for node in walk(expr)):
+            return resolver
+        example = next(iter(groups), "challenge")
+
+        def read(node: m.Expr) -> m.Expr:
+            if not isinstance(node, m.Call) or node.function not in (*m.DIE_TESTS, *m.GROUP_READS):
+                return node
+            arg = node.args[0] if len(node.args) == 1 else None
+            if node.function in m.DIE_TESTS and isinstance(arg, m.Compare):
+                for side, other, flipped in ((arg.left, arg.right, False), (arg.right, arg.left, True)):
+                    if isinstance(side, m.Name) and side.name in groups:
+                        self.read_die_by_die(groups[side.name], side.name, node, item)
+                        return m.DiceRead(node.function, side.name, _FLIPPED[arg.op] if flipped else arg.op, other,
+                                          node.span)
+                inline = next((n for n in walk(arg) if isinstance(n, m.Dice)), None)
+                if inline is not None:
+                    self.error(Code.TYPE, f"{node.function}() tests each die of a named group of dice", node.span,
+                               f"name the dice first, `let pool = {m.expr_text(inline)}`, then "
+                               f"`{node.function}(pool >= 5)`", item.name)
+                    return m.Number(0, node.span)
+            if node.function in m.GROUP_READS and isinstance(arg, m.Name) and arg.name in groups:
+                self.read_die_by_die(groups[arg.name], arg.name, node, item)
+                return m.DiceRead(node.function, arg.name, None, None, node.span)
+            if node.function == "count" and not isinstance(arg, m.Compare):
+                return node  # count(6): the dice of the whole roll showing a face
+            if node.function in m.GROUP_READS:
+                self.error(Code.TYPE, f"{node.function}() reads a named group of dice", node.span,
+                           f"name the dice with a let, `let {example} = 2d10`, then `{node.function}({example})`",
+                           item.name)
+            else:
+                self.error(Code.TYPE, f"{node.function}() tests each die of a named group of dice", node.span,
+                           f"name the dice with a let, `let {example} = 2d10`, then "
+                           f"`{node.function}({example} < total)`" + ("; count(6) counts the roll's sixes"
+                                                                       if node.function == "count" else ""), item.name)
+            return m.Number(0, node.span)
+
+        return resolver.map_expressions(lambda expr: rebuild(expr, read))
+
+    def read_die_by_die(self, group: m.Expr, name: str, node: m.Call, item: m.Item) -> None:
+        """A named group read die by die: numbered dice, every die read (no keep)."""
+        if not isinstance(group, m.Dice):
+            return
+        if group.die is not None:
+            self.error(Code.TYPE, f"{node.function}() reads numbered dice die by die, and `{name}` rolls "
+                       f"`{m.expr_text(group)}`, a die of symbols", node.span,
+                       "count its symbols with `count(hit)` instead", item.name)
+        keep = next((op for op in group.ops if op.name in ("highest", "lowest")), None)
+        if keep is not None:
+            self.error(Code.TYPE, f"{node.function}() reads every die of `{name}`, and `{m.expr_text(group)}` keeps "
+                       "only some", node.span, f"name the dice without keeping any, like `let {name} = 3d6`; then "
+                       f"`highest({name})` is its highest die", item.name)
+
     # Each attribute a resolver's kind declares (KINDS) is lowered by one method, named in RESOLVER_ATTRIBUTES.
 
     def roll_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         """`roll: 2d6 + dots` (or `roll if ...:`): the dice, one rule per line."""
         parts.dice.append(m.DiceRule(self.with_faces(value, item), attr.when, attr.span))
-        if not contains_dice(value):
+        groups = {let.name for let in item.lets if isinstance(let.expr, m.Dice)}  # named groups of dice
+        if not contains_dice(value) and not any(isinstance(node, m.Name) and node.name in groups
+                                                for node in walk(value)):
             self.error(Code.TYPE, "`roll:` needs dice, like `2d6 + dots`", attr.span,
                        "a number without dice belongs in a `formula` or a `let`", item.name)
 
@@ -492,6 +563,28 @@ class Checker:
             self.error(Code.TYPE, "`reroll:` names the outcomes rolled again, like `reroll if lucky: failure`",
                        attr.span, "join several with `or`: `reroll: miss or fumble`", item.name)
         parts.rerolls.append(m.Reroll(names, attr.when, attr.span))
+
+    def flags(self, block: m.Block, item: m.Item) -> list[tuple[str, m.Expr]]:
+        """`flags:` and its lines, `match: doubles(challenge)`: yes/no tests a result carries beside its outcome."""
+        out: list[tuple[str, m.Expr]] = []
+        for entry in block.entries:
+            self.error(Code.TYPE, "`flags:` holds lines like `match: doubles(challenge)`", entry.span,
+                       "name each flag, then its test", item.name)
+        for attr in block.attrs:
+            if attr.when is not None or isinstance(attr.value, m.Block):
+                self.error(Code.TYPE, f"a flag is one yes/no test: `{attr.name}: ...`", attr.span,
+                           f"like `{attr.name}: doubles(challenge)`; put a condition inside the test, with `and`",
+                           item.name)
+            elif any(name == attr.name for name, _ in out):
+                self.error(Code.DUPLICATE, f"`{attr.name}` is already a flag of `{item.name}`", attr.span,
+                           "give each flag its own name", item.name)
+            elif not _yes_no(attr.value):
+                self.error(Code.TYPE, f"a flag is yes or no, and `{m.expr_text(attr.value)}` is not a test",
+                           attr.value.span, f"compare it, like `{attr.name}: {m.expr_text(attr.value)} >= 2`",
+                           item.name)
+            else:
+                out.append((attr.name, attr.value))
+        return out
 
     def carry(self, block: m.Block, item: m.Item, inputs: set[str]) -> list[tuple[str, str]]:
         """`carry:` / `modifier: next_roll`: the next roll's input `modifier` is this result's `next_roll`."""
@@ -932,31 +1025,52 @@ class Checker:
         self.naming = {id(node) for band in resolver.bands for expr in (band.chain, *(e for _, e in band.values))
                        if expr is not None for node in _whole_values(expr)}
         self.naming |= {id(node) for _, expr in resolver.details for node in _whole_values(expr)}
+        groups = {group.name for group in resolver.groups}
         for let in resolver.lets:
-            self.names_in(let.expr, local, options, item, allow_roll=False,
+            self.names_in(let.expr, local | groups, options, item, allow_roll=False,
                           where="a let is worked out before the roll")
+            self.before_dice(let.expr, groups, "a let is worked out from the inputs, before the dice are rolled",
+                             item)
             for node in walk(let.expr):
                 if isinstance(node, m.Dice):
                     written = m.expr_text(node)
-                    self.error(Code.TYPE, f"a let is worked out from the inputs, before any dice: `{written}` "
-                               "rolls dice", node.span, f"roll dice in `roll:`; to compare with an option named "
-                               f"`{written}`, quote it: `= \"{written}\"`", item.name)
+                    self.error(Code.TYPE, f"a let holds one group of dice, or a value worked out from the inputs; "
+                               f"`{m.expr_text(let.expr)}` mixes them", node.span,
+                               f"name the dice alone, `let {let.name}_dice = {written}`, and use that name in "
+                               f"`roll:` or a band; to compare with an option named `{written}`, quote it: "
+                               f"`= \"{written}\"`", item.name)
             if let.name in local or let.name in options:
                 what = ("an input" if any(i.name == let.name for i in resolver.inputs) else "a let"
                         if let.name in local else "an option or a die's symbol")
                 self.error(Code.DUPLICATE, f"`{let.name}` is already {what} of `{item.name}`", let.span,
                            "give the let a name of its own", item.name)
             local.add(let.name)
+        for group in resolver.groups:
+            self.names_in(group.expr, local, options, item, allow_roll=False,
+                          where="a named group of dice is rolled before the roll is read")
+            if group.name in local or group.name in options:
+                self.error(Code.DUPLICATE, f"`{group.name}` is already an input, let or option of `{item.name}`",
+                           group.span, "give the dice a name of their own", item.name)
+            explode = next((op for op in group.expr.ops if op.name == "explode"), None) if isinstance(
+                group.expr, m.Dice) else None
+            if explode is not None:
+                self.error(Code.TYPE, f"`{group.name}` names exploding dice; a named group does not explode yet",
+                           explode.span, f"write `{m.expr_text(group.expr)}` in `roll:` itself", item.name)
         for rule in resolver.dice:
-            self.names_in(rule.expr, local, options, item, allow_roll=False, where="`roll:` says what is rolled")
+            self.names_in(rule.expr, local | groups, options, item, allow_roll=False,
+                          where="`roll:` says what is rolled")
             if rule.when is not None:
-                self.names_in(rule.when, local, options, item, allow_roll=False)
+                self.names_in(rule.when, local | groups, options, item, allow_roll=False)
+                self.before_dice(rule.when, groups, "`roll if` chooses the dice before they are rolled", item)
         for reroll in resolver.rerolls:
             if reroll.when is not None:
-                self.names_in(reroll.when, local, options, item, allow_roll=False)
+                self.names_in(reroll.when, local | groups, options, item, allow_roll=False)
+                self.before_dice(reroll.when, groups, "`reroll if` reads the inputs", item)
         for expr in (resolver.key, resolver.value, resolver.zero_dice, resolver.column_by):
             if expr is not None:
-                self.names_in(expr, local, options, item, allow_roll=False)
+                self.names_in(expr, local | groups, options, item, allow_roll=False)
+                self.before_dice(expr, groups, "this is worked out before the dice are rolled", item)
+        local |= groups
         for band in resolver.bands:
             if isinstance(band.condition, m.When):
                 self.names_in(band.condition.test, local, options, item, allow_roll=True)
@@ -984,6 +1098,12 @@ class Checker:
                                "zone_1, zone_2`", item.name)
             for _, value in band.values:
                 self.names_in(value, local, options, item, allow_roll=True)
+        yes_no = {i.name for i in resolver.inputs if isinstance(i.type, m.Flag)}
+        for name, test in resolver.flags:
+            self.names_in(test, local, options, item, allow_roll=True)
+            if isinstance(test, m.Name) and test.name not in yes_no:
+                self.error(Code.TYPE, f"a flag is yes or no, and `{test.name}` is not a yes/no input", test.span,
+                           f"compare it, like `{name}: {test.name} >= 2`, or name a `flag` input", item.name)
         for _, value in resolver.details:
             self.names_in(value, local, options, item, allow_roll=False)
         self.check_kinds(resolver, item)
@@ -1084,7 +1204,8 @@ class Checker:
                     self.error(Code.TYPE, f"`{node.name}` reads numbered dice, and `{resolver.name}` rolls "
                                f"`{m.expr_text(symbols[0])}`, a die of symbols", node.span,
                                "read `total`, or count a face with `count(...)`", item.name)
-        groups = [sum(isinstance(node, m.Dice) for node in walk(rule.expr)) for rule in resolver.dice]
+        groups = [len(resolver.groups) + sum(isinstance(node, m.Dice) for node in walk(rule.expr))
+                  for rule in resolver.dice]
         if resolver.dice and groups != [1] * len(groups):
             for band in resolver.bands:
                 for _, value in band.values:
@@ -1093,6 +1214,14 @@ class Checker:
                             self.error(Code.TYPE, f"`natural` is the roll of a single group of dice, and "
                                        f"`{resolver.name}` rolls several", node.span, "read `total`, `highest` or "
                                        "`lowest` instead", item.name)
+
+    def before_dice(self, expr: m.Expr, groups: set[str], where: str, item: m.Item) -> None:
+        """An error for each named group of dice `expr` reads, where `where` says why it cannot."""
+        for node in walk(expr):
+            name = node.name if isinstance(node, m.Name) else node.group if isinstance(node, m.DiceRead) else None
+            if name in groups:
+                self.error(Code.TYPE, f"{where}: it cannot read the dice `{name}`", node.span,
+                           f"read `{name}` in `roll:` or in a band, like `- when {name} > total: ...`", item.name)
 
     def not_tables(self, resolver: m.Resolver, name: str) -> str:
         """What an input, let or option after `->` is, when it is not a table nor a choice of tables ('' if it is)."""
@@ -1549,7 +1678,21 @@ _ARITY: dict[str, tuple[int, int, str, str]] = {
     "count": (1, 1, "one face", "count(6)"),
     "step": (2, 2, "a choice input and a number of steps", "step(die, 1)"),
     "rank": (1, 1, "one choice input", "rank(die)"),
+    **{name: (1, 1, "one test of a named group's dice", f"{name}(challenge < total)") for name in m.DIE_TESTS[1:]},
+    **{name: (1, 1, "one named group of dice", f"{name}(challenge)") for name in m.GROUP_READS},
 }
+
+
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}  # `5 <= pool` is `pool >= 5`
+
+
+def _yes_no(expr: m.Expr) -> bool:
+    """Whether `expr` is a test (yes or no) by its form: a comparison, `and`/`or`/`not`, yes/no, `doubles(...)`,
+    `all(...)`, `a if t else b` of two tests (a yes/no input is checked where names are)."""
+    if isinstance(expr, m.IfElse):
+        return _yes_no(expr.then) and _yes_no(expr.otherwise)
+    return isinstance(expr, (m.Compare, m.Logic, m.Not, m.Boolean, m.Name)) or (
+        isinstance(expr, (m.DiceRead, m.Call)) and expr.function in ("all", "any", "none", "doubles"))
 
 
 def _arity_fits(call: m.Call) -> bool:

@@ -503,6 +503,7 @@ def draw_cards(module: types.ModuleType, args: argparse.Namespace, seed: int) ->
 def cmd_odds(args: argparse.Namespace) -> int:
     module = compiled(args.ruleset)
     probabilities: dict[str, Fraction]
+    flags: dict[str, dict[str, Fraction]] = {}
     if args.name in getattr(module, "DECKS", {}):  # the chance of each card being the next drawn from a full deck
         deck = new_deck(module, args.name, args.inputs, 0)
         probabilities = deck.chances()
@@ -519,14 +520,18 @@ def cmd_odds(args: argparse.Namespace) -> int:
             raise UsageError(str(problem)) from None
         full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
         labels = {} if args.totals else outcome_labels(module, args.name)
+        flags = {} if args.totals else module.flag_odds(args.name, **inputs)
     outcomes: list[dict[str, Any]] = [
         {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
          "percent": round(float(p) * 100, 3)}
         for key, p in probabilities.items()
     ]
+    raised = [{"id": flag, "probability": f"{p.numerator}/{p.denominator}", "percent": round(float(p) * 100, 3),
+               "outcomes": {key: f"{q.numerator}/{q.denominator}" for key, q in by_outcome.items()}}
+              for flag, by_outcome in flags.items() for p in (sum(by_outcome.values(), Fraction(0)),)]
     if args.json:
         print(to_json({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs,
-                          "outcomes": outcomes}))
+                          "outcomes": outcomes} | ({"flags": raised} if raised else {})))
         return 0
     shown = ", ".join(f"{k}={v}" for k, v in full_inputs.items())
     print(f"{args.name}" + (f" ({shown})" if shown else ""))
@@ -534,6 +539,9 @@ def cmd_odds(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         bar = "█" * round(outcome["percent"] / 2.5)
         print(f"  {outcome['label']:<{width}}  {outcome['probability']:>9}  {outcome['percent']:7.3f}%  {bar}")
+    for flag, row in zip(raised, flags.values(), strict=True):
+        shown = ", with " + ", ".join(f"{key} {p.numerator}/{p.denominator}" for key, p in row.items()) if row else ""
+        print(f"  flag {flag['id']}: {flag['probability']} ({flag['percent']:.3f}%){shown}")
     return 0
 
 

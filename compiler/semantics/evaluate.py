@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from compiler import model as m
-from compiler.semantics.runtime import MAX_DICE, MAX_EXPLOSIONS
+from compiler.semantics.runtime import MAX_DICE, MAX_EXPLOSIONS, MAX_SIDES, Held, held_count, held_most
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +61,10 @@ class RollFacts:
     zero_dice: bool
     highest: int | None
     lowest: int | None
+    pools: Mapping[str, Held]  # each named group's value and faces, by name
 
 
-FUNCTIONS = {"min", "max", "clamp", "abs", "sign", "count", "step", "rank"}
+FUNCTIONS = {"min", "max", "clamp", "abs", "sign", "count", "step", "rank", *m.DIE_TESTS, *m.GROUP_READS}
 ROLL_NAMES = {"total", "natural", "zero_dice", "highest", "lowest"}
 
 
@@ -81,6 +82,8 @@ class Scope:
     def lookup(self, name: str, span: m.Span) -> Value:
         if name in self.values:
             return self.values[name]
+        if self.facts is not None and name in self.facts.pools:  # a named group of dice: its value
+            return self.facts.pools[name].value
         if self.facts is not None and name in ROLL_NAMES:
             return getattr(self.facts, name)  # type: ignore[no-any-return]
         if name in self.options:
@@ -294,6 +297,39 @@ class Closures(m.Visitor[Compiled]):
         return number_function
 
 
+    def visit_DiceRead(self, expr: m.DiceRead) -> Compiled:
+        """A named group read die by die, from the roll's facts (see `m.DiceRead`)."""
+        function, group, span = expr.function, expr.group, expr.span
+
+        def pool(scope: Scope) -> Held:
+            if scope.facts is None or group not in scope.facts.pools:
+                raise EvalError(f"`{group}` is a group of dice: it is read once the dice are rolled", span)
+            return scope.facts.pools[group]
+
+        if expr.operand is None:
+            def whole_group(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+                held = pool(scope)
+                if function == "doubles":
+                    return held_most(held) >= 2
+                if function == "matches":
+                    return held_most(held)
+                return (max if function == "highest" else min)(held.faces, default=0)  # 0 of a pool of no dice
+            return whole_group
+        operand, test = compiled(expr.operand), _DIE_TEST[expr.op or "=="]
+        operand_span = expr.operand.span
+
+        def die_test(scope: Scope, dice: Mapping[int, int] | None) -> Value:
+            held = pool(scope)
+            value = operand(scope, dice)
+            than = value if type(value) is int else as_number(value, operand_span)
+            passing = held_count(held, lambda face: test(face, than))
+            if function == "count":
+                return passing
+            return passing == held.size if function == "all" else passing > 0 if function == "any" else passing == 0
+        return die_test
+
+
+_DIE_TEST: dict[str, Callable[[int, int], bool]] = {**_ORDERING, "==": operator.eq, "!=": operator.ne}
 _CLOSURES = Closures()
 
 
@@ -403,12 +439,14 @@ class Reads:
     counted: frozenset[int | str] | None  # faces `count()` asks about; None: any (a computed face)
     high: bool
     low: bool
+    valued: bool = True  # the group's value is read (a named group read only die by die: not)
 
 
 def bands_read(resolver: m.Resolver) -> Reads:
     """What the dice rules, the zero-dice rule and the `when` bands of a roll read of its dice."""
     exprs = [rule.expr for rule in resolver.dice] + ([resolver.zero_dice] if resolver.zero_dice is not None else [])
     exprs += [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
+    exprs += [test for _, test in resolver.flags]
     symbols = dice_symbols(resolver)
     counted: set[int | str] | None = set()
     names: set[str] = set()
@@ -424,6 +462,30 @@ def bands_read(resolver: m.Resolver) -> Reads:
             else:
                 counted = None
     return Reads(None if counted is None else frozenset(counted), "highest" in names, "lowest" in names)
+
+
+def group_reads(resolver: m.Resolver, group: m.Let) -> Reads:
+    """What exact odds keep apart of a named group of dice: what the roll's bands read of every die
+    (`bands_read`), and what the group's own reads (`m.DiceRead`) tell apart. Tests against a number the
+    rules write, of a die whose sides they fix, count the faces that pass (`count(pool >= 5)` keeps 5 and 6
+    apart on a d6); any other read (`count(challenge < total)`, `doubles(pool)`) keeps every face apart."""
+    base = bands_read(resolver)
+    counted: set[int | str] | None = None if base.counted is None else set(base.counted)
+    term = group.expr
+    sides = term.sides.value if isinstance(term, m.Dice) and isinstance(term.sides, m.Number) else None
+    valued = False
+    for node in (n for e in resolver.expressions() for n in walk(e)):
+        if isinstance(node, m.Name) and node.name in (group.name, "natural"):
+            valued = True
+        if not isinstance(node, m.DiceRead) or node.group != group.name or counted is None:
+            continue
+        if sides is None or node.op is None or not isinstance(node.operand, m.Number):
+            counted = None
+            continue
+        test, than = _DIE_TEST[node.op], node.operand.value
+        counted.update(face for face in range(1, sides + 1) if test(face, than))
+    return Reads(None if counted is None else frozenset(counted), base.high, base.low,
+                 valued or any(isinstance(b.condition, m.Natural) for b in resolver.bands))
 
 
 def dice_symbols(resolver: m.Resolver) -> frozenset[str]:
@@ -447,6 +509,9 @@ class Magnitude(m.Visitor[int]):
                                                                           default=0))
         for let in resolver.lets:
             self.sizes[let.name] = self.visit(let.expr)
+        self.groups = {group.name: group.expr for group in resolver.groups}
+        for name, group in self.groups.items():
+            self.sizes[name] = self.visit(group)
 
     def visit_Number(self, expr: m.Number) -> int:
         return abs(expr.value)
@@ -499,6 +564,14 @@ class Magnitude(m.Visitor[int]):
         if expr.function == "rank":  # an option's place along its choice
             return self.places.get(expr.args[0].name, 0) if expr.args and isinstance(expr.args[0], m.Name) else 0
         return max((self.visit(arg) for arg in expr.args), default=0)  # min, max, abs, clamp
+
+    def visit_DiceRead(self, expr: m.DiceRead) -> int:
+        group = self.groups.get(expr.group)
+        if expr.function in ("count", "matches"):  # dice
+            return self.visit(group.count) if isinstance(group, m.Dice) else MAX_DICE
+        if expr.function in ("highest", "lowest"):  # a face
+            return self.visit(group.sides) if isinstance(group, m.Dice) and group.sides is not None else MAX_SIDES
+        return 1  # yes or no
 
 
 _NUMBER_FUNCTIONS = frozenset({"min", "max", "abs", "clamp", "sign"})

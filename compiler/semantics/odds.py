@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import TypeVar
+from types import MappingProxyType
+from typing import TypeVar, cast
 
 from compiler import model as m
 from compiler.semantics.evaluate import (
@@ -45,6 +46,7 @@ from compiler.semantics.evaluate import (
     contains_dice,
     dice_symbols,
     evaluate,
+    group_reads,
     signed_parts,
     too_big,
     truthy,
@@ -58,11 +60,13 @@ from compiler.semantics.runtime import (
     MAX_WORK,
     DiceSpec,
     Faces,
+    Held,
     Reading,
     TooManyReadings,
     _dice,
     combined_readings,
     count_text,
+    held_readings,
     readings_cost,
     reroll_weights,
     spec_readings,
@@ -105,6 +109,13 @@ class Distribution:
     unmatched_weights: dict[int | str, int] = field(default_factory=dict)  # totals no band takes
     denominator: int = 1
     overlaps: dict[int | str, tuple[str, ...]] = field(default_factory=dict)
+    # each flag's weight with each outcome (None: no band) it is raised with
+    flag_weights: dict[str, dict[str | None, int]] = field(default_factory=dict)
+
+    @cached_property
+    def flags(self) -> dict[str, Fraction]:
+        """The chance each flag is raised, whatever the outcome."""
+        return {name: Fraction(sum(by_band.values()), self.denominator) for name, by_band in self.flag_weights.items()}
 
     @cached_property
     def outcomes(self) -> dict[str, Fraction]:
@@ -244,9 +255,14 @@ def select_dice(resolver: m.Resolver, scope: Scope) -> m.Expr:
 
 def make_plan(resolver: m.Resolver, scope: Scope) -> Plan:
     expr = select_dice(resolver, scope)
-    groups: list[GroupPlan] = []
+    groups = [group_plan(_named_dice(g), scope, resolver) for g in resolver.groups]  # named groups come first
     collect_groups(expr, scope, resolver, groups)
     return Plan(expr, tuple(groups))
+
+
+def _named_dice(group: m.Let) -> m.Dice:
+    assert isinstance(group.expr, m.Dice), "the check holds a named group to one dice term"
+    return group.expr
 
 
 def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[GroupPlan]) -> None:
@@ -365,6 +381,8 @@ class Analysis:
     """What the odds stage needs to know of a resolver once, however many inputs it works through."""
 
     reads: Reads
+    flags: tuple[tuple[str, Compiled, m.Span], ...]  # each flag's name and test
+    group_reads: tuple[Reads, ...]  # what is read of each named group (`evaluate.group_reads`)
     symbols: frozenset[str]
     specials: tuple[Special, ...]
     otherwise: m.Band | None
@@ -425,13 +443,14 @@ def analysis(resolver: m.Resolver) -> Analysis:
     found = _ANALYSES.get(id(resolver))
     if found is not None and found[0] is resolver:
         return found[1]
-    dice_exprs: list[m.Expr] = [rule.expr for rule in resolver.dice]
+    dice_exprs: list[m.Expr] = [rule.expr for rule in resolver.dice] + [g.expr for g in resolver.groups]
     if resolver.zero_dice is not None:
         dice_exprs.append(resolver.zero_dice)
     exprs = dice_exprs + [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
     deciding = exprs + [rule.when for rule in resolver.dice if rule.when is not None]
     deciding += [e for e in (resolver.key, resolver.value) if e is not None]
     deciding += [r.when for r in resolver.rerolls if r.when is not None]
+    deciding += [test for _, test in resolver.flags]
     nodes = {id(e): walk(e) for e in deciding}  # each expression walked once
     symbols = dice_symbols(resolver)
 
@@ -444,8 +463,8 @@ def analysis(resolver: m.Resolver) -> Analysis:
 
     rules = dice_exprs + [rule.when for rule in resolver.dice if rule.when is not None]
     tests = [b.condition.test for b in resolver.bands if isinstance(b.condition, m.When)]
-    dice_read_roll = reads_roll(dice_exprs)
-    by_total = not (dice_read_roll or reads_roll(rules + tests, but="total") or
+    dice_read_roll = reads_roll(dice_exprs) or bool(resolver.groups)  # a named group is read from the roll
+    by_total = not (dice_read_roll or bool(resolver.flags) or reads_roll(rules + tests, but="total") or
                     any(isinstance(b.condition, m.Natural) for b in resolver.bands))
     specials: list[Special] = []
     for band in resolver.bands:
@@ -467,12 +486,15 @@ def analysis(resolver: m.Resolver) -> Analysis:
     let_names = {let.name for let in resolver.lets}
     # Rolls are shared by every resolver that rolls alike (the same dice rules, inputs and reads): the
     # published and the errata-fixed version of a roll, say, when errata change only its bands.
-    alike = (resolver.dice, resolver.zero_dice, resolver.inputs, found_reads, by_total)
+    group_reads_found = tuple(group_reads(resolver, group) for group in resolver.groups)
+    alike = (resolver.dice, resolver.groups, resolver.zero_dice, resolver.inputs, found_reads, group_reads_found,
+             by_total)
     if len(_ROLLS) > 10_000:
         _ROLLS.clear()
     rolls = _ROLLS.setdefault(alike, {})
     result = Analysis(
-        found_reads, symbols,
+        found_reads, tuple((name, compiled(test), test.span) for name, test in resolver.flags), group_reads_found,
+        symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
         dice_read_roll,
         tuple(i.name for i in resolver.inputs), {name: {o.name: o for o in order} for name, order in orders.items()},
@@ -510,7 +532,7 @@ def group_cost(group: GroupPlan, wanted: Reads) -> int:
 
 @lru_cache(maxsize=4096)
 def _cost(spec: DiceSpec, wanted: Reads) -> int:
-    return readings_cost(spec, wanted.counted, wanted.high, wanted.low)
+    return readings_cost(spec, wanted.counted, wanted.high, wanted.low, wanted.valued)
 
 
 def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
@@ -528,7 +550,7 @@ def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...]
 
 @lru_cache(maxsize=4096)
 def _readings(spec: DiceSpec, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
-    readings, denominator = spec_readings(spec, wanted.counted, wanted.high, wanted.low)
+    readings, denominator = spec_readings(spec, wanted.counted, wanted.high, wanted.low, wanted.valued)
     return tuple(readings), denominator
 
 
@@ -601,7 +623,8 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     if budget is not None:
         alone = roll.totals is None or bool(found.specials)  # each reading, or each total, tested on its own
         budget.spend(roll.size * max(len(resolver.bands), 1) * (CLASSIFIED if alone else 1), resolver)
-    joint: dict[tuple[str | None, int], int] = {}  # (band id, total): integer weight
+    joint: dict[tuple[str | None, object], int] = {}  # (band id, total): integer weight; with flags, (band id,
+    # (total, the flags raised))
     specials = bool(found.specials)
     zero = any(g.zero for g in plan.groups)
     if roll.totals is not None:  # the bands read the roll's total alone: each total is classified once
@@ -613,7 +636,7 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
             shadowed = "total" in scope.values  # an input or `let` named `total` hides the roll's
             for total in distinct:
                 if shadowed:
-                    scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None)
+                    scope.facts = RollFacts(total, None, _NO_COUNTS, zero, None, None, _NO_POOLS)
                 else:  # the tests read nothing else of the roll: `total` is looked up as fast as an input
                     scope.values["total"] = total
                 chosen.append(_classify(found, resolver, scope, total))
@@ -628,22 +651,32 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
         total_of = compiled(plan.expr)
         terms = [id(g.term) for g in plan.groups]
         single = terms[0] if len(terms) == 1 else None
-        for values, counts, top, bottom, weight in combined_readings(list(roll.readings)):
+        names = [group.name for group in resolver.groups]
+        sizes = [max(g.spec.count, 0) for g in plan.groups[:len(names)]]
+        pools: Mapping[str, Held] = _NO_POOLS
+        for values, counts, top, bottom, weight, held in held_readings(list(roll.readings), sizes) if names else (
+                (*reading, ()) for reading in combined_readings(list(roll.readings))):
             if single is not None:  # the common case, kept cheap: one group, its value the natural roll
                 dice, natural = {single: values[0]}, values[0]
             else:
                 dice, natural = dict(zip(terms, values, strict=True)), None
+            if names:
+                pools = dict(zip(names, held, strict=True))
             if read_roll:
-                scope.facts = RollFacts(0, natural, counts, zero, top, bottom)
+                scope.facts = RollFacts(0, natural, counts, zero, top, bottom, pools)
             value = total_of(scope, dice)
             total = value if type(value) is int else as_number(value, span)
-            if specials:  # `natural` and `when` bands read the roll; ranges read the total alone
-                scope.facts = RollFacts(total, natural, counts, zero, top, bottom)
+            if specials or found.flags:  # `natural` and `when` bands read the roll; ranges read the total alone
+                scope.facts = RollFacts(total, natural, counts, zero, top, bottom, pools)
+            if specials:
                 band, matches = _classify(found, resolver, scope, total)
             else:
                 plain = found.plain.get((int, total))
                 band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
-            key = (None if band is None else band.id, total)
+            key: tuple[str | None, object] = (None if band is None else band.id, total)
+            if found.flags:
+                key = (key[0], (total, tuple(name for name, test, span in found.flags
+                                             if truthy(test(scope, dice), span))))
             joint[key] = joint.get(key, 0) + weight
             if len(matches) > 1:
                 result.overlaps[total] = tuple(b.id for b in matches)
@@ -652,18 +685,26 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     outcomes: dict[str, int] = {}
     totals: dict[int | str, int] = {}
     unmatched: dict[int | str, int] = {}
-    for (band_id, total), weight in joint.items():
-        totals[total] = totals.get(total, 0) + weight
+    flags: dict[str, dict[str | None, int]] = {name: {} for name, _, _ in found.flags}
+    for (band_id, joined), weight in joint.items():
+        if found.flags:
+            joined, raised = cast("tuple[int, tuple[str, ...]]", joined)
+            for name in raised:
+                flags[name][band_id] = flags[name].get(band_id, 0) + weight
+        value = cast("int", joined)
+        totals[value] = totals.get(value, 0) + weight
         if band_id is None:
-            unmatched[total] = unmatched.get(total, 0) + weight
+            unmatched[value] = unmatched.get(value, 0) + weight
         else:
             outcomes[band_id] = outcomes.get(band_id, 0) + weight
     result.outcome_weights, result.total_weights, result.unmatched_weights = outcomes, totals, unmatched
+    result.flag_weights = flags
     result.denominator = denominator
     return result
 
 
 _NO_COUNTS: dict[int | str, int] = {}
+_NO_POOLS: Mapping[str, Held] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -690,10 +731,11 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget 
             budget.readings(roll.costs, resolver)
         return roll
     plan = make_plan(resolver, scope)
-    costs = tuple((g.spec, found.reads, group_cost(g, found.reads)) for g in plan.groups)
+    wanted = found.group_reads + (found.reads,) * (len(plan.groups) - len(found.group_reads))
+    costs = tuple((g.spec, read, group_cost(g, read)) for g, read in zip(plan.groups, wanted, strict=True))
     if budget is not None:
         budget.readings(costs, resolver)
-    found_readings = [group_readings(g, found.reads) for g in plan.groups]
+    found_readings = [group_readings(g, read) for g, read in zip(plan.groups, wanted, strict=True)]
     readings = tuple(r for r, _ in found_readings)
     denominator = math.prod(d for _, d in found_readings)
     size = math.prod(len(r) for r in readings)

@@ -16,9 +16,9 @@ __all__ = [
     'movement_dice', 'movement_roll', 'shift', 'attack_roll', 'enhance_impair', 'wounds', 'zero_hp_saving_throw',
     'chase_movement_roll', 'fall_damage_table', 'fall_damage', 'burning', 'hold_breath', 'out_of_breath', 'Exchanges',
     'Depletion', 'ActivityProgress', 'DeathsDoor', 'ConsignedToTheReaper', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS',
-    'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'odds', 'pick',
-    'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track',
-    'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
+    'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'flag_odds', 'odds',
+    'pick', 'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session',
+    'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -80,6 +80,25 @@ class Group(NamedTuple, _Generic[_Face]):
     value: int
 
 
+class Held(NamedTuple):
+    """A named group of dice (`let challenge = 2d10`) as a roll's expressions read it: its value, how many of
+    its dice show each face (in exact odds, only the faces its reads tell apart), and how many dice it has."""
+
+    value: int
+    faces: Mapping[int, int]
+    size: int
+
+
+def held_count(held: Held, test: Callable[[int], bool]) -> int:
+    """How many dice of a named group pass `test` (`count(challenge < total)`)."""
+    return sum(n for face, n in held.faces.items() if test(face))
+
+
+def held_most(held: Held) -> int:
+    """The most dice of a named group showing one face (2 or more: doubles)."""
+    return max(held.faces.values(), default=0)
+
+
 _Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
 
 
@@ -102,6 +121,7 @@ class Result(_Generic[_Landed]):
     chain: tuple["AnyResult", ...] = ()  # every table rolled after this one (`->`), in order, each with its own chain
     seed: int | None = None
     rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
+    flags: tuple[str, ...] = ()  # the rule's `flags:` this result raises (a match, a glitch), in the rules' order
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see the README)."""
@@ -122,6 +142,7 @@ class Result(_Generic[_Landed]):
             "trace": self.trace,
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
+            "flags": list(self.flags),
         }
 
 
@@ -373,14 +394,14 @@ def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
 
 
 def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False) -> tuple[list["Reading"], int]:
+                  low: bool = False, valued: bool = True) -> tuple[list["Reading"], int]:
     """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
     if len(spec.ops) > 1:
         raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
     if spec.ops:
         name, arg = spec.ops[0]
         return OPERATORS[name].readings(spec, arg, counted, high, low)
-    readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low)
+    readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low, valued)
     return readings, spec.sides ** max(spec.count, 0)
 
 
@@ -439,12 +460,13 @@ MAX_READINGS = 2_000_000  # distinct readings of one dice group exact odds work 
 
 def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | None = None,
                   counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False) -> list[Reading]:
+                  low: bool = False, valued: bool = True) -> list[Reading]:
     """Every distinct way one dice group can read, with its number of orderings, without listing rolls.
 
     A reading is (value, counts of the `counted` faces (every face if None), highest kept die,
-    lowest kept die, weight); the weights sum to sides ** count. Only what a roll's bands read
-    is kept apart, so 1,000d6 summed is 5,001 readings, not 10^778 rolls or 10^10 multisets.
+    lowest kept die, weight); the weights sum to sides ** count (every value 0 unless `valued`: a
+    named group read only die by die). Only what a roll's bands read is kept apart, so 1,000d6
+    summed is 5,001 readings, not 10^778 rolls or 10^10 multisets.
 
     A plain sum is a power of the die's polynomial (J. C. P. Miller's recurrence: O(count x sides)
     big-integer steps). Anything else walks the faces once, top face first for `highest` (bottom
@@ -455,7 +477,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
     if count > MAX_DICE:
         raise ValueError(f"{count} dice is more than the limit of {MAX_DICE}")
     count = max(count, 0)
-    faces, mode, keep, high, low = _faces(sides, mode, keep, die, counted, high, low)
+    faces, mode, keep, high, low = _faces(sides, mode, keep, die, counted, high, low, valued)
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
         raise TooManyReadings()
@@ -477,7 +499,7 @@ MAX_WORK = 1_000_000  # steps (readings_cost) the exact odds of one dice group m
 
 
 def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False) -> int:
+                  low: bool = False, valued: bool = True) -> int:
     """About how many steps `spec_readings(spec, counted, high, low)` takes, worked out before the work.
 
     A step is about 0.4 microseconds of CPython (fitted to timings of sums, pools kept highest and
@@ -491,15 +513,15 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     if spec.ops:
         name, arg = spec.ops[0]
         return OPERATORS[name].cost(spec, arg, counted, high, low)
-    return _readings_cost(spec, "sum", 0, counted, high, low)
+    return _readings_cost(spec, "sum", 0, counted, high, low, valued)
 
 
 def _readings_cost(spec: DiceSpec, name: str, arg: int, counted: frozenset[int | str] | None, high: bool,
-                   low: bool) -> int:
+                   low: bool, valued: bool = True) -> int:
     """`readings_cost` of `dice_readings(spec.count, spec.sides, name, arg, ...)`: a sum, or a pool kept."""
     count = max(spec.count, 0)
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
-    faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low)
+    faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low, valued)
     kept = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:
         return 1  # every multiset is a reading: dice_readings refuses it at once (TooManyReadings)
@@ -590,9 +612,9 @@ def fitting_text(spec: DiceSpec, counted: frozenset[int | str] | None = frozense
 
 
 def too_much_work(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False) -> str | None:
+                  low: bool = False, valued: bool = True) -> str | None:
     """Why `spec`'s exact odds are refused before any work (readings_cost past MAX_WORK), or None."""
-    cost = readings_cost(spec, counted, high, low)
+    cost = readings_cost(spec, counted, high, low, valued)
     return None if cost <= MAX_WORK else work_refusal(spec, cost, counted, high, low)
 
 
@@ -607,8 +629,9 @@ def work_refusal(spec: DiceSpec, cost: int, counted: frozenset[int | str] | None
 
 
 def _faces(sides: int, mode: str, keep: int, die: Faces | None, counted: frozenset[int | str] | None, high: bool,
-           low: bool) -> tuple[list[Face], str, int, bool, bool]:
-    """The faces `dice_readings` walks, in order (a custom die's alike faces as one), and what it reads of them."""
+           low: bool, valued: bool = True) -> tuple[list[Face], str, int, bool, bool]:
+    """The faces `dice_readings` walks, in order (a custom die's alike faces as one), and what it reads of them.
+    Of a sum whose value nobody reads (`valued` False), the faces nothing counts are one face worth 0."""
     if die is not None:  # custom dice: summed, counted by symbol, never read as numbers
         classes: dict[tuple[int | str | None, int], int] = {}
         for symbol, value in zip(die.symbols, die.values, strict=True):
@@ -616,6 +639,10 @@ def _faces(sides: int, mode: str, keep: int, die: Faces | None, counted: frozens
             classes[label, value] = classes.get((label, value), 0) + 1
         return [(label, None, value, times) for (label, value), times in classes.items()], "sum", 0, False, False
     order = range(sides, 0, -1) if mode != "lowest" else range(1, sides + 1)
+    if not valued and mode == "sum" and not high and not low:
+        shown = [(f, f, 0, 1) for f in order if counted is None or f in counted]
+        rest = sides - len(shown)
+        return shown + ([(None, None, 0, rest)] if rest else []), mode, keep, high, low
     return [(f if counted is None or f in counted else None, f, f, 1) for f in order], mode, keep, high, low
 
 
@@ -696,11 +723,12 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
 class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
-    __slots__ = ("groups", "rng", "zero")
+    __slots__ = ("groups", "held", "rng", "zero")
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
+        self.held: list[Held] = []  # the named groups, rolled first
         self.zero = False
 
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
@@ -709,6 +737,18 @@ class _Rolling:
         group = _roll_dice(self.rng, spec)
         self.groups.append(group)
         return group.value
+
+    def hold(self, spec: DiceSpec, written: str, name: str, zero: DiceSpec | None = None) -> Held:
+        """Roll a named group (`let challenge = 2d10`): the group, read by name and die by die."""
+        spec = _rolled(self, spec, written, zero)
+        group = _roll_dice(self.rng, spec)
+        self.groups.append(group._replace(notation=f"{name} {group.notation}"))
+        faces: dict[int, int] = {}
+        for face in _cast("tuple[int, ...]", group.kept):  # the check allows numbered dice only
+            faces[face] = faces.get(face, 0) + 1
+        held = Held(group.value, faces, len(group.kept))
+        self.held.append(held)
+        return held
 
     def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
         """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
@@ -736,6 +776,10 @@ class _Planning:
         self.specs.append(_rolled(self, spec, written, zero))
         return 0
 
+    def hold(self, spec: DiceSpec, written: str, name: str, zero: DiceSpec | None = None) -> Held:
+        self.specs.append(_rolled(self, spec, written, zero))
+        return _NOTHING_HELD
+
 
 def _rolled(source: "_Rolling | _Planning", spec: DiceSpec, written: str, zero: DiceSpec | None) -> DiceSpec:
     """The spec a dice source rolls for `spec`: `zero` for a pool of no dice when the rules give one (noted on
@@ -749,10 +793,11 @@ def _rolled(source: "_Rolling | _Planning", spec: DiceSpec, written: str, zero: 
 class _Replaying:
     """A dice source that hands back preset group values, in order: used by `odds()`."""
 
-    __slots__ = ("index", "values")
+    __slots__ = ("held", "index", "values")
 
-    def __init__(self, values: tuple[int, ...]) -> None:
+    def __init__(self, values: tuple[int, ...], held: tuple[Held, ...] = ()) -> None:
         self.values = values
+        self.held = held  # the named groups' readings, which come first
         self.index = 0
 
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
@@ -760,12 +805,21 @@ class _Replaying:
         self.index += 1
         return value
 
+    def hold(self, spec: DiceSpec, written: str, name: str, zero: DiceSpec | None = None) -> Held:
+        held = self.held[self.index]
+        self.index += 1
+        return held
+
+
+_NOTHING_HELD = Held(0, {0: 0}, 0)  # what planning holds: a roll's total is worked out without its dice
+
 
 _K = TypeVar("_K")
 _T = TypeVar("_T")
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
+HeldSpec = tuple[frozenset[int | str] | None, bool, bool, bool]  # a named group's ReadSpec, and its value read
 READ_ALL: ReadSpec = (None, True, True)
 READ_VALUES: ReadSpec = (frozenset(), False, False)
 
@@ -779,43 +833,65 @@ def combined_readings(per_group: Sequence[Sequence[Reading]]) -> Iterator[
             yield (value,), shown, high, low, weight
         return
     for combination in product(*per_group):
-        weight = 1
-        tally = Tally()
-        top: int | None = None
-        bottom: int | None = None
-        for _, shown, high, low, w in combination:
-            weight *= w
-            for face, n in shown.items():
-                tally[face] = tally.get(face, 0) + n
-            if high is not None:
-                top = high if top is None else max(top, high)
-            if low is not None:
-                bottom = low if bottom is None else min(bottom, low)
-        yield tuple(reading[0] for reading in combination), tally, top, bottom, weight
+        yield _joined(combination)
+
+
+def _joined(combination: Sequence[Reading]) -> tuple[tuple[int, ...], Tally, int | None, int | None, int]:
+    """One joint reading: each group's value, the faces counted over all of them, the highest and lowest kept
+    die, and the weight."""
+    weight = 1
+    tally = Tally()
+    top: int | None = None
+    bottom: int | None = None
+    for _, shown, high, low, w in combination:
+        weight *= w
+        for face, n in shown.items():
+            tally[face] = tally.get(face, 0) + n
+        if high is not None:
+            top = high if top is None else max(top, high)
+        if low is not None:
+            bottom = low if bottom is None else min(bottom, low)
+    return tuple(reading[0] for reading in combination), tally, top, bottom, weight
+
+
+def held_readings(per_group: Sequence[Sequence[Reading]], sizes: Sequence[int]) -> Iterator[
+        tuple[tuple[int, ...], Tally, int | None, int | None, int, tuple[Held, ...]]]:
+    """`combined_readings`, and the first `len(sizes)` groups (a roll's named groups, of `sizes` dice) as
+    `Held`s."""
+    named = len(sizes)
+    for combination in product(*per_group):
+        held = tuple(Held(reading[0], reading[1], size)  # type: ignore[arg-type]  # numbered dice only
+                     for reading, size in zip(combination[:named], sizes, strict=True))
+        yield (*_joined(combination), held)
 
 
 def exact_joint(
     specs: list[DiceSpec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None,
+    total_of: Callable[[tuple[int, ...], tuple[Held, ...]], int],
+    band_of: Callable[..., int] | None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
-) -> tuple[dict[tuple[int, int], int], int]:
+    held: tuple[HeldSpec, ...] = (),
+    flags_of: Callable[..., tuple[str, ...]] | None = None,
+) -> tuple[dict[tuple[int, _Any], int], int]:
     """Weight of every (band index, total), and the denominator, from every group's distinct readings.
 
     `reads` says what the bands read of the dice (`dice_readings`); the bands get the faces
-    counted and the highest and lowest kept dice. A first result whose band is in `rerolled`
-    is rolled again once and the new result is final. Without `band_of` every band index is -1.
+    counted and the highest and lowest kept dice. `held` says it of each named group (the first
+    specs), which the total and the bands also get as `Held`s. A first result whose band is in
+    `rerolled` is rolled again once and the new result is final. Without `band_of` every band
+    index is -1. With `flags_of` (the flags a reading raises), each key is (band, (total, flags)).
     """
     per_group: list[list[Reading]] = []
     denominator = 1
-    wanted = reads if band_of is not None else READ_VALUES
-    for spec in specs:  # every group's cost is estimated before any group is worked out
-        problem = too_much_work(spec, *wanted)
+    wanted: list[ReadSpec | HeldSpec] = [reads if band_of is not None else READ_VALUES] * len(specs)
+    wanted[:len(held)] = held
+    for spec, read in zip(specs, wanted, strict=True):  # every group's cost is estimated before any is worked out
+        problem = too_much_work(spec, *read)
         if problem is not None:
             raise ValueError(problem)
-    for spec in specs:
-        readings, weights = spec_readings(spec, *wanted)
+    for spec, read in zip(specs, wanted, strict=True):
+        readings, weights = spec_readings(spec, *read)
         per_group.append(readings)
         denominator *= weights
     size = 1
@@ -824,14 +900,16 @@ def exact_joint(
     if size > MAX_OUTCOMES:
         raise ValueError(f"exact odds of these dice would work through {count_text(size)} readings; the limit is "
                          f"{MAX_OUTCOMES:,}")
-    joint: dict[tuple[int, int], int] = {}
+    joint: dict[tuple[int, _Any], int] = {}
     single = len(specs) == 1
-    for values, tally, top, bottom, weight in combined_readings(per_group):
-        total = total_of(values)
-        band = -1 if band_of is None else band_of(
-            total, values[0] if single else None, tally,
-            tuple(x for x in (bottom, top) if x is not None))
-        joint[band, total] = joint.get((band, total), 0) + weight
+    sizes = [max(spec.count, 0) for spec in specs[:len(held)]]
+    for values, tally, top, bottom, weight, helds in held_readings(per_group, sizes) if held else (
+            (*reading, ()) for reading in combined_readings(per_group)):
+        total = total_of(values, helds)
+        natural, kept = values[0] if single else None, tuple(x for x in (bottom, top) if x is not None)
+        band = -1 if band_of is None else band_of(total, natural, tally, kept, *helds)
+        key = total if flags_of is None else (total, flags_of(total, natural, tally, kept, *helds))
+        joint[band, key] = joint.get((band, key), 0) + weight
     return reroll_weights(joint, denominator, rerolled)
 
 
@@ -953,13 +1031,14 @@ def _sample(name: str, inputs: Mapping[str, object], joint: Joint, ids: tuple[st
 
 def _exact_totals(
     specs: list[DiceSpec],
-    total_of: Callable[[tuple[int, ...]], int],
-    band_of: Callable[[int, int | None, Tally, tuple[int, ...]], int] | None = None,
+    total_of: Callable[[tuple[int, ...], tuple[Held, ...]], int],
+    band_of: Callable[..., int] | None = None,
     rerolled: Collection[int] = (),
     reads: ReadSpec = READ_ALL,
+    held: tuple[HeldSpec, ...] = (),
 ) -> dict[int | str, Fraction]:
     """Exact probability of each total (lowest first); re-rolls need `band_of` to know the first band."""
-    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads)
+    joint, denominator = exact_joint(specs, total_of, band_of, rerolled, reads, held)
     weights: dict[int, int] = {}
     for (_, total), weight in joint.items():
         weights[total] = weights.get(total, 0) + weight
@@ -1084,10 +1163,13 @@ def _describe(
     extra: Sequence[Group[int | str]],
     values: Mapping[str, object],
     bands: bool = True,
+    flags: Sequence[str] = (),
 ) -> str:
     """A trace a player understands: what was rolled, kept, totalled, and what it means (a plain value, of a
     rule without bands, means itself)."""
     said = "no band takes this result" if outcome is None else _outcome_trace(outcome)
+    if flags:
+        said += ", with " + " and ".join(flags)
     if len(groups) == 1:
         group = groups[0]
         text = f"{label}: rolled {_group_trace(group)}"
@@ -1120,8 +1202,9 @@ class _Rule(_Generic[_Landed]):
 
     The functions take the inputs in order, then the lets (`lets` works those out from the inputs):
     `total(dice, *args)` rolls through a dice source (or reads a table's key, or works a formula out);
-    `band(total, natural, faces, kept, zero, *args)` is the band's index (-1: none); `column(*args)` the
-    column's; `values(band, column, more_dice, total, natural, faces, kept, zero, *args)` the band's data;
+    `band(total, natural, faces, kept, zero, *args, *held)` is the band's index (-1: none), `held` the named
+    groups; `column(*args)` the column's; `values(band, column, more_dice, total, natural, faces, kept, zero,
+    *args, *held)` the band's data;
     `rerolls(*args)` the outcome ids a first result is rolled again from; `horizon(*args)` the highest total
     of exploding dice listed one by one."""
 
@@ -1137,7 +1220,10 @@ class _Rule(_Generic[_Landed]):
     values: Callable[..., dict[str, object]] | None = None
     rerolls: Callable[..., frozenset[str]] | None = None
     horizon: Callable[..., int] | None = None
+    flags: Callable[..., tuple[str, ...]] | None = None  # the flags a result raises (takes what `band` takes)
+    flag_names: tuple[str, ...] = ()
     reads: ReadSpec = (frozenset(), False, False)  # what the bands read of the dice
+    held: tuple[HeldSpec, ...] = ()  # what the roll reads of each named group (`let challenge = 2d10`)
     dice: bool = True  # False: a table read by its key, or a formula without dice
     covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
     more: bool = False  # a band's data rolls dice
@@ -1169,15 +1255,17 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
     args = _args(rule, inputs)
     d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
     first: tuple[AnyResult, ...] = ()
+    flags = rule.flags(total, natural, dice, read, d.zero, *args, *d.held) if rule.flags is not None else ()
     if rule.rerolls is not None and b >= 0 and rule.ids[b] in rule.rerolls(*args):
-        trace = _describe(rule.label, d.groups, total, outcome, (), {})
-        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace),)
+        trace = _describe(rule.label, d.groups, total, outcome, (), {}, flags=flags)
+        first = (Result(rule.name, {}, dice, kept, _whole(total), outcome, {}, trace, flags=flags),)
         d, total, (dice, kept, read, natural), b, c, outcome = _land(rule, rng, args)
+        flags = rule.flags(total, natural, dice, read, d.zero, *args, *d.held) if rule.flags is not None else ()
     extra = _Rolling(rng) if rule.more else None
-    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args) if rule.values is not None else {}
+    values = rule.values(b, c, extra, total, natural, dice, read, d.zero, *args, *d.held) if rule.values else {}
     given = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
     trace = _describe(rule.label, d.groups, total, outcome, extra.groups if extra is not None else (), values,
-                      bool(rule.ids))
+                      bool(rule.ids), flags)
     if first:
         trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
     chain: tuple[AnyResult, ...] = ()
@@ -1187,7 +1275,8 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
         link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
         trace += "; then " + link.trace
         chain = (link, *link.chain)  # every link after this one, each holding those after it (as its trace does)
-    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first)
+    return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first,
+                  flags=flags)
 
 
 def _generator(rng: object, needs: tuple[str, ...] = ("randint",)) -> random.Random:
@@ -1209,7 +1298,7 @@ def _land(rule: _Rule[_Landed], rng: random.Random, args: tuple[object, ...]) ->
     d = _Rolling(rng)
     total = rule.total(d, *args)
     reading = d.read()
-    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args)
+    b = rule.band(total, reading[3], reading[0], reading[2], d.zero, *args, *d.held)
     c = rule.column(*args) if rule.column is not None else 0
     if b >= 0:
         return d, total, reading, b, c, rule.outcomes[b][c]
@@ -1241,8 +1330,9 @@ def _joint(rule: _Rule[_Any], given: Mapping[str, object]) -> Joint:
     args, plan, total = _planned(rule, given)
     if not rule.dice:  # a table's key or a formula's value: one result
         return {(rule.band(total, None, (), (), False, *args), total): 1}, 1
-    joint = exact_joint(plan.specs, lambda g: rule.total(_Replaying(g), *args),
-                        lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args), _rerolled(rule, args), rule.reads)
+    joint = exact_joint(plan.specs, lambda g, h: rule.total(_Replaying(g, h), *args),
+                        lambda t, n, f, k, *h: rule.band(t, n, f, k, plan.zero, *args, *h), _rerolled(rule, args),
+                        rule.reads, rule.held)
     return _joint_above(joint, rule.horizon(*args)) if rule.horizon is not None else joint
 
 
@@ -1250,8 +1340,9 @@ def _totals(rule: _Rule[_Any], given: Mapping[str, object]) -> dict[int | str, F
     """Exact probability of each total of `rule` for `given`, lowest first."""
     args, plan, _ = _planned(rule, given)
     rerolled = _rerolled(rule, args)  # the first band decides a re-roll, so totals then need the bands too
-    band = (lambda t, n, f, k: rule.band(t, n, f, k, plan.zero, *args)) if rerolled else None
-    totals = _exact_totals(plan.specs, lambda g: rule.total(_Replaying(g), *args), band, rerolled, rule.reads)
+    band = (lambda t, n, f, k, *h: rule.band(t, n, f, k, plan.zero, *args, *h)) if rerolled else None
+    totals = _exact_totals(plan.specs, lambda g, h: rule.total(_Replaying(g, h), *args), band, rerolled,
+                           rule.reads, rule.held)
     return _above(totals, rule.horizon(*args)) if rule.horizon is not None else totals
 
 
@@ -1279,6 +1370,26 @@ def odds(name: str, /, **inputs: object) -> dict[str, Fraction]:
     """Exact probability of each outcome of roll or table `name` for these inputs."""
     rule = _known(name, inputs)
     return _odds_of(_joint(rule, inputs), rule.ids)
+
+
+def flag_odds(name: str, /, **inputs: object) -> dict[str, dict[str, Fraction]]:
+    """Exact probability of each of roll `name`'s flags (`flags:`) for these inputs, with each outcome: `{"match":
+    {"strong": 1/40, ...}}`; a flag's chance whatever the outcome is the sum of its row. `{}` for a roll or
+    table without flags."""
+    rule = _known(name, inputs)
+    if rule.flags is None:
+        return {}
+    args, plan, _ = _planned(rule, inputs)
+    joint, denominator = exact_joint(
+        plan.specs, lambda g, h: rule.total(_Replaying(g, h), *args),
+        lambda t, n, f, k, *h: rule.band(t, n, f, k, plan.zero, *args, *h), _rerolled(rule, args), rule.reads,
+        rule.held, lambda t, n, f, k, *h: rule.flags(t, n, f, k, plan.zero, *args, *h))  # type: ignore[misc]
+    out: dict[str, dict[str, Fraction]] = {flag: {} for flag in rule.flag_names}
+    for (band, (_, raised)), weight in joint.items():
+        outcome = rule.ids[band] if band >= 0 else "none"
+        for flag in raised:
+            out[flag][outcome] = out[flag].get(outcome, Fraction(0)) + Fraction(weight, denominator)
+    return out
 
 
 def simulate(name: str, n: int, /, *, seed: int | None = None, **inputs: object) -> Simulation:
