@@ -85,6 +85,8 @@ class Code(StrEnum):
     TIMES_X = 'TIMES-X', '`x` used to multiply', '`value: dots x 2`'
     COMPARE_ORDER = 'COMPARE-ORDER', '`=>` or `=<`', '`- when total => 10: success`'
     DICE_HERE = 'DICE-HERE', 'an exploding die where no dice are rolled: a band key, a default, an option', '`- d6!: x`'
+    EXPLODE_LIMIT = ('EXPLODE-LIMIT', '`at most N times` or `once` after dice that do not explode',
+                     '`roll: d6 at most 2`')
     OPERATOR_WORDS = 'OPERATOR-WORDS', '`&&`, `\\|\\|` or `!` for and, or, not', '`- when total >= 10 && bonus: x`'
     DECIMAL = 'DECIMAL', 'a number with a decimal point', '`roll: 2d6 * 1.5`'
     UNCLOSED_PAREN = 'UNCLOSED-PAREN', 'a `(` never closed (reported where it opens)', '`roll: (dots + 1d6`'

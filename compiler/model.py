@@ -105,7 +105,7 @@ class Dice:
 
     @property
     def explodes(self) -> bool:
-        return any(op.name == "explode" for op in self.ops)
+        return any(op.name in ("explode", "compound") for op in self.ops)
 
 
 @dataclass(frozen=True, slots=True)

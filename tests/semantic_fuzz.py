@@ -234,7 +234,9 @@ class Generator:
         if shape == 5:
             return f"{count}d{sides} {self.pick(('highest', 'lowest'))}", 1, sides
         if shape == 6 and self.chance(0.4):
-            bang = self.pick(("!", " explode")) if self.chance(0.85) else "! highest"
+            bang = self.pick(("!", " explode")) if self.chance(0.7) else self.pick((
+                "! highest", "!!", " compound", "! once", "! at most 2 times", "!! keep highest 2", "!! lowest",
+                "!! once highest", "! on 2+ at most 3 times", "!!!"))
             return f"{count}d{sides}{bang}", count, count * sides * 2
         if shape == 7 and ranges:
             pool = self.rng.choice(ranges).name
@@ -242,7 +244,8 @@ class Generator:
             return f"({pool})d{sides}{op}", 0, 6 * sides
         if shape == 8 and ladders:
             it = self.rng.choice(ladders).name
-            form = self.pick((f"d({it})", f"2d({it}) highest", f"d(step({it}, 1))", f"(2)d({it})", f"d({it})!"))
+            form = self.pick((f"d({it})", f"2d({it}) highest", f"d(step({it}, 1))", f"(2)d({it})", f"d({it})!",
+                              f"max(d({it})!, d6!)", f"min(d({it})!!, 2d6!)"))
             return form, 1, 24
         if shape == 9 and self.dice_names:
             die = self.pick(self.dice_names)

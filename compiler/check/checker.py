@@ -41,7 +41,16 @@ from compiler.semantics.evaluate import (
     walk,
 )
 from compiler.semantics.odds import distribution, input_count, input_grid, sheet_odds_size
-from compiler.semantics.runtime import MAX_BOXES, MAX_CARDS, MAX_CHAIN, MAX_DICE, MAX_SIDES
+from compiler.semantics.runtime import (
+    EXPLODING,
+    FINITE_EXPLOSIONS,
+    MAX_BOXES,
+    MAX_CARDS,
+    MAX_CHAIN,
+    MAX_DICE,
+    MAX_SIDES,
+    explode_parts,
+)
 
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 # Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.
@@ -211,7 +220,15 @@ class Checker:
         bands tell apart: every total above it lands in the same band) and each exploding group's `cap`, the
         value past which the group's total is above the horizon whatever else is rolled. So the odds list
         each value up to the cap exactly and put every higher one on one reading, with the exact rest of the
-        chance (runtime._Explode). That needs bands that compare the total with numbers, and dice added up."""
+        chance (runtime._Explode). That needs bands that compare the total with numbers, and dice added up
+        (or the higher or lower of such dice: `max(d8!, d6!) + 2`).
+
+        A roll whose every exploding group explodes a few times at most (`d6! at most 2 times`) has finitely
+        many totals: its odds list them all, and its bands may read the total any way (`finite_exploding`)."""
+        groups = [n for rule in resolver.dice for n in walk(rule.expr) if isinstance(n, m.Dice) and n.explodes]
+        if all(0 < explode_parts(op.arg)[1] <= FINITE_EXPLOSIONS for n in groups for op in n.ops
+               if op.name in EXPLODING):
+            return self.finite_exploding(resolver, item)
         bounds: list[m.Expr] = []
         for band in resolver.bands:
             condition = band.condition
@@ -259,12 +276,29 @@ class Checker:
                            "exact odds of exploding dice read the total only, compared with numbers", item.name)
         return found
 
+    def finite_exploding(self, resolver: m.Resolver, item: m.Item) -> m.Resolver:
+        """A roll whose dice explode a few times at most: every total is listed, so the bands may read the
+        total as they like, but not the faces (exact odds of exploding dice read no face)."""
+        for band in resolver.bands:
+            if isinstance(band.condition, m.When):
+                for node in walk(band.condition.test):
+                    if (isinstance(node, m.Name) and node.name in ROLL_NAMES - {"total", "natural"}) or (
+                            isinstance(node, m.Call) and node.function == "count"):
+                        self.error(Code.TYPE, "a band of a roll with exploding dice reads its total, like "
+                                   "`when total >= dv`", node.span,
+                                   "exact odds of exploding dice read the total only", item.name)
+        return resolver
+
     def added_amounts(self, expr: m.Expr, item: m.Item) -> list[tuple[int, m.Expr]]:
         """The amounts a roll of exploding dice adds (+1) or takes away (-1), after checking that it adds up
-        groups of numbered dice and amounts: `d6! + d6! + dots - 1`."""
+        groups of numbered dice, the higher or lower of such groups, and amounts: `d6! + d6! + dots - 1`,
+        `max(d(die)!, d6!) + mod`."""
         amounts: list[tuple[int, m.Expr]] = []
         for sign, node in signed_parts(expr):
             if isinstance(node, m.Dice) and sign > 0 and node.die is None:
+                continue
+            elif sign > 0 and isinstance(node, m.Call) and node.function in ("max", "min") and contains_dice(node):
+                self.dice_only(node, item)
                 continue
             elif contains_dice(node):
                 self.error(Code.TYPE, "a roll with exploding dice adds its dice up, like `d6! + d6 + dots`",
@@ -273,6 +307,20 @@ class Checker:
             else:
                 amounts.append((sign, node))
         return amounts
+
+    def dice_only(self, call: m.Call, item: m.Item) -> None:
+        """`max(d8!, d6!)`: each argument adds up groups of numbered dice (or is the higher or lower of such),
+        and no amount, so each one past the cap puts the roll past its horizon whatever the others show."""
+        for argument in call.args:
+            for sign, node in signed_parts(argument):
+                if isinstance(node, m.Dice) and sign > 0 and node.die is None:
+                    continue
+                if sign > 0 and isinstance(node, m.Call) and node.function in ("max", "min"):
+                    self.dice_only(node, item)
+                    continue
+                self.error(Code.TYPE, f"in `{call.function}(...)` of exploding dice, each argument is dice added "
+                           "up, with no amount", node.span,
+                           f"add amounts outside, like `{call.function}(d8!, d6!) + 2`", item.name)
 
     def resolve_type(self, spec: m.TypeSpec, record: bool = True) -> m.IntRange | m.Flag | m.Choice:
         seen: set[str] = set()
@@ -1291,19 +1339,18 @@ class Checker:
         if count is not None and count > MAX_DICE:
             self.refuse(f"`{m.expr_text(node)}` rolls {count:,} dice; the limit is {MAX_DICE:,}",
                         node.span, "roll fewer dice", item.name)
-        if len(node.ops) > 1:
-            self.error(Code.TYPE, f"`{m.expr_text(node)}` puts {len(node.ops)} operators on one group of dice; one "
-                       "is allowed for now", node.ops[1].span, "keep one of them", item.name)
+        self.operator_pairs(node, item)
         for op in node.ops:
-            if op.name == "explode" and node.die is not None:
+            least = explode_parts(op.arg)[0] if op.name in EXPLODING else 0
+            if op.name in EXPLODING and node.die is not None:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}`: only numbered dice explode", op.span,
                            "a die of symbols has no highest face", item.name)
-            elif op.name == "explode" and op.arg and (op.arg < 2 or (sides is not None and op.arg > sides)):
+            elif op.name in EXPLODING and least and (least < 2 or (sides is not None and least > sides)):
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` " + (
-                    "would explode forever: every die shows 1 or more" if op.arg < 2 else
+                    "would explode forever: every die shows 1 or more" if least < 2 else
                     f"never explodes: a d{sides} shows at most {sides}"), op.span,
                            "explode on a face from 2 to the die's highest, like `d10! on 9+`", item.name)
-            elif op.name == "explode" and sides is not None and sides < 2:
+            elif op.name in EXPLODING and sides is not None and sides < 2:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` would explode forever: a d1 always shows its "
                            "highest face", op.span, "explode a die of 2 sides or more", item.name)
             elif op.name == "reroll" and node.die is not None:
@@ -1319,6 +1366,30 @@ class Checker:
             elif op.name in ("highest", "lowest") and node.die is not None:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}`: a die of symbols has no {op.name} die", op.span,
                            "count symbols with `count(hit)` in a band instead", item.name)
+
+    def operator_pairs(self, node: m.Dice, item: m.Item) -> None:
+        """One operator on a group, or compounding (`!!`) then keeping: `3d6!! keep highest 2`. The rest is
+        refused at the second operator, saying what works."""
+        if len(node.ops) < 2:
+            return
+        first, second = node.ops[0], node.ops[1]
+        if len(node.ops) == 2 and first.name == "compound" and second.name in ("highest", "lowest"):
+            return
+        written = m.expr_text(node)
+        if first.name in EXPLODING and second.name in EXPLODING:
+            self.error(Code.TYPE, f"`{written}` explodes twice: one `!` (each explosion a die of its own) or one "
+                       "`!!` (added into the same die)", second.span,
+                       "write `d6!` or `d6!!`, with `on 5+` or `at most 2 times` after it if needed", item.name)
+        elif first.name == "explode" and second.name in ("highest", "lowest"):
+            fixed = m.dice_text(replace(node, ops=(replace(first, name="compound"), second)))
+            self.error(Code.TYPE, f"`{written}`: would `{second.name}` read the dice rolled, or each explosion as a "
+                       "die of its own too? Games differ; compound the explosions into their die with `!!`",
+                       second.span, f"write `{fixed}` (each die plus its explosions, then the {second.name} kept)",
+                       item.name)
+        else:
+            self.error(Code.TYPE, f"`{written}` puts {len(node.ops)} operators on one group of dice; one is "
+                       "allowed, or compounding then keeping (`3d6!! keep highest 2`)", second.span,
+                       "keep one of them", item.name)
 
     # ---------------------------------------------------------------- analysis
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import types
 from collections.abc import Mapping, Sequence
@@ -529,9 +530,22 @@ def cmd_odds(args: argparse.Namespace) -> int:
     raised = [{"id": flag, "probability": f"{p.numerator}/{p.denominator}", "percent": round(float(p) * 100, 3),
                "outcomes": {key: f"{q.numerator}/{q.denominator}" for key, q in by_outcome.items()}}
               for flag, by_outcome in flags.items() for p in (sum(by_outcome.values(), Fraction(0)),)]
+    rest = next((o for o in outcomes if args.totals and re.fullmatch(r"-?\d+\+", o["id"])), None)
+    note = None
+    if rest is not None:  # exploding dice: every total from N up is one remainder (runtime._above)
+        start = rest["id"][:-1]
+        rest["label"] = f"{start} or more"
+        note = (f"every total of {start} or more is one remainder: these dice explode without limit, so their "
+                f"totals never end; the totals below {start} are listed one by one")
     if args.json:
-        print(to_json({"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs,
-                          "outcomes": outcomes} | ({"flags": raised} if raised else {})))
+        data: dict[str, object] = {"ruleset": module.RULESET, "name": args.name, "inputs": full_inputs,
+                                   "outcomes": outcomes}
+        if raised:
+            data["flags"] = raised
+        if rest is not None:
+            data["remainder"] = {"id": rest["id"], "from": int(rest["id"][:-1]), "probability": rest["probability"],
+                                 "note": note}
+        print(to_json(data))
         return 0
     shown = ", ".join(f"{k}={v}" for k, v in full_inputs.items())
     print(f"{args.name}" + (f" ({shown})" if shown else ""))
@@ -542,6 +556,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
     for flag, row in zip(raised, flags.values(), strict=True):
         shown = ", with " + ", ".join(f"{key} {p.numerator}/{p.denominator}" for key, p in row.items()) if row else ""
         print(f"  flag {flag['id']}: {flag['probability']} ({flag['percent']:.3f}%){shown}")
+    if note is not None:
+        print(f"  ({note})")
     return 0
 
 

@@ -130,11 +130,15 @@ def join_tokens(tokens: list[Tok]) -> str:
     out: list[str] = []
     bracket = 0
     after_to = False
+    face_plus = {i for i, tok in enumerate(tokens)  # `d10! on 9+ at most 3 times`: the `+` touches its face
+                 if tok.text == "+" and i >= 2 and tokens[i - 2].text == "on" and tokens[i - 1].text.isdigit()}
     for index, tok in enumerate(tokens):
         prev = tokens[index - 1] if index else None
         tight_context = bracket > 0 or (key_is_range and 0 < index <= key_end) or after_to
-        if index == 0:
+        if index == 0 or index in face_plus:
             out.append(tok.text)
+        elif index - 1 in face_plus:
+            out.append(("" if tok.text in (":", ",", ")", "]") else "  " if tok.kind == "comment" else " ") + tok.text)
         else:
             out.append(_gap(prev, tok, tokens[index - 2] if index > 1 else None, tight_context,
                             entry and index == 1, errata_fix) + tok.text)

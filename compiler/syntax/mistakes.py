@@ -141,6 +141,15 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"(?P<from>(?<![\w])\d*[dD](?:\d+|[fF%]))⁁(?P<to>!)(?!=)", trigger="anywhere",
     ),
     Mistake(
+        Code.EXPLODE_LIMIT,
+        "`{token}` limits how often a die explodes, and these dice do not explode",
+        "put `!` (or `!!`, to compound) before it: `d6! at most 2 times`, `d10! on 9+ once`",
+        (_HEAD + "  roll: d6 «at most 2»\n", _HEAD + "  roll: 3d6 «at most 2 times» + 1\n",
+         _HEAD + "  roll: d(die) «once»\n", _HEAD + "  roll: 3d6 keep highest 2 «once»\n"),
+        where=r"(?:\d*[dD](?:\d+|[fF%]|\([^()\n]*\))|highest|lowest|\b\d+)\s+⁁(?P<to>at\s+most\s+\d+(?:\s+times?\b)?|once\b)",
+        trigger="anywhere",
+    ),
+    Mistake(
         Code.OPERATOR_WORDS,
         "`{token}` is not a Rulecraft operator",
         "write the words `and`, `or`, `not`, like `- when total >= 10 and not bonus: ...`",

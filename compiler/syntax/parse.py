@@ -32,6 +32,7 @@ from lark.indenter import Indenter
 from compiler import model as m
 from compiler.diagnostics import Code, CompileError, Diagnostic, Report
 from compiler.resources import cache_dir, grammar_path, prune_cache
+from compiler.semantics.runtime import EXPLODE_TIMES, MAX_EXPLOSIONS, MAX_SIDES, explode_arg
 from compiler.syntax.mistakes import MISTAKES, TOP_WORDS, Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
@@ -472,8 +473,33 @@ class ToModel(Transformer[Token, Any]):
         return m.DiceOp(mode, parse_int(count) if count is not None else 1, span_of(meta))
 
     def explode(self, meta: Any, children: list[Child]) -> m.DiceOp:
-        least = children[0] if children else None  # `on 9+`; none: the highest face
-        return m.DiceOp("explode", parse_int(least) if least is not None else 0, span_of(meta))
+        return self._exploding("explode", meta, children)
+
+    def compound(self, meta: Any, children: list[Child]) -> m.DiceOp:
+        return self._exploding("compound", meta, children)
+
+    def _exploding(self, name: str, meta: Any, children: list[Child]) -> m.DiceOp:
+        """`!`, `!!`: `on 9+` (none: the highest face), then `at most N times` (none: without limit), in one
+        argument (runtime.explode_arg)."""
+        least = children[0] if children else None
+        limit = children[1] if len(children) > 1 else None
+        face = parse_int(least) if least is not None else 0
+        if face >= EXPLODE_TIMES:
+            raise SyntaxProblem(f"`on {face}+`: no die shows {face:,}", span_of(least), Code.TYPE,
+                                f"a die has at most {MAX_SIDES:,} sides; explode on one of its faces, like "
+                                "`d10! on 9+`")
+        return m.DiceOp(name, explode_arg(face, limit or 0), span_of(meta))
+
+    def explode_limit(self, meta: Any, children: list[Child]) -> int:
+        times = parse_int(next(c for c in children if c is not None))
+        if not 1 <= times <= MAX_EXPLOSIONS:
+            raise SyntaxProblem(f"`at most {times}`: a die explodes at most 1 to {MAX_EXPLOSIONS} times", span_of(meta),
+                                Code.TYPE, "write `at most 1 time` (or `once`), `at most 2 times`, ...; "
+                                "without a limit, leave `at most` out: `d6!`")
+        return times
+
+    def explode_once(self, meta: Any, children: list[Child]) -> int:
+        return 1
 
     def reroll_dice(self, meta: Any, children: list[Child]) -> m.DiceOp:
         return m.DiceOp("reroll", parse_int(children[0]), span_of(meta))

@@ -253,83 +253,153 @@ class _Keep:
         return _readings_cost(spec, self.word, arg, counted, high, low)
 
 
+EXPLODE_TIMES = 10_000  # an exploding operator's argument: the face it explodes on + EXPLODE_TIMES x its limit
+FINITE_EXPLOSIONS = 10  # a limit up to this: exact odds list every total (no horizon); past it, as `d6!` does
+
+
+def explode_arg(least: int, times: int) -> int:
+    """The argument of `!` or `!!`: `on 9+ at most 3 times` is 30009 (0 + 0: the highest face, without limit)."""
+    return least + EXPLODE_TIMES * times
+
+
+def explode_parts(arg: int) -> tuple[int, int]:
+    """The face an exploding die explodes on (0: its highest) and how many times at most (0: without limit)."""
+    return arg % EXPLODE_TIMES, arg // EXPLODE_TIMES
+
+
 class _Explode:
     """`d6!`: a die showing its highest face is rolled again and the new die added, again and again.
-    `d10! on 9+` (arg 9): a die showing 9 or more explodes; arg 0 is the highest face."""
+    `d10! on 9+` (arg 9): a die showing 9 or more explodes; arg 0 is the highest face. `at most 2 times`
+    (`explode_arg`): a die explodes twice at most, so three rolls of it at most.
+    `d6!!` (compounding): the same rolls, added into the die that exploded, which then shows their sum
+    (a group of 3d6!! is three dice, each possibly above 6), so `keep highest` can follow it."""
+
+    def __init__(self, compound: bool) -> None:
+        self.compound = compound
 
     def notation(self, arg: int) -> str:
-        return "!" if not arg else f"! on {arg}+"
+        least, times = explode_parts(arg)
+        limit = "" if not times else " once" if times == 1 else f" at most {times} times"
+        return ("!!" if self.compound else "!") + (f" on {least}+" if least else "") + limit
 
     def words(self, arg: int) -> str:
-        shown = "its highest face" if not arg else f"{arg} or more"
-        return f"explodes: a die showing {shown} is rolled again and added, and again"
+        least, times = explode_parts(arg)
+        shown = "its highest face" if not least else f"{least} or more"
+        how = "at most once" if times == 1 else f"at most {times} times" if times else "and again"
+        if self.compound:
+            return f"compounds: a die showing {shown} is rolled again and the roll added into the same die, {how}"
+        return f"explodes: a die showing {shown} is rolled again and added, {how}"
 
     def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
              kept: list[int]) -> tuple[list[int], list[int]]:
-        least = arg or spec.sides
+        least, times = explode_parts(arg)
+        least = least or spec.sides
+        limit = min(times, MAX_EXPLOSIONS) if times else MAX_EXPLOSIONS
         out: list[int] = []
         for face in kept:
             out.append(face)
-            for _ in range(MAX_EXPLOSIONS):
+            for _ in range(limit):
                 if face < least:
                     break
                 face = rng.randint(1, spec.sides)
-                out.append(face)
+                if self.compound:
+                    out[-1] += face
+                else:
+                    out.append(face)
         return out, out
+
+    def one_die(self, spec: DiceSpec, arg: int) -> tuple[dict[int, int], int, int]:
+        """One die, followed roll by roll: the weight of each value up to `spec.cap` (every value when the
+        die explodes a few times at most and has no cap), the weight of all values past the cap together, and
+        the denominator (sides ** rolls followed). A partial sum still exploding goes on; one past the cap joins
+        the high reading whatever follows."""
+        sides, cap = spec.sides, spec.cap
+        least, times = explode_parts(arg)
+        if sides < 2 or spec.die is not None or (cap is None and not 0 < times <= FINITE_EXPLOSIONS):
+            raise ValueError(f"{spec.notation} has no exact odds here")
+        if cap is not None and cap > MAX_EXPLODED_VALUE:
+            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
+        least, depth = least or sides, _exploded_depth(spec, arg)
+        one: dict[int, int] = {}
+        alive = {0: 1}  # partial sums still exploding after k rolls, over sides^k
+        for k in range(depth):
+            rest = sides ** (depth - 1 - k)  # the rolls not made, for a die that stopped here
+            last = times and k == times  # the last roll it may make: whatever it shows, it stops
+            following: dict[int, int] = {}
+            for partial, weight in alive.items():
+                for face in range(1, sides + 1):
+                    value = partial + face
+                    if cap is not None and value > cap:
+                        continue  # past the cap: the high reading, whatever follows
+                    if face >= least and not last:
+                        following[value] = following.get(value, 0) + weight
+                    else:
+                        one[value] = one.get(value, 0) + weight * rest
+            alive = following
+        return one, sides ** depth - sum(one.values()), sides ** depth
 
     def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
                  low: bool) -> tuple[list["Reading"], int]:
         """Each value up to `spec.cap` with its exact weight, and one reading (`cap + 1`) for all above.
 
-        One die is followed roll by roll (a partial sum still exploding goes on; one past the cap joins
-        the high reading whatever follows), then the dice are convolved, every sum past the cap joining
-        the one high reading. The weights are over S^(n*K), K the rolls of one die followed
-        (`_exploded_depth`: each explosion adds at least the face it explodes on)."""
+        One die is followed roll by roll (`one_die`), then the dice are convolved, every sum past the cap
+        joining the one high reading. The weights are over S^(n*K), K the rolls of one die followed
+        (`_exploded_depth`: each explosion adds at least the face it explodes on). Compounded dice add up to
+        the same totals."""
         if counted or counted is None or high or low:
             raise ValueError(f"the bands of {spec.notation} can read its total only")
-        sides, cap = spec.sides, spec.cap
-        if cap is None or sides < 2 or spec.die is not None:
-            raise ValueError(f"{spec.notation} has no exact odds here")
-        if cap > MAX_EXPLODED_VALUE:
-            raise ValueError(f"exact odds of {spec.notation} would list more than {MAX_EXPLODED_VALUE:,} values")
-        least, depth = arg or sides, _exploded_depth(spec, arg)
-        one: dict[int, int] = {}
-        alive = {0: 1}  # partial sums still exploding after k rolls, over sides^k
-        for k in range(depth):
-            rest = sides ** (depth - 1 - k)  # the rolls not made, for a die that stopped here
-            following: dict[int, int] = {}
-            for partial, weight in alive.items():
-                for face in range(1, sides + 1):
-                    value = partial + face
-                    if value > cap:
-                        continue  # past the cap: the high reading, whatever follows
-                    if face >= least:
-                        following[value] = following.get(value, 0) + weight
-                    else:
-                        one[value] = one.get(value, 0) + weight * rest
-            alive = following
-        one_high = sides ** depth - sum(one.values())
+        one, one_high, whole = self.one_die(spec, arg)
+        cap = spec.cap
         sums, high_weight = {0: 1}, 0
         for _ in range(max(spec.count, 0)):
-            following = {}
+            following: dict[int, int] = {}
             total_weight = sum(sums.values())
-            high_weight = high_weight * sides ** depth + total_weight * one_high
+            high_weight = high_weight * whole + total_weight * one_high
             for value, weight in sums.items():
                 for face, times in one.items():
-                    if value + face <= cap:
+                    if cap is None or value + face <= cap:
                         following[value + face] = following.get(value + face, 0) + weight * times
                     else:
                         high_weight += weight * times
             sums = following
         out: list[Reading] = [(value, Tally(), None, None, weight) for value, weight in sums.items()]
-        if high_weight:
+        if high_weight and cap is not None:
             out.append((cap + 1, Tally(), None, None, high_weight))
-        return out, sides ** (depth * max(spec.count, 0))
+        return out, whole ** max(spec.count, 0)
+
+    def faces(self, spec: DiceSpec, arg: int, lowest: bool) -> tuple[list["Face"], int]:
+        """A compounded die as a die of weighted faces (highest first, or lowest first): each value up to the
+        cap, and one face `cap + 1` for every value past it (above every value kept apart, so keeping the
+        highest or lowest dice keeps it exactly where the true value would be); and their denominator."""
+        one, one_high, whole = self.one_die(spec, arg)
+        faces: list[Face] = [(None, value, value, one[value]) for value in sorted(one, reverse=not lowest)]
+        if one_high and spec.cap is not None:
+            high_face: Face = (None, spec.cap + 1, spec.cap + 1, one_high)
+            faces = [*faces, high_face] if lowest else [high_face, *faces]
+        return faces, whole
+
+    def kept_readings(self, spec: DiceSpec, arg: int, mode: str, keep: int, high: bool,
+                      low: bool) -> tuple[list["Reading"], int]:
+        """`3d6!! keep highest 2`: the compounded dice walked as weighted faces (`faces`), as `_Reroll` does."""
+        count = max(spec.count, 0)
+        faces, whole = self.faces(spec, arg, mode == "lowest")
+        return _read(faces, count, min(keep, count), high, low), whole ** count
+
+    def kept_cost(self, spec: DiceSpec, arg: int, mode: str, keep: int, high: bool, low: bool) -> int:
+        """Following one die (as `cost` does for one), then the walk over as many faces as it can show, three
+        times a walk of equal faces (measured: the weights of a compounded die are long numbers)."""
+        count, depth = max(spec.count, 0), _exploded_depth(spec, arg)
+        shown = min(depth * spec.sides, spec.cap + 1 if spec.cap is not None else depth * spec.sides)
+        faces: list[Face] = [(None, value, value, 1) for value in range(max(shown, 1), 0, -1)]
+        bits = count * depth * spec.sides.bit_length()
+        one = self.cost(DiceSpec(1, spec.sides, spec.ops, spec.die, spec.cap), arg, frozenset(), False, False)
+        return one + 3 * _faces_cost(faces, count, min(keep, count), high, low, bits)
 
     def cost(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
-        """Every partial sum up to the cap, times every value one die adds."""
-        cap = max(spec.cap or 0, 0)
-        return max(spec.count, 0) * (cap + 1) * (min(cap, _exploded_depth(spec, arg) * spec.sides) + 1) // 2 + 1
+        """Every partial sum up to the cap (or the highest value), times every value one die adds."""
+        depth = _exploded_depth(spec, arg)
+        cap = max(spec.cap if spec.cap is not None else depth * spec.sides * max(spec.count, 0), 0)
+        return max(spec.count, 0) * (cap + 1) * (min(cap, depth * spec.sides) + 1) // 2 + 1
 
 
 class _Reroll:
@@ -369,12 +439,18 @@ class _Reroll:
 
 def _exploded_depth(spec: DiceSpec, arg: int = 0) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap` (each explosion
-    adds at least the face it explodes on, `arg`, or the highest face)."""
-    return max(spec.cap or 0, 0) // (arg or spec.sides) + 1
+    adds at least the face it explodes on, or the highest face), and no more than its limit allows."""
+    least, times = explode_parts(arg)
+    if spec.cap is None:
+        return times + 1
+    depth = max(spec.cap, 0) // (least or spec.sides) + 1
+    return min(depth, times + 1) if times else depth
 
 
 OPERATORS: dict[str, _Keep | _Explode | _Reroll] = {"highest": _Keep(True), "lowest": _Keep(False),
-                                                    "explode": _Explode(), "reroll": _Reroll()}
+                                                    "explode": _Explode(False), "compound": _Explode(True),
+                                                    "reroll": _Reroll()}
+EXPLODING = ("explode", "compound")  # the operators whose dice explode (the checker gives them a horizon)
 
 
 def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
@@ -394,6 +470,11 @@ def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
 def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
                   low: bool = False, valued: bool = True) -> tuple[list["Reading"], int]:
     """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
+    if _compound_kept(spec):
+        (_, arg), (mode, keep) = spec.ops
+        if counted:
+            raise ValueError(f"the bands of {spec.notation} can read its total only")
+        return _COMPOUND.kept_readings(spec, arg, mode, keep, high, low)
     if len(spec.ops) > 1:
         raise ValueError(f"exact odds of {spec.notation} (several operators on one group) are not worked out yet")
     if spec.ops:
@@ -401,6 +482,14 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
         return OPERATORS[name].readings(spec, arg, counted, high, low)
     readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low, valued)
     return readings, spec.sides ** max(spec.count, 0)
+
+
+_COMPOUND = _Explode(True)
+
+
+def _compound_kept(spec: DiceSpec) -> bool:
+    """`3d6!! keep highest 2`: compounded dice, then some kept (the one pair of operators with exact odds)."""
+    return len(spec.ops) == 2 and spec.ops[0][0] == "compound" and spec.ops[1][0] in ("highest", "lowest")
 
 
 def _check_spec(spec: DiceSpec, written: str) -> None:
@@ -411,7 +500,8 @@ def _check_spec(spec: DiceSpec, written: str) -> None:
         shown = spec.notation
         check_dice(spec.count, spec.sides, written if written == shown else f"{written} = {shown}")
     if spec.count <= 0 and any(name in ("highest", "lowest") for name, _ in spec.ops):
-        raise ValueError(f"{written}: a pool of {spec.count} dice has no {spec.ops[0][0]} die")
+        keep = next(name for name, _ in spec.ops if name in ("highest", "lowest"))
+        raise ValueError(f"{written}: a pool of {spec.count} dice has no {keep} die")
 
 
 def _draw(rng: random.Random, count: int, sides: int) -> tuple[int, ...]:
@@ -506,6 +596,9 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     the digits of sides ** count); a walk costs its partial readings times the ways to place the dice
     left (and grows with the count: binomials and powers of a thousand dice are long numbers).
     """
+    if _compound_kept(spec) and spec.count > 0:
+        (_, arg), (mode, keep) = spec.ops
+        return _COMPOUND.kept_cost(spec, arg, mode, keep, high, low)
     if len(spec.ops) > 1 or spec.count <= 0:
         return 1
     if spec.ops:
@@ -602,7 +695,7 @@ def fitting_text(spec: DiceSpec, counted: frozenset[int | str] | None = frozense
 
     fewer = largest(0, spec.count, lambda n: fits(n, spec.sides))
     options = [DiceSpec(fewer, spec.sides, spec.ops, spec.die, spec.cap).notation] if fewer else []
-    if spec.die is None and not any(name == "explode" for name, _ in spec.ops):
+    if spec.die is None and not any(name in EXPLODING for name, _ in spec.ops):
         smaller = largest(1, spec.sides, lambda s: fits(spec.count, s))
         if fits(spec.count, smaller) and smaller > 1:
             options.append(DiceSpec(spec.count, smaller, spec.ops).notation)
