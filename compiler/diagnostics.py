@@ -101,6 +101,7 @@ class Code(StrEnum):
     BOM = 'BOM', 'the file starts with a byte-order mark', '(saved as "UTF-8 with BOM")'
     BAND_RANGE = 'BAND-RANGE', "a band's range in a form Rulecraft does not read", '`- 7 to 9: costly`'
     RANGE_OPEN = 'RANGE-OPEN', '`6-` for "6 or less"', '`- 6-: failure`'
+    REROLL_FACES = 'REROLL-FACES', '`reroll` without faces written as a range', '`roll: 2d6 reroll 1s`'
     ENTRY_COLON = 'ENTRY-COLON', 'a band without the colon after its range', '`- 10+ heroic "..."`'
     EMPTY_KEY = 'EMPTY-KEY', 'a band with nothing before its colon', '`- : costly "..."`'
     NATURAL_NUMBER = 'NATURAL-NUMBER', '`natural` without its total', '`- natural: advantage`'

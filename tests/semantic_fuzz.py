@@ -240,7 +240,8 @@ class Generator:
             return f"{count}d{sides}{bang}", count, count * sides * 2
         if shape == 7 and ranges:
             pool = self.rng.choice(ranges).name
-            op = self.pick(("", "", " highest", " lowest", " keep highest 2", "!", " reroll 1"))
+            op = self.pick(("", "", " highest", " lowest", " keep highest 2", "!", " reroll 1", " reroll 2-3",
+                            " reroll 1, 3+", " reroll lowest", " reroll lowest 2"))
             return f"({pool})d{sides}{op}", 0, 6 * sides
         if shape == 8 and ladders:
             it = self.rng.choice(ladders).name
@@ -255,7 +256,8 @@ class Generator:
             return f"{amount} {die}{op}", 0, 6
         if shape == 10:
             return self.pick(("d6", "2d6", "1D6", "d20", "3d6 keep highest 2", "4d6 keep lowest 3", "4dF", "(2)dF",
-                              "d66", "d666", "d%", "2d6 reroll 2", "d20 reroll 1")), 1, 18
+                              "d66", "d666", "d%", "2d6 reroll 2", "d20 reroll 1", "3d6 reroll 2-5", "d8 reroll 1/8",
+                              "2d6 reroll 2 or less", "4d6 reroll lowest", "5d4 reroll lowest 2")), 1, 18
         return f"d{sides}", 1, sides
 
     def dice(self, scope: Scope) -> tuple[str, int, int]:

@@ -1099,7 +1099,7 @@ class Checker:
             if group.name in local or group.name in options:
                 self.error(Code.DUPLICATE, f"`{group.name}` is already an input, let or option of `{item.name}`",
                            group.span, "give the dice a name of their own", item.name)
-            explode = next((op for op in group.expr.ops if op.name == "explode"), None) if isinstance(
+            explode = next((op for op in group.expr.ops if op.name in EXPLODING), None) if isinstance(
                 group.expr, m.Dice) else None
             if explode is not None:
                 self.error(Code.TYPE, f"`{group.name}` names exploding dice; a named group does not explode yet",
@@ -1353,13 +1353,8 @@ class Checker:
             elif op.name in EXPLODING and sides is not None and sides < 2:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` would explode forever: a d1 always shows its "
                            "highest face", op.span, "explode a die of 2 sides or more", item.name)
-            elif op.name == "reroll" and node.die is not None:
-                self.error(Code.TYPE, f"`{m.expr_text(node)}`: only numbered dice are re-rolled by face", op.span,
-                           "a die of symbols has no faces to count up to", item.name)
-            elif op.name == "reroll" and (op.arg < 1 or (sides is not None and op.arg >= sides)):
-                self.error(Code.TYPE, f"`{m.expr_text(node)}` re-rolls the dice showing {op.arg} or less: "
-                           + ("none" if op.arg < 1 else "every one"), op.span,
-                           "re-roll the low faces, like `reroll 1` (ones) or `reroll 2` (ones and twos)", item.name)
+            elif op.name in ("reroll", "reroll_lowest"):
+                self.reroll_op(node, op, sides, count, item)
             elif op.name in ("highest", "lowest") and op.arg < 1:
                 self.error(Code.TYPE, f"`{m.expr_text(node)}` keeps no dice", op.span,
                            f"keep one die or more, like `keep {op.name} 1`", item.name)
@@ -1390,6 +1385,37 @@ class Checker:
             self.error(Code.TYPE, f"`{written}` puts {len(node.ops)} operators on one group of dice; one is "
                        "allowed, or compounding then keeping (`3d6!! keep highest 2`)", second.span,
                        "keep one of them", item.name)
+    def reroll_op(self, node: m.Dice, op: m.DiceOp, sides: int | None, count: int | None, item: m.Item) -> None:
+        """`reroll 1-2` names faces the die shows, some but not all; `reroll lowest N` fewer dice than it rolls."""
+        written = m.expr_text(node)
+        if node.die is not None:
+            what = "by face" if op.name == "reroll" else "lowest first"
+            self.error(Code.TYPE, f"`{written}`: only numbered dice are re-rolled {what}", op.span,
+                       "a die of symbols has no numbered faces; re-roll the whole result on an outcome with a "
+                       "`reroll:` line instead, like `reroll: failure`", item.name)
+        elif op.name == "reroll_lowest" and op.arg < 1:
+            self.error(Code.TYPE, f"`{written}` re-rolls no dice", op.span,
+                       "re-roll one die or more, like `reroll lowest` (one) or `reroll lowest 2`", item.name)
+        elif op.name == "reroll_lowest" and count is not None and op.arg >= count:
+            self.error(Code.TYPE, f"`{written}` re-rolls {op.arg} of {count} dice: "
+                       + ("every one, which is the same as rolling once" if op.arg == count else "more than it rolls"),
+                       op.span, f"re-roll fewer than {count}, like `reroll lowest {max(count - 1, 1)}`"
+                       if count > 1 else "to roll again on a bad result, use a `reroll:` line, like `reroll: failure`",
+                       item.name)
+        elif op.name == "reroll" and sides is not None:
+            faces = range(1, sides + 1)
+            passing = [face for face in faces if op.arg >> face & 1]
+            outside = op.arg >= 0 and op.arg >> (sides + 1) != 0
+            if outside:
+                self.error(Code.TYPE, f"`{written}` names a face a d{sides} does not show: its faces are 1 to {sides}",
+                           op.span, f"name faces from 1 to {sides}, like `reroll 1` or `reroll {sides}`", item.name)
+            elif not passing:
+                self.error(Code.TYPE, f"`{written}` re-rolls no die: a d{sides} shows 1 to {sides}", op.span,
+                           f"name faces from 1 to {sides}, like `reroll 1`", item.name)
+            elif len(passing) == sides:
+                self.error(Code.TYPE, f"`{written}` re-rolls every die: the same odds as rolling once", op.span,
+                           "re-roll some faces, like `reroll 1-2`; to roll again on a bad result, use a `reroll:` "
+                           "line, like `reroll: failure`", item.name)
 
     # ---------------------------------------------------------------- analysis
 

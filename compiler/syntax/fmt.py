@@ -132,13 +132,18 @@ def join_tokens(tokens: list[Tok]) -> str:
     after_to = False
     face_plus = {i for i, tok in enumerate(tokens)  # `d10! on 9+ at most 3 times`: the `+` touches its face
                  if tok.text == "+" and i >= 2 and tokens[i - 2].text == "on" and tokens[i - 1].text.isdigit()}
+    faces = False  # in the face test after `reroll`, where `1-2` and `1 - 2` differ (the grammar's FACE_ terminals)
     for index, tok in enumerate(tokens):
         prev = tokens[index - 1] if index else None
         tight_context = bracket > 0 or (key_is_range and 0 < index <= key_end) or after_to
+        faces = prev is not None and (prev.text == "reroll" or (faces and (
+            tok.text in _FACE_WORDS or tok.text == "," or tok.text.isdigit())))
         if index == 0 or index in face_plus:
             out.append(tok.text)
         elif index - 1 in face_plus:
             out.append(("" if tok.text in (":", ",", ")", "]") else "  " if tok.kind == "comment" else " ") + tok.text)
+        elif faces and prev is not None and (tok.text in ("-", "/", "+") or prev.text in ("-", "/", "+")):
+            out.append(("" if tok.touching else " ") + tok.text)  # kept as written: tight is a range, spaced a sum
         else:
             out.append(_gap(prev, tok, tokens[index - 2] if index > 1 else None, tight_context,
                             entry and index == 1, errata_fix) + tok.text)
@@ -149,6 +154,9 @@ def join_tokens(tokens: list[Tok]) -> str:
         if move and tok.text == "to" and bracket == 0:
             after_to = True
     return "".join(out)
+
+
+_FACE_WORDS = frozenset({"-", "/", "+", "or", "less", "lower", "fewer", "more", "higher", "than"})
 
 
 def _key_end(tokens: list[Tok]) -> int:

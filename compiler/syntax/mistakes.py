@@ -436,6 +436,16 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"(?P<from>(?:\d+\s*)?[dD])\s+⁁(?P<to>\d+)",
     ),
     Mistake(
+        Code.REROLL_FACES,
+        "`reroll` takes the faces to re-roll, written as a band's range is",
+        "like `reroll 1`, `reroll 1-2`, `reroll 5+` or `reroll 2 or less`; or the lowest dice: `reroll lowest 2` "
+        "(a die of symbols, like `4dF`, is not re-rolled by face: use a `reroll:` line, like `reroll: failure`)",
+        (_HEAD + "  roll: 2d6 reroll 1«s»\n", _HEAD + "  roll: 2d6 reroll «ones»\n",
+         _HEAD + "  roll: 2d6 reroll «<=» 2\n", _HEAD + "  roll: 4dF reroll «-»\n", _HEAD + "  roll: 4d6 reroll«»\n"),
+        where=r"\breroll(?:[ \t]+\d+⁁[A-Za-z]|[ \t]+⁁[^\s\d]|⁁)",
+        trigger="anywhere",
+    ),
+    Mistake(
         Code.DICE_NOTATION,
         "`{token}` is dice-roller shorthand",
         "spell it out: `4d6 keep highest 3`, `4d6 keep lowest 1`, `2d20 highest` (one die)",

@@ -502,7 +502,64 @@ class ToModel(Transformer[Token, Any]):
         return 1
 
     def reroll_dice(self, meta: Any, children: list[Child]) -> m.DiceOp:
-        return m.DiceOp("reroll", parse_int(children[0]), span_of(meta))
+        """`reroll 1-2`, `reroll 1, 6`, `reroll 5+`: the faces re-rolled as one int, face f passing when bit f
+        is set (a negative int for a test open upwards: `5+` is -(1 << 5)); see `runtime._Reroll`."""
+        test = 0
+        for interval in (part for child in children if isinstance(child, list) for part in child):
+            low, high = interval.low, interval.high
+            named = [bound for bound in (low, high) if bound is not None]
+            if any(bound < 1 for bound in named):
+                raise SyntaxProblem(f"`reroll {self.source_text(meta).removeprefix('reroll').strip()}` names "
+                                    f"{min(named)}: a die shows faces from 1 up", span_of(meta), Code.TYPE,
+                                    "name the faces re-rolled, like `reroll 1` (ones), `reroll 1-2` or `reroll 5+`")
+            if any(bound > MAX_SIDES for bound in named):
+                raise SyntaxProblem(f"`reroll` names the face {max(named):,}; a die has at most {MAX_SIDES:,} sides",
+                                    span_of(meta), Code.TOO_LARGE, "name faces the die shows, like `reroll 1`")
+            start = max(low or 1, 1)
+            test |= -(1 << start) if high is None else (1 << (high + 1)) - (1 << start)
+        return m.DiceOp("reroll", test, span_of(meta))
+
+    def reroll_lowest(self, meta: Any, children: list[Child]) -> m.DiceOp:
+        """`reroll lowest`, `reroll lowest 2`: the lowest dice (1 if no number) rolled again, once."""
+        count = children[0] if children else None
+        return m.DiceOp("reroll_lowest", parse_int(count) if count is not None else 1, span_of(meta))
+
+    def face_span(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        """`1-2` or `1/2` in a face test: one token, so `d20 reroll 1 - bonus` stays a subtraction."""
+        token = children[0]
+        mark = "-" if "-" in str(token) else "/"
+        low, high = (whole_number(part, token) for part in str(token).split(mark))
+        return self.between(meta, [low, high]) if mark == "-" else self.either(meta, [low, high])
+
+    def face_spaced(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        """`reroll 1 - 2`: the faces 1 to 2, or the roll less 2? Refused, saying how to write either."""
+        token = str(children[0])
+        mark = "-" if "-" in token else "/"
+        low, high = (part.strip() for part in token.split(mark))
+        other, doing = ("less", "subtract from") if mark == "-" else ("divided by", "divide")
+        raise SyntaxProblem(f"`{token}` after `reroll`: the faces {low}{mark}{high}, or the roll {other} {high}?",
+                            span_of(meta), Code.BAND_RANGE,
+                            f"write the faces without spaces, `reroll {low}{mark}{high}`; to {doing} the roll, put "
+                            f"the dice in brackets, like `(d20 reroll {low}) {mark} {high}`")
+
+    def face_exact(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        return self.exact(meta, [parse_int(children[0])])
+
+    def face_below(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        return self.below(meta, [parse_int(children[0])])
+
+    def face_above(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        return self.above(meta, [parse_int(children[0])])
+
+    def face_up(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        return [m.Interval(whole_number(str(children[0])[:-1], children[0]), None)]
+
+    def face_or(self, meta: Any, children: list[Child]) -> list[m.Interval]:
+        words = str(children[0]).split()
+        number = whole_number(words[0], children[0])
+        if words[-1].isdigit():  # `reroll 1 or 2`: either face
+            return self.either(meta, [number, whole_number(words[-1], children[0])])
+        return [m.Interval(None, number) if words[-1] in ("less", "lower", "fewer") else m.Interval(number, None)]
 
     def high_low(self, meta: Any, children: list[Child]) -> str:
         return str(children[0])

@@ -408,25 +408,34 @@ class _Explode:
 
 
 class _Reroll:
-    """`reroll 1`: each die showing `arg` or less is rolled again, once, and the new face stands."""
+    """`reroll 1-2`: each die whose face passes the test `arg` is rolled again, once, and the new face stands.
+
+    `arg` holds the faces in one int: face f passes when bit f is set. A test open upwards (`reroll 5+`) is a
+    negative int, `-(1 << 5)`: every bit from the 5th up is set, so it passes every face from 5 up on any die.
+    The syntax (`parse.reroll_dice`) makes it, codegen writes it as it is; `_face_runs` reads it back."""
 
     def notation(self, arg: int) -> str:
-        return f" reroll {arg}"
+        return " reroll " + ", ".join(str(low) if high == low else f"{low}+" if high is None else f"{low}-{high}"
+                                      for low, high in _face_runs(arg))
 
     def words(self, arg: int) -> str:
-        shown = "a 1" if arg == 1 else f"{arg} or less"
+        parts = [f"{low} or more" if high is None else str(low) if high == low else f"{low} to {high}"
+                 for low, high in _face_runs(arg)]
+        shown = ("a " + parts[0] if parts[0].isdigit() else parts[0]) if len(parts) == 1 else \
+            ", ".join(parts[:-1]) + " or " + parts[-1]
         return f"re-rolls each die showing {shown}, once: the new roll stands"
 
     def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
              kept: list[int]) -> tuple[list[int], list[int]]:
-        final = [rng.randint(1, spec.sides) if face <= arg else face for face in kept]
-        return rolled + [new for old, new in zip(kept, final, strict=True) if old <= arg], final
+        final = [rng.randint(1, spec.sides) if arg >> face & 1 else face for face in kept]
+        return rolled + [new for old, new in zip(kept, final, strict=True) if arg >> old & 1], final
 
     def faces(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None) -> list["Face"]:
-        """Each face with its ways over sides^2 rolls of one die: kept as rolled (above `arg`), or rolled again
-        from any of the `arg` faces re-rolled."""
+        """Each face with its ways over sides^2 rolls of one die: kept as rolled (a face the test passes not), or
+        rolled again from any face the test passes."""
         sides = spec.sides
-        return [(f if counted is None or f in counted else None, f, f, sides * (f > arg) + min(arg, sides))
+        again = sum(arg >> f & 1 for f in range(1, sides + 1))
+        return [(f if counted is None or f in counted else None, f, f, sides * (1 - (arg >> f & 1)) + again)
                 for f in range(sides, 0, -1)]
 
     def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
@@ -442,6 +451,136 @@ class _Reroll:
         return _faces_cost(self.faces(spec, arg, counted), count, count, high, low, 2 * count * spec.sides.bit_length())
 
 
+def _face_runs(test: int) -> list[tuple[int, int | None]]:
+    """The faces a re-roll test passes (`_Reroll`), as runs from low to high: `(5, None)` is 5 and up."""
+    open_from = (~test).bit_length() if test < 0 else None  # every face from here up passes
+    top = open_from - 1 if open_from is not None else test.bit_length() - 1
+    runs: list[tuple[int, int | None]] = []
+    start: int | None = None
+    for face in range(1, top + 2):
+        if face <= top and test >> face & 1:
+            start = face if start is None else start
+        elif start is not None:
+            runs.append((start, face - 1))
+            start = None
+    if open_from is not None:
+        runs.append((open_from, None))
+    return runs
+
+
+class _RerollLowest:
+    """`reroll lowest 2`: the `arg` lowest dice (the first rolled of equal faces) are rolled again, once, and the
+    new faces stand. Exact odds: the dice that stay are the highest `count - arg` of the first roll (a walk over its
+    multisets, top face first, with multinomial weights), then the fresh dice are added to every reading."""
+
+    def notation(self, arg: int) -> str:
+        return " reroll lowest" if arg == 1 else f" reroll lowest {arg}"
+
+    def words(self, arg: int) -> str:
+        return ("re-rolls the lowest die" if arg == 1 else f"re-rolls the {arg} lowest dice") + ", once: the new " \
+            "roll stands"
+
+    def roll(self, rng: random.Random, spec: DiceSpec, arg: int, rolled: list[int],
+             kept: list[int]) -> tuple[list[int], list[int]]:
+        lowest = sorted(sorted(range(len(kept)), key=kept.__getitem__)[:max(arg, 0)])
+        final = list(kept)
+        for i in lowest:
+            final[i] = rng.randint(1, spec.sides)
+        return rolled + [final[i] for i in lowest], final
+
+    def readings(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool,
+                 low: bool) -> tuple[list["Reading"], int]:
+        if spec.die is not None:
+            raise ValueError(f"{spec.notation}: a die of symbols has no lowest die")
+        count = max(spec.count, 0)
+        again = min(max(arg, 0), count)
+        staying = _highest_staying(spec.sides, count, count - again, counted, high, low)
+        fresh = dice_readings(again, spec.sides, "sum", 0, None, counted, high, low)
+        joint: dict[tuple[int, tuple[tuple[int | str, int], ...], int | None, int | None], int] = {}
+        for value, shown, top, bottom, weight in staying:
+            for value2, shown2, top2, bottom2, weight2 in fresh:
+                tally = dict(shown)
+                for face, n in shown2.items():
+                    tally[face] = tally.get(face, 0) + n
+                key = (value + value2, tuple(sorted(tally.items(), key=str)),
+                       top2 if top is None else top if top2 is None else max(top, top2),
+                       bottom2 if bottom is None else bottom if bottom2 is None else min(bottom, bottom2))
+                joint[key] = joint.get(key, 0) + weight * weight2
+                if len(joint) > MAX_READINGS:
+                    raise TooManyReadings()
+        readings = [(value, Tally(shown), top, bottom, weight) for (value, shown, top, bottom), weight in joint.items()]
+        return readings, spec.sides ** (count + again)
+
+    def cost(self, spec: DiceSpec, arg: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
+        """The walk over the first roll (faces x partial readings x ways to place the dice left), the fresh dice's
+        own readings, and every pair of a staying and a fresh reading."""
+        count = max(spec.count, 0)
+        again = min(max(arg, 0), count)
+        sides = max(spec.sides, 1)
+        keep = count - again
+        staying = _reading_shapes(sides, keep, counted, high, low)
+        fresh = _reading_shapes(sides, again, counted, high, low)
+        walk, labelled = 0, 0
+        # the partial readings before the i-th face from the top, each of fewer than `keep` dice
+        for i in range(1, sides + 1 if keep > 0 else 1):
+            states = min(comb(keep - 1 + i - 1, i - 1), keep * ((keep - 1) * (i - 2) + 1 if i > 1 else 1)
+                         * keep ** labelled * ((i - 1) if high and i > 1 else 1) * ((i - 1) if low and i > 1 else 1))
+            walk += states * (count + 1)
+            labelled += counted is None or sides - i + 1 in counted
+            if walk > 10**15:
+                break
+        merged = 4 + 2 * (sides if counted is None else len(counted))  # a pair: its tallies merged and sorted
+        return walk + _readings_cost(DiceSpec(again, sides), "sum", 0, counted, high, low) + merged * staying * fresh
+
+
+def _reading_shapes(sides: int, dice: int, counted: frozenset[int | str] | None, high: bool, low: bool) -> int:
+    """At most how many distinct readings `dice` dice of `sides` sides have: every multiset where every face is
+    counted, else the totals times the counts of each counted face times the highest and lowest faces."""
+    multisets = comb(dice + sides - 1, sides - 1)
+    if counted is None:
+        return multisets
+    shapes = (dice * (sides - 1) + 1) * (sides if high else 1) * (sides if low else 1)
+    for face in counted:
+        if isinstance(face, int) and 1 <= face <= sides:
+            shapes *= dice + 1
+    return min(multisets, shapes)
+
+
+# a partial reading of the dice staying: dice placed, total, counts, top and bottom face
+_Partial = tuple[int, int, tuple[tuple[int | str, int], ...], int | None, int | None]
+
+
+def _highest_staying(sides: int, count: int, keep: int, counted: frozenset[int | str] | None, high: bool,
+                     low: bool) -> list["Reading"]:
+    """The readings of the `keep` highest of `count` dice, the others not read (they are rolled again): faces walked
+    from the top, j dice on each (C(left, j) ways); once `keep` dice are placed the rest lie on lower faces."""
+    if keep <= 0:
+        return [(0, Tally(), None, None, sides ** count)]
+    states: dict[_Partial, int] = {(0, 0, (), None, None): 1}
+    done: dict[tuple[int, tuple[tuple[int | str, int], ...], int | None, int | None], int] = {}
+    for face in range(sides, 0, -1):
+        label = face if counted is None or face in counted else None
+        following: dict[_Partial, int] = {}
+        for (placed, total, counts, top, bottom), weight in states.items():
+            left = count - placed
+            for j in range(0 if face > 1 else left, left + 1):
+                k = min(j, keep - placed)
+                shown = (*counts, (face, k)) if label is not None and k else counts
+                new_top = face if high and k and top is None else top
+                new_bottom = face if low and k else bottom
+                ways = weight * comb(left, j)
+                if placed + j >= keep:
+                    key = (total + k * face, shown, new_top, new_bottom)
+                    done[key] = done.get(key, 0) + ways * (face - 1) ** (left - j)
+                else:
+                    state = (placed + j, total + k * face, shown, new_top, new_bottom)
+                    following[state] = following.get(state, 0) + ways
+            if len(following) > MAX_READINGS:
+                raise TooManyReadings()
+        states = following
+    return [(total, Tally(counts), top, bottom, weight) for (total, counts, top, bottom), weight in done.items()]
+
+
 def _exploded_depth(spec: DiceSpec, arg: int = 0) -> int:
     """How many rolls of one exploding die its exact odds follow: enough to pass `spec.cap` (each explosion
     adds at least the face it explodes on, or the highest face), and no more than its limit allows."""
@@ -452,10 +591,11 @@ def _exploded_depth(spec: DiceSpec, arg: int = 0) -> int:
     return min(depth, times + 1) if times else depth
 
 
-OPERATORS: dict[str, _Keep | _Explode | _Reroll] = {"highest": _Keep(True), "lowest": _Keep(False),
-                                                    "explode": _Explode(False), "compound": _Explode(True),
-                                                    "reroll": _Reroll()}
+OPERATORS: dict[str, _Keep | _Explode | _Reroll | _RerollLowest] = {
+    "highest": _Keep(True), "lowest": _Keep(False), "explode": _Explode(False), "compound": _Explode(True),
+    "reroll": _Reroll(), "reroll_lowest": _RerollLowest()}
 EXPLODING = ("explode", "compound")  # the operators whose dice explode (the checker gives them a horizon)
+_REROLLED = frozenset({"reroll", "reroll_lowest"})  # operators after which a die shows its new face, not its first
 
 
 def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
@@ -819,19 +959,22 @@ def _walked(faces: list[tuple[int | str | None, int | None, int, int]], count: i
 class _Rolling:
     """A dice source that rolls: used by the resolvers."""
 
-    __slots__ = ("groups", "held", "rng", "zero")
+    __slots__ = ("groups", "held", "rerolled", "rng", "zero")
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.groups: list[Group[int | str]] = []
         self.held: list[Held] = []  # the named groups, rolled first
         self.zero = False
+        self.rerolled: set[int] = set()  # groups that re-rolled dice: read as the dice stand, not as first rolled
 
     def roll(self, spec: DiceSpec, written: str, zero: DiceSpec | None = None) -> int:
         """Roll `spec` (a pool of no dice rolls `zero` instead, when the rules give one); its value."""
         spec = _rolled(self, spec, written, zero)
         group = _roll_dice(self.rng, spec)
         self.groups.append(group)
+        if spec.ops and spec.ops[0][0] in _REROLLED:
+            self.rerolled.add(len(self.groups) - 1)
         return group.value
 
     def hold(self, spec: DiceSpec, written: str, name: str, zero: DiceSpec | None = None) -> Held:
@@ -839,6 +982,8 @@ class _Rolling:
         spec = _rolled(self, spec, written, zero)
         group = _roll_dice(self.rng, spec)
         self.groups.append(group._replace(notation=f"{name} {group.notation}"))
+        if spec.ops and spec.ops[0][0] in _REROLLED:
+            self.rerolled.add(len(self.groups) - 1)
         faces: dict[int, int] = {}
         for face in _cast("tuple[int, ...]", group.kept):  # the check allows numbered dice only
             faces[face] = faces.get(face, 0) + 1
@@ -847,14 +992,15 @@ class _Rolling:
         return held
 
     def read(self) -> tuple[tuple[int | str, ...], tuple[int | str, ...], tuple[int, ...], int | None]:
-        """What bands read of the roll: every face, the kept ones, the kept numbers, and the natural value."""
+        """What bands read of the roll: every face (a re-rolled die: its new face), the kept ones, the kept numbers,
+        and the natural value."""
         groups = self.groups
         if len(groups) == 1:
             group = groups[0]
             kept = group.kept
             numbers = kept if not kept or type(kept[0]) is int else ()
-            return group.dice, kept, numbers, group.value  # type: ignore[return-value]
-        dice = tuple(f for g in groups for f in g.dice)
+            return kept if self.rerolled else group.dice, kept, numbers, group.value  # type: ignore[return-value]
+        dice = tuple(f for i, g in enumerate(groups) for f in (g.kept if i in self.rerolled else g.dice))
         kept = tuple(f for g in groups for f in g.kept)
         return dice, kept, tuple(f for f in kept if isinstance(f, int)), None
 
