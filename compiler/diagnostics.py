@@ -109,6 +109,8 @@ class Code(StrEnum):
     OTHERWISE_RANGE = 'OTHERWISE-RANGE', '`otherwise` with a range', '`- otherwise 7: failure`'
     TABLE_CELLS = 'TABLE-CELLS', "a row's cells without `\\|` between them", '`- 1-3: "Memories" "Looters"`'
     CHAIN_TARGET = 'CHAIN-TARGET', '`->` without the next table', '`- 7-9: "..." ->`'
+    CHAIN_SEVERAL = ('CHAIN-SEVERAL', 'a table rolled several times, or several tables, written otherwise than '
+                     '`-> gems x2` or `-> weather, foes`', '`- 6: "Hoard" -> gems twice`')
     COLUMNS_COLON = 'COLUMNS-COLON', '`columns by ...` without its colon', '`columns by position`'
     ERRATA_ID = 'ERRATA-ID', 'an errata entry without its ID in capitals', '`errata "Fix the gap"`'
     RESOLVES_IN = 'RESOLVES-IN', '`resolves:` without `in`', '`resolves: RANGE-GAP consequence_clock`'

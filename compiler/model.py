@@ -369,13 +369,64 @@ class Attr:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """One table a row rolls next: `encounters`, `a if test else b`, and how many times: None (once), a whole
+    number (`x2`), or plain dice rolled when the row comes up (`x d4`)."""
+
+    target: Expr
+    times: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """`-> weather, encounters x2`: the tables a row rolls next, each in turn, each roll following its own chain."""
+
+    links: tuple[Link, ...]
+    span: Span = _span()
+
+    def expressions(self) -> Iterator[Expr]:
+        """The tables' expressions, which the resolver evaluates (a link's number of times is data)."""
+        return (link.target for link in self.links)
+
+    def map_expressions(self, change: Callable[[Expr], Expr]) -> Chain:
+        return replace(self, links=tuple(replace(link, target=change(link.target)) for link in self.links))
+
+
+def chain_dice(times: Expr) -> tuple[int, int] | None:
+    """`x d4`, `x (2d6)`: the count and sides of plain numbered dice rolled for a link's number of times."""
+    if (isinstance(times, Dice) and not times.ops and times.die is None and isinstance(times.count, Number)
+            and isinstance(times.sides, Number) and times.count.value >= 1 and times.sides.value >= 1):
+        return times.count.value, times.sides.value
+    return None
+
+
+def chain_times(times: Expr | None) -> int:
+    """The most times a link is rolled: once, its number, or the highest its dice can show."""
+    if times is None:
+        return 1
+    if isinstance(times, Number):
+        return max(times.value, 0)
+    dice = chain_dice(times)
+    return dice[0] * dice[1] if dice is not None else 1
+
+
+def chain_text(chain: Chain) -> str:
+    """`weather, encounters x2, foes x d4`: a chain as the language writes it after `->`."""
+    def times(expr: Expr) -> str:
+        return f" x{expr.value}" if isinstance(expr, Number) else f" x {expr_text(expr)}"
+    return ", ".join(expr_text(link.target) + (times(link.times) if link.times is not None else "")
+                     for link in chain.links)
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One `- key: id cells -> chain` line with its indented attributes."""
 
     key: Condition | None
     id: str | None
     cells: tuple[Cell, ...]
-    chain: Expr | None
+    chain: Chain | None
     attrs: tuple[Attr, ...]
     span: Span = _span()
 
@@ -708,7 +759,7 @@ class Band:
     text: str | None
     condition: Condition
     cells: tuple[Cell, ...]
-    chain: Expr | None
+    chain: Chain | None
     values: tuple[tuple[str, Expr], ...]
     span: Span = _span()
     # data that holds only in one column of a 2-D table: (column id, data)
@@ -823,7 +874,8 @@ class Resolver:
 
         bands = tuple(replace(
             band, condition=When(change(band.condition.test), band.condition.span)
-            if isinstance(band.condition, When) else band.condition, chain=maybe(band.chain),
+            if isinstance(band.condition, When) else band.condition,
+            chain=None if band.chain is None else band.chain.map_expressions(change),
             values=each(band.values), column_values=tuple((c, each(v)) for c, v in band.column_values))
             for band in self.bands)
         return replace(
@@ -848,7 +900,7 @@ class Resolver:
             if isinstance(band.condition, When):
                 yield band.condition.test
             if band.chain is not None:
-                yield band.chain
+                yield from band.chain.expressions()
             yield from (value for _, value in band.values)
         yield from (test for _, test in self.flags)
 

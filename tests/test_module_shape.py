@@ -20,7 +20,7 @@ from tests.test_generated_types import SHAPES
 RUNTIME_TYPES = {"Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
                  "Markers", "Deck", "Card", "Document", "Entry", "Picked", "Faces"}
 CATALOG = {"RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
-           "RULECRAFT_VERSION", "odds", "flag_odds", "totals", "simulate", "session", "pick"}
+           "RULECRAFT_VERSION", "odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick"}
 
 BARE = '''ruleset "Bare"
 

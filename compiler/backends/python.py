@@ -774,6 +774,7 @@ class ModuleWriter:
         self.values_fn(resolver, compiler)
         self.flags_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
+        self.chain_fn(resolver, compiler)
         self.rule(resolver, compiler)
         self.public_fn(resolver, compiler)
 
@@ -919,8 +920,9 @@ class ModuleWriter:
                                 w.line(f"values[{data_name!r}] = {compiler.expr(data_expr)}")
                     for name, expr in band.values:
                         w.line(f"values[{name!r}] = {compiler.expr(expr)}")
-                    if band.chain is not None:
-                        w.line(f"values['next'] = {compiler.expr(band.chain)}")
+                    if band.chain is not None:  # the table rolled next, or the tables (a tuple) in turn
+                        targets = [compiler.expr(link.target) for link in band.chain.links]
+                        w.line(f"values['next'] = {targets[0] if len(targets) == 1 else tuple_code(targets)}")
             for index, column in enumerate(resolver.columns):
                 if column.values:
                     w.line(f"if c == {index}:")
@@ -983,12 +985,37 @@ class ModuleWriter:
         if rolls_more(resolver):
             fields.append("more=True")
         if any(b.chain is not None for b in resolver.bands):
-            fields.append("chains=True")
+            fields.append(f"chain=_chain_{name}")
         w.line(f"_RULE_{name}: _Rule[{landed_type(resolver)}] = _Rule(")
         with w.indent():
             for field in fields:
                 w.line(field + ",")
         w.line(")")
+        w.line()
+        w.line()
+
+    def chain_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
+        """`_chain_x(b, ...)`: the tables band `b` rolls next, each with how many times (a number, or the count and
+        sides of the dice rolled for it), for these inputs; `_run` and `chain_odds` follow them."""
+        if not any(b.chain is not None for b in resolver.bands):
+            return
+        w = self.w
+        params = self.full_params(resolver, compiler)
+        w.line(f"def _chain_{resolver.name}(b: int" + (f", {params}" if params else "") + ") -> _Links:")
+        with w.indent():
+            for index, band in enumerate(resolver.bands):
+                if band.chain is None:
+                    continue
+                links = []
+                for link in band.chain.links:
+                    dice = m.chain_dice(link.times) if link.times is not None else None
+                    times = (repr(dice) if dice is not None else
+                             str(link.times.value) if isinstance(link.times, m.Number) else "1")
+                    links.append(f"({compiler.expr(link.target)}, {times})")
+                w.line(f"if b == {index}:")
+                with w.indent():
+                    w.line(f"return {tuple_code(links)}")
+            w.line("return ()")
         w.line()
         w.line()
 

@@ -68,8 +68,31 @@ def citation_data(citation: m.Citation | None) -> dict[str, Any]:
     return {"ids": list(citation.ids), "lines": [list(pair) for pair in citation.lines], "text": citation.text()}
 
 
-def band_data(band: m.Band, columns: tuple[m.Column, ...]) -> dict[str, Any]:
+_TIMES = {1: "", 2: " twice", 3: " three times", 4: " four times"}
+
+
+def chain_words(chain: m.Chain, labels: dict[str, str]) -> str:
+    """`-> weather, encounters x2` on the sheet: "roll Weather, then Encounters twice"."""
+    def table(expr: m.Expr) -> str:
+        if isinstance(expr, m.IfElse):
+            return f"{table(expr.then)} if {m.expr_text(expr.condition)}, else {table(expr.otherwise)}"
+        if isinstance(expr, m.Name):
+            return labels.get(expr.name, f"the table `{expr.name}` names")
+        return m.expr_text(expr)
+
+    def times(expr: m.Expr | None) -> str:
+        if expr is None:
+            return ""
+        if isinstance(expr, m.Number):
+            return _TIMES.get(expr.value, f" {expr.value} times")
+        return f" {m.expr_text(expr)} times"
+
+    return "roll " + ", then ".join(table(link.target) + times(link.times) for link in chain.links)
+
+
+def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str] | None = None) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
+    chained = {} if band.chain is None else {"next_words": chain_words(band.chain, labels or {})}
     return {
         "id": band.id,
         "key": band.key_text,
@@ -77,7 +100,8 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...]) -> dict[str, Any]:
         "text": band.text,
         "cells": cells if columns else None,
         "values": {name: expr_value(expr) for name, expr in band.values},
-        "next": m.expr_text(band.chain) if band.chain is not None else None,
+        "next": m.chain_text(band.chain) if band.chain is not None else None,
+        **chained,
     }
 
 
@@ -121,6 +145,11 @@ def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
     return data
 
 
+def table_labels(checked: m.CheckedRuleset) -> dict[str, str]:
+    """Each roll's and table's label by name: how the sheet names a table a row rolls next."""
+    return {d.name: d.label for d in checked.definitions if isinstance(d, m.Resolver)}
+
+
 def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict[str, Any]:
     base: dict[str, Any] = {
         "name": definition.name,
@@ -146,7 +175,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), "label": c.label,
                          "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
-            "bands": [band_data(b, definition.columns) for b in definition.bands],
+            "bands": [band_data(b, definition.columns, labels) for labels in [table_labels(checked)]
+                      for b in definition.bands],
             "details": {n: expr_value(e) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })

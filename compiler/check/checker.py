@@ -1040,16 +1040,63 @@ class Checker:
         self.chains(resolvers)
 
     def chains(self, resolvers: list[m.Resolver]) -> None:
-        """A chain of tables (`-> next`) longer than MAX_CHAIN links is an error (a loop is a CHAIN-LOOP defect)."""
+        """A chain of tables (`-> next`, `-> gems x2`) that can follow more than MAX_CHAIN links in all is an
+        error (a loop is a CHAIN-LOOP defect)."""
         links, _ = chain_graph(resolvers)
         for resolver in resolvers:
-            if links.get(resolver.name, 0) > MAX_CHAIN:
+            counted = (m.chain_times(link.times) for band in resolver.bands
+                       for link in (band.chain.links if band.chain is not None else ()))
+            if links.get(resolver.name, 0) > MAX_CHAIN and all(times <= MAX_CHAIN for times in counted):
+                # (a row that alone rolls a table more often is refused where it says so)
                 self.refuse(f"a roll of `{resolver.name}` can chain through {links[resolver.name]} more tables; "
                             f"the limit is {MAX_CHAIN}", resolver.span, "shorten the chain of `->` tables",
                             resolver.name)
                 break
 
     # ---------------------------------------------------------------- names
+
+    def chain_link(self, link: m.Link, resolver: m.Resolver, local: set[str], options: set[str],
+                   item: m.Item) -> None:
+        """One table a row rolls next (`-> encounters x2`): a roll or table (or a choice of them), rolled a whole
+        number of times from 1 to MAX_CHAIN, or a number of times plain dice give (`x d4`)."""
+        target = link.target
+        if isinstance(target, m.Name) and target.name not in local | options | set(self.definition_names):
+            self.error(Code.UNDEFINED, f"no table is named `{target.name}`: `->` names the table to roll next",
+                       target.span, did_you_mean(target.name, sorted(self.definition_names))
+                       or "define that table in this ruleset, or drop the `->`", item.name)
+        else:
+            self.names_in(target, local, options, item, allow_roll=False)
+        if not all(isinstance(b, m.Name) for b in branches(target)):
+            self.error(Code.TYPE, "`->` names the table to roll next", target.span,
+                       "like `-> treasure`, `-> a if x else b`, `-> weather, foes` or `-> gems x2`", item.name)
+        for node in _whole_values(target):
+            found = self.items.get(node.name) if node.name not in local | options else None
+            if found is not None and found.kind not in ("roll", "table"):
+                self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is a {found.kind}", node.span,
+                           "name a roll or table after `->`", item.name)
+            elif node.name in local | options and (what := self.not_tables(resolver, node.name)):
+                self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is {what}", node.span,
+                           "name a table, or an input that is a choice of tables, like `input zone: one of "
+                           "zone_1, zone_2`", item.name)
+        times = link.times
+        if times is None:
+            return
+        table = m.expr_text(target)
+        if isinstance(times, m.Number):
+            if times.value < 1:
+                self.error(Code.TYPE, f"`x{times.value}` rolls `{table}` no times: a table is rolled once or more",
+                           times.span, f"drop the `->`, or write `-> {table} x2` to roll it twice", item.name)
+            elif times.value > MAX_CHAIN:
+                self.error(Code.TOO_LARGE, f"`x{times.value}` rolls `{table}` {times.value} times; a roll follows "
+                           f"at most {MAX_CHAIN} links of `->` in all", times.span,
+                           f"roll it at most {MAX_CHAIN} times", item.name)
+        elif m.chain_dice(times) is None:
+            self.error(Code.TYPE, f"`x {m.expr_text(times)}`: the number of times is a whole number or plain dice",
+                       times.span, f"like `-> {table} x2`, `-> {table} x d4` or `-> {table} x (2d6)`", item.name)
+        elif (most := m.chain_times(times)) > MAX_CHAIN:
+            self.error(Code.TOO_LARGE, f"`x {m.expr_text(times)}` can roll `{table}` {most} times; a roll follows "
+                       f"at most {MAX_CHAIN} links of `->` in all", times.span,
+                       f"use dice that give at most {MAX_CHAIN}, like `x d6`", item.name)
 
     def type_options(self) -> frozenset[str]:
         """The options of every declared choice type: names any expression may use (worked out once)."""
@@ -1070,8 +1117,10 @@ class Checker:
                         and isinstance(node.args[0], m.Name)}
         options |= self.type_options()
         # A definition's name is a value only as the table a band rolls next, or as data (`see: other`).
-        self.naming = {id(node) for band in resolver.bands for expr in (band.chain, *(e for _, e in band.values))
-                       if expr is not None for node in _whole_values(expr)}
+        self.naming = {id(node) for band in resolver.bands
+                       for expr in (*(band.chain.expressions() if band.chain is not None else ()),
+                                    *(e for _, e in band.values))
+                       for node in _whole_values(expr)}
         self.naming |= {id(node) for _, expr in resolver.details for node in _whole_values(expr)}
         groups = {group.name for group in resolver.groups}
         for let in resolver.lets:
@@ -1126,24 +1175,8 @@ class Checker:
                     self.error(Code.TYPE, f"a band's test reads the roll and rolls no dice: `{m.expr_text(node)}` "
                                "rolls dice", node.span, "roll every die in `roll:`, then test what it rolled: "
                                "`total`, `highest`, `count(6)`", item.name)
-            if isinstance(band.chain, m.Name) and band.chain.name not in local | options | set(self.definition_names):
-                self.error(Code.UNDEFINED, f"no table is named `{band.chain.name}`: `->` names the table to roll next",
-                           band.chain.span, did_you_mean(band.chain.name, sorted(self.definition_names))
-                           or "define that table in this ruleset, or drop the `->`", item.name)
-            elif band.chain is not None:
-                self.names_in(band.chain, local, options, item, allow_roll=False)
-            if band.chain is not None and not all(isinstance(b, m.Name) for b in branches(band.chain)):
-                self.error(Code.TYPE, "`->` names the table to roll next", band.chain.span,
-                           "like `-> treasure`, or `-> a if x else b`", item.name)
-            for node in _whole_values(band.chain) if band.chain is not None else ():
-                target = self.items.get(node.name) if node.name not in local | options else None
-                if target is not None and target.kind not in ("roll", "table"):
-                    self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is a {target.kind}", node.span,
-                               "name a roll or table after `->`", item.name)
-                elif node.name in local | options and (what := self.not_tables(resolver, node.name)):
-                    self.error(Code.TYPE, f"`->` rolls a table next; `{node.name}` is {what}", node.span,
-                               "name a table, or an input that is a choice of tables, like `input zone: one of "
-                               "zone_1, zone_2`", item.name)
+            for link in band.chain.links if band.chain is not None else ():
+                self.chain_link(link, resolver, local, options, item)
             for _, value in band.values:
                 self.names_in(value, local, options, item, allow_roll=True)
         yes_no = {i.name for i in resolver.inputs if isinstance(i.type, m.Flag)}
@@ -1730,19 +1763,36 @@ class Checker:
 
 
 def chain_graph(resolvers: Iterable[m.Resolver]) -> tuple[dict[str, int], dict[tuple[str, str], m.Span]]:
-    """The longest chain of `->` tables from each table (in links, loops cut) and each link that closes a loop."""
+    """The most links of `->` one roll of each table follows (each roll of a table rolled several times is a
+    link, with the links it follows in turn; loops cut), and each link that closes a loop."""
     resolvers = list(resolvers)
     names = {r.name for r in resolvers}
     edges: dict[str, list[tuple[str, m.Span]]] = {r.name: [] for r in resolvers}
+    # per table, per band, per link: (the tables it may roll, the most times)
+    rows: dict[str, list[list[tuple[list[str], int]]]] = {r.name: [] for r in resolvers}
     for resolver in resolvers:
         for band in resolver.bands:
-            for part in walk(band.chain) if band.chain is not None else ():
-                target = part.name if isinstance(part, m.Name) else part.value if isinstance(part, m.Text) else None
-                if target in names and target is not None:
-                    edges[resolver.name].append((target, band.span))
+            row: list[tuple[list[str], int]] = []
+            for link in band.chain.links if band.chain is not None else ():
+                targets: list[str] = []
+                for part in walk(link.target):
+                    target = part.name if isinstance(part, m.Name) else part.value if isinstance(part, m.Text) \
+                        else None
+                    if target in names and target is not None:
+                        edges[resolver.name].append((target, band.span))
+                        targets.append(target)
+                row.append((targets, m.chain_times(link.times)))
+            rows[resolver.name].append(row)
     links: dict[str, int] = {}
     state: dict[str, int] = {}  # 1: being walked, 2: done
     loops: dict[tuple[str, str], m.Span] = {}
+
+    def most(table: str) -> int:
+        """The most links below `table`, once every table it rolls is done (a table still being walked, a loop,
+        counts as its own link only)."""
+        return max((sum(times * (1 + max((links.get(t, 0) for t in targets if state.get(t) == 2), default=0))
+                        for targets, times in row if targets) for row in rows[table]), default=0)
+
     for root in edges:
         if root in state:
             continue
@@ -1754,8 +1804,7 @@ def chain_graph(resolvers: Iterable[m.Resolver]) -> tuple[dict[str, int], dict[t
             if step is None:
                 stack.pop()
                 state[table] = 2
-                links[table] = max((links[t] + 1 for t, _ in edges[table] if state.get(t) == 2 and t in links),
-                                   default=0)
+                links[table] = most(table)
             elif state.get(step[0]) == 1:
                 loops.setdefault((table, step[0]), step[1])
             elif step[0] not in state:

@@ -13,9 +13,9 @@ import keyword
 
 from compiler.semantics import runtime
 
-MODULE_NAMES = {"odds", "flag_odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS", "DOCUMENTS",
-                "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256", "RULECRAFT_VERSION",
-                "annotations"}
+MODULE_NAMES = {"odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS",
+                "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
+                "RULECRAFT_VERSION", "annotations"}
 
 
 def runtime_names() -> set[str]:

@@ -113,6 +113,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     odds.add_argument("--json", action="store_true")
     odds.add_argument("--totals", action="store_true", help="the chance of each total (e.g. damage) instead of "
                       "each outcome")
+    odds.add_argument("--chain", action="store_true", help="the chance of each combination of outcomes the roll "
+                      "and every table its `->` rows roll reach (e.g. \"trinket, ring\")")
     odds.set_defaults(run=cmd_odds)
 
     simulate = sub.add_parser("simulate", help="roll many times for balance work: how often each outcome came "
@@ -513,15 +515,19 @@ def cmd_odds(args: argparse.Namespace) -> int:
     else:
         inputs = parse_inputs(module, args.name, args.inputs)
         try:
-            if args.totals:
+            if args.totals and args.chain:
+                raise UsageError("--totals and --chain ask for different odds: give one of them")
+            if args.chain:
+                probabilities = module.chain_odds(args.name, **inputs)
+            elif args.totals:
                 probabilities = {str(t): p for t, p in module.totals(args.name, **inputs).items()}
             else:
                 probabilities = module.odds(args.name, **inputs)
         except ValueError as problem:
             raise UsageError(str(problem)) from None
         full_inputs = {spec[0]: inputs.get(spec[0], spec[5]) for spec in module.INPUTS[args.name]}
-        labels = {} if args.totals else outcome_labels(module, args.name)
-        flags = {} if args.totals else module.flag_odds(args.name, **inputs)
+        labels = {} if args.totals or args.chain else outcome_labels(module, args.name)
+        flags = {} if args.totals or args.chain else module.flag_odds(args.name, **inputs)
     outcomes: list[dict[str, Any]] = [
         {"id": key, "label": labels.get(key, key), "probability": f"{p.numerator}/{p.denominator}",
          "percent": round(float(p) * 100, 3)}

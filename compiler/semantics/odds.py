@@ -37,6 +37,7 @@ from compiler.semantics.evaluate import (
     Reads,
     RollFacts,
     Scope,
+    TableRef,
     TooLarge,
     Value,
     as_number,
@@ -64,6 +65,7 @@ from compiler.semantics.runtime import (
     Reading,
     TooManyReadings,
     _dice,
+    chain_weights,
     combined_readings,
     count_text,
     held_readings,
@@ -877,6 +879,38 @@ def odds(resolver: m.Resolver, inputs: Mapping[str, object], definitions: frozen
     """Probability of each outcome id, in band order, zero-probability bands included."""
     found = distribution(resolver, inputs, definitions)
     return {band.id: found.outcomes.get(band.id, Fraction(0)) for band in resolver.bands}
+
+
+def chain_odds(checked: m.CheckedRuleset, name: str, inputs: Mapping[str, object]) -> dict[str, Fraction]:
+    """Exact probability of each combination of outcomes a roll of `name` and every table its `->` rows roll
+    reach, worked out from the checked model (each table's odds as `odds` gives them, each chain's targets
+    evaluated): the same combinator as a module's `chain_odds`, which reads the module's own functions."""
+    resolvers = {d.name: d for d in checked.definitions if isinstance(d, m.Resolver)}
+    names = definition_names(checked)
+
+    def outcomes(table: str, given: Mapping[str, object]) -> tuple[dict[str, object], list[
+            tuple[str, Fraction, tuple[tuple[object, int | tuple[int, int]], ...]]]]:
+        resolver = resolvers[table]
+        own = {i.name: given.get(i.name, i.effective_default) for i in resolver.inputs}
+        found = distribution(resolver, own, names)
+        scope = make_scope(resolver, own, names)
+        listed: list[tuple[str, Fraction, tuple[tuple[object, int | tuple[int, int]], ...]]] = []
+        for band in resolver.bands:
+            if band.id in {outcome for outcome, _, _ in listed}:
+                continue  # bands sharing an id share its odds (and, here, the first one's chain)
+            links: list[tuple[object, int | tuple[int, int]]] = []
+            for link in band.chain.links if band.chain is not None else ():
+                target = evaluate(link.target, scope)
+                dice = m.chain_dice(link.times) if link.times is not None else None
+                times = dice if dice is not None else link.times.value if isinstance(link.times, m.Number) else 1
+                links.append((target.name if isinstance(target, (TableRef, OptionValue)) else target, times))
+            listed.append((band.id, found.outcomes.get(band.id, Fraction(0)), tuple(links)))
+        if found.unmatched_weights:
+            listed.append(("none", sum(found.unmatched.values(), Fraction(0)), ()))
+        return own, listed
+
+    return chain_weights(name, inputs, outcomes, lambda table: tuple(b.id for b in resolvers[table].bands),
+                         resolvers)
 
 
 OddsRows = list[tuple[dict[str, object], dict[str, Fraction]]]

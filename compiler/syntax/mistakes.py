@@ -474,11 +474,20 @@ MISTAKES: tuple[Mistake, ...] = (
         where=r"=\s*⁁", place="gap",
     ),
     Mistake(
+        Code.CHAIN_SEVERAL,
+        "a table rolled several times is written with `x` after it",
+        "write the table, then `x` and how many times: `-> encounters x2` (twice), `x d4`; several tables go with "
+        "commas: `-> weather, encounters`",
+        (_ROLL + "  - 7-9: x -> «2x» t\n", _ROLL + "  - 7-9: x -> «2 x» t\n", _ROLL + "  - 7-9: x -> t «twice»\n",
+         _ROLL + "  - 7-9: x -> t «thrice»\n", _ROLL + "  - 7-9: x -> t «x»\n", _ROLL + "  - 7-9: x -> t, u «again»\n"),
+        where=r"->\s*(?P<from>\d+)\s*[xX]?\s*⁁\w|->[^#\n]*?\w\s+⁁[A-Za-z_]\w*\s*(?:#.*)?$",
+    ),
+    Mistake(
         Code.TIMES_X,
         "`x` does not multiply",
         "multiply with `*` or `×`: `dots * 2`",
         (_HEAD + "  roll: dots «x» 2\n", _HEAD + "  roll: 2d6 «x» 2\n", _HEAD + "  roll: 2 «x» dots\n"),
-        where=r"(?P<from>\b[xX])\s+⁁\S|⁁[xX]\s",
+        where=r"(?P<from>\b[xX])\s+⁁\S|⁁(?P<to>[xX])\s",
     ),
     Mistake(
         Code.COMPARE_ORDER,

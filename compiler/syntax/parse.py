@@ -356,7 +356,32 @@ class ToModel(Transformer[Token, Any]):
                 out.append(int(child))
         return tuple(out)
 
-    def chain(self, meta: Any, children: list[Child]) -> m.Expr:
+    def chain(self, meta: Any, children: list[Child]) -> m.Chain:
+        return m.Chain(tuple(children), span_of(meta))
+
+    def link(self, meta: Any, children: list[Child]) -> m.Link:
+        target, times = children
+        if times is None and isinstance(target, m.Binary) and target.op == "*":
+            written = self._source[meta.start_pos:meta.end_pos]
+            if isinstance(target.left, (m.Number, m.Dice)) and not isinstance(target.right, (m.Number, m.Dice)):
+                raise SyntaxProblem("the number of times goes after the table", span_of(meta), Code.CHAIN_SEVERAL,
+                                    f"write `-> {m.expr_text(target.right)} x{m.expr_text(target.left)}`")
+            if "×" not in written or "*" in written:  # `*` multiplies numbers; `×` is how a rulebook prints times
+                raise SyntaxProblem("`*` multiplies numbers; a table rolled several times is written with `x`",
+                                    span_of(meta), Code.CHAIN_SEVERAL,
+                                    f"write `-> {m.expr_text(target.left)} x{m.expr_text(target.right)}`")
+            return m.Link(target.left, target.right, span_of(meta))
+        if isinstance(target, m.Logic) and target.op == "and":
+            tables = ", ".join(m.expr_text(part) for part in target.operands)
+            raise SyntaxProblem("`and` does not join tables rolled next", span_of(meta), Code.CHAIN_SEVERAL,
+                                f"list the tables with commas, each rolled in turn: `-> {tables}`")
+        return m.Link(target, times, span_of(meta))
+
+    def times_number(self, meta: Any, children: list[Child]) -> m.Number:
+        token = children[0]
+        return m.Number(parse_int(str(token)[1:].strip()), span_of(token))
+
+    def times_dice(self, meta: Any, children: list[Child]) -> m.Expr:
         return children[0]  # type: ignore[no-any-return]
 
     def ranges(self, meta: Any, children: list[Child]) -> m.Ranges:

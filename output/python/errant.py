@@ -16,9 +16,10 @@ __all__ = [
     'movement_dice', 'movement_roll', 'shift', 'attack_roll', 'enhance_impair', 'wounds', 'zero_hp_saving_throw',
     'chase_movement_roll', 'fall_damage_table', 'fall_damage', 'burning', 'hold_breath', 'out_of_breath', 'Exchanges',
     'Depletion', 'ActivityProgress', 'DeathsDoor', 'ConsignedToTheReaper', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS',
-    'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'flag_odds', 'odds',
-    'pick', 'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session',
-    'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
+    'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'chain_odds',
+    'flag_odds', 'odds', 'pick', 'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group',
+    'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked',
+    'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -1336,8 +1337,11 @@ _check_flag = check_flag
 _check_choice = check_choice
 
 
-def _check_chain(depth: int, name: str) -> None:
-    if depth > MAX_CHAIN:
+def _check_chain(links: list[int], name: str) -> None:
+    """Count one more link of the roll's chain (`links` is shared by every link of one roll): past MAX_CHAIN in
+    all, however the tables multiply (`x3` of a table that rolls `x3` again), the roll stops."""
+    links[0] += 1
+    if links[0] > MAX_CHAIN:
         raise ValueError(f"the chain of tables reached {name} after {MAX_CHAIN} links; it may be a loop")
 
 
@@ -1432,6 +1436,8 @@ def _describe(
 # ---------------------------------------------------------------- rules: one roll or table as data, and its machinery
 
 InputSpec = tuple[str, str, int | None, int | None, tuple[str, ...], object]  # name, kind, low, high, options, default
+_Links = tuple[tuple[object, "int | tuple[int, int]"], ...]  # each table a row rolls next (its name), and how
+# many times: a number, or (count, sides) of the dice rolled for it (`-> weather, encounters x2, foes x d4`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1466,7 +1472,7 @@ class _Rule(_Generic[_Landed]):
     dice: bool = True  # False: a table read by its key, or a formula without dice
     covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
     more: bool = False  # a band's data rolls dice
-    chains: bool = False  # a band names a table to roll next
+    chain: Callable[..., "_Links"] | None = None  # the tables a band rolls next (`->`), each with how many times
 
 
 _RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
@@ -1488,7 +1494,7 @@ def _given(rule: _Rule[_Any], given: Mapping[str, object]) -> tuple[object, ...]
 
 
 def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, ...],
-         depth: int = 0) -> Result[_Landed]:
+         links: list[int] | None = None) -> Result[_Landed]:
     """Resolve `rule` for checked inputs: roll, find the band and its data, say what happened, follow a chain."""
     rng = _generator(rng)
     args = _args(rule, inputs)
@@ -1508,14 +1514,39 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
     if first:
         trace = first[0].trace + "; rolled again, the new result is final: " + trace.removeprefix(rule.label + ": ")
     chain: tuple[AnyResult, ...] = ()
-    target = values.get("next") if rule.chains else None
-    if isinstance(target, str) and target in _RULES:
-        _check_chain(depth + 1, rule.name)
-        link = _run(_RULES[target], rng, _given(_RULES[target], given), depth + 1)
-        trace += "; then " + link.trace
-        chain = (link, *link.chain)  # every link after this one, each holding those after it (as its trace does)
+    if rule.chain is not None and b >= 0:
+        said, chain = _follow(rule, rule.chain(b, *args), rng, given, [0] if links is None else links)
+        trace += said
     return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first,
                   flags=flags)
+
+
+def _follow(rule: _Rule[_Any], links: _Links, rng: random.Random, given: Mapping[str, object],
+            counted: list[int]) -> tuple[str, tuple[AnyResult, ...]]:
+    """Roll each table of a row's `->` in turn, as many times as it says, each roll following its own chain; the
+    trace after the row's own (each roll numbered, "Encounters (1 of 2): ...") and every link, in order, each
+    followed by the links after it (as its trace holds them). A linked table takes the inputs of the same names."""
+    said = ""
+    chain: list[AnyResult] = []
+    for target, times in links:
+        if not (isinstance(target, str) and target in _RULES):
+            continue
+        table = _RULES[target]
+        if isinstance(times, tuple):
+            count, sides = times
+            rolled = tuple(rng.randint(1, sides) for _ in range(count))
+            times = sum(rolled)
+            said += (f"; then {table.label} {count if count > 1 else ''}d{sides} times: rolled "
+                     f"{_join_dice(rolled)}" + (f" = {times}" if count > 1 else ""))
+        for turn in range(1, times + 1):
+            _check_chain(counted, rule.name)
+            link = _run(table, rng, _given(table, given), counted)
+            shown = link.trace
+            if times > 1:
+                shown = f"{table.label} ({turn} of {times}):" + shown.removeprefix(table.label + ":")
+            said += "; then " + shown
+            chain.extend((link, *link.chain))
+    return said, tuple(chain)
 
 
 def _generator(rng: object, needs: tuple[str, ...] = ("randint",)) -> random.Random:
@@ -1643,6 +1674,126 @@ def simulate(name: str, n: int, /, *, seed: int | None = None, **inputs: object)
 def totals(name: str, /, **inputs: object) -> dict[int | str, Fraction]:
     """Exact probability of each total of roll or table `name` (e.g. damage), lowest first."""
     return _totals(_known(name, inputs, dice=True), inputs)
+
+
+# One outcome of a table for given inputs, for exact chain odds: its id, its probability, the tables it rolls next.
+_ChainOutcome = tuple[str, Fraction, _Links]
+_Reached = tuple[tuple[int, int], ...]  # every outcome a chain reached: (table's rank, outcome's rank), sorted
+
+
+def chain_weights(name: str, given: Mapping[str, object],
+                  outcomes: Callable[[str, Mapping[str, object]], tuple[Mapping[str, object], list[_ChainOutcome]]],
+                  labels: Callable[[str], tuple[str, ...]], tables: Collection[str]) -> dict[str, Fraction]:
+    """Exact probability of each combination of outcomes a roll of `name` and every table its chain rolls reach,
+    as `"trinket, ring"` (the ids in the order tables are first reached, each table's in band order).
+
+    `outcomes(table, given)` gives a table's own inputs (of `given`, as a chain passes them) and, for those, each
+    outcome with its probability and the tables it rolls next; `labels(table)` its outcome ids in band order;
+    `tables` the names that are rolls or tables. A chain that can come back to a table it is still rolling has
+    no end: refused, naming the loop."""
+    ranks: dict[str, int] = {}
+    memo: dict[tuple[str, tuple[tuple[str, object], ...]], dict[_Reached, Fraction]] = {}
+
+    def reach(table: str, given: Mapping[str, object], path: tuple[str, ...]) -> dict[_Reached, Fraction]:
+        if table in path:
+            loop = " -> ".join((*path[path.index(table):], table))
+            raise ValueError(f"the chain of {path[0]} loops ({loop}): it has no end, so no exact odds; "
+                             f"`odds {table}` gives each table's own")
+        rank = ranks.setdefault(table, len(ranks))
+        own, listed = outcomes(table, given)
+        key = (table, tuple(sorted((k, repr(v)) for k, v in own.items())))
+        if key in memo:
+            return memo[key]
+        order = labels(table)
+        out: dict[_Reached, Fraction] = {}
+        for outcome, probability, links in listed:
+            if not probability:
+                continue
+            here: dict[_Reached, Fraction] = {((rank, order.index(outcome) if outcome in order else len(order)),):
+                                              probability}
+            for target, times in links:
+                if not (isinstance(target, str) and target in tables):
+                    continue
+                once = reach(target, own, (*path, table))
+                here = _combine(here, _repeated(once, times))
+            for reached, weight in here.items():
+                out[reached] = out.get(reached, Fraction(0)) + weight
+        memo[key] = out
+        return out
+
+    found = reach(name, given, ())
+    names = {rank: table for table, rank in ranks.items()}
+    odds: dict[str, Fraction] = {}
+    for reached in sorted(found):
+        text = ", ".join(_label(labels(names[table]), outcome) for table, outcome in reached)
+        odds[text] = odds.get(text, Fraction(0)) + found[reached]
+    return odds
+
+
+def _label(ids: tuple[str, ...], index: int) -> str:
+    return ids[index] if index < len(ids) else "none"
+
+
+def _combine(a: dict[_Reached, Fraction], b: dict[_Reached, Fraction]) -> dict[_Reached, Fraction]:
+    """Two independent parts of a chain together: every pair of their combinations, merged as multisets."""
+    out: dict[_Reached, Fraction] = {}
+    for ka, wa in a.items():
+        for kb, wb in b.items():
+            key = tuple(sorted(ka + kb))
+            out[key] = out.get(key, Fraction(0)) + wa * wb
+    if len(out) > MAX_OUTCOMES:
+        raise ValueError(f"this chain reaches more than {MAX_OUTCOMES:,} combinations of outcomes")
+    return out
+
+
+def _repeated(once: dict[_Reached, Fraction], times: "int | tuple[int, int]") -> dict[_Reached, Fraction]:
+    """A table rolled `times` times (a number, or as many as (count, sides) dice show), each roll independent."""
+    counts: dict[int, Fraction] = {times: Fraction(1)} if isinstance(times, int) else _dice_sums(*times)
+    out: dict[_Reached, Fraction] = {}
+    power: dict[_Reached, Fraction] = {(): Fraction(1)}
+    for n in range(max(counts) + 1):
+        if n in counts:
+            for reached, weight in power.items():
+                out[reached] = out.get(reached, Fraction(0)) + weight * counts[n]
+        power = _combine(power, once)
+    return out
+
+
+def _dice_sums(count: int, sides: int) -> dict[int, Fraction]:
+    """The exact chance of each sum of `count` dice of `sides` sides."""
+    sums = {0: Fraction(1)}
+    for _ in range(count):
+        nxt: dict[int, Fraction] = {}
+        for total, weight in sums.items():
+            for face in range(1, sides + 1):
+                nxt[total + face] = nxt.get(total + face, Fraction(0)) + weight / sides
+        sums = nxt
+    return sums
+
+
+def _chain_outcomes(table: str, given: Mapping[str, object]) -> tuple[dict[str, object], list[_ChainOutcome]]:
+    """For `chain_weights`: a rule's own inputs (from `given`, as `_run` passes them to a link) and each band's
+    outcome, exact probability and links."""
+    rule = _RULES[table]
+    inputs = _given(rule, given)
+    own = {spec[0]: value for spec, value in zip(rule.inputs, inputs, strict=True)}
+    weights, denominator = _joint(rule, own)
+    by_band: dict[int, int] = {}
+    for (band, _), weight in weights.items():
+        by_band[band] = by_band.get(band, 0) + weight
+    args = _args(rule, inputs)
+    listed = [(rule.ids[b] if b >= 0 else "none", Fraction(w, denominator),
+               rule.chain(b, *args) if rule.chain is not None and b >= 0 else ())
+              for b, w in sorted(by_band.items(), key=lambda item: (item[0] < 0, item[0]))]
+    return own, listed
+
+
+def chain_odds(name: str, /, **inputs: object) -> dict[str, Fraction]:
+    """Exact probability of each combination of outcomes a roll of `name` reaches with every table its `->`
+    rows roll (each roll of a table rolled several times counted), as `"trinket, ring"`. A chain that can loop
+    has no end and no exact odds: a ValueError names the loop."""
+    _known(name, inputs)
+    return chain_weights(name, inputs, _chain_outcomes, lambda table: _RULES[table].ids, _RULES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -4228,6 +4379,14 @@ def _values_downtime_event_die(
     return values
 
 
+def _chain_downtime_event_die(b: int) -> _Links:
+    if b == 1:
+        return (('downtime_complications', 1),)
+    if b == 3:
+        return (('downtime_trends', 1),)
+    return ()
+
+
 _RULE_downtime_event_die: _Rule[Outcome[_Id_downtime_event_die]] = _Rule(
     'downtime_event_die',
     'Downtime Turn Quick Reference',
@@ -4238,7 +4397,7 @@ _RULE_downtime_event_die: _Rule[Outcome[_Id_downtime_event_die]] = _Rule(
     _band_downtime_event_die,
     values=_values_downtime_event_die,
     covers=True,
-    chains=True,
+    chain=_chain_downtime_event_die,
 )
 
 
