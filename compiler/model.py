@@ -328,7 +328,16 @@ class NamedType:
     span: Span = _span()
 
 
-TypeSpec = Union[IntRange, Flag, Choice, NamedType]
+@dataclass(frozen=True, slots=True)
+class BoxesOf:
+    """`boxes of vow`: a whole number from 0 to the size of a track, its filled boxes (an Ironsworn progress
+    score); the checker resolves it to that range."""
+
+    track: str
+    span: Span = _span()
+
+
+TypeSpec = Union[IntRange, Flag, Choice, NamedType, BoxesOf]
 
 # ------------------------------------------------------------------ source layer
 
@@ -812,6 +821,7 @@ class ResolvedInput:
     default: int | str | bool | None
     doc: str | None
     span: Span = _span()
+    boxes_of: str | None = None  # `boxes of vow`: the track whose filled boxes this input is
 
     @property
     def effective_default(self) -> int | str | bool | None:
@@ -953,6 +963,8 @@ class Track:
     # (marker, "start" | "end"): pegs from both ends share the boxes; tokens from one end race
     markers: tuple[tuple[str, str], ...] = ()
     per_round: tuple[tuple[str, int], ...] = ()  # (marker, steps): how far a marker moves each round
+    ticks: int | None = None  # `ticks: 4`: ticks one box holds (None: a box is marked whole)
+    ranks: tuple[tuple[str, int], ...] = ()  # (rank, ticks): one mark of progress at each rank
 
 
 @dataclass(frozen=True, slots=True)

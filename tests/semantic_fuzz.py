@@ -493,6 +493,11 @@ class Generator:
         if self.chance(0.2):
             lines += ["  markers:", f"    {self.name()}: {self.pick(('left', 'start'))}",
                       f"    {self.name()}: {self.pick(('right', 'end', 'start'))}"]
+        elif self.chance(0.4):  # boxes of several ticks, progress by rank (sometimes a tick count past the cap)
+            lines.append(f"  ticks: {self.rng.choice(('4', '4', '1', '3', '0', '101')) if kind == 'track' else 4}")
+            if self.chance(0.8):
+                lines += ["  ranks:"] + [f"    {self.name()}: {self.rng.choice((1, 2, 4, 8, 12, 40, 0))}"
+                                         for _ in range(self.rng.randint(1, 3))]
         self.names.append(name)
         self.kinds[name] = kind
         return lines
@@ -914,6 +919,17 @@ def _exercise(checked: m.CheckedRuleset, module: Any, exported: dict[str, Any], 
         try:
             made = track() if definition.size is not None else track(size=4)
             made.mark(1)
+            if definition.ticks is not None:  # a TickedTrack: every rank, some ticks back, a rank it lacks
+                for rank, ticks in definition.ranks:
+                    before = made.ticks
+                    made.progress(rank)
+                    if made.ticks != min(before + ticks, made.size * definition.ticks) or \
+                            made.filled != made.ticks // definition.ticks:
+                        raise Problem("tracks", "disagree", f"{track_name}.progress({rank!r}) from {before} ticks "
+                                      f"gave {made.ticks} ticks, {made.filled} boxes filled")
+                made.clear_ticks(1)
+                made.progress("no such rank")
+                raise Problem("refusal", "accepted", f"{track_name}.progress('no such rank') was accepted")
         except ValueError as error:
             clean_value_error(stage.name, error)
     stage.name = "decks"

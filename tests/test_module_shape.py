@@ -18,7 +18,7 @@ from tests.conftest import ROOT, RULESET_IDS, compile_module, import_path
 from tests.test_generated_types import SHAPES
 
 RUNTIME_TYPES = {"Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
-                 "Markers", "Deck", "Card", "Document", "Entry", "Picked", "Faces"}
+                 "Markers", "TickedTrack", "Deck", "Card", "Document", "Entry", "Picked", "Faces"}
 CATALOG = {"RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
            "RULECRAFT_VERSION", "odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick"}
 

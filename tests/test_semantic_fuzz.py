@@ -87,6 +87,7 @@ def test_the_generator_is_deterministic_and_writes_what_it_claims() -> None:
         "choices without numbers": r"one of [a-z_]\w*(,| =|$)", "flags": r": flag", "ranges": r": -?\d+\.\.-?\d+",
         "numbers near 10^18": r"9{17,18}|10{17}", "U+2029": "\u2029", "control characters": "\x1b",
         "jinja and html": r"\{\{|<script>", "a re-roll": r"^  reroll", "a lookup": r"^lookup ",
+        "a track of ticks, by rank": r"^  ticks: \d+\n  ranks:",
     }
     missing = [what for what, pattern in wanted.items() if not re.search(pattern, whole, re.MULTILINE)]
     assert not missing, missing

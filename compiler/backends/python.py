@@ -1059,7 +1059,7 @@ class ModuleWriter:
     def track(self, track: m.Track) -> None:
         w = self.w
         base = ("Clock" if track.kind == "clock" else "Levels" if track.levels else
-                "Markers" if track.markers else "Track")
+                "Markers" if track.markers else "TickedTrack" if track.ticks is not None else "Track")
         w.line(f"class {class_name(track.name)}({base}):")
         with w.indent():
             w.docstring(docstring(track))
@@ -1071,8 +1071,13 @@ class ModuleWriter:
                 w.line(f"MARKERS = {track.markers!r}")
                 w.line(f"PER_ROUND = {track.per_round!r}")
                 w.line()
+            if track.ticks is not None:
+                w.line(f"TICKS = {track.ticks!r}")
+                w.line(f"RANKS = {track.ranks!r}")
+                w.line()
             size = f"size: int = {track.size}" if track.size is not None else "size: int"
             points = ", key_points: tuple[int, ...] = ()" if track.markers else ""
+            points += ", ticks: int | None = None" if track.ticks is not None else ""
             w.line(f"def __init__(self, {size}, marked: int = {track.start}{points}) -> None:")
             with w.indent():
                 if track.markers:
@@ -1080,6 +1085,10 @@ class ModuleWriter:
                 w.line(f"super().__init__(size=size, marked=marked, label={track.label!r}, "
                        f"on_full={track.on_full!r}, roll_over={track.roll_over!r}, "
                        f"reset_on_full={track.reset_on_full!r})")
+                if track.ticks is not None:
+                    w.line("if ticks is not None:")
+                    with w.indent():
+                        w.line("self.set_ticks(ticks)")
 
     def deck(self, deck: m.Deck) -> None:
         w = self.w
@@ -1168,7 +1177,7 @@ class ModuleWriter:
 
 # the runtime's types a user of a module meets
 RUNTIME_PUBLIC = ("Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
-                  "Markers", "Deck", "Card", "Document", "Entry", "Picked", "Faces")
+                  "Markers", "TickedTrack", "Deck", "Card", "Document", "Entry", "Picked", "Faces")
 CATALOG_NAMES = tuple(sorted(MODULE_NAMES - {"annotations"}))  # RESOLVERS, odds ...: what every module defines
 
 
@@ -1245,8 +1254,13 @@ def docstring(definition: m.Resolver | m.Track | m.Deck) -> str:
         parts.append("Drawn without replacement; " + ("an empty deck shuffles its discards back in."
                                                       if definition.on_empty == "reshuffle" else
                                                       "an empty deck stays empty until shuffled."))
-    elif definition.on_full:
-        parts.append(f"When full: {definition.on_full}")
+    else:
+        if definition.ticks is not None:
+            ranks = ", ".join(f"{rank} {ticks}" for rank, ticks in definition.ranks)
+            parts.append(f"Each box holds {definition.ticks} ticks; mark_ticks(n) marks ticks, mark(n) whole boxes"
+                         + (f"; progress(rank) marks, in ticks: {ranks}" if ranks else "") + ".")
+        if definition.on_full:
+            parts.append(f"When full: {definition.on_full}")
     return "\n\n".join(parts[:2]) + ("\n\n" + "\n".join(parts[2:]) if len(parts) > 2 else "")
 
 

@@ -50,6 +50,9 @@ def expr_value(expr: m.Expr) -> Any:
 
 def input_data(item: m.ResolvedInput) -> dict[str, Any]:
     spec = item.type
+    if isinstance(spec, m.IntRange) and item.boxes_of is not None:  # `boxes of vow`: the track it counts
+        return {"name": item.name, "type": "int", "min": spec.low, "max": spec.high, "choices": None,
+                "default": item.default, "doc": item.doc, "boxes_of": item.boxes_of}
     if isinstance(spec, m.IntRange):
         return {"name": item.name, "type": "int", "min": spec.low, "max": spec.high, "choices": None,
                 "default": item.default, "doc": item.doc}
@@ -214,6 +217,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
                        for n, name, boxes, penalty in definition.levels],
             "markers": [{"name": name, "from": end} for name, end in definition.markers],
             "per_round": dict(definition.per_round),
+            "ticks": definition.ticks,
+            "ranks": [{"name": name, "ticks": ticks} for name, ticks in definition.ranks],
             "details": {n: expr_value(e) for n, e in definition.details},
         })
     return base
@@ -354,6 +359,18 @@ CARD_LINE = 48  # characters of rules text on one line of a card, two cards to a
 SHORT_CARD = 8  # lines: a card this short is never split between columns or pages
 
 
+def rank_words(ticks: int, ranks: list[dict[str, Any]]) -> str:
+    """A ticked track's ranks in words, in boxes where whole: "troublesome: 3 boxes per progress; dangerous: 2
+    boxes; ...; extreme: 2 ticks; epic: 1 tick"."""
+    def amount(count: int) -> str:
+        boxes, rest = divmod(count, ticks)
+        parts = [f"{boxes} {'box' if boxes == 1 else 'boxes'}"] if boxes else []
+        parts += [f"{rest} {'tick' if rest == 1 else 'ticks'}"] if rest else []
+        return " and ".join(parts)
+    return "; ".join(f"{rank['name']}: {amount(rank['ticks'])}" + (" per progress" if index == 0 else "")
+                     for index, rank in enumerate(ranks))
+
+
 def card_lines(definition: dict[str, Any]) -> int:
     """About how many lines a definition's card takes on a sheet (the templates keep short cards whole)."""
     def lines(text: object) -> int:
@@ -364,6 +381,7 @@ def card_lines(definition: dict[str, Any]) -> int:
     count += sum(lines(entry["text"]) + len(entry["children"]) for entry in definition.get("entries", []))
     count += sum(lines(value) for value in definition.get("details", {}).values())
     count += sum(len(definition.get(name, [])) for name in ("cards", "faces", "levels"))
+    count += 2 if definition.get("ticks") else 0
     odds = definition.get("odds")
     return count + (3 + len(odds["rows"]) if odds and len(odds["rows"]) > 1 else 0)
 
@@ -390,6 +408,7 @@ def environment(extra_templates: Path | None = None) -> Any:
     env.tests.update(TESTS)
     env.globals["palette"] = PALETTE
     env.globals["short_card"] = lambda definition: card_lines(definition) <= SHORT_CARD
+    env.globals["rank_words"] = rank_words
     env.globals["cos"] = math.cos
     env.globals["sin"] = math.sin
     return env

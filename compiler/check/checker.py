@@ -49,6 +49,7 @@ from compiler.semantics.runtime import (
     MAX_CHAIN,
     MAX_DICE,
     MAX_SIDES,
+    MAX_TICKS,
     explode_parts,
 )
 
@@ -323,6 +324,9 @@ class Checker:
                            f"add amounts outside, like `{call.function}(d8!, d6!) + 2`", item.name)
 
     def resolve_type(self, spec: m.TypeSpec, record: bool = True) -> m.IntRange | m.Flag | m.Choice:
+        boxes = self.boxes_of(spec)
+        if boxes is not None:
+            return self.boxes_range(boxes, record)
         seen: set[str] = set()
         while isinstance(spec, m.NamedType):
             if spec.name in seen:
@@ -330,7 +334,11 @@ class Checker:
             seen.add(spec.name)
             found = self.types.get(spec.name)
             if found is None:
-                if record:
+                track = getattr(self, "items", {}).get(spec.name)
+                if record and track is not None and track.kind in ("track", "clock"):
+                    self.error(Code.UNDEFINED, f"no type named `{spec.name}`: `{spec.name}` is a {track.kind}",
+                               spec.span, f"write `boxes of {spec.name}` for its filled boxes, a whole number")
+                elif record:
                     names = [t.name for t in self.ruleset.types]
                     self.error(Code.UNDEFINED, f"no type named `{spec.name}`", spec.span, did_you_mean(spec.name, names)
                                or "declare it at the top of the file, like `type wealth: 0..5`")
@@ -343,7 +351,34 @@ class Checker:
                            self.types[spec.name].span, "define it as a range, a flag or a choice, like "
                            "`type wealth: 0..5`")
             return m.IntRange(0, 0, spec.span)
+        assert not isinstance(spec, m.BoxesOf)  # boxes_of followed the names to it
         return spec
+
+    def boxes_of(self, spec: m.TypeSpec) -> m.BoxesOf | None:
+        """The `boxes of TRACK` a type is, following named types (None: it is none)."""
+        seen: set[str] = set()
+        while isinstance(spec, m.NamedType) and spec.name in self.types and spec.name not in seen:
+            seen.add(spec.name)
+            spec = self.types[spec.name].spec
+        return spec if isinstance(spec, m.BoxesOf) else None
+
+    def boxes_range(self, spec: m.BoxesOf, record: bool) -> m.IntRange:
+        """`boxes of vow`: 0 to the size of the track `vow` (a track declared anywhere in the file)."""
+        items = getattr(self, "items", {})
+        track = items.get(spec.track)
+        tracks = [name for name, i in items.items() if i.kind in ("track", "clock")]
+        size = _track_size(track) if track is not None and track.kind in ("track", "clock") else None
+        if record and (track is None or track.kind not in ("track", "clock")):
+            what = f"`{spec.track}` is a {track.kind}, not a track" if track is not None else \
+                f"there is no track `{spec.track}`"
+            self.error(Code.UNDEFINED if track is None else Code.TYPE, f"{what}: `boxes of` counts a track's "
+                       "filled boxes", spec.span, did_you_mean(spec.track, tracks) or (
+                           f"name a track: {', '.join(f'`boxes of {t}`' for t in tracks)}" if tracks else
+                           "declare the track, like `track vow \"Vow\"` with `size: 10`"))
+        elif record and size is None:
+            self.error(Code.TYPE, f"the track `{spec.track}` has no size, so `boxes of {spec.track}` has no "
+                       "highest value", spec.span, f"give `{spec.track}` a size, like `size: 10`")
+        return m.IntRange(0, size or 0, spec.span)
 
     def choice_numbers(self, spec: m.Choice, declared: m.Input, item: m.Item) -> None:
         numbered = [o for o in spec.options if o.value is not None]
@@ -389,6 +424,11 @@ class Checker:
                                "give each option its own name", item.name)
             elif isinstance(spec, m.Flag) and default is not None and not isinstance(default, bool):
                 self.error(Code.TYPE, "a flag's default is yes or no", declared.span, "like `= yes`", item.name)
+            boxes = self.boxes_of(declared.type)
+            if boxes is not None and boxes.track in self.items and isinstance(spec, m.IntRange):
+                out.append(m.ResolvedInput(declared.name, spec, default, _boxes_doc(
+                    declared.doc, self.items[boxes.track], spec.high), declared.span, boxes.track))
+                continue
             out.append(m.ResolvedInput(declared.name, spec, default, declared.doc, declared.span))
         return tuple(out)
 
@@ -922,6 +962,9 @@ class Checker:
         levels: list[tuple[int, str, int, str | None]] = []
         markers: list[tuple[str, str]] = []
         per_round: list[tuple[str, int]] = []
+        ticks: int | None = None
+        ranks: list[tuple[str, int]] = []
+        ticks_attr = ranks_attr = None
         for attr in item.attrs:
             value = attr.value
             if attr.name == "levels" and isinstance(value, m.Block):
@@ -951,6 +994,10 @@ class Checker:
                 roll_over = isinstance(value, m.Boolean) and value.value
             elif attr.name == "reset_on_full":
                 reset = isinstance(value, m.Boolean) and value.value
+            elif attr.name == "ticks" and (item.kind == "track" or isinstance(value, m.Number)):
+                ticks_attr, ticks = attr, self.ticks(attr, item)
+            elif attr.name == "ranks":
+                ranks_attr, ranks = attr, self.ranks(attr, item)
             elif isinstance(value, m.Block):
                 details.append((attr.name, m.Text(_block_text(value), attr.span)))
             else:
@@ -965,9 +1012,62 @@ class Checker:
         if size is not None and not 0 <= start <= size:
             self.error(Code.TYPE, f"start {start} does not fit a size of {size}", item.span,
                        f"start from 0 to {size} boxes marked", item.name)
+        if ranks_attr is not None and ticks_attr is None:
+            self.error(Code.TYPE, f"`ranks:` say how many ticks one mark of progress is, but `{item.name}` has no "
+                       "`ticks:`", ranks_attr.span, "say how many ticks a box holds, like `ticks: 4` (Ironsworn's "
+                       "progress tracks)" if item.kind == "track" else
+                       "a clock's segments are marked whole: make it a `track` with `ticks: 4`", item.name)
+            ranks = []
+        if ticks_attr is not None and (levels or markers):
+            self.error(Code.TYPE, f"a track with {'levels' if levels else 'markers'} marks whole boxes: "
+                       "`ticks:` cannot split them", ticks_attr.span, "drop `ticks:`, or make the ticked track a "
+                       "track of its own", item.name)
+            ticks, ranks = None, []
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
                        on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
-                       tuple(per_round))
+                       tuple(per_round), ticks, tuple(ranks))
+
+    def ticks(self, attr: m.Attr, item: m.Item) -> int | None:
+        """`ticks: 4`: how many ticks one box of a track holds (Ironsworn's progress tracks: 4)."""
+        value = attr.value
+        if item.kind == "clock":
+            self.error(Code.TYPE, "a clock's segments are its ticks: `ticks:` splits the boxes of a track",
+                       attr.span, "make it a `track` with `size:` and `ticks:`, or give the clock more segments "
+                       "(`size: 8`)", item.name)
+        elif not isinstance(value, m.Number) or value.value < 1:
+            self.error(Code.TYPE, "`ticks:` is how many ticks one box holds: a whole number, 1 or more", attr.span,
+                       "like `ticks: 4` (each box of ten filled by four ticks)", item.name)
+        elif value.value > MAX_TICKS:
+            self.refuse(f"boxes of {value.value:,} ticks; the limit is {MAX_TICKS:,}", attr.span,
+                        "a box the sheet can draw holds fewer ticks", item.name)
+        else:
+            return value.value
+        return None
+
+    def ranks(self, attr: m.Attr, item: m.Item) -> list[tuple[str, int]]:
+        """`ranks:` / `dangerous: 8`: how many ticks one mark of progress is, rank by rank."""
+        block = attr.value
+        if not isinstance(block, m.Block) or block.entries or not block.attrs:
+            self.error(Code.TYPE, "`ranks:` is a block: one line per rank, the ticks one mark of progress is",
+                       attr.span, "like `ranks:` then, indented, `troublesome: 12` and `dangerous: 8`", item.name)
+            return []
+        out: list[tuple[str, int]] = []
+        seen: set[str] = set()
+        for rank in block.attrs:
+            value = rank.value
+            if rank.name in seen:
+                self.error(Code.DUPLICATE, f"the rank `{rank.name}` is given twice", rank.span,
+                           "keep one of the two lines", item.name)
+            elif not isinstance(value, m.Number) or value.value < 1 or rank.when is not None:
+                self.error(Code.TYPE, f"rank `{rank.name}` marks a whole number of ticks, 1 or more", rank.span,
+                           f"like `{rank.name}: 8`", item.name)
+            elif value.value > MAX_TICKS * MAX_BOXES:
+                self.refuse(f"a rank of {value.value:,} ticks; the limit is {MAX_TICKS * MAX_BOXES:,}", rank.span,
+                            "one mark of progress marks fewer ticks", item.name)
+            else:
+                out.append((rank.name, value.value))
+            seen.add(rank.name)
+        return out
 
     def markers(self, block: m.Block, item: m.Item) -> list[tuple[str, str]]:
         """`markers:` / `damage: left`, `strain: right`: which end each marker fills from."""
@@ -1975,6 +2075,21 @@ def nonzero(weights: dict[_K, int]) -> Iterable[_K]:
 
 def _inputs_text(inputs: dict[str, object]) -> str:
     return ", ".join(f"{k}={v}" for k, v in inputs.items()) or "no inputs"
+
+
+def _track_size(item: m.Item) -> int | None:
+    """A track's `size:` as written, when it is a whole number of boxes (within the limit)."""
+    size = next((a.value for a in item.attrs if a.name == "size"), None)
+    return size.value if isinstance(size, m.Number) and 0 < size.value <= MAX_BOXES else None
+
+
+def _boxes_doc(doc: str | None, track: m.Item, size: int) -> str:
+    """The help text of a `boxes of TRACK` input: what it counts and its range, after the designer's own."""
+    ticks = next((a.value for a in track.attrs if a.name == "ticks"), None)
+    counted = (f", a box counting once its {ticks.value} ticks are marked" if isinstance(ticks, m.Number)
+               and ticks.value > 1 and track.kind == "track" else "")
+    words = f"filled boxes of {track.title or track.name}: 0 to {size}{counted}"
+    return f"{doc} ({words})" if doc else words[0].upper() + words[1:]
 
 
 def _clip(text: str, limit: int = 60) -> str:

@@ -445,6 +445,9 @@ class ToModel(Transformer[Token, Any]):
     def named_type(self, meta: Any, children: list[Child]) -> m.NamedType:
         return m.NamedType(str(children[0]), span_of(meta))
 
+    def boxes_type(self, meta: Any, children: list[Child]) -> m.BoxesOf:
+        return m.BoxesOf(str(children[0]), span_of(meta))
+
     def option(self, meta: Any, children: list[Child]) -> m.Option:
         name, label, value = children
         text = decode_string(label) if label is not None else str(name).replace("_", " ")

@@ -23,7 +23,7 @@ __all__ = [
     'ProjectClock', 'Xp', 'Investment', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS', 'INPUTS', 'RESOLVERS',
     'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'chain_odds', 'flag_odds', 'odds', 'pick',
     'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track',
-    'Clock', 'Levels', 'Markers', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
+    'Clock', 'Levels', 'Markers', 'TickedTrack', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -53,6 +53,7 @@ MAX_OUTCOMES = 2_000_000  # joint readings of a roll's dice groups exact odds wo
 MAX_SIMULATED = 100_000_000  # results one simulate() call draws
 MAX_BOXES = 1000  # boxes of a track or segments of a clock (the sheet draws each)
 MAX_MARKED = 10 * MAX_BOXES  # boxes one mark() or clear() of a track moves
+MAX_TICKS = 100  # ticks one box of a track holds (the sheet draws each)
 MAX_CARDS = 10_000  # cards of one deck, every copy counted
 
 
@@ -2054,6 +2055,91 @@ class Markers(Track):
     def new_round(self) -> list[str]:
         """Move every marker that advances each round (the document's "1 per round")."""
         return [event for marker, steps in self.PER_ROUND for event in self.move(marker, steps)]
+
+
+class TickedTrack(Track):
+    """A track whose boxes hold several ticks each (Ironsworn's progress tracks: 10 boxes of 4 ticks).
+
+    `TICKS` is how many ticks a box holds; `RANKS` lists (rank, ticks): how many ticks one mark of
+    progress is at each rank, e.g. ("dangerous", 8). `ticks` counts the ticks marked, `filled` (and
+    `marked`) the boxes whose every tick is marked; the track is full when every tick is.
+    """
+
+    TICKS = 1
+    RANKS: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.ticks = self.marked * self.TICKS
+
+    @property
+    def filled(self) -> int:
+        """The boxes whose every tick is marked: a progress roll's progress score."""
+        return self.ticks // self.TICKS
+
+    def set_ticks(self, ticks: int) -> None:
+        """Start with `ticks` ticks marked (from 0 to every tick of the track)."""
+        self.ticks = check_int("ticks", ticks, 0, self.size * self.TICKS)
+        self.marked = self.filled
+
+    def progress(self, rank: str, times: int = 1) -> list[str]:
+        """Mark progress `times` times at `rank` (`progress("dangerous")`: 8 ticks on boxes of 4);
+        returns what happened, as mark() does."""
+        ranks = dict(self.RANKS)
+        if not isinstance(rank, str) or rank not in ranks:
+            raise ValueError(f"{self.label} has no rank {rank!r}; its ranks are "
+                             f"{', '.join(name for name, _ in self.RANKS) or 'none'}")
+        times = check_int("times", times, 0, MAX_MARKED)
+        return self.mark_ticks(ranks[rank] * times)
+
+    def mark(self, count: int = 1) -> list[str]:
+        """Mark `count` whole boxes (`count` x TICKS ticks); back when negative."""
+        count = check_int("count", count, -MAX_MARKED, MAX_MARKED)
+        return self.mark_ticks(count * self.TICKS)
+
+    def mark_ticks(self, count: int = 1) -> list[str]:
+        """Mark `count` ticks (clear them when negative); returns the boxes filled and a fill, with the
+        document's text."""
+        count = check_int("count", count, -MAX_MARKED * self.TICKS, MAX_MARKED * self.TICKS)
+        if count < 0:
+            return self.clear_ticks(-count)
+        happened: list[str] = []
+        total = self.size * self.TICKS
+        remaining = count
+        while remaining > 0:
+            before = self.filled
+            step = min(total - self.ticks, remaining)
+            self.ticks += step
+            remaining -= step
+            self.marked = self.filled
+            if self.filled > before:
+                happened.append(f"{self.label}: {self.filled} of {self.size} boxes filled")
+            if self.ticks >= total:
+                happened.append(f"{self.label} is full" + (f": {self.on_full}" if self.on_full else ""))
+                if self.roll_over or self.reset_on_full:
+                    self.ticks = self.marked = 0
+                if not self.roll_over:
+                    break
+            if step == 0:
+                break
+        self.events.extend(happened)
+        return happened
+
+    def clear(self, count: int | None = None) -> list[str]:
+        """Clear `count` whole boxes' worth of ticks (every tick when None)."""
+        if count is None:
+            return self.clear_ticks(self.ticks)
+        return self.clear_ticks(check_int("count", count, 0, MAX_MARKED) * self.TICKS)
+
+    def clear_ticks(self, count: int = 1) -> list[str]:
+        """Clear `count` ticks; returns the boxes no longer filled."""
+        count = check_int("count", count, 0, MAX_MARKED * self.TICKS)
+        before = self.filled
+        self.ticks = max(0, self.ticks - count)
+        self.marked = self.filled
+        happened = [f"{self.label}: {self.filled} of {self.size} boxes filled"] if self.filled < before else []
+        self.events.extend(happened)
+        return happened
 
 
 class Clock(Track):
