@@ -1,4 +1,5 @@
-"""Tracks with ticks (`ticks: 4`, `ranks:`), and a track's filled boxes as a roll's input (`boxes of vow`).
+"""Tracks with ticks (`ticks: 4`, `ranks:`), a track's filled boxes as a roll's input (`boxes of vow`), and the
+caps of a `let` in words on the sheet.
 
 The track's behaviour is held three ways: the runtime's `TickedTrack` (what the compiler ships), the class
 the generated module writes, and a reference written here that counts ticks with plain arithmetic. A progress
@@ -18,10 +19,11 @@ import pytest
 from compiler import model as m
 from compiler.api import load_text
 from compiler.backends.python import generate
-from compiler.backends.render import export_data, rank_words, to_html, to_json, to_yaml
+from compiler.backends.render import export_data, let_words, rank_words, to_html, to_json, to_yaml
 from compiler.semantics import runtime
 from compiler.semantics.odds import definition_names
 from compiler.semantics.odds import odds as compiler_odds
+from compiler.syntax.parse import parse
 from tests.conftest import compile_module
 
 RANKS = (("troublesome", 12), ("dangerous", 8), ("formidable", 4), ("extreme", 2), ("epic", 1))
@@ -241,3 +243,47 @@ def test_rank_words_count_boxes_and_ticks() -> None:
     assert rank_words(6, ranks) == "minor: 1 box and 3 ticks per progress; major: 3 ticks; vast: 1 box"
     assert rank_words(1, [{"name": "one", "ticks": 1}, {"name": "two", "ticks": 2}]) == \
         "one: 1 box per progress; two: 2 boxes"
+
+
+LET_WORDS = [
+    ("min(stat + bonus, 10)", "stat + bonus, at most 10"),
+    ("min(10, stat + bonus)", "stat + bonus, at most 10"),
+    ("max(stat - 3, 0)", "stat - 3, at least 0"),
+    ("clamp(a + b, 1, 10)", "a + b, from 1 to 10"),
+    ("clamp(a - b, -2, 2)", "a - b, from -2 to 2"),
+    ("max(min(x, 10), 0)", "x, from 0 to 10"),
+    ("min(min(x, 10), 8)", "x, at most 8"),
+    ("clamp(x, 1, cap)", "x, from 1 to cap"),
+    ("min(a, b)", "the lower of a and b"),
+    ("max(a, b, c)", "the highest of a, b and c"),
+    ("min(a, b, 6)", "the lower of a and b, at most 6"),
+    ("min(x, 10) + 2", "(x, at most 10) + 2"),
+    ("a if x = 1 else max(a, 0)", "a if x = 1 else (a, at least 0)"),
+    ("enhanced - impaired", "enhanced - impaired"),
+]
+
+
+@pytest.mark.parametrize(("expr", "words"), LET_WORDS)
+def test_a_let_reads_its_caps_in_words(expr: str, words: str) -> None:
+    ruleset = parse(f'ruleset "L"\nformula f "F" [L-1]\n  let v = {expr}\n  value: v\n', "l.rules")
+    assert let_words(ruleset.items[0].lets[0].expr) == words
+
+
+def test_a_formula_shows_its_capped_value_in_words() -> None:
+    text = 'ruleset "F"\nformula f "F" [F-1]\n  input a: 0..9 = 1\n  value: clamp(a - 2, -2, 2)\n'
+    data = export_data(load_text(text, "f.rules", "f").checked)
+    assert (data["definitions"][0]["value"], data["definitions"][0]["value_words"]) == \
+        ("clamp(a - 2, -2, 2)", "a - 2, from -2 to 2")
+    html = to_html(data)
+    assert "<strong>a - 2, from -2 to 2</strong>" in html and "clamp(" not in html
+
+
+def test_the_sheet_shows_a_capped_score_in_words(iron: tuple[m.CheckedRuleset, Any]) -> None:
+    checked, _ = iron
+    data = export_data(checked)
+    test = next(d for d in data["definitions"] if d["name"] == "test")
+    assert test["lets"] == [{"name": "score", "expr": "min(stat + bonus, 10)", "words": "stat + bonus, at most 10"}]
+    for sheet in ("full", "core"):
+        html = to_html(data, sheet=sheet)
+        assert '<p class="lets"><span class="let"><b>score</b>: stat + bonus, at most 10</span></p>' in html
+        assert not re.search(r"\b(min|max|clamp)\(", re.sub(r"<style.*?</style>", "", html, flags=re.S))

@@ -28,7 +28,7 @@ from compiler import __version__
 from compiler import model as m
 from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from compiler.resources import templates_dir
-from compiler.semantics.evaluate import EvalError, walk
+from compiler.semantics.evaluate import EvalError, rebuild, walk
 from compiler.semantics.odds import defaults, definition_names, odds, odds_table
 from compiler.semantics.runtime import OPERATORS
 
@@ -153,6 +153,74 @@ def table_labels(checked: m.CheckedRuleset) -> dict[str, str]:
     return {d.name: d.label for d in checked.definitions if isinstance(d, m.Resolver)}
 
 
+def _number(expr: m.Expr) -> int | None:
+    """A bound written as a number (`10`, `-2`), else None."""
+    if isinstance(expr, m.Number):
+        return expr.value
+    if isinstance(expr, m.Neg) and isinstance(expr.operand, m.Number):
+        return -expr.operand.value
+    return None
+
+
+def _bound(expr: m.Expr) -> tuple[m.Expr, m.Expr | None, m.Expr | None] | None:
+    """`min(x, 10)`, `max(x, 0)`, `clamp(x, 1, 10)`: (x, lowest, highest), a cap on one value; else None."""
+    if not isinstance(expr, m.Call):
+        return None
+    if expr.function == "clamp" and len(expr.args) == 3:
+        return expr.args[0], expr.args[1], expr.args[2]
+    if expr.function in ("min", "max") and len(expr.args) >= 2:
+        numbers = [a for a in expr.args if _number(a) is not None]
+        if len(numbers) == 1:
+            rest = tuple(a for a in expr.args if a is not numbers[0])
+            value = rest[0] if len(rest) == 1 else m.Call(expr.function, rest, expr.span)
+            return (value, None, numbers[0]) if expr.function == "min" else (value, numbers[0], None)
+    return None
+
+
+def _tighter(old: m.Expr | None, new: m.Expr | None, pick: Callable[[int, int], int]) -> tuple[bool, m.Expr | None]:
+    """Two caps on one side as one: (True, the tighter of two numbers); (False, None) where they cannot be."""
+    if old is None or new is None:
+        return True, new if old is None else old
+    a, b = _number(old), _number(new)
+    return (False, None) if a is None or b is None else (True, old if pick(a, b) == a else new)
+
+
+def _in_words(expr: m.Expr) -> str:
+    """An expression as the sheet prints it: as written, but `min`, `max` and `clamp` in words."""
+    def word(node: m.Expr) -> m.Expr:
+        if isinstance(node, m.Call) and node.function in ("min", "max", "clamp"):
+            return m.Name(f"({let_words(node)})", node.span)  # a phrase in brackets, printed as it is
+        return node
+    if not any(isinstance(n, m.Call) and n.function in ("min", "max", "clamp") for n in walk(expr)):
+        return m.expr_text(expr)
+    return m.expr_text(rebuild(expr, word))
+
+
+def let_words(expr: m.Expr) -> str:
+    """A let's value in words: `min(stat + bonus, 10)` is "stat + bonus, at most 10", `max(x, 0)` "x, at least
+    0", `clamp(x, 1, 10)` "x, from 1 to 10", `min(a, b)` "the lower of a and b"; nested caps read as one."""
+    value, low, high = expr, None, None
+    while (bound := _bound(value)) is not None:
+        (joined_low, lower), (joined_high, upper) = _tighter(low, bound[1], max), _tighter(high, bound[2], min)
+        if not (joined_low and joined_high):
+            break
+        value, low, high = bound[0], lower, upper
+    if isinstance(value, m.Call) and value.function in ("min", "max") and len(value.args) >= 2:
+        names = [_in_words(a) for a in value.args]
+        most = ("lower" if value.function == "min" else "higher") if len(names) == 2 else \
+            ("lowest" if value.function == "min" else "highest")
+        text = f"the {most} of {', '.join(names[:-1])} and {names[-1]}"
+    else:
+        text = _in_words(value)
+    if low is not None and high is not None:
+        return f"{text}, from {_in_words(low)} to {_in_words(high)}"
+    if high is not None:
+        return f"{text}, at most {_in_words(high)}"
+    if low is not None:
+        return f"{text}, at least {_in_words(low)}"
+    return text
+
+
 def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict[str, Any]:
     base: dict[str, Any] = {
         "name": definition.name,
@@ -171,9 +239,10 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
                         for r in definition.rerolls],
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
-            "lets": [{"name": let.name, "expr": m.expr_text(let.expr)} for let in definition.lets],
             "groups": [{"name": group.name, "dice": m.expr_text(group.expr)} for group in definition.groups],
             "flags": [{"name": name, "test": m.expr_text(test)} for name, test in definition.flags],
+            "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": let_words(let.expr)}
+                     for let in definition.lets],
             "bands_from": definition.bands_from,
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), "label": c.label,
                          "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],
@@ -183,6 +252,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "details": {n: expr_value(e) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })
+        if definition.value is not None:  # a formula's value as the sheet prints it: its caps in words
+            base["value_words"] = let_words(definition.value)
     elif isinstance(definition, m.Document):
         base.update({
             "entries": [entry_data(e) for e in definition.entries],
@@ -381,6 +452,7 @@ def card_lines(definition: dict[str, Any]) -> int:
     count += sum(lines(entry["text"]) + len(entry["children"]) for entry in definition.get("entries", []))
     count += sum(lines(value) for value in definition.get("details", {}).values())
     count += sum(len(definition.get(name, [])) for name in ("cards", "faces", "levels"))
+    count += sum(lines(f"{let['name']}: {let['words']}") for let in definition.get("lets", []))
     count += 2 if definition.get("ticks") else 0
     odds = definition.get("odds")
     return count + (3 + len(odds["rows"]) if odds and len(odds["rows"]) > 1 else 0)
