@@ -96,9 +96,12 @@ def chain_words(chain: m.Chain, labels: dict[str, str]) -> str:
 def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str] | None = None) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
     chained = {} if band.chain is None else {"next_words": chain_words(band.chain, labels or {})}
+    worded = {"key_words": "when " + _in_words(band.condition.test)} if isinstance(band.condition, m.When) and (
+        _in_words(band.condition.test) != m.expr_text(band.condition.test)) else {}
     return {
         "id": band.id,
         "key": band.key_text,
+        **worded,
         "label": band.label,
         "text": band.text,
         "cells": cells if columns else None,
@@ -141,6 +144,8 @@ def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
     what an operator's notation does not (`d6!`: explodes ...)."""
     data: dict[str, object] = {"when": m.expr_text(rule.when) if rule.when is not None else None,
                                "roll": m.expr_text(rule.expr)}
+    if _in_words(rule.expr) != data["roll"]:
+        data["words"] = _in_words(rule.expr)
     notes = [f"{m.dice_text(node)} {OPERATORS[op.name].words(op.arg)}" for node in walk(rule.expr)
              if isinstance(node, m.Dice) for op in node.ops if OPERATORS[op.name].words(op.arg)]
     if notes:
@@ -186,14 +191,40 @@ def _tighter(old: m.Expr | None, new: m.Expr | None, pick: Callable[[int, int], 
 
 
 def _in_words(expr: m.Expr) -> str:
-    """An expression as the sheet prints it: as written, but `min`, `max` and `clamp` in words."""
-    def word(node: m.Expr) -> m.Expr:
+    """An expression as the sheet prints it: as written, but `min`, `max` and `clamp` in words, and what it reads
+    of a named group of dice (`count(pool >= 5)`: "dice of pool showing 5 or more")."""
+    def word(node: m.Expr) -> m.Expr:  # a phrase is a name with spaces, printed as it is
         if isinstance(node, m.Call) and node.function in ("min", "max", "clamp"):
-            return m.Name(f"({let_words(node)})", node.span)  # a phrase in brackets, printed as it is
+            return m.Name(let_words(node), node.span)
+        if isinstance(node, m.DiceRead):
+            return m.Name(dice_read_words(node), node.span)
+        if isinstance(node, (m.Binary, m.Compare, m.Neg, m.Call, m.DiceRead)):  # a phrase inside is bracketed
+            return rebuild(node, lambda n: m.Name(f"({n.name})", n.span) if n is not node and isinstance(
+                n, m.Name) and " " in n.name and not n.name.startswith("(") else n)
         return node
-    if not any(isinstance(n, m.Call) and n.function in ("min", "max", "clamp") for n in walk(expr)):
+    if not any(isinstance(n, m.DiceRead) or (isinstance(n, m.Call) and n.function in ("min", "max", "clamp"))
+               for n in walk(expr)):
         return m.expr_text(expr)
     return m.expr_text(rebuild(expr, word))
+
+
+_DIE_TEST_WORDS = {">=": "showing {} or more", "<=": "showing {} or less", ">": "above {}", "<": "below {}",
+                   "==": "showing {}", "!=": "not showing {}"}  # the dice counted: "dice of pool showing 5 or more"
+_DIE_VERB_WORDS = {">=": "shows {} or more", "<=": "shows {} or less", ">": "is above {}", "<": "is below {}",
+                   "==": "shows {}", "!=": "does not show {}"}  # a test of them: "every die of challenge is below 7"
+
+
+def dice_read_words(read: m.DiceRead) -> str:
+    """`count(pool >= 5)`: "dice of pool showing 5 or more"; `all(challenge < total)`: "every die of challenge
+    is below total"; `doubles(challenge)`: "doubles on challenge"."""
+    if read.operand is None:
+        return {"doubles": f"doubles on {read.group}", "matches": f"the most matching dice of {read.group}",
+                "highest": f"the highest die of {read.group}",
+                "lowest": f"the lowest die of {read.group}"}[read.function]
+    test = (_DIE_TEST_WORDS if read.function == "count" else _DIE_VERB_WORDS)[read.op or "=="].format(
+        _in_words(read.operand))
+    return {"count": "dice", "all": "every die", "any": "a die", "none": "no die"}[read.function] + (
+        f" of {read.group} {test}")
 
 
 def let_words(expr: m.Expr) -> str:
@@ -240,7 +271,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
             "groups": [{"name": group.name, "dice": m.expr_text(group.expr)} for group in definition.groups],
-            "flags": [{"name": name, "test": m.expr_text(test)} for name, test in definition.flags],
+            "flags": [{"name": name, "test": m.expr_text(test), "words": _in_words(test)}
+                      for name, test in definition.flags],
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": let_words(let.expr)}
                      for let in definition.lets],
             "bands_from": definition.bands_from,
