@@ -111,6 +111,7 @@ class Code(StrEnum):
     CHAIN_TARGET = 'CHAIN-TARGET', '`->` without the next table', '`- 7-9: "..." ->`'
     CHAIN_SEVERAL = ('CHAIN-SEVERAL', 'a table rolled several times, or several tables, written otherwise than '
                      '`-> gems x2` or `-> weather, foes`', '`- 6: "Hoard" -> gems twice`')
+    FLAG_LINE = 'FLAG-LINE', 'a flag written on a line of its own, not under `flags:`', '`flag match: doubles(g)`'
     COLUMNS_COLON = 'COLUMNS-COLON', '`columns by ...` without its colon', '`columns by position`'
     ERRATA_ID = 'ERRATA-ID', 'an errata entry without its ID in capitals', '`errata "Fix the gap"`'
     RESOLVES_IN = 'RESOLVES-IN', '`resolves:` without `in`', '`resolves: RANGE-GAP consequence_clock`'

@@ -323,6 +323,9 @@ class Generator:
                     chain = f" -> {target} if {self.pick(flags)} else {self.pick(self.tables)}"
                 else:
                     chain = f" -> {target}"
+                if self.chance(0.3):  # a table rolled several times, or several tables (issue 23)
+                    chain += self.pick((" x2", " x3", " x d3", " x (2d2)", " x0", " x20", f", {self.pick(self.tables)}",
+                                        f", {self.pick(self.tables)} x2"))
             lines.append(f"  - {key}: {band_id}{self.label()}{chain}")
             for _ in range(self.rng.choice((0, 0, 1, 2))):
                 data = self.pick(("harm", "stress", "complication", "next_roll", "x", "a_b", "type", "value"))

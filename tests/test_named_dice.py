@@ -297,6 +297,8 @@ def test_a_roll_without_flags_has_none() -> None:
      "a flag is yes or no, and `total + 1` is not a test"),
     ("  roll: 2d6\n  - otherwise: any \"Any\"\n  flags:\n    big: total > 9\n    big: total > 10\n",
      "`big` is already a flag of `r`"),
+    ("  roll: 2d6\n  flags: total > 9\n  - otherwise: any \"Any\"\n",
+     "`flags:` is followed by its flags, one on each line below it"),
     ("  roll: d6!\n  - 6+: high \"High\"\n  - otherwise: low \"Low\"\n  flags:\n    big: total > 9\n",
      "`r` rolls exploding dice, and its flags are not worked out for them yet"),
 ])
@@ -317,3 +319,11 @@ def test_a_flag_that_reads_an_input_is_worked_out_for_each_value() -> None:
         found = distribution(resolver, {"mood": mood}, definition_names(checked))
         assert found.flags == {"wild": chance}
         assert sum(module.flag_odds("r", mood=mood)["wild"].values(), Fraction(0)) == chance
+
+
+def test_only_rolls_and_tables_have_flags() -> None:
+    text = 'ruleset "R"\n\nlookup l "L" [C-2]\n  input x: 1..2\n  key: x\n  flags:\n    a: x > 1\n  - 1-2: a "A"\n'
+    with pytest.raises(CompileError) as caught:
+        load_text(text, "r.rules", "r")
+    assert [(d.message, d.span.line) for d in caught.value.report.diagnostics] == [
+        ("a lookup has no `flags:`: flags ride beside a roll's outcome", 6)]

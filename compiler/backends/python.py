@@ -401,7 +401,7 @@ class ExprCompiler(m.Visitor[str]):
         if (isinstance(expr, m.Call) and expr.function == "step") or self.choice_of(expr) is not None:
             return True
         if isinstance(expr, m.Name):
-            return expr.name not in self.locals and expr.name in self.option_numbers
+            return expr.name not in self.locals | self.groups and expr.name in self.option_numbers
         return isinstance(expr, m.Text)
 
     def number(self, expr: m.Expr) -> str:
@@ -409,13 +409,13 @@ class ExprCompiler(m.Visitor[str]):
         choice = self.choice_of(expr)
         if choice is not None:
             return f"_N_{self.resolver.name}[{choice!r}][{self.expr(expr)}]"
-        if isinstance(expr, m.Name) and expr.name == "total" and expr.name not in self.locals and (
+        if isinstance(expr, m.Name) and expr.name == "total" and expr.name not in self.locals | self.groups and (
                 held := self.total_choice()) is not None:  # a table keyed by an option: its number
             return f"_N_{self.resolver.name}[{held!r}][r_total]"
-        if isinstance(expr, m.Name) and expr.name == "natural" and expr.name not in self.locals:
+        if isinstance(expr, m.Name) and expr.name == "natural" and expr.name not in self.locals | self.groups:
             # None only when several dice groups are rolled, where the check has found that no test reads it
             return "_cast(int, r_natural)"
-        if isinstance(expr, m.Name) and expr.name not in self.locals and expr.name in self.option_numbers:
+        if isinstance(expr, m.Name) and expr.name not in self.locals | self.groups and expr.name in self.option_numbers:
             return repr(self.option_numbers[expr.name] or 0)
         if isinstance(expr, m.IfElse):  # each branch a number: `(n if x else 4)` reads choice n by its number
             return f"({self.number(expr.then)} if {self.expr(expr.condition)} else {self.number(expr.otherwise)})"
@@ -498,7 +498,8 @@ class ExprCompiler(m.Visitor[str]):
 
     def call(self, expr: m.Call) -> str:
         if expr.function == "count" and isinstance(expr.args[0], m.Name) and (
-                expr.args[0].name in self.symbols or expr.args[0].name not in self.locals | set(self.option_numbers)):
+                expr.args[0].name in self.symbols or expr.args[0].name not in self.locals | self.groups | set(
+                    self.option_numbers)):
             return f"r_dice.count({expr.args[0].name!r})"
         if expr.function in ("step", "rank") and isinstance(expr.args[0], m.Name):
             order = f"_O_{self.resolver.name}[{expr.args[0].name!r}]"

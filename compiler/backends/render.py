@@ -198,7 +198,7 @@ def _in_words(expr: m.Expr) -> str:
             return m.Name(let_words(node), node.span)
         if isinstance(node, m.DiceRead):
             return m.Name(dice_read_words(node), node.span)
-        if isinstance(node, (m.Binary, m.Compare, m.Neg, m.Call, m.DiceRead)):  # a phrase inside is bracketed
+        if isinstance(node, (m.Binary, m.Compare, m.Neg, m.Call, m.DiceRead, m.IfElse)):  # a phrase inside: bracketed
             return rebuild(node, lambda n: m.Name(f"({n.name})", n.span) if n is not node and isinstance(
                 n, m.Name) and " " in n.name and not n.name.startswith("(") else n)
         return node

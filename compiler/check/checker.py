@@ -442,8 +442,16 @@ class Checker:
                     parts.carry.extend(self.carry(attr.value, item, parts.inputs))
                 elif attr.name == "flags" and item.kind in ("roll", "table"):
                     parts.flags.extend(self.flags(attr.value, item))
+                elif attr.name == "flags":
+                    self.error(Code.TYPE, f"a {item.kind} has no `flags:`: flags ride beside a roll's outcome",
+                               attr.span, "give a roll or table its flags, or make this a value of the row",
+                               item.name)
                 else:
                     parts.details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
+                continue
+            if attr.name == "flags":
+                self.error(Code.TYPE, "`flags:` is followed by its flags, one on each line below it", attr.span,
+                           f"like `flags:`, then `    match: {m.expr_text(attr.value)}` on the next line", item.name)
                 continue
             lower = RESOLVER_ATTRIBUTES.get(attr.name)
             if lower is not None and attr.name in known:

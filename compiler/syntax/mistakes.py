@@ -150,6 +150,13 @@ MISTAKES: tuple[Mistake, ...] = (
         trigger="anywhere",
     ),
     Mistake(
+        Code.FLAG_LINE,
+        "`{token}`: flags are written under `flags:`, one on each line",
+        "write `flags:`, then each flag on the next lines, indented: `    match: doubles(challenge)`",
+        (_ROLL + "  «flag match»: doubles(challenge)\n", _ROLL + "  «flags glitch»: count(pool = 1) > 3\n"),
+        where=r"^\s*(?P<from>flags?)\s+⁁(?P<to>\w+)\s*:", trigger="anywhere",
+    ),
+    Mistake(
         Code.OPERATOR_WORDS,
         "`{token}` is not a Rulecraft operator",
         "write the words `and`, `or`, `not`, like `- when total >= 10 and not bonus: ...`",
