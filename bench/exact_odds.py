@@ -1,7 +1,9 @@
 """Section 2: exact odds against icepool, on every mechanic both express; identical fractions asserted.
 
 Issue 21, item 5: exact odds at least as fast as icepool used as its documentation recommends: sums, keep
-highest / lowest, highest of N with a critical, and success counts.
+highest / lowest, highest of N with a critical, and success counts. Issue 23 adds a group of its mechanics: a
+trait die and a wild die exploding (the higher of the two), a d6 pool with glitches, an action die against two
+challenge dice, 4dF, and a d10 pool whose ones cancel successes, with a botch.
 
 Rulecraft's side goes through the public path only: a small ruleset's text through `compiler.api.load_text`
 (not timed), then `odds.odds(resolver, inputs, odds.definition_names(checked))` (`compiler.semantics.odds`),
@@ -28,7 +30,8 @@ Odds = dict[str, Fraction]
 Form = tuple[str, Callable[[Any], Odds]]  # (how icepool is written, fn(icepool) -> odds)
 SLOWER_FORM = 10.0  # an icepool form this many times slower than its fastest, on its first call, is not repeated
 
-GROUPS = ("sums", "keep highest / lowest", "highest of N with a critical", "success counts")
+MECHANICS = "issue 23 mechanics"
+GROUPS = ("sums", "keep highest / lowest", "highest of N with a critical", "success counts", MECHANICS)
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,206 @@ def count_case(count: int, quick: bool = False) -> Case:
                  (f"`d6.pool({count}).keep_outcomes({{5, 6}}).size()`", pooled)), quick)
 
 
+# ---------------------------------------------------------------- issue 23's mechanics
+
+_TRAIT = """  - when total >= 12: raise2 "Success with two raises"
+  - when total >= 8: raise "Success with a raise"
+  - when total >= 4: success "Success"
+  - otherwise: failure "Failure\""""
+
+
+def _trait(total: int) -> str:
+    return "raise2" if total >= 12 else "raise" if total >= 8 else "success" if total >= 4 else "failure"
+
+
+def explode_depth(icepool: Any) -> int:
+    """icepool's default explosion depth (additional dice after the first; the last of them does not explode)."""
+    import inspect
+
+    return int(inspect.signature(icepool.Die.explode).parameters["depth"].default)
+
+
+def trait_case(sides: int, mod: int, at_most: int | None = None, quick: bool = False) -> Case:
+    """Savage Worlds: a trait die and a wild d6, both exploding, the higher of the two; success at 4, a raise per 4.
+
+    Unbounded (`d8!`), Rulecraft's odds are exact and icepool's `explode()` stops at its default depth (9 more
+    dice): every band lies below 12, far under the truncated totals (10 maximum faces and more), so the bands'
+    fractions are identical. With `at_most` (icepool's depth), both are the same finite roll, compared total by
+    total.
+    """
+    cap = "" if at_most is None else f" at most {at_most} times"
+    dice = f"max(d{sides}!{cap}, d6!{cap}) + {mod}"
+    band: Callable[[int], str] = _trait
+    body, shape = _TRAIT, "success at 4, a raise per 4 (bands up to 12)"
+    if at_most is not None:
+        hi = max(sides, 6) * (at_most + 1) + mod
+        body, band = _banded(1 + mod, hi, 1)
+        shape = "every total"
+
+    def highest(icepool: Any) -> Odds:
+        return _fractions((icepool.highest(_d(icepool, sides).explode(), _d(icepool, 6).explode()) + mod).map(band))
+
+    def mapped(icepool: Any) -> Odds:
+        return _fractions(icepool.map(lambda a, b: band(max(a, b) + mod), _d(icepool, sides).explode(),
+                                      _d(icepool, 6).explode()))
+
+    label = f"{dice}, {shape}"
+    return Case(MECHANICS, label, _roll(label, dice, body),
+                ((f"`highest(d{sides}.explode(), d6.explode()) + {mod}`", highest),
+                 (f"`map(max, d{sides}.explode(), d6.explode())`", mapped)), quick)
+
+
+def _named(title: str, lets: str, dice: str, body: str) -> str:
+    """A roll whose dice are held by name (`let pool = 20d6`) before its `roll:` line."""
+    return f'ruleset "Bench: {title}"\n\nroll r "{title}" [BENCH-1]\n  {lets}\n  roll: {dice}\n{body}\n'
+
+
+def _pool_evaluator(icepool: Any, hit: Callable[[int], bool], one: Callable[[int], bool],
+                    band: Callable[[int, int], str]) -> Any:
+    """An icepool `MultisetEvaluator` subclass (its documentation's faster way than `multiset_function`): the
+    state is (hits, ones) as the pool's outcomes go by; the final outcome is the band."""
+    class HitsAndOnes(icepool.MultisetEvaluator):  # type: ignore[misc,name-defined,unused-ignore]
+        def next_state(self, state: tuple[int, int] | None, order: Any, outcome: int, count: int) -> tuple[int, int]:
+            hits, ones = state or (0, 0)
+            if hit(outcome):
+                return hits + count, ones
+            return (hits, ones + count) if one(outcome) else (hits, ones)
+
+        def final_outcome(self, state: tuple[int, int] | None, *_: Any) -> str:
+            return band(*(state or (0, 0)))
+
+    return HitsAndOnes()
+
+
+def _glitches(dice: int) -> Callable[[int, int], str]:
+    def band(hits: int, ones: int) -> str:
+        if ones > dice / 2:
+            return "critical_glitch" if hits == 0 else "glitch"
+        return "solid" if hits >= 4 else "hit" if hits >= 1 else "miss"
+
+    return band
+
+
+def glitch_case(dice: int, quick: bool = False) -> Case:
+    """Shadowrun: hits are 5s and 6s; more than half the dice showing 1 is a glitch, with no hit a critical one."""
+    body = (f"  - when count(pool = 1) > {dice / 2:g} and total = 0: critical_glitch \"Critical glitch\"\n"
+            f"  - when count(pool = 1) > {dice / 2:g}: glitch \"Glitch\"\n"
+            "  - 4+: solid \"Four hits or more\"\n"
+            "  - 1-3: hit \"A hit\"\n"
+            "  - otherwise: miss \"No hit\"")
+    band = _glitches(dice)
+
+    def evaluator(icepool: Any) -> Odds:
+        found = _pool_evaluator(icepool, lambda face: face >= 5, lambda face: face == 1, band)
+        return _fractions(found.evaluate(_d(icepool, 6).pool(dice)))
+
+    def function(icepool: Any) -> Odds:
+        @icepool.multiset_function  # type: ignore[untyped-decorator,misc,unused-ignore]
+        def hits_and_ones(pool: Any) -> Any:
+            return pool.keep_outcomes([5, 6]).size(), pool.keep_outcomes([1]).size()
+
+        return _fractions(hits_and_ones(_d(icepool, 6).pool(dice)).map(lambda found: band(*found)))
+
+    def vectors(icepool: Any) -> Odds:
+        face = _d(icepool, 6).map(lambda x: icepool.Vector((int(x >= 5), int(x == 1))))
+        return _fractions((dice @ face).map(lambda found: band(found[0], found[1])))
+
+    label = f"{dice}d6, count(pool >= 5), glitch on over half ones"
+    return Case(MECHANICS, label, _named(label, f"let pool = {dice}d6", "count(pool >= 5)", body),
+                ((f"`MultisetEvaluator` subclass on `d6.pool({dice})`", evaluator),
+                 ("`multiset_function`: `keep_outcomes([5, 6]).size(), keep_outcomes([1]).size()`", function),
+                 (f"`{dice} @ d6.map(Vector((x >= 5, x == 1)))`", vectors)), quick)
+
+
+def _action(strong: int) -> str:
+    return "strong" if strong == 2 else "weak" if strong == 1 else "miss"
+
+
+def action_case(stat: int, quick: bool = False) -> Case:
+    """Ironsworn: an action die (d6 + stat, at most 10) against two challenge dice; beating both is a strong hit."""
+    body = ('  - when all(challenge < total): strong "Strong hit"\n'
+            '  - when any(challenge < total): weak "Weak hit"\n'
+            '  - otherwise: miss "Miss"')
+
+    def action_die(icepool: Any) -> Any:
+        return (_d(icepool, 6) + stat).clip(max_outcome=10)
+
+    def three(icepool: Any) -> Odds:
+        def band(action: int, first: int, second: int) -> str:
+            return _action((first < action) + (second < action))
+
+        return _fractions(icepool.map(band, action_die(icepool), _d(icepool, 10), _d(icepool, 10)))
+
+    def beaten(icepool: Any) -> Odds:
+        return _fractions(action_die(icepool).map(lambda action: (2 @ (_d(icepool, 10) < action)).map(_action)))
+
+    label = f"min(d6 + {stat}, 10) against 2d10, strong / weak / miss"
+    return Case(MECHANICS, label, _named(label, "let challenge = 2d10", f"min(d6 + {stat}, 10)", body),
+                ((f"`map(band, (d6 + {stat}).clip(max_outcome=10), d10, d10)`", three),
+                 ("`action.map(lambda a: 2 @ (d10 < a))`", beaten)), quick)
+
+
+def fate_case(skill: int, difficulty: int, quick: bool = False) -> Case:
+    """Fate: 4dF + skill against a difficulty; shifts of 3 or more succeed with style."""
+    def band(total: int) -> str:
+        shifts = total - difficulty
+        return "style" if shifts >= 3 else "success" if shifts >= 1 else "tie" if shifts == 0 else "fail"
+
+    body = (f'  - {difficulty + 3}+: style "Succeed with style"\n'
+            f'  - {difficulty + 1}-{difficulty + 2}: success "Succeed"\n'
+            f'  - {difficulty}: tie "Tie"\n'
+            '  - otherwise: fail "Fail"')
+
+    def fudge(icepool: Any) -> Any:
+        return icepool.Die([-1, 0, 1])
+
+    def at(icepool: Any) -> Odds:
+        return _fractions((4 @ fudge(icepool) + skill).map(band))
+
+    def pooled(icepool: Any) -> Odds:
+        return _fractions((fudge(icepool).pool(4).sum() + skill).map(band))
+
+    label = f"4dF + {skill} against {difficulty}, style / success / tie / fail"
+    return Case(MECHANICS, label, _roll(label, f"4dF + {skill}", body),
+                ((f"`4 @ Die([-1, 0, 1]) + {skill}`", at), (f"`Die([-1, 0, 1]).pool(4).sum() + {skill}`", pooled)),
+                quick)
+
+
+def botch_case(dice: int, quick: bool = False) -> Case:
+    """Old World of Darkness: successes are 8+, each 1 cancels one; ones and no success at all is a botch."""
+    body = ('  - when none(pool >= 8) and any(pool = 1): botch "Botch"\n'
+            '  - 3+: great "Three successes or more"\n'
+            '  - 1-2: success "Success"\n'
+            '  - otherwise: failure "Failure"')
+
+    def band(hits: int, ones: int) -> str:
+        if hits == 0 and ones > 0:
+            return "botch"
+        net = hits - ones
+        return "great" if net >= 3 else "success" if net >= 1 else "failure"
+
+    def evaluator(icepool: Any) -> Odds:
+        found = _pool_evaluator(icepool, lambda face: face >= 8, lambda face: face == 1, band)
+        return _fractions(found.evaluate(_d(icepool, 10).pool(dice)))
+
+    def vectors(icepool: Any) -> Odds:
+        face = _d(icepool, 10).map(lambda x: icepool.Vector((int(x >= 8), int(x == 1))))
+        return _fractions((dice @ face).map(lambda found: band(found[0], found[1])))
+
+    label = f"{dice}d10, count(pool >= 8) - count(pool = 1), botch"
+    return Case(MECHANICS, label,
+                _named(label, f"let pool = {dice}d10", "count(pool >= 8) - count(pool = 1)", body),
+                ((f"`MultisetEvaluator` subclass on `d10.pool({dice})`", evaluator),
+                 (f"`{dice} @ d10.map(Vector((x >= 8, x == 1)))`", vectors)), quick)
+
+
+def mechanics() -> list[Case]:
+    return [
+        trait_case(4, 1, quick=True), trait_case(8, 1), trait_case(12, 1), trait_case(8, 1, at_most=9),
+        glitch_case(20), action_case(2), fate_case(3, 2, quick=True), botch_case(10),
+    ]
+
+
 def cases() -> list[Case]:
     return [
         sum_case(2, 6, 1, None, quick=True), sum_case(3, 6, 0, None), sum_case(10, 6, 0, None, quick=True),
@@ -195,6 +398,7 @@ def cases() -> list[Case]:
         keep_case(2, 20, "highest", 1, quick=True), keep_case(2, 20, "lowest", 1), keep_case(10, 6, "highest", 3),
         *(highest_case(n, quick=n in (1, 3, 10)) for n in (1, 2, 3, 4, 5, 6, 10, 25, 50, 100)),
         *(count_case(n, quick=n in (5, 10)) for n in (5, 10, 20, 50)),
+        *mechanics(),
     ]
 
 
@@ -367,15 +571,34 @@ def run(ctx: Context) -> Section:
         for row in mine:
             table.add(row.case.label, *_cells(row))
         section.text(f"### {group[0].upper()}{group[1:]}")
+        if group == MECHANICS:
+            section.text(_mechanics_note(icepool))
         section.table(table)
         _judge(section, group, mine, icepool is not None, ctx.quick)
     section.text("The rulesets, as the bench writes them (the largest cut short):")
     shown = [row.case for row in rows if row.case.label.startswith(("2d6 + 1", "3d6 keep highest 2", "10d6 highest",
-                                                                    "5d6, count"))]
+                                                                    "5d6, count", "max(d4!, d6!)", "20d6, count",
+                                                                    "min(d6", "10d10, count"))]
     for case in shown:
         lines = case.ruleset.rstrip().splitlines()
         section.text("```\n" + "\n".join(lines[:12] + (["  ..."] if len(lines) > 12 else [])) + "\n```")
     return section
+
+
+def _mechanics_note(icepool: Any | None) -> str:
+    depth = f"{explode_depth(icepool)} more dice" if icepool is not None else "9 more dice in icepool 2.1"
+    return (
+        "Issue 23's mechanics. The trait die and the wild die (Savage Worlds): Rulecraft's `d8!` explodes without "
+        f"end and its odds are exact; icepool's `explode()` stops at its default depth ({depth}, the last not "
+        "exploding again: `d8.explode()` ends at 80). Compared, therefore, (a) by bands: success at 4, a raise at 8 "
+        "and at 12, all far below the totals the depth cuts short, so the bands' fractions are identical; and (b) "
+        "by every total, with Rulecraft's `at most 9 times` (the same finite roll as icepool's default depth). "
+        "The pools (`let pool = 20d6`, `count(pool >= 5)`, glitch bands; `10d10`, `count(pool >= 8) - count(pool = "
+        "1)`, a botch band) against icepool's pool evaluators: a `MultisetEvaluator` subclass keeping (hits, ones) "
+        "(its documentation's faster way), a `multiset_function`, and a sum of count vectors (`n @ "
+        "d6.map(Vector(...))`). The action die against two challenge dice (Ironsworn) against `icepool.map` over "
+        "the three dice, and over the action die with `2 @ (d10 < a)`; 4dF against `4 @ Die([-1, 0, 1])` and a "
+        "pool's sum.")
 
 
 def _judge(section: Section, group: str, rows: list[Row], have_icepool: bool, quick: bool) -> None:

@@ -32,7 +32,8 @@ def test_a_quick_bench_run_writes_a_report_with_its_summary(tmp_path: Path) -> N
     summary = text.split("## Summary", 1)[1]
     assert summary.count("a plain twin (inputs changing every call, rng given)") == 4
     assert summary.count("a plain twin (inputs changing every call, rng omitted)") == 4
-    for group in ("sums", "keep highest / lowest", "highest of N with a critical", "success counts"):
+    for group in ("sums", "keep highest / lowest", "highest of N with a critical", "success counts",
+                  "issue 23 mechanics"):
         assert f"exact odds, {group}:" in summary
     assert "the section runs" not in summary  # no section raised
     twins = text.split("### 1.1", 1)[1].split("### 1.2", 1)[0]
