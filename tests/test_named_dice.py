@@ -327,3 +327,52 @@ def test_only_rolls_and_tables_have_flags() -> None:
         load_text(text, "r.rules", "r")
     assert [(d.message, d.span.line) for d in caught.value.report.diagnostics] == [
         ("a lookup has no `flags:`: flags ride beside a roll's outcome", 6)]
+
+
+DEPENDENT = '''ruleset "Named dice"
+
+roll action "Action" [C-1]
+  input stat: 1..5 = 2
+  input edge: 0..3 = 0
+  let challenge = 2d10
+  roll: min(d6 + stat, 10)
+  reroll if edge = 3: miss
+  - when all(challenge < total): strong "Strong"
+  - when count(challenge <= total + edge) = 1: weak "Weak"
+  - otherwise: miss "Miss"
+  flags:
+    close: any(challenge = total)
+'''
+
+
+@pytest.mark.parametrize(("stat", "edge"), [(1, 0), (2, 1), (5, 3)])
+def test_dice_read_against_the_total_alone(stat: int, edge: int) -> None:
+    """The compiler reads such dice by the faces each test passes, for each total (odds.dependent_group)."""
+    from compiler.semantics.odds import analysis
+    checked = load_text(DEPENDENT, "n.rules", "n").checked
+    assert [name for _, name, _, _ in analysis(checked.resolvers()[0]).dependent] == ["challenge"]
+    once: Counter[tuple[str, bool]] = Counter()
+    for first, second, action in itertools.product(range(1, 11), range(1, 11), range(1, 7)):
+        score = min(action + stat, 10)
+        band = ("strong" if first < score and second < score
+                else "weak" if (first <= score + edge) + (second <= score + edge) == 1 else "miss")
+        once[band, score in (first, second)] += 1
+    weights: Counter[tuple[str, bool]] = Counter()
+    missed = sum(n for (band, _), n in once.items() if band == "miss")
+    for (band, close), n in once.items():
+        if edge == 3:
+            weights[band, close] += (0 if band == "miss" else n * 600) + missed * n
+        else:
+            weights[band, close] += n
+    denominator = sum(weights.values())
+    outcomes: dict[str, Fraction] = {}
+    close_by: dict[str, Fraction] = {}
+    for (band, close), n in weights.items():
+        outcomes[band] = outcomes.get(band, Fraction(0)) + Fraction(n, denominator)
+        if close:
+            close_by[band] = close_by.get(band, Fraction(0)) + Fraction(n, denominator)
+    module = build(DEPENDENT, f"named_dependent_{stat}_{edge}")
+    check(DEPENDENT, "action", {"stat": stat, "edge": edge}, outcomes, module)
+    assert module.flag_odds("action", stat=stat, edge=edge) == {"close": close_by}
+    found = distribution(checked.resolvers()[0], {"stat": stat, "edge": edge}, definition_names(checked))
+    assert found.flags == {"close": sum(close_by.values(), Fraction(0))}

@@ -539,7 +539,7 @@ def read_spec_code(reads: Reads, held: bool = False) -> str:
     """What exact odds keep apart of some dice (`runtime.ReadSpec`), as a literal."""
     counted = "None" if reads.counted is None else (
         f"frozenset({sorted(reads.counted, key=str)!r})" if reads.counted else "frozenset()")
-    valued = f", {reads.valued}" if held else ""  # a named group's: its value read
+    valued = f", {reads.valued}, {reads.merged!r}" if held else ""  # a named group's: its value read, its classes
     return f"({counted}, {reads.high}, {reads.low}{valued})"
 
 

@@ -440,6 +440,7 @@ class Reads:
     high: bool
     low: bool
     valued: bool = True  # the group's value is read (a named group read only die by die: not)
+    merged: tuple[tuple[int, ...], ...] = ()  # of a group not valued: faces every read tells apart alike
 
 
 def bands_read(resolver: m.Resolver) -> Reads:
@@ -473,7 +474,8 @@ def group_reads(resolver: m.Resolver, group: m.Let) -> Reads:
     counted: set[int | str] | None = None if base.counted is None else set(base.counted)
     term = group.expr
     sides = term.sides.value if isinstance(term, m.Dice) and isinstance(term.sides, m.Number) else None
-    valued = False
+    valued = any(isinstance(b.condition, m.Natural) for b in resolver.bands)
+    tests: list[tuple[Callable[[int, int], bool], int]] = []
     for node in (n for e in resolver.expressions() for n in walk(e)):
         if isinstance(node, m.Name) and node.name in (group.name, "natural"):
             valued = True
@@ -482,10 +484,18 @@ def group_reads(resolver: m.Resolver, group: m.Let) -> Reads:
         if sides is None or node.op is None or not isinstance(node.operand, m.Number):
             counted = None
             continue
-        test, than = _DIE_TEST[node.op], node.operand.value
-        counted.update(face for face in range(1, sides + 1) if test(face, than))
-    return Reads(None if counted is None else frozenset(counted), base.high, base.low,
-                 valued or any(isinstance(b.condition, m.Natural) for b in resolver.bands))
+        tests.append((_DIE_TEST[node.op], node.operand.value))
+        counted.update(face for face in range(1, sides + 1) if tests[-1][0](face, tests[-1][1]))
+    merged: tuple[tuple[int, ...], ...] = ()
+    if counted is not None and not valued and not base.high and not base.low and sides is not None:
+        # faces every test passes or fails alike are one class (5 and 6 for `count(pool >= 5)`): 20d6 counting
+        # 5-6 and 1s is then 231 readings, not 1,771; a face the roll's `count(face)` names stays apart
+        classes: dict[tuple[object, ...], list[int]] = {}
+        for face in sorted(f for f in counted if isinstance(f, int)):
+            alone = face if base.counted is not None and face in base.counted else None
+            classes.setdefault((*(test(face, than) for test, than in tests), alone), []).append(face)
+        merged = tuple(tuple(faces) for faces in classes.values() if len(faces) > 1)
+    return Reads(None if counted is None else frozenset(counted), base.high, base.low, valued, merged)
 
 
 def dice_symbols(resolver: m.Resolver) -> frozenset[str]:

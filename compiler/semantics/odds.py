@@ -63,6 +63,7 @@ from compiler.semantics.runtime import (
     Faces,
     Held,
     Reading,
+    Tally,
     TooManyReadings,
     _dice,
     chain_weights,
@@ -340,7 +341,13 @@ def _plain(found: Analysis, resolver: m.Resolver, value: Value) -> tuple[m.Band 
     key = (value.__class__, value)
     plain = found.plain.get(key)
     if plain is None:
-        matches = tuple(band for band in resolver.bands if plain_match(band.condition, value))
+        bands = resolver.bands
+        if type(value) is int:  # only ranges take a number: those whose intervals hold it, and the wide ones
+            narrow, wide = found.ranges
+            candidates = sorted({*narrow.get(value, ()), *wide})
+            matches = tuple(bands[i] for i in candidates if plain_match(bands[i].condition, value))
+        else:
+            matches = tuple(band for band in bands if plain_match(band.condition, value))
         plain = (matches[0], matches) if matches else (found.otherwise, ())
         found.plain[key] = plain
     return plain
@@ -384,6 +391,7 @@ class Analysis:
 
     reads: Reads
     flags: tuple[tuple[str, Compiled, m.Span], ...]  # each flag's name and test
+    dependent: tuple[Dependent, ...]  # named groups read only by tests against the total (`dependent_group`)
     group_reads: tuple[Reads, ...]  # what is read of each named group (`evaluate.group_reads`)
     symbols: frozenset[str]
     specials: tuple[Special, ...]
@@ -401,6 +409,8 @@ class Analysis:
     dice_names: tuple[str, ...]  # every name the dice rules read: their values decide what is rolled
     by_total: bool  # the bands read the roll through its total alone (no `natural`, `count()`, `highest`...)
     plain: dict[tuple[type, Value], tuple[m.Band | None, tuple[m.Band, ...]]]  # filled as values come
+    # the range bands (by index) that hold each number of their narrow intervals, and those with wide ones
+    ranges: tuple[dict[int, tuple[int, ...]], tuple[int, ...]]
     columns: dict[tuple[int, ...], list[tuple[m.Band | None, tuple[m.Band, ...]]]]  # plain_column's, by totals
     known: dict[tuple[object, ...], Distribution]  # odds already worked out, by the values of `names`
     rolls: dict[tuple[object, ...], Roll]  # what is rolled, by the values of `dice_names` (shared: _ROLLS)
@@ -410,6 +420,91 @@ class Analysis:
 
 _ANALYSES: dict[int, tuple[m.Resolver, Analysis]] = {}
 _ROLLS: dict[tuple[object, ...], dict[tuple[object, ...], Roll]] = {}
+
+
+Dependent = tuple[int, str, tuple[tuple[str, Compiled, m.Span], ...], dict[object, tuple[tuple[Held, int], ...]]]
+
+
+def dependent_group(resolver: m.Resolver, index: int, group: m.Let, base: Reads) -> Dependent | None:
+    """A named group the bands read only die by die against what the rest of the roll makes, like Ironsworn's
+    challenge dice (`all(challenge < total)`): its faces then read alike but for the tests' values, so for each
+    reading of the rest of the roll its readings are those of the faces each test passes, worked out once for
+    each pattern of faces passing (2d10 against a total: 3 readings, not 55). None for any other group:
+    one whose value or faces anything else reads, with operators, of symbols, or tests of fixed numbers (those
+    are merged once, `evaluate.group_reads`). Gives (its index, name, tests, and its readings by pattern)."""
+    term = group.expr
+    if not isinstance(term, m.Dice) or term.ops or term.die is not None or base.counted or base.high or base.low:
+        return None
+    reads = [n for e in resolver.expressions() for n in walk(e) if isinstance(n, m.DiceRead) and n.group == group.name]
+    if not reads or any(r.op is None or r.operand is None for r in reads) or all(
+            isinstance(r.operand, m.Number) for r in reads) or any(isinstance(b.condition, m.Natural)
+                                                                   for b in resolver.bands):
+        return None
+    rules = [r.expr for r in resolver.dice] + [r.when for r in resolver.dice if r.when is not None]
+    for node in (n for e in resolver.expressions() for n in walk(e)):
+        if isinstance(node, m.Name) and node.name in (group.name, "natural"):
+            return None  # its value is read
+    for node in (n for e in rules for n in walk(e)):
+        if isinstance(node, m.DiceRead) and node.group == group.name:
+            return None  # the total reads it
+    tests: list[tuple[str, Compiled, m.Span]] = []
+    for read in reads:
+        assert read.op is not None and read.operand is not None
+        if any(isinstance(n, (m.DiceRead, m.Dice)) or (isinstance(n, m.Call) and n.function == "count")
+               or (isinstance(n, m.Name) and n.name in ROLL_NAMES - {"total"}) for n in walk(read.operand)):
+            return None  # a test's value reads the dice some other way than by the total
+        tests.append((read.op, compiled(read.operand), read.operand.span))
+    return index, group.name, tuple(tests), {}
+
+
+def dependent_readings(group: Dependent, spec: DiceSpec, scope: Scope) -> tuple[tuple[Held, int], ...]:
+    """A dependent group's readings for the values its tests read in `scope` (the rest of the roll's), each a
+    `Held` of the faces it shows by class (a class: the faces every test passes or fails alike) and its weight."""
+    _, _, tests, known = group
+    values = []
+    for _, operand, span in tests:
+        value = operand(scope, None)
+        values.append(value if type(value) is int else as_number(value, span))
+    classes: dict[tuple[bool, ...], list[int]] = {}
+    for face in range(1, spec.sides + 1):
+        classes.setdefault(tuple(_DIE_TESTS[op](face, v) for (op, _, _), v in zip(tests, values, strict=True)),
+                           []).append(face)
+    passing = tuple(tuple(faces) for signature, faces in classes.items() if any(signature))
+    key = (spec, passing)
+    found = known.get(key)
+    if found is None:
+        counted = frozenset(face for faces in passing for face in faces)
+        readings, _ = spec_readings(spec, counted, False, False, False, tuple(f for f in passing if len(f) > 1))
+        count = max(spec.count, 0)
+        found = known[key] = tuple((Held(0, shown, count), weight)  # type: ignore[arg-type]  # numbered faces
+                                   for _, shown, _, _, weight in readings)
+    return found
+
+
+_DIE_TESTS: dict[str, Callable[[int, int], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
+                                                      ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+NARROW = 1_000  # the widest interval `range_index` lists value by value
+
+
+def range_index(resolver: m.Resolver) -> tuple[dict[int, tuple[int, ...]], tuple[int, ...]]:
+    """Each number the bands' narrow intervals hold, with the range bands (by index) that hold it, and the
+    bands with a wide or open-ended interval: `_plain` tests only those, not every band, for each total
+    (80 single-value bands over 76 totals were 6,080 tests a call)."""
+    narrow: dict[int, list[int]] = {}
+    wide: list[int] = []
+    for index, band in enumerate(resolver.bands):
+        if not isinstance(band.condition, m.Ranges):
+            continue
+        for part in band.condition.parts:
+            if part.low is None or part.high is None or part.high - part.low > NARROW:
+                wide.append(index)
+                break
+        else:
+            for part in band.condition.parts:
+                assert part.low is not None and part.high is not None
+                for value in range(part.low, part.high + 1):
+                    narrow.setdefault(value, []).append(index)
+    return {value: tuple(indices) for value, indices in narrow.items()}, tuple(wide)
 
 
 def let_memos(resolver: m.Resolver) -> tuple[LetMemo, ...]:
@@ -494,8 +589,11 @@ def analysis(resolver: m.Resolver) -> Analysis:
     if len(_ROLLS) > 10_000:
         _ROLLS.clear()
     rolls = _ROLLS.setdefault(alike, {})
+    dependent = tuple(d for d in (dependent_group(resolver, i, g, found_reads) for i, g in enumerate(resolver.groups))
+                      if d is not None)
     result = Analysis(
-        found_reads, tuple((name, compiled(test), test.span) for name, test in resolver.flags), group_reads_found,
+        found_reads, tuple((name, compiled(test), test.span) for name, test in resolver.flags), dependent,
+        group_reads_found,
         symbols,
         tuple(specials), next((b for b in resolver.bands if isinstance(b.condition, m.Otherwise)), None),
         dice_read_roll,
@@ -503,7 +601,7 @@ def analysis(resolver: m.Resolver) -> Analysis:
         options, orders, tuple((let.name, compiled(let.expr)) for let in resolver.lets), let_memos(resolver),
         reader(n for n in deciding_names if n in input_names and n not in let_names),
         tuple(n for n in deciding_names if n in let_names), tuple(sorted(named(rules))),
-        by_total, {}, {}, {}, rolls, {}, {})
+        by_total, {}, range_index(resolver), {}, {}, rolls, {}, {})
     if len(_ANALYSES) > 10_000:
         _ANALYSES.clear()
     _ANALYSES[id(resolver)] = (resolver, result)
@@ -534,7 +632,7 @@ def group_cost(group: GroupPlan, wanted: Reads) -> int:
 
 @lru_cache(maxsize=4096)
 def _cost(spec: DiceSpec, wanted: Reads) -> int:
-    return readings_cost(spec, wanted.counted, wanted.high, wanted.low, wanted.valued)
+    return readings_cost(spec, wanted.counted, wanted.high, wanted.low, wanted.valued, wanted.merged)
 
 
 def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
@@ -552,7 +650,8 @@ def group_readings(group: GroupPlan, wanted: Reads) -> tuple[tuple[Reading, ...]
 
 @lru_cache(maxsize=4096)
 def _readings(spec: DiceSpec, wanted: Reads) -> tuple[tuple[Reading, ...], int]:
-    readings, denominator = spec_readings(spec, wanted.counted, wanted.high, wanted.low, wanted.valued)
+    readings, denominator = spec_readings(spec, wanted.counted, wanted.high, wanted.low, wanted.valued,
+                                          wanted.merged)
     return tuple(readings), denominator
 
 
@@ -670,18 +769,30 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
             total = value if type(value) is int else as_number(value, span)
             if specials or found.flags:  # `natural` and `when` bands read the roll; ranges read the total alone
                 scope.facts = RollFacts(total, natural, counts, zero, top, bottom, pools)
-            if specials:
-                band, matches = _classify(found, resolver, scope, total)
-            else:
-                plain = found.plain.get((int, total))
-                band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
-            key: tuple[str | None, object] = (None if band is None else band.id, total)
-            if found.flags:
-                key = (key[0], (total, tuple(name for name, test, span in found.flags
-                                             if truthy(test(scope, dice), span))))
-            joint[key] = joint.get(key, 0) + weight
-            if len(matches) > 1:
-                result.overlaps[total] = tuple(b.id for b in matches)
+            inner: Iterable[tuple[tuple[Held, int], ...]] = ((),)
+            if found.dependent:  # each of its readings for what the rest of this reading makes
+                inner = itertools.product(*(dependent_readings(group, plan.groups[group[0]].spec, scope)
+                                            for group in found.dependent))
+            for held_weights in inner:
+                each = weight
+                if held_weights:
+                    pools = dict(pools)
+                    for (_, name, _, _), (held_group, times) in zip(found.dependent, held_weights, strict=True):
+                        pools[name] = held_group
+                        each *= times
+                    scope.facts = RollFacts(total, natural, counts, zero, top, bottom, pools)
+                if specials:
+                    band, matches = _classify(found, resolver, scope, total)
+                else:
+                    plain = found.plain.get((int, total))
+                    band, matches = plain if plain is not None else _classify(found, resolver, scope, total)
+                key: tuple[str | None, object] = (None if band is None else band.id, total)
+                if found.flags:
+                    key = (key[0], (total, tuple(name for name, test, span in found.flags
+                                                 if truthy(test(scope, dice), span))))
+                joint[key] = joint.get(key, 0) + each
+                if len(matches) > 1:
+                    result.overlaps[total] = tuple(b.id for b in matches)
     scope.facts = None
     joint, denominator = reroll_weights(joint, roll.denominator, rerolled(resolver, scope))
     outcomes: dict[str, int] = {}
@@ -734,10 +845,13 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget 
         return roll
     plan = make_plan(resolver, scope)
     wanted = found.group_reads + (found.reads,) * (len(plan.groups) - len(found.group_reads))
-    costs = tuple((g.spec, read, group_cost(g, read)) for g, read in zip(plan.groups, wanted, strict=True))
+    dependent = {index for index, _, _, _ in found.dependent}  # read once the rest is known: one reading here
+    costs = tuple((g.spec, read, 1 if i in dependent else group_cost(g, read))
+                  for i, (g, read) in enumerate(zip(plan.groups, wanted, strict=True)))
     if budget is not None:
         budget.readings(costs, resolver)
-    found_readings = [group_readings(g, read) for g, read in zip(plan.groups, wanted, strict=True)]
+    found_readings = [(((0, Tally(), None, None, 1),), g.spec.sides ** max(g.spec.count, 0)) if i in dependent
+                      else group_readings(g, read) for i, (g, read) in enumerate(zip(plan.groups, wanted, strict=True))]
     readings = tuple(r for r, _ in found_readings)
     denominator = math.prod(d for _, d in found_readings)
     size = math.prod(len(r) for r in readings)
@@ -802,6 +916,9 @@ def dice_part_weights(core: m.Expr, plan: Plan, readings: tuple[tuple[Reading, .
                         added[total + sign * value] = added.get(total + sign * value, 0) + weight * times
                 weights = added
             return weights
+    if isinstance(core, m.Call) and core.function in ("max", "min") and sorted(
+            terms.index(id(a)) if id(a) in terms else -1 for a in core.args) == list(range(len(terms))):
+        return extreme_weights(per_group, core.function == "max")
     core_of = compiled(core)
     weights = {}
     for combination in itertools.product(*(group.items() for group in per_group)):
@@ -813,6 +930,24 @@ def dice_part_weights(core: m.Expr, plan: Plan, readings: tuple[tuple[Reading, .
         made = core_of(scope, dice)
         total = made if type(made) is int else as_number(made, core.span)
         weights[total] = weights.get(total, 0) + weight
+    return weights
+
+
+def extreme_weights(per_group: list[dict[int, int]], highest: bool) -> dict[int, int]:
+    """The weight of each value of the highest (lowest) of independent groups (`max(d8!, d6!)`), from their
+    cumulative weights: the ways all of them are at most v, less the ways all are below it (one pass over
+    the values, where the joint readings number the product of the groups')."""
+    values = sorted({value for group in per_group for value in group}, reverse=not highest)
+    below = [0] * len(per_group)  # each group's weight on the values passed so far
+    weights: dict[int, int] = {}
+    before = 0  # the ways every group is on a value passed before this one
+    for value in values:
+        for i, group in enumerate(per_group):
+            below[i] += group.get(value, 0)
+        now = math.prod(below)
+        if now != before:
+            weights[value] = now - before
+        before = now
     return weights
 
 

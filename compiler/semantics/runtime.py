@@ -599,7 +599,8 @@ def _roll_dice(rng: random.Random, spec: DiceSpec) -> "Group[int | str]":
 
 
 def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False, valued: bool = True) -> tuple[list["Reading"], int]:
+                  low: bool = False, valued: bool = True,
+                  merged: tuple[tuple[int, ...], ...] = ()) -> tuple[list["Reading"], int]:
     """The distinct readings of one group (see `dice_readings`) and the denominator of their weights."""
     if _compound_kept(spec):
         (_, arg), (mode, keep) = spec.ops
@@ -611,7 +612,7 @@ def spec_readings(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     if spec.ops:
         name, arg = spec.ops[0]
         return OPERATORS[name].readings(spec, arg, counted, high, low)
-    readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low, valued)
+    readings = dice_readings(spec.count, spec.sides, "sum", 0, spec.die, counted, high, low, valued, merged)
     return readings, spec.sides ** max(spec.count, 0)
 
 
@@ -679,12 +680,13 @@ MAX_READINGS = 2_000_000  # distinct readings of one dice group exact odds work 
 
 def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | None = None,
                   counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False, valued: bool = True) -> list[Reading]:
+                  low: bool = False, valued: bool = True, merged: tuple[tuple[int, ...], ...] = ()) -> list[Reading]:
     """Every distinct way one dice group can read, with its number of orderings, without listing rolls.
 
     A reading is (value, counts of the `counted` faces (every face if None), highest kept die,
     lowest kept die, weight); the weights sum to sides ** count (every value 0 unless `valued`: a
-    named group read only die by die). Only what a roll's bands read is kept apart, so 1,000d6
+    named group read only die by die; then the faces of each class of `merged` are counted as its first).
+    Only what a roll's bands read is kept apart, so 1,000d6
     summed is 5,001 readings, not 10^778 rolls or 10^10 multisets.
 
     A plain sum is a power of the die's polynomial (J. C. P. Miller's recurrence: O(count x sides)
@@ -696,7 +698,7 @@ def dice_readings(count: int, sides: int, mode: str, keep: int, die: Faces | Non
     if count > MAX_DICE:
         raise ValueError(f"{count} dice is more than the limit of {MAX_DICE}")
     count = max(count, 0)
-    faces, mode, keep, high, low = _faces(sides, mode, keep, die, counted, high, low, valued)
+    faces, mode, keep, high, low = _faces(sides, mode, keep, die, counted, high, low, valued, merged)
     kept_dice = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:  # every multiset is a reading
         raise TooManyReadings()
@@ -718,7 +720,7 @@ MAX_WORK = 1_000_000  # steps (readings_cost) the exact odds of one dice group m
 
 
 def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False, valued: bool = True) -> int:
+                  low: bool = False, valued: bool = True, merged: tuple[tuple[int, ...], ...] = ()) -> int:
     """About how many steps `spec_readings(spec, counted, high, low)` takes, worked out before the work.
 
     A step is about 0.4 microseconds of CPython (fitted to timings of sums, pools kept highest and
@@ -735,15 +737,15 @@ def readings_cost(spec: DiceSpec, counted: frozenset[int | str] | None = frozens
     if spec.ops:
         name, arg = spec.ops[0]
         return OPERATORS[name].cost(spec, arg, counted, high, low)
-    return _readings_cost(spec, "sum", 0, counted, high, low, valued)
+    return _readings_cost(spec, "sum", 0, counted, high, low, valued, merged)
 
 
 def _readings_cost(spec: DiceSpec, name: str, arg: int, counted: frozenset[int | str] | None, high: bool,
-                   low: bool, valued: bool = True) -> int:
+                   low: bool, valued: bool = True, merged: tuple[tuple[int, ...], ...] = ()) -> int:
     """`readings_cost` of `dice_readings(spec.count, spec.sides, name, arg, ...)`: a sum, or a pool kept."""
     count = max(spec.count, 0)
     bits = count * max(spec.sides, len(spec.die.symbols) if spec.die else 1).bit_length()
-    faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low, valued)
+    faces, mode, keep, high, low = _faces(spec.sides, name, arg, spec.die, counted, high, low, valued, merged)
     kept = count if mode == "sum" else min(keep, count)
     if counted is None and comb(len(faces) + count - 1, count) > MAX_READINGS:
         return 1  # every multiset is a reading: dice_readings refuses it at once (TooManyReadings)
@@ -834,9 +836,9 @@ def fitting_text(spec: DiceSpec, counted: frozenset[int | str] | None = frozense
 
 
 def too_much_work(spec: DiceSpec, counted: frozenset[int | str] | None = frozenset(), high: bool = False,
-                  low: bool = False, valued: bool = True) -> str | None:
+                  low: bool = False, valued: bool = True, merged: tuple[tuple[int, ...], ...] = ()) -> str | None:
     """Why `spec`'s exact odds are refused before any work (readings_cost past MAX_WORK), or None."""
-    cost = readings_cost(spec, counted, high, low, valued)
+    cost = readings_cost(spec, counted, high, low, valued, merged)
     return None if cost <= MAX_WORK else work_refusal(spec, cost, counted, high, low)
 
 
@@ -851,7 +853,8 @@ def work_refusal(spec: DiceSpec, cost: int, counted: frozenset[int | str] | None
 
 
 def _faces(sides: int, mode: str, keep: int, die: Faces | None, counted: frozenset[int | str] | None, high: bool,
-           low: bool, valued: bool = True) -> tuple[list[Face], str, int, bool, bool]:
+           low: bool, valued: bool = True, merged: tuple[tuple[int, ...], ...] = ()) -> tuple[
+               list[Face], str, int, bool, bool]:
     """The faces `dice_readings` walks, in order (a custom die's alike faces as one), and what it reads of them.
     Of a sum whose value nobody reads (`valued` False), the faces nothing counts are one face worth 0."""
     if die is not None:  # custom dice: summed, counted by symbol, never read as numbers
@@ -862,8 +865,10 @@ def _faces(sides: int, mode: str, keep: int, die: Faces | None, counted: frozens
         return [(label, None, value, times) for (label, value), times in classes.items()], "sum", 0, False, False
     order = range(sides, 0, -1) if mode != "lowest" else range(1, sides + 1)
     if not valued and mode == "sum" and not high and not low:
-        shown = [(f, f, 0, 1) for f in order if counted is None or f in counted]
-        rest = sides - len(shown)
+        firsts = {cls[0]: len(cls) for cls in merged}  # a class of faces counted as its first
+        others = {face for cls in merged for face in cls[1:]}
+        shown = [(f, f, 0, firsts.get(f, 1)) for f in order if (counted is None or f in counted) and f not in others]
+        rest = sides - sum(times for _, _, _, times in shown)
         return shown + ([(None, None, 0, rest)] if rest else []), mode, keep, high, low
     return [(f if counted is None or f in counted else None, f, f, 1) for f in order], mode, keep, high, low
 
@@ -1047,7 +1052,8 @@ _T = TypeVar("_T")
 
 
 ReadSpec = tuple[frozenset[int | str] | None, bool, bool]  # faces counted (None: all), highest, lowest
-HeldSpec = tuple[frozenset[int | str] | None, bool, bool, bool]  # a named group's ReadSpec, and its value read
+HeldSpec = tuple[frozenset[int | str] | None, bool, bool, bool, tuple[tuple[int, ...], ...]]  # a named group's
+# ReadSpec, whether its value is read, and the classes of faces read alike (`evaluate.group_reads`)
 READ_ALL: ReadSpec = (None, True, True)
 READ_VALUES: ReadSpec = (frozenset(), False, False)
 
