@@ -773,10 +773,11 @@ class Band:
     span: Span = _span()
     # data that holds only in one column of a 2-D table: (column id, data)
     column_values: tuple[tuple[str, tuple[tuple[str, Expr], ...]], ...] = ()
+    written: str | None = None  # the key as the rules write it, where the checker put a roll let's expression in
 
     @property
     def key_text(self) -> str:
-        return condition_text(self.condition)
+        return self.written or condition_text(self.condition)
 
 
 @dataclass(frozen=True, slots=True)
@@ -872,6 +873,9 @@ class Resolver:
     groups: tuple[Let, ...] = ()
     # `flags:` yes/no tests a result carries beside its outcome (`match: doubles(challenge)`), by name
     flags: tuple[tuple[str, Expr], ...] = ()
+    # lets that read the roll (`let beaten = count(challenge < total)`), as written: the checker puts each one's
+    # expression where it is named (bands, data, flags; the roll itself where it reads dice held by name only)
+    roll_lets: tuple[Let, ...] = ()
     covers: bool = False  # the check proved that a band takes every result, for every input
 
     def map_expressions(self, change: Callable[[Expr], Expr]) -> Resolver:

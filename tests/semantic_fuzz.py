@@ -324,8 +324,9 @@ class Generator:
                 else:
                     chain = f" -> {target}"
                 if self.chance(0.3):  # a table rolled several times, or several tables (issue 23)
-                    chain += self.pick((" x2", " x3", " x d3", " x (2d2)", " x0", " x20", f", {self.pick(self.tables)}",
-                                        f", {self.pick(self.tables)} x2"))
+                    chain += self.pick((" x2", " x3", " x d3", " x (2d2)", f", {self.pick(self.tables)}",
+                                        f", {self.pick(self.tables)} x2")) if self.chance(0.9) else self.pick(
+                        (" x0", " x20"))
             lines.append(f"  - {key}: {band_id}{self.label()}{chain}")
             for _ in range(self.rng.choice((0, 0, 1, 2))):
                 data = self.pick(("harm", "stress", "complication", "next_roll", "x", "a_b", "type", "value"))
@@ -411,7 +412,7 @@ class Generator:
                 group = self.name()
                 ranges = [i.name for i in scope.inputs if i.kind == "range" and i.low >= 0 and i.high <= 6]
                 count = f"({self.pick(ranges)})" if ranges and self.chance(0.3) else str(self.rng.randint(1, 3))
-                tail = self.pick(("", "", "", "", " keep highest 1", "!", " reroll 1"))
+                tail = self.pick(("", "", "", "", "", "", " keep highest 1", " reroll 1")) if self.chance(0.95) else "!"
                 lines.append(f"  let {group} = {count}d{self.pick(('6', '8', '10'))}{tail}")
                 scope.groups.append(group)
             text, low, high = self.dice(scope)
@@ -426,7 +427,12 @@ class Generator:
                 low, high = min(low, more_low), max(high, more_high)
             if self.chance(0.1):
                 lines.append(f"  zero_dice: {self.pick(('2d6 lowest', 'd6', '0d6', '2d6 lowest + 1'))}")
-            band_scope = Scope(scope.inputs, scope.lets, scope.definitions, roll=True, groups=scope.groups)
+            band_scope = Scope(scope.inputs, list(scope.lets), scope.definitions, roll=True, groups=scope.groups)
+            if self.chance(0.2):  # a let that reads the roll, worked out with each roll (issue 23)
+                name = self.name()
+                reads = [f"count({g} >= {self.rng.randint(1, 6)})" for g in scope.groups] + ["total + 1", "count(6)"]
+                lines.append(f"  let {name} = {self.pick(reads)}")
+                band_scope.lets.append(name)
             keys = self.band_keys(low, high, band_scope)
             bands = self.band_lines(keys, band_scope, ids)
             if self.chance(0.1) and ids:

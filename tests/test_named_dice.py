@@ -180,9 +180,9 @@ def test_rolls_read_the_dice_they_show() -> None:
 
 
 @pytest.mark.parametrize(("body", "message", "hint"), [
-    ("  let challenge = 2d10\n  let beaten = challenge + 1\n  roll: d6\n",
-     "a let is worked out from the inputs, before the dice are rolled: it cannot read the dice `challenge`",
-     "read `challenge` in `roll:` or in a band"),
+    ("  let challenge = 2d10\n  let beaten = challenge + 1\n  roll: d6\n  reroll if beaten > 12: any\n",
+     "`beaten` reads the roll, so a re-roll's condition cannot read it", "read `beaten` in a band's `when`"),
+    ("  let twice = total * 2\n  roll: d6 + twice\n", "`twice` reads the roll, so the roll cannot read it", None),
     ("  let action = min(d6 + 2, 10)\n  roll: d6\n",
      "a let holds one group of dice, or a value worked out from the inputs; `min(d6 + 2, 10)` mixes them",
      "name the dice alone, `let action_dice = d6`"),
@@ -321,6 +321,18 @@ def test_a_flag_that_reads_an_input_is_worked_out_for_each_value() -> None:
         assert sum(module.flag_odds("r", mood=mood)["wild"].values(), Fraction(0)) == chance
 
 
+@pytest.mark.parametrize(("text", "message", "line"), [
+    ('lookup l "L" [C-2]\n  input x: 1..2\n  let t = d6\n  key: x\n  - 1-2: a "A"\n',
+     "a lookup rolls no dice: `t` names dice", 5),
+    ('roll r "R" [C-2]\n  let die = d8\n  let die = 3d8\n  roll: die\n  - otherwise: a "A"\n',
+     "`die` is already an input, let or option of `r`", 5),
+])
+def test_named_dice_only_once_and_only_in_rolls(text: str, message: str, line: int) -> None:
+    with pytest.raises(CompileError) as caught:
+        load_text('ruleset "R"\n\n' + text, "r.rules", "r")
+    assert [(d.message, d.span.line) for d in caught.value.report.diagnostics] == [(message, line)]
+
+
 def test_only_rolls_and_tables_have_flags() -> None:
     text = 'ruleset "R"\n\nlookup l "L" [C-2]\n  input x: 1..2\n  key: x\n  flags:\n    a: x > 1\n  - 1-2: a "A"\n'
     with pytest.raises(CompileError) as caught:
@@ -376,3 +388,72 @@ def test_dice_read_against_the_total_alone(stat: int, edge: int) -> None:
     assert module.flag_odds("action", stat=stat, edge=edge) == {"close": close_by}
     found = distribution(checked.resolvers()[0], {"stat": stat, "edge": edge}, definition_names(checked))
     assert found.flags == {"close": sum(close_by.values(), Fraction(0))}
+
+
+def test_the_sheet_and_the_json_say_the_groups_and_flags_in_words() -> None:
+    from compiler.backends.render import export_data, to_html
+    checked = load_text(FLAGS, "n.rules", "n").checked
+    action = next(d for d in export_data(checked)["definitions"] if d["name"] == "action")
+    assert action["groups"] == [{"name": "challenge", "dice": "2d10"}]
+    assert action["flags"][0] == {"name": "match", "test": "doubles(challenge)", "words": "doubles on challenge",
+                                  "probability": "1/10", "percent": 10.0}
+    assert action["bands"][0]["key"] == "when all(challenge < total)"
+    assert action["bands"][0]["key_words"] == "when every die of challenge is below total"
+    html = to_html(export_data(checked))
+    assert "every die of challenge is below total" in html and "doubles on challenge" in html
+    assert "10.0% of rolls, inputs at their defaults" in html
+
+
+ROLL_LETS = '''ruleset "Roll lets"
+
+roll action "Action roll" [C-1]
+  input stat: 1..5 = 2
+  let challenge = 2d10
+  let beaten = count(challenge < total)
+  roll: min(d6 + stat, 10)
+  - when beaten = 2: strong "Strong hit"
+  - when beaten = 1: weak "Weak hit"
+  - otherwise: miss "Miss"
+      margin: total - highest(challenge)
+
+roll hits "Hits" [C-2]
+  input dice: 1..6 = 3
+  let pool = (dice)d6
+  let hits = count(pool >= 5)
+  let ones = count(pool = 1)
+  let glitch = ones > dice / 2
+  roll: hits + 1
+  - when glitch and hits = 0: critical_glitch "Critical glitch"
+  - 2+: hit "Hit"
+  - otherwise: miss "Miss"
+  flags:
+    glitched: glitch
+'''
+
+
+@pytest.mark.parametrize("dice", [1, 3, 5])
+def test_lets_that_read_the_roll_are_worked_out_with_each_roll(dice: int) -> None:
+    module = build(ROLL_LETS, f"named_roll_lets_{dice}")
+
+    def band(rolled: list[Faces]) -> str:
+        (pool,) = rolled
+        hits, ones = sum(f >= 5 for f in pool), pool.count(1)
+        return "critical_glitch" if ones > dice // 2 and hits == 0 else "hit" if hits + 1 >= 2 else "miss"
+    check(ROLL_LETS, "hits", {"dice": dice}, enumerate_odds([(dice, 6)], band), module)
+    glitched = sum(Fraction(1, 6 ** dice) for pool in itertools.product(range(1, 7), repeat=dice)
+                   if pool.count(1) > dice // 2)
+    assert sum(module.flag_odds("hits", dice=dice)["glitched"].values(), Fraction(0)) == glitched
+
+    def action(rolled: list[Faces]) -> str:
+        challenge, (die,) = rolled
+        beaten = sum(min(die + 2, 10) > c for c in challenge)
+        return "strong" if beaten == 2 else "weak" if beaten == 1 else "miss"
+    check(ROLL_LETS, "action", {"stat": 2}, enumerate_odds([(2, 10), (1, 6)], action), module)
+    for seed in range(30):
+        result = module.action(rng=random.Random(seed))
+        if result.outcome.id == "miss":
+            assert result.values["margin"] == result.total - max(result.dice[:2])
+        assert result.outcome.key in ("when beaten = 2", "when beaten = 1", "otherwise")
+    checked = load_text(ROLL_LETS, "n.rules", "n").checked
+    action_data = next(r for r in checked.resolvers() if r.name == "action")
+    assert [let.name for let in action_data.roll_lets] == ["beaten"] and not action_data.lets

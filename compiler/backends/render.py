@@ -29,7 +29,7 @@ from compiler import model as m
 from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from compiler.resources import templates_dir
 from compiler.semantics.evaluate import EvalError, rebuild, walk
-from compiler.semantics.odds import defaults, definition_names, odds, odds_table
+from compiler.semantics.odds import defaults, definition_names, distribution, odds, odds_table
 from compiler.semantics.runtime import OPERATORS
 
 SCHEMA_VERSION = 1
@@ -97,7 +97,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
     chained = {} if band.chain is None else {"next_words": chain_words(band.chain, labels or {})}
     worded = {"key_words": "when " + _in_words(band.condition.test)} if isinstance(band.condition, m.When) and (
-        _in_words(band.condition.test) != m.expr_text(band.condition.test)) else {}
+        band.written is None and _in_words(band.condition.test) != m.expr_text(band.condition.test)) else {}
     return {
         "id": band.id,
         "key": band.key_text,
@@ -137,6 +137,21 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
         })
     fixed = {k: v for k, v in defaults(resolver).items() if k != axis}
     return {"axis": axis, "fixed": fixed, "rows": rows}
+
+
+def flags_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> list[dict[str, object]]:
+    """A roll's flags: each one's test, in words, and its exact chance with the inputs at their defaults."""
+    chances: dict[str, Fraction] = {}
+    inputs = defaults(resolver)
+    if resolver.flags and len(inputs) == len(resolver.inputs):
+        try:
+            chances = distribution(resolver, inputs, definition_names(checked)).flags
+        except EvalError:
+            chances = {}
+    return [{"name": name, "test": m.expr_text(test), "words": _in_words(test),
+             "probability": fraction_text(chances[name]) if name in chances else None,
+             "percent": round(float(chances[name]) * 100, 3) if name in chances else None}
+            for name, test in resolver.flags]
 
 
 def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
@@ -271,10 +286,9 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
             "groups": [{"name": group.name, "dice": m.expr_text(group.expr)} for group in definition.groups],
-            "flags": [{"name": name, "test": m.expr_text(test), "words": _in_words(test)}
-                      for name, test in definition.flags],
+            "flags": flags_data(checked, definition),
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": let_words(let.expr)}
-                     for let in definition.lets],
+                     for let in (*definition.lets, *definition.roll_lets)],
             "bands_from": definition.bands_from,
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), "label": c.label,
                          "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],

@@ -519,6 +519,7 @@ class Checker:
         )
         resolver = self.options_named_like_dice(resolver)
         resolver = self.dice_reads(resolver, item)
+        resolver = self.roll_lets(resolver, item)
         self.check_names(resolver, item)
         ids = sorted({band.id for band in bands})
         for reroll in rerolls:
@@ -598,6 +599,69 @@ class Checker:
 
         return resolver.map_expressions(lambda expr: rebuild(expr, read))
 
+    def roll_lets(self, resolver: m.Resolver, item: m.Item) -> m.Resolver:
+        """`let beaten = count(challenge < total)`: a let that reads the roll (its total, a fact of it, or dice held
+        by name) is worked out with each roll, not before: its expression is put where it is named. Bands, their
+        data and flags may name it; the roll itself only one that reads dice held by name and nothing else of
+        the roll; a `roll if`, a re-roll's condition, a key or a let worked out before the roll, none."""
+        inputs = {i.name for i in resolver.inputs}
+        groups = {group.name for group in resolver.groups}
+        written: dict[str, m.Expr] = {}  # each roll let's expression, the roll lets before it put in
+        reads_roll: dict[str, bool] = {}  # each roll let: reads more of the roll than dice held by name
+        kept: list[m.Let] = []
+        shown: list[m.Let] = []
+
+        def put(node: m.Expr) -> m.Expr:
+            return written[node.name] if isinstance(node, m.Name) and node.name in written else node
+
+        local = set(inputs)
+        for let in resolver.lets:
+            expr = rebuild(let.expr, put)
+            facts = any((isinstance(n, m.Name) and n.name in ROLL_NAMES and n.name not in local)
+                        or (isinstance(n, m.Call) and n.function == "count") for n in walk(expr))
+            if facts or any(isinstance(n, m.DiceRead) or (isinstance(n, m.Name) and n.name in groups)
+                            for n in walk(expr)):
+                if let.name in written or let.name in local or let.name in groups:
+                    self.error(Code.DUPLICATE, f"`{let.name}` is already an input or let of `{item.name}`",
+                               let.span, "give the let a name of its own", item.name)
+                written[let.name], reads_roll[let.name] = expr, facts
+                shown.append(let)
+                continue
+            kept.append(let)
+            local.add(let.name)
+        if not written:
+            return resolver
+        before = [("a let worked out before the roll", let.expr) for let in kept]
+        before += [("`roll if`", rule.when) for rule in resolver.dice if rule.when is not None]
+        before += [("a re-roll's condition", r.when) for r in resolver.rerolls if r.when is not None]
+        before += [(what, expr) for what, expr in (("the key", resolver.key), ("the value", resolver.value),
+                                                   ("`zero_dice`", resolver.zero_dice),
+                                                   ("`columns by`", resolver.column_by)) if expr is not None]
+        before += [("the roll", rule.expr) for rule in resolver.dice]
+        for what, expr in before:
+            for node in walk(expr):
+                if isinstance(node, m.Name) and node.name in written and (what != "the roll" or reads_roll[node.name]):
+                    self.error(Code.TYPE, f"`{node.name}` reads the roll, so {what} cannot read it", node.span,
+                               f"read `{node.name}` in a band's `when`, its data or a flag", item.name)
+        bands = tuple(replace(band, written=m.condition_text(band.condition)) if isinstance(band.condition, m.When)
+                      and any(isinstance(n, m.Name) and n.name in written for n in walk(band.condition.test))
+                      else band for band in resolver.bands)  # the sheet and the trace show `when beaten = 2`
+
+        def zeroed(expr: m.Expr) -> m.Expr:  # where a roll let may not be read: 0, once the error is said
+            return rebuild(expr, lambda n: m.Number(0, n.span) if isinstance(n, m.Name) and n.name in written else n)
+
+        def refused(expr: m.Expr | None) -> m.Expr | None:
+            return None if expr is None else zeroed(expr)
+        resolver = replace(
+            resolver, bands=bands, lets=tuple(replace(let, expr=zeroed(let.expr)) for let in kept),
+            dice=tuple(replace(rule, when=refused(rule.when), expr=rebuild(rule.expr, lambda n: m.Number(0, n.span) if (
+                isinstance(n, m.Name) and reads_roll.get(n.name)) else n)) for rule in resolver.dice),
+            rerolls=tuple(replace(r, when=refused(r.when)) for r in resolver.rerolls), key=refused(resolver.key),
+            value=refused(resolver.value), zero_dice=refused(resolver.zero_dice),
+            column_by=refused(resolver.column_by))
+        changed = resolver.map_expressions(lambda expr: rebuild(expr, put))
+        return replace(changed, roll_lets=tuple(shown))
+
     def read_die_by_die(self, group: m.Expr, name: str, node: m.Call, item: m.Item) -> None:
         """A named group read die by die: numbered dice, every die read (no keep)."""
         if not isinstance(group, m.Dice):
@@ -617,7 +681,10 @@ class Checker:
     def roll_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         """`roll: 2d6 + dots` (or `roll if ...:`): the dice, one rule per line."""
         parts.dice.append(m.DiceRule(self.with_faces(value, item), attr.when, attr.span))
-        groups = {let.name for let in item.lets if isinstance(let.expr, m.Dice)}  # named groups of dice
+        groups: set[str] = set()  # named groups of dice, and lets that read them
+        for let in item.lets:
+            if isinstance(let.expr, m.Dice) or any(isinstance(n, m.Name) and n.name in groups for n in walk(let.expr)):
+                groups.add(let.name)
         if not contains_dice(value) and not any(isinstance(node, m.Name) and node.name in groups
                                                 for node in walk(value)):
             self.error(Code.TYPE, "`roll:` needs dice, like `2d6 + dots`", attr.span,
@@ -1250,12 +1317,18 @@ class Checker:
                 self.error(Code.DUPLICATE, f"`{let.name}` is already {what} of `{item.name}`", let.span,
                            "give the let a name of its own", item.name)
             local.add(let.name)
+        named: set[str] = set()
+        for group in resolver.groups if resolver.kind not in ("roll", "table") else ():
+            self.error(Code.TYPE, f"a {resolver.kind} rolls no dice: `{group.name}` names dice", group.span,
+                       "roll dice in a `roll` or `table`; to compare with an option named like dice, quote it: "
+                       f"`= \"{m.expr_text(group.expr)}\"`", item.name)
         for group in resolver.groups:
             self.names_in(group.expr, local, options, item, allow_roll=False,
                           where="a named group of dice is rolled before the roll is read")
-            if group.name in local or group.name in options:
+            if group.name in local or group.name in options or group.name in named:
                 self.error(Code.DUPLICATE, f"`{group.name}` is already an input, let or option of `{item.name}`",
                            group.span, "give the dice a name of their own", item.name)
+            named.add(group.name)
             explode = next((op for op in group.expr.ops if op.name in EXPLODING), None) if isinstance(
                 group.expr, m.Dice) else None
             if explode is not None:
