@@ -14,7 +14,8 @@ from pathlib import Path
 from compiler import model as m
 from compiler.check.checker import check
 from compiler.diagnostics import Code, CompileError, Report, Span
-from compiler.resources import display_path, project_root, ruleset_path, source_name
+from compiler.project import find_project, ignored_in, ruleset_path, source_name
+from compiler.resources import display_path
 from compiler.syntax.parse import MAX_SOURCE_BYTES, parse
 
 
@@ -27,7 +28,7 @@ class Loaded:
 
 
 def available() -> list[str]:
-    folder = project_root() / "rulesets"
+    folder = find_project().rulesets
     return sorted(p.stem for p in folder.glob("*.rules")) if folder.is_dir() else []
 
 
@@ -143,6 +144,10 @@ def load_text(source: str, display: str, ruleset_id: str, report: Report | None 
         report.diagnostics.extend(error.report.diagnostics)
         raise CompileError(report) from None
     checked = check(ruleset, source, report)
+    ignored = find_project().ignore | ignored_in(source)  # the project's settings, the file's own comments
+    if ignored:
+        report.diagnostics[:] = [d for d in report.diagnostics if d.severity == "error" or d.path != display
+                                 or d.code.value not in ignored]
     if report.has_errors:
         raise CompileError(report)
     if source_name is not None and source_name != checked.source_path:

@@ -83,45 +83,12 @@ def prune_cache(folder: Path, pattern: str, keep: int) -> None:
         pass
 
 
-def project_root() -> Path:
-    """The folder holding rulesets/ and output/: the current directory, else the checkout."""
-    here = Path.cwd()
-    if (here / "rulesets").is_dir():
-        return here
-    return PACKAGE_DIR.parent
-
-
 def display_path(path: Path) -> str:
     """`path` as a user sees it: relative to the current folder when inside it."""
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
-
-
-def source_name(path: Path) -> str:
-    """How the outputs name a ruleset's file (`Generated from rulesets/x.rules`): relative to its project (the
-    folder holding the rulesets/ it sits in; else the project root), else its bare name. Never where the build
-    was started, nor a user's home folder."""
-    absolute = Path(os.path.abspath(path))  # symbolic links kept: the path as the project lays it out
-    for folder in absolute.parents:
-        if folder.name == "rulesets":
-            return absolute.relative_to(folder.parent).as_posix()
-    try:
-        return absolute.relative_to(os.path.abspath(project_root())).as_posix()
-    except ValueError:
-        return absolute.name
-
-
-def ruleset_path(name_or_path: str) -> Path:
-    """An id from rulesets/ or a path: a .rules name, a name with a folder in it, or anything there but a folder
-    (a device or a pipe is a path too, to be refused as one, never taken for an id)."""
-    candidate = Path(name_or_path)
-    separators = {"/", os.sep, os.altsep or "/"}
-    if candidate.suffix == ".rules" or any(sep in name_or_path for sep in separators) or \
-            (candidate.exists() and not candidate.is_dir()):
-        return candidate
-    return project_root() / "rulesets" / f"{name_or_path}.rules"
 
 
 @cache

@@ -11,6 +11,7 @@ import argparse
 import json
 import random
 import re
+import shlex
 import sys
 import types
 from collections.abc import Mapping, Sequence
@@ -46,9 +47,11 @@ def run_command(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage mistake (1): a status, not an exception, for callers
         return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+    from compiler.project import ProjectError
+
     try:
         return int(args.run(args))
-    except UsageError as problem:
+    except (UsageError, ProjectError) as problem:
         print(f"rulecraft: {problem}", file=sys.stderr)
         return 1
     except CompileError as error:
@@ -69,9 +72,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="build rulesets into output/<format>/<id>.<ext>")
     build.add_argument("paths", nargs="*", help="rulesets (ids or .rules files); default: all of rulesets/")
     build.add_argument("-o", "--output", default=None, help="output folder (default: output/)")
-    build.add_argument("--format", default=",".join(FORMATS), help=f"comma-separated: {', '.join(FORMATS)}")
-    build.add_argument("--page", choices=("a4", "letter"), default="a4",
-                       help="paper size of the sheets (default: a4); margins suit home printers")
+    build.add_argument("--format", default=None, help=f"comma-separated: {', '.join(FORMATS)} (default: the project's "
+                       "`formats`, else all)")
+    build.add_argument("--page", choices=("a4", "letter"), default=None,
+                       help="paper size of the sheets (default: the project's `page`, else a4); margins suit home "
+                       "printers")
     build.add_argument("--templates", metavar="DIR", default=None,
                        help="a folder of templates (sheet.html.j2, sheet.css, ...) that override the built-in "
                             "ones file by file")
@@ -80,6 +85,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                             "(html/<id>.core.html, pdf/<id>.core.pdf)")
     build.set_defaults(run=cmd_build)
 
+    init = sub.add_parser("init", help="start a game in a folder: settings, a starter ruleset, .gitignore, README")
+    init.add_argument("folder", nargs="?", default=".", help="the game's folder (default: this one)")
+    init.add_argument("--title", default=None, help="the game's title (default: from the folder's name)")
+    init.set_defaults(run=cmd_init)
     check = sub.add_parser("check", help="report errors and design defects")
     check.add_argument("paths", nargs="*")
     check.add_argument("--format", choices=("text", "json"), default="text")
@@ -155,9 +164,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from compiler.backends.build import plan, write_all
-    from compiler.resources import display_path, project_root
+    from compiler.project import find_project
+    from compiler.resources import display_path
 
-    formats = list(dict.fromkeys(f.strip() for f in args.format.split(",")))
+    project = find_project()
+    written = args.format if args.format is not None else ",".join(project.formats or FORMATS)
+    formats = list(dict.fromkeys(f.strip() for f in written.split(",")))
     if "" in formats:
         wrong = "names no format" if not any(formats) else "has an empty name between commas"
         raise UsageError(f"--format {args.format!r} {wrong}; formats are: {', '.join(FORMATS)} (comma-separated); "
@@ -165,12 +177,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise UsageError(f"unknown format {unknown[0]!r}; formats are: {', '.join(FORMATS)}; nothing was built")
-    templates = Path(args.templates) if args.templates else None
+    templates = Path(args.templates) if args.templates else project.theme
     if templates is not None and not templates.is_dir():
-        raise UsageError(f"--templates {args.templates}: no such folder")
-    out_dir = Path(args.output) if args.output else project_root() / "output"
+        raise UsageError(f"{'--templates ' + args.templates if args.templates else f'theme {templates}'}: no such "
+                         "folder")
+    out_dir = Path(args.output) if args.output else project.output
     try:
-        built = plan(targets(args.paths), formats, out_dir, page=args.page, templates=templates,
+        built = plan(targets(args.paths), formats, out_dir, page=args.page or project.page or "a4", templates=templates,
                      sheets=("full", "core") if args.one_page else ("full",))
     except CompileError as error:
         print(error.report.format_text(), file=sys.stderr)
@@ -184,6 +197,23 @@ def cmd_build(args: argparse.Namespace) -> int:
     warnings = built.report.counts()[1]
     print(f"built {len(built.files)} files in {display_path(out_dir)}/"
           + (f" ({warnings} warnings; run `rulecraft check` to see them)" if warnings else ""))
+    return 0
+
+
+# ---------------------------------------------------------------- init
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """`rulecraft init [FOLDER]`: a new game that builds at once."""
+    from compiler.project import init_project
+    from compiler.resources import display_path
+
+    written = init_project(Path(args.folder), args.title)
+    ruleset = written[1]
+    print(f"started {ruleset.stem} in {display_path(Path(args.folder))}: " + ", ".join(
+        display_path(path) for path in written))
+    go = "" if Path(args.folder).resolve() == Path.cwd().resolve() else f"cd {shlex.quote(args.folder)} && "
+    print(f"next: {go}rulecraft build, then open output/html/{ruleset.stem}.html")
     return 0
 
 
@@ -240,7 +270,7 @@ def load_version(spec: str) -> tuple[str, Any]:
     import subprocess
 
     from compiler.api import load, load_text
-    from compiler.resources import ruleset_path
+    from compiler.project import ruleset_path
 
     rev, sep, inside = spec.partition(":")
     if sep and rev and not Path(spec).exists() and not (len(rev) == 1 and rev.isalpha()):
@@ -337,10 +367,10 @@ def compiled(ruleset: str) -> types.ModuleType:
 
     from compiler import __version__
     from compiler.api import load_text, read_ruleset
-    from compiler.resources import project_root, source_name
+    from compiler.project import find_project, source_name
 
     path, display, source = read_ruleset(ruleset)
-    module_path = project_root() / "output" / "python" / f"{path.stem}.py"
+    module_path = find_project().output / "python" / f"{path.stem}.py"
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     try:
         built = module_path.read_text(encoding="utf-8")

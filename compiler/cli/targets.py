@@ -23,14 +23,17 @@ class UsageError(Exception):
 
 
 def targets(paths: Sequence[str]) -> list[str]:
-    """The rulesets named on the command line, else every ruleset in rulesets/ (none there is a UsageError)."""
+    """The rulesets named on the command line, else every ruleset of the project (none is a UsageError)."""
     from compiler.api import available
+    from compiler.project import find_project
+    from compiler.resources import display_path
 
     if paths:
         return list(paths)
     found = available()
     if not found:
-        raise UsageError("no rulesets found (looked for rulesets/*.rules)")
+        raise UsageError(f"no rulesets found (looked for {display_path(find_project().rulesets)}/*.rules); name a "
+                         "`.rules` file, or start a game with `rulecraft init`")
     return found
 
 

@@ -50,7 +50,8 @@ from urllib.parse import unquote, urlsplit
 from compiler.backends.build import plan, write_all
 from compiler.cli.targets import UsageError, targets
 from compiler.diagnostics import CompileError, Report, plural
-from compiler.resources import display_path, project_root, ruleset_path, templates_dir
+from compiler.project import find_project, ruleset_path
+from compiler.resources import display_path, templates_dir
 
 if TYPE_CHECKING:
     from watchfiles import Change
@@ -622,7 +623,7 @@ def run(args: argparse.Namespace) -> int:
     for target in found:
         if not ruleset_path(target).is_file():
             raise UsageError(f"no ruleset {target!r} (looked for {ruleset_path(target)})")
-    out_dir = Path(args.output) if args.output else project_root() / "output"
+    out_dir = Path(args.output) if args.output else find_project().output
     formats = (*FORMATS, "pdf") if args.pdf else FORMATS
     import watchfiles  # noqa: F401  (now, not after "serving": a Ctrl-C then does not land in its imports)
 
@@ -630,7 +631,7 @@ def run(args: argparse.Namespace) -> int:
         print(line, flush=True)
 
     preview = Preview(list(dict.fromkeys(found)), out_dir, formats=formats, page=args.page, templates=templates,
-                      discover=None if args.paths else project_root() / "rulesets", echo=echo)
+                      discover=None if args.paths else find_project().rulesets, echo=echo)
     server = serve(preview, args.host, args.port, args.allow_remote)  # before the first build: a busy port fails
     if not is_loopback(args.host):
         echo(f"warning: serving on {args.host}, reachable from other machines; anyone who can reach it reads the "
