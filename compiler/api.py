@@ -13,6 +13,7 @@ from pathlib import Path
 
 from compiler import model as m
 from compiler.check.checker import check
+from compiler.check.names import module_name
 from compiler.diagnostics import Code, CompileError, Report, Span
 from compiler.project import find_project, ignored_in, ruleset_path, source_name
 from compiler.resources import display_path
@@ -129,7 +130,7 @@ def load(name_or_path: str, report: Report | None = None) -> Loaded:
     """Read, parse and check one ruleset. Raises CompileError if it has errors."""
     report = report if report is not None else Report()
     path, display, source = read_ruleset(name_or_path, report)
-    return load_text(source, display, path.stem, report, source_name=source_name(path))
+    return load_text(source, display, module_name(path.stem), report, source_name=source_name(path))
 
 
 def load_text(source: str, display: str, ruleset_id: str, report: Report | None = None, *,

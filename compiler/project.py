@@ -12,6 +12,7 @@ formats = ["python", "html"]   # what it builds by default (every format without
 page = "a4"                    # or "letter"
 theme = "theme"                # a folder of templates overriding the built-in ones, file by file
 ignore = ["NO-SOURCE"]         # warnings not to report (a file can add `# rulecraft: ignore CODE, ...`)
+package = false                # true: resolvers as importable packages, python/<id>/__init__.py and py.typed
 ```
 """
 
@@ -28,7 +29,7 @@ from compiler.diagnostics import Code
 from compiler.resources import FORMATS
 
 CONFIG_NAME = "rulecraft.toml"
-KEYS = ("rulesets", "output", "formats", "page", "theme", "ignore")
+KEYS = ("rulesets", "output", "formats", "page", "theme", "ignore", "package")
 PAGES = ("a4", "letter")
 WARNING_CODES = frozenset(code.value for code in Code if code.meaning.startswith("W: "))
 PRAGMA = re.compile(r"^[ \t]*#[ \t]*rulecraft:[ \t]*ignore[ \t]+([A-Z0-9][A-Z0-9, \t-]*)$", re.MULTILINE)
@@ -48,6 +49,7 @@ class Project:
     page: str | None = None
     theme: Path | None = None
     ignore: frozenset[str] = frozenset()
+    package: bool = False  # resolvers as importable packages (`build --package`)
 
 
 def find_project(start: Path | None = None) -> Project:
@@ -119,9 +121,12 @@ def _read(root: Path, config: Path, table: dict[str, object] | None) -> Project:
         raise ProjectError(f"{where}: `ignore` names `{unknown[0]}`, which is not a warning; the warnings are "
                            f"{', '.join(sorted(WARNING_CODES))}")
     theme = folder("theme", "theme") if "theme" in table else None
+    package = table.get("package", False)
+    if not isinstance(package, bool):
+        raise ProjectError(f"{where}: `package` is true or false")
     return Project(root, config, folder("rulesets", "rulesets"), folder("output", "output"),
                    tuple(formats) if formats is not None else None, page if isinstance(page, str) else None,
-                   theme, frozenset(ignore))
+                   theme, frozenset(ignore), package)
 
 
 def ignored_in(source: str) -> frozenset[str]:

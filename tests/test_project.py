@@ -62,7 +62,8 @@ def test_without_settings_the_current_folder_is_the_project(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('outputs = "x"\n', "unknown setting `outputs`; the settings are rulesets, output, formats, page, theme, ignore"),
+    ('outputs = "x"\n',
+     "unknown setting `outputs`; the settings are rulesets, output, formats, page, theme, ignore, package"),
     ('formats = ["pdf", "docx"]\n', "`formats` is a list of python, html, pdf, json, yaml"),
     ('page = "A4"\n', "`page` is \"a4\" or \"letter\", not 'A4'"),
     ('ignore = ["RANGE-GAPS"]\n', "`ignore` names `RANGE-GAPS`, which is not a warning"),
@@ -130,6 +131,27 @@ def test_init_starts_a_game_that_builds_and_rolls(tmp_path: Path) -> None:
     assert roll.returncode == 0 and roll.stdout.startswith("Test: rolled 2d6")
     again = run("init", "star raiders", cwd=tmp_path)
     assert again.returncode == 1 and "is there already; nothing was written" in again.stderr
+
+
+def test_resolvers_as_an_importable_package_with_a_valid_name(tmp_path: Path) -> None:
+    (tmp_path / "my-game.rules").write_text(GAME)
+    done = run("build", "my-game.rules", "--format", "python", "--package", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    package = tmp_path / "output" / "python" / "my_game"
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "py.typed"]
+    script = ("import random, my_game; r = my_game.test(skill=1, rng=random.Random(3)); "
+              "print(my_game.RULESET, r.outcome.id if r.outcome else None, r.total)")
+    imported = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "output" / "python",
+                              capture_output=True, text=True, timeout=60)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.split()[0] == "my_game"
+    rolled = run("roll", "my-game.rules", "test", "skill=1", "--seed", "3", cwd=tmp_path)  # reads the package
+    assert rolled.returncode == 0 and rolled.stdout.startswith("Test: rolled 2d6"), rolled.stderr
+    (tmp_path / "rulecraft.toml").write_text("package = true\nformats = [\"python\"]\n")
+    (tmp_path / "rulesets").mkdir()
+    (tmp_path / "rulesets" / "2nd edition.rules").write_text(GAME)
+    assert run("build", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "output" / "python" / "game_2nd_edition" / "__init__.py").is_file()
 
 
 def test_init_names_a_game_after_its_folder(tmp_path: Path) -> None:

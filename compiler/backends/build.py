@@ -38,8 +38,12 @@ class Plan:
 
 
 def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str = "a4",
-         report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("full",)) -> Plan:
+         report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("full",),
+         package: bool = False) -> Plan:
     """Every output of every target, in memory. Raises CompileError if any ruleset has errors.
+
+    `package`: each ruleset's resolvers as an importable package, `python/<id>/__init__.py` with a `py.typed`
+    (PEP 561: its types are for checkers to read), not the module `python/<id>.py`.
 
     `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
     and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`).
@@ -59,7 +63,10 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
             continue
         rid = loaded.checked.id
         data = export_data(loaded.checked)
-        if "python" in formats:
+        if "python" in formats and package:
+            result.files[out_dir / "python" / rid / "__init__.py"] = generate(loaded.checked)
+            result.files[out_dir / "python" / rid / "py.typed"] = ""
+        elif "python" in formats:
             result.files[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)
         if "json" in formats:
             result.files[out_dir / "json" / f"{rid}.json"] = to_json(data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import re
 
 from compiler.semantics import runtime
 
@@ -37,6 +38,14 @@ def reserved_input(name: str) -> bool:
 def reserved_name(name: str) -> bool:
     """Names a definition may not take: Python keywords, builtins and the module's own names."""
     return keyword.iskeyword(name) or name in _TAKEN or name.startswith("_")
+
+
+def module_name(stem: str) -> str:
+    """A ruleset's id, from its file's name: a name Python can import (`my-game.rules` is `my_game`)."""
+    name = re.sub(r"\W+", "_", stem, flags=re.ASCII).strip("_") or "ruleset"
+    if name[0].isdigit():
+        name = f"game_{name}"
+    return f"{name}_" if keyword.iskeyword(name) else name
 
 
 def class_name(name: str) -> str:

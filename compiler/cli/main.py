@@ -74,6 +74,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build.add_argument("-o", "--output", default=None, help="output folder (default: output/)")
     build.add_argument("--format", default=None, help=f"comma-separated: {', '.join(FORMATS)} (default: the project's "
                        "`formats`, else all)")
+    build.add_argument("--package", action="store_true", default=None,
+                       help="write each ruleset's resolvers as an importable package, python/<id>/__init__.py with "
+                       "py.typed (default: the project's `package`, else a module python/<id>.py)")
     build.add_argument("--page", choices=("a4", "letter"), default=None,
                        help="paper size of the sheets (default: the project's `page`, else a4); margins suit home "
                        "printers")
@@ -184,7 +187,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     out_dir = Path(args.output) if args.output else project.output
     try:
         built = plan(targets(args.paths), formats, out_dir, page=args.page or project.page or "a4", templates=templates,
-                     sheets=("full", "core") if args.one_page else ("full",))
+                     sheets=("full", "core") if args.one_page else ("full",),
+                     package=args.package if args.package is not None else project.package)
     except CompileError as error:
         print(error.report.format_text(), file=sys.stderr)
         print("build failed: nothing was written", file=sys.stderr)
@@ -367,10 +371,14 @@ def compiled(ruleset: str) -> types.ModuleType:
 
     from compiler import __version__
     from compiler.api import load_text, read_ruleset
+    from compiler.check.names import module_name
     from compiler.project import find_project, source_name
 
     path, display, source = read_ruleset(ruleset)
-    module_path = find_project().output / "python" / f"{path.stem}.py"
+    ruleset_id = module_name(path.stem)
+    module_path = find_project().output / "python" / f"{ruleset_id}.py"
+    if not module_path.is_file():  # built as a package (`build --package`)
+        module_path = module_path.with_suffix("") / "__init__.py"
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     try:
         built = module_path.read_text(encoding="utf-8")
@@ -378,10 +386,10 @@ def compiled(ruleset: str) -> types.ModuleType:
         built = ""
     if built and f"SOURCE_SHA256 = {digest!r}" in built and \
             f"RULECRAFT_VERSION = {__version__!r}" in built:
-        return _import_module(path.stem, module_path)
+        return _import_module(ruleset_id, module_path)
     from compiler.backends.python import generate
 
-    loaded = load_text(source, display, path.stem, source_name=source_name(path))
+    loaded = load_text(source, display, ruleset_id, source_name=source_name(path))
     return _exec_module(loaded.checked.id, generate(loaded.checked))
 
 
