@@ -62,12 +62,12 @@ class Code(StrEnum):
     HEADER_COLON = 'HEADER-COLON', "a colon at the end of a definition's first line", '`roll r "R" [X-1]:`'
     UNQUOTED_TITLE = 'UNQUOTED-TITLE', 'a section or ruleset title without quotes', '`section Primary actions`'
     TYPE_COLON = 'TYPE-COLON', '`type` without its colon', '`type wealth 0..5`'
-    CITATION_ID = 'CITATION-ID', 'an inventory ID not in capitals', '`roll r "R" [tog-01]`'
-    CITATION_LINES = 'CITATION-LINES', 'line numbers without `line`/`lines`', '`roll r "R" [TOG-01, 7-17]`'
-    CITATION_COMMA = 'CITATION-COMMA', 'citation parts without commas', '`roll r "R" [TOG-01 line 7]`'
-    LINE_RANGE = 'LINE-RANGE', '`line 7-9`, `lines 7` or `lines 7 to 9`', '`roll r "R" [TOG-01, line 7-9]`'
+    CITATION_ID = 'CITATION-ID', 'an inventory ID not in capitals', '`roll r "R" [c-1]`'
+    CITATION_LINES = 'CITATION-LINES', 'line numbers without `line`/`lines`', '`roll r "R" [C-1, 7-17]`'
+    CITATION_COMMA = 'CITATION-COMMA', 'citation parts without commas', '`roll r "R" [C-1 line 7]`'
+    LINE_RANGE = 'LINE-RANGE', '`line 7-9`, `lines 7` or `lines 7 to 9`', '`roll r "R" [C-1, line 7-9]`'
     UNCLOSED_CITATION = ('UNCLOSED-CITATION', 'a `[` never closed (reported where it opens)',
-                         '`roll r "R" [TOG-01, lines 7-9`')
+                         '`roll r "R" [C-1, lines 7-9`')
     MISSING_COLON = 'MISSING-COLON', 'an attribute without its colon', '`roll 2d6 + wealth`'
     EQUALS_FOR_COLON = 'EQUALS-FOR-COLON', '`=` where an attribute takes `:`', '`roll = 2d6`'
     LET_EQUALS = 'LET-EQUALS', '`:` where a `let` takes `=`', '`let bonus: 1`'
@@ -120,7 +120,7 @@ class Code(StrEnum):
     PATH = 'PATH', 'a fix naming more than a definition and one of its lines', '`set healing_clock.size.max to 4`'
     RANGE_BACKWARDS = 'RANGE-BACKWARDS', 'a range whose first number is the larger', '`- 9-7: costly`'
     POOL = 'POOL', "a number between a pool's `)` and its `d`", '`roll: (rating)2d6`'
-    NO_FILE = 'NO-FILE', 'no such ruleset, or it cannot be read', '`rulecraft check tides_of_gld`'
+    NO_FILE = 'NO-FILE', 'no such ruleset, or it cannot be read', '`rulecraft check my_gmae`'
     BAD_CHARACTER = 'BAD-CHARACTER', 'not a UTF-8 text file (a NUL byte, another encoding)', 'a file saved as UTF-16'
     TOO_LARGE = ('TOO-LARGE', 'past a hard limit: file size, digits, nesting, sides, boxes, entries, chain length',
                  '`roll: 2d6 + 1234567890123456789`')
@@ -137,7 +137,8 @@ class Code(StrEnum):
     MISSING = ('MISSING',
                'W: a value the document lost, written `unknown` (an error: a card without the pile its deck splits by)',
                '`size: unknown`')
-    NO_SOURCE = 'NO-SOURCE', 'W: a definition citing no inventory ID', '`roll r "R" [line 7]`'
+    NO_SOURCE = ('NO-SOURCE', 'W: a definition citing no inventory ID, in a ruleset whose header declares a '
+                 '`source:` it transcribes (an original game has none)', '`roll r "R" [line 7]`')
     RANGE_GAP = 'RANGE-GAP', 'W: totals of the roll no band takes', '`- 7-9` and `- 11+` on `2d6` (10 is missing)'
     RANGE_OVERLAP = 'RANGE-OVERLAP', 'W: totals two bands take', '`- 6-8` and `- 8-10`'
     UNREACHABLE = 'UNREACHABLE', 'W: a band that can never come up', '`- 13+` on `2d6`'

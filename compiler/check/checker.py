@@ -108,6 +108,12 @@ class Checker:
             self.types.setdefault(typedef.name, typedef)
         self._type_options: frozenset[str] | None = None
 
+    @property
+    def transcribes(self) -> bool:
+        """The ruleset declares the documents it transcribes (`source:` in its `ruleset` header): only then
+        does each definition owe a citation of an inventory ID (NO-SOURCE). An original game declares none."""
+        return self.ruleset.attr("source") is not None
+
     # ---------------------------------------------------------------- entry
 
     def run(self, source_text: str) -> m.CheckedRuleset:
@@ -1643,10 +1649,12 @@ class Checker:
         by_name = {i.name: i for i in items}
         for definition in definitions:
             item = by_name.get(definition.name)
-            if definition.citation is None or not definition.citation.ids:
+            if self.transcribes and (definition.citation is None or not definition.citation.ids):
                 defects.append(Defect(Code.NO_SOURCE, definition.name,
                                       f"`{definition.name}` cites no inventory ID", definition.span,
-                                      "add a citation like [TOG-01, lines 7-17]"))
+                                      "the ruleset's header declares a `source:` it transcribes: cite the "
+                                      "document's inventory ID, like `[C-1, lines 7-17]` (an original game has "
+                                      "no `source:` and cites nothing)"))
             defects.extend(self.text_defects(definition))
             defects.extend(self.reference_defects(definition, names))
             if isinstance(definition, (m.CustomDie, m.Deck)):

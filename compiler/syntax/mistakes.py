@@ -190,7 +190,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         Code.UNCLOSED_CITATION,
         "this citation's `[` is never closed",
-        "end the citation with `]`: `[TOG-01, lines 7-17]`",
+        "end the citation with `]`: `[C-1, lines 7-17]`",
         ('roll r "R" «[X-1, lines 7-9»\n  roll: 2d6\n', 'roll r "R" «[X-1»\n  roll: 2d6\n  - 7-9: x\n'),
         where=r"⁁\[", trigger="unclosed", place="to-end",
     ),
@@ -322,7 +322,7 @@ MISTAKES: tuple[Mistake, ...] = (
         Code.UNQUOTED_TITLE,
         "the title `{token}` is not in quotes",
         "put the title in double quotes: `section \"Primary actions\" [lines 5-104]`",
-        ("section «Primary actions»\n", "ruleset «Tides of Gold»\n", "section «Rolls» [lines 1-9]\n"),
+        ("section «Primary actions»\n", "ruleset «My game»\n", "section «Rolls» [lines 1-9]\n"),
         where=_UNQUOTED,
     ),
     Mistake(
@@ -336,14 +336,14 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         Code.CITATION_ID,
         "`{token}` is not an inventory ID",
-        "cite inventory IDs in capitals, as the inventory prints them: `[TOG-01, lines 7-17]`",
-        ('roll r "R" [«tog-01»]\n  roll: 2d6\n', 'roll r "R" [X-1, «Tog-2»]\n  roll: 2d6\n'),
+        "cite inventory IDs in capitals, as the inventory prints them: `[C-1, lines 7-17]`",
+        ('roll r "R" [«cc-01»]\n  roll: 2d6\n', 'roll r "R" [X-1, «Cc-2»]\n  roll: 2d6\n'),
         where=r"⁁(?P<to>[A-Za-z][\w-]*)",
     ),
     Mistake(
         Code.CITATION_LINES,
         "line numbers in a citation need the word `line` or `lines`",
-        "write `[TOG-01, line 7]` or `[TOG-01, lines 7-17]`",
+        "write `[C-1, line 7]` or `[C-1, lines 7-17]`",
         ('roll r "R" [X-1, «7-17»]\n  roll: 2d6\n', 'roll r "R" [X-1, «7»]\n  roll: 2d6\n',
          'list r "R" [X-1, X-2, «7-17»]\n  - "x"\n'),
         where=r"^[a-z].*\[[^\]]*,\s*⁁(?P<to>\d+(?:\s*-\s*\d+)?)", trigger="anywhere",
@@ -351,7 +351,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         Code.CITATION_COMMA,
         "missing `,` between the parts of the citation",
-        "separate them with commas: `[TOG-01, TOG-02, lines 7-17]`",
+        "separate them with commas: `[C-1, C-2, lines 7-17]`",
         ('roll r "R" [X-1«» line 7]\n  roll: 2d6\n', 'roll r "R" [X-1«» X-2]\n  roll: 2d6\n',
          'roll r "R" [X-1, line 7«» lines 9-10]\n  roll: 2d6\n'),
         where="⁁[A-Za-z]", place="gap",
@@ -359,7 +359,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         Code.LINE_RANGE,
         "a range of lines is written `lines A-B`",
-        "one line is `line 7`, several are `lines 7-9`: `[TOG-01, lines 7-9]`",
+        "one line is `line 7`, several are `lines 7-9`: `[C-1, lines 7-9]`",
         ('roll r "R" [X-1, «line 7-9»]\n  roll: 2d6\n', 'roll r "R" [X-1, «lines 7»]\n  roll: 2d6\n',
          'roll r "R" [X-1, «lines 7 to 9»]\n  roll: 2d6\n'),
         where=r"(?P<from>\blines?\s+\d+\s*)⁁(?P<to>(?:-\s*\d+|to\s+\d+)?)",
@@ -580,8 +580,8 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         Code.ERRATA_ID,
         "an errata entry starts with its ID, in capitals",
-        "write the ID first: `errata D-TOG-4 \"A total of 6 falls in no band\" [TOG-08]`",
-        ('errata «"Fix"»\n  text: "x"\n', 'errata «d-tog-4» "Fix"\n  text: "x"\n'),
+        "write the ID first: `errata D-4 \"A total of 6 falls in no band\" [C-8]`",
+        ('errata «"Fix"»\n  text: "x"\n', 'errata «d-cc-4» "Fix"\n  text: "x"\n'),
         where=r'⁁(?P<to>"[^"\n]*"?|[\w-]+)',
     ),
     Mistake(
@@ -744,7 +744,7 @@ TERMINAL_WORDS = {
     "INT": "a number",
     "DICE": "dice like 2d6",
     "DICE_OF": "dice like d(die)",
-    "SOURCE_ID": "an inventory ID like TOG-01",
+    "SOURCE_ID": "an inventory ID like C-1",
     "CODE": "a check code like RANGE-GAP",
     "_NL": "the end of the line",
     "_INDENT": "an indented line",
