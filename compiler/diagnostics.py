@@ -8,6 +8,7 @@ report out of a stage that cannot go on.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -212,11 +213,13 @@ class Report:
 
     # -------------------------------------------------------------- output
 
-    def format_text(self, limit: int = MAX_SHOWN) -> str:
+    def format_text(self, limit: int = MAX_SHOWN, colour: bool = False) -> str:
+        """Every diagnostic (the first `limit`), then the counts. With `colour`, for a terminal: control
+        characters already escaped (see `escape_controls`) and the severity, code and caret in colour."""
         shown = self.sorted()
         lines: list[str] = []
         for diagnostic in shown[:limit]:
-            lines.append(format_diagnostic(diagnostic, self.sources.get(diagnostic.path)))
+            lines.append(format_diagnostic(diagnostic, self.sources.get(diagnostic.path), colour))
         if len(shown) > limit:
             lines.append(f"... and {len(shown) - limit} more")
         errors, warnings = self.counts()
@@ -259,8 +262,47 @@ def plural(count: int, word: str) -> str:
 SHOWN_WIDTH = 100  # characters of a source line a diagnostic shows (a longer line: the part around the caret)
 
 
-def format_diagnostic(diagnostic: Diagnostic, source: str | None) -> str:
-    """`path:line:col: severity[CODE]: message`, the line, a caret under the span, the hint."""
+# What a terminal would act on instead of showing: C0 controls but tab and newline, DEL, C1 controls (ESC [,
+# ESC ], CSI, OSC: move the cursor, clear the screen, set the window title) and the bidirectional overrides
+# (text shown in another order than it is stored).
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character written out visibly (ESC as `\\x1b`); tab and newline kept."""
+    return CONTROLS.sub(_escaped, text) if CONTROLS.search(text) else text
+
+
+# Colours of a diagnostic on a terminal (SGR sequences): the severity and code, and the caret line.
+COLOURS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
+
+
+def format_diagnostic(diagnostic: Diagnostic, source: str | None, colour: bool = False) -> str:
+    """`path:line:col: severity[CODE]: message`, the line, a caret under the span, the hint. With `colour`:
+    the text's control characters escaped, and the severity, code and caret coloured by severity."""
+    text = format_plain(diagnostic, source)
+    if not colour:
+        return text
+    paint = COLOURS.get(diagnostic.severity, BOLD)
+    lines = escape_controls(text).split("\n")
+    head = f"{diagnostic.severity}[{diagnostic.code}]"
+    first, found, rest = lines[0].partition(f": {head}: ")
+    if found:
+        lines[0] = f"{BOLD}{first}:{RESET} {paint}{head}{RESET}: {rest}"
+    for index, line in enumerate(lines[1:], 1):
+        if line.strip() and set(line.strip()) == {"^"} and index >= 2:
+            lines[index] = f"{line[:len(line) - len(line.lstrip())]}{paint}{line.lstrip()}{RESET}"
+    return "\n".join(lines)
+
+
+def format_plain(diagnostic: Diagnostic, source: str | None) -> str:
+    """A diagnostic as plain text: its place and message, the source line with a caret, notes and hint."""
     span = diagnostic.span
     where = diagnostic.path
     if span.line:

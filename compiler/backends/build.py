@@ -20,7 +20,7 @@ import stat
 import sys
 import tempfile
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,16 +37,24 @@ class Plan:
     report: Report = field(default_factory=Report)
 
 
+Progress = Callable[[str], None]  # told what a build is doing, a short line at a time (the command line shows it)
+
+
+def _silent(_: str) -> None:
+    pass
+
+
 def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str = "a4",
          report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("full",),
-         package: bool = False) -> Plan:
+         package: bool = False, progress: Progress = _silent) -> Plan:
     """Every output of every target, in memory. Raises CompileError if any ruleset has errors.
 
     `package`: each ruleset's resolvers as an importable package, `python/<id>/__init__.py` with a `py.typed`
     (PEP 561: its types are for checkers to read), not the module `python/<id>.py`.
 
     `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
-    and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`).
+    and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`). `progress` is told each
+    stage of each ruleset and each PDF sheet as it is done.
     """
     from compiler.api import load
     from compiler.backends.python import generate
@@ -55,7 +63,9 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     result = Plan(report=report if report is not None else Report())
     html_for_pdf: list[tuple[Path, str]] = []
     failed = False
-    for target in targets:
+    for number, target in enumerate(targets, 1):
+        counter = f"[{number}/{len(targets)}] " if len(targets) > 1 else ""
+        progress(f"{counter}checking {target}")
         try:
             loaded = load(target, result.report)
         except CompileError:
@@ -63,18 +73,23 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
             continue
         rid = loaded.checked.id
         data = export_data(loaded.checked)
+        if "python" in formats:
+            progress(f"{counter}{rid}: python resolver")
         if "python" in formats and package:
             result.files[out_dir / "python" / rid / "__init__.py"] = generate(loaded.checked)
             result.files[out_dir / "python" / rid / "py.typed"] = ""
         elif "python" in formats:
             result.files[out_dir / "python" / f"{rid}.py"] = generate(loaded.checked)
+        if "json" in formats or "yaml" in formats:
+            progress(f"{counter}{rid}: data")
         if "json" in formats:
             result.files[out_dir / "json" / f"{rid}.json"] = to_json(data)
         if "yaml" in formats:
             result.files[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
         for sheet in sheets if "html" in formats or "pdf" in formats else ():
-            html = render_html(data, templates, page, result.report, sheet)
             name = rid if sheet == "full" else f"{rid}.{sheet}"
+            progress(f"{counter}{rid}: sheet {name}.html")
+            html = render_html(data, templates, page, result.report, sheet)
             if "html" in formats:
                 result.files[out_dir / "html" / f"{name}.html"] = html
             if "pdf" in formats:
@@ -85,7 +100,7 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
         result.files[out_dir / "json" / "schema.json"] = json.dumps(JSON_SCHEMA, indent=2) + "\n"
     if html_for_pdf:
         pdf_engine(result.report)
-    for path, pdf in cached_pdfs(html_for_pdf):
+    for path, pdf in cached_pdfs(html_for_pdf, progress):
         result.files[path] = pdf
     return result
 
@@ -149,7 +164,7 @@ def template_place(problem: Exception) -> tuple[str, int]:
 PDF_CACHE_KEEP = 40  # sheets kept in the user's cache folder: a build of the five rulesets with --one-page makes ten
 
 
-def cached_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
+def cached_pdfs(jobs: list[tuple[Path, str]], progress: Progress = _silent) -> list[tuple[Path, bytes]]:
     """`render_pdfs`, except that a sheet whose very HTML became a PDF before, by the same renderer, is
     taken from the user's cache folder (`pdf/`). A sheet is seconds of WeasyPrint (tens for a long one),
     and a build mostly makes again sheets that did not change: a designer edits one ruleset of five.
@@ -160,7 +175,7 @@ def cached_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
     """
     folder = cache_dir()
     if folder is None or not jobs:
-        return render_pdfs(jobs)
+        return render_pdfs(jobs, progress=progress)
     folder = folder / "pdf"
     renderer = pdf_renderer().encode()
     entries = [folder / f"{hashlib.sha256(renderer + html.encode('utf-8', 'surrogatepass')).hexdigest()[:40]}.pdf"
@@ -171,7 +186,10 @@ def cached_pdfs(jobs: list[tuple[Path, str]]) -> list[tuple[Path, bytes]]:
         if pdf is not None:
             found[index] = pdf
     missing = [index for index in range(len(jobs)) if index not in found]
-    for index, (_, pdf) in zip(missing, render_pdfs([jobs[index] for index in missing]), strict=True):
+    if found:
+        progress(f"PDF sheets: {len(found)} of {len(jobs)} from the cache")
+    for index, (_, pdf) in zip(missing, render_pdfs([jobs[index] for index in missing], progress=progress),
+                               strict=True):
         found[index] = pdf
         write_cache(entries[index], hashlib.sha256(pdf).hexdigest().encode("ascii") + b"\n" + pdf)
     prune_cache(folder, "*.pdf", PDF_CACHE_KEEP)
@@ -230,22 +248,28 @@ def pdf_renderer() -> str:
                       pdf_subsetter()))
 
 
-def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None) -> list[tuple[Path, bytes]]:
+def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None,
+                progress: Progress = _silent) -> list[tuple[Path, bytes]]:
     """PDFs in parallel on the machine's cores (WeasyPrint is single-threaded), in the order given.
 
     The longest sheets start first, so that no long sheet is left to run alone at the end. Workers start
     as `start_method` says (default: `safe_start_method()`). Where they fork, WeasyPrint is imported and
     the sheets' fonts are loaded once here, and the workers inherit both instead of each doing it again
     (a second or so of every worker's time on a small machine, and about 0.2 s of every sheet); started
-    otherwise, each worker imports WeasyPrint and loads the fonts itself.
+    otherwise, each worker imports WeasyPrint and loads the fonts itself. `progress` is told of each sheet
+    as it is done.
     """
     from compiler.backends.render import to_pdf
 
     workers = min(len(jobs), os.cpu_count() or 1)
     if workers <= 1:
-        return [(path, to_pdf(html)) for path, html in jobs]
+        rendered: list[tuple[Path, bytes]] = []
+        for number, (path, html) in enumerate(jobs, 1):
+            progress(f"PDF sheet {number} of {len(jobs)}: {path.name}")
+            rendered.append((path, to_pdf(html)))
+        return rendered
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     method = start_method or safe_start_method()
     if method == "fork":
@@ -256,6 +280,10 @@ def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None) -
     longest_first = sorted(range(len(jobs)), key=lambda index: -len(jobs[index][1]))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         pending = {index: pool.submit(to_pdf, jobs[index][1]) for index in longest_first}
+        progress(f"PDF sheets: 0 of {len(jobs)} done")
+        names = {future: jobs[index][0].name for index, future in pending.items()}
+        for done, future in enumerate(as_completed(names), 1):
+            progress(f"PDF sheets: {done} of {len(jobs)} done ({names[future]})")
         return [(path, pending[index].result()) for index, (path, _) in enumerate(jobs)]
 
 

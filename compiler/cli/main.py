@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
 
-from compiler.cli.targets import UsageError, safe_output, targets, to_json, write_verbatim
+from compiler.cli.targets import Progress, UsageError, print_report, safe_output, targets, to_json, write_verbatim
 from compiler.diagnostics import CompileError, Report, plural
 from compiler.resources import FORMATS
 
@@ -55,7 +55,7 @@ def run_command(argv: Sequence[str] | None) -> int:
         print(f"rulecraft: {problem}", file=sys.stderr)
         return 1
     except CompileError as error:
-        print(error.report.format_text(), file=sys.stderr)
+        print_report(error.report)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -86,6 +86,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build.add_argument("--one-page", action="store_true",
                        help="also build each ruleset's one-page sheet of its core rolls, bands and odds "
                             "(html/<id>.core.html, pdf/<id>.core.pdf)")
+    build.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress line (it shows only on a terminal, on stderr, per stage and sheet)")
     build.set_defaults(run=cmd_build)
 
     init = sub.add_parser("init", help="start a game in a folder: settings, a starter ruleset, .gitignore, README")
@@ -93,15 +95,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     init.add_argument("--title", default=None, help="the game's title (default: from the folder's name)")
     init.set_defaults(run=cmd_init)
     check = sub.add_parser("check", help="report errors and design defects")
-    check.add_argument("paths", nargs="*")
+    check.add_argument("paths", nargs="*", help="rulesets (ids or .rules files; - reads standard input, shown "
+                       "as <stdin>); default: all of rulesets/")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--json", action="store_true", help="the same as --format json")
     check.add_argument("--odds", action="store_true",
                        help="also print each band of each roll with its exact probability (at the default inputs)")
     check.set_defaults(run=cmd_check)
 
     diff = sub.add_parser("diff", help="what changed between two versions of a ruleset, and how the odds moved")
     diff.add_argument("old", help="the old version: a .rules file, a ruleset id, or REV:PATH from git "
-                      "(e.g. HEAD:rulesets/tides_of_gold.rules)")
+                      "(e.g. HEAD:rulesets/my_game.rules)")
     diff.add_argument("new", help="the new version (same forms)")
     diff.add_argument("--json", action="store_true")
     diff.add_argument("--exit-code", action="store_true", help="exit 1 when the versions differ")
@@ -185,22 +189,28 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError(f"{'--templates ' + args.templates if args.templates else f'theme {templates}'}: no such "
                          "folder")
     out_dir = Path(args.output) if args.output else project.output
+    progress = Progress(quiet=args.quiet)
     try:
         built = plan(targets(args.paths), formats, out_dir, page=args.page or project.page or "a4", templates=templates,
                      sheets=("full", "core") if args.one_page else ("full",),
-                     package=args.package if args.package is not None else project.package)
+                     package=args.package if args.package is not None else project.package, progress=progress)
+        progress(f"writing {plural(len(built.files), 'file')}")
+        write_all(built.files)
     except CompileError as error:
-        print(error.report.format_text(), file=sys.stderr)
+        progress.done()
+        print_report(error.report)
         print("build failed: nothing was written", file=sys.stderr)
         return 1
-    try:
-        write_all(built.files)
     except OSError as problem:
+        progress.done()
         raise UsageError(f"cannot write {problem.filename or display_path(out_dir)}: {problem.strerror}; "
                          "nothing was written") from None
+    progress.done()
     warnings = built.report.counts()[1]
-    print(f"built {len(built.files)} files in {display_path(out_dir)}/"
-          + (f" ({warnings} warnings; run `rulecraft check` to see them)" if warnings else ""))
+    check = " ".join(["rulecraft check", *map(shlex.quote, args.paths)])
+    print(f"built {plural(len(built.files), 'file')} in {display_path(out_dir)}/"
+          + (f" ({plural(warnings, 'warning')}; run `{check}` to see {'it' if warnings == 1 else 'them'})"
+             if warnings else ""))
     return 0
 
 
@@ -225,31 +235,34 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from compiler.api import Loaded, load
+    from compiler.api import Loaded, load, load_text, read_stdin
 
     report = Report()
     loaded: list[Loaded] = []
+    as_json = args.json or args.format == "json"
     for target in targets(args.paths):
-        try:
-            loaded.append(load(target, report))
+        try:  # `-`: the text an editor sends, named <stdin> in the diagnostics
+            loaded.append(load_text(read_stdin(report), "<stdin>", "stdin", report) if target == "-"
+                          else load(target, report))
         except CompileError:
             continue
-    if args.format == "json":
+    if as_json:
         payload = json.loads(report.format_json())
         if args.odds:
             from compiler.cli.review import odds_json
 
             payload["odds"] = {one.checked.id: odds_json(one.checked) for one in loaded}
         print(to_json(payload))
+    elif report.diagnostics:
+        print_report(report, sys.stdout)
     else:
-        text = report.format_text()
-        print(text if text else "no problems found")
-        if args.odds:
-            from compiler.cli.review import odds_listing
+        print("no problems found")
+    if not as_json and args.odds:
+        from compiler.cli.review import odds_listing
 
-            for one in loaded:
-                print()
-                print(odds_listing(one.checked, one.path, one.source))
+        for one in loaded:
+            print()
+            print(odds_listing(one.checked, one.path, one.source))
     return 1 if report.has_errors else 0
 
 
@@ -280,7 +293,7 @@ def load_version(spec: str) -> tuple[str, Any]:
     if sep and rev and not Path(spec).exists() and not (len(rev) == 1 and rev.isalpha()):
         if rev.startswith("-"):  # never an option of git (`--output=FILE` writes a file)
             raise UsageError(f"diff: the revision {rev!r} starts with '-'; a revision names a commit, "
-                             "e.g. HEAD~1:rulesets/tides_of_gold.rules")
+                             "e.g. HEAD~1:rulesets/my_game.rules")
         try:  # --end-of-options, and `--` after the object: what follows is never an option nor a path
             done = subprocess.run(["git", "show", "--no-textconv", "--end-of-options", f"{rev}:{inside}", "--"],
                                   capture_output=True, check=False, stdin=subprocess.DEVNULL)
@@ -350,7 +363,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
             write_atomic(path, formatted)
             print(f"reformatted {shown}")
     if report.diagnostics:
-        print(report.format_text(), file=sys.stderr)
+        print_report(report)
         print("files with errors were not formatted", file=sys.stderr)
         return 1
     if not (len(args.paths) == 1 and args.paths[0] == "-"):
@@ -494,10 +507,16 @@ def cmd_roll(args: argparse.Namespace) -> int:
         print(result.trace)
         print_data(result.values)
         repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
-        print(f"(seed {seed}: `rulecraft roll {module.RULESET} {args.name} "
-              f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}{repeat}` repeats "
+        print(f"(seed {seed}: `{again('roll', args, f'--seed {seed}{repeat}')}` repeats "
               f"{'these rolls' if repeat else 'this roll'})")
     return 0
+
+
+def again(command: str, args: argparse.Namespace, options: str) -> str:
+    """The command line that does this again, as a shell runs it: the ruleset as it was given (an id, or a
+    path that works from where the command ran), each word shell-quoted, then `options`."""
+    words = ["rulecraft", command, args.ruleset, args.name, *args.inputs]
+    return " ".join([words[0], words[1], *map(shlex.quote, words[2:])]) + (f" {options}" if options else "")
 
 
 def new_deck(module: types.ModuleType, name: str, pairs: Sequence[str], seed: int) -> Any:
@@ -521,7 +540,7 @@ def new_deck(module: types.ModuleType, name: str, pairs: Sequence[str], seed: in
 
 
 def draw_cards(module: types.ModuleType, args: argparse.Namespace, seed: int) -> int:
-    """`rulecraft roll everrain sea_event_deck chapter=2 --repeat 5`: draw from a freshly shuffled deck."""
+    """`rulecraft roll my_game event_deck chapter=2 --repeat 5`: draw from a freshly shuffled deck."""
     deck = new_deck(module, args.name, args.inputs, seed)
     drawn = [deck.draw() for _ in range(args.repeat)]
     if args.json:
@@ -535,9 +554,9 @@ def draw_cards(module: types.ModuleType, args: argparse.Namespace, seed: int) ->
         print(f"{deck.LABEL}{where}: " + ("empty, no card drawn" if card is None else
                                          f"drew {card.label} (copy {card.copy})"
                                          + (f": {card.text}" if card.text else "")))
-    print(f"{deck.remaining} cards left. (seed {seed}: `rulecraft roll {module.RULESET} {args.name} "
-          f"{' '.join(args.inputs) + ' ' if args.inputs else ''}--seed {seed}"
-          f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}` draws these cards again)")
+    repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
+    print(f"{plural(deck.remaining, 'card')} left. (seed {seed}: `{again('roll', args, f'--seed {seed}{repeat}')}` "
+          f"draws {'these cards' if len(drawn) > 1 else 'this card'} again)")
     return 0
 
 
@@ -606,11 +625,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    """`rulecraft simulate tides_of_gold action_roll dots=2 -n 1000000`: counts beside the exact odds."""
+    """`rulecraft simulate my_game attack edge=2 -n 1000000`: counts beside the exact odds."""
     module = compiled(args.ruleset)
     if args.name in getattr(module, "DECKS", {}):
         raise UsageError(f"{args.name} is a deck: its draws depend on the cards already drawn; "
-                         f"`rulecraft odds {module.RULESET} {args.name}` gives the chance of each next card")
+                         f"`{again('odds', args, '')}` gives the chance of each next card")
     inputs = parse_inputs(module, args.name, args.inputs)
     try:
         result = module.simulate(args.name, args.rolls, seed=args.seed, **inputs)
@@ -634,8 +653,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     print(f"  {'':<{width}}  {'rolls':>11}  {'share':>8}  {'exact':>8}")
     for row in rows:
         print(f"  {row['label']:<{width}}  {row['rolls']:>11,}  {row['percent']:7.3f}%  {row['exact_percent']:7.3f}%")
-    print(f"(seed {result.seed}: `rulecraft simulate {module.RULESET} {args.name} "
-          f"{' '.join(args.inputs) + ' ' if args.inputs else ''}-n {result.n} --seed {result.seed}` repeats this run)")
+    print(f"(seed {result.seed}: `{again('simulate', args, f'-n {result.n} --seed {result.seed}')}` repeats this run)")
     return 0
 
 
@@ -668,7 +686,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json({"ruleset": checked.id, "title": checked.title, "items": items}))
         return 0
-    print(f"{checked.title} ({checked.id}): {len(items)} definitions")
+    print(f"{checked.title} ({checked.id}): {plural(len(items), 'definition')}")
     for item in items:
         shown = " ".join(describe_input(i) for i in item["inputs"])
         print(f"  {item['kind']:<9} {item['name']:<28} {', '.join(item['sources']):<20} {shown}")

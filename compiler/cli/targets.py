@@ -7,15 +7,16 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
+import os
+import shutil
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO, cast
 
-# What a terminal would act on instead of showing: C0 controls but tab and newline, DEL, C1 controls (ESC [,
-# ESC ], CSI, OSC: move the cursor, clear the screen, set the window title) and the bidirectional overrides
-# (text shown in another order than it is stored).
-CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from compiler.diagnostics import CONTROLS, Report, escape_controls
+
+__all__ = ["CONTROLS", "Progress", "UsageError", "escape_controls", "print_report", "safe_output", "targets",
+           "to_json", "use_colour", "write_verbatim"]
 
 
 class UsageError(Exception):
@@ -35,16 +36,6 @@ def targets(paths: Sequence[str]) -> list[str]:
         raise UsageError(f"no rulesets found (looked for {display_path(find_project().rulesets)}/*.rules); name a "
                          "`.rules` file, or start a game with `rulecraft init`")
     return found
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape_controls(text: str) -> str:
-    """`text` with every control character written out visibly (ESC as `\\x1b`); tab and newline kept."""
-    return CONTROLS.sub(_escaped, text) if CONTROLS.search(text) else text
 
 
 def to_json(payload: Any) -> str:
@@ -106,3 +97,65 @@ def write_verbatim(text: str) -> None:
         stream.write_verbatim(text)
     else:
         stream.write(text)
+
+
+def use_colour(stream: TextIO) -> bool:
+    """Colour for this stream: never with `NO_COLOR` set (any value but empty), always with `FORCE_COLOR`
+    set (any value but empty or `0`), else only on a terminal that is not `TERM=dumb`."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (ValueError, OSError):
+        return False
+
+
+def print_report(report: Report, stream: TextIO | None = None) -> None:
+    """A report's diagnostics and counts, in colour where `use_colour` says (the text's own control
+    characters escaped all the same)."""
+    stream = stream if stream is not None else sys.stderr
+    if use_colour(stream):
+        text = report.format_text(colour=True) + "\n"
+        if isinstance(stream, SafeStream):
+            stream.write_verbatim(text)
+        else:
+            stream.write(text)
+    else:
+        print(report.format_text(), file=stream)
+
+
+class Progress:
+    """What a long build is doing, one line on stderr rewritten in place (`\\r`): only on a terminal, and not
+    with `--quiet`. `done()` clears the line, so what the command prints next starts clean."""
+
+    def __init__(self, quiet: bool = False, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        try:
+            self.enabled = not quiet and self.stream.isatty()
+        except (ValueError, OSError):
+            self.enabled = False
+        self.shown = 0
+
+    def __call__(self, text: str) -> None:
+        if not self.enabled:
+            return
+        width = max(shutil.get_terminal_size((80, 24)).columns - 1, 10)
+        line = escape_controls(text)
+        line = line if len(line) <= width else line[:width - 1] + "…"
+        self._write("\r" + line.ljust(self.shown))
+        self.shown = len(line)
+
+    def done(self) -> None:
+        if self.enabled and self.shown:
+            self._write("\r" + " " * self.shown + "\r")
+            self.shown = 0
+
+    def _write(self, text: str) -> None:
+        with contextlib.suppress(ValueError, OSError):
+            if isinstance(self.stream, SafeStream):
+                self.stream.write_verbatim(text)
+            else:
+                self.stream.write(text)
+            self.stream.flush()
