@@ -63,10 +63,23 @@ def run_command(argv: Sequence[str] | None) -> int:
         return 0
 
 
+def installed_version() -> str:
+    """The installed distribution's version (its metadata), else the package's own (a checkout not installed)."""
+    from importlib import metadata
+
+    from compiler import __version__
+
+    try:
+        return metadata.version("rulecraft")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The command line. `watch` brings a web server; its module is imported only to run it."""
     parser = Parser(prog="rulecraft", description="Compile rules written in the Rulecraft "
                                      "language into resolvers, exact odds, sheets and data.")
+    parser.add_argument("--version", action="version", version=f"rulecraft {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     build = sub.add_parser("build", help="build rulesets into output/<format>/<id>.<ext>")
