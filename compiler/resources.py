@@ -37,6 +37,14 @@ def templates_dir() -> Path:
     return data_dir() / "templates"
 
 
+def export_schema_text() -> str:
+    """The JSON Schema of the JSON and YAML export: package data beside the backend that writes the export
+    (`backends/export.schema.json`), read through importlib.resources, so that every kind of install has it."""
+    from importlib.resources import files
+
+    return (files(__package__ or "compiler") / "backends" / "export.schema.json").read_text(encoding="utf-8")
+
+
 def cache_dir() -> Path | None:
     """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`), for what is slow to build and safe to lose
     (the parser, which generated modules compiled, the PDFs); never the project's folders. None without a

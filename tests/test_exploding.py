@@ -121,7 +121,9 @@ def test_totals_list_each_total_up_to_the_horizon_then_the_rest_as_one(game: Any
 def test_the_sheet_and_the_json_say_it_in_words(loaded: Any) -> None:
     data = export_data(loaded.checked)
     damage = next(d for d in data["definitions"] if d["name"] == "damage")
-    assert damage["dice"] == [{"when": None, "roll": "d6! + bonus", "notes": [
+    assert damage["dice"] == [{"when": None, "roll": "d6! + bonus", "terms": [
+        {"text": "d6!", "count": 1, "sides": 6, "die": None, "ops": [{"op": "explode", "on": None, "times": None}]}],
+        "notes": [
         "d6! explodes: a die showing its highest face is rolled again and added, and again"]}]
 
 
@@ -389,7 +391,12 @@ def test_the_sheet_says_at_most_n_times_and_compounds_in_words() -> None:
             '  - 30+: hi "Hi"\n  - otherwise: lo "Lo"\n')
     data = export_data(load_text(text, "words.rules", "words").checked)
     r = next(d for d in data["definitions"] if d["name"] == "r")
-    assert r["dice"] == [{"when": None, "roll": "d10! on 9+ at most 3 times + d6!! once + 2d6!!", "notes": [
+    assert r["dice"] == [{"when": None, "roll": "d10! on 9+ at most 3 times + d6!! once + 2d6!!", "terms": [
+        {"text": "d10! on 9+ at most 3 times", "count": 1, "sides": 10, "die": None,
+         "ops": [{"op": "explode", "on": 9, "times": 3}]},
+        {"text": "d6!! once", "count": 1, "sides": 6, "die": None, "ops": [{"op": "compound", "on": None, "times": 1}]},
+        {"text": "2d6!!", "count": 2, "sides": 6, "die": None, "ops": [{"op": "compound", "on": None, "times": None}]}],
+        "notes": [
         "d10! on 9+ at most 3 times explodes: a die showing 9 or more is rolled again and added, at most 3 times",
         "d6!! once compounds: a die showing its highest face is rolled again and the roll added into the same die, "
         "at most once",

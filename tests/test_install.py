@@ -27,5 +27,6 @@ def test_the_wheel_carries_its_licence_types_and_metadata(tmp_path: Path) -> Non
     (wheel,) = tmp_path.glob("rulecraft-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "compiler/py.typed" in names and any(n.endswith("licenses/LICENSE") for n in names)
+    assert "compiler/backends/export.schema.json" in names  # the schema every export names
     metadata = zipfile.ZipFile(wheel).read(f"rulecraft-{__version__}.dist-info/METADATA").decode("utf-8")
     assert f"Version: {__version__}" in metadata and "Classifier: Typing :: Typed" in metadata

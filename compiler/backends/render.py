@@ -27,12 +27,16 @@ from markupsafe import Markup, escape
 from compiler import __version__
 from compiler import model as m
 from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
-from compiler.resources import templates_dir
+from compiler.resources import export_schema_text, templates_dir
 from compiler.semantics.evaluate import EvalError, rebuild, walk
 from compiler.semantics.odds import defaults, definition_names, distribution, odds, odds_table
-from compiler.semantics.runtime import OPERATORS
+from compiler.semantics.runtime import OPERATORS, _face_runs, explode_parts
 
-SCHEMA_VERSION = 1
+# The JSON Schema of the export (compiler/backends/export.schema.json): written by hand, checked by
+# tests/test_schema.py against every export; the build copies it to output/json/schema.json.
+JSON_SCHEMA: dict[str, Any] = json.loads(export_schema_text())
+SCHEMA_ID: str = JSON_SCHEMA["$id"]  # every export names it as its `$schema`
+SCHEMA_VERSION: int = JSON_SCHEMA["properties"]["schema_version"]["const"]
 PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")
 
 
@@ -93,6 +97,49 @@ def chain_words(chain: m.Chain, labels: dict[str, str]) -> str:
     return "roll " + ", then ".join(table(link.target) + times(link.times) for link in chain.links)
 
 
+# The keys that give a definition's notation again as data (`ranges` beside a band's `key`, `terms` beside a
+# roll's dice), by the list of the definition's export they sit in: what a comparison of two versions skips.
+STRUCTURED_KEYS: dict[str, tuple[str, ...]] = {"bands": ("key_kind", "ranges", "natural"),
+                                               "columns": ("key_kind", "ranges", "natural"),
+                                               "dice": ("terms",), "groups": ("terms",)}
+CONDITION_KINDS: dict[type, str] = {m.Ranges: "ranges", m.Natural: "natural", m.When: "when",
+                                    m.Otherwise: "otherwise", m.OptionKey: "option"}  # a key's `key_kind`
+
+
+def condition_data(condition: m.Condition) -> dict[str, Any]:
+    """A band's or a column's key as data beside its text: its kind, and the values of a ranges key
+    (`7-9, 12+`: `[{"low": 7, "high": 9}, {"low": 12, "high": null}]`) or a natural one (`natural 12`: 12)."""
+    return {"key_kind": CONDITION_KINDS[type(condition)],
+            "ranges": [{"low": part.low, "high": part.high} for part in condition.parts]
+            if isinstance(condition, m.Ranges) else None,
+            "natural": condition.value if isinstance(condition, m.Natural) else None}
+
+
+def _number_or_text(expr: m.Expr) -> int | str:
+    value = _number(expr)
+    return value if value is not None else m.expr_text(expr)
+
+
+def op_data(op: m.DiceOp) -> dict[str, Any]:
+    """An operator on a group of dice as data: `keep highest 2` is `{"op": "highest", "count": 2}`, `! on 9+ at
+    most 2 times` `{"op": "explode", "on": 9, "times": 2}`, `reroll 1-2` `{"op": "reroll", "faces": [...]}`."""
+    if op.name in ("explode", "compound"):
+        least, times = explode_parts(op.arg)
+        return {"op": op.name, "on": least or None, "times": times or None}
+    if op.name == "reroll":
+        return {"op": op.name, "faces": [{"low": low, "high": high} for low, high in _face_runs(op.arg)]}
+    return {"op": op.name, "count": op.arg}
+
+
+def dice_terms(expr: m.Expr) -> list[dict[str, Any]]:
+    """Each group of dice of an expression, in the order written, as data: a count or sides that is an
+    expression as its text; a named die (`4dF`, `2 attack`) says its name in `die`, and its count of sides."""
+    return [{"text": m.dice_text(node), "count": _number_or_text(node.count),
+             "sides": _number_or_text(node.sides) if node.sides is not None else None,
+             "die": node.die, "ops": [op_data(op) for op in node.ops]}
+            for node in walk(expr) if isinstance(node, m.Dice)]
+
+
 def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str] | None = None) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
     chained = {} if band.chain is None else {"next_words": chain_words(band.chain, labels or {})}
@@ -102,6 +149,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str
         "id": band.id,
         "key": band.key_text,
         **worded,
+        **condition_data(band.condition),
         "label": band.label,
         "text": band.text,
         "cells": cells if columns else None,
@@ -158,7 +206,7 @@ def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
     """A `roll:` line as the sheet and the JSON give it; `notes` (only where there are some) say in words
     what an operator's notation does not (`d6!`: explodes ...)."""
     data: dict[str, object] = {"when": m.expr_text(rule.when) if rule.when is not None else None,
-                               "roll": m.expr_text(rule.expr)}
+                               "roll": m.expr_text(rule.expr), "terms": dice_terms(rule.expr)}
     if _in_words(rule.expr) != data["roll"]:
         data["words"] = _in_words(rule.expr)
     notes = [f"{m.dice_text(node)} {OPERATORS[op.name].words(op.arg)}" for node in walk(rule.expr)
@@ -285,12 +333,14 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
                         for r in definition.rerolls],
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
-            "groups": [{"name": group.name, "dice": m.expr_text(group.expr)} for group in definition.groups],
+            "groups": [{"name": group.name, "dice": m.expr_text(group.expr), "terms": dice_terms(group.expr)}
+                       for group in definition.groups],
             "flags": flags_data(checked, definition),
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": let_words(let.expr)}
                      for let in (*definition.lets, *definition.roll_lets)],
             "bands_from": definition.bands_from,
-            "columns": [{"id": c.id, "key": m.condition_text(c.condition), "label": c.label,
+            "columns": [{"id": c.id, "key": m.condition_text(c.condition), **condition_data(c.condition),
+                         "label": c.label,
                          "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
             "bands": [band_data(b, definition.columns, labels) for labels in [table_labels(checked)]
@@ -350,6 +400,7 @@ def entry_data(entry: m.ListEntry) -> dict[str, Any]:
 def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
     """The checked model as plain data: the JSON and YAML export, and what the templates read."""
     return {
+        "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,
         "generator": f"rulecraft {__version__}",
         "ruleset": checked.id,
@@ -392,36 +443,6 @@ def to_yaml(data: dict[str, Any]) -> str:
     stream = io.StringIO()
     yaml.dump(data, stream)
     return _capped(stream.getvalue(), "YAML export", data)
-
-
-JSON_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Rulecraft ruleset export",
-    "type": "object",
-    "required": ["schema_version", "ruleset", "title", "definitions", "errata"],
-    "properties": {
-        "schema_version": {"const": SCHEMA_VERSION},
-        "ruleset": {"type": "string"},
-        "title": {"type": "string"},
-        "definitions": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "kind", "label", "sources"],
-                "properties": {
-                    "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
-                    "kind": {"enum": ["roll", "table", "lookup", "formula", "list", "procedure", "rule", "priority",
-                                      "bands", "track", "clock", "die", "deck"]},
-                    "label": {"type": "string"},
-                    "sources": {"type": "object", "required": ["ids"],
-                                "properties": {"ids": {"type": "array", "items": {"type": "string"}}}},
-                    "bands": {"type": "array", "items": {"type": "object", "required": ["id", "key", "label"]}},
-                },
-            },
-        },
-        "errata": {"type": "array", "items": {"type": "object", "required": ["id", "title", "text"]}},
-    },
-}
 
 
 # ---------------------------------------------------------------- HTML

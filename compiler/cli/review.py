@@ -191,8 +191,15 @@ def _erratum(erratum: m.AppliedErratum) -> dict[str, Any]:
 
 
 def _comparable(data: dict[str, Any]) -> dict[str, Any]:
-    """The export of one definition without what is derived from the rest (the sheet's odds table)."""
-    return {k: v for k, v in data.items() if k not in ("odds",)}
+    """The export of one definition without what is derived from the rest: the sheet's odds table, and the
+    band keys and dice given again as data (`ranges`, `terms`), whose text is compared already."""
+    from compiler.backends.render import STRUCTURED_KEYS
+
+    out = {k: v for k, v in data.items() if k not in ("odds",)}
+    for key, derived in STRUCTURED_KEYS.items():
+        if isinstance(out.get(key), list):
+            out[key] = [{k: v for k, v in item.items() if k not in derived} for item in out[key]]
+    return out
 
 
 def _reads(resolver: m.Resolver) -> set[str]:
