@@ -1,14 +1,14 @@
 """Where the grammar and templates live: the one place that knows.
 
-In a checkout (or an editable install) they sit beside the package; a built
-wheel installs them under `<prefix>/share/rulecraft/` (see pyproject.toml).
+A wheel carries them inside the package (`compiler/grammar/`, `compiler/templates/`: package data, so any
+install finds them beside the code: a venv, `pip install --user`, `--target`, pipx); in a checkout (or an
+editable install) they sit at the repository's top, beside the package (see pyproject.toml).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -21,12 +21,11 @@ FORMATS = ("python", "html", "pdf", "json", "yaml")
 
 @cache
 def data_dir() -> Path:
-    candidates = [PACKAGE_DIR.parent, Path(sys.prefix) / "share" / "rulecraft"]
+    candidates = [PACKAGE_DIR, PACKAGE_DIR.parent]
     for candidate in candidates:
         if (candidate / "grammar" / "rules.lark").is_file():
             return candidate
-    raise FileNotFoundError("cannot find grammar/rules.lark beside the compiler package or in "
-                            f"{candidates[1]}; reinstall rulecraft")
+    raise FileNotFoundError(f"cannot find grammar/rules.lark in {PACKAGE_DIR} or beside it; reinstall rulecraft")
 
 
 def grammar_path() -> Path:

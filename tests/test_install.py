@@ -3,6 +3,7 @@ wheel holds the licence, the package's `py.typed` and the metadata a package ind
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -30,3 +31,19 @@ def test_the_wheel_carries_its_licence_types_and_metadata(tmp_path: Path) -> Non
     assert "compiler/backends/export.schema.json" in names  # the schema every export names
     metadata = zipfile.ZipFile(wheel).read(f"rulecraft-{__version__}.dist-info/METADATA").decode("utf-8")
     assert f"Version: {__version__}" in metadata and "Classifier: Typing :: Typed" in metadata
+    assert "compiler/grammar/rules.lark" in names and "compiler/templates/sheet.html.j2" in names
+    # installed with --target (no share/ folder, no site-packages): a game starts, checks and builds from the
+    # package's own data, and every file written is in the game's folder
+    target, home = tmp_path / "target", tmp_path / "home"
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
+                                str(wheel)], capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    before = {p for p in target.rglob("*") if "__pycache__" not in p.parts}
+    env = {**os.environ, "PYTHONPATH": str(target), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    home.mkdir()
+    for command in (["init", "game"], ["check"], ["build"]):
+        done = subprocess.run([sys.executable, "-m", "compiler", *command], cwd=home / "game" if command != [
+            "init", "game"] else home, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert (home / "game" / "output" / "html" / "game.html").is_file()
+    assert {p for p in target.rglob("*") if "__pycache__" not in p.parts} == before  # nothing into the install
