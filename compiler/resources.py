@@ -45,16 +45,18 @@ def export_schema_text() -> str:
 
 
 def cache_dir() -> Path | None:
-    """`$XDG_CACHE_HOME/rulecraft/` (else `~/.cache/rulecraft/`), for what is slow to build and safe to lose
-    (the parser, which generated modules compiled, the PDFs); never the project's folders. None without a
-    home folder."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        try:
-            base = str(Path.home() / ".cache")
-        except (RuntimeError, KeyError, OSError):  # no home folder
-            return None
-    return Path(base) / "rulecraft"
+    """The platform's cache folder for Rulecraft (platformdirs: `$XDG_CACHE_HOME/rulecraft/`, else
+    `~/.cache/rulecraft/` on Linux; `~/Library/Caches/rulecraft` on macOS; the local AppData on Windows), for
+    what is slow to build and safe to lose (the parser, which generated modules compiled, the PDFs); never the
+    project's folders. None without a home folder."""
+    import platformdirs
+
+    try:
+        Path.home()
+        folder = Path(platformdirs.user_cache_dir("rulecraft", appauthor=False))
+    except (RuntimeError, KeyError, OSError):  # no home folder
+        return None
+    return folder if folder.is_absolute() else None
 
 
 def write_cache(path: Path, data: bytes) -> None:
