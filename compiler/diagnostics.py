@@ -28,7 +28,7 @@ NOWHERE = Span()
 
 
 class Code(StrEnum):
-    """Every diagnostic code: what it means and a line that triggers it (the README's table of codes is
+    """Every diagnostic code: what it means and a line that triggers it (docs/reference.md's table of codes is
     these, tested). A member is its code as text (`Code.TYPE == "TYPE"`), as the JSON output gives it."""
 
     meaning: str

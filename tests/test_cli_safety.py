@@ -193,7 +193,8 @@ def test_repeat_has_a_documented_bound(name: str, tmp_path: Path, capsys: pytest
     from compiler.cli.main import MAX_REPEAT
 
     assert MAX_REPEAT == 1_000_000
-    assert f"--repeat N` rolls at most\n{MAX_REPEAT:,} times" in (ROOT / "README.md").read_text(encoding="utf-8")
+    reference = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    assert f"--repeat N` rolls at most\n{MAX_REPEAT:,} times" in reference
     monkeypatch.chdir(ROOT)
     args = ["roll", "tides_of_gold", "action_roll"] if name == "action_roll" else ["roll", "everrain",
                                                                                    "sea_event_deck", "chapter=1"]

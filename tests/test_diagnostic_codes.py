@@ -1,5 +1,5 @@
-"""The diagnostic codes are one enum (`diagnostics.Code`), and the README's table of codes is that enum:
-the same codes, in the same order, each with what it means and a line that triggers it."""
+"""The diagnostic codes are one enum (`diagnostics.Code`), and the table of codes in docs/reference.md is that
+enum: the same codes, in the same order, each with what it means and a line that triggers it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ROW = re.compile(r"^\| `([A-Z][A-Z-]*)` \| (.*?) \| (.*?) \|$", re.M)
 
 
 def test_the_readme_table_is_the_enum() -> None:
-    rows = ROW.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    rows = ROW.findall((ROOT / "docs" / "reference.md").read_text(encoding="utf-8"))
     assert rows == [(code.value, code.meaning, code.example) for code in Code]
 
 

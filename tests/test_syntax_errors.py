@@ -306,7 +306,7 @@ def test_random_damage_never_crashes_and_every_caret_is_inside_the_file(path: Pa
                 assert d.hint and not RAW_NAMES.search(d.message + d.hint), d
 
 
-# ---------------------------------------------------------------- the README documents every code
+# ---------------------------------------------------------------- docs/reference.md documents every code
 
 CALLS = {"error", "warning", "Defect", "Diagnostic", "IndentationProblem", "SyntaxProblem"}  # where codes are made
 
@@ -332,7 +332,7 @@ def emitted_codes() -> set[str]:
 
 
 def documented_codes() -> set[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
     section = readme.split("## Diagnostics", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"^\| `([A-Z][A-Z0-9-]*)` \|", section, flags=re.M))
 
@@ -341,18 +341,18 @@ def test_the_readme_documents_every_code_the_compiler_can_emit() -> None:
     emitted = emitted_codes()
     assert {"MISSING-COLON", "UNDEFINED", "RANGE-GAP", "NO-FILE", "INDENT", "TOO-LARGE"} <= emitted
     missing = emitted - documented_codes()
-    assert not missing, f"add these codes to the README's Diagnostics table: {sorted(missing)}"
+    assert not missing, f"add these codes to the Diagnostics table of docs/reference.md: {sorted(missing)}"
     stale = documented_codes() - emitted
-    assert not stale, f"the README documents codes the compiler no longer emits: {sorted(stale)}"
+    assert not stale, f"docs/reference.md documents codes the compiler no longer emits: {sorted(stale)}"
 
 
 def test_each_syntax_code_in_the_readme_comes_with_a_line_that_triggers_it() -> None:
-    """The README's example line of each syntax code, put where such a line goes, gives that code alone."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The reference's example line of each syntax code, put where such a line goes, gives that code alone."""
+    readme = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
     section = readme.split("## Diagnostics", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([A-Z][A-Z0-9-]*)` \| [^\n]*? \| `((?:[^`\\]|\\.)+)` \|$", section, flags=re.M)
     layout = {"BOM", "ODD-SPACE", "TAB-INDENT", "INDENT", "UNEXPECTED-INDENT", "BODY-NOT-INDENTED", "EMPTY-BODY"}
-    syntax_codes = {mistake.code for mistake in MISTAKES} - layout  # those the README describes in words
+    syntax_codes = {mistake.code for mistake in MISTAKES} - layout  # those the reference describes in words
     tried = set()
     for code, example in rows:
         if code not in syntax_codes | {"SYNTAX"}:

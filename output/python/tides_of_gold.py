@@ -130,7 +130,7 @@ class Result(_Generic[_Landed]):
     flags: tuple[str, ...] = ()  # the rule's `flags:` this result raises (a match, a glitch), in the rules' order
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of a roll (see the README)."""
+        """The JSON shape of a roll (see docs/reference.md)."""
         return {
             "name": self.name,
             "inputs": dict(self.inputs),
