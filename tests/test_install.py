@@ -1,9 +1,12 @@
-"""What an install carries (issue 24, item 1): one version string, read back by `rulecraft --version`; the
-wheel holds the licence, the package's `py.typed` and the metadata a package index shows."""
+"""What an install carries (issue 24, items 1 and 9): one version string, read back by `rulecraft --version`;
+the wheel holds the licence, `py.typed`, the grammar and templates and the metadata a package index shows; and
+installed outside the checkout it runs the README's tutorial, writing nowhere but the game's folder and the
+cache."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import zipfile
@@ -32,18 +35,36 @@ def test_the_wheel_carries_its_licence_types_and_metadata(tmp_path: Path) -> Non
     metadata = zipfile.ZipFile(wheel).read(f"rulecraft-{__version__}.dist-info/METADATA").decode("utf-8")
     assert f"Version: {__version__}" in metadata and "Classifier: Typing :: Typed" in metadata
     assert "compiler/grammar/rules.lark" in names and "compiler/templates/sheet.html.j2" in names
-    # installed with --target (no share/ folder, no site-packages): a game starts, checks and builds from the
-    # package's own data, and every file written is in the game's folder
-    target, home = tmp_path / "target", tmp_path / "home"
+    # installed with --target (no share/ folder, no site-packages), the README's tutorial runs as written from
+    # the package's own data, and every file it writes is in the game's folder or the cache
+    target = tmp_path / "target"
     installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                                 str(wheel)], capture_output=True, text=True, timeout=300)
     assert installed.returncode == 0, installed.stderr
     before = {p for p in target.rglob("*") if "__pycache__" not in p.parts}
-    env = {**os.environ, "PYTHONPATH": str(target), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    checkout = {p: p.stat().st_mtime_ns for p in (ROOT / "output").rglob("*")}
+    work, home = tmp_path / "work", tmp_path / "home"
+    work.mkdir()
     home.mkdir()
-    for command in (["init", "game"], ["check"], ["build"]):
-        done = subprocess.run([sys.executable, "-m", "compiler", *command], cwd=home / "game" if command != [
-            "init", "game"] else home, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, (command, done.stdout, done.stderr)
-    assert (home / "game" / "output" / "html" / "game.html").is_file()
+    env = {**os.environ, "PYTHONPATH": str(target), "HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "NO_COLOR": "1"}
+    here = work
+    for line in tutorial():  # the README's tutorial, as written, with the installed package
+        words = shlex.split(line)
+        if words[0] == "cd":
+            here = here / words[1]
+            continue
+        done = subprocess.run([sys.executable, "-m", "compiler", *words[1:]], cwd=here, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (line, done.stdout, done.stderr)
+    assert (here / "output" / "html" / "star_raiders.html").is_file()
     assert {p for p in target.rglob("*") if "__pycache__" not in p.parts} == before  # nothing into the install
+    assert {p: p.stat().st_mtime_ns for p in (ROOT / "output").rglob("*")} == checkout  # nor into the checkout
+    assert not any(home.iterdir())  # nor into the home folder: only the game's folder and the cache
+
+
+def tutorial() -> list[str]:
+    """The commands of the README's tutorial (its `sh` block), comments dropped."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.split("#", 1)[0].strip()]
