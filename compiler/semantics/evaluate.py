@@ -315,7 +315,7 @@ class Closures(m.Visitor[Compiled]):
                     return held_most(held)
                 return (max if function == "highest" else min)(held.faces, default=0)  # 0 of a pool of no dice
             return whole_group
-        operand, test = compiled(expr.operand), _DIE_TEST[expr.op or "=="]
+        operand, test = compiled(expr.operand), DIE_OPERATORS[expr.op or "=="]
         operand_span = expr.operand.span
 
         def die_test(scope: Scope, dice: Mapping[int, int] | None) -> Value:
@@ -329,7 +329,7 @@ class Closures(m.Visitor[Compiled]):
         return die_test
 
 
-_DIE_TEST: dict[str, Callable[[int, int], bool]] = {**_ORDERING, "==": operator.eq, "!=": operator.ne}
+DIE_OPERATORS: dict[str, Callable[[int, int], bool]] = {**_ORDERING, "==": operator.eq, "!=": operator.ne}  # `die op x`
 _CLOSURES = Closures()
 
 
@@ -484,7 +484,7 @@ def group_reads(resolver: m.Resolver, group: m.Let) -> Reads:
         if sides is None or node.op is None or not isinstance(node.operand, m.Number):
             counted = None
             continue
-        tests.append((_DIE_TEST[node.op], node.operand.value))
+        tests.append((DIE_OPERATORS[node.op], node.operand.value))
         counted.update(face for face in range(1, sides + 1) if tests[-1][0](face, tests[-1][1]))
     merged: tuple[tuple[int, ...], ...] = ()
     if counted is not None and not valued and not base.high and not base.low and sides is not None:

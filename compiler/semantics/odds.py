@@ -29,6 +29,7 @@ from typing import TypeVar, cast
 
 from compiler import model as m
 from compiler.semantics.evaluate import (
+    DIE_OPERATORS,
     MAX_VALUE,
     ROLL_NAMES,
     Compiled,
@@ -467,7 +468,7 @@ def dependent_readings(group: Dependent, spec: DiceSpec, scope: Scope) -> tuple[
         values.append(value if type(value) is int else as_number(value, span))
     classes: dict[tuple[bool, ...], list[int]] = {}
     for face in range(1, spec.sides + 1):
-        classes.setdefault(tuple(_DIE_TESTS[op](face, v) for (op, _, _), v in zip(tests, values, strict=True)),
+        classes.setdefault(tuple(DIE_OPERATORS[op](face, v) for (op, _, _), v in zip(tests, values, strict=True)),
                            []).append(face)
     passing = tuple(tuple(faces) for signature, faces in classes.items() if any(signature))
     key = (spec, passing)
@@ -481,8 +482,6 @@ def dependent_readings(group: Dependent, spec: DiceSpec, scope: Scope) -> tuple[
     return found
 
 
-_DIE_TESTS: dict[str, Callable[[int, int], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
-                                                      ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 NARROW = 1_000  # the widest interval `range_index` lists value by value
 
 
