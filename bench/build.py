@@ -154,7 +154,7 @@ def _profile(section: Section, python: list[str]) -> None:
     progress("build: one build under cProfile")
     with tempfile.TemporaryDirectory(prefix="rulecraft-bench-profile-") as scratch:
         out = Path(scratch) / "build.prof"
-        done = subprocess.run([*python, "-m", "cProfile", "-o", str(out), "-m", "compiler", "build", "--format",
+        done = subprocess.run([*python, "-m", "cProfile", "-o", str(out), "-m", "rulecraft", "build", "--format",
                                FORMATS, "-o", str(Path(scratch) / "out")], cwd=ROOT, capture_output=True, text=True,
                               timeout=600, check=False)
         if done.returncode != 0 or not out.exists():
@@ -176,7 +176,7 @@ def _profile(section: Section, python: list[str]) -> None:
     table.add("**all**", f"**{seconds(total)}**", "100%")
     section.text("### Where a build's time goes (informative)")
     section.text(
-        f"One `{' '.join(python[:1])} -m cProfile -m compiler build --format {FORMATS}` (the same build, in one "
+        f"One `{' '.join(python[:1])} -m cProfile -m rulecraft build --format {FORMATS}` (the same build, in one "
         "process under the profiler, which slows Python code about twice as much as C code: read the shares, not "
         "the times). Self time of every function, added up by the file it is in: the compiler's modules, each "
         "third-party package, the standard library.")

@@ -87,20 +87,20 @@ class Context:
 def rulecraft_command() -> list[str]:
     """How to run `rulecraft`: the project's .venv if it has one (what `make` builds), else this Python."""
     script = ROOT / ".venv" / "bin" / "rulecraft"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "compiler"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "rulecraft"]
 
 
 # Modules whose functools caches are not odds: the Jinja environment, paths, the parser and its messages.
-_KEEP_CACHES = ("compiler.backends.render", "compiler.resources", "compiler.backends.build", "compiler.syntax.parse",
-                "compiler.syntax.mistakes", "compiler.cli.watch")
+_KEEP_CACHES = ("rulecraft.backends.render", "rulecraft.resources", "rulecraft.backends.build",
+                "rulecraft.syntax.parse", "rulecraft.syntax.mistakes", "rulecraft.cli.watch")
 
 
 def compiler_caches() -> list[str]:
     """The compiler's cache hooks: every functools cache (`cache_clear`) of its odds-side modules, and a
-    module's own `forget()` (compiler.semantics.odds has one: "benchmarks time the work from cold")."""
+    module's own `forget()` (rulecraft.semantics.odds has one: "benchmarks time the work from cold")."""
     found = []
     for name, module in sorted(sys.modules.items()):
-        if not (name == "compiler" or name.startswith("compiler.")) or name in _KEEP_CACHES or module is None:
+        if not (name == "rulecraft" or name.startswith("rulecraft.")) or name in _KEEP_CACHES or module is None:
             continue
         for attr, value in vars(module).items():
             if getattr(value, "__module__", None) != name:

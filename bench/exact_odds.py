@@ -5,8 +5,8 @@ highest / lowest, highest of N with a critical, and success counts. Issue 23 add
 trait die and a wild die exploding (the higher of the two), a d6 pool with glitches, an action die against two
 challenge dice, 4dF, and a d10 pool whose ones cancel successes, with a botch.
 
-Rulecraft's side goes through the public path only: a small ruleset's text through `compiler.api.load_text`
-(not timed), then `odds.odds(resolver, inputs, odds.definition_names(checked))` (`compiler.semantics.odds`),
+Rulecraft's side goes through the public path only: a small ruleset's text through `rulecraft.api.load_text`
+(not timed), then `odds.odds(resolver, inputs, odds.definition_names(checked))` (`rulecraft.semantics.odds`),
 the compiler's caches emptied before every timed call (a run that finds no `forget()` fails the section: its
 times would be warm). icepool's side is the mechanic written as its documentation writes it, in each
 documented form (the fastest is the reference), a new die per call and its caches emptied too. Both answers
@@ -426,8 +426,8 @@ class Row:
 
 
 def _ours(text: str) -> Callable[[], Odds]:
-    import compiler.semantics.odds as odds
-    from compiler import api
+    import rulecraft.semantics.odds as odds
+    from rulecraft import api
 
     loaded = api.load_text(text, "<bench>", "bench")
     resolver: Any = next(d for d in loaded.checked.definitions if getattr(d, "name", None) == "r")
@@ -530,8 +530,8 @@ def _cells(row: Row) -> tuple[str, ...]:
 def run(ctx: Context) -> Section:
     section = Section("odds", "Exact odds against icepool")
     icepool = _icepool()
-    import compiler.api
-    import compiler.semantics.odds  # noqa: F401 (imported before their caches are listed)
+    import rulecraft.api
+    import rulecraft.semantics.odds  # noqa: F401 (imported before their caches are listed)
 
     hooks = compiler_caches()
     if not any(hook.endswith(".forget") for hook in hooks):
@@ -539,9 +539,9 @@ def run(ctx: Context) -> Section:
                            "would be timed warm; see bench/context.py, compiler_caches")
     section.text(
         "Each mechanic is a small ruleset written by the bench (`bench/exact_odds.py`): one roll without inputs. "
-        "Rulecraft: the text through `compiler.api.load_text` (not timed: loading checks the ruleset, and the "
+        "Rulecraft: the text through `rulecraft.api.load_text` (not timed: loading checks the ruleset, and the "
         "check works the odds out once), then `odds.odds(resolver, {}, odds.definition_names(checked))` "
-        "(`compiler.semantics.odds`), the compiler's caches emptied before every timed call ("
+        "(`rulecraft.semantics.odds`), the compiler's caches emptied before every timed call ("
         + ", ".join(f"`{c}`" for c in hooks) + "). "
         "icepool: the same mechanic in each form its documentation gives (`n @ d6`, "
         "`d6.pool(n).highest(k).sum()`, `d6.highest(n, k)`, `pool.highest(2).expand()`, "

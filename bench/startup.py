@@ -24,7 +24,7 @@ def commands() -> tuple[list[str], list[str], str]:
     venv = ROOT / ".venv" / "bin"
     if (venv / "rulecraft").exists() and (venv / "python").exists():
         return [str(venv / "rulecraft")], [str(venv / "python")], "`.venv` (the project's environment)"
-    return [sys.executable, "-m", "compiler"], [sys.executable], f"`{sys.executable}` (`python -m compiler`)"
+    return [sys.executable, "-m", "rulecraft"], [sys.executable], f"`{sys.executable}` (`python -m rulecraft`)"
 
 
 def _run(cmd: list[str]) -> None:
@@ -38,8 +38,8 @@ import atexit, json, runpy, sys
 atexit.register(lambda: sys.stderr.write("BENCH-MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
 target, sys.argv = sys.argv[1], sys.argv[1:]
 if target == "-m":
-    sys.argv = ["compiler", *sys.argv[1:]]
-    runpy.run_module("compiler", run_name="__main__", alter_sys=True)
+    sys.argv = ["rulecraft", *sys.argv[1:]]
+    runpy.run_module("rulecraft", run_name="__main__", alter_sys=True)
 else:
     runpy.run_path(target, run_name="__main__")
 """
@@ -70,7 +70,7 @@ def imports(python: list[str], rulecraft: list[str], args: list[str]) -> tuple[f
         total += self_us / 1e6
         top = name.split(".")[0]
         packages[top] = max(packages.get(top, 0.0), cumulative_us / 1e6 if name == top else 0.0)
-    ours = sorted(name for name in loaded if name.startswith("compiler."))
+    ours = sorted(name for name in loaded if name.startswith("rulecraft."))
     return total, packages, ours
 
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from compiler.cli.main import main
+from .cli.main import main
 
 sys.exit(main())

@@ -11,13 +11,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler import model as m
-from compiler.check.checker import check
-from compiler.check.names import module_name
-from compiler.diagnostics import Code, CompileError, Report, Span
-from compiler.project import find_project, ignored_in, ruleset_path, source_name
-from compiler.resources import display_path
-from compiler.syntax.parse import MAX_SOURCE_BYTES, parse
+from . import model as m
+from .check.checker import check
+from .check.names import module_name
+from .diagnostics import Code, CompileError, Report, Span
+from .project import find_project, ignored_in, ruleset_path, source_name
+from .resources import display_path
+from .syntax.parse import MAX_SOURCE_BYTES, parse
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar, Generic, Literal, TypeVar, Union
 
-from compiler.diagnostics import NOWHERE as NOWHERE  # re-exported: the model is where stages look for them
-from compiler.diagnostics import Span as Span
-from compiler.semantics.runtime import OPERATORS
+from .diagnostics import NOWHERE as NOWHERE  # re-exported: the model is where stages look for them
+from .diagnostics import Span as Span
+from .semantics.runtime import OPERATORS
 
 
 def _span() -> Span:

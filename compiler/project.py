@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from compiler.diagnostics import Code
-from compiler.resources import FORMATS
+from .diagnostics import Code
+from .resources import FORMATS
 
 CONFIG_NAME = "rulecraft.toml"
 KEYS = ("rulesets", "output", "formats", "page", "theme", "ignore", "package")

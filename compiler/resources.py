@@ -1,6 +1,6 @@
 """Where the grammar and templates live: the one place that knows.
 
-A wheel carries them inside the package (`compiler/grammar/`, `compiler/templates/`: package data, so any
+A wheel carries them inside the package (`rulecraft/grammar/`, `rulecraft/templates/`: package data, so any
 install finds them beside the code: a venv, `pip install --user`, `--target`, pipx); in a checkout (or an
 editable install) they sit at the repository's top, beside the package (see pyproject.toml).
 """
@@ -41,7 +41,7 @@ def export_schema_text() -> str:
     (`backends/export.schema.json`), read through importlib.resources, so that every kind of install has it."""
     from importlib.resources import files
 
-    return (files(__package__ or "compiler") / "backends" / "export.schema.json").read_text(encoding="utf-8")
+    return (files(__package__ or "rulecraft") / "backends" / "export.schema.json").read_text(encoding="utf-8")
 
 
 def cache_dir() -> Path | None:

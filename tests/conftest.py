@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.api import load
-from compiler.backends.python import generate
+from rulecraft.api import load
+from rulecraft.backends.python import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ SHEET_KINDS = (("full", "a4"), ("core", "a4"), ("core", "letter"))  # what the s
 @pytest.fixture(scope="session")
 def sheet_html() -> dict[tuple[str, str, str], str]:
     """(ruleset id, sheet, page) -> the sheet's HTML, for every ruleset and every kind in SHEET_KINDS."""
-    from compiler.backends.render import export_data, to_html
+    from rulecraft.backends.render import export_data, to_html
 
     sheets: dict[tuple[str, str, str], str] = {}
     for rid in RULESET_IDS:

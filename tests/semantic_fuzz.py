@@ -10,11 +10,11 @@ decks and tracks, extreme numbers, bands with gaps and overlaps, and text with o
 
 The property (`run_case`), for every ruleset:
 
-1. `check` (`compiler.api.load_text`) either refuses it with errors that each name a line and column,
+1. `check` (`rulecraft.api.load_text`) either refuses it with errors that each name a line and column,
    or succeeds;
 2. then the generated module builds and imports (from a file), the JSON, YAML and HTML exports build;
 3. for every roll, table and lookup with bands, at a sample of input combinations, the generated
-   module's `odds()`, the compiler's exact odds (`compiler.semantics.odds.odds`, what `check --odds`
+   module's `odds()`, the compiler's exact odds (`rulecraft.semantics.odds.odds`, what `check --odds`
    prints) and the JSON export's odds agree exactly (Fractions), as do `totals()`; where one side
    refuses (the compiler with EvalError, the module with ValueError) the other refuses too;
 4. each resolver called with a seeded Random returns a Result whose outcome is one of its bands, with
@@ -53,7 +53,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from compiler import model as m
+from rulecraft import model as m
 
 # ---------------------------------------------------------------- the generator
 
@@ -660,7 +660,7 @@ SAMPLES = 4  # input combinations per resolver, besides the defaults
 
 def sample_inputs(resolver: m.Resolver, rng: random.Random) -> list[dict[str, object]]:
     """The defaults (where every input has one) and a few random combinations of allowed values."""
-    from compiler.semantics.odds import defaults
+    from rulecraft.semantics.odds import defaults
 
     found: list[dict[str, object]] = []
     base = defaults(resolver)
@@ -775,12 +775,12 @@ def evaluate(source: str, folder: Path, seed: int = 0, seconds: float = 20.0) ->
 
 
 def _run(source: str, folder: Path, seed: int, stage: Stage) -> None:
-    from compiler.api import load_text
-    from compiler.backends.python import generate as generate_module
-    from compiler.backends.render import export_data, to_html, to_json, to_yaml
-    from compiler.diagnostics import CompileError
-    from compiler.semantics.evaluate import EvalError
-    from compiler.semantics.odds import definition_names, distribution, odds
+    from rulecraft.api import load_text
+    from rulecraft.backends.python import generate as generate_module
+    from rulecraft.backends.render import export_data, to_html, to_json, to_yaml
+    from rulecraft.diagnostics import CompileError
+    from rulecraft.semantics.evaluate import EvalError
+    from rulecraft.semantics.odds import definition_names, distribution, odds
 
     stage.name = "check"
     try:

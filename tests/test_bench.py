@@ -60,14 +60,14 @@ def test_chi_square_tells_a_fair_die_from_a_loaded_one() -> None:
 def test_the_cold_odds_empty_the_compilers_caches() -> None:
     """Section 2 times exact odds from cold: it finds the odds module's `forget()` and lru_caches by their
     module names, and emptying them leaves nothing for the next call to reuse."""
-    import compiler.semantics.odds as odds
+    import rulecraft.semantics.odds as odds
     from bench.context import clear_compiler_caches, compiler_caches
-    from compiler import api
+    from rulecraft import api
 
     hooks = compiler_caches()
-    assert {"compiler.semantics.odds.forget", "compiler.semantics.odds._readings",
-            "compiler.semantics.odds._cost"} <= set(hooks)
-    assert not any(hook.startswith(("compiler.syntax.", "compiler.backends.")) for hook in hooks)
+    assert {"rulecraft.semantics.odds.forget", "rulecraft.semantics.odds._readings",
+            "rulecraft.semantics.odds._cost"} <= set(hooks)
+    assert not any(hook.startswith(("rulecraft.syntax.", "rulecraft.backends.")) for hook in hooks)
     text = 'ruleset "Cold"\n\nroll r "r" [C-1]\n  roll: 3d6\n  - 1-10: low "Low"\n  - 11+: high "High"\n'
     loaded = api.load_text(text, "<test>", "cold")
     resolver = next(d for d in loaded.checked.definitions if d.name == "r")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import compiler.backends.build as build_module
-import compiler.backends.python as codegen
-import compiler.backends.render as render
-from compiler.cli.main import main
+import rulecraft.backends.build as build_module
+import rulecraft.backends.python as codegen
+import rulecraft.backends.render as render
+from rulecraft.cli.main import main
 
 SOURCE = '''ruleset "Tiny"
 
@@ -135,7 +135,7 @@ def leftovers(project: Path) -> list[str]:
 KILLER = """
 import json, os, shutil, sys
 from pathlib import Path
-import compiler.backends.build as build
+import rulecraft.backends.build as build
 
 spec = json.loads(sys.stdin.read())
 root, old, new = Path(spec["root"]), spec["old"], spec["new"]
@@ -383,8 +383,8 @@ def test_a_pdf_leaves_no_folder_of_fonts_behind(tmp_path: Path) -> None:
     temp.mkdir()
     (tmp_path / "tiny.rules").write_text(SOURCE, encoding="utf-8")  # a sheet with every @font-face of the templates
     (tmp_path / "test_one_pdf.py").write_text(
-        "from compiler.api import load\n"
-        "from compiler.backends.render import export_data, to_html, to_pdf\n\n\n"
+        "from rulecraft.api import load\n"
+        "from rulecraft.backends.render import export_data, to_html, to_pdf\n\n\n"
         "def test_pdf() -> None:\n"
         f"    html = to_html(export_data(load({str(tmp_path / 'tiny.rules')!r}).checked))\n"
         "    assert to_pdf(html).startswith(b'%PDF')\n", encoding="utf-8")
@@ -549,7 +549,7 @@ def test_workers_started_either_way_give_the_bytes_of_one_process(method: str, t
 
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} on this system")
-    from compiler.api import load
+    from rulecraft.api import load
 
     (tmp_path / "tiny.rules").write_text(SOURCE, encoding="utf-8")
     html = render.to_html(render.export_data(load(str(tmp_path / "tiny.rules")).checked))

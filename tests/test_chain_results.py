@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.api import load_text
-from compiler.backends.python import generate
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
 
 from .conftest import compile_module
 
@@ -58,7 +58,7 @@ def test_every_link_holds_the_links_after_it() -> None:
 def test_roll_json_from_the_command_line(tmp_path: Path) -> None:
     path = tmp_path / "three.rules"
     path.write_text(RULES, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "compiler", "roll", str(path), "first", "--seed", "1", "--json"],
+    done = subprocess.run([sys.executable, "-m", "rulecraft", "roll", str(path), "first", "--seed", "1", "--json"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load_text
-from compiler.backends.python import generate
-from compiler.cli.main import main
-from compiler.diagnostics import CompileError
-from compiler.semantics.odds import chain_odds as compiler_chain_odds
-from compiler.semantics.runtime import MAX_CHAIN
+from rulecraft import model as m
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.cli.main import main
+from rulecraft.diagnostics import CompileError
+from rulecraft.semantics.odds import chain_odds as compiler_chain_odds
+from rulecraft.semantics.runtime import MAX_CHAIN
 from tests.conftest import ROOT, compile_module
 
 HOARD = '''ruleset "Hoard"
@@ -261,7 +261,7 @@ def test_chain_odds_worked_by_hand() -> None:
 
 
 def test_the_sheet_and_the_export_say_it() -> None:
-    from compiler.backends.render import export_data
+    from rulecraft.backends.render import export_data
     checked, _ = built(ENCOUNTER, "chain_sheet")
     bands = {d["name"]: d for d in export_data(checked)["definitions"]}["encounter"]["bands"]
     assert bands[1]["next"] == "weather, foes if night else travellers x d2"

@@ -13,7 +13,7 @@ from .conftest import ROOT
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "rulecraft", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120)
 
 
@@ -133,9 +133,9 @@ def test_roll_repeat_carries_state_into_the_next_roll() -> None:
 
 
 def test_roll_and_odds_use_the_built_module_only_while_it_is_current(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from compiler.api import load
-    from compiler.backends.python import generate
-    from compiler.cli.main import compiled
+    from rulecraft.api import load
+    from rulecraft.backends.python import generate
+    from rulecraft.cli.main import compiled
 
     (tmp_path / "rulesets").mkdir()
     (tmp_path / "output" / "python").mkdir(parents=True)

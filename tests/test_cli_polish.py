@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.main import main
-from compiler.diagnostics import Code
+from rulecraft.cli.main import main
+from rulecraft.diagnostics import Code
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -262,7 +262,7 @@ def test_a_build_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
 
 
 def test_progress_is_told_of_every_stage_and_sheet(tmp_path: Path) -> None:
-    from compiler.backends.build import plan
+    from rulecraft.backends.build import plan
 
     game = tmp_path / "my_game.rules"
     game.write_text(ORIGINAL, encoding="utf-8")
@@ -276,7 +276,7 @@ def test_progress_is_told_of_every_stage_and_sheet(tmp_path: Path) -> None:
 
 
 def test_progress_writes_nothing_off_a_terminal() -> None:
-    from compiler.cli.targets import Progress
+    from rulecraft.cli.targets import Progress
 
     stream = io.StringIO()
     progress = Progress(stream=stream)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.main import main
+from rulecraft.cli.main import main
 
 from .conftest import ROOT
 
@@ -99,7 +99,7 @@ def test_a_diagnostic_quoting_hostile_text_is_inert(tmp_path: Path, capsys: pyte
 
 def test_fmt_into_a_pipe_writes_the_file_as_it_is(tmp_path: Path) -> None:
     source = EVIL.replace("roll: 2d6 + dots", "roll:  2d6+dots")
-    done = subprocess.run([sys.executable, "-m", "compiler", "fmt", "-"], input=source.encode("utf-8"),
+    done = subprocess.run([sys.executable, "-m", "rulecraft", "fmt", "-"], input=source.encode("utf-8"),
                           capture_output=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode("utf-8") == EVIL  # data, not a message: nothing escaped, nothing lost
@@ -116,12 +116,12 @@ def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback(environment: d
     env.update(environment)
     for command in (["roll", str(path), "r", "--seed", "1"], ["odds", str(path), "r"], ["list", str(path)],
                     ["check", str(path), "--odds"], ["odds", str(path), "nothing"]):
-        done = subprocess.run([sys.executable, "-m", "compiler", *command], capture_output=True, cwd=tmp_path,
+        done = subprocess.run([sys.executable, "-m", "rulecraft", *command], capture_output=True, cwd=tmp_path,
                               env=env, timeout=120)
         shown = done.stdout.decode("ascii", "replace") + done.stderr.decode("ascii", "replace")
         assert "Traceback" not in shown and "Error" not in shown, (command, shown)
         assert done.returncode == (1 if "nothing" in command else 0), (command, shown)
-    odds = subprocess.run([sys.executable, "-m", "compiler", "odds", str(path), "r"], capture_output=True,
+    odds = subprocess.run([sys.executable, "-m", "rulecraft", "odds", str(path), "r"], capture_output=True,
                           cwd=tmp_path, env=env, timeout=120)
     assert b"\\u2588" in odds.stdout  # the bar, escaped where the encoding has no block character
 
@@ -130,7 +130,7 @@ def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback(environment: d
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "rulecraft", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120)
 
 
@@ -190,7 +190,7 @@ MINI = 'ruleset "Mini"\n\nroll r "R" [M-1]\n  roll: d6\n  - 4+: hit "Hit"\n  - o
 @pytest.mark.parametrize("name", ["action_roll", "deck"])
 def test_repeat_has_a_documented_bound(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler.cli.main import MAX_REPEAT
+    from rulecraft.cli.main import MAX_REPEAT
 
     assert MAX_REPEAT == 1_000_000
     reference = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
@@ -243,7 +243,7 @@ def test_what_is_not_a_regular_file_is_refused_without_reading_it(command: list[
 def test_a_file_past_the_size_limit_is_refused_without_reading_it_whole(command: list[str], tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str],
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler.syntax.parse import MAX_SOURCE_BYTES
+    from rulecraft.syntax.parse import MAX_SOURCE_BYTES
 
     path = tmp_path / "huge.rules"
     with path.open("wb") as file:
@@ -262,9 +262,9 @@ def test_a_file_past_the_size_limit_is_refused_without_reading_it_whole(command:
 
 
 def test_a_file_growing_past_the_limit_is_read_only_to_the_limit_and_one_byte(tmp_path: Path) -> None:
-    from compiler.api import read_ruleset
-    from compiler.diagnostics import CompileError
-    from compiler.syntax.parse import MAX_SOURCE_BYTES
+    from rulecraft.api import read_ruleset
+    from rulecraft.diagnostics import CompileError
+    from rulecraft.syntax.parse import MAX_SOURCE_BYTES
 
     # /proc files say they are 0 bytes long; a file may grow after its size was read: only the read counts.
     path = tmp_path / "grown.rules"
@@ -303,12 +303,12 @@ def test_utf16_gets_its_own_hint(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_fmt_reads_stdin_to_the_limit_only(tmp_path: Path) -> None:
-    from compiler.syntax.parse import MAX_SOURCE_BYTES
+    from rulecraft.syntax.parse import MAX_SOURCE_BYTES
 
-    done = subprocess.run([sys.executable, "-m", "compiler", "fmt", "-"], input=b"#" * (MAX_SOURCE_BYTES + 5000),
+    done = subprocess.run([sys.executable, "-m", "rulecraft", "fmt", "-"], input=b"#" * (MAX_SOURCE_BYTES + 5000),
                           capture_output=True, cwd=ROOT, timeout=120)
     assert done.returncode == 1 and b"error[TOO-LARGE]: standard input is more than 1,000,000 bytes" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "compiler", "fmt", "-"], input=MINI.encode("cp1252") + b"\xe9",
+    done = subprocess.run([sys.executable, "-m", "rulecraft", "fmt", "-"], input=MINI.encode("cp1252") + b"\xe9",
                           capture_output=True, cwd=ROOT, timeout=120)
     assert done.returncode == 1 and b"<stdin>:7:1: error[BAD-CHARACTER]" in done.stderr, done.stderr
 

@@ -25,7 +25,7 @@ a location agrees with a message that names a line. The expected output is one o
 `> KIND ...` followed by what it gives:
 
 - `> odds NAME [input=value ...]`: each outcome's exact chance, `id: 7/12` in band order, zeros included. The
-  compiler's odds (compiler.semantics.odds) and the generated module's `odds()` must agree; the runner says so if not.
+  compiler's odds (rulecraft.semantics.odds) and the generated module's `odds()` must agree; the runner says so if not.
 - `> totals NAME [input=value ...]`: the generated module's `totals()`, `total: chance`, lowest first.
 - `> roll NAME [seed=N] [input=value ...]`: the generated resolver called with `random.Random(N)` (N is 0
   when not given): its trace, then its outcome, total and values.
@@ -61,12 +61,12 @@ from typing import TypeVar
 
 import pytest
 
-from compiler import model as m
-from compiler.api import Loaded, load_text
-from compiler.backends.python import generate
-from compiler.diagnostics import CompileError, Diagnostic, Report
-from compiler.semantics.odds import definition_names, distribution
-from compiler.semantics.odds import odds as compiler_odds
+from rulecraft import model as m
+from rulecraft.api import Loaded, load_text
+from rulecraft.backends.python import generate
+from rulecraft.diagnostics import CompileError, Diagnostic, Report
+from rulecraft.semantics.odds import definition_names, distribution
+from rulecraft.semantics.odds import odds as compiler_odds
 
 from .conftest import compile_module
 

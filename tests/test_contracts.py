@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.backends.python import runtime_section_names
-from compiler.check.names import runtime_names
+from rulecraft.backends.python import runtime_section_names
+from rulecraft.check.names import runtime_names
 
 
 def test_the_runtimes_names_are_its_sections_own() -> None:
@@ -17,9 +17,9 @@ def test_a_visitor_without_a_rule_for_a_kind_of_node_says_so() -> None:
     """Every visitor (the interpreter, codegen) fails loudly on a kind it has no rule for, never by default."""
     import pytest
 
-    from compiler import model as m
-    from compiler.backends.python import ExprCompiler
-    from compiler.semantics.evaluate import Closures
+    from rulecraft import model as m
+    from rulecraft.backends.python import ExprCompiler
+    from rulecraft.semantics.evaluate import Closures
 
     class Partial(m.Visitor[str]):
         def visit_Number(self, node: m.Number) -> str:
@@ -37,7 +37,7 @@ def test_every_kind_of_expression_declares_the_fields_that_hold_expressions() ->
     """`CHILDREN` (what walk, rebuild and children read) names exactly the fields typed with `Expr`."""
     import dataclasses
 
-    from compiler import model as m
+    from rulecraft import model as m
 
     for kind in m.Expr.__args__:  # type: ignore[attr-defined]
         typed = {f.name for f in dataclasses.fields(kind) if "Expr" in str(f.type)}
@@ -47,8 +47,8 @@ def test_every_kind_of_expression_declares_the_fields_that_hold_expressions() ->
 def test_the_checker_has_a_lowering_for_every_kind_of_definition() -> None:
     from typing import get_args
 
-    from compiler import model as m
-    from compiler.check.checker import KINDS
+    from rulecraft import model as m
+    from rulecraft.check.checker import KINDS
 
     assert set(KINDS) == set(get_args(m.ItemKind))
 
@@ -97,14 +97,14 @@ def test_no_module_of_the_compiler_imports_one_that_imports_it_back() -> None:
 def test_names_a_designer_is_likely_to_give_are_free_in_a_generated_module() -> None:
     """The runtime's helpers that only generated code calls have private names, so a roll may be called
     `dice` or `roll_dice` and a track `keep` (class Keep) or `explode`."""
-    from compiler.check.names import class_name, reserved_name
+    from rulecraft.check.names import class_name, reserved_name
 
     assert not any(reserved_name(n) for n in ("dice", "roll_dice", "check_spec", "describe", "sample"))
     assert not any(reserved_name(class_name(n)) for n in ("keep", "explode", "rolling"))
 
 
 def test_every_attribute_a_resolver_lowers_is_declared_by_a_kind_and_every_kind_names_known_ones() -> None:
-    from compiler.check.checker import KINDS, RESOLVER_ATTRIBUTES, Checker
+    from rulecraft.check.checker import KINDS, RESOLVER_ATTRIBUTES, Checker
 
     resolver_kinds = [kind for kind in KINDS.values() if kind.lower is Checker.resolver]
     declared = set().union(*(kind.attributes or frozenset() for kind in resolver_kinds))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.diagnostics import Report
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.diagnostics import Report
 from tests.conftest import ROOT, compile_module
 
 SOURCE = (ROOT / "tests" / "fixtures" / "dice_forms.rules").read_text(encoding="utf-8")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.diagnostics import CompileError, Report
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.diagnostics import CompileError, Report
 from tests.conftest import ROOT, compile_module
 
 SOURCE = '''ruleset "Deck test"
@@ -159,7 +159,7 @@ def test_card_mistakes_are_reported(tmp_path: Any, broken: str, code: str, words
 
 
 def test_the_cli_draws_and_gives_each_cards_chance(capsys: Any) -> None:
-    from compiler.cli.main import main
+    from rulecraft.cli.main import main
     assert main(["roll", str(ROOT / "rulesets" / "everrain.rules"), "sea_event_deck", "chapter=2", "--repeat",
                  "13", "--seed", "4", "--json"]) == 0
     drawn = json.loads(capsys.readouterr().out)

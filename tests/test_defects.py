@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.api import load
-from compiler.diagnostics import Report
+from rulecraft.api import load
+from rulecraft.diagnostics import Report
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "defects").glob("*.rules"))
 EXPECT = re.compile(r"^# expect: ([A-Z-]+) at (\d+)$", re.M)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from compiler.diagnostics import Code
+from rulecraft.diagnostics import Code
 
 from .conftest import ROOT
 

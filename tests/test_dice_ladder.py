@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load
-from compiler.backends.python import generate
+from rulecraft import model as m
+from rulecraft.api import load
+from rulecraft.backends.python import generate
 from tests.conftest import ROOT, compile_module
 
 LADDER = ("d4", "d6", "d8", "d10", "d12")

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from compiler.api import load_text
-from compiler.backends.python import generate
-from compiler.model import dice_text
-from compiler.semantics.odds import definition_names
-from compiler.semantics.odds import odds as compiler_odds
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.model import dice_text
+from rulecraft.semantics.odds import definition_names
+from rulecraft.semantics.odds import odds as compiler_odds
 from tests.conftest import compile_module
 
 RULES = '''ruleset "Fate"

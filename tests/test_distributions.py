@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load
-from compiler.semantics.odds import MAX_GRID, definition_names, distribution, input_values
+from rulecraft import model as m
+from rulecraft.api import load
+from rulecraft.semantics.odds import MAX_GRID, definition_names, distribution, input_values
 
 ROOT = Path(__file__).resolve().parent.parent
 FINGERPRINTS = ROOT / "tests" / "fixtures" / "distributions.json"

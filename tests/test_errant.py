@@ -14,10 +14,10 @@ from itertools import product
 
 import pytest
 
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.cli.main import main as cli_main
-from compiler.semantics.odds import distribution
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.cli.main import main as cli_main
+from rulecraft.semantics.odds import distribution
 from tests.conftest import ROOT, compile_module
 
 LADDER = ["one", "d4", "d6", "d8", "d10", "d12", "d20"]
@@ -66,7 +66,7 @@ def children(loaded, name, index):  # type: ignore[no-untyped-def]
 
 
 def data(loaded, name, index):  # type: ignore[no-untyped-def]
-    from compiler import model as m
+    from rulecraft import model as m
 
     out = {}
     for key, expr in loaded.checked.get(name).entries[index].values:

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from compiler import model as m
-from compiler.api import Loaded, load
-from compiler.backends.python import generate
+from rulecraft import model as m
+from rulecraft.api import Loaded, load
+from rulecraft.backends.python import generate
 from tests.conftest import ROOT, compile_module
 
 # The placeholder faces of erratum D-EVR-6 (not from the document), side by side.
@@ -814,7 +814,7 @@ def test_every_roll_rolls_with_defaults(game: Any) -> None:
 
 def test_odds_from_the_command_line(game: Any, monkeypatch: pytest.MonkeyPatch,
                                     capsys: pytest.CaptureFixture[str]) -> None:
-    import compiler.cli.main as cli
+    import rulecraft.cli.main as cli
     monkeypatch.setattr(cli, "compiled", lambda ruleset: game)
     assert cli.main(["odds", "everrain", "expedition_test", "stat=6", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

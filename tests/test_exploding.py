@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from compiler.api import load, load_text
-from compiler.backends.python import generate
-from compiler.backends.render import export_data
-from compiler.diagnostics import CompileError
-from compiler.semantics.odds import definition_names, odds
+from rulecraft.api import load, load_text
+from rulecraft.backends.python import generate
+from rulecraft.backends.render import export_data
+from rulecraft.diagnostics import CompileError
+from rulecraft.semantics.odds import definition_names, odds
 
 from .conftest import compile_module
 
@@ -152,7 +152,7 @@ def test_what_exploding_dice_cannot_do_is_refused_at_its_place(rule: str, found:
 
 
 def test_the_formatter_writes_an_exploding_die_touching_its_bang() -> None:
-    from compiler.syntax.fmt import format_source
+    from rulecraft.syntax.fmt import format_source
 
     assert format_source(FIXTURE.read_text(encoding="utf-8")) == FIXTURE.read_text(encoding="utf-8")
     text = 'ruleset "T"\n\nroll r "R" [T-1]\n  roll: 2d6 !+1\n  - 5+: hi "Hi"\n  - otherwise: lo "Lo"\n'
@@ -405,7 +405,7 @@ def test_the_sheet_says_at_most_n_times_and_compounds_in_words() -> None:
 
 
 def test_the_formatter_keeps_every_form_of_explosion() -> None:
-    from compiler.syntax.fmt import format_source
+    from rulecraft.syntax.fmt import format_source
 
     for roll in ("d10! on 9+ at most 3 times", "d6! once + 1", "3d6!! keep highest 2", "d6!! on 5+ at most 2 times",
                  "max(d(die)!, d6!) + 1"):
@@ -419,7 +419,7 @@ def test_the_formatter_keeps_every_form_of_explosion() -> None:
 def test_odds_totals_says_in_words_that_the_rest_is_one_remainder(tmp_path: Path, capsys: Any) -> None:
     import json
 
-    from compiler.cli.main import main
+    from rulecraft.cli.main import main
 
     source = tmp_path / "damage.rules"
     source.write_text(HEADER + 'roll damage "Damage" [T-1]\n  roll: d6!\n  - 10+: huge "Huge"\n'

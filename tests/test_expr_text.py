@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load_text
-from compiler.backends.render import export_data
-from compiler.syntax.parse import parse
+from rulecraft import model as m
+from rulecraft.api import load_text
+from rulecraft.backends.render import export_data
+from rulecraft.syntax.parse import parse
 
 TESTS = (
     "total = dv",

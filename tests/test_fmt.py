@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.main import main
-from compiler.syntax.fmt import Line, Tok, format_checked, format_source, same_meaning, split_lines
+from rulecraft.cli.main import main
+from rulecraft.syntax.fmt import Line, Tok, format_checked, format_source, same_meaning, split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))

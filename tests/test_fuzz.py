@@ -34,12 +34,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import compiler.semantics.odds as odds_module
-import compiler.semantics.runtime as runtime
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.backends.render import export_data, to_html, to_json, to_yaml
-from compiler.diagnostics import CompileError, Report
+import rulecraft.semantics.odds as odds_module
+import rulecraft.semantics.runtime as runtime
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.backends.render import export_data, to_html, to_json, to_yaml
+from rulecraft.diagnostics import CompileError, Report
 
 from .fuzz_strategies import mutants, mutate, nested, rulesets, sources
 
@@ -471,10 +471,10 @@ def test_cap_odds_on_the_sheet() -> None:
 
 def test_cap_output_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """An output past the cap is refused as it is written (here with the cap lowered to 60,000 characters)."""
-    import compiler.backends.python
-    import compiler.backends.render
+    import rulecraft.backends.python
+    import rulecraft.backends.render
 
-    for module_ in (compiler.backends.python, compiler.backends.render):
+    for module_ in (rulecraft.backends.python, rulecraft.backends.render):
         monkeypatch.setattr(module_, "MAX_OUTPUT_BYTES", 60_000)
     big = "".join(f'rule r{i} "R" [T-1]\n  text: "{"x" * 100}"\n' for i in range(600))
     errors = refused(f'ruleset "T"\n\n{big}')

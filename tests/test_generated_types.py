@@ -16,8 +16,8 @@ from pathlib import Path
 
 from mypy import api
 
-from compiler.api import load_text
-from compiler.backends.python import generate
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
 from tests.conftest import ROOT, RULESET_IDS
 
 ROLLS = '''ruleset "Rolls"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.backends.render import export_data, to_html, to_json, to_yaml
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.backends.render import export_data, to_html, to_json, to_yaml
 from tests.conftest import ROOT
 
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))
@@ -42,7 +42,7 @@ def test_yaml_is_written_by_libyaml_whose_line_breaks_the_committed_files_have()
 def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:
     import time
 
-    from compiler.backends.render import to_pdf
+    from rulecraft.backends.render import to_pdf
 
     html = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "dice_forms.rules")).checked))
     first = to_pdf(html)
@@ -54,7 +54,7 @@ def test_a_pdf_is_the_same_bytes_when_built_again_later() -> None:
 def test_sheets_with_the_same_fonts_share_one_configuration_and_the_pdf_bytes_do_not_change() -> None:
     """to_pdf keeps WeasyPrint's font configuration for the next sheet with the same @font-face rules;
     a sheet rendered after another is the same bytes as that sheet rendered first in a new configuration."""
-    import compiler.backends.render as render
+    import rulecraft.backends.render as render
 
     html = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "dice_forms.rules")).checked))
     other = to_html(export_data(load(str(ROOT / "tests" / "fixtures" / "injection.rules")).checked))
@@ -72,7 +72,7 @@ def test_a_forked_worker_does_not_drop_the_font_configurations_it_inherited() ->
     that forked it is that process's, still in use, and a worker's clear-out leaves it alone."""
     import os
 
-    import compiler.backends.render as render
+    import rulecraft.backends.render as render
 
     inherited = render.font_config("<p>No fonts</p>")
     render._font_configs["inherited"] = (os.getppid(), inherited)  # as a forked worker finds it

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-import compiler.semantics.odds as odds
-import compiler.semantics.runtime as runtime
-from compiler.api import load_text
-from compiler.backends.python import generate
-from compiler.diagnostics import Code, CompileError
+import rulecraft.semantics.odds as odds
+import rulecraft.semantics.runtime as runtime
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.diagnostics import Code, CompileError
 
 from .conftest import compile_module
 

@@ -10,10 +10,10 @@ import textwrap
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load, load_text
-from compiler.backends.python import LINE_WIDTH, ModuleWriter, generate, wrap
-from compiler.check.names import class_name
+from rulecraft import model as m
+from rulecraft.api import load, load_text
+from rulecraft.backends.python import LINE_WIDTH, ModuleWriter, generate, wrap
+from rulecraft.check.names import class_name
 from tests.conftest import ROOT, RULESET_IDS, compile_module, import_path
 from tests.test_generated_types import SHAPES
 

@@ -13,11 +13,11 @@ from types import ModuleType
 
 import pytest
 
-from compiler.api import load_text
-from compiler.backends.python import generate
-from compiler.diagnostics import CompileError
-from compiler.semantics.odds import definition_names, distribution
-from compiler.semantics.odds import odds as compiler_odds
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.diagnostics import CompileError
+from rulecraft.semantics.odds import definition_names, distribution
+from rulecraft.semantics.odds import odds as compiler_odds
 from tests.conftest import compile_module
 
 Faces = tuple[int, ...]
@@ -360,7 +360,7 @@ roll action "Action" [C-1]
 @pytest.mark.parametrize(("stat", "edge"), [(1, 0), (2, 1), (5, 3)])
 def test_dice_read_against_the_total_alone(stat: int, edge: int) -> None:
     """The compiler reads such dice by the faces each test passes, for each total (odds.dependent_group)."""
-    from compiler.semantics.odds import analysis
+    from rulecraft.semantics.odds import analysis
     checked = load_text(DEPENDENT, "n.rules", "n").checked
     assert [name for _, name, _, _ in analysis(checked.resolvers()[0]).dependent] == ["challenge"]
     once: Counter[tuple[str, bool]] = Counter()
@@ -391,7 +391,7 @@ def test_dice_read_against_the_total_alone(stat: int, edge: int) -> None:
 
 
 def test_the_sheet_and_the_json_say_the_groups_and_flags_in_words() -> None:
-    from compiler.backends.render import export_data, to_html
+    from rulecraft.backends.render import export_data, to_html
     checked = load_text(FLAGS, "n.rules", "n").checked
     action = next(d for d in export_data(checked)["definitions"] if d["name"] == "action")
     assert action["groups"] == [{"name": "challenge", "dice": "2d10", "terms": [

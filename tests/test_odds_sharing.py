@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import compiler.semantics.odds as odds
-from compiler import model as m
-from compiler.api import load_text
-from compiler.diagnostics import CompileError
+import rulecraft.semantics.odds as odds
+from rulecraft import model as m
+from rulecraft.api import load_text
+from rulecraft.diagnostics import CompileError
 
 RULESET = '''ruleset "Sharing"
 

@@ -1,7 +1,7 @@
 """Truth: exact odds agree three ways for every roll and every input combination.
 
 1. the generated module's odds() (compiled expression, distinct dice readings),
-2. the compiler's interpreter (compiler.semantics.odds, reading the model),
+2. the compiler's interpreter (rulecraft.semantics.odds, reading the model),
 3. exhaustive enumeration of the generated resolver over every sequence of dice.
 """
 
@@ -14,11 +14,11 @@ from fractions import Fraction
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.semantics.evaluate import EvalError
-from compiler.semantics.odds import distribution, input_grid, odds
+from rulecraft import model as m
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.semantics.evaluate import EvalError
+from rulecraft.semantics.odds import distribution, input_grid, odds
 from tests.conftest import ROOT, compile_module
 
 MAX_SEQUENCES = 6**4  # dice sequences enumerated per input combination at most

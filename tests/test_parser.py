@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lark.exceptions import UnexpectedToken
 
-import compiler.syntax.parse as syntax
-from compiler import model as m
-from compiler.diagnostics import CompileError
-from compiler.syntax.fmt import format_checked
-from compiler.syntax.mistakes import MISTAKES, clean
+import rulecraft.syntax.parse as syntax
+from rulecraft import model as m
+from rulecraft.diagnostics import CompileError
+from rulecraft.syntax.fmt import format_checked
+from rulecraft.syntax.mistakes import MISTAKES, clean
 from tests.conftest import ROOT
 from tests.fuzz_strategies import rulesets
 from tests.test_fmt import perturb
@@ -170,7 +170,7 @@ def test_curated_mistakes_follow_the_parser_in_use_whose_states_another_build_nu
     try:
         for seed in ("1", "2"):  # two builds whose states are numbered differently (checked below)
             folder = tmp_path / f"seed{seed}"
-            subprocess.run([sys.executable, "-c", "from compiler.syntax.parse import parser; parser()"], check=True,
+            subprocess.run([sys.executable, "-c", "from rulecraft.syntax.parse import parser; parser()"], check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed, "XDG_CACHE_HOME": str(folder)}, timeout=120)
             monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
             syntax.parser.cache_clear()

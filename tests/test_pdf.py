@@ -43,7 +43,7 @@ COLUMNS = {"full": 2, "core": 3}
 
 @pytest.fixture(scope="session")
 def pdfs(sheet_html: dict[Key, str]) -> dict[Key, bytes]:
-    from compiler.backends.build import render_pdfs
+    from rulecraft.backends.build import render_pdfs
 
     longest_first = sorted(SHEETS, key=lambda key: len(sheet_html[key]) * (10 if key[1] == "full" else 1), reverse=True)
     rendered = render_pdfs([(Path(*key), sheet_html[key]) for key in longest_first])
@@ -192,8 +192,8 @@ def test_a_pdf_holds_no_clock_time_and_the_same_bytes_with_or_without_harfbuzz_s
     from fontTools.ttLib import TTFont
     from weasyprint.pdf import fonts as weasyprint_fonts
 
-    from compiler.api import load
-    from compiler.backends.render import export_data, to_html, to_pdf
+    from rulecraft.api import load
+    from rulecraft.backends.render import export_data, to_html, to_pdf
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
     (tmp_path / "tiny.rules").write_text(TINY, encoding="utf-8")
@@ -217,8 +217,8 @@ def test_a_pdf_holds_no_clock_time_and_the_same_bytes_with_or_without_harfbuzz_s
 @pytest.mark.pdf
 def test_paragraph_and_line_separators_in_rule_text_make_a_pdf(tmp_path: Path) -> None:
     """U+2029 and U+2028 in a title, a rule's text and a band once crashed the PDF build."""
-    from compiler.api import load
-    from compiler.backends.render import export_data, to_html, to_pdf
+    from rulecraft.api import load
+    from rulecraft.backends.render import export_data, to_html, to_pdf
 
     text = ('ruleset "T"\n\nroll r "R\u2029x" [T-1]\n  text: "Para one\u2029para two \u2028 line"\n  roll: d6\n'
             '  - 4+: hit "Hit\u2029now"\n  - otherwise: miss "Miss"\n')

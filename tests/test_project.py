@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import project
-from compiler.api import load
-from compiler.project import ProjectError, find_project, ignored_in, init_project
+from rulecraft import project
+from rulecraft.api import load
+from rulecraft.project import ProjectError, find_project, ignored_in, init_project
 
 from .conftest import ROOT
 
@@ -28,7 +28,7 @@ roll test "Test"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "rulecraft", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120)
 
 

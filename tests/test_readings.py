@@ -9,7 +9,7 @@ from math import comb
 
 import pytest
 
-from compiler.semantics.runtime import Faces, Reading, dice_readings, polynomial_power
+from rulecraft.semantics.runtime import Faces, Reading, dice_readings, polynomial_power
 
 Key = tuple[int, tuple[tuple[int | str, int], ...], int | None, int | None]
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compiler.api import load_text
+from rulecraft.api import load_text
 
 from .conftest import ROOT
 
@@ -49,7 +49,7 @@ def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
             here = here / words[1]
             continue
         assert words[0] == "rulecraft", line
-        done = subprocess.run([sys.executable, "-m", "compiler", *words[1:]], cwd=here, env=env,
+        done = subprocess.run([sys.executable, "-m", "rulecraft", *words[1:]], cwd=here, env=env,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, (line, done.stdout, done.stderr)
         said[words[1]] = done.stdout

@@ -15,12 +15,12 @@ from types import ModuleType
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load_text
-from compiler.backends.python import generate
-from compiler.semantics.odds import definition_names
-from compiler.semantics.odds import odds as compiler_odds
-from compiler.semantics.runtime import MAX_WORK, OPERATORS, DiceSpec, readings_cost, too_much_work
+from rulecraft import model as m
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.semantics.odds import definition_names
+from rulecraft.semantics.odds import odds as compiler_odds
+from rulecraft.semantics.runtime import MAX_WORK, OPERATORS, DiceSpec, readings_cost, too_much_work
 from tests.conftest import compile_module
 
 Faces = tuple[int, ...]
@@ -259,7 +259,7 @@ def test_big_pools_re_rolled_lowest_are_refused_before_work_with_what_fits() -> 
 
 def test_fmt_keeps_a_face_test_tight_and_a_sum_after_it_spaced() -> None:
     """`rulecraft fmt` spaces sums, but `1-2` after `reroll` is one range and `1 - 2` a refusal: kept as written."""
-    from compiler.syntax.fmt import format_source
+    from rulecraft.syntax.fmt import format_source
     text = ('ruleset "R"\n\nroll t "T" [X-3]\n  input b: 1..3 = 1\n'
             '  roll: d20   reroll 5+ +   2 + (d8 reroll 1/2,4-5 ,  7 or more)-b\n  - 1+: a "A"\n')
     assert format_source(text).splitlines()[4] == "  roll: d20 reroll 5+ + 2 + (d8 reroll 1/2, 4-5, 7 or more) - b"

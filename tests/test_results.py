@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from compiler.api import load_text
-from compiler.backends.python import band_table, generate
+from rulecraft.api import load_text
+from rulecraft.backends.python import band_table, generate
 from tests.conftest import compile_module
 
 SOURCE = """\

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli.main import main
+from rulecraft.cli.main import main
 
 V1 = '''ruleset "Tiny"
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from compiler.api import load_text
-from compiler.backends.python import generate
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
 from tests.conftest import compile_module
 
 RULES = '''ruleset "Inputs"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.api import load
-from compiler.backends.python import generate
-from compiler.backends.render import export_data, to_html
+from rulecraft.api import load
+from rulecraft.backends.python import generate
+from rulecraft.backends.render import export_data, to_html
 
 from .conftest import ROOT, compile_module
 
@@ -52,7 +52,7 @@ def test_html_escapes_everything() -> None:
 def test_a_font_face_in_rule_text_is_not_loaded_for_the_pdf(tmp_path: Path) -> None:
     """The PDF step loads the fonts of the sheet's own <style> once per set (render.font_config); rule
     text that spells out a style element or an @font-face rule is escaped text, and no font is fetched."""
-    from compiler.backends.render import font_faces
+    from rulecraft.backends.render import font_faces
 
     source = tmp_path / "fonts.rules"
     source.write_text('ruleset "Fonts"\n\nroll r "R" [FNT-01]\n'
@@ -68,7 +68,7 @@ def test_a_font_face_in_rule_text_is_not_loaded_for_the_pdf(tmp_path: Path) -> N
 
 
 def test_rule_text_markup_is_only_bold_and_italic() -> None:
-    from compiler.backends.render import rich
+    from rulecraft.backends.render import rich
 
     assert str(rich('**Bold** and *it*, 2 * 3 * 4, x*y*z')) == \
         "<strong>Bold</strong> and <em>it</em>, 2 * 3 * 4, x*y*z"
@@ -79,8 +79,8 @@ def test_every_name_the_generated_module_defines_is_reserved() -> None:
     """A definition named like the module's own functions or tables (`pick`, `DECKS`) would overwrite them."""
     import ast
 
-    from compiler import model as m
-    from compiler.check.names import class_name, reserved_name
+    from rulecraft import model as m
+    from rulecraft.check.names import class_name, reserved_name
 
     checked = load(str(ROOT / "rulesets" / "everrain.rules")).checked
     own = {d.name for d in checked.definitions}
@@ -97,7 +97,7 @@ def test_every_name_the_generated_module_defines_is_reserved() -> None:
 def test_a_generated_module_that_would_not_compile_fails_the_build_at_its_line(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """generate() compiles each module before anyone sees it: a codegen bug fails the build, at its line."""
-    import compiler.backends.python as codegen
+    import rulecraft.backends.python as codegen
 
     writer = codegen.ModuleWriter
     lines = generate(load(str(FIXTURE)).checked).split("\n")
@@ -136,7 +136,7 @@ roll pool "Pool" [N-2]
 
 def test_an_input_may_be_named_like_a_builtin_or_a_runtime_function() -> None:
     """An input is a parameter of its resolver's public function, so that function refers to `_` names only."""
-    from compiler.api import load_text
+    from rulecraft.api import load_text
 
     module = compile_module(generate(load_text(NAMED_INPUTS, "names.rules", "names").checked), "generated_names")
     for rng in (random.Random(5), None):
@@ -154,8 +154,8 @@ def test_an_input_may_be_named_like_a_builtin_or_a_runtime_function() -> None:
 @pytest.mark.parametrize(("name", "why"), [("rng", "the random generator"), ("class", "a Python word"),
                                            ("_draw", "the generated module's own")])
 def test_an_input_named_rng_a_keyword_or_with_an_underscore_is_refused_where_it_stands(name: str, why: str) -> None:
-    from compiler.api import load_text
-    from compiler.diagnostics import CompileError
+    from rulecraft.api import load_text
+    from rulecraft.diagnostics import CompileError
 
     text = NAMED_INPUTS.replace("input type:", f"input {name}:")
     with pytest.raises(CompileError) as raised:
@@ -186,8 +186,8 @@ def test_two_designer_names_never_make_one_module_name() -> None:
     generated module (they once shared one table, so the module answered 100% `hi` where the odds say 1/6)."""
     from fractions import Fraction
 
-    from compiler.api import load_text
-    from compiler.semantics.odds import definition_names, odds
+    from rulecraft.api import load_text
+    from rulecraft.semantics.odds import definition_names, odds
 
     checked = load_text(COLLIDING, "collide.rules", "collide").checked
     module = compile_module(generate(checked), "collide_names")
@@ -199,8 +199,8 @@ def test_two_designer_names_never_make_one_module_name() -> None:
 
 
 def test_two_tracks_that_would_be_one_class_are_refused() -> None:
-    from compiler.api import load_text
-    from compiler.diagnostics import CompileError
+    from rulecraft.api import load_text
+    from rulecraft.diagnostics import CompileError
 
     text = 'ruleset "T"\n\ntrack x_y "XY" [T-1]\n  size: 4\n\ntrack x__y "XY2" [T-2]\n  size: 6\n'
     with pytest.raises(CompileError) as raised:

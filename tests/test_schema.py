@@ -17,12 +17,12 @@ import pytest
 from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 
-from compiler import model as m
-from compiler.api import load, load_text
-from compiler.backends.render import CONDITION_KINDS, JSON_SCHEMA, SCHEMA_ID, SCHEMA_VERSION, export_data
-from compiler.diagnostics import CompileError, Report
-from compiler.resources import export_schema_text
-from compiler.semantics.runtime import OPERATORS
+from rulecraft import model as m
+from rulecraft.api import load, load_text
+from rulecraft.backends.render import CONDITION_KINDS, JSON_SCHEMA, SCHEMA_ID, SCHEMA_VERSION, export_data
+from rulecraft.diagnostics import CompileError, Report
+from rulecraft.resources import export_schema_text
+from rulecraft.semantics.runtime import OPERATORS
 
 from .test_constructs import HEADER, all_cases
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-import compiler.semantics.odds as odds_module
-from compiler.api import load_text
+import rulecraft.semantics.odds as odds_module
+from rulecraft.api import load_text
 
 from .semantic_fuzz import Timeout, budget, generate, run_case, shrink
 
@@ -109,7 +109,7 @@ def test_the_property_catches_a_disagreement_between_the_products(folder: Path,
 
 
 def test_the_property_catches_an_exception_and_names_where(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.backends.render as render
+    import rulecraft.backends.render as render
 
     def broken(data: object) -> str:
         raise KeyError("boom")
@@ -121,7 +121,7 @@ def test_the_property_catches_an_exception_and_names_where(folder: Path, monkeyp
 
 
 def test_a_hang_is_a_failure_within_the_budget(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.api as api
+    import rulecraft.api as api
 
     def slow(*args: object) -> None:
         while True:

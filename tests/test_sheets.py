@@ -11,8 +11,8 @@ from xml.etree import ElementTree
 import pytest
 from markupsafe import escape
 
-from compiler.api import load
-from compiler.backends.render import export_data, to_html
+from rulecraft.api import load
+from rulecraft.backends.render import export_data, to_html
 from tests.conftest import ROOT, RULESET_IDS, SHEET_KINDS
 
 MM_PER_PX = 25.4 / 96

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from compiler.api import load_text
-from compiler.backends.python import generate
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
 
 from .conftest import compile_module
 from .test_cli import run

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.diagnostics import MAX_SHOWN, Code, CompileError, Diagnostic
-from compiler.syntax.mistakes import MISTAKES, clean, contexts
-from compiler.syntax.parse import MAX_SYNTAX_ERRORS, parse
+from rulecraft.diagnostics import MAX_SHOWN, Code, CompileError, Diagnostic
+from rulecraft.syntax.mistakes import MISTAKES, clean, contexts
+from rulecraft.syntax.parse import MAX_SYNTAX_ERRORS, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))
@@ -380,7 +380,7 @@ def test_every_real_ruleset_still_parses() -> None:
 
 def test_a_long_line_is_shown_around_its_caret_not_whole() -> None:
     """A 40 kB line was echoed whole under its error; now the 100 characters around the caret, marked `…`."""
-    from compiler.diagnostics import SHOWN_WIDTH, Span, format_diagnostic
+    from rulecraft.diagnostics import SHOWN_WIDTH, Span, format_diagnostic
 
     line = "  value: " + " + ".join(["x"] * 200) + " + oops + " + " + ".join(["y"] * 200)
     column = line.index("oops") + 1

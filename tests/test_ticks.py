@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load_text
-from compiler.backends.python import generate
-from compiler.backends.render import export_data, let_words, rank_words, to_html, to_json, to_yaml
-from compiler.semantics import runtime
-from compiler.semantics.odds import definition_names
-from compiler.semantics.odds import odds as compiler_odds
-from compiler.syntax.parse import parse
+from rulecraft import model as m
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.backends.render import export_data, let_words, rank_words, to_html, to_json, to_yaml
+from rulecraft.semantics import runtime
+from rulecraft.semantics.odds import definition_names
+from rulecraft.semantics.odds import odds as compiler_odds
+from rulecraft.syntax.parse import parse
 from tests.conftest import compile_module
 
 RANKS = (("troublesome", 12), ("dangerous", 8), ("formidable", 4), ("extreme", 2), ("epic", 1))

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from compiler import model as m
-from compiler.backends.render import export_data
+from rulecraft import model as m
+from rulecraft.backends.render import export_data
 
 Module = types.ModuleType
 FITD = ("6 or less", "7-9", "10+")

@@ -9,9 +9,9 @@ from typing import get_args
 
 import pytest
 
-from compiler import model as m
-from compiler.api import load
-from compiler.semantics.evaluate import walk
+from rulecraft import model as m
+from rulecraft.api import load
+from rulecraft.semantics.evaluate import walk
 
 from .conftest import ROOT, RULESET_IDS
 

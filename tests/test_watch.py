@@ -22,10 +22,10 @@ from typing import IO, Any
 
 import pytest
 
-from compiler.cli.main import main
-from compiler.cli.targets import UsageError
-from compiler.cli.watch import Preview, _interrupted, serve, watch_loop
-from compiler.resources import templates_dir
+from rulecraft.cli.main import main
+from rulecraft.cli.targets import UsageError
+from rulecraft.cli.watch import Preview, _interrupted, serve, watch_loop
+from rulecraft.resources import templates_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -256,7 +256,7 @@ def test_a_port_in_use_is_a_one_line_error(project: Path) -> None:
 
 
 def test_ctrl_c_stops_the_command_cleanly(project: Path) -> None:
-    program = ("import argparse, sys\nfrom compiler.cli.watch import configure, run\n"
+    program = ("import argparse, sys\nfrom rulecraft.cli.watch import configure, run\n"
                "parser = argparse.ArgumentParser()\nconfigure(parser)\n"
                "sys.exit(run(parser.parse_args(sys.argv[1:])))\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
@@ -312,12 +312,12 @@ def test_ctrl_c_stops_the_watch_even_where_its_keyboard_interrupt_is_swallowed(p
 
 def test_watch_does_not_import_the_command_line() -> None:
     """The command line imports watch to run `rulecraft watch`; watch takes what both need (UsageError, the
-    rulesets to work on) from compiler.cli.targets, so the two do not import each other, not even in a function."""
+    rulesets to work on) from rulecraft.cli.targets, so the two do not import each other, not even in a function."""
     tree = ast.parse((ROOT / "compiler" / "cli" / "watch.py").read_text(encoding="utf-8"))
     imported = {f"{'.' * node.level}{node.module or ''}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert "compiler.cli.targets" in imported
-    assert not imported & {"compiler.cli.main", "compiler.cli"}
+    assert ".targets" in imported
+    assert not imported & {".main", ".", "..cli", "..cli.main"}
 
 
 # ---------------------------------------------------------------- the server under attack and under load
@@ -381,7 +381,7 @@ def test_no_path_reads_a_file_outside_the_preview(path: str, served: tuple[Previ
 
 
 def test_an_idle_connection_is_closed(served: tuple[Preview, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler.cli.watch import IDLE_SECONDS, PreviewHandler
+    from rulecraft.cli.watch import IDLE_SECONDS, PreviewHandler
 
     assert 0 < IDLE_SECONDS <= 60 and PreviewHandler.timeout == IDLE_SECONDS
     monkeypatch.setattr(PreviewHandler, "timeout", 0.5)
@@ -397,7 +397,7 @@ def test_connections_past_the_cap_are_closed_at_once(served: tuple[Preview, str]
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    from compiler.cli.watch import MAX_CONNECTIONS, PreviewServer
+    from rulecraft.cli.watch import MAX_CONNECTIONS, PreviewServer
 
     assert 1 < MAX_CONNECTIONS <= 256
     _, url = served
@@ -444,7 +444,7 @@ def test_a_client_that_leaves_mid_page_prints_no_traceback(served: tuple[Preview
 
 def test_an_internal_build_error_is_a_message_never_a_traceback(project: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.cli.watch as watch
+    import rulecraft.cli.watch as watch
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a stage fell over")
@@ -464,8 +464,8 @@ def test_what_a_session_keeps_stays_bounded_over_many_saves(project: Path) -> No
     # 1.5 MB a save of Tides of Gold): memory grew without bound over a session.
     import gc
 
-    from compiler import model as m
-    from compiler.semantics import odds
+    from rulecraft import model as m
+    from rulecraft.semantics import odds
 
     shutil_source = (ROOT / "rulesets" / "errant.rules").read_text(encoding="utf-8")
     path = project / "rulesets" / "errant.rules"

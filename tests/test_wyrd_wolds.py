@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from compiler import model as m
-from compiler.api import Loaded, load
-from compiler.backends.python import generate
-from compiler.syntax.parse import parse
+from rulecraft import model as m
+from rulecraft.api import Loaded, load
+from rulecraft.backends.python import generate
+from rulecraft.syntax.parse import parse
 from tests.conftest import ROOT, compile_module
 
 RULES = ROOT / "rulesets" / "wyrd_wolds.rules"

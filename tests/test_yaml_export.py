@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from compiler.api import load, load_text
-from compiler.backends.render import export_data, to_json, to_yaml
+from rulecraft.api import load, load_text
+from rulecraft.backends.render import export_data, to_json, to_yaml
 from tests.conftest import ROOT
 
 RULESETS = sorted((ROOT / "rulesets").glob("*.rules"))

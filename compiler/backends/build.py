@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.diagnostics import NOWHERE, Code, CompileError, Report, Span
-from compiler.resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
+from ..diagnostics import NOWHERE, Code, CompileError, Report, Span
+from ..resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
 
 
 @dataclass
@@ -56,9 +56,9 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
     and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`). `progress` is told each
     stage of each ruleset and each PDF sheet as it is done.
     """
-    from compiler.api import load
-    from compiler.backends.python import generate
-    from compiler.backends.render import JSON_SCHEMA, export_data, to_json, to_yaml
+    from ..api import load
+    from .python import generate
+    from .render import JSON_SCHEMA, export_data, to_json, to_yaml
 
     result = Plan(report=report if report is not None else Report())
     html_for_pdf: list[tuple[Path, str]] = []
@@ -127,7 +127,7 @@ def render_html(data: dict[str, Any], templates: Path | None, page: str, report:
     """The sheet; a broken template (a designer's own, from --templates) is a diagnostic at its line."""
     from jinja2 import TemplateError, TemplateSyntaxError
 
-    from compiler.backends.render import to_html
+    from .render import to_html
 
     try:
         return to_html(data, extra_templates=templates, page=page, sheet=sheet)
@@ -225,7 +225,7 @@ def pdf_renderer() -> str:
 
     from weasyprint.text.ffi import pango
 
-    from compiler.backends.render import pdf_subsetter
+    from .render import pdf_subsetter
 
     def native(library: str, call: str) -> str:
         try:
@@ -259,7 +259,7 @@ def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None,
     otherwise, each worker imports WeasyPrint and loads the fonts itself. `progress` is told of each sheet
     as it is done.
     """
-    from compiler.backends.render import to_pdf
+    from .render import to_pdf
 
     workers = min(len(jobs), os.cpu_count() or 1)
     if workers <= 1:
@@ -273,7 +273,7 @@ def render_pdfs(jobs: list[tuple[Path, str]], start_method: str | None = None,
 
     method = start_method or safe_start_method()
     if method == "fork":
-        from compiler.backends.render import font_config
+        from .render import font_config
 
         for _, html in jobs:
             font_config(html)  # WeasyPrint imported and the sheets' fonts loaded once, for the forked workers

@@ -33,12 +33,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from compiler import __version__
-from compiler import model as m
-from compiler.check.names import MODULE_NAMES, class_name
-from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
-from compiler.semantics import runtime
-from compiler.semantics.evaluate import Reads, bands_read, branches, contains_dice, dice_symbols, group_reads, walk
+from .. import __version__
+from .. import model as m
+from ..check.names import MODULE_NAMES, class_name
+from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
+from ..semantics import runtime
+from ..semantics.evaluate import Reads, bands_read, branches, contains_dice, dice_symbols, group_reads, walk
 
 RUNTIME_PATH = Path(runtime.__file__)
 

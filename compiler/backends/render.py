@@ -24,13 +24,13 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from compiler import __version__
-from compiler import model as m
-from compiler.diagnostics import MAX_OUTPUT_BYTES, output_too_large
-from compiler.resources import export_schema_text, templates_dir
-from compiler.semantics.evaluate import EvalError, rebuild, walk
-from compiler.semantics.odds import defaults, definition_names, distribution, odds, odds_table
-from compiler.semantics.runtime import OPERATORS, _face_runs, explode_parts
+from .. import __version__
+from .. import model as m
+from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
+from ..resources import export_schema_text, templates_dir
+from ..semantics.evaluate import EvalError, rebuild, walk
+from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
+from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
 
 # The JSON Schema of the export (compiler/backends/export.schema.json): written by hand, checked by
 # tests/test_schema.py against every export; the build copies it to output/json/schema.json.

@@ -21,11 +21,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Literal, TypeVar
 
-from compiler import model as m
-from compiler.check.names import class_name, reserved_input, reserved_name
-from compiler.diagnostics import Code, Diagnostic, Report
-from compiler.semantics import odds
-from compiler.semantics.evaluate import (
+from .. import model as m
+from ..diagnostics import Code, Diagnostic, Report
+from ..semantics import odds
+from ..semantics.evaluate import (
     FUNCTIONS,
     MAX_VALUE,
     ROLL_NAMES,
@@ -40,8 +39,8 @@ from compiler.semantics.evaluate import (
     signed_parts,
     walk,
 )
-from compiler.semantics.odds import distribution, input_count, input_grid, sheet_odds_size
-from compiler.semantics.runtime import (
+from ..semantics.odds import distribution, input_count, input_grid, sheet_odds_size
+from ..semantics.runtime import (
     EXPLODING,
     FINITE_EXPLOSIONS,
     MAX_BOXES,
@@ -52,6 +51,7 @@ from compiler.semantics.runtime import (
     MAX_TICKS,
     explode_parts,
 )
+from .names import class_name, reserved_input, reserved_name
 
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 # Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.

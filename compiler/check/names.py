@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 
-from compiler.semantics import runtime
+from ..semantics import runtime
 
 MODULE_NAMES = {"odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS",
                 "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",

@@ -19,9 +19,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
 
-from compiler.cli.targets import Progress, UsageError, print_report, safe_output, targets, to_json, write_verbatim
-from compiler.diagnostics import CompileError, Report, plural
-from compiler.resources import FORMATS
+from ..diagnostics import CompileError, Report, plural
+from ..resources import FORMATS
+from .targets import Progress, UsageError, print_report, safe_output, targets, to_json, write_verbatim
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,7 +47,7 @@ def run_command(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage mistake (1): a status, not an exception, for callers
         return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
-    from compiler.project import ProjectError
+    from ..project import ProjectError
 
     try:
         return int(args.run(args))
@@ -67,7 +67,7 @@ def installed_version() -> str:
     """The installed distribution's version (its metadata), else the package's own (a checkout not installed)."""
     from importlib import metadata
 
-    from compiler import __version__
+    from .. import __version__
 
     try:
         return metadata.version("rulecraft")
@@ -168,7 +168,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            "(run `rulecraft watch --help`)")
     watch.set_defaults(run=cmd_watch)
     if list(argv)[:1] == ["watch"]:
-        from compiler.cli.watch import configure
+        from .watch import configure
 
         configure(watch)
 
@@ -183,9 +183,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from compiler.backends.build import plan, write_all
-    from compiler.project import find_project
-    from compiler.resources import display_path
+    from ..backends.build import plan, write_all
+    from ..project import find_project
+    from ..resources import display_path
 
     project = find_project()
     written = args.format if args.format is not None else ",".join(project.formats or FORMATS)
@@ -232,8 +232,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """`rulecraft init [FOLDER]`: a new game that builds at once."""
-    from compiler.project import init_project
-    from compiler.resources import display_path
+    from ..project import init_project
+    from ..resources import display_path
 
     written = init_project(Path(args.folder), args.title)
     ruleset = written[1]
@@ -248,7 +248,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from compiler.api import Loaded, load, load_text, read_stdin
+    from ..api import Loaded, load, load_text, read_stdin
 
     report = Report()
     loaded: list[Loaded] = []
@@ -262,7 +262,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if as_json:
         payload = json.loads(report.format_json())
         if args.odds:
-            from compiler.cli.review import odds_json
+            from .review import odds_json
 
             payload["odds"] = {one.checked.id: odds_json(one.checked) for one in loaded}
         print(to_json(payload))
@@ -271,7 +271,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         print("no problems found")
     if not as_json and args.odds:
-        from compiler.cli.review import odds_listing
+        from .review import odds_listing
 
         for one in loaded:
             print()
@@ -283,7 +283,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from compiler.cli.review import diff_json, diff_rulesets, format_diff
+    from .review import diff_json, diff_rulesets, format_diff
 
     old_name, old = load_version(args.old)
     new_name, new = load_version(args.new)
@@ -299,8 +299,8 @@ def load_version(spec: str) -> tuple[str, Any]:
     """A ruleset from a path or id, or from git as REV:PATH; checked, with its display name."""
     import subprocess
 
-    from compiler.api import load, load_text
-    from compiler.project import ruleset_path
+    from ..api import load, load_text
+    from ..project import ruleset_path
 
     rev, sep, inside = spec.partition(":")
     if sep and rev and not Path(spec).exists() and not (len(rev) == 1 and rev.isalpha()):
@@ -328,7 +328,7 @@ def load_version(spec: str) -> tuple[str, Any]:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from compiler.cli.watch import run
+    from .watch import run
 
     return run(args)
 
@@ -340,10 +340,10 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """Format in place (or --check / --diff). A file that does not parse is left alone and reported."""
     import difflib
 
-    from compiler.api import read_ruleset, read_stdin
-    from compiler.backends.build import write_atomic
-    from compiler.syntax.fmt import FormatError, format_checked
-    from compiler.syntax.parse import parse
+    from ..api import read_ruleset, read_stdin
+    from ..backends.build import write_atomic
+    from ..syntax.fmt import FormatError, format_checked
+    from ..syntax.parse import parse
 
     report = Report()
     changed: list[str] = []
@@ -395,10 +395,10 @@ def compiled(ruleset: str) -> types.ModuleType:
     keeps output/ in step with the compiler, and CI fails when it is not.)"""
     import hashlib
 
-    from compiler import __version__
-    from compiler.api import load_text, read_ruleset
-    from compiler.check.names import module_name
-    from compiler.project import find_project, source_name
+    from .. import __version__
+    from ..api import load_text, read_ruleset
+    from ..check.names import module_name
+    from ..project import find_project, source_name
 
     path, display, source = read_ruleset(ruleset)
     ruleset_id = module_name(path.stem)
@@ -413,7 +413,7 @@ def compiled(ruleset: str) -> types.ModuleType:
     if built and f"SOURCE_SHA256 = {digest!r}" in built and \
             f"RULECRAFT_VERSION = {__version__!r}" in built:
         return _import_module(ruleset_id, module_path)
-    from compiler.backends.python import generate
+    from ..backends.python import generate
 
     loaded = load_text(source, display, ruleset_id, source_name=source_name(path))
     return _exec_module(loaded.checked.id, generate(loaded.checked))
@@ -680,13 +680,13 @@ def outcome_labels(module: types.ModuleType, name: str) -> dict[str, str]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from compiler.api import load
-    from compiler.backends.render import input_data
+    from ..api import load
+    from ..backends.render import input_data
 
     loaded = load(args.ruleset)
     checked = loaded.checked
     items: list[dict[str, Any]] = []
-    from compiler import model as m
+    from .. import model as m
 
     for definition in checked.definitions:
         inputs = [

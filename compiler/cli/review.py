@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from compiler import model as m
-from compiler.backends.render import fraction_text
-from compiler.semantics.evaluate import EvalError
-from compiler.semantics.odds import defaults, input_values, odds
+from .. import model as m
+from ..backends.render import fraction_text
+from ..semantics.evaluate import EvalError
+from ..semantics.odds import defaults, input_values, odds
 
 MAX_DIFF_GRID = 2_000  # input combinations compared per roll; beyond it, one input at a time
 SHOWN_TEXT = 70
@@ -142,7 +142,7 @@ class RulesetDiff:
 
 
 def diff_rulesets(old: m.CheckedRuleset, new: m.CheckedRuleset) -> RulesetDiff:
-    from compiler.backends.render import definition_data
+    from ..backends.render import definition_data
 
     result = RulesetDiff()
     old_defs = {d.name: d for d in old.definitions}
@@ -193,7 +193,7 @@ def _erratum(erratum: m.AppliedErratum) -> dict[str, Any]:
 def _comparable(data: dict[str, Any]) -> dict[str, Any]:
     """The export of one definition without what is derived from the rest: the sheet's odds table, and the
     band keys and dice given again as data (`ranges`, `terms`), whose text is compared already."""
-    from compiler.backends.render import STRUCTURED_KEYS
+    from ..backends.render import STRUCTURED_KEYS
 
     out = {k: v for k, v in data.items() if k not in ("odds",)}
     for key, derived in STRUCTURED_KEYS.items():
@@ -203,7 +203,7 @@ def _comparable(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _reads(resolver: m.Resolver) -> set[str]:
-    from compiler.semantics.evaluate import walk
+    from ..semantics.evaluate import walk
 
     found: set[str] = set()
     expressions: list[m.Expr] = [r.expr for r in resolver.dice] + [let.expr for let in resolver.lets]

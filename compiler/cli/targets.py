@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO, cast
 
-from compiler.diagnostics import CONTROLS, Report, escape_controls
+from ..diagnostics import CONTROLS, Report, escape_controls
 
 __all__ = ["CONTROLS", "Progress", "UsageError", "escape_controls", "print_report", "safe_output", "targets",
            "to_json", "use_colour", "write_verbatim"]
@@ -25,9 +25,9 @@ class UsageError(Exception):
 
 def targets(paths: Sequence[str]) -> list[str]:
     """The rulesets named on the command line, else every ruleset of the project (none is a UsageError)."""
-    from compiler.api import available
-    from compiler.project import find_project
-    from compiler.resources import display_path
+    from ..api import available
+    from ..project import find_project
+    from ..resources import display_path
 
     if paths:
         return list(paths)

@@ -47,11 +47,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 from urllib.parse import unquote, urlsplit
 
-from compiler.backends.build import plan, write_all
-from compiler.cli.targets import UsageError, targets
-from compiler.diagnostics import CompileError, Report, plural
-from compiler.project import find_project, ruleset_path
-from compiler.resources import display_path, templates_dir
+from ..backends.build import plan, write_all
+from ..diagnostics import CompileError, Report, plural
+from ..project import find_project, ruleset_path
+from ..resources import display_path, templates_dir
+from .targets import UsageError, targets
 
 if TYPE_CHECKING:
     from watchfiles import Change
@@ -302,7 +302,7 @@ def release_caches() -> None:
     """Drop what the exact odds keep of earlier builds. Each build makes new definitions, so what the odds cached
     for the last one is never read again, and it held about 1.5 MB a save of Tides of Gold (GBs in a day's
     session). The next build works its odds out afresh, as it would anyway."""
-    from compiler.semantics import odds
+    from ..semantics import odds
 
     odds.forget()
 

@@ -11,8 +11,8 @@ import operator
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from compiler import model as m
-from compiler.semantics.runtime import MAX_DICE, MAX_EXPLOSIONS, MAX_SIDES, Held, held_count, held_most
+from .. import model as m
+from .runtime import MAX_DICE, MAX_EXPLOSIONS, MAX_SIDES, Held, held_count, held_most
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,8 @@ from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import TypeVar, cast
 
-from compiler import model as m
-from compiler.semantics.evaluate import (
+from .. import model as m
+from .evaluate import (
     DIE_OPERATORS,
     MAX_VALUE,
     ROLL_NAMES,
@@ -54,7 +54,7 @@ from compiler.semantics.evaluate import (
     truthy,
     walk,
 )
-from compiler.semantics.runtime import (
+from .runtime import (
     MAX_DICE,
     MAX_OUTCOMES,
     MAX_READINGS,

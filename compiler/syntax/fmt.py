@@ -293,7 +293,7 @@ def _reindent_string(tok: Tok, shift: int) -> Tok:
 
 def same_meaning(original: str, formatted: str) -> bool:
     """Both texts parse to the same tree, comparing strings by their value and ignoring positions."""
-    from compiler.syntax.parse import parser
+    from .parse import parser
 
     return _same(parser().parse(_terminated(original)), parser().parse(_terminated(formatted)))
 
@@ -303,7 +303,7 @@ def _terminated(text: str) -> str:
 
 
 def _same(a: object, b: object) -> bool:
-    from compiler.syntax.parse import decode_string
+    from .parse import decode_string
 
     if isinstance(a, Tree) and isinstance(b, Tree):
         return a.data == b.data and len(a.children) == len(b.children) and all(

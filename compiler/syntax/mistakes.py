@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 from lark.exceptions import UnexpectedInput
 
-from compiler.diagnostics import Code
+from ..diagnostics import Code
 
 if TYPE_CHECKING:
     from lark import Lark

@@ -29,11 +29,11 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import Indenter
 
-from compiler import model as m
-from compiler.diagnostics import Code, CompileError, Diagnostic, Report
-from compiler.resources import cache_dir, grammar_path, prune_cache
-from compiler.semantics.runtime import EXPLODE_TIMES, MAX_EXPLOSIONS, MAX_SIDES, explode_arg
-from compiler.syntax.mistakes import MISTAKES, TOP_WORDS, Failure, diagnose
+from .. import model as m
+from ..diagnostics import Code, CompileError, Diagnostic, Report
+from ..resources import cache_dir, grammar_path, prune_cache
+from ..semantics.runtime import EXPLODE_TIMES, MAX_EXPLOSIONS, MAX_SIDES, explode_arg
+from .mistakes import MISTAKES, TOP_WORDS, Failure, diagnose
 
 MAX_SOURCE_BYTES = 1_000_000
 MAX_NESTING = 40
