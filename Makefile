@@ -1,7 +1,7 @@
-# Rulecraft: `make build` builds every ruleset into output/, `make test` runs the tests but the whole-sheet
-# PDF renders, which `make test-pdf` runs (CI runs both), `make fuzz` fuzzes the compiler for longer than the
-# tests do (HYPOTHESIS_PROFILE=fuzz). Each creates .venv and installs the project on first use; nothing else
-# is needed.
+# Rulecraft: `make build` builds every ruleset into output/ (each one's player's sheet, core sheet and designer's
+# proof), `make test` runs the tests but the whole-sheet PDF renders, which `make test-pdf` runs (CI runs both),
+# `make fuzz` fuzzes the compiler for longer than the tests do (HYPOTHESIS_PROFILE=fuzz). Each creates .venv and
+# installs the project on first use; nothing else is needed.
 
 PYTHON ?= python3
 VENV := .venv
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 # from compiling it again in memory where Python may not write its cache (PYTHONDONTWRITEBYTECODE).
 build: $(STAMP)
 	$(BIN)/python -m compileall -q compiler
-	$(BIN)/rulecraft build --one-page
+	$(BIN)/rulecraft build --one-page --proof
 
 # The tests run on every core (pytest-xdist; idle workers take tests from busy ones, as the fuzz tests take
 # seconds and most others milliseconds; PYTEST_WORKERS=0 for one process), but those marked `pdf`:

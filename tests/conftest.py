@@ -43,7 +43,8 @@ def tog(tog_loaded):  # type: ignore[no-untyped-def]
 # ---------------------------------------------------------------- sheets, rendered from the templates of the checkout
 
 RULESET_IDS = tuple(sorted(p.stem for p in (ROOT / "rulesets").glob("*.rules")))
-SHEET_KINDS = (("full", "a4"), ("core", "a4"), ("core", "letter"))  # what the sheet and PDF tests read
+# what the sheet and PDF tests read
+SHEET_KINDS = (("player", "a4"), ("proof", "a4"), ("core", "a4"), ("core", "letter"))
 
 
 @pytest.fixture(scope="session")

@@ -332,7 +332,18 @@ def test_one_page_adds_the_core_sheet_of_each_ruleset(project: Path) -> None:
     core = (project / "output" / "html" / "tiny.core.html").read_text(encoding="utf-8")
     assert '<body class="sheet-core">' in core and 'id="action"' in core
     assert (project / "output" / "pdf" / "tiny.core.pdf").read_bytes().startswith(b"%PDF")
-    assert '<body class="sheet-full">' in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert '<body class="sheet-player">' in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert not (project / "output" / "html" / "tiny.proof.html").exists()  # the proof only with --proof
+
+
+def test_proof_adds_the_designers_proof_beside_the_players_sheet(project: Path) -> None:
+    assert main(["build", "--format", "html,pdf", "--proof"]) == 0
+    proof = (project / "output" / "html" / "tiny.proof.html").read_text(encoding="utf-8")
+    assert '<body class="sheet-proof">' in proof and "sha256" in proof and "tiny.rules" in proof
+    assert (project / "output" / "pdf" / "tiny.proof.pdf").read_bytes().startswith(b"%PDF")
+    player = (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")
+    assert "sha256" not in player and "tiny.rules" not in player
+    assert not (project / "output" / "html" / "tiny.core.html").exists()
 
 
 def test_a_section_sets_its_columns_and_a_bad_value_is_an_error(project: Path,

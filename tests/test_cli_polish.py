@@ -267,7 +267,7 @@ def test_progress_is_told_of_every_stage_and_sheet(tmp_path: Path) -> None:
     game = tmp_path / "my_game.rules"
     game.write_text(ORIGINAL, encoding="utf-8")
     told: list[str] = []
-    plan([str(game), str(game)], ["python", "html"], tmp_path / "out", sheets=("full", "core"),
+    plan([str(game), str(game)], ["python", "html"], tmp_path / "out", sheets=("player", "core"),
          progress=told.append)
     assert told == [f"[1/2] checking {game}", "[1/2] my_game: python resolver", "[1/2] my_game: sheet my_game.html",
                     "[1/2] my_game: sheet my_game.core.html", f"[2/2] checking {game}",

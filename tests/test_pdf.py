@@ -29,8 +29,10 @@ SHEET_IDS = [".".join(key) for key in SHEETS]
 # one page; a ruleset with many rolls, or rolls whose odds need many bars (errant's check has 41
 # values of DV), takes two (see README, "Reference sheets").
 PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
-    ("full", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
-                     "wyrd_wolds": (26, 32)},
+    ("player", "a4"): {"dice_ladder": (8, 12), "errant": (10, 14), "everrain": (16, 20), "tides_of_gold": (10, 14),
+                       "wyrd_wolds": (24, 28)},
+    ("proof", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
+                      "wyrd_wolds": (26, 32)},
     ("core", "a4"): {"dice_ladder": (1, 2), "errant": (1, 2), "everrain": (1, 2), "tides_of_gold": (1, 2),
                      "wyrd_wolds": (1, 2)},
     ("core", "letter"): {"dice_ladder": (1, 2), "errant": (1, 2), "everrain": (1, 2), "tides_of_gold": (1, 2),
@@ -38,14 +40,14 @@ PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
 }
 PAPER = {"a4": (595.3, 841.9), "letter": (612.0, 792.0)}  # points
 MARGIN_TOP, MARGIN_BOTTOM = 16 / 25.4 * 72, 15 / 25.4 * 72  # the running header and page number sit outside
-COLUMNS = {"full": 2, "core": 3}
+COLUMNS = {"player": 2, "proof": 2, "core": 3}
 
 
 @pytest.fixture(scope="session")
 def pdfs(sheet_html: dict[Key, str]) -> dict[Key, bytes]:
     from rulecraft.backends.build import render_pdfs
 
-    longest_first = sorted(SHEETS, key=lambda key: len(sheet_html[key]) * (10 if key[1] == "full" else 1), reverse=True)
+    longest_first = sorted(SHEETS, key=lambda key: len(sheet_html[key]) * (10 if key[1] != "core" else 1), reverse=True)
     rendered = render_pdfs([(Path(*key), sheet_html[key]) for key in longest_first])
     return {key: pdf for key, (_, pdf) in zip(longest_first, rendered, strict=True)}
 
@@ -121,7 +123,7 @@ def test_every_inventory_item_is_in_the_pdf_text(pdfs: dict[Key, bytes]) -> None
     if not inventory.is_file():
         pytest.skip("needs ../shared/inventory.md")
     items = re.findall(r"^#### ((?:TOG|WW|LAD|ERR|EVR)-\d+):", inventory.read_text(encoding="utf-8"), flags=re.M)
-    text = "\n".join(page.get_textpage().get_text_range() for (_, sheet, _), pdf in pdfs.items() if sheet == "full"
+    text = "\n".join(page.get_textpage().get_text_range() for (_, sheet, _), pdf in pdfs.items() if sheet == "proof"
                      for page in pdfium.PdfDocument(pdf))
     assert len(items) == 225
     assert sorted(set(items) - set(re.findall(r"\b(?:TOG|WW|LAD|ERR|EVR)-\d+\b", text))) == []
@@ -155,7 +157,7 @@ def test_every_font_is_ours_and_embedded(pdfs: dict[Key, bytes], key: Key) -> No
         assert any(k in descriptor for k in FONT_FILES), f"{name} is not embedded"
         seen.add(name)
     assert seen and all(name.startswith("Rulecraft-") for name in seen), seen
-    assert {"Rulecraft-Sans", "Rulecraft-Sans-Bold"} | ({"Rulecraft-Serif"} if key[1] == "full" else set()) <= seen
+    assert {"Rulecraft-Sans", "Rulecraft-Sans-Bold"} | ({"Rulecraft-Serif"} if key[1] != "core" else set()) <= seen
 
 
 # ---------------------------------------------------------------- what decides the bytes (a small sheet: make test)
@@ -197,7 +199,8 @@ def test_a_pdf_holds_no_clock_time_and_the_same_bytes_with_or_without_harfbuzz_s
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
     (tmp_path / "tiny.rules").write_text(TINY, encoding="utf-8")
-    html = to_html(export_data(load(str(tmp_path / "tiny.rules")).checked))
+    # the proof, which sets every face (its masthead names the file in the mono face)
+    html = to_html(export_data(load(str(tmp_path / "tiny.rules")).checked), sheet="proof")
     monkeypatch.setattr(weasyprint_fonts, "harfbuzz_subset", None)
     without = to_pdf(html)
     if system == "with HarfBuzz-Subset":

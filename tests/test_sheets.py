@@ -160,6 +160,22 @@ def test_the_core_sheet_holds_the_rolls_and_nothing_else(sheet_html: dict[tuple[
 def test_every_inventory_item_is_on_a_sheet(sheet_html: dict[tuple[str, str, str], str]) -> None:
     items = re.findall(r"^#### ((?:TOG|WW|LAD|ERR|EVR)-\d+):", INVENTORY.read_text(encoding="utf-8"), flags=re.M)
     assert len(items) == 225
-    text = " ".join(visible_text(html) for (_, sheet, _), html in sheet_html.items() if sheet == "full")
+    text = " ".join(visible_text(html) for (_, sheet, _), html in sheet_html.items() if sheet == "proof")
     cited = set(re.findall(r"\b(?:TOG|WW|LAD|ERR|EVR)-\d+\b", text))
     assert sorted(set(items) - cited) == []
+
+
+@pytest.mark.parametrize("rid", RULESET_IDS)
+def test_the_players_sheet_holds_nothing_meant_for_the_designer(rid: str,
+                                                               sheet_html: dict[tuple[str, str, str], str]) -> None:
+    """Citations, errata, the file and its hash, placeholders and values the document leaves out: on the
+    designer's proof, never on the player's sheet (nor on the core sheet, a player's too)."""
+    proof = visible_text(sheet_html[rid, "proof", "a4"])
+    cited = re.compile(r"\b(?:TOG|WW|LAD|ERR|EVR)-\d+\b|\blines? \d+|\bD-[A-Z]+-\d+\b|sha256|\.rules\b")
+    assert cited.search(proof) and "Errata" in proof  # the proof has them: the test below can fail
+    for sheet, page in (("player", "a4"), ("core", "a4")):
+        html = sheet_html[rid, sheet, page]
+        text = visible_text(html)
+        assert cited.findall(text) == [], (sheet, cited.findall(text)[:5])
+        assert 'class="cite"' not in html and 'id="errata"' not in html and 'class="placeholder"' not in html
+        assert not re.search(r"\bunknown\b|not given in the document|to be supplied", text)

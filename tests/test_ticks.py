@@ -283,7 +283,7 @@ def test_the_sheet_shows_a_capped_score_in_words(iron: tuple[m.CheckedRuleset, A
     data = export_data(checked)
     test = next(d for d in data["definitions"] if d["name"] == "test")
     assert test["lets"] == [{"name": "score", "expr": "min(stat + bonus, 10)", "words": "stat + bonus, at most 10"}]
-    for sheet in ("full", "core"):
+    for sheet in ("player", "proof", "core"):
         html = to_html(data, sheet=sheet)
         assert '<p class="lets"><span class="let"><b>score</b>: stat + bonus, at most 10</span></p>' in html
         assert not re.search(r"\b(min|max|clamp)\(", re.sub(r"<style.*?</style>", "", html, flags=re.S))

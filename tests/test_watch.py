@@ -118,7 +118,7 @@ def test_the_first_build_is_rulecraft_builds_and_only_the_served_page_has_the_sc
     page = fetch(url + "tiny.html")
     script = SCRIPT.findall(page)
     assert len(script) == 1 and 'new EventSource("/events")' in script[0]
-    assert page.index(script[0]) > page.index('<footer class="colophon">')  # at the end of the body
+    assert page.rindex("</section>") < page.index(script[0]) < page.index("</body>")  # at the end of the body
     assert SCRIPT.sub("", page) == built  # the built sheet, with nothing but the script added
     assert "rulecraft-watch-errors" not in page
     assert fetch(url + "tiny/") == page

@@ -45,15 +45,16 @@ def _silent(_: str) -> None:
 
 
 def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str = "a4",
-         report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("full",),
+         report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("player",),
          package: bool = False, progress: Progress = _silent) -> Plan:
     """Every output of every target, in memory. Raises CompileError if any ruleset has errors.
 
     `package`: each ruleset's resolvers as an importable package, `python/<id>/__init__.py` with a `py.typed`
     (PEP 561: its types are for checkers to read), not the module `python/<id>.py`.
 
-    `sheets` are the sheets made when html or pdf is asked for: "full" (`<id>.html`, `<id>.pdf`)
-    and "core", the one page of core rolls (`<id>.core.html`, `<id>.core.pdf`). `progress` is told each
+    `sheets` are the sheets made when html or pdf is asked for: "player" (`<id>.html`, `<id>.pdf`), "proof",
+    the designer's proof (`<id>.proof.html`, `<id>.proof.pdf`) and "core", the one page of core rolls
+    (`<id>.core.html`, `<id>.core.pdf`). `progress` is told each
     stage of each ruleset and each PDF sheet as it is done.
     """
     from ..api import load
@@ -87,7 +88,7 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
         if "yaml" in formats:
             result.files[out_dir / "yaml" / f"{rid}.yaml"] = to_yaml(data)
         for sheet in sheets if "html" in formats or "pdf" in formats else ():
-            name = rid if sheet == "full" else f"{rid}.{sheet}"
+            name = rid if sheet == "player" else f"{rid}.{sheet}"
             progress(f"{counter}{rid}: sheet {name}.html")
             html = render_html(data, templates, page, result.report, sheet)
             if "html" in formats:
@@ -123,7 +124,7 @@ def pdf_engine(report: Report) -> None:
 
 
 def render_html(data: dict[str, Any], templates: Path | None, page: str, report: Report,
-                sheet: str = "full") -> str:
+                sheet: str = "player") -> str:
     """The sheet; a broken template (a designer's own, from --templates) is a diagnostic at its line."""
     from jinja2 import TemplateError, TemplateSyntaxError
 

@@ -585,14 +585,27 @@ def data_uri(path: Path, mtime_ns: int) -> str:
     return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-SHEETS = ("full", "core")
+def says_something(definition: dict[str, Any]) -> bool:
+    """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
+    (`text: unknown`) with nothing else known. The designer's proof shows every definition."""
+    if definition["kind"] not in ("rule", "list", "procedure", "bands", "priority"):
+        return True
+    details = any(value is not None for value in definition.get("details", {}).values())
+    return bool(definition["text"] or definition.get("entries") or details)
 
 
-def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str = "a4", sheet: str = "full") -> str:
+# The sheets one source makes: the player's (every definition by section, in the words a player reads), the
+# designer's proof (the same, with what a designer checks against the document: where each card comes from, the
+# errata, the file and its hash, placeholders and the values the document leaves out) and the core sheet.
+SHEETS = ("player", "proof", "core")
+
+
+def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str = "a4", sheet: str = "player") -> str:
     """The reference sheet: one HTML file, styles and fonts inline; `page` is the paper it prints on (a4, letter).
 
-    `sheet` is "full" (every definition by section, contents, errata) or "core": the rolls alone,
-    with their bands and odds, in three dense columns that aim to fit one page.
+    `sheet` is "player" (every definition by section, with contents), "proof" (the player's sheet with the
+    citations, errata, hashes, placeholders and unknown values a designer checks) or "core": the rolls
+    alone, with their bands and odds, in three dense columns that aim to fit one page.
     """
     if page not in PAGE_SIZES:
         raise ValueError(f"page size is one of {', '.join(PAGE_SIZES)}, not {page!r}")
@@ -604,11 +617,11 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     sections: list[dict[str, Any]] = []
     by_title: dict[str | None, dict[str, Any]] = {}
     for definition in data["definitions"]:
-        key = definition["section"] if sheet == "full" else "Core rolls"
-        if sheet == "core" and definition["kind"] != "roll":
+        key = definition["section"] if sheet != "core" else "Core rolls"
+        if (sheet == "core" and definition["kind"] != "roll") or (sheet != "proof" and not says_something(definition)):
             continue
         if key not in by_title:
-            section = next((s for s in data["sections"] if s["title"] == key and sheet == "full"),
+            section = next((s for s in data["sections"] if s["title"] == key and sheet != "core"),
                            {"title": key or data["title"], "sources": {"text": ""}, "columns": None})
             by_title[key] = {"title": section["title"], "sources": section["sources"],
                              "columns": section.get("columns"), "definitions": []}
@@ -629,7 +642,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     parts: list[str] = []
     size = 0
     for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
-                                  page_size=PAGE_SIZES[page], sheet=sheet):
+                                  page_size=PAGE_SIZES[page], sheet=sheet, proof=sheet == "proof"):
         size += len(part)
         if size > MAX_OUTPUT_BYTES:  # stopped as it passes the cap, not rendered in full first
             raise output_too_large("sheet", str(data.get("source", {}).get("path", "")), MAX_OUTPUT_BYTES)

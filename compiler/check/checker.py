@@ -706,7 +706,7 @@ class Checker:
         parts.value = value
 
     def text_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
-        parts.text = _plain(value)
+        parts.text = _text(value)
 
     def label_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         parts.label = _plain(value)
@@ -772,7 +772,7 @@ class Checker:
 
     def band_set(self, item: m.Item) -> m.Document:
         bands = [self.band(entry, item, 0) for entry in item.entries]
-        text = next((_plain(a.value) for a in item.attrs if a.name == "text"), None)
+        text = next((_text(a.value) for a in item.attrs if a.name == "text"), None)
         entries = tuple(m.ListEntry(b.key_text, b.label, b.text, b.values, (), b.span) for b in bands)
         return m.Document("bands", item.name, item.title, item.citation, item.section, text, entries, (), item.span)
 
@@ -805,7 +805,7 @@ class Checker:
             elif attr.name == "label":
                 label = _plain(attr.value)
             elif attr.name == "text":
-                text_override = _plain(attr.value)
+                text_override = _text(attr.value)
             else:
                 values.append((attr.name, attr.value))
         if columns:
@@ -840,7 +840,7 @@ class Checker:
         details: list[tuple[str, m.Expr]] = []
         for attr in item.attrs:
             if attr.name == "text" and not isinstance(attr.value, m.Block):
-                text = _plain(attr.value)
+                text = _text(attr.value)
             elif not isinstance(attr.value, m.Block):
                 details.append((attr.name, attr.value))
             else:
@@ -905,7 +905,7 @@ class Checker:
             elif attr.name == "faces" and isinstance(value, (m.Unknown, m.Name)):
                 status = self.contents_status(attr, item)
             elif attr.name == "text":
-                text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
+                text = _text(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name in ("sides", "faces"):
                 what = "a whole number of sides" if attr.name == "sides" else "`unknown` or `placeholder`"
                 self.error(Code.TYPE, f"`{attr.name}:` of a die is {what}", attr.span,
@@ -975,7 +975,7 @@ class Checker:
             if attr.name == "cards":
                 status = self.contents_status(attr, item)
             elif attr.name == "text":
-                text = _plain(value)
+                text = _text(value)
             elif attr.name == "piles" and isinstance(value, m.Name):
                 piles = value.name
             elif attr.name == "on_empty" and isinstance(value, m.Name) and value.name in ("reshuffle", "stop"):
@@ -1070,7 +1070,7 @@ class Checker:
             elif attr.name == "on_full" and not isinstance(value, m.Unknown):
                 on_full = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name == "text":
-                text = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
+                text = _text(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name == "roll_over":
                 roll_over = isinstance(value, m.Boolean) and value.value
             elif attr.name == "reset_on_full":
@@ -2087,6 +2087,11 @@ def truncation(text: str | None) -> str | None:
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+def _text(value: m.Expr | m.Block) -> str | None:
+    """A `text:` attribute's text; None for `text: unknown` (the document's text is lost: none is known)."""
+    return None if isinstance(value, m.Unknown) else _plain(value)
 
 
 def _plain(value: m.Expr | m.Block) -> str:

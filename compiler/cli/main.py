@@ -99,6 +99,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build.add_argument("--one-page", action="store_true",
                        help="also build each ruleset's one-page sheet of its core rolls, bands and odds "
                             "(html/<id>.core.html, pdf/<id>.core.pdf)")
+    build.add_argument("--proof", action="store_true",
+                       help="also build each ruleset's designer's proof: the player's sheet with where each card "
+                            "comes from, the errata, placeholders and unknown values (html/<id>.proof.html, "
+                            "pdf/<id>.proof.pdf)")
     build.add_argument("-q", "--quiet", action="store_true",
                        help="no progress line (it shows only on a terminal, on stderr, per stage and sheet)")
     build.set_defaults(run=cmd_build)
@@ -205,7 +209,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     progress = Progress(quiet=args.quiet)
     try:
         built = plan(targets(args.paths), formats, out_dir, page=args.page or project.page or "a4", templates=templates,
-                     sheets=("full", "core") if args.one_page else ("full",),
+                     sheets=("player", *(("proof",) if args.proof else ()), *(("core",) if args.one_page else ())),
                      package=args.package if args.package is not None else project.package, progress=progress)
         progress(f"writing {plural(len(built.files), 'file')}")
         write_all(built.files)

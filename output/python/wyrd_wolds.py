@@ -8409,7 +8409,7 @@ DOCUMENTS: dict[str, Document] = {
         ),
         {'count': 10},
     ),
-    'gear': Document('gear', 'rule', 'Gear', 'unknown', (), {}),
+    'gear': Document('gear', 'rule', 'Gear', None, (), {}),
     'session_xp': Document(
         'session_xp',
         'list',
@@ -8705,7 +8705,7 @@ DOCUMENTS: dict[str, Document] = {
         ),
         {},
     ),
-    'stress_relief': Document('stress_relief', 'rule', 'Stress Relief', 'unknown', (), {}),
+    'stress_relief': Document('stress_relief', 'rule', 'Stress Relief', None, (), {}),
     'magnitude': Document(
         'magnitude',
         'rule',
