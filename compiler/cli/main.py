@@ -1,4 +1,4 @@
-"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fmt, watch, list.
+"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fmt, watch, list, completion.
 
 Every user mistake ends as one clear message and exit status 1; no
 traceback reaches a user. `roll` and `odds` go through the compiled
@@ -42,7 +42,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def run_command(argv: Sequence[str] | None) -> int:
-    parser = build_parser(list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["__complete"]:  # the completion scripts' callback (`rulecraft completion`): not in --help
+        from .complete import callback
+
+        return callback(words[1:], build_parser)
+    parser = build_parser(words)
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage mistake (1): a status, not an exception, for callers
@@ -180,7 +185,18 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     listing.add_argument("ruleset")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(run=cmd_list)
+
+    completion = sub.add_parser("completion", help="print a shell completion script: bash, zsh or fish "
+                                "(e.g. eval \"$(rulecraft completion bash)\" in ~/.bashrc)")
+    completion.add_argument("shell", help="bash, zsh or fish")
+    completion.set_defaults(run=cmd_completion)
     return parser
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .complete import print_script
+
+    return print_script(args.shell)
 
 
 # ---------------------------------------------------------------- build
