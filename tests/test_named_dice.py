@@ -395,7 +395,7 @@ def test_the_sheet_and_the_json_say_the_groups_and_flags_in_words() -> None:
     checked = load_text(FLAGS, "n.rules", "n").checked
     action = next(d for d in export_data(checked)["definitions"] if d["name"] == "action")
     assert action["groups"] == [{"name": "challenge", "dice": "2d10", "terms": [
-        {"text": "2d10", "count": 2, "sides": 10, "die": None, "ops": []}]}]
+        {"text": "2d10", "count": 2, "sides": 10, "die": None, "ops": []}], "words": "2d10"}]
     assert action["flags"][0] == {"name": "match", "test": "doubles(challenge)", "words": "doubles on challenge",
                                   "probability": "1/10", "percent": 10.0}
     assert action["bands"][0]["key"] == "when all(challenge < total)"

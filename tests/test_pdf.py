@@ -228,3 +228,15 @@ def test_paragraph_and_line_separators_in_rule_text_make_a_pdf(tmp_path: Path) -
     (tmp_path / "separators.rules").write_text(text, encoding="utf-8")
     pdf = to_pdf(to_html(export_data(load(str(tmp_path / "separators.rules")).checked)))
     assert "para two" in "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+
+
+@pytest.mark.pdf
+def test_the_players_pdfs_read_in_words_never_code(pdfs: dict[Key, bytes]) -> None:
+    """The issue's own measure, on the printed text: no identifier (a word with an underscore), `==`, `clamp(`
+    or `sign(` on any page of a player's sheet or core sheet; the designer's proof may show them."""
+    code = re.compile(r"\w_\w|==|\bclamp\(|\bsign\(")
+    for (rid, sheet, page), pdf in pdfs.items():
+        if sheet == "proof":
+            continue
+        text = "\n".join(p.get_textpage().get_text_range() for p in pdfium.PdfDocument(pdf))
+        assert code.findall(text) == [], (rid, sheet, page)

@@ -179,3 +179,15 @@ def test_the_players_sheet_holds_nothing_meant_for_the_designer(rid: str,
         assert cited.findall(text) == [], (sheet, cited.findall(text)[:5])
         assert 'class="cite"' not in html and 'id="errata"' not in html and 'class="placeholder"' not in html
         assert not re.search(r"\bunknown\b|not given in the document|to be supplied", text)
+
+
+CODE_ON_THE_PAGE = re.compile(r"\w_\w|==|\bclamp\(|\bsign\(|\bmin\(|\bmax\(|\*\*\w[^*]*\*\*|<sup>|\\[A-Za-z]{2,}")
+
+
+@pytest.mark.parametrize("rid", RULESET_IDS)
+def test_a_players_sheet_reads_in_words_never_code(rid: str, sheet_html: dict[tuple[str, str, str], str]) -> None:
+    """No identifier (a word with an underscore), no `==`, `clamp(`, `sign(`, no markup shown as typed: the
+    conditions, formulas, dice and values are set in words, and rule text's markup is rendered."""
+    for sheet, page in (("player", "a4"), ("core", "a4")):
+        text = visible_text(sheet_html[rid, sheet, page])
+        assert [text[max(0, f.start() - 40):f.end() + 20] for f in CODE_ON_THE_PAGE.finditer(text)] == []

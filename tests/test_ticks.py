@@ -19,7 +19,8 @@ import pytest
 from rulecraft import model as m
 from rulecraft.api import load_text
 from rulecraft.backends.python import generate
-from rulecraft.backends.render import export_data, let_words, rank_words, to_html, to_json, to_yaml
+from rulecraft.backends.render import export_data, rank_words, to_html, to_json, to_yaml
+from rulecraft.backends.words import Words
 from rulecraft.semantics import runtime
 from rulecraft.semantics.odds import definition_names
 from rulecraft.semantics.odds import odds as compiler_odds
@@ -248,9 +249,9 @@ def test_rank_words_count_boxes_and_ticks() -> None:
 LET_WORDS = [
     ("min(stat + bonus, 10)", "stat + bonus, at most 10"),
     ("min(10, stat + bonus)", "stat + bonus, at most 10"),
-    ("max(stat - 3, 0)", "stat - 3, at least 0"),
+    ("max(stat - 3, 0)", "stat − 3, at least 0"),
     ("clamp(a + b, 1, 10)", "a + b, from 1 to 10"),
-    ("clamp(a - b, -2, 2)", "a - b, from -2 to 2"),
+    ("clamp(a - b, -2, 2)", "a − b, from −2 to 2"),
     ("max(min(x, 10), 0)", "x, from 0 to 10"),
     ("min(min(x, 10), 8)", "x, at most 8"),
     ("clamp(x, 1, cap)", "x, from 1 to cap"),
@@ -258,24 +259,28 @@ LET_WORDS = [
     ("max(a, b, c)", "the highest of a, b and c"),
     ("min(a, b, 6)", "the lower of a and b, at most 6"),
     ("min(x, 10) + 2", "(x, at most 10) + 2"),
-    ("a if x = 1 else max(a, 0)", "a if x = 1 else (a, at least 0)"),
-    ("enhanced - impaired", "enhanced - impaired"),
+    ("a if x = 1 else max(a, 0)", "a if x is 1, else (a, at least 0)"),
+    ("enhanced - impaired", "enhanced − impaired"),
+    ("total % 2 = 0", "total is even"),
+    ("count(6) >= 2 and not zero_dice", "at least 2 dice show 6 and not zero dice"),
+    ("sign(difference) * 2", "the sign of difference (+1 or −1) × 2"),
+    ("advantage_token", "advantage token"),
 ]
 
 
 @pytest.mark.parametrize(("expr", "words"), LET_WORDS)
 def test_a_let_reads_its_caps_in_words(expr: str, words: str) -> None:
     ruleset = parse(f'ruleset "L"\nformula f "F" [L-1]\n  let v = {expr}\n  value: v\n', "l.rules")
-    assert let_words(ruleset.items[0].lets[0].expr) == words
+    assert Words().expr(ruleset.items[0].lets[0].expr) == words
 
 
 def test_a_formula_shows_its_capped_value_in_words() -> None:
     text = 'ruleset "F"\nformula f "F" [F-1]\n  input a: 0..9 = 1\n  value: clamp(a - 2, -2, 2)\n'
     data = export_data(load_text(text, "f.rules", "f").checked)
     assert (data["definitions"][0]["value"], data["definitions"][0]["value_words"]) == \
-        ("clamp(a - 2, -2, 2)", "a - 2, from -2 to 2")
+        ("clamp(a - 2, -2, 2)", "a − 2, from −2 to 2")
     html = to_html(data)
-    assert "<strong>a - 2, from -2 to 2</strong>" in html and "clamp(" not in html
+    assert "<strong>a − 2, from −2 to 2</strong>" in html and "clamp(" not in html
 
 
 def test_the_sheet_shows_a_capped_score_in_words(iron: tuple[m.CheckedRuleset, Any]) -> None:
@@ -285,5 +290,5 @@ def test_the_sheet_shows_a_capped_score_in_words(iron: tuple[m.CheckedRuleset, A
     assert test["lets"] == [{"name": "score", "expr": "min(stat + bonus, 10)", "words": "stat + bonus, at most 10"}]
     for sheet in ("player", "proof", "core"):
         html = to_html(data, sheet=sheet)
-        assert '<p class="lets"><span class="let"><b>score</b>: stat + bonus, at most 10</span></p>' in html
+        assert '<p class="lets"><span class="let"><b>Score</b>: stat + bonus, at most 10</span></p>' in html
         assert not re.search(r"\b(min|max|clamp)\(", re.sub(r"<style.*?</style>", "", html, flags=re.S))

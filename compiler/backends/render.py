@@ -28,9 +28,10 @@ from .. import __version__
 from .. import model as m
 from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from ..resources import export_schema_text, templates_dir
-from ..semantics.evaluate import EvalError, rebuild, walk
+from ..semantics.evaluate import EvalError, walk
 from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
 from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
+from .words import Words, humanize, names_of, number
 
 # The JSON Schema of the export (compiler/backends/export.schema.json): written by hand, checked by
 # tests/test_schema.py against every export; the build copies it to output/json/schema.json.
@@ -44,12 +45,14 @@ def fraction_text(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
 
 
-def expr_value(expr: m.Expr) -> Any:
+def expr_value(expr: m.Expr, words: Words) -> Any:
+    """A datum: a number, text or yes/no as itself, None for `unknown`, else the expression as written and in
+    words (`{"expr": "see_rolls", "words": "Rolls"}`)."""
     if isinstance(expr, (m.Number, m.Text, m.Boolean)):
         return expr.value
     if isinstance(expr, m.Unknown):
         return None
-    return {"expr": m.expr_text(expr)}
+    return {"expr": m.expr_text(expr), "words": words.expr(expr)}
 
 
 def input_data(item: m.ResolvedInput) -> dict[str, Any]:
@@ -75,28 +78,6 @@ def citation_data(citation: m.Citation | None) -> dict[str, Any]:
     return {"ids": list(citation.ids), "lines": [list(pair) for pair in citation.lines], "text": citation.text()}
 
 
-_TIMES = {1: "", 2: " twice", 3: " three times", 4: " four times"}
-
-
-def chain_words(chain: m.Chain, labels: dict[str, str]) -> str:
-    """`-> weather, encounters x2` on the sheet: "roll Weather, then Encounters twice"."""
-    def table(expr: m.Expr) -> str:
-        if isinstance(expr, m.IfElse):
-            return f"{table(expr.then)} if {m.expr_text(expr.condition)}, else {table(expr.otherwise)}"
-        if isinstance(expr, m.Name):
-            return labels.get(expr.name, f"the table `{expr.name}` names")
-        return m.expr_text(expr)
-
-    def times(expr: m.Expr | None) -> str:
-        if expr is None:
-            return ""
-        if isinstance(expr, m.Number):
-            return _TIMES.get(expr.value, f" {expr.value} times")
-        return f" {m.expr_text(expr)} times"
-
-    return "roll " + ", then ".join(table(link.target) + times(link.times) for link in chain.links)
-
-
 # The keys that give a definition's notation again as data (`ranges` beside a band's `key`, `terms` beside a
 # roll's dice), by the list of the definition's export they sit in: what a comparison of two versions skips.
 STRUCTURED_KEYS: dict[str, tuple[str, ...]] = {"bands": ("key_kind", "ranges", "natural"),
@@ -116,7 +97,7 @@ def condition_data(condition: m.Condition) -> dict[str, Any]:
 
 
 def _number_or_text(expr: m.Expr) -> int | str:
-    value = _number(expr)
+    value = number(expr)
     return value if value is not None else m.expr_text(expr)
 
 
@@ -140,11 +121,11 @@ def dice_terms(expr: m.Expr) -> list[dict[str, Any]]:
             for node in walk(expr) if isinstance(node, m.Dice)]
 
 
-def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str] | None = None) -> dict[str, Any]:
+def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
-    chained = {} if band.chain is None else {"next_words": chain_words(band.chain, labels or {})}
-    worded = {"key_words": "when " + _in_words(band.condition.test)} if isinstance(band.condition, m.When) and (
-        band.written is None and _in_words(band.condition.test) != m.expr_text(band.condition.test)) else {}
+    chained = {} if band.chain is None else {"next_words": words.chain(band.chain)}
+    worded = {"key_words": "when " + words.expr(band.condition.test)} if isinstance(band.condition, m.When) and (
+        band.written is None and words.expr(band.condition.test) != m.expr_text(band.condition.test)) else {}
     return {
         "id": band.id,
         "key": band.key_text,
@@ -153,7 +134,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], labels: dict[str, str
         "label": band.label,
         "text": band.text,
         "cells": cells if columns else None,
-        "values": {name: expr_value(expr) for name, expr in band.values},
+        "values": {name: expr_value(expr, words) for name, expr in band.values},
         "next": m.chain_text(band.chain) if band.chain is not None else None,
         **chained,
     }
@@ -187,7 +168,7 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
     return {"axis": axis, "fixed": fixed, "rows": rows}
 
 
-def flags_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> list[dict[str, object]]:
+def flags_data(checked: m.CheckedRuleset, resolver: m.Resolver, words: Words) -> list[dict[str, object]]:
     """A roll's flags: each one's test, in words, and its exact chance with the inputs at their defaults."""
     chances: dict[str, Fraction] = {}
     inputs = defaults(resolver)
@@ -196,19 +177,21 @@ def flags_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> list[dict[str
             chances = distribution(resolver, inputs, definition_names(checked)).flags
         except EvalError:
             chances = {}
-    return [{"name": name, "test": m.expr_text(test), "words": _in_words(test),
+    return [{"name": name, "test": m.expr_text(test), "words": words.expr(test),
              "probability": fraction_text(chances[name]) if name in chances else None,
              "percent": round(float(chances[name]) * 100, 3) if name in chances else None}
             for name, test in resolver.flags]
 
 
-def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
+def dice_rule_data(rule: m.DiceRule, words: Words) -> dict[str, object]:
     """A `roll:` line as the sheet and the JSON give it; `notes` (only where there are some) say in words
     what an operator's notation does not (`d6!`: explodes ...)."""
     data: dict[str, object] = {"when": m.expr_text(rule.when) if rule.when is not None else None,
                                "roll": m.expr_text(rule.expr), "terms": dice_terms(rule.expr)}
-    if _in_words(rule.expr) != data["roll"]:
-        data["words"] = _in_words(rule.expr)
+    if rule.when is not None:
+        data["when_words"] = words.expr(rule.when)
+    if words.expr(rule.expr) != data["roll"]:
+        data["words"] = words.expr(rule.expr)
     notes = [f"{m.dice_text(node)} {OPERATORS[op.name].words(op.arg)}" for node in walk(rule.expr)
              if isinstance(node, m.Dice) for op in node.ops if OPERATORS[op.name].words(op.arg)]
     if notes:
@@ -216,106 +199,8 @@ def dice_rule_data(rule: m.DiceRule) -> dict[str, object]:
     return data
 
 
-def table_labels(checked: m.CheckedRuleset) -> dict[str, str]:
-    """Each roll's and table's label by name: how the sheet names a table a row rolls next."""
-    return {d.name: d.label for d in checked.definitions if isinstance(d, m.Resolver)}
-
-
-def _number(expr: m.Expr) -> int | None:
-    """A bound written as a number (`10`, `-2`), else None."""
-    if isinstance(expr, m.Number):
-        return expr.value
-    if isinstance(expr, m.Neg) and isinstance(expr.operand, m.Number):
-        return -expr.operand.value
-    return None
-
-
-def _bound(expr: m.Expr) -> tuple[m.Expr, m.Expr | None, m.Expr | None] | None:
-    """`min(x, 10)`, `max(x, 0)`, `clamp(x, 1, 10)`: (x, lowest, highest), a cap on one value; else None."""
-    if not isinstance(expr, m.Call):
-        return None
-    if expr.function == "clamp" and len(expr.args) == 3:
-        return expr.args[0], expr.args[1], expr.args[2]
-    if expr.function in ("min", "max") and len(expr.args) >= 2:
-        numbers = [a for a in expr.args if _number(a) is not None]
-        if len(numbers) == 1:
-            rest = tuple(a for a in expr.args if a is not numbers[0])
-            value = rest[0] if len(rest) == 1 else m.Call(expr.function, rest, expr.span)
-            return (value, None, numbers[0]) if expr.function == "min" else (value, numbers[0], None)
-    return None
-
-
-def _tighter(old: m.Expr | None, new: m.Expr | None, pick: Callable[[int, int], int]) -> tuple[bool, m.Expr | None]:
-    """Two caps on one side as one: (True, the tighter of two numbers); (False, None) where they cannot be."""
-    if old is None or new is None:
-        return True, new if old is None else old
-    a, b = _number(old), _number(new)
-    return (False, None) if a is None or b is None else (True, old if pick(a, b) == a else new)
-
-
-def _in_words(expr: m.Expr) -> str:
-    """An expression as the sheet prints it: as written, but `min`, `max` and `clamp` in words, and what it reads
-    of a named group of dice (`count(pool >= 5)`: "dice of pool showing 5 or more")."""
-    def word(node: m.Expr) -> m.Expr:  # a phrase is a name with spaces, printed as it is
-        if isinstance(node, m.Call) and node.function in ("min", "max", "clamp"):
-            return m.Name(let_words(node), node.span)
-        if isinstance(node, m.DiceRead):
-            return m.Name(dice_read_words(node), node.span)
-        if isinstance(node, (m.Binary, m.Compare, m.Neg, m.Call, m.DiceRead, m.IfElse)):  # a phrase inside: bracketed
-            return rebuild(node, lambda n: m.Name(f"({n.name})", n.span) if n is not node and isinstance(
-                n, m.Name) and " " in n.name and not n.name.startswith("(") else n)
-        return node
-    if not any(isinstance(n, m.DiceRead) or (isinstance(n, m.Call) and n.function in ("min", "max", "clamp"))
-               for n in walk(expr)):
-        return m.expr_text(expr)
-    return m.expr_text(rebuild(expr, word))
-
-
-_DIE_TEST_WORDS = {">=": "showing {} or more", "<=": "showing {} or less", ">": "above {}", "<": "below {}",
-                   "==": "showing {}", "!=": "not showing {}"}  # the dice counted: "dice of pool showing 5 or more"
-_DIE_VERB_WORDS = {">=": "shows {} or more", "<=": "shows {} or less", ">": "is above {}", "<": "is below {}",
-                   "==": "shows {}", "!=": "does not show {}"}  # a test of them: "every die of challenge is below 7"
-
-
-def dice_read_words(read: m.DiceRead) -> str:
-    """`count(pool >= 5)`: "dice of pool showing 5 or more"; `all(challenge < total)`: "every die of challenge
-    is below total"; `doubles(challenge)`: "doubles on challenge"."""
-    if read.operand is None:
-        return {"doubles": f"doubles on {read.group}", "matches": f"the most matching dice of {read.group}",
-                "highest": f"the highest die of {read.group}",
-                "lowest": f"the lowest die of {read.group}"}[read.function]
-    test = (_DIE_TEST_WORDS if read.function == "count" else _DIE_VERB_WORDS)[read.op or "=="].format(
-        _in_words(read.operand))
-    return {"count": "dice", "all": "every die", "any": "a die", "none": "no die"}[read.function] + (
-        f" of {read.group} {test}")
-
-
-def let_words(expr: m.Expr) -> str:
-    """A let's value in words: `min(stat + bonus, 10)` is "stat + bonus, at most 10", `max(x, 0)` "x, at least
-    0", `clamp(x, 1, 10)` "x, from 1 to 10", `min(a, b)` "the lower of a and b"; nested caps read as one."""
-    value, low, high = expr, None, None
-    while (bound := _bound(value)) is not None:
-        (joined_low, lower), (joined_high, upper) = _tighter(low, bound[1], max), _tighter(high, bound[2], min)
-        if not (joined_low and joined_high):
-            break
-        value, low, high = bound[0], lower, upper
-    if isinstance(value, m.Call) and value.function in ("min", "max") and len(value.args) >= 2:
-        names = [_in_words(a) for a in value.args]
-        most = ("lower" if value.function == "min" else "higher") if len(names) == 2 else \
-            ("lowest" if value.function == "min" else "highest")
-        text = f"the {most} of {', '.join(names[:-1])} and {names[-1]}"
-    else:
-        text = _in_words(value)
-    if low is not None and high is not None:
-        return f"{text}, from {_in_words(low)} to {_in_words(high)}"
-    if high is not None:
-        return f"{text}, at most {_in_words(high)}"
-    if low is not None:
-        return f"{text}, at least {_in_words(low)}"
-    return text
-
-
-def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict[str, Any]:
+def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: Words | None = None) -> dict[str, Any]:
+    words = words or Words(names_of(checked))
     base: dict[str, Any] = {
         "name": definition.name,
         "kind": definition.kind,
@@ -327,33 +212,35 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
     if isinstance(definition, m.Resolver):
         base.update({
             "inputs": [input_data(i) for i in definition.inputs],
-            "dice": [dice_rule_data(r) for r in definition.dice],
+            "dice": [dice_rule_data(r, words) for r in definition.dice],
             "zero_dice": m.expr_text(definition.zero_dice) if definition.zero_dice is not None else None,
-            "rerolls": [{"when": m.expr_text(r.when) if r.when is not None else None, "outcomes": list(r.outcomes)}
+            "rerolls": [{"when": m.expr_text(r.when) if r.when is not None else None, "outcomes": list(r.outcomes),
+                         **({"when_words": words.expr(r.when)} if r.when is not None else {})}
                         for r in definition.rerolls],
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,
-            "groups": [{"name": group.name, "dice": m.expr_text(group.expr), "terms": dice_terms(group.expr)}
-                       for group in definition.groups],
-            "flags": flags_data(checked, definition),
-            "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": let_words(let.expr)}
+            "groups": [{"name": group.name, "dice": m.expr_text(group.expr), "terms": dice_terms(group.expr),
+                        "words": words.expr(group.expr)} for group in definition.groups],
+            "flags": flags_data(checked, definition, words),
+            "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": words.expr(let.expr)}
                      for let in (*definition.lets, *definition.roll_lets)],
             "bands_from": definition.bands_from,
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), **condition_data(c.condition),
                          "label": c.label,
-                         "values": {n: expr_value(e) for n, e in c.values}} for c in definition.columns],
+                         "values": {n: expr_value(e, words) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
-            "bands": [band_data(b, definition.columns, labels) for labels in [table_labels(checked)]
-                      for b in definition.bands],
-            "details": {n: expr_value(e) for n, e in definition.details},
+            "bands": [band_data(b, definition.columns, words) for b in definition.bands],
+            "details": {n: expr_value(e, words) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })
-        if definition.value is not None:  # a formula's value as the sheet prints it: its caps in words
-            base["value_words"] = let_words(definition.value)
+        for name, expr in (("value", definition.value), ("key", definition.key), ("zero_dice", definition.zero_dice),
+                           ("column_by", definition.column_by)):
+            if expr is not None:  # each as the sheet prints it, in words
+                base[f"{name}_words"] = words.expr(expr)
     elif isinstance(definition, m.Document):
         base.update({
-            "entries": [entry_data(e) for e in definition.entries],
-            "details": {n: expr_value(e) for n, e in definition.details},
+            "entries": [entry_data(e, words) for e in definition.entries],
+            "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     elif isinstance(definition, m.Deck):
         base.update({
@@ -361,17 +248,17 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "piles": definition.piles,
             "on_empty": definition.on_empty,
             "cards": [{"id": c.id, "label": c.label, "text": c.text, "copies": c.copies, "pile": c.pile,
-                       "values": {n: expr_value(e) for n, e in c.values}} for c in definition.cards],
+                       "values": {n: expr_value(e, words) for n, e in c.values}} for c in definition.cards],
             "total_cards": sum(c.copies for c in definition.cards),
-            "details": {n: expr_value(e) for n, e in definition.details},
+            "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     elif isinstance(definition, m.CustomDie):
         base.update({
             "sides": definition.sides,
             "faces_status": definition.status,
             "faces": [{"id": f.id, "label": f.label, "count": f.count, "value": f.value,
-                       "values": {n: expr_value(e) for n, e in f.values}} for f in definition.faces],
-            "details": {n: expr_value(e) for n, e in definition.details},
+                       "values": {n: expr_value(e, words) for n, e in f.values}} for f in definition.faces],
+            "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     else:
         base.update({
@@ -386,15 +273,15 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition) -> dict
             "per_round": dict(definition.per_round),
             "ticks": definition.ticks,
             "ranks": [{"name": name, "ticks": ticks} for name, ticks in definition.ranks],
-            "details": {n: expr_value(e) for n, e in definition.details},
+            "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     return base
 
 
-def entry_data(entry: m.ListEntry) -> dict[str, Any]:
+def entry_data(entry: m.ListEntry, words: Words) -> dict[str, Any]:
     return {"id": entry.id, "label": entry.label, "text": entry.text,
-            "values": {n: expr_value(e) for n, e in entry.values},
-            "children": [entry_data(c) for c in entry.children]}
+            "values": {n: expr_value(e, words) for n, e in entry.values},
+            "children": [entry_data(c, words) for c in entry.children]}
 
 
 def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
@@ -409,7 +296,8 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
         "meta": dict(checked.meta),
         "sections": [{"title": s.title, "sources": citation_data(s.citation), "columns": s.columns()}
                      for s in checked.sections],
-        "definitions": [definition_data(checked, d) for d in checked.definitions],
+        "definitions": [definition_data(checked, d, words) for words in [Words(names_of(checked))]
+                        for d in checked.definitions],
         "errata": [
             {"id": e.id, "title": e.title, "sources": citation_data(e.citation), "text": e.text,
              "resolves": [{"codes": list(r.codes), "items": list(r.items)} for r in e.resolves],
@@ -452,13 +340,24 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _ITALIC = re.compile(r"(?<![*\w])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![*\w])")
 
 
+_SUPERSCRIPT = re.compile(r"&lt;sup&gt;(\w{1,4})&lt;/sup&gt;")  # `1<sup>st</sup>`, as documents converted from HTML say
+# TeX symbol commands that documents converted from LaTeX keep (`\Diamond Social`): the symbol itself
+TEX_SYMBOLS = {"Diamond": "◇", "diamond": "⋄", "bullet": "•", "times": "×", "cdot": "·", "pm": "±", "leq": "≤",
+               "geq": "≥", "le": "≤", "ge": "≥", "rightarrow": "→", "to": "→", "leftarrow": "←", "star": "★",
+               "heartsuit": "♡", "spadesuit": "♠", "clubsuit": "♣", "diamondsuit": "♢", "checkmark": "✓"}
+_TEX_SYMBOL = re.compile(r"\\(" + "|".join(sorted(TEX_SYMBOLS, key=len, reverse=True)) + r")(?![A-Za-z])\s?")
+
+
 def rich(text: object) -> Markup:
-    """Escape rule text, then honour the documents' **bold** and *italic*. Nothing else is markup."""
+    """Escape rule text, then honour the documents' markup: **bold**, *italic*, `<sup>st</sup>` and TeX symbol
+    commands (`\\Diamond`). Nothing else is markup; the text is never run."""
     if text is None:
         return Markup("")
     escaped = str(escape(str(text)))
     escaped = _BOLD.sub(lambda match: f"<strong>{match.group(1)}</strong>", escaped)
     escaped = _ITALIC.sub(lambda match: f"<em>{match.group(1)}</em>", escaped)
+    escaped = _SUPERSCRIPT.sub(lambda match: f"<sup>{match.group(1)}</sup>", escaped)
+    escaped = _TEX_SYMBOL.sub(lambda match: TEX_SYMBOLS[match.group(1)] + " ", escaped)
     return Markup(escaped.replace("\n", "<br>").replace("\u2028", "<br>").replace("\u2029", "<br><br>"))
 
 
@@ -489,7 +388,7 @@ def show(value: object) -> Markup:
     if value is None:
         return Markup("unknown")
     if isinstance(value, dict) and "expr" in value:
-        return rich(value["expr"])
+        return rich(value.get("words", value["expr"]))
     return rich(value)
 
 
@@ -526,9 +425,15 @@ def card_lines(definition: dict[str, Any]) -> int:
 
 
 JINJA_OPTIONS: dict[str, Any] = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
-FILTERS: dict[str, Callable[[object], Markup]] = {"rich": rich, "show": show, "citation": citation}
+FILTERS: dict[str, Callable[[object], object]] = {
+    "rich": rich, "show": show, "citation": citation,
+    "human": lambda name: Markup(humanize(name)) if isinstance(name, Markup) else humanize(str(name)),  # "a b"
+    "sentence": lambda text: str(text)[:1].upper() + str(text)[1:],  # "Special ability" (the rest as it is)
+}
+PROSE_WORDS = 12  # a detail of more words is the document's prose, set as rules text on the player's sheet
 TESTS: dict[str, Callable[[object], bool]] = {
     "die_name": lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value))),  # `d8`: drawn as a die
+    "prose": lambda value: len(str(value).split()) > PROSE_WORDS,
 }
 
 
@@ -641,7 +546,9 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     template = env.get_template("sheet.html.j2")
     parts: list[str] = []
     size = 0
+    card_ids = {definition["name"] for definition in data["definitions"]}  # `see: x` links to the card of x
     for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
+                                  card_ids=card_ids,
                                   page_size=PAGE_SIZES[page], sheet=sheet, proof=sheet == "proof"):
         size += len(part)
         if size > MAX_OUTPUT_BYTES:  # stopped as it passes the cap, not rendered in full first

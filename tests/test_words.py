@@ -1,0 +1,57 @@
+"""Expressions in the words a player reads (compiler/backends/words.py), and the rule text markup the sheet
+renders (render.rich): each form as the sheet prints it."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulecraft.api import load_text
+from rulecraft.backends.render import rich
+from rulecraft.backends.words import Words, names_of
+from rulecraft.syntax.parse import parse
+
+WORDS = [
+    ("total % 2 = 0", "total is even"),
+    ("total % 2 != 0", "total is odd"),
+    ("count(6) >= 2", "at least 2 dice show 6"),
+    ("count(6) = 1", "exactly 1 die shows 6"),
+    ("count(6) + count(5)", "the number of dice showing 6 + the number of dice showing 5"),
+    ("a >= 3 and not b", "a is at least 3 and not b"),
+    ("x < 1 or y > 2", "x is less than 1 or y is more than 2"),
+    ("abs(d) >= 3", "the size of d is at least 3"),
+    ("2 if abs(d) >= 3 else 1", "2 if the size of d is at least 3, else 1"),
+    ("rank(edge) + steps", "the rank of edge + steps"),
+    ("step(die, 1)", "die moved 1 steps along the ladder"),
+    ("3d6 keep highest 2 + dots", "(3d6, keep the highest 2) + dots"),
+    ("(rating)d6 highest", "as many d6 as rating, keep the highest"),
+    ("d(weapon) - armor", "the weapon die − armor"),
+    ("2d(mine) highest - d(theirs)", "(2 mine dice, keep the highest) − the theirs die"),
+    ("d6! + bonus_die", "d6! + bonus die"),
+    ("-2 + a * b / 2", "−2 + a × b ÷ 2"),
+]
+
+
+@pytest.mark.parametrize(("expr", "words"), WORDS)
+def test_an_expression_in_words(expr: str, words: str) -> None:
+    ruleset = parse(f'ruleset "W"\nformula f "F" [W-1]\n  let v = {expr}\n  value: v\n', "w.rules")
+    assert Words().expr(ruleset.items[0].lets[0].expr) == words
+
+
+def test_names_read_as_the_rules_call_them() -> None:
+    checked = load_text('ruleset "N"\n\ntype edge: one of none "No edge", minor "Minor edge", major "Major edge"\n\n'
+                        'roll push "Push yourself" [N-1]\n  input edge: edge = none\n  roll: 2d6\n'
+                        '  - 7+: hit "Hit"\n  - otherwise: miss "Miss"\n', "n.rules", "n").checked
+    words = Words(names_of(checked))
+    assert (words.name("push"), words.name("minor"), words.name("stress_marked")) == \
+        ("Push yourself", "Minor edge", "stress marked")
+
+
+@pytest.mark.parametrize(("text", "html"), [
+    ("1<sup>st</sup> Mate", "1<sup>st</sup> Mate"),
+    ("\\Diamond Social: travel", "◇ Social: travel"),
+    ("**critical** hit, *or* not", "<strong>critical</strong> hit, <em>or</em> not"),
+    ("<script>x</script> <sup>too long</sup>", "&lt;script&gt;x&lt;/script&gt; &lt;sup&gt;too long&lt;/sup&gt;"),
+    ("\\input{x} and \\Diamondx", "\\input{x} and \\Diamondx"),  # only the symbols, whole words
+])
+def test_rule_text_markup_is_rendered_and_nothing_else(text: str, html: str) -> None:
+    assert str(rich(text)) == html
