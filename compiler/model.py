@@ -759,6 +759,11 @@ def expr_text(expr: Expr, parent: int = 0) -> str:
 # ------------------------------------------------------------------ checked layer
 
 
+# How a sheet colours an outcome: each tone its own colour and lightness (templates/sheet.css), so that a chart
+# reads the same in greyscale. A band says its own with `tone:`, else the sheet infers one from its words.
+TONES = ("critical", "success", "partial", "failure", "neutral")
+
+
 @dataclass(frozen=True, slots=True)
 class Band:
     """One outcome of a resolver: a band of a roll, a row of a table or lookup."""
@@ -774,6 +779,7 @@ class Band:
     # data that holds only in one column of a 2-D table: (column id, data)
     column_values: tuple[tuple[str, tuple[tuple[str, Expr], ...]], ...] = ()
     written: str | None = None  # the key as the rules write it, where the checker put a roll let's expression in
+    tone: str | None = None  # `tone: partial`: how the sheet colours it (one of TONES); None: inferred from its words
 
     @property
     def key_text(self) -> str:

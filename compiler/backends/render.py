@@ -38,7 +38,14 @@ from .words import Words, humanize, names_of, number
 JSON_SCHEMA: dict[str, Any] = json.loads(export_schema_text())
 SCHEMA_ID: str = JSON_SCHEMA["$id"]  # every export names it as its `$schema`
 SCHEMA_VERSION: int = JSON_SCHEMA["properties"]["schema_version"]["const"]
-PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")
+PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")  # dice faces
+# Each tone's colour and the colour of text set on it (a bar's percent). The fills step in lightness (CIELAB L*
+# about 30, 45, 56, 65, 84), so that a chart printed in greyscale still tells them apart, and each text colour
+# has a contrast of 4.5:1 or more on its fill (tests/test_sheets.py measures both).
+TONE_COLOURS: dict[str, tuple[str, str]] = {
+    "failure": ("#861e23", "#ffffff"), "success": ("#2f7753", "#ffffff"), "neutral": ("#7d8894", "#1d1d1f"),
+    "partial": ("#d98b3a", "#1d1d1f"), "critical": ("#f2cf5b", "#1d1d1f"),
+}
 
 
 def fraction_text(value: Fraction) -> str:
@@ -121,6 +128,30 @@ def dice_terms(expr: m.Expr) -> list[dict[str, Any]]:
             for node in walk(expr) if isinstance(node, m.Dice)]
 
 
+# A band's tone from the words of its label (else its id), first match wins: a botch is a failure before a
+# critical; "weak hit" is partial before "hit" is a success. A band's `tone:` overrides it.
+TONE_WORDS = (
+    ("failure", r"botch|fumble|critical fail\w*|crit fail\w*|disaster|catastroph\w*"),
+    ("critical", r"crit|critical|triumph|exceptional|spectacular|perfect|legendary|advantage|boon"),
+    ("partial", r"partial|mixed|costly|cost|weak|complications?|limited|setback|compromise|glitch|minor"),
+    ("failure", r"fail\w*|miss|bad|lose|loss|lost|defeat\w*|cannot|can't|worse|poor|trouble|wound\w*"),
+    ("success", r"success\w*|succeed\w*|hit|pass\w*|win|won|full|good|strong|great|heroic|resist\w*|standard|better"),
+)
+_TONES = [(tone, re.compile(rf"\b(?:{pattern})\b", re.I)) for tone, pattern in TONE_WORDS]
+
+
+def tone_of(band: m.Band) -> str:
+    """How the sheet colours an outcome: its `tone:`, else the first tone whose words its label (else its id)
+    has; "neutral" when none has (a row of a table, "Keep coin")."""
+    if band.tone is not None:
+        return band.tone
+    for text in (band.label, band.id.replace("_", " ")):
+        for tone, pattern in _TONES:
+            if pattern.search(text):
+                return tone
+    return "neutral"
+
+
 def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
     chained = {} if band.chain is None else {"next_words": words.chain(band.chain)}
@@ -132,6 +163,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict
         **worded,
         **condition_data(band.condition),
         "label": band.label,
+        "tone": tone_of(band),
         "text": band.text,
         "cells": cells if columns else None,
         "values": {name: expr_value(expr, words) for name, expr in band.values},
@@ -140,17 +172,26 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict
     }
 
 
+AXES_TRIED = 3  # inputs tried for a chart's rows before the odds are given at the inputs' defaults alone
+
+
 def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any] | None:
     """Exact odds for the sheet: one row per value of the first numeric input (others at defaults)."""
     if not resolver.dice or not resolver.bands:
         return None
-    axis = next((i.name for i in resolver.inputs if isinstance(i.type, m.IntRange)), None)
-    if axis is None:
-        axis = next((i.name for i in resolver.inputs if isinstance(i.type, (m.Flag, m.Choice))), None)
-    try:
-        table = odds_table(checked, resolver, axis)
-    except EvalError:
-        return None
+    # The rows follow the input whose value moves the odds: the first whole-number input, else a yes/no or a
+    # choice; one whose every value gives the same odds makes a chart that says nothing, so the next is tried.
+    candidates = [i.name for i in resolver.inputs if isinstance(i.type, m.IntRange)]
+    candidates += [i.name for i in resolver.inputs if isinstance(i.type, (m.Flag, m.Choice))]
+    table: list[tuple[dict[str, object], dict[str, Fraction]]] = []
+    axis: str | None = None
+    for axis in [*candidates[:AXES_TRIED], None] if candidates else [None]:
+        try:
+            table = odds_table(checked, resolver, axis)
+        except EvalError:
+            return None
+        if axis is None or len({tuple(p.items()) for _, p in table}) > 1:
+            break
     if not table:
         return None
     rows = []
@@ -166,6 +207,35 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
         })
     fixed = {k: v for k, v in defaults(resolver).items() if k != axis}
     return {"axis": axis, "fixed": fixed, "rows": rows}
+
+
+CHART_ROWS = 12  # bars a chart draws at most: longer ranges show representative rows
+
+
+def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The chart a card draws of its odds, or None where one would say nothing: a single row (the table gives
+    its percentages), the same odds on every row, or every row certain of one outcome (a lookup, not a chance).
+    Neighbouring rows with the same odds are one bar ("3–7"); a range still longer than CHART_ROWS shows
+    evenly spaced rows, its first and last among them."""
+    if not odds or len(odds["rows"]) < 2:
+        return None
+    rows = odds["rows"]
+    shares = [tuple((o["id"], o["probability"]) for o in row["outcomes"]) for row in rows]
+    if len(set(shares)) == 1 or all(any(o["probability"] == "1" for o in row["outcomes"]) for row in rows):
+        return None
+    bars: list[dict[str, Any]] = []
+    for row, share in zip(rows, shares, strict=True):
+        if bars and bars[-1]["share"] == share:
+            bars[-1]["last"] = row["value"]
+        else:
+            bars.append({"share": share, "first": row["value"], "last": row["value"], "outcomes": row["outcomes"]})
+    if len(bars) > CHART_ROWS:
+        step = (len(bars) - 1) / (CHART_ROWS - 1)
+        bars = [bars[round(index * step)] for index in range(CHART_ROWS)]
+    for bar in bars:
+        same = bar["first"] == bar["last"] or not isinstance(bar["first"], int)
+        bar["value"] = bar["first"] if same else f"{bar['first']}–{bar['last']}"
+    return {"axis": odds["axis"], "fixed": odds["fixed"], "rows": bars}
 
 
 def flags_data(checked: m.CheckedRuleset, resolver: m.Resolver, words: Words) -> list[dict[str, object]]:
@@ -451,6 +521,8 @@ def environment(extra_templates: Path | None = None) -> Any:
     env.filters.update(FILTERS)
     env.tests.update(TESTS)
     env.globals["palette"] = PALETTE
+    env.globals["tone_colours"] = TONE_COLOURS
+    env.globals["chart"] = chart
     env.globals["short_card"] = lambda definition: card_lines(definition) <= SHORT_CARD
     env.globals["rank_words"] = rank_words
     env.globals["cos"] = math.cos

@@ -796,6 +796,7 @@ class Checker:
         per_column: list[tuple[str, tuple[tuple[str, m.Expr], ...]]] = []
         label = None
         text_override = None
+        tone = None
         for attr in entry.attrs:
             if isinstance(attr.value, m.Block) and attr.name in column_ids:
                 per_column.append((attr.name, tuple((a.name, a.value) for a in attr.value.attrs
@@ -806,6 +807,12 @@ class Checker:
                 label = _plain(attr.value)
             elif attr.name == "text":
                 text_override = _text(attr.value)
+            elif attr.name == "tone":  # the sheet's colour of the outcome, not a value of the resolver
+                if isinstance(attr.value, m.Name) and attr.value.name in m.TONES:
+                    tone = attr.value.name
+                else:
+                    self.error(Code.TYPE, f"`tone:` is one of {', '.join(m.TONES)}", attr.span,
+                               "write for example `tone: partial`", item.name)
             else:
                 values.append((attr.name, attr.value))
         if columns:
@@ -825,7 +832,7 @@ class Checker:
         if label is None:
             label = entry.id.replace("_", " ").capitalize() if entry.id else m.condition_text(key)
         return m.Band(ident, label, text, key, entry.cells, entry.chain, tuple(values), entry.span,
-                      tuple(per_column))
+                      tuple(per_column), tone=tone)
 
     def unique_bands(self, bands: Iterable[m.Band], item: m.Item) -> None:
         seen: set[str] = set()

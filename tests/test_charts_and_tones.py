@@ -1,0 +1,103 @@
+"""Charts that inform and colours with meaning (issue 25, items 3 and 4): a chart is drawn only where its rows
+differ and are chances, long ranges are cut to representative bars; each outcome is coloured by its tone, the
+tones step in lightness (greyscale) and the text on each has 4.5:1 contrast."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from itertools import pairwise
+
+import pytest
+
+from rulecraft.api import load, load_text
+from rulecraft.backends.render import CHART_ROWS, TONE_COLOURS, chart, export_data, to_html
+from rulecraft.diagnostics import CompileError
+
+from .conftest import RULESET_IDS
+
+
+def row(value: int, **shares: str) -> dict[str, object]:
+    return {"value": value, "outcomes": [{"id": k, "probability": p, "percent": float(Fraction(p)) * 100}
+                                         for k, p in shares.items()]}
+
+
+def odds(*rows: dict[str, object]) -> dict[str, object]:
+    return {"axis": "dots", "fixed": {}, "rows": list(rows)}
+
+
+def test_a_chart_that_would_say_nothing_is_not_drawn() -> None:
+    assert chart(odds(row(0, hit="1/2", miss="1/2"))) is None  # one row: the table gives its percentages
+    assert chart(odds(row(0, hit="1/2", miss="1/2"), row(1, hit="1/2", miss="1/2"))) is None  # the same on each
+    assert chart(odds(row(0, hit="1", miss="0"), row(1, hit="0", miss="1"))) is None  # certain: a lookup
+    assert chart(odds(row(0, hit="1/2", miss="1/2"), row(1, hit="2/3", miss="1/3"))) is not None
+
+
+def test_equal_neighbours_are_one_bar_and_a_long_range_shows_representative_rows() -> None:
+    rows = [row(v, hit="0", miss="1") for v in range(-10, 1)] + [row(1, hit="1/3", miss="2/3")] + \
+        [row(v, hit="1", miss="0") for v in range(2, 31)]
+    drawn = chart(odds(*rows))
+    assert drawn is not None and [bar["value"] for bar in drawn["rows"]] == ["-10–0", 1, "2–30"]
+    many = chart(odds(*[row(v, hit=f"{v}/60", miss=f"{60 - v}/60") for v in range(60)]))
+    assert many is not None and len(many["rows"]) == CHART_ROWS
+    assert (many["rows"][0]["value"], many["rows"][-1]["value"]) == (0, 59)
+
+
+@pytest.mark.parametrize("rid", RULESET_IDS)
+def test_no_drawn_chart_on_a_bundled_sheet_is_flat_or_long(rid: str) -> None:
+    data = export_data(load(rid).checked)
+    for definition in data["definitions"]:
+        drawn = chart(definition.get("odds"))
+        if drawn is not None:
+            assert 2 <= len(drawn["rows"]) <= CHART_ROWS
+            assert len({tuple(o["probability"] for o in bar["outcomes"]) for bar in drawn["rows"]}) > 1
+
+
+def luminance(colour: str) -> float:
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def lightness(colour: str) -> float:  # CIELAB L*
+    y = luminance(colour)
+    return 116 * (y ** (1 / 3) if y > 216 / 24389 else (24389 / 27 * y + 16) / 116) - 16
+
+
+def test_each_tone_reads_in_greyscale_and_its_text_has_contrast() -> None:
+    steps = sorted(lightness(fill) for fill, _ in TONE_COLOURS.values())
+    assert min(b - a for a, b in pairwise(steps)) >= 8  # distinct printed in grey
+    for fill, text in TONE_COLOURS.values():
+        high, low = sorted((luminance(fill), luminance(text)), reverse=True)
+        assert (high + 0.05) / (low + 0.05) >= 4.5
+
+
+def test_the_sheet_colours_by_meaning() -> None:
+    tones = {(d["name"], b["label"]): b["tone"] for rid in ("errant", "tides_of_gold", "wyrd_wolds")
+             for d in export_data(load(rid).checked)["definitions"] for b in d.get("bands", [])}
+    assert tones["check", "Failure"] == "failure" and tones["check", "Success"] == "success"
+    assert tones["coin_roll", "Keep coin"] == "neutral" and tones["action_roll", "Costly"] == "partial"
+    assert tones["simple_roll", "Critical success"] == "critical"
+
+
+SOURCE = '''ruleset "T"
+
+roll r "R" [T-1]
+  roll: 2d6
+  - 10+: keep "Keep coin"
+      tone: success
+  - otherwise: lose "Lose it"
+'''
+
+
+def test_a_band_sets_its_tone_and_a_wrong_one_is_an_error_at_its_line() -> None:
+    data = export_data(load_text(SOURCE, "t.rules", "t").checked)
+    bands = data["definitions"][0]["bands"]
+    assert [(b["tone"], b["values"]) for b in bands] == [("success", {}), ("failure", {})]  # not a value
+    html = to_html(data)
+    assert re.search(r'background: ' + TONE_COLOURS["success"][0], html)
+    with pytest.raises(CompileError) as error:
+        load_text(SOURCE.replace("tone: success", "tone: great"), "t.rules", "t")
+    (problem,) = error.value.report.diagnostics
+    assert (problem.code, problem.span.line, problem.span.column) == ("TYPE", 6, 7)
+    assert problem.message == "`tone:` is one of critical, success, partial, failure, neutral"
