@@ -191,3 +191,12 @@ def test_a_players_sheet_reads_in_words_never_code(rid: str, sheet_html: dict[tu
     for sheet, page in (("player", "a4"), ("core", "a4")):
         text = visible_text(sheet_html[rid, sheet, page])
         assert [text[max(0, f.start() - 40):f.end() + 20] for f in CODE_ON_THE_PAGE.finditer(text)] == []
+
+
+@pytest.mark.parametrize("rid", RULESET_IDS)
+def test_every_sheet_names_its_game(rid: str, sheet_html: dict[tuple[str, str, str], str]) -> None:
+    """A real title, as the document calls itself or as the designer titles it (an erratum says which): never
+    "Untitled ...", never a title that does not say of what ("Core Quick Reference")."""
+    title = load(rid).checked.title
+    assert not re.match(r"untitled|core quick reference$", title, flags=re.I)
+    assert f"<h1 data-running=\"{escape(title)}\">" in sheet_html[rid, "player", "a4"]
