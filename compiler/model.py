@@ -879,6 +879,7 @@ class Resolver:
     groups: tuple[Let, ...] = ()
     # `flags:` yes/no tests a result carries beside its outcome (`match: doubles(challenge)`), by name
     flags: tuple[tuple[str, Expr], ...] = ()
+    core: bool = False  # `core: yes`: on the core sheet (which, with none marked, takes the rolls that fit)
     # lets that read the roll (`let beaten = count(challenge < total)`), as written: the checker puts each one's
     # expression where it is named (bands, data, flags; the roll itself where it reads dice held by name only)
     roll_lets: tuple[Let, ...] = ()

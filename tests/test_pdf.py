@@ -33,10 +33,11 @@ PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
                        "wyrd_wolds": (24, 28)},
     ("proof", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
                       "wyrd_wolds": (26, 32)},
-    ("core", "a4"): {"dice_ladder": (1, 2), "errant": (1, 2), "everrain": (1, 2), "tides_of_gold": (1, 2),
-                     "wyrd_wolds": (1, 2)},
-    ("core", "letter"): {"dice_ladder": (1, 2), "errant": (1, 2), "everrain": (1, 2), "tides_of_gold": (1, 2),
-                         "wyrd_wolds": (1, 2)},
+    # the core sheet is one page, in A4 and in Letter (issue 25, item 5)
+    ("core", "a4"): {"dice_ladder": (1, 1), "errant": (1, 1), "everrain": (1, 1), "tides_of_gold": (1, 1),
+                     "wyrd_wolds": (1, 1)},
+    ("core", "letter"): {"dice_ladder": (1, 1), "errant": (1, 1), "everrain": (1, 1), "tides_of_gold": (1, 1),
+                         "wyrd_wolds": (1, 1)},
 }
 PAPER = {"a4": (595.3, 841.9), "letter": (612.0, 792.0)}  # points
 MARGIN_TOP, MARGIN_BOTTOM = 16 / 25.4 * 72, 15 / 25.4 * 72  # the running header and page number sit outside
@@ -240,3 +241,26 @@ def test_the_players_pdfs_read_in_words_never_code(pdfs: dict[Key, bytes]) -> No
             continue
         text = "\n".join(p.get_textpage().get_text_range() for p in pdfium.PdfDocument(pdf))
         assert code.findall(text) == [], (rid, sheet, page)
+
+
+def type_sizes(pdf: bytes) -> Iterator[float]:
+    """The size in points of every run of text on every page, as printed: the font size times the scale of the
+    text's matrix (an SVG's text is scaled with its picture)."""
+    import ctypes
+    import math
+
+    import pypdfium2.raw as raw
+
+    for page in pdfium.PdfDocument(pdf):
+        for text in page.get_objects(filter=[raw.FPDF_PAGEOBJ_TEXT], max_depth=15):
+            size = ctypes.c_float()
+            raw.FPDFTextObj_GetFontSize(text.raw, ctypes.byref(size))
+            a, b, c, d, _, _ = text.get_matrix().get()
+            yield size.value * math.sqrt(abs(a * d - b * c))
+
+
+@pytest.mark.pdf
+def test_no_type_on_a_core_sheet_is_below_7_points(pdfs: dict[Key, bytes]) -> None:
+    for (rid, sheet, page), pdf in pdfs.items():
+        if sheet == "core":
+            assert min(type_sizes(pdf)) >= 6.95, (rid, page)

@@ -12,7 +12,7 @@ import pytest
 from markupsafe import escape
 
 from rulecraft.api import load
-from rulecraft.backends.render import export_data, to_html
+from rulecraft.backends.render import core_rolls, export_data, to_html
 from tests.conftest import ROOT, RULESET_IDS, SHEET_KINDS
 
 MM_PER_PX = 25.4 / 96
@@ -149,9 +149,9 @@ def test_a_sheet_is_the_same_bytes_every_time(sheet_html: dict[tuple[str, str, s
 def test_the_core_sheet_holds_the_rolls_and_nothing_else(sheet_html: dict[tuple[str, str, str], str]) -> None:
     data = export_data(load("tides_of_gold").checked)
     html = sheet_html["tides_of_gold", "core", "a4"]
-    rolls = [d["name"] for d in data["definitions"] if d["kind"] == "roll"]
+    rolls = [d["name"] for d in core_rolls(data["definitions"])]  # the main rolls, in order: what fits one page
     cards = re.findall(r'<article class="card kind-(\w+)(?: short)?" id="(\w+)"', html)
-    assert cards == [("roll", name) for name in rolls]
+    assert cards == [("roll", name) for name in rolls] and "action_roll" in rolls
     assert '<body class="sheet-core">' in html and 'class="section cols-3"' in html
     assert "<nav" not in html and 'id="errata"' not in html and 'href="#erratum-' not in html
 
@@ -200,3 +200,36 @@ def test_every_sheet_names_its_game(rid: str, sheet_html: dict[tuple[str, str, s
     title = load(rid).checked.title
     assert not re.match(r"untitled|core quick reference$", title, flags=re.I)
     assert f"<h1 data-running=\"{escape(title)}\">" in sheet_html[rid, "player", "a4"]
+
+
+CORE = '''ruleset "C"
+
+roll small "Small" [C-1]
+  roll: d6
+  - 4+: hit "Hit"
+  - otherwise: miss "Miss"
+
+roll main "Main roll" [C-2]
+  core: yes
+  roll: 2d6
+  - 7+: hit "Hit"
+  - otherwise: miss "Miss"
+'''
+
+
+def test_the_core_sheet_holds_the_rolls_marked_core_else_those_that_fit() -> None:
+    from rulecraft.api import load_text
+    from rulecraft.backends.render import CORE_LINES, card_lines
+    from rulecraft.diagnostics import CompileError
+
+    data = export_data(load_text(CORE, "c.rules", "c").checked)
+    assert [d["name"] for d in core_rolls(data["definitions"])] == ["main"]
+    html = to_html(data, sheet="core")
+    assert 'id="main"' in html and 'id="small"' not in html
+    unmarked = export_data(load_text(CORE.replace("  core: yes\n", ""), "c.rules", "c").checked)
+    assert [d["name"] for d in core_rolls(unmarked["definitions"])] == ["small", "main"]
+    many = [dict(d, name=f"r{n}") for n in range(60) for d in unmarked["definitions"][:1]]
+    chosen = core_rolls(many, "letter")
+    assert 1 <= len(chosen) < 60 and sum(card_lines(d) for d in chosen) <= CORE_LINES["letter"]
+    with pytest.raises(CompileError, match="`core:` is yes or no"):
+        load_text(CORE.replace("core: yes", "core: 3"), "c.rules", "c")

@@ -292,6 +292,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "groups": [{"name": group.name, "dice": m.expr_text(group.expr), "terms": dice_terms(group.expr),
                         "words": words.expr(group.expr)} for group in definition.groups],
             "flags": flags_data(checked, definition, words),
+            "core": definition.core,
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": words.expr(let.expr)}
                      for let in (*definition.lets, *definition.roll_lets)],
             "bands_from": definition.bands_from,
@@ -490,8 +491,27 @@ def card_lines(definition: dict[str, Any]) -> int:
     count += sum(len(definition.get(name, [])) for name in ("cards", "faces", "levels"))
     count += sum(lines(f"{let['name']}: {let['words']}") for let in definition.get("lets", []))
     count += 2 if definition.get("ticks") else 0
-    odds = definition.get("odds")
-    return count + (3 + len(odds["rows"]) if odds and len(odds["rows"]) > 1 else 0)
+    drawn = chart(definition.get("odds"))
+    return count + (3 + len(drawn["rows"]) if drawn else 0)
+
+
+CORE_LINES = {"a4": 110, "letter": 100}  # about what three columns of a core sheet hold, in card_lines' lines
+
+
+def core_rolls(definitions: list[dict[str, Any]], page: str = "a4") -> list[dict[str, Any]]:
+    """The rolls of the core sheet: those marked `core: yes`; with none marked, the rolls in the rules' order
+    that fit one page (by card_lines), a roll too long for what is left making way for shorter ones after it."""
+    rolls = [d for d in definitions if d["kind"] == "roll"]
+    marked = [d for d in rolls if d.get("core")]
+    if marked:
+        return marked
+    chosen: list[dict[str, Any]] = []
+    lines = 0
+    for roll in rolls:
+        if not chosen or lines + card_lines(roll) <= CORE_LINES[page]:
+            chosen.append(roll)
+            lines += card_lines(roll)
+    return chosen
 
 
 JINJA_OPTIONS: dict[str, Any] = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
@@ -593,9 +613,11 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     css = "\n".join(inline_urls(env.loader.get_source(env, name)[0], folders) for name in ("fonts.css", "sheet.css"))
     sections: list[dict[str, Any]] = []
     by_title: dict[str | None, dict[str, Any]] = {}
+    core = [d["name"] for d in core_rolls(data["definitions"], page)] if sheet == "core" else []
     for definition in data["definitions"]:
         key = definition["section"] if sheet != "core" else "Core rolls"
-        if (sheet == "core" and definition["kind"] != "roll") or (sheet != "proof" and not says_something(definition)):
+        if (sheet == "core" and definition["name"] not in core) or (
+                sheet != "proof" and not says_something(definition)):
             continue
         if key not in by_title:
             section = next((s for s in data["sections"] if s["title"] == key and sheet != "core"),

@@ -90,6 +90,7 @@ class _Parts:
     text: str | None = None
     label: str | None = None
     flags: list[tuple[str, m.Expr]] = field(default_factory=list)
+    core: bool = False
 
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
@@ -522,6 +523,7 @@ class Checker:
             carry=tuple(carry),
             rerolls=tuple(rerolls),
             flags=tuple(parts.flags),
+            core=parts.core,
         )
         resolver = self.options_named_like_dice(resolver)
         resolver = self.dice_reads(resolver, item)
@@ -707,6 +709,13 @@ class Checker:
 
     def text_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         parts.text = _text(value)
+
+    def core_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
+        """`core: yes`: the roll is on the core sheet (`--one-page`), which then holds the rolls so marked."""
+        if isinstance(value, m.Boolean):
+            parts.core = value.value
+        else:
+            self.error(Code.TYPE, "`core:` is yes or no", attr.span, "write `core: yes`", item.name)
 
     def label_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         parts.label = _plain(value)
@@ -2215,11 +2224,12 @@ RESOLVER_ATTRIBUTES: dict[str, Callable[[Checker, m.Expr, m.Attr, m.Item, _Parts
     "outcomes": Checker.outcomes_attr,
     "text": Checker.text_attr,
     "label": Checker.label_attr,
+    "core": Checker.core_attr,
 }
 _DESCRIBED = frozenset({"outcomes", "text", "label"})  # every kind of resolver takes these
 _ROLLED = _DESCRIBED | {"roll", "reroll", "zero_dice"}
 KINDS: dict[str, Kind] = {
-    "roll": Kind(Checker.resolver, _ROLLED | {"steps"}),
+    "roll": Kind(Checker.resolver, _ROLLED | {"steps", "core"}),
     "table": Kind(Checker.resolver, _ROLLED),
     "lookup": Kind(Checker.resolver, _DESCRIBED | {"key"}),
     "formula": Kind(Checker.resolver, _DESCRIBED | {"value"}),
