@@ -23,10 +23,13 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..diagnostics import NOWHERE, Code, CompileError, Report, Span
 from ..resources import cache_dir, compiler_fingerprint, prune_cache, write_cache
+
+if TYPE_CHECKING:
+    from ..api import Loaded
 
 
 @dataclass
@@ -46,7 +49,7 @@ def _silent(_: str) -> None:
 
 def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: str = "a4",
          report: Report | None = None, templates: Path | None = None, sheets: Sequence[str] = ("player",),
-         package: bool = False, progress: Progress = _silent) -> Plan:
+         package: bool = False, progress: Progress = _silent, card_size: str | None = None) -> Plan:
     """Every output of every target, in memory. Raises CompileError if any ruleset has errors.
 
     `package`: each ruleset's resolvers as an importable package, `python/<id>/__init__.py` with a `py.typed`
@@ -54,7 +57,9 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
 
     `sheets` are the sheets made when html or pdf is asked for: "player" (`<id>.html`, `<id>.pdf`), "proof",
     the designer's proof (`<id>.proof.html`, `<id>.proof.pdf`) and "core", the one page of core rolls
-    (`<id>.core.html`, `<id>.core.pdf`). `progress` is told each
+    (`<id>.core.html`, `<id>.core.pdf`). With html or pdf, a ruleset with a deck whose cards are known also gets
+    its card sheet, `<id>.cards.html` / `<id>.cards.pdf`: the cards at `card_size` (else the ruleset's
+    `card_size:`, else poker) with cut marks. `progress` is told each
     stage of each ruleset and each PDF sheet as it is done.
     """
     from ..api import load
@@ -95,6 +100,14 @@ def plan(targets: Sequence[str], formats: Sequence[str], out_dir: Path, page: st
                 result.files[out_dir / "html" / f"{name}.html"] = html
             if "pdf" in formats:
                 html_for_pdf.append((out_dir / "pdf" / f"{name}.pdf", html))
+        cards = render_cards(loaded, data, templates, page, card_size, result.report) if (
+            "html" in formats or "pdf" in formats) else None
+        if cards is not None:  # the decks whose cards are known, to print and cut (none: no card sheet)
+            progress(f"{counter}{rid}: cards {rid}.cards.html")
+            if "html" in formats:
+                result.files[out_dir / "html" / f"{rid}.cards.html"] = cards
+            if "pdf" in formats:
+                html_for_pdf.append((out_dir / "pdf" / f"{rid}.cards.pdf", cards))
     if failed:
         raise CompileError(result.report)
     if "json" in formats:
@@ -123,15 +136,51 @@ def pdf_engine(report: Report) -> None:
         raise CompileError(report) from None
 
 
+def render_cards(loaded: Loaded, data: dict[str, Any], templates: Path | None, page: str, card_size: str | None,
+                 report: Report) -> str | None:
+    """The card sheet of a ruleset's known decks (None if it has none). A card size that is none of the sizes is
+    an error at the ruleset's `card_size:`; a card whose text is too long for it even in the smallest type, a
+    warning at the card (its text is printed whole, past the card's border)."""
+    from .. import model as m
+    from .render import CARD_SIZES, overfull_cards, to_cards_html
+
+    try:
+        overfull = overfull_cards(data, card_size)
+    except ValueError as problem:
+        header = re.search(r"^ruleset\b.*\n(?:(?:[ \t]+.*|[ \t]*(?:#.*)?)(?:\n|$))*", loaded.source, re.M)
+        written = re.search(r"^[ \t]+card_size[ \t]*:", header.group(0), re.M) if header and card_size is None \
+            else None
+        line = loaded.source.count("\n", 0, header.start() + written.start()) + 1 if header and written else 0
+        report.sources.setdefault(loaded.path, loaded.source)
+        report.error(Code.TYPE, str(problem), loaded.path if written else "--card-size",
+                     Span(line, 3, line, 3) if written else NOWHERE, hint=f"card_size: one of {', '.join(CARD_SIZES)}")
+        raise CompileError(report) from None
+    decks = {d.name: d for d in loaded.checked.definitions if isinstance(d, m.Deck)}
+    for deck, card in overfull:
+        span = next((c.span for c in decks[deck].cards if c.id == card), NOWHERE) if deck in decks else NOWHERE
+        report.warning(Code.TOO_LARGE, f"card {card} of {deck} is too long for a card even in 6 pt type: its text "
+                       "runs past the card's border on the card sheet", loaded.path, span, item=deck,
+                       hint="shorten its text: a poker card holds about 1,100 characters, a mini one about 500")
+    return templated(lambda: to_cards_html(data, page, templates, card_size), report)
+
+
 def render_html(data: dict[str, Any], templates: Path | None, page: str, report: Report,
                 sheet: str = "player") -> str:
     """The sheet; a broken template (a designer's own, from --templates) is a diagnostic at its line."""
-    from jinja2 import TemplateError, TemplateSyntaxError
-
     from .render import to_html
 
+    return templated(lambda: to_html(data, extra_templates=templates, page=page, sheet=sheet), report)
+
+
+Made = TypeVar("Made")
+
+
+def templated(make: Callable[[], Made], report: Report) -> Made:
+    """What `make` renders from the templates; a broken template is a diagnostic at its line."""
+    from jinja2 import TemplateError, TemplateSyntaxError
+
     try:
-        return to_html(data, extra_templates=templates, page=page, sheet=sheet)
+        return make()
     except TemplateError as problem:
         where, line = template_place(problem)
         source = getattr(problem, "source", None)

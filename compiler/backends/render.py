@@ -728,3 +728,158 @@ def forget_font_configs(keep: int = 0) -> None:
 
 def odds_for(checked: m.CheckedRuleset, resolver: m.Resolver, inputs: dict[str, object]) -> dict[str, Fraction]:
     return odds(resolver, inputs, definition_names(checked))
+
+
+# ---------------------------------------------------------------- printable card sheets
+
+# Standard card sizes (width, height) in millimetres: poker (the default), bridge and mini (American mini).
+CARD_SIZES: dict[str, tuple[float, float]] = {"poker": (63.5, 88.9), "bridge": (57.2, 88.9), "mini": (44.5, 63.5)}
+PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+CARD_MARGIN_MM = 5.0  # at least this much paper around the cards, for the cut marks (home printers lose ~5 mm)
+CARD_INSET_MM = 3.0  # the thin border sits this far inside the cut: a cut off by up to 3 mm never touches it
+CARD_PADDING_MM = 2.2  # from the border to the card's text
+CUT_MARK_GAP_MM = 1.0  # a cut mark starts this far from the cards, so that a cut on the line never shows it
+CUT_MARK_MM = 4.0  # and is at most this long
+PT_MM = 25.4 / 72
+TEXT_SIZES_PT = (8.5, 8.0, 7.5, 7.0, 6.5, 6.0)  # rules text on a poker card, largest first; 6 pt is the floor
+CHAR_EM = 0.47  # the serif's average character, in ems, with room for wrapping (Noto Serif sets rules text at 0.43)
+LINE_EM = 1.22  # the card text's line height, in ems (the CSS sets it)
+
+
+def known_decks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The decks of an export whose cards are known: what a card sheet prints (placeholder and unknown cards are
+    the designer's to supply, so they are left out)."""
+    return [d for d in data["definitions"] if d["kind"] == "deck" and d["cards_status"] == "known" and d["cards"]]
+
+
+def card_size_of(data: dict[str, Any], card_size: str | None = None) -> str:
+    """The card size: `card_size` (the command line's), else the ruleset's `card_size:`, else poker."""
+    size = card_size or data["meta"].get("card_size") or "poker"
+    if not isinstance(size, str) or size not in CARD_SIZES:
+        raise ValueError(f"card_size: {size!r} is not a card size; it is one of {', '.join(CARD_SIZES)}")
+    return size
+
+
+def _lines(text: str, width_mm: float, size_pt: float) -> int:
+    """About how many lines `text` takes set `width_mm` wide at `size_pt` (each paragraph starts a line)."""
+    per_line = max(1, int(width_mm / (size_pt * PT_MM * CHAR_EM)))
+    return sum(max(1, math.ceil(len(paragraph) / per_line)) for paragraph in re.split(r"[\n\u2028\u2029]", text))
+
+
+def card_fit(card: dict[str, Any], deck: dict[str, Any], size: str) -> tuple[float, float, bool]:
+    """The label's and the text's type sizes (pt) that fit a card of `size`, and whether the text fits at all.
+
+    The sizes are chosen here, from the lengths, as CSS cannot shrink text to its box; the estimate errs on the
+    large side (tests/test_card_sheets.py reads the longest card back from the PDF)."""
+    width, height = CARD_SIZES[size]
+    scale = width / CARD_SIZES["poker"][0]
+    inner_w = width - 2 * (CARD_INSET_MM + CARD_PADDING_MM)
+    inner_h = height - 2 * (CARD_INSET_MM + CARD_PADDING_MM)
+    label_pt = 13.0 * scale if len(card["label"]) <= 36 * scale else 10.5 * scale
+    used = small_pt(size) * PT_MM * 1.3 + 1.2  # the deck's name and the space under it
+    used += _lines(card["label"], inner_w, label_pt) * label_pt * PT_MM * 1.15 + 1.5
+    tags = card_tags(card, deck)
+    if tags:  # tags in rows: each its words (Inter, 0.58 em a character) and 2.4 mm of padding, 1 mm apart
+        tag_pt, rows, row = small_pt(size), 1, 0.0
+        for tag in tags:
+            wide = min(inner_w, len(tag) * tag_pt * PT_MM * 0.58 + 2.4)
+            if row and row + 1.0 + wide > inner_w:
+                rows, row = rows + 1, wide
+            else:
+                row += (1.0 if row else 0.0) + wide
+        used += rows * (tag_pt * PT_MM * 1.3 + 0.4 + 1.0) + 1.5
+    text = str(card["text"] or "")
+    if not text:
+        return label_pt, TEXT_SIZES_PT[0], True
+    for size_pt in TEXT_SIZES_PT:  # the same on every card size: the floor is the floor
+        if _lines(text, inner_w, size_pt) * size_pt * PT_MM * LINE_EM <= inner_h - used:
+            return label_pt, size_pt, True
+    return label_pt, TEXT_SIZES_PT[-1], False
+
+
+def small_pt(size: str) -> float:
+    """The type size of a card's deck name and tags: 6.5 pt on a poker card, never below 6 pt."""
+    return round(max(6.0, 6.5 * CARD_SIZES[size][0] / CARD_SIZES["poker"][0]), 2)
+
+
+def card_tags(card: dict[str, Any], deck: dict[str, Any]) -> list[str]:
+    """A card's values as a player reads them ("Gold: 3", "Single use", "Chapter: 1"), the pile last."""
+    tags = []
+    for name, value in card["values"].items():
+        words = humanize(name)
+        words = words[:1].upper() + words[1:]
+        if value is True:
+            tags.append(words)
+        elif value is None:
+            tags.append(f"{words}: ?")
+        else:
+            tags.append(f"{words}: {str(show(value).striptags()) if value is not False else 'no'}")
+    if deck["piles"] and card["pile"] is not None:
+        pile = humanize(deck["piles"])
+        tags.append(f"{pile[:1].upper()}{pile[1:]} {card['pile']}")
+    return tags
+
+
+def overfull_cards(data: dict[str, Any], card_size: str | None = None) -> list[tuple[str, str]]:
+    """(deck, card) of each card whose text is too long for its card even in the smallest type."""
+    size = card_size_of(data, card_size)
+    return [(deck["name"], card["id"]) for deck in known_decks(data) for card in deck["cards"]
+            if not card_fit(card, deck, size)[2]]
+
+
+def card_pages(data: dict[str, Any], page: str, size: str) -> list[dict[str, Any]]:
+    """The card sheet's pages: each deck starts a page; each card as many times as its copies, placed in a grid
+    of butted cards centred on the paper, with the cut marks around it."""
+    paper_w, paper_h = PAPER_MM[page]
+    width, height = CARD_SIZES[size]
+    columns = int((paper_w - 2 * CARD_MARGIN_MM) // width)
+    rows = int((paper_h - 2 * CARD_MARGIN_MM) // height)
+    left = round((paper_w - columns * width) / 2, 2)
+    top = round((paper_h - rows * height) / 2, 2)
+    marks: list[tuple[float, float, float, float]] = []
+    for x in (left + column * width for column in range(columns + 1)):
+        reach = min(CUT_MARK_MM, top - CUT_MARK_GAP_MM - 0.5)
+        marks.append((x, top - CUT_MARK_GAP_MM - reach, x, top - CUT_MARK_GAP_MM))
+        marks.append((x, top + rows * height + CUT_MARK_GAP_MM, x, top + rows * height + CUT_MARK_GAP_MM + reach))
+    for y in (top + row * height for row in range(rows + 1)):
+        reach = min(CUT_MARK_MM, left - CUT_MARK_GAP_MM - 0.5)
+        marks.append((left - CUT_MARK_GAP_MM - reach, y, left - CUT_MARK_GAP_MM, y))
+        marks.append((left + columns * width + CUT_MARK_GAP_MM, y, left + columns * width + CUT_MARK_GAP_MM + reach, y))
+    rounded = [tuple(round(value, 2) for value in mark) for mark in marks]
+    pages: list[dict[str, Any]] = []
+    per_page = columns * rows
+    for deck in known_decks(data):
+        faces = []
+        for card in deck["cards"]:
+            label_pt, text_pt, _ = card_fit(card, deck, size)
+            face = {"card": card, "deck": deck, "tags": card_tags(card, deck),
+                    "label_pt": round(label_pt, 2), "text_pt": round(text_pt, 2)}
+            faces.extend([face] * card["copies"])
+        for start in range(0, len(faces), per_page):
+            placed = [{**face, "x": round(left + (index % columns) * width, 2),
+                       "y": round(top + (index // columns) * height, 2)}
+                      for index, face in enumerate(faces[start:start + per_page])]
+            pages.append({"deck": deck, "cards": placed, "marks": rounded})
+    return pages
+
+
+def to_cards_html(data: dict[str, Any], page: str = "a4", extra_templates: Path | None = None,
+                  card_size: str | None = None) -> str | None:
+    """The printable card sheet of a ruleset's decks whose cards are known: each card as many times as its copies,
+    at a standard card size (`card_size`, else the ruleset's `card_size:`, else poker), butted in a grid with cut
+    marks outside it, on `page` paper. None when no deck's cards are known. Fonts and styles inline, as a sheet's."""
+    if page not in PAGE_SIZES:
+        raise ValueError(f"page size is one of {', '.join(PAGE_SIZES)}, not {page!r}")
+    size = card_size_of(data, card_size)
+    if not known_decks(data):
+        return None
+    env = environment(extra_templates)
+    folders = [extra_templates, templates_dir()] if extra_templates is not None else [templates_dir()]
+    css = "\n".join(inline_urls(env.loader.get_source(env, name)[0], folders) for name in ("fonts.css", "cards.css"))
+    width, height = CARD_SIZES[size]
+    paper_w, paper_h = PAPER_MM[page]
+    html = env.get_template("cards.html.j2").render(
+        data=data, pages=card_pages(data, page, size), css=Markup(css), page_size=PAGE_SIZES[page],
+        paper={"width": paper_w, "height": paper_h}, card={"width": width, "height": height, "name": size},
+        inset=CARD_INSET_MM, padding=CARD_PADDING_MM, small_pt=small_pt(size))
+    return _capped(html, "card sheet", data)
