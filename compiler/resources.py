@@ -102,8 +102,10 @@ def display_path(path: Path) -> str:
 
 @cache
 def compiler_fingerprint() -> str:
-    """A hash of the compiler's own code and grammar: a built module from other code is stale."""
+    """A hash of the compiler's own code (every module, in every stage's folder) and grammar: a built module or
+    PDF from other code is stale."""
     digest = hashlib.sha256()
-    for path in [*sorted(PACKAGE_DIR.glob("*.py")), grammar_path()]:
-        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    for path in [*sorted(PACKAGE_DIR.rglob("*.py")), grammar_path()]:
+        name = path.relative_to(PACKAGE_DIR).as_posix() if path.is_relative_to(PACKAGE_DIR) else path.name
+        digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()

@@ -568,3 +568,17 @@ def test_workers_started_either_way_give_the_bytes_of_one_process(method: str, t
     monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
     rendered = build_module.render_pdfs(jobs, start_method=method)
     assert [(path, pdf) for path, pdf in rendered] == [(path, render.to_pdf(page)) for path, page in jobs]
+
+
+def test_the_cache_key_follows_every_module_of_the_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change in any stage's folder (backends/render.py writes the PDFs) makes cached PDFs and modules stale."""
+    from rulecraft import resources
+
+    (tmp_path / "backends").mkdir()
+    (tmp_path / "api.py").write_text("x = 1\n")
+    (tmp_path / "backends" / "render.py").write_text("y = 1\n")
+    monkeypatch.setattr(resources, "PACKAGE_DIR", tmp_path)
+    fingerprint = resources.compiler_fingerprint.__wrapped__  # the process keeps its first answer (cache)
+    before = fingerprint()
+    (tmp_path / "backends" / "render.py").write_text("y = 2\n")
+    assert fingerprint() != before

@@ -45,7 +45,7 @@ def test_running_headers_and_contents_page_numbers_come_from_the_sheet(data: dic
     sections = [s["title"] for s in data["sections"]]  # type: ignore[index, union-attr]
     for title in sections:
         assert f'data-running="{escape(title)}"' in html
-    assert "string-set: section attr(data-running)" in html and "@top-right { content: string(section)" in html
+    assert "string-set: section attr(data-running)" in html and "@top-right { content: string(section, start)" in html
     # ... and each contents line points at its section, whose page number the PDF fills in.
     assert "target-counter(attr(href), page)" in html
     assert html.count('<li><a href="#section-') == len(sections)
