@@ -65,11 +65,13 @@ def lightness(colour: str) -> float:  # CIELAB L*
 
 
 def test_each_tone_reads_in_greyscale_and_its_text_has_contrast() -> None:
-    steps = sorted(lightness(fill) for fill, _ in TONE_COLOURS.values())
+    steps = sorted(lightness(shades[0][0]) for shades in TONE_COLOURS.values())
     assert min(b - a for a, b in pairwise(steps)) >= 8  # distinct printed in grey
-    for fill, text in TONE_COLOURS.values():
-        high, low = sorted((luminance(fill), luminance(text)), reverse=True)
-        assert (high + 0.05) / (low + 0.05) >= 4.5
+    for shades in TONE_COLOURS.values():
+        assert min(b - a for a, b in pairwise(sorted(lightness(fill) for fill, _ in shades))) >= 8
+        for fill, text in shades:
+            high, low = sorted((luminance(fill), luminance(text)), reverse=True)
+            assert (high + 0.05) / (low + 0.05) >= 4.5
 
 
 def test_the_sheet_colours_by_meaning() -> None:
@@ -95,7 +97,7 @@ def test_a_band_sets_its_tone_and_a_wrong_one_is_an_error_at_its_line() -> None:
     bands = data["definitions"][0]["bands"]
     assert [(b["tone"], b["values"]) for b in bands] == [("success", {}), ("failure", {})]  # not a value
     html = to_html(data)
-    assert re.search(r'background: ' + TONE_COLOURS["success"][0], html)
+    assert re.search(r'background: ' + TONE_COLOURS["success"][0][0], html)
     with pytest.raises(CompileError) as error:
         load_text(SOURCE.replace("tone: success", "tone: great"), "t.rules", "t")
     (problem,) = error.value.report.diagnostics

@@ -29,8 +29,8 @@ SHEET_IDS = [".".join(key) for key in SHEETS]
 # one page; a ruleset with many rolls, or rolls whose odds need many bars (errant's check has 41
 # values of DV), takes two (see README, "Reference sheets").
 PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
-    ("player", "a4"): {"dice_ladder": (8, 12), "errant": (10, 14), "everrain": (16, 20), "tides_of_gold": (10, 14),
-                       "wyrd_wolds": (24, 28)},
+    ("player", "a4"): {"dice_ladder": (10, 14), "errant": (10, 14), "everrain": (18, 22), "tides_of_gold": (11, 15),
+                       "wyrd_wolds": (26, 30)},
     ("proof", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
                       "wyrd_wolds": (26, 32)},
     # the core sheet is one page, in A4 and in Letter (issue 25, item 5)

@@ -233,3 +233,35 @@ def test_the_core_sheet_holds_the_rolls_marked_core_else_those_that_fit() -> Non
     assert 1 <= len(chosen) < 60 and sum(card_lines(d) for d in chosen) <= CORE_LINES["letter"]
     with pytest.raises(CompileError, match="`core:` is yes or no"):
         load_text(CORE.replace("core: yes", "core: 3"), "c.rules", "c")
+
+
+def test_on_a_screen_cards_read_row_by_row_a_dark_mode_and_charts_speak_their_numbers(
+        sheet_html: dict[tuple[str, str, str], str]) -> None:
+    """Issue 25, item 10: a screen lays the cards in a grid read row by row (no scrolling back up for the next
+    column) that uses the window's width, a dark mode where the system asks for one, and each chart's label
+    gives a screen reader the numbers the bars draw."""
+    html = sheet_html["tides_of_gold", "player", "a4"]
+    css = re.search(r"<style>(.*?)</style>", html, flags=re.S)
+    assert css is not None
+    screen = css.group(1)[css.group(1).index("@media screen {"):]
+    assert "display: grid" in screen and "grid-template-columns: repeat(auto-fill" in screen
+    assert "@media screen and (prefers-color-scheme: dark)" in css.group(1)
+    label = re.search(r'<svg class="bars"[^>]*aria-label="([^"]+)"', html)
+    assert label is not None and re.search(r"Odds by dots: dots 0: Failure \d+%, Costly \d+%", label.group(1))
+
+
+@pytest.mark.pdf
+def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
+    """Issue 25, item 7, on a printed sheet: every roll card's title and the last of its band labels are on one
+    page and in one column (a roll's dice, bands and odds are read at once)."""
+    import pypdfium2 as pdfium
+
+    from rulecraft.backends.render import to_pdf
+
+    data = export_data(load("tides_of_gold").checked)
+    document = pdfium.PdfDocument(to_pdf(to_html(data)))
+    pages = [page.get_textpage().get_text_range() for page in document]
+    for roll in (d for d in data["definitions"] if d["kind"] == "roll" and d["bands"]):
+        last = roll["bands"][-1]["label"].replace("*", "")
+        found = [n for n, text in enumerate(pages) if roll["label"] in text and last in text]
+        assert found, f"{roll['name']}: its title and last band are not on one page"

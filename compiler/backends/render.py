@@ -41,10 +41,15 @@ SCHEMA_VERSION: int = JSON_SCHEMA["properties"]["schema_version"]["const"]
 PALETTE = ("#b23a48", "#e08e45", "#5b8e7d", "#2f6690", "#7b4b94", "#c9a227", "#3a7d44", "#8c5e58")  # dice faces
 # Each tone's colour and the colour of text set on it (a bar's percent). The fills step in lightness (CIELAB L*
 # about 30, 45, 56, 65, 84), so that a chart printed in greyscale still tells them apart, and each text colour
-# has a contrast of 4.5:1 or more on its fill (tests/test_sheets.py measures both).
-TONE_COLOURS: dict[str, tuple[str, str]] = {
-    "failure": ("#861e23", "#ffffff"), "success": ("#2f7753", "#ffffff"), "neutral": ("#7d8894", "#1d1d1f"),
-    "partial": ("#d98b3a", "#1d1d1f"), "critical": ("#f2cf5b", "#1d1d1f"),
+# has a contrast of 4.5:1 or more on its fill (tests/test_charts_and_tones.py measures both). A card with two
+# outcomes of one tone (two kinds of success, three neutral clock results) takes the tone's next shades, lighter
+# then darker, so that its bars stay apart.
+TONE_COLOURS: dict[str, tuple[tuple[str, str], ...]] = {
+    "failure": (("#861e23", "#ffffff"), ("#d46a6f", "#1d1d1f"), ("#5a1014", "#ffffff")),
+    "success": (("#2f7753", "#ffffff"), ("#5fa37e", "#1d1d1f"), ("#1c4d35", "#ffffff")),
+    "neutral": (("#7d8894", "#1d1d1f"), ("#b3bcc5", "#1d1d1f"), ("#4f5a66", "#ffffff")),
+    "partial": (("#d98b3a", "#1d1d1f"), ("#f0b97a", "#1d1d1f"), ("#a8611c", "#ffffff")),
+    "critical": (("#f2cf5b", "#1d1d1f"), ("#fcf1cc", "#1d1d1f"), ("#c9a227", "#1d1d1f")),
 }
 
 
