@@ -29,7 +29,7 @@ LONG = "\n".join([
     'ruleset "Long Game"', '  author: "Jo Designer"', '',
     'section "Opening moves" [lines 1-40]', '',
     *[line for i in range(1, 15) for line in (f'rule opening_{i} "Opening rule {i}" [line {i}]',
-                                                f'  text: "{PARAGRAPH}"', '')],
+                                                f'  text: "Rule {i}. {PARAGRAPH}"', '')],
     'section "Closing moves" [lines 41-50]', '',
     'roll action "Action roll" [line 41]', '  text: "Roll two dice."', '  roll: 2d6',
     '  - 6 or less: failure "You fail."', '  - 7+: success "You do it."', '',

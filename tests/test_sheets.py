@@ -265,3 +265,45 @@ def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
         last = roll["bands"][-1]["label"].replace("*", "")
         found = [n for n, text in enumerate(pages) if roll["label"] in text and last in text]
         assert found, f"{roll['name']}: its title and last band are not on one page"
+
+
+def test_the_players_sheet_says_each_thing_once() -> None:
+    """A rule text or band text an earlier card printed is not printed again (the proof keeps every copy); a
+    card left with nothing of its own is left off; an input's description is given once; a tag the band's words
+    already say is dropped."""
+    from rulecraft.api import load_text
+    from rulecraft.backends.render import said_once
+
+    source = '''ruleset "S"
+
+rule contest_rule "Contests" [S-1]
+  text: "You each roll. The highest wins."
+
+rule again "Again" [S-2]
+  text: "You each roll."
+
+roll contest "Contest" [S-3]
+  text: "You each roll. The highest wins."
+  input bonus: 0..2 = 0 "Your bonus"
+  roll: d6 + bonus
+  - 4+: win "You face a complication."
+      complication: yes
+      won: yes
+  - otherwise: lose "You lose."
+
+roll other "Other" [S-4]
+  input bonus: 0..2 = 0 "Your bonus"
+  roll: d6 + bonus
+  - 4+: win "You face a complication."
+  - otherwise: lose "You lose."
+'''
+    data = export_data(load_text(source, "s.rules", "s").checked)
+    said = {d["name"]: d for d in said_once(data["definitions"])}
+    assert said["again"]["text"] is None and said["again"]["said_in"]["name"] == "contest_rule"
+    assert said["contest"]["text"] is None and said["contest"]["said_in"]["label"] == "Contests"
+    assert said["contest"]["bands"][0]["values"] == {"won": True}  # "complication" is in its words
+    assert said["other"]["bands"][0]["text"] is None and said["other"]["inputs"][0]["doc"] is None
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    assert 'id="again"' not in player and 'id="again"' in proof
+    assert 'As <a href="#contest_rule">Contests</a> says.' in player
+    assert player.count("You face a complication.") == 1 and proof.count("You face a complication.") == 2

@@ -587,6 +587,56 @@ def data_uri(path: Path, mtime_ns: int) -> str:
     return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
+def _said(text: object) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def said_once(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The player's sheet says each thing once, in the sheet's order: a rule text or a band's text that an earlier
+    card already printed (the same words, or words within a longer text) is left off where it comes again (a
+    rule text names the card that said it: `said_in`), an input's description is given at its first card only,
+    and a yes/no or number tag that the band's own words already say ("Complication" on "face a complication")
+    is dropped. The designer's proof keeps everything."""
+    said: list[tuple[str, dict[str, Any]]] = []  # (words, the card that printed them)
+
+    def first(text: object) -> dict[str, Any] | None:
+        words = _said(text)
+        return next((card for seen, card in said if words in seen), None) if words else None
+
+    docs: set[tuple[str, str]] = set()
+    out = []
+    for definition in definitions:
+        d = dict(definition)
+        earlier = first(d["text"])
+        if earlier is not None:
+            d["text"], d["said_in"] = None, {"name": earlier["name"], "label": earlier["label"]}
+        if d.get("inputs"):
+            d["inputs"] = [dict(i, doc=None) if (i["name"], i["doc"] or "") in docs else i for i in d["inputs"]]
+            docs.update((i["name"], i["doc"] or "") for i in definition["inputs"])
+        if d.get("bands"):
+            d["bands"] = [dict(band, text=None if first(band["text"]) else band["text"],
+                               values={name: value for name, value in band["values"].items()
+                                       if not _tag_said(name, value, _said(f"{band['label']} {band['text'] or ''}"))})
+                          for band in d["bands"]]
+        for text in [definition["text"], *(b["text"] for b in definition.get("bands", ())),
+                     *(e["text"] for e in definition.get("entries", ()))]:
+            if text:
+                said.append((_said(text), definition))
+        out.append(d)
+    return out
+
+
+def _tag_said(name: str, value: object, words: str) -> bool:
+    """Whether a band's words already say its datum: a yes whose name they hold, a number they hold beside
+    its name's first word ("segments: 2" in "2 segments")."""
+    named = humanize(name).casefold()
+    if value is True:
+        return named in words
+    if isinstance(value, int) and not isinstance(value, bool):
+        return re.search(rf"\b{value}\b", words) is not None and named.split()[0] in words
+    return False
+
+
 def says_something(definition: dict[str, Any]) -> bool:
     """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
     (`text: unknown`) with nothing else known. The designer's proof shows every definition."""
@@ -619,7 +669,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     sections: list[dict[str, Any]] = []
     by_title: dict[str | None, dict[str, Any]] = {}
     core = [d["name"] for d in core_rolls(data["definitions"], page)] if sheet == "core" else []
-    for definition in data["definitions"]:
+    for definition in data["definitions"] if sheet == "proof" else said_once(data["definitions"]):
         key = definition["section"] if sheet != "core" else "Core rolls"
         if (sheet == "core" and definition["name"] not in core) or (
                 sheet != "proof" and not says_something(definition)):
