@@ -880,6 +880,9 @@ class Resolver:
     # `flags:` yes/no tests a result carries beside its outcome (`match: doubles(challenge)`), by name
     flags: tuple[tuple[str, Expr], ...] = ()
     core: bool = False  # `core: yes`: on the core sheet (which, with none marked, takes the rolls that fit)
+    # `words:` the designer's wording of its `roll`, `value`, `key`, lets, bands (their keys) and flags, by name:
+    # the sheets print it instead of the generated words
+    wording: tuple[tuple[str, str], ...] = ()
     # lets that read the roll (`let beaten = count(challenge < total)`), as written: the checker puts each one's
     # expression where it is named (bands, data, flags; the roll itself where it reads dice held by name only)
     roll_lets: tuple[Let, ...] = ()

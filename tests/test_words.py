@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rulecraft.api import load_text
-from rulecraft.backends.render import rich
+from rulecraft.backends.render import export_data, rich, to_html
 from rulecraft.backends.words import Words, names_of
+from rulecraft.diagnostics import CompileError
 from rulecraft.syntax.parse import parse
 
 WORDS = [
@@ -55,3 +56,43 @@ def test_names_read_as_the_rules_call_them() -> None:
 ])
 def test_rule_text_markup_is_rendered_and_nothing_else(text: str, html: str) -> None:
     assert str(rich(text)) == html
+
+
+WORDED = '''ruleset "W"
+
+type ladder: one of d4 (4), d6 (6), d8 (8), d10 (10), d12 (12)
+
+roll test "Test" [W-1]
+  input die: ladder = d6
+  input steps: -2..2 = 0
+  let rung = rank(die) + steps
+  roll: d(step(die, steps))
+  words:
+    roll: "Roll your die, moved along the ladder by your steps"
+    rung: "how far up the ladder your die sits"
+    low: "if the die would fall below d4"
+  - when rung < 1: low "You cannot roll."
+  - 3+: pass "You pass."
+  - otherwise: fail "You fail."
+'''
+
+
+def test_a_designer_words_what_the_generated_words_say_badly() -> None:
+    data = export_data(load_text(WORDED, "w.rules", "w").checked)
+    test = data["definitions"][0]
+    assert test["wording"]["roll"] == "Roll your die, moved along the ladder by your steps"
+    assert test["lets"][0]["words"] == "how far up the ladder your die sits"
+    assert test["bands"][0]["key_words"] == "if the die would fall below d4"
+    html = to_html(data)
+    assert '<p class="dice"><strong>Roll your die, moved along the ladder by your steps</strong></p>' in html
+    assert "stepped" not in html and "moved steps" not in html  # the generated words are not printed
+
+
+def test_wording_that_names_nothing_is_an_error_naming_what_it_can_reword() -> None:
+    with pytest.raises(CompileError) as error:
+        load_text(WORDED.replace('    low: "if', '    lowe: "if'), "w.rules", "w")
+    (problem,) = error.value.report.diagnostics
+    assert (problem.span.line, problem.message) == (13, "`words:` of `test` has no `lowe` to reword")
+    assert problem.hint == "it rewords one of: roll, rung, low, pass, fail"
+    with pytest.raises(CompileError, match="the wording, in quotes"):
+        load_text(WORDED.replace('    rung: "how far up the ladder your die sits"', "    rung: 3"), "w.rules", "w")

@@ -285,6 +285,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
         "text": definition.text,
     }
     if isinstance(definition, m.Resolver):
+        wording = dict(definition.wording)
         base.update({
             "inputs": [input_data(i) for i in definition.inputs],
             "dice": [dice_rule_data(r, words) for r in definition.dice],
@@ -296,23 +297,27 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "value": m.expr_text(definition.value) if definition.value is not None else None,
             "groups": [{"name": group.name, "dice": m.expr_text(group.expr), "terms": dice_terms(group.expr),
                         "words": words.expr(group.expr)} for group in definition.groups],
-            "flags": flags_data(checked, definition, words),
+            "flags": [dict(flag, words=wording.get(str(flag["name"]), flag["words"]))
+                      for flag in flags_data(checked, definition, words)],
             "core": definition.core,
-            "lets": [{"name": let.name, "expr": m.expr_text(let.expr), "words": words.expr(let.expr)}
+            "wording": wording,
+            "lets": [{"name": let.name, "expr": m.expr_text(let.expr),
+                      "words": wording.get(let.name, words.expr(let.expr))}
                      for let in (*definition.lets, *definition.roll_lets)],
             "bands_from": definition.bands_from,
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), **condition_data(c.condition),
                          "label": c.label,
                          "values": {n: expr_value(e, words) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
-            "bands": [band_data(b, definition.columns, words) for b in definition.bands],
+            "bands": [dict(band, key_words=wording[band["id"]]) if band["id"] in wording else band
+                      for band in (band_data(b, definition.columns, words) for b in definition.bands)],
             "details": {n: expr_value(e, words) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })
         for name, expr in (("value", definition.value), ("key", definition.key), ("zero_dice", definition.zero_dice),
                            ("column_by", definition.column_by)):
-            if expr is not None:  # each as the sheet prints it, in words
-                base[f"{name}_words"] = words.expr(expr)
+            if expr is not None:  # each as the sheet prints it, in words: the designer's (`words:`), else generated
+                base[f"{name}_words"] = wording.get(name, words.expr(expr))
     elif isinstance(definition, m.Document):
         base.update({
             "entries": [entry_data(e, words) for e in definition.entries],

@@ -91,6 +91,7 @@ class _Parts:
     label: str | None = None
     flags: list[tuple[str, m.Expr]] = field(default_factory=list)
     core: bool = False
+    wording: list[tuple[str, str, m.Span]] = field(default_factory=list)  # `words:`: the designer's wording
 
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
@@ -453,6 +454,8 @@ class Checker:
                     self.error(Code.TYPE, f"a {item.kind} has no `flags:`: flags ride beside a roll's outcome",
                                attr.span, "give a roll or table its flags, or make this a value of the row",
                                item.name)
+                elif attr.name == "words":
+                    parts.wording.extend(self.wording(attr.value, item))
                 else:
                     parts.details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
                 continue
@@ -528,6 +531,8 @@ class Checker:
         resolver = self.options_named_like_dice(resolver)
         resolver = self.dice_reads(resolver, item)
         resolver = self.roll_lets(resolver, item)
+        if parts.wording:
+            resolver = replace(resolver, wording=self.check_wording(resolver, parts.wording, item))
         self.check_names(resolver, item)
         ids = sorted({band.id for band in bands})
         for reroll in rerolls:
@@ -709,6 +714,38 @@ class Checker:
 
     def text_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         parts.text = _text(value)
+
+    def wording(self, block: m.Block, item: m.Item) -> list[tuple[str, str, m.Span]]:
+        """`words:` and under it `roll: "..."`, `value:`, `key:`, a let's, a band's or a flag's name: the
+        designer's own wording, which the sheets print instead of the generated words (checked against the
+        resolver's names once it is built: `check_wording`)."""
+        out = []
+        for attr in block.attrs:
+            if isinstance(attr.value, m.Text) and attr.value.value.strip():
+                out.append((attr.name, attr.value.value, attr.span))
+            else:
+                self.error(Code.TYPE, f"`{attr.name}:` under `words:` is the wording, in quotes", attr.span,
+                           f'like `{attr.name}: "roll your die, stepped along the ladder"`', item.name)
+        for entry in block.entries:
+            self.error(Code.TYPE, "`words:` holds `name: \"wording\"` lines, not entries", entry.span,
+                       'like `roll: "roll your die, stepped along the ladder"`', item.name)
+        return out
+
+    def check_wording(self, resolver: m.Resolver, wording: list[tuple[str, str, m.Span]],
+                      item: m.Item) -> tuple[tuple[str, str], ...]:
+        """The designer's wording, each naming something of the resolver the sheet puts in words."""
+        named = {"roll": bool(resolver.dice), "value": resolver.value is not None, "key": resolver.key is not None}
+        names = [name for name, present in named.items() if present]
+        names += [let.name for let in (*resolver.lets, *resolver.roll_lets)]
+        names += [band.id for band in resolver.bands] + [name for name, _ in resolver.flags]
+        out = []
+        for name, text, span in wording:
+            if name in names:
+                out.append((name, text))
+            else:
+                self.error(Code.TYPE, f"`words:` of `{item.name}` has no `{name}` to reword", span,
+                           f"it rewords one of: {', '.join(dict.fromkeys(names)) or 'nothing here'}", item.name)
+        return tuple(out)
 
     def core_attr(self, value: m.Expr, attr: m.Attr, item: m.Item, parts: _Parts) -> None:
         """`core: yes`: the roll is on the core sheet (`--one-page`), which then holds the rolls so marked."""
