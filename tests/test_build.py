@@ -348,7 +348,9 @@ def test_proof_adds_the_designers_proof_beside_the_players_sheet(project: Path) 
 
 def test_a_section_sets_its_columns_and_a_bad_value_is_an_error(project: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    source = SOURCE.replace('roll action', 'section "Rolls"\n  columns: 3\n\nroll action')
+    # a rule beside the roll: the player's sheet moves the main roll to its top, out of its section
+    source = SOURCE.replace('roll action', 'section "Rolls"\n  columns: 3\n\nrule note "Note" [TINY-2]\n'
+                            '  text: "A note."\n\nroll action')
     (project / "rulesets" / "tiny.rules").write_text(source, encoding="utf-8")
     assert main(["build", "--format", "html"]) == 0
     assert '<section class="section cols-3"' in (project / "output" / "html" / "tiny.html").read_text(encoding="utf-8")

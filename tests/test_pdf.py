@@ -29,7 +29,7 @@ SHEET_IDS = [".".join(key) for key in SHEETS]
 # one page; a ruleset with many rolls, or rolls whose odds need many bars (errant's check has 41
 # values of DV), takes two (see README, "Reference sheets").
 PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
-    ("player", "a4"): {"dice_ladder": (10, 14), "errant": (10, 14), "everrain": (18, 22), "tides_of_gold": (11, 15),
+    ("player", "a4"): {"dice_ladder": (10, 14), "errant": (10, 14), "everrain": (16, 21), "tides_of_gold": (11, 15),
                        "wyrd_wolds": (26, 30)},
     ("proof", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
                       "wyrd_wolds": (26, 32)},
@@ -287,3 +287,15 @@ def test_a_players_sheet_is_not_much_longer_than_its_document(pdfs: dict[Key, by
         pdf = pdfs[rid, "player", "a4"]
         printed = word_count("\n".join(p.get_textpage().get_text_range() for p in pdfium.PdfDocument(pdf)))
         assert printed <= LENGTH_CEILING[rid] * word_count(document.read_text(encoding="utf-8")), rid
+
+
+@pytest.mark.pdf
+def test_the_main_roll_is_on_page_1(pdfs: dict[Key, bytes]) -> None:
+    from rulecraft.api import load
+    from rulecraft.backends.render import export_data, main_roll
+
+    for rid in RULESET_IDS:
+        main = main_roll(export_data(load(rid).checked)["definitions"])
+        assert main is not None
+        first = pdfium.PdfDocument(pdfs[rid, "player", "a4"])[0].get_textpage().get_text_range()
+        assert main["label"] in first and "Odds by" in first, rid

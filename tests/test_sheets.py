@@ -304,6 +304,24 @@ roll other "Other" [S-4]
     assert said["contest"]["bands"][0]["values"] == {"won": True}  # "complication" is in its words
     assert said["other"]["bands"][0]["text"] is None and said["other"]["inputs"][0]["doc"] is None
     player, proof = to_html(data), to_html(data, sheet="proof")
-    assert 'id="again"' not in player and 'id="again"' in proof
-    assert 'As <a href="#contest_rule">Contests</a> says.' in player
+    # the player's sheet opens with the main roll (contest), said in full: the rule cards that only repeat it go
+    assert 'id="again"' not in player and 'id="contest_rule"' not in player and 'id="again"' in proof
+    assert player.count("You each roll. The highest wins.") == 1
     assert player.count("You face a complication.") == 1 and proof.count("You face a complication.") == 2
+
+
+@pytest.mark.parametrize("rid", RULESET_IDS)
+def test_the_players_sheet_opens_with_the_main_roll(rid: str, sheet_html: dict[tuple[str, str, str], str]) -> None:
+    """Issue 25, item 6: a player finds the main roll at once: the first roll marked `core: yes` (else the first
+    roll) opens the sheet, moved there from its section, not printed twice; the proof keeps the rules' order."""
+    from rulecraft.backends.render import main_roll
+
+    main = main_roll(export_data(load(rid).checked)["definitions"])
+    assert main is not None
+    html = sheet_html[rid, "player", "a4"]
+    opening = html.index('<section class="section main-roll')
+    assert html.index(f'id="{main["name"]}"') > opening and html.count(f'id="{main["name"]}"') == 1
+    assert opening < html.index('<section class="section cols-')
+    assert 'class="section main-roll' not in sheet_html[rid, "proof", "a4"]
+    if rid == "wyrd_wolds":
+        assert main["name"] == "action_roll"  # marked core: its sixth section, page 7 before

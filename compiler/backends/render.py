@@ -642,6 +642,13 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     return False
 
 
+def main_roll(definitions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The game's main roll, which opens the player's sheet: the first roll marked `core: yes`, else the first
+    roll with outcomes."""
+    rolls = [d for d in definitions if d["kind"] == "roll" and d["bands"]]
+    return next((d for d in rolls if d.get("core")), rolls[0] if rolls else None)
+
+
 def says_something(definition: dict[str, Any]) -> bool:
     """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
     (`text: unknown`) with nothing else known. The designer's proof shows every definition."""
@@ -674,7 +681,13 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     sections: list[dict[str, Any]] = []
     by_title: dict[str | None, dict[str, Any]] = {}
     core = [d["name"] for d in core_rolls(data["definitions"], page)] if sheet == "core" else []
-    for definition in data["definitions"] if sheet == "proof" else said_once(data["definitions"]):
+    # The player's sheet opens with the game's main roll, under the masthead: moved there from its section
+    # (and said first, so that it is the card that says its words in full)
+    main = main_roll(data["definitions"]) if sheet == "player" else None
+    ordered = data["definitions"] if main is None else [main, *(d for d in data["definitions"] if d is not main)]
+    definitions = ordered if sheet == "proof" else said_once(ordered)
+    main_card = definitions[0] if main is not None else None
+    for definition in definitions[1:] if main is not None else definitions:
         key = definition["section"] if sheet != "core" else "Core rolls"
         if (sheet == "core" and definition["name"] not in core) or (
                 sheet != "proof" and not says_something(definition)):
@@ -703,7 +716,8 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     card_ids = {definition["name"] for definition in data["definitions"]}  # `see: x` links to the card of x
     for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
                                   card_ids=card_ids,
-                                  page_size=PAGE_SIZES[page], sheet=sheet, proof=sheet == "proof"):
+                                  page_size=PAGE_SIZES[page], sheet=sheet, proof=sheet == "proof",
+                                  main_roll=main_card):
         size += len(part)
         if size > MAX_OUTPUT_BYTES:  # stopped as it passes the cap, not rendered in full first
             raise output_too_large("sheet", str(data.get("source", {}).get("path", "")), MAX_OUTPUT_BYTES)
