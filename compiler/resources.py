@@ -17,6 +17,8 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 # What `rulecraft build` can write (`--format`), one folder of output/ each. Here, not in build.py, so that
 # the command line names them without importing the build on the paths that only roll.
 FORMATS = ("python", "html", "pdf", "json", "yaml")
+# The card sizes of a deck's card sheet (`card_size:`, `--card-size`), width and height in mm: poker, bridge, mini
+CARD_SIZES: dict[str, tuple[float, float]] = {"poker": (63.5, 88.9), "bridge": (57.2, 88.9), "mini": (44.5, 63.5)}
 
 
 @cache

@@ -19,7 +19,6 @@ from rulecraft.api import load
 from rulecraft.backends.build import plan
 from rulecraft.backends.render import (
     CARD_INSET_MM,
-    CARD_SIZES,
     PAPER_MM,
     card_pages,
     export_data,
@@ -28,6 +27,7 @@ from rulecraft.backends.render import (
     to_cards_html,
 )
 from rulecraft.diagnostics import CompileError, Report
+from rulecraft.resources import CARD_SIZES
 from tests.conftest import ROOT
 
 LONG_TEXT = ("**Sell** it for 3 gold at any Port, or use it once: *reroll* one die of a test, then keep the new "
@@ -269,3 +269,15 @@ def test_the_longest_card_fits_inside_its_border_on_letter(tmp_path: Path) -> No
             assert squeezed(card["card"]["text"] or "") in squeezed(page_text)
     longest = max((c for d in known_decks(data) for c in d["cards"]), key=lambda c: len(c["text"] or ""))
     assert longest["text"] == LONG_TEXT and len(LONG_TEXT) > 700
+
+
+def test_the_command_line_chooses_the_card_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rulecraft.cli.main import main
+
+    (tmp_path / "cards.rules").write_text(SOURCE, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["build", str(tmp_path / "cards.rules"), "--format", "html", "--card-size", "mini",
+                 "-o", str(out), "-q"]) == 0
+    assert ".card { width: 44.5mm; height: 63.5mm; }" in (out / "html" / "cards.cards.html").read_text("utf-8")
+    assert main(["build", str(tmp_path / "cards.rules"), "--card-size", "tarot", "-o", str(out)]) != 0
+    assert "invalid choice: 'tarot'" in capsys.readouterr().err

@@ -142,7 +142,8 @@ def render_cards(loaded: Loaded, data: dict[str, Any], templates: Path | None, p
     an error at the ruleset's `card_size:`; a card whose text is too long for it even in the smallest type, a
     warning at the card (its text is printed whole, past the card's border)."""
     from .. import model as m
-    from .render import CARD_SIZES, overfull_cards, to_cards_html
+    from ..resources import CARD_SIZES
+    from .render import overfull_cards, to_cards_html
 
     try:
         overfull = overfull_cards(data, card_size)

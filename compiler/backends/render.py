@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 from .. import __version__
 from .. import model as m
 from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
-from ..resources import export_schema_text, templates_dir
+from ..resources import CARD_SIZES, export_schema_text, templates_dir
 from ..semantics.evaluate import EvalError, walk
 from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
 from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
@@ -810,7 +810,6 @@ def odds_for(checked: m.CheckedRuleset, resolver: m.Resolver, inputs: dict[str, 
 # ---------------------------------------------------------------- printable card sheets
 
 # Standard card sizes (width, height) in millimetres: poker (the default), bridge and mini (American mini).
-CARD_SIZES: dict[str, tuple[float, float]] = {"poker": (63.5, 88.9), "bridge": (57.2, 88.9), "mini": (44.5, 63.5)}
 PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 CARD_MARGIN_MM = 5.0  # at least this much paper around the cards, for the cut marks (home printers lose ~5 mm)
 CARD_INSET_MM = 3.0  # the thin border sits this far inside the cut: a cut off by up to 3 mm never touches it

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..diagnostics import CompileError, Report, plural
-from ..resources import FORMATS
+from ..resources import CARD_SIZES, FORMATS
 from .targets import Progress, UsageError, print_report, safe_output, targets, to_json, write_verbatim
 
 
@@ -104,6 +104,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build.add_argument("--one-page", action="store_true",
                        help="also build each ruleset's one-page sheet of its core rolls, bands and odds "
                             "(html/<id>.core.html, pdf/<id>.core.pdf)")
+    build.add_argument("--card-size", choices=tuple(CARD_SIZES), default=None,
+                       help="size of the cards on each deck's card sheet (default: the ruleset's `card_size:`, "
+                            "else poker)")
     build.add_argument("--proof", action="store_true",
                        help="also build each ruleset's designer's proof: the player's sheet with where each card "
                             "comes from, the errata, placeholders and unknown values (html/<id>.proof.html, "
@@ -226,7 +229,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         built = plan(targets(args.paths), formats, out_dir, page=args.page or project.page or "a4", templates=templates,
                      sheets=("player", *(("proof",) if args.proof else ()), *(("core",) if args.one_page else ())),
-                     package=args.package if args.package is not None else project.package, progress=progress)
+                     package=args.package if args.package is not None else project.package, progress=progress,
+                     card_size=args.card_size)
         progress(f"writing {plural(len(built.files), 'file')}")
         write_all(built.files)
     except CompileError as error:
