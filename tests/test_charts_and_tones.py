@@ -37,7 +37,7 @@ def test_equal_neighbours_are_one_bar_and_a_long_range_shows_representative_rows
     rows = [row(v, hit="0", miss="1") for v in range(-10, 1)] + [row(1, hit="1/3", miss="2/3")] + \
         [row(v, hit="1", miss="0") for v in range(2, 31)]
     drawn = chart(odds(*rows))
-    assert drawn is not None and [bar["value"] for bar in drawn["rows"]] == ["-10–0", 1, "2–30"]
+    assert drawn is not None and [bar["value"] for bar in drawn["rows"]] == ["−10–0", 1, "2–30"]
     many = chart(odds(*[row(v, hit=f"{v}/60", miss=f"{60 - v}/60") for v in range(60)]))
     assert many is not None and len(many["rows"]) == CHART_ROWS
     assert (many["rows"][0]["value"], many["rows"][-1]["value"]) == (0, 59)

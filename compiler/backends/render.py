@@ -239,7 +239,7 @@ def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
         bars = [bars[round(index * step)] for index in range(CHART_ROWS)]
     for bar in bars:
         same = bar["first"] == bar["last"] or not isinstance(bar["first"], int)
-        bar["value"] = bar["first"] if same else f"{bar['first']}–{bar['last']}"
+        bar["value"] = bar["first"] if same else f"{bar['first']}–{bar['last']}".replace("-", "−")  # minus signs
     return {"axis": odds["axis"], "fixed": odds["fixed"], "rows": bars}
 
 
