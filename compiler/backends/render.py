@@ -150,7 +150,7 @@ def tone_of(band: m.Band) -> str:
     has; "neutral" when none has (a row of a table, "Keep coin")."""
     if band.tone is not None:
         return band.tone
-    for text in (band.label, band.id.replace("_", " ")):
+    for text in (band.label, humanize(band.id)):
         for tone, pattern in _TONES:
             if pattern.search(text):
                 return tone
@@ -518,9 +518,10 @@ def core_rolls(definitions: list[dict[str, Any]], page: str = "a4") -> list[dict
     chosen: list[dict[str, Any]] = []
     lines = 0
     for roll in rolls:
-        if not chosen or lines + card_lines(roll) <= CORE_LINES[page]:
+        cost = card_lines(roll)
+        if not chosen or lines + cost <= CORE_LINES[page]:
             chosen.append(roll)
-            lines += card_lines(roll)
+            lines += cost
     return chosen
 
 

@@ -196,7 +196,7 @@ class Words:
             one = many = f"d{number(dice.sides)}"
         elif isinstance(dice.sides, m.Name):  # a die an input names (`input weapon: ladder`): "the weapon die"
             named = self.name(dice.sides.name).removesuffix("die").strip()
-            one, many = f"the {named} die".replace("the  ", "the "), f"{named} dice".strip()
+            one, many = (f"the {named} die", f"{named} dice") if named else ("the die", "dice")
         else:
             one, many = f"a die of {self.expr(dice.sides, 5)}", f"dice of {self.expr(dice.sides, 5)}"
         if count == 1:
