@@ -34,7 +34,7 @@ RULESETS = frozenset({"ruleset", "paths", "old", "new"})
 # Options whose value is a comma-separated list of these names (`build --format python,html`).
 LISTS = {"format": FORMATS}
 DIRS = frozenset({"output", "templates"})
-NO_DECKS = frozenset({"simulate"})  # commands that refuse a deck (its draws depend on the cards drawn)
+NO_DECKS = frozenset({"simulate", "fill"})  # commands that refuse a deck (its draws depend on the cards drawn)
 MAX_NUMBERS = 25  # a whole-number input completes its values when it has at most this many
 # The command's parser for the words typed (main.build_parser, passed in: this module never imports main)
 MakeParser = Callable[[Sequence[str]], argparse.ArgumentParser]

@@ -1,4 +1,4 @@
-"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fmt, watch, list, completion.
+"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fill, fmt, watch, list, completion.
 
 Every user mistake ends as one clear message and exit status 1; no
 traceback reaches a user. `roll` and `odds` go through the compiled
@@ -168,6 +168,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=None)
     simulate.add_argument("--json", action="store_true")
     simulate.set_defaults(run=cmd_simulate)
+
+    fill = sub.add_parser("fill", help="roll until: how many rolls it takes to gather N of a band value (segments, "
+                          "progress), exactly; --against races a second clock")
+    fill.add_argument("ruleset")
+    fill.add_argument("name", help="the roll")
+    fill.add_argument("field", help="the band value each roll gives (e.g. segments)")
+    fill.add_argument("target", type=int, metavar="N", help="how much of it fills the clock")
+    fill.add_argument("inputs", nargs="*", help="key=value (with --against: for each roll that has the input)")
+    fill.add_argument("--against", nargs=2, metavar=("[ROLL:]FIELD", "M"), default=None,
+                      help="race a second clock of M: FIELD of the same roll (both marked by one roll), or of "
+                           "ROLL, rolled once each round beside the first")
+    fill.add_argument("--json", action="store_true")
+    fill.set_defaults(run=cmd_fill)
 
     fmt = sub.add_parser("fmt", help="rewrite rulesets in the one canonical layout (comments kept)")
     fmt.add_argument("paths", nargs="*", help="rulesets (ids or .rules files; - reads stdin and writes stdout); "
@@ -692,6 +705,223 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"  {row['label']:<{width}}  {row['rolls']:>11,}  {row['percent']:7.3f}%  {row['exact_percent']:7.3f}%")
     print(f"(seed {result.seed}: `{again('simulate', args, f'-n {result.n} --seed {result.seed}')}` repeats this run)")
     return 0
+
+
+# ---------------------------------------------------------------- fill: roll until a clock is full
+
+
+def cmd_fill(args: argparse.Namespace) -> int:
+    """`rulecraft fill my_game clock_roll segments 6 dots=2`: the exact expected rolls to gather 6 segments, and
+    the chance of being done within k rolls; `--against ROLL:FIELD M` races a second clock."""
+    from ..semantics import fill
+
+    module = compiled(args.ruleset)
+    if args.name in getattr(module, "DECKS", {}):
+        raise UsageError(f"{args.name} is a deck: its cards have no band values to gather; fill takes a roll")
+    if args.target < 1:
+        raise UsageError(f"N is how much fills the clock: a whole number of at least 1, not {args.target}")
+    other_name, other_field, other_target = args.name, None, 0
+    if args.against is not None:
+        spec, raw = args.against
+        other_name, _, other_field = spec.rpartition(":")
+        other_name = other_name or args.name
+        if other_name in getattr(module, "DECKS", {}) or other_name not in module.INPUTS:
+            parse_inputs(module, other_name, [])  # names the rolls there are
+        try:
+            other_target = int(raw)
+        except ValueError:
+            raise UsageError(f"--against takes [ROLL:]FIELD and M, a whole number of at least 1; not {raw!r}") from None
+        if other_target < 1:
+            raise UsageError(f"--against {spec} M: M must be at least 1, not {other_target}")
+    names = list(dict.fromkeys([args.name, other_name]))
+    given = split_inputs(module, names, args.inputs)
+    full = {name: {spec[0]: given[name].get(spec[0], spec[5]) for spec in module.INPUTS[name]} for name in names}
+    checked = {d.name: d for d in load_checked(args.ruleset).definitions}
+    fields = [args.field] + ([other_field] if other_field is not None and other_name == args.name else [])
+    steps = step_odds(module, checked[args.name], fields, given[args.name])
+    one = marginal(steps, 0)
+    if not any(amount > 0 for amount in one):
+        raise UsageError(f"{args.name} never gives {args.field} above 0 ({shown_inputs(full[args.name]) or 'no inputs'}"
+                         f"), so a clock of {args.target} never fills")
+    try:
+        result = fill.fill(one, args.target)
+        race: fill.Race | None = None
+        if other_field is not None:
+            if other_name == args.name:
+                joint = {(amounts[0], amounts[1]): p for amounts, p in steps.items()}
+            else:
+                joint = fill.independent(one, marginal(step_odds(module, checked[other_name], [other_field],
+                                                                  given[other_name]), 0))
+            race = fill.race(joint, args.target, other_target)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    within = [{"rolls": k, "probability": ratio(p)} for k, p in enumerate(result.within, 1)]
+    if args.json:
+        data: dict[str, object] = {"ruleset": module.RULESET, "roll": args.name, "field": args.field,
+                                   "target": args.target, "inputs": full[args.name],
+                                   "expected": ratio(result.expected), "within": within}
+        if result.capped:
+            data["capped"] = True
+        if race is not None:
+            data["race"] = {"against": {"roll": other_name, "field": other_field, "target": other_target,
+                                        "inputs": full[other_name], "same_roll": other_name == args.name},
+                            "first": ratio(race.first), "second": ratio(race.second),
+                            "together": ratio(race.together), "expected": ratio(race.expected)}
+        print(to_json(data))
+        return 0
+    shown = shown_inputs(full[args.name])
+    print(f"{args.name}: rolls until {args.target} {args.field}" + (f" ({shown})" if shown else ""))
+    print(f"  expected rolls: {ratio(result.expected)} = {float(result.expected):.3f}")
+    fits = all(len(ratio(p)) <= 20 for p in result.within)
+    print(f"  {'rolls':>5}  {'done within' if fits else '':<20}  {'percent':>8}")
+    for k, p in enumerate(result.within, 1):
+        print(f"  {k:>5}  {ratio(p) if fits else '':<20}  {float(p) * 100:7.3f}%  {'█' * round(float(p) * 40)}")
+    if not fits:
+        print("  (the exact fractions are long: --json gives them)")
+    if result.capped:
+        print(f"  (stopped at {len(within)} rolls, still under {float(fill.DONE):.0%})")
+    if race is not None:
+        both = other_name == args.name
+        how = "both marked by the same roll" if both else "one roll of each every round"
+        one_clock, two_clock = f"{args.name} {args.field} {args.target}", f"{other_name} {other_field} {other_target}"
+        print(f"race: {one_clock} against {two_clock} ({how})")
+        width = max(len(one_clock), len(two_clock)) + 12
+        for label, p in ((f"{one_clock} fills first", race.first), (f"{two_clock} fills first", race.second),
+                         ("both fill in the same " + ("roll" if both else "round"), race.together)):
+            print(f"  {label:<{width}}  {ratio(p):>20}  {float(p) * 100:7.3f}%")
+        print(f"  expected {'rolls' if both else 'rounds'} until either fills: {ratio(race.expected)} = "
+              f"{float(race.expected):.3f}")
+    return 0
+
+
+def ratio(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def shown_inputs(inputs: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={'yes' if v is True else 'no' if v is False else v}" for k, v in inputs.items())
+
+
+def marginal(steps: Mapping[tuple[int, ...], Fraction], index: int) -> dict[int, Fraction]:
+    out: dict[int, Fraction] = {}
+    for amounts, p in steps.items():
+        out[amounts[index]] = out.get(amounts[index], Fraction(0)) + p
+    return out
+
+
+def split_inputs(module: types.ModuleType, names: Sequence[str], pairs: Sequence[str]) -> dict[str, dict[str, object]]:
+    """Each roll's inputs from one list of key=value: a key goes to every roll with an input of that name."""
+    split: dict[str, list[str]] = {name: [] for name in names}
+    for pair in pairs:
+        key = pair.partition("=")[0]
+        takers = [name for name in names if any(spec[0] == key for spec in module.INPUTS[name])]
+        if len(names) > 1 and not takers and "=" in pair:
+            raise UsageError(f"neither {' nor '.join(names)} has an input {key!r}; their inputs are: " + "; ".join(
+                f"{name}: {', '.join(spec[0] for spec in module.INPUTS[name]) or 'none'}" for name in names))
+        for name in takers or names[:1]:
+            split[name].append(pair)
+    return {name: parse_inputs(module, name, split[name]) for name in names}
+
+
+def load_checked(ruleset: str) -> Any:
+    from ..api import load
+
+    return load(ruleset).checked
+
+
+def field_exprs(resolver: Any, field: str) -> list[Any]:
+    """Every expression giving `field` in a band or column of `resolver`; a table's number cells are its `value`.
+    Refuses a field no band has, naming those they have."""
+    found: dict[str, list[Any]] = {}
+    for band in resolver.bands:
+        for name, expr in (*band.values, *(item for _, data in band.column_values for item in data)):
+            found.setdefault(name, []).append(expr)
+        if resolver.columns and any(isinstance(cell, int) for cell in band.cells):
+            found.setdefault("value", [])
+    for column in resolver.columns:
+        for name, expr in column.values:
+            found.setdefault(name, []).append(expr)
+    if field not in found:
+        have = f"the values its bands give are: {', '.join(found)}" if found else "its bands give no values"
+        raise UsageError(f"no band of {resolver.name} gives {field!r}; {have}")
+    return found[field]
+
+
+def step_odds(module: types.ModuleType, resolver: Any, fields: Sequence[str],
+              inputs: Mapping[str, object]) -> dict[tuple[int, ...], Fraction]:
+    """The exact chance of each amount of `fields` (a tuple, one per field) one roll of `resolver` gives for
+    `inputs`, through the compiled module: a band without the field gives 0. A value may read the inputs, the
+    roll (its total, natural, faces: exact odds then keep apart everything it reads) and roll dice of its own."""
+    from .. import model as m
+    from ..semantics.evaluate import ROLL_NAMES, walk
+
+    nodes = [node for field in fields for expr in field_exprs(resolver, field) for node in walk(expr)]
+    faces = any((isinstance(n, m.Name) and n.name in ("highest", "lowest")) or
+                (isinstance(n, m.Call) and n.function == "count") for n in nodes)
+    groups = {group.name for group in resolver.groups}
+    reads_roll = faces or any(isinstance(n, (m.Dice, m.DiceRead)) or
+                              (isinstance(n, m.Name) and n.name in ROLL_NAMES | groups) for n in nodes)
+    rule = module._RULES[resolver.name]
+    if reads_roll and rule.horizon is not None:
+        raise UsageError(f"{' and '.join(fields)} of {resolver.name} reads the roll of dice that explode without "
+                         "limit, whose exact odds lump every high total together; fill cannot count it exactly")
+    try:
+        args, plan, key = module._planned(rule, inputs)
+        column = rule.column(*args) if rule.column is not None else 0
+
+        def amounts(total: object, natural: object, tally: object, kept: object, *held: object) -> Spread:
+            band = rule.band(total, natural, tally, kept, plan.zero, *args, *held)
+            if rule.values is None:
+                return (((0,) * len(fields), Fraction(1)),)
+            if not rule.more:
+                got = rule.values(band, column, None, total, natural, tally, kept, plan.zero, *args, *held)
+                return ((whole_amounts(rule, band, fields, got), Fraction(1)),)
+            planning = module._Planning()  # a band's data rolls dice of its own: each of their readings in turn
+            rule.values(band, column, planning, total, natural, tally, kept, plan.zero, *args, *held)
+            per_group, denominator = [], 1
+            for spec in planning.specs:
+                readings, weights = module.spec_readings(spec, *module.READ_VALUES)
+                per_group.append(readings)
+                denominator *= weights
+            out: dict[tuple[int, ...], Fraction] = {}
+            for values, _, _, _, weight in module.combined_readings(per_group):
+                got = rule.values(band, column, module._Replaying(values), total, natural, tally, kept, plan.zero,
+                                  *args, *held)
+                got_amounts = whole_amounts(rule, band, fields, got)
+                out[got_amounts] = out.get(got_amounts, Fraction(0)) + Fraction(weight, denominator)
+            return tuple(out.items())
+
+        if not rule.dice:  # a table read by its key, or a formula: one result
+            joint, denominator = {(0, (key, amounts(key, None, (), ()))): 1}, 1
+        else:
+            joint, denominator = module.exact_joint(
+                plan.specs, lambda g, h: rule.total(module._Replaying(g, h), *args),
+                lambda t, n, f, k, *h: rule.band(t, n, f, k, plan.zero, *args, *h), module._rerolled(rule, args),
+                module.READ_ALL if faces else rule.reads, rule.held, amounts)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    steps: dict[tuple[int, ...], Fraction] = {}
+    for (_, (_, spread)), weight in joint.items():
+        for got_amounts, p in spread:
+            steps[got_amounts] = steps.get(got_amounts, Fraction(0)) + Fraction(weight, denominator) * p
+    return steps
+
+
+Spread = tuple[tuple[tuple[int, ...], Fraction], ...]  # the amounts of a result, and their chance with it
+
+
+def whole_amounts(rule: Any, band: int, fields: Sequence[str], values: Mapping[str, object]) -> tuple[int, ...]:
+    """The amounts a band's values give (0 where the band has no such value); each must be a whole number."""
+    out = []
+    for field in fields:
+        value = values.get(field, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            where = f"band {rule.ids[band]}" if band >= 0 else "a result no band takes"
+            shown = "unknown" if value is None else "yes" if value is True else "no" if value is False else repr(value)
+            raise UsageError(f"{field} of {rule.name} is {shown} in {where}, not a whole number; fill gathers whole "
+                             "numbers")
+        out.append(value)
+    return tuple(out)
 
 
 def outcome_labels(module: types.ModuleType, name: str) -> dict[str, str]:
