@@ -402,7 +402,8 @@ def test_the_sheet_and_the_json_say_the_groups_and_flags_in_words() -> None:
     assert action["bands"][0]["key_words"] == "when every die of challenge is below total"
     html = to_html(export_data(checked))
     assert "every die of challenge is below total" in html and "doubles on challenge" in html
-    assert "10.0% of rolls, inputs at their defaults" in html
+    assert "10.0% of rolls" in html  # the player's sheet lists no inputs: the proof says which the odds take
+    assert "10.0% of rolls, inputs at their defaults" in to_html(export_data(checked), sheet="proof")
 
 
 ROLL_LETS = '''ruleset "Roll lets"

@@ -29,8 +29,8 @@ SHEET_IDS = [".".join(key) for key in SHEETS]
 # one page; a ruleset with many rolls, or rolls whose odds need many bars (errant's check has 41
 # values of DV), takes two (see README, "Reference sheets").
 PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
-    ("player", "a4"): {"dice_ladder": (10, 14), "errant": (10, 14), "everrain": (16, 21), "tides_of_gold": (11, 15),
-                       "wyrd_wolds": (26, 30)},
+    ("player", "a4"): {"dice_ladder": (6, 9), "errant": (8, 11), "everrain": (13, 16), "tides_of_gold": (10, 12),
+                       "wyrd_wolds": (23, 26)},
     ("proof", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
                       "wyrd_wolds": (26, 32)},
     # the core sheet is one page, in A4 and in Letter (issue 25, item 5)
@@ -268,13 +268,15 @@ def test_no_type_on_a_core_sheet_is_below_7_points(pdfs: dict[Key, bytes]) -> No
 
 SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002", "errant": "003", "everrain": "004"}
 # Words of each player's sheet (its printed text, chart labels, running heads and contents included) over the
-# words of its document, as they stand: the issue asks for 1.2 at most, which wyrd_wolds meets; the others are
-# held where they are, so that a change can only shorten them (see docs/reference.md, "Reference sheets").
-LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.45, "everrain": 1.72, "errant": 2.05, "dice_ladder": 2.55}
+# words of its document, as they stand: the issue asks for 1.2 at most, which wyrd_wolds and tides_of_gold meet;
+# the others are held where they are, so that a change can only shorten them (see docs/reference.md, "Reference
+# sheets").
+LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.34, "errant": 1.55, "dice_ladder": 1.74}
 
 
 def word_count(text: str) -> int:
-    return len(re.findall(r"\S*\w\S*", text))
+    """Words as a reader counts them: a word hyphenated at a line's end ("con-" "signed") is one."""
+    return len(re.findall(r"\S*\w\S*", re.sub(r"(?<=\w)[\u2010\u00ad-]\s*\n\s*(?=\w)", "", text)))
 
 
 @pytest.mark.pdf
@@ -292,7 +294,8 @@ def test_a_players_sheet_is_not_much_longer_than_its_document(pdfs: dict[Key, by
 @pytest.mark.pdf
 def test_the_main_roll_is_on_page_1(pdfs: dict[Key, bytes]) -> None:
     from rulecraft.api import load
-    from rulecraft.backends.render import export_data, main_roll
+    from rulecraft.backends.player import main_roll
+    from rulecraft.backends.render import export_data
 
     for rid in RULESET_IDS:
         main = main_roll(export_data(load(rid).checked)["definitions"])

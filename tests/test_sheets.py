@@ -261,7 +261,9 @@ def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
     data = export_data(load("tides_of_gold").checked)
     document = pdfium.PdfDocument(to_pdf(to_html(data)))
     pages = [page.get_textpage().get_text_range() for page in document]
-    for roll in (d for d in data["definitions"] if d["kind"] == "roll" and d["bands"]):
+    from rulecraft.backends.player import player_cards
+
+    for roll in (d for d in player_cards(data["definitions"]) if d["kind"] == "roll" and d["bands"]):
         last = roll["bands"][-1]["label"].replace("*", "")
         found = [n for n, text in enumerate(pages) if roll["label"] in text and last in text]
         assert found, f"{roll['name']}: its title and last band are not on one page"
@@ -272,18 +274,18 @@ def test_the_players_sheet_says_each_thing_once() -> None:
     card left with nothing of its own is left off; an input's description is given once; a tag the band's words
     already say is dropped."""
     from rulecraft.api import load_text
-    from rulecraft.backends.render import said_once
+    from rulecraft.backends.player import said_once
 
     source = '''ruleset "S"
 
 rule contest_rule "Contests" [S-1]
-  text: "You each roll. The highest wins."
+  text: "You each roll a die. The highest wins."
 
 rule again "Again" [S-2]
-  text: "You each roll."
+  text: "You each roll a die."
 
 roll contest "Contest" [S-3]
-  text: "You each roll. The highest wins."
+  text: "You each roll a die. The highest wins."
   input bonus: 0..2 = 0 "Your bonus"
   roll: d6 + bonus
   - 4+: win "You face a complication."
@@ -306,7 +308,7 @@ roll other "Other" [S-4]
     player, proof = to_html(data), to_html(data, sheet="proof")
     # the player's sheet opens with the main roll (contest), said in full: the rule cards that only repeat it go
     assert 'id="again"' not in player and 'id="contest_rule"' not in player and 'id="again"' in proof
-    assert player.count("You each roll. The highest wins.") == 1
+    assert player.count("You each roll a die. The highest wins.") == 1
     assert player.count("You face a complication.") == 1 and proof.count("You face a complication.") == 2
 
 
@@ -314,7 +316,7 @@ roll other "Other" [S-4]
 def test_the_players_sheet_opens_with_the_main_roll(rid: str, sheet_html: dict[tuple[str, str, str], str]) -> None:
     """Issue 25, item 6: a player finds the main roll at once: the first roll marked `core: yes` (else the first
     roll) opens the sheet, moved there from its section, not printed twice; the proof keeps the rules' order."""
-    from rulecraft.backends.render import main_roll
+    from rulecraft.backends.player import main_roll
 
     main = main_roll(export_data(load(rid).checked)["definitions"])
     assert main is not None
@@ -325,3 +327,87 @@ def test_the_players_sheet_opens_with_the_main_roll(rid: str, sheet_html: dict[t
     assert 'class="section main-roll' not in sheet_html[rid, "proof", "a4"]
     if rid == "wyrd_wolds":
         assert main["name"] == "action_roll"  # marked core: its sixth section, page 7 before
+
+
+PLAIN = '''ruleset "P"
+
+section "Tests"
+
+rule tests "Tests" [P-1]
+  text: "Roll a test when the outcome is uncertain."
+
+roll test "Test" [P-2]
+  text: "Roll a d6 against the difficulty."
+  input dn: 1..6 = 4 "Difficulty number"
+  roll: d6
+  - when total >= dn: pass "If you meet or exceed the difficulty number, the test passes."
+      passed: yes
+  - otherwise: fail "Fail"
+
+section "Moves"
+
+rule move "Move" [P-3]
+  text: "Move as you will: slowly or quickly. When you move quickly you take a risk."
+
+lookup pace "Pace" [P-4]
+  input how: one of slowly "Moving slowly", quickly "Moving quickly" = slowly "How you move"
+  key: how
+  - slowly: "Moving slowly"
+  - quickly: "When you move quickly you take a risk."
+      risk: yes
+
+list steps "Steps" [P-5]
+  count: 2
+  - sort: "Sort the pieces into piles."
+  - deal: "Hand out the cards."
+      see: test
+
+roll surprise "Surprise" [P-6]
+  input dn: 1..6 = 4 "Difficulty number"
+  roll: d6
+  - when total >= dn: pass "If you meet or exceed the difficulty number, the test passes."
+      passed: yes
+  - otherwise: fail "Fail"
+'''
+
+
+def test_the_players_sheet_prints_the_words_not_the_machinery() -> None:
+    """The player's sheet keeps the document's words and the odds: no inputs, no data that words say, no key
+    that the band's words or name say, no entry name its words start with, a card named as its section not named
+    twice, and a roll whose outcomes and odds another roll printed points to it. The proof keeps all of it."""
+    from rulecraft.api import load_text
+    from rulecraft.backends.player import player_cards
+
+    data = export_data(load_text(PLAIN, "p.rules", "p").checked)
+    cards = {d["name"]: d for d in player_cards(data["definitions"])}
+    test = cards["test"]
+    assert test["inputs"] == [] and test["bands"][0]["values"] == {} and test["bands"][0]["key_words"] == ""
+    assert cards["pace"]["bands"][0]["key_words"] == ""  # "slowly" is in "Moving slowly"
+    assert cards["pace"]["bands"][1]["text"] is None and cards["pace"]["bands"][1]["said"]  # said by "Move"
+    assert cards["steps"]["details"] == {}  # count: 2, which its entries say
+    sort, deal = cards["steps"]["entries"]
+    assert sort["label"] is None and deal["label"] == "Deal" and deal["values"] == {"see": {"expr": "test",
+                                                                                           "words": "Test"}}
+    assert cards["surprise"]["bands"] == [] and cards["surprise"]["outcomes_as"]["name"] == "test"
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    title = '<h3 class="card-title" data-bookmark="Tests">'
+    assert title not in player and title in proof  # the banner names it: the card does not again
+    assert "Difficulty number" not in player and "Difficulty number" in proof
+    assert 'see <a href="#test">Test</a>' in player.replace("see: <a", "see <a")
+    assert "Outcomes and odds: see" in player and "Outcomes and odds" not in proof
+    assert 'class="value">Passed' not in player and "Passed" in proof
+
+
+def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
+    """Whole words only ("wil" is not said by "will"), and a text of fewer than four words is a name, said
+    wherever it names something."""
+    from rulecraft.backends.player import said_once
+
+    def card(name: str, text: str) -> dict[str, object]:
+        return {"name": name, "label": name.title(), "kind": "rule", "text": text, "details": {}}
+
+    said = {d["name"]: d for d in said_once([card("short", "Deal the cards face down."),
+                                             card("long", "Shuffle. Deal the cards face down. Play."),
+                                             card("name", "WIL"), card("other", "Your will is strong today.")])}
+    assert said["short"]["text"] is None and said["short"]["said_in"]["name"] == "long"
+    assert said["long"]["text"] and said["name"]["text"] == "WIL" and said["other"]["text"]

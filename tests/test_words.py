@@ -19,6 +19,9 @@ WORDS = [
     ("count(6) + count(5)", "the number of dice showing 6 + the number of dice showing 5"),
     ("a >= 3 and not b", "a is at least 3 and not b"),
     ("x < 1 or y > 2", "x is less than 1 or y is more than 2"),
+    ("total > dv and total < attribute", "total is more than dv and less than attribute"),
+    ("total = 0 or total >= 10", "total is 0 or at least 10"),
+    ("total % 2 = 0 and total > 4", "total is even and total is more than 4"),
     ("abs(d) >= 3", "the size of d is at least 3"),
     ("2 if abs(d) >= 3 else 1", "2 if the size of d is at least 3, else 1"),
     ("rank(edge) + steps", "the rank of edge + steps"),
@@ -29,6 +32,7 @@ WORDS = [
     ("2d(mine) highest - d(theirs)", "(2 mine dice, keep the highest) − the theirs die"),
     ("d6! + bonus_die", "d6! + bonus die"),
     ("-2 + a * b / 2", "−2 + a × b ÷ 2"),
+    ("wil * 1 + 2", "wil + 2"),
 ]
 
 

@@ -31,6 +31,7 @@ from ..resources import CARD_SIZES, export_schema_text, templates_dir
 from ..semantics.evaluate import EvalError, walk
 from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
 from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
+from .player import main_roll, player_cards, says_something
 from .words import Words, humanize, names_of, number
 
 # The JSON Schema of the export (compiler/backends/export.schema.json): written by hand, checked by
@@ -214,12 +215,13 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
     return {"axis": axis, "fixed": fixed, "rows": rows}
 
 
-CHART_ROWS = 12  # bars a chart draws at most: longer ranges show representative rows
+CHART_ROWS = 7  # bars a chart draws at most: a longer range shows a few representative rows
 
 
 def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
     """The chart a card draws of its odds, or None where one would say nothing: a single row (the table gives
-    its percentages), the same odds on every row, or every row certain of one outcome (a lookup, not a chance).
+    its percentages), the same odds on every row, every row certain of one outcome (a lookup, not a chance), or
+    every row even shares (a d6 table whose input moves which row a face reads, not how likely a row is).
     Neighbouring rows with the same odds are one bar ("3–7"); a range still longer than CHART_ROWS shows
     evenly spaced rows, its first and last among them."""
     if not odds or len(odds["rows"]) < 2:
@@ -228,6 +230,8 @@ def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
     shares = [tuple((o["id"], o["probability"]) for o in row["outcomes"]) for row in rows]
     if len(set(shares)) == 1 or all(any(o["probability"] == "1" for o in row["outcomes"]) for row in rows):
         return None
+    if all(len({o["probability"] for o in row["outcomes"] if o["probability"] != "0"}) == 1 for row in rows):
+        return None  # every row a fair die's even shares: the table's die says it, and the bars would all look alike
     bars: list[dict[str, Any]] = []
     for row, share in zip(rows, shares, strict=True):
         if bars and bars[-1]["share"] == share:
@@ -505,6 +509,11 @@ def card_lines(definition: dict[str, Any]) -> int:
     return count + (3 + len(drawn["rows"]) if drawn else 0)
 
 
+def wide_card(definition: dict[str, Any]) -> bool:
+    """A card whose table has three or more columns, which one column of two would set a word or two a line."""
+    return len(definition.get("columns") or ()) >= 3
+
+
 CORE_LINES = {"a4": 110, "letter": 100}  # about what three columns of a core sheet hold, in card_lines' lines
 
 
@@ -593,72 +602,6 @@ def data_uri(path: Path, mtime_ns: int) -> str:
     return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-def _said(text: object) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
-def said_once(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The player's sheet says each thing once, in the sheet's order: a rule text or a band's text that an earlier
-    card already printed (the same words, or words within a longer text) is left off where it comes again (a
-    rule text names the card that said it: `said_in`), an input's description is given at its first card only,
-    and a yes/no or number tag that the band's own words already say ("Complication" on "face a complication")
-    is dropped. The designer's proof keeps everything."""
-    said: list[tuple[str, dict[str, Any]]] = []  # (words, the card that printed them)
-
-    def first(text: object) -> dict[str, Any] | None:
-        words = _said(text)
-        return next((card for seen, card in said if words in seen), None) if words else None
-
-    docs: set[tuple[str, str]] = set()
-    out = []
-    for definition in definitions:
-        d = dict(definition)
-        earlier = first(d["text"])
-        if earlier is not None:
-            d["text"], d["said_in"] = None, {"name": earlier["name"], "label": earlier["label"]}
-        if d.get("inputs"):
-            d["inputs"] = [dict(i, doc=None) if (i["name"], i["doc"] or "") in docs else i for i in d["inputs"]]
-            docs.update((i["name"], i["doc"] or "") for i in definition["inputs"])
-        if d.get("bands"):
-            d["bands"] = [dict(band, text=None if first(band["text"]) else band["text"],
-                               values={name: value for name, value in band["values"].items()
-                                       if not _tag_said(name, value, _said(f"{band['label']} {band['text'] or ''}"))})
-                          for band in d["bands"]]
-        for text in [definition["text"], *(b["text"] for b in definition.get("bands", ())),
-                     *(e["text"] for e in definition.get("entries", ()))]:
-            if text:
-                said.append((_said(text), definition))
-        out.append(d)
-    return out
-
-
-def _tag_said(name: str, value: object, words: str) -> bool:
-    """Whether a band's words already say its datum: a yes whose name they hold, a number they hold beside
-    its name's first word ("segments: 2" in "2 segments")."""
-    named = humanize(name).casefold()
-    if value is True:
-        return named in words
-    if isinstance(value, int) and not isinstance(value, bool):
-        return re.search(rf"\b{value}\b", words) is not None and named.split()[0] in words
-    return False
-
-
-def main_roll(definitions: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The game's main roll, which opens the player's sheet: the first roll marked `core: yes`, else the first
-    roll with outcomes."""
-    rolls = [d for d in definitions if d["kind"] == "roll" and d["bands"]]
-    return next((d for d in rolls if d.get("core")), rolls[0] if rolls else None)
-
-
-def says_something(definition: dict[str, Any]) -> bool:
-    """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
-    (`text: unknown`) with nothing else known. The designer's proof shows every definition."""
-    if definition["kind"] not in ("rule", "list", "procedure", "bands", "priority"):
-        return True
-    details = any(value is not None for value in definition.get("details", {}).values())
-    return bool(definition["text"] or definition.get("entries") or details)
-
-
 # The sheets one source makes: the player's (every definition by section, in the words a player reads), the
 # designer's proof (the same, with what a designer checks against the document: where each card comes from, the
 # errata, the file and its hash, placeholders and the values the document leaves out) and the core sheet.
@@ -686,7 +629,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     # (and said first, so that it is the card that says its words in full)
     main = main_roll(data["definitions"]) if sheet == "player" else None
     ordered = data["definitions"] if main is None else [main, *(d for d in data["definitions"] if d is not main)]
-    definitions = ordered if sheet == "proof" else said_once(ordered)
+    definitions = ordered if sheet == "proof" else player_cards(ordered, main)
     main_card = definitions[0] if main is not None else None
     for definition in definitions[1:] if main is not None else definitions:
         key = definition["section"] if sheet != "core" else "Core rolls"
@@ -705,6 +648,14 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
         # of up to 30 lines, which two balanced columns would cut in half.
         lone = len(section["definitions"]) == 1 and card_lines(section["definitions"][0]) <= 30
         section["columns"] = section["columns"] or (3 if sheet == "core" else 1 if lone else 2)
+        # a wide table (wounds by damage type) stands alone across the section, between the columns of the cards
+        # before and after it (WeasyPrint fails on `column-span`)
+        section["runs"] = []
+        for definition in section["definitions"]:
+            width = 1 if wide_card(definition) and sheet != "core" else section["columns"]
+            if not section["runs"] or section["runs"][-1]["columns"] != width or width == 1 != section["columns"]:
+                section["runs"].append({"columns": width, "definitions": []})
+            section["runs"][-1]["definitions"].append(definition)
     errata_by_item: dict[str, list[str]] = {}
     for erratum in data["errata"]:
         items = {i for r in erratum["resolves"] for i in r["items"]}

@@ -112,6 +112,8 @@ class Words:
         if isinstance(expr, m.Binary):
             if expr.op == "%":
                 level, out = 6, f"the remainder of {self.expr(expr.left, 7)} ÷ {self.expr(expr.right, 7)}"
+            elif expr.op in ("*", "×", "/") and number(expr.right) == 1:  # `wil * 1`: "wil"
+                return self.expr(expr.left, parent)
             else:
                 level = _PRECEDENCE[expr.op]
                 out = f"{self.expr(expr.left, level)} {_ARITHMETIC[expr.op]} {self.expr(expr.right, level + 1)}"
@@ -119,7 +121,7 @@ class Words:
             level, out = _PRECEDENCE["not"], f"not {self.expr(expr.operand, _PRECEDENCE['not'])}"
         elif isinstance(expr, m.Logic):
             level = _PRECEDENCE[expr.op]
-            out = f" {expr.op} ".join(self.expr(o, level + 1) for o in expr.operands)
+            out = self.one_subject(expr) or f" {expr.op} ".join(self.expr(o, level + 1) for o in expr.operands)
         elif isinstance(expr, m.Compare):
             level, out = _PRECEDENCE["compare"], self.compare(expr)
         elif isinstance(expr, m.IfElse):
@@ -128,6 +130,20 @@ class Words:
         else:
             raise TypeError(f"Words has no rule for {type(expr).__name__} nodes")
         return f"({out})" if level < parent else out
+
+    def one_subject(self, expr: m.Logic) -> str | None:
+        """Comparisons of one value joined: "total is more than dv and less than attribute", not "total is more
+        than dv and total is less than attribute"; None where the operands are not all plain comparisons of one
+        value ("total is even" and "at least 2 dice show 6" are phrases of their own)."""
+        tests = [t for t in expr.operands if isinstance(t, m.Compare)]
+        if len(tests) < len(expr.operands) or len({m.expr_text(t.left) for t in tests}) > 1:
+            return None
+        subject = self.expr(tests[0].left, 5)
+        parts = [f"{_COMPARE[t.op]} {self.expr(t.right, 5)}" for t in tests]
+        if any(self.compare(t) != f"{subject} {part}" for t, part in zip(tests, parts, strict=True)):
+            return None
+        return f"{subject} " + f" {expr.op} ".join(part if i == 0 else part.removeprefix("is ")
+                                                  for i, part in enumerate(parts))
 
     def compare(self, expr: m.Compare) -> str:
         left, right = expr.left, expr.right
@@ -190,8 +206,11 @@ class Words:
         if number(dice.count) is not None and (dice.sides is None or number(dice.sides) is not None):
             return m.dice_text(replace(dice, ops=())) + ops
         count = number(dice.count)
-        if dice.die is not None or dice.sides is None:
-            one, many = dice.die or "die", dice.die or "dice"
+        if dice.die is not None:  # a custom die by its name: "as many Attack dice as hits"
+            one = self.name(dice.die)
+            many = one[:-3] + "dice" if one.endswith("die") else f"{one} dice"
+        elif dice.sides is None:
+            one, many = "die", "dice"
         elif number(dice.sides) is not None:
             one = many = f"d{number(dice.sides)}"
         elif isinstance(dice.sides, m.Name):  # a die an input names (`input weapon: ladder`): "the weapon die"

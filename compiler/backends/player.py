@@ -1,0 +1,248 @@
+"""The player's sheet: what of the export a player reads at the table.
+
+The export (render.export_data) holds everything the compiler knows about each definition: its inputs, the
+values it works out, the data on each band, the citations. The designer's proof prints all of it. The player's
+sheet (and the core sheet) prints the document's words and the odds, and of the rest only what the words do not
+already say; this module makes that choice, on the export's plain data, before the templates see it:
+
+- `said_once`: a text is printed once, where it is said in full; a card whose words another card holds says
+  "As <that card> says", and a band's or step's words that its card's text already holds are left off;
+- `plain`: the resolver's machinery is left off: its inputs (the dice words, the band keys and the chart's axis
+  name them), the values no printed words use, and the data of a band, entry or card whose words say it;
+- `shared_outcomes`: rolls that share one set of outcomes and odds print them once, the later ones pointing
+  to the first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .words import humanize
+
+
+def player_cards(definitions: list[dict[str, Any]], main: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The definitions as the player's sheet prints them, in order (`main`, the main roll, first if given)."""
+    return [plain(d) for d in said_once(shared_outcomes(definitions), main)]
+
+
+def _said(text: object) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+SAID_WORDS = 4  # a text this short is a name ("STR", "Hostile"), said again wherever it names something
+
+
+def _holds(seen: str, words: str, least: int = SAID_WORDS) -> bool:
+    """Whether `seen` says `words`, whole words ("wil" is not in "will"), if they are `least` words or more (a
+    shorter text counts as said only where it is all of `seen`)."""
+    if len(words.split()) < least:
+        return seen == words
+    return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", seen) is not None
+
+
+def _texts(definition: dict[str, Any]) -> list[str]:
+    """Every text a card prints: its own, its bands', its entries' (and theirs), its prose details."""
+    def entries(items: list[dict[str, Any]]) -> list[str]:
+        return [text for e in items for text in (e["text"], *entries(e.get("children", []))) if text]
+    return [text for text in (definition["text"], *(b["text"] for b in definition.get("bands", ())),
+                              *entries(definition.get("entries", [])), *_prose(definition).values()) if text]
+
+
+def _prose(definition: dict[str, Any]) -> dict[str, str]:
+    """The details a sheet prints as rules text: the document's sentences kept as data (`recover: "..."`)."""
+    return {name: value for name, value in definition.get("details", {}).items()
+            if isinstance(value, str) and len(value.split()) > 3}
+
+
+def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Each thing said once, in the sheet's order:
+
+    - a card's text that another card's longer text holds (before or after it) is left off, and the card names
+      the one that says it (`said_in`); a text said word for word before is left off where it comes again;
+    - a band's, an entry's or a prose detail's text that an earlier text, or its own card's text, holds;
+    - an input's description after its first card;
+    - a yes/no or number tag that the band's own words already say ("Complication" on "face a complication").
+
+    The main roll (`main`) keeps its words: it opens the sheet. The designer's proof keeps everything."""
+    said: list[tuple[str, dict[str, Any]]] = []  # (words, the card that printed them)
+    whole = [(_said(d["text"]), d) for d in definitions if d["text"]]
+
+    def holder(text: object, definition: dict[str, Any]) -> dict[str, Any] | None:
+        words = _said(text)
+        if not words or definition is main:
+            return None
+        earlier = next((card for seen, card in said if _holds(seen, words)), None)
+        longer = [(len(seen), -index, card) for index, (seen, card) in enumerate(whole)
+                  if card is not definition and len(seen) > len(words) and _holds(seen, words)]
+        # the longest text that holds these words says them (it is held by none longer); else the first to say them
+        return max(longer, key=lambda entry: entry[:2])[2] if longer else earlier
+
+    def heard(text: object) -> bool:
+        words = _said(text)
+        return bool(words) and any(_holds(seen, words) for seen, _ in said)
+
+    docs: set[tuple[str, str]] = set()
+    out = []
+    for definition in definitions:
+        d = dict(definition)
+        source = holder(d["text"], definition)
+        if source is not None:
+            d["text"], d["said_in"] = None, {"name": source["name"], "label": source["label"]}
+        if definition["text"]:
+            said.append((_said(definition["text"]), definition))
+        if d.get("inputs"):
+            d["inputs"] = [dict(i, doc=None) if (i["name"], i["doc"] or "") in docs else i for i in d["inputs"]]
+            docs.update((i["name"], i["doc"] or "") for i in definition["inputs"])
+        if d.get("bands"):
+            d["bands"] = [dict(band, text=None if heard(band["text"]) else band["text"],
+                               said=band["text"] if heard(band["text"]) else None,
+                               values={name: value for name, value in band["values"].items()
+                                       if not _tag_said(name, value, _said(f"{band['label']} {band['text'] or ''}"))})
+                          for band in d["bands"]]
+        if d.get("entries"):
+            d["entries"] = [_entry_said(entry, heard) for entry in d["entries"]]
+        prose = _prose(definition)
+        if prose:
+            d["details"] = {name: None if name in prose and heard(value) else value
+                            for name, value in d["details"].items()}
+        said.extend((_said(text), definition) for text in _texts(definition)[1 if definition["text"] else 0:])
+        out.append(d)
+    return out
+
+
+def _entry_said(entry: dict[str, Any], heard: Any) -> dict[str, Any]:
+    return dict(entry, text=None if heard(entry["text"]) else entry["text"],
+                said=entry["text"] if heard(entry["text"]) else None,
+                children=[_entry_said(child, heard) for child in entry.get("children", [])])
+
+
+def _tag_said(name: str, value: object, words: str) -> bool:
+    """Whether a band's words already say its datum: a yes whose name they hold, a number they hold beside
+    its name's first word ("segments: 2" in "2 segments")."""
+    named = humanize(name).casefold()
+    if value is True:
+        return named in words
+    if isinstance(value, int) and not isinstance(value, bool):
+        return re.search(rf"\b{value}\b", words) is not None and named.split()[0] in words
+    return False
+
+
+LINKS = ("see",)  # data that is a reference to another card: kept as a link wherever it is
+
+
+def plain(definition: dict[str, Any]) -> dict[str, Any]:
+    """A card without the resolver's machinery, which a player does not read:
+
+    - its inputs: the dice words, the band keys and the chart's axis name them (the proof lists them);
+    - a worked-out value (`let`) that none of the card's printed words names;
+    - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
+      an additional die"), and the card's data (`count: 4`, `step size: 1`) where the card has words; references
+      (`see:`) stay, as links."""
+    d = dict(definition)
+    has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
+    if d.get("inputs"):
+        d["inputs"] = []
+    if d.get("lets"):
+        printed = json.dumps({k: v for k, v in d.items() if k != "lets"}, ensure_ascii=False).casefold()
+        kept = [let for let in d["lets"] if humanize(let["name"]).casefold() in printed]
+        while True:  # a value another kept value's words name is kept too
+            named = " ".join(let["words"] for let in kept).casefold()
+            more = [let for let in d["lets"] if let not in kept and humanize(let["name"]).casefold() in named]
+            if not more:
+                break
+            kept += more
+        d["lets"] = [let for let in d["lets"] if let in kept]
+    if d.get("bands"):
+        d["bands"] = [_plain_band(band, d.get("wording", {})) for band in d["bands"]]
+    if d.get("entries"):
+        d["entries"] = [_plain_entry(entry) for entry in d["entries"]]
+    if d.get("details") and has_words:
+        prose = _prose(definition)
+        d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
+    return d
+
+
+_CONDITIONAL = re.compile(r"\b(if|when|whenever|unless|otherwise|on a)\b")
+
+
+def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
+    """A band's row, each thing said once: its words, else its name (the template shows a name that is not the
+    key), else its key.
+
+    - Words that are its name ("Hostile", from `- 1-3: hostile "Hostile"`) are said once.
+    - Words that say when the band applies ("If you meet or exceed the difficulty number, the test passes") are
+      not keyed again in words ("when total is at least dn"), nor is an option its words hold ("slowly" on
+      "Moving slowly"), unless the designer worded the key.
+    - A band whose words are a sentence ("With advantage, roll an additional die and keep the higher result")
+      does not list its data again ("additional dice: 1", "keep: higher"). A band said elsewhere on the sheet
+      (`said`, by said_once) counts its words as its own."""
+    row = dict(band)
+    words = band["text"] or band.get("said") or ""
+    name = band["label"] if band["label"] != band["key"] else None
+    if name and band["text"] and _said(band["text"]) == _said(name):
+        row["text"] = None
+    if len(words.split()) >= SAID_WORDS:
+        row["values"] = {}
+    shown = _said(f"{name or ''} {row['text'] or ''}")
+    if band["id"] not in worded and (
+            (band["key_kind"] == "option" and _holds(shown, _said(humanize(band["key"])), 1))
+            or (band["key_kind"] in ("when", "otherwise") and _CONDITIONAL.search(_said(words)))):
+        row["key_words"] = ""
+    return row
+
+
+LEAD_WORDS = 8  # an entry's text that names it within its first words needs no name before it
+
+
+def _plain_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry without data its words say, and without a name its words start with ("Game board – The stage
+    where ...", not "Game board — Game board – The stage where ...")."""
+    words = entry["text"] or entry.get("said") or ""
+    values = {k: v for k, v in entry["values"].items() if k in LINKS} if len(words.split()) >= SAID_WORDS \
+        else entry["values"]
+    label = entry["label"]
+    if label and entry["text"] and _holds(_said(" ".join(entry["text"].split()[:LEAD_WORDS])), _said(label), 1):
+        label = None
+    children = [_plain_entry(child) for child in entry.get("children", [])]
+    return dict(entry, label=label, values=values, children=children)
+
+
+def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rolls with the same outcomes (the same keys and words: `outcomes: contest_results`, or written out twice)
+    and the same odds print the table and chart once: a later one names the first (`outcomes_as`). A `bands` card
+    whose outcomes a roll prints keeps only its words."""
+    first: dict[str, dict[str, Any]] = {}
+    printed = {d["bands_from"] for d in definitions if d.get("bands_from")}
+    out = []
+    for definition in definitions:
+        d = definition
+        if d["kind"] == "roll" and d.get("bands") and d.get("odds"):
+            odds = d["odds"]
+            key = json.dumps([[(b["key"], b["label"], b["text"]) for b in d["bands"]], odds["axis"],
+                              [row["outcomes"] for row in odds["rows"]]], ensure_ascii=False)
+            if key in first:
+                d = dict(d, bands=[], odds=None, outcomes_as={"name": first[key]["name"], "label": first[key]["label"]})
+            else:
+                first[key] = d
+        elif d["kind"] == "bands" and d["name"] in printed:
+            d = dict(d, entries=[])
+        out.append(d)
+    return out
+
+
+def main_roll(definitions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The game's main roll, which opens the player's sheet: the first roll marked `core: yes`, else the first
+    roll with outcomes."""
+    rolls = [d for d in definitions if d["kind"] == "roll" and d["bands"]]
+    return next((d for d in rolls if d.get("core")), rolls[0] if rolls else None)
+
+
+def says_something(definition: dict[str, Any]) -> bool:
+    """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
+    (`text: unknown`) with nothing else known. The designer's proof shows every definition."""
+    if definition["kind"] not in ("rule", "list", "procedure", "bands", "priority"):
+        return True
+    details = any(value is not None for value in definition.get("details", {}).values())
+    return bool(definition["text"] or definition.get("entries") or details)
