@@ -428,9 +428,43 @@ def chain_text(chain: Chain) -> str:
                      for link in chain.links)
 
 
+EffectVerb = Literal["mark", "clear", "gain", "spend", "set", "carry", "roll"]
+EFFECT_VERBS: tuple[EffectVerb, ...] = ("mark", "clear", "gain", "spend", "set", "carry", "roll")
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """What an outcome does to the game's state, one line under its band (or in a track's `full:` block):
+
+    `mark consequence_clock segments` (segments of a clock, boxes of a track; `at 2`: harm of level 2),
+    `clear stress` (all of it; `clear stress 2`: two boxes; `clear hurt`: a condition), `gain coin 2`,
+    `spend coin 1`, `set incapacitated`, `add -4 to navigate dv` (a carry: added to that input of the next roll
+    of `navigate`), `-> crisis` (roll it, with its effects). The checker lowers a band value named in an
+    amount (`segments`) to the band's own expression for it."""
+
+    verb: EffectVerb
+    target: str | None  # the clock, track, resource or condition acted on; for `carry`, the roll
+    amount: Expr | None = None  # None: 1 for mark, everything for clear
+    level: Expr | None = None  # `mark harm at 2`
+    input: str | None = None  # `carry`: the input of the next roll it adds to
+    chain: Chain | None = None  # `-> crisis`
+    span: Span = _span()
+
+
+def effect_text(effect: Effect) -> str:
+    """An effect as the language writes it."""
+    if effect.verb == "roll" and effect.chain is not None:
+        return f"-> {chain_text(effect.chain)}"
+    if effect.verb == "carry":
+        return f"add {expr_text(effect.amount) if effect.amount is not None else 1} to {effect.target} {effect.input}"
+    amount = f" {expr_text(effect.amount)}" if effect.amount is not None else ""
+    level = f" at {expr_text(effect.level)}" if effect.level is not None else ""
+    return f"{effect.verb} {effect.target}{amount}{level}"
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One `- key: id cells -> chain` line with its indented attributes."""
+    """One `- key: id cells -> chain` line with its indented attributes (and effects)."""
 
     key: Condition | None
     id: str | None
@@ -438,6 +472,7 @@ class Entry:
     chain: Chain | None
     attrs: tuple[Attr, ...]
     span: Span = _span()
+    effects: tuple[Effect, ...] = ()
 
     def attr(self, name: str) -> Attr | None:
         return next((a for a in self.attrs if a.name == name), None)
@@ -445,11 +480,12 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """`name:` followed by indented attributes and entries."""
+    """`name:` followed by indented attributes and entries (and, in a track's `full:` block, effects)."""
 
     attrs: tuple[Attr, ...]
     entries: tuple[Entry, ...]
     span: Span = _span()
+    effects: tuple[Effect, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,6 +497,7 @@ class Input:
     default: int | str | bool | None
     doc: str | None
     span: Span = _span()
+    source: Expr | None = None  # `from harm_penalty`: what the game's state gives it
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,7 +520,7 @@ class Columns:
 
 ItemKind = Literal[
     "roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die", "deck",
-    "priority",
+    "priority", "condition", "resource",
 ]
 
 
@@ -780,6 +817,7 @@ class Band:
     column_values: tuple[tuple[str, tuple[tuple[str, Expr], ...]], ...] = ()
     written: str | None = None  # the key as the rules write it, where the checker put a roll let's expression in
     tone: str | None = None  # `tone: partial`: how the sheet colours it (one of TONES); None: inferred from its words
+    effects: tuple[Effect, ...] = ()  # what the outcome does to the game's state (`mark consequence_clock 2`)
 
     @property
     def key_text(self) -> str:
@@ -829,6 +867,7 @@ class ResolvedInput:
     doc: str | None
     span: Span = _span()
     boxes_of: str | None = None  # `boxes of vow`: the track whose filled boxes this input is
+    source: Expr | None = None  # `from harm_penalty`: what the game's state gives it (STATE_NAMES, `level(harm)`)
 
     @property
     def effective_default(self) -> int | str | bool | None:
@@ -945,7 +984,7 @@ class ListEntry:
 class Document:
     """A list, a procedure or a text-only rule: rendered, not executed."""
 
-    kind: Literal["list", "procedure", "rule", "bands", "priority"]
+    kind: Literal["list", "procedure", "rule", "bands", "priority", "condition", "resource"]
     name: str
     label: str
     citation: Citation | None
@@ -979,6 +1018,7 @@ class Track:
     per_round: tuple[tuple[str, int], ...] = ()  # (marker, steps): how far a marker moves each round
     ticks: int | None = None  # `ticks: 4`: ticks one box holds (None: a box is marked whole)
     ranks: tuple[tuple[str, int], ...] = ()  # (rank, ticks): one mark of progress at each rank
+    full_effects: tuple[Effect, ...] = ()  # `full:`: what filling it does (`-> crisis`, `clear stress`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,11 @@ from tests.conftest import ROOT, RULESET_IDS, compile_module, import_path
 from tests.test_generated_types import SHAPES
 
 RUNTIME_TYPES = {"Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
-                 "Markers", "TickedTrack", "Deck", "Card", "Document", "Entry", "Picked", "Faces"}
+                 "Markers", "TickedTrack", "Deck", "Card", "Document", "Entry", "Picked", "Faces", "Game", "Turn",
+                 "Effect", "Forbidden"}
 CATALOG = {"RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
-           "RULECRAFT_VERSION", "odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick"}
+           "RULECRAFT_VERSION", "odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick", "RESOURCES",
+           "CONDITIONS", "FULL_EFFECTS", "STATE_INPUTS", "game", "load_game"}
 
 BARE = '''ruleset "Bare"
 

@@ -29,16 +29,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .. import __version__
 from .. import model as m
 from ..check.names import MODULE_NAMES, class_name
+from ..check.state import forbidden
 from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from ..semantics import runtime
 from ..semantics.evaluate import Reads, bands_read, branches, contains_dice, dice_symbols, group_reads, walk
+from .words import Words, names_of
 
 RUNTIME_PATH = Path(runtime.__file__)
 
@@ -572,6 +574,47 @@ def whole(expr: m.Expr, compiler: ExprCompiler) -> str:
     return code if isinstance(expr, m.Dice) else f"int({code})"
 
 
+def effect_code(effect: m.Effect, words: str, amount: Callable[[m.Expr], str],
+                table: Callable[[m.Expr], str]) -> list[str]:
+    """The `Effect(...)`s one effect line makes: one, or one per table (and time) a `->` rolls. `amount` and
+    `table` compile its amounts and its tables (a band's read the roll; a full track's are constants)."""
+    def number(expr: m.Expr | None) -> str:
+        return "None" if expr is None else amount(expr)
+
+    if effect.verb == "roll" and effect.chain is not None:
+        return [f"Effect('roll', {table(link.target)}, None, None, None, {words!r})"
+                for link in effect.chain.links for _ in range(m.chain_times(link.times))]
+    return [f"Effect({effect.verb!r}, {effect.target!r}, {number(effect.amount)}, {number(effect.level)}, "
+            f"{effect.input!r}, {words!r})"]
+
+
+def state_code(expr: m.Expr) -> str:
+    """An input's `from ...` as Python over the game `g`: a state name is `g.value(name)`, `level(harm)` is
+    `g.level('harm')` (the checker allows no more than these and arithmetic, tests and choices)."""
+    if isinstance(expr, m.Number):
+        return str(expr.value)
+    if isinstance(expr, m.Boolean):
+        return str(expr.value)
+    if isinstance(expr, m.Name):
+        return f"g.value({expr.name!r})"
+    if isinstance(expr, m.Call):
+        return f"g.{expr.function}({m.expr_text(expr.args[0])!r})"
+    if isinstance(expr, m.Neg):
+        return f"(-{state_code(expr.operand)})"
+    if isinstance(expr, m.Not):
+        return f"(not {state_code(expr.operand)})"
+    if isinstance(expr, m.Binary):
+        op = {"×": "*", "/": "//", "%": "%"}.get(expr.op, expr.op)
+        return f"({state_code(expr.left)} {op} {state_code(expr.right)})"
+    if isinstance(expr, m.Logic):
+        return "(" + f" {expr.op} ".join(state_code(o) for o in expr.operands) + ")"
+    if isinstance(expr, m.Compare):
+        return f"({state_code(expr.left)} {expr.op} {state_code(expr.right)})"
+    if isinstance(expr, m.IfElse):
+        return f"({state_code(expr.then)} if {state_code(expr.condition)} else {state_code(expr.otherwise)})"
+    raise TypeError(f"state_code has no rule for {type(expr).__name__} nodes")
+
+
 def sets_values(resolver: m.Resolver) -> bool:
     """Whether any band, column or formula of a resolver gives a result values (else they are `{}`)."""
     if resolver.kind == "formula" or any(column.values for column in resolver.columns):
@@ -773,6 +816,7 @@ class ModuleWriter:
         self.band_fn(resolver, compiler)
         self.column_fn(resolver, compiler)
         self.values_fn(resolver, compiler)
+        self.effects_fn(resolver, compiler, Words(names_of(self.checked)))
         self.flags_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
         self.chain_fn(resolver, compiler)
@@ -934,6 +978,35 @@ class ModuleWriter:
         w.line()
         w.line()
 
+    def effects_fn(self, resolver: m.Resolver, compiler: ExprCompiler, words: Words) -> None:
+        """`_effects_x(b, ...)`: what band `b` does to the game's state, its amounts worked out (Game.roll applies
+        them; takes what `_values_x` takes)."""
+        if not any(band.effects for band in resolver.bands):
+            return
+        w = self.w
+        params = self.held_params(resolver, compiler)
+        kinds = {d.name: d.kind for d in self.checked.definitions
+                 if isinstance(d, (m.Track, m.Document, m.Resolver))}
+        w.line(f"def _effects_{resolver.name}(b: int, c: int, d: None, r_total: {type_text(compiler.total_kinds)}, "
+               f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
+               + (f", {params}" if params else "") + ") -> tuple[Effect, ...]:")
+        with w.indent():
+            for index, band in enumerate(resolver.bands):
+                if not band.effects:
+                    continue
+                w.line(f"if b == {index}:")
+                with w.indent():
+                    w.line("return (")
+                    with w.indent():
+                        for effect in band.effects:
+                            for line in effect_code(effect, words.effect(effect, kinds.get(effect.target or "")),
+                                                    lambda e: f"int({compiler.number(e)})", compiler.expr):
+                                w.line(line + ",")
+                    w.line(")")
+            w.line("return ()")
+        w.line()
+        w.line()
+
     def flags_fn(self, resolver: m.Resolver, compiler: ExprCompiler) -> None:
         """`_flags_x(...)`: the flags a result raises (`flags:`), from what a band reads."""
         if not resolver.flags:
@@ -987,6 +1060,8 @@ class ModuleWriter:
             fields.append("more=True")
         if any(b.chain is not None for b in resolver.bands):
             fields.append(f"chain=_chain_{name}")
+        if any(b.effects for b in resolver.bands):
+            fields.append(f"effects=_effects_{name}")
         w.line(f"_RULE_{name}: _Rule[{landed_type(resolver)}] = _Rule(")
         with w.indent():
             for field in fields:
@@ -1174,11 +1249,76 @@ class ModuleWriter:
             w.line("return Session(RESOLVERS, CARRY, rng)")
         w.line()
         w.line()
+        self.state_catalog(resolvers)
+
+    def state_catalog(self, resolvers: tuple[m.Resolver, ...]) -> None:
+        """The game's state as data (RESOURCES, CONDITIONS, what full tracks set off, the inputs the state
+        gives) and `game()` / `load_game()`, which make a `Game` of them."""
+        w = self.w
+        documents = [d for d in self.checked.definitions if isinstance(d, m.Document)]
+        words = Words(names_of(self.checked))
+        kinds = {d.name: d.kind for d in self.checked.definitions if isinstance(d, (m.Track, m.Document, m.Resolver))}
+        w.line("RESOURCES: dict[str, tuple[str, int, int | None]] = {  # label, start, most")
+        with w.indent():
+            for d in (d for d in documents if d.kind == "resource"):
+                data = dict(d.details)
+                start, most = data.get("start"), data.get("max")
+                w.line(f"{d.name!r}: ({d.label!r}, {start.value if isinstance(start, m.Number) else 0!r}, "
+                       f"{most.value if isinstance(most, m.Number) else None!r}),")
+        w.line("}")
+        w.line("CONDITIONS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {  # label, text, rolls forbidden")
+        with w.indent():
+            for d in (d for d in documents if d.kind == "condition"):
+                forbids = tuple(name for n, value in d.details if n == "forbids" for name in forbidden(value))
+                w.line(f"{d.name!r}: ({d.label!r}, {d.text!r}, {forbids!r}),")
+        w.line("}")
+        tracks = [d for d in self.checked.definitions if isinstance(d, m.Track) and d.full_effects]
+        w.line("FULL_EFFECTS: dict[str, tuple[Effect, ...]] = {  # what filling each track or clock sets off")
+        with w.indent():
+            for track in tracks:
+                w.line(f"{track.name!r}: (")
+                with w.indent():
+                    for effect in track.full_effects:
+                        for line in effect_code(effect, words.effect(effect, kinds.get(effect.target or "")),
+                                                lambda e: m.expr_text(e), lambda e: repr(m.expr_text(e))):
+                            w.line(line + ",")
+                w.line("),")
+        w.line("}")
+        w.line("STATE_INPUTS: dict[str, tuple[tuple[str, Callable[[Game], object]], ...]] = {  # `input ... from`")
+        with w.indent():
+            for resolver in resolvers:
+                sourced = [i for i in resolver.inputs if i.source is not None]
+                if sourced:
+                    w.line(f"{resolver.name!r}: (")
+                    with w.indent():
+                        for item in sourced:
+                            assert item.source is not None
+                            w.line(f"({item.name!r}, lambda g: {state_code(item.source)}),")
+                    w.line("),")
+        w.line("}")
+        w.line()
+        w.line()
+        w.line("def game(rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> Game:")
+        with w.indent():
+            w.line('"""A game in play over every track, clock, resource and condition (see Game)."""')
+            w.line("return Game(RULESET, RESOLVERS, INPUTS, TRACKS, RESOURCES, CONDITIONS, FULL_EFFECTS, STATE_INPUTS, "
+                   "rng, sizes)")
+        w.line()
+        w.line()
+        w.line("def load_game(state: Mapping[str, object], rng: random.Random | None = None) -> Game:")
+        with w.indent():
+            w.line('"""A game in the state `state` (from `Game.state()`, saved as JSON)."""')
+            w.line("played = game(rng)")
+            w.line("played.restore(state)")
+            w.line("return played")
+        w.line()
+        w.line()
 
 
 # the runtime's types a user of a module meets
 RUNTIME_PUBLIC = ("Result", "AnyResult", "Outcome", "Group", "Simulation", "Session", "Track", "Clock", "Levels",
-                  "Markers", "TickedTrack", "Deck", "Card", "Document", "Entry", "Picked", "Faces")
+                  "Markers", "TickedTrack", "Deck", "Card", "Document", "Entry", "Picked", "Faces", "Game", "Turn",
+                  "Effect", "Forbidden")
 CATALOG_NAMES = tuple(sorted(MODULE_NAMES - {"annotations"}))  # RESOLVERS, odds ...: what every module defines
 
 

@@ -69,6 +69,13 @@ def expr_value(expr: m.Expr, words: Words) -> Any:
 
 
 def input_data(item: m.ResolvedInput) -> dict[str, Any]:
+    data = _input_data(item)
+    if item.source is not None:  # `from level(harm)`: what the game's state gives it
+        data["source"] = {"expr": m.expr_text(item.source), "words": Words().expr(item.source)}
+    return data
+
+
+def _input_data(item: m.ResolvedInput) -> dict[str, Any]:
     spec = item.type
     if isinstance(spec, m.IntRange) and item.boxes_of is not None:  # `boxes of vow`: the track it counts
         return {"name": item.name, "type": "int", "min": spec.low, "max": spec.high, "choices": None,
@@ -158,7 +165,24 @@ def tone_of(band: m.Band) -> str:
     return "neutral"
 
 
-def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict[str, Any]:
+def effect_data(effect: m.Effect, words: Words, kinds: dict[str, str]) -> dict[str, Any]:
+    """An effect as data: its verb, what it acts on, its amount and level (numbers, or an expression with its
+    words), the input a `carry` adds to, the tables a `->` rolls, and the effect as written and in words."""
+    return {"verb": effect.verb, "target": effect.target,
+            "amount": expr_value(effect.amount, words) if effect.amount is not None else None,
+            "level": expr_value(effect.level, words) if effect.level is not None else None,
+            "input": effect.input,
+            "roll": [m.expr_text(link.target) for link in effect.chain.links] if effect.chain is not None else None,
+            "text": m.effect_text(effect), "words": words.effect(effect, kinds.get(effect.target or ""))}
+
+
+def state_kinds(checked: m.CheckedRuleset) -> dict[str, str]:
+    """The kind of each definition an effect can act on, by name."""
+    return {d.name: d.kind for d in checked.definitions if isinstance(d, (m.Track, m.Document, m.Resolver))}
+
+
+def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words,
+              kinds: dict[str, str] | None = None) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
     chained = {} if band.chain is None else {"next_words": words.chain(band.chain)}
     worded = {"key_words": "when " + words.expr(band.condition.test)} if isinstance(band.condition, m.When) and (
@@ -175,6 +199,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict
         "values": {name: expr_value(expr, words) for name, expr in band.values},
         "next": m.chain_text(band.chain) if band.chain is not None else None,
         **chained,
+        "effects": [effect_data(e, words, kinds or {}) for e in band.effects],
     }
 
 
@@ -314,7 +339,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
                          "values": {n: expr_value(e, words) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
             "bands": [dict(band, key_words=wording[band["id"]]) if band["id"] in wording else band
-                      for band in (band_data(b, definition.columns, words) for b in definition.bands)],
+                      for band in (band_data(b, definition.columns, words, state_kinds(checked))
+                                   for b in definition.bands)],
             "details": {n: expr_value(e, words) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })
@@ -358,6 +384,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "per_round": dict(definition.per_round),
             "ticks": definition.ticks,
             "ranks": [{"name": name, "ticks": ticks} for name, ticks in definition.ranks],
+            "full_effects": [effect_data(e, words, state_kinds(checked)) for e in definition.full_effects],
             "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     return base

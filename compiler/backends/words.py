@@ -244,6 +244,32 @@ class Words:
         return {"count": "dice", "all": "every die", "any": "a die", "none": "no die"}[read.function] + (
             f" of {group} {test}")
 
+    def effect(self, effect: m.Effect, kind: str | None = None) -> str:
+        """An effect in words: "mark 2 segments of Danger", "mark Harm at level 1", "clear Stress", "spend 1
+        Coin", "now Hunted", "no longer Hunted", "+1 to dots of the next Act", "roll Trouble"; `kind` is the
+        kind of what it acts on (a clock's are segments, a track's boxes)."""
+        target = self.name(effect.target) if effect.target else ""
+        amount = self.expr(effect.amount, 5) if effect.amount is not None else None
+        one = number(effect.amount) == 1 if effect.amount is not None else True
+        unit = ("segment" if one else "segments") if kind == "clock" else ("box" if one else "boxes")
+        if effect.verb == "roll" and effect.chain is not None:
+            return self.chain(effect.chain)
+        if effect.verb == "mark" and effect.level is not None:
+            times = "" if amount is None or one else f" {amount} times"
+            return f"mark {target} at level {self.expr(effect.level, 5)}{times}"
+        if effect.verb == "mark":
+            return f"mark {amount or 1} {unit} of {target}"
+        if effect.verb == "clear" and kind == "condition":
+            return f"no longer {target}"
+        if effect.verb == "clear":
+            return f"clear {target}" if amount is None else f"clear {amount} {unit} of {target}"
+        if effect.verb in ("gain", "spend"):
+            return f"{effect.verb} {amount} {target}"
+        if effect.verb == "set":
+            return f"now {target}"
+        signed = amount if amount is None or amount.startswith(("−", "-")) else f"+{amount}"
+        return f"{signed} to {humanize(effect.input or '')} of the next {target}"
+
     def chain(self, chain: m.Chain) -> str:
         """`-> weather, encounters x2` on the sheet: "roll Weather, then Encounters twice"."""
         def table(expr: m.Expr) -> str:

@@ -52,6 +52,7 @@ from ..semantics.runtime import (
     explode_parts,
 )
 from .names import class_name, reserved_input, reserved_name
+from .state import band_effects, check_state
 
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 # Hard caps of a ruleset (docs/language.md, "Limits"); the dice caps live in runtime.py, the odds caps in odds.py.
@@ -130,6 +131,7 @@ class Checker:
         fixed = tuple(replace(d, covers=True) if isinstance(d, m.Resolver) and d in self.covering else d
                       for d in fixed)
         self.limits(fixed)
+        check_state(fixed, self.error)
         self.check_sections()
         self.report_defects(defects, remaining)
         return m.CheckedRuleset(
@@ -435,9 +437,11 @@ class Checker:
             boxes = self.boxes_of(declared.type)
             if boxes is not None and boxes.track in self.items and isinstance(spec, m.IntRange):
                 out.append(m.ResolvedInput(declared.name, spec, default, _boxes_doc(
-                    declared.doc, self.items[boxes.track], spec.high), declared.span, boxes.track))
+                    declared.doc, self.items[boxes.track], spec.high), declared.span, boxes.track,
+                    declared.source))
                 continue
-            out.append(m.ResolvedInput(declared.name, spec, default, declared.doc, declared.span))
+            out.append(m.ResolvedInput(declared.name, spec, default, declared.doc, declared.span,
+                                       source=declared.source))
         return tuple(out)
 
     def resolver(self, item: m.Item) -> m.Resolver:
@@ -878,7 +882,7 @@ class Checker:
         if label is None:
             label = entry.id.replace("_", " ").capitalize() if entry.id else m.condition_text(key)
         return m.Band(ident, label, text, key, entry.cells, entry.chain, tuple(values), entry.span,
-                      tuple(per_column), tone=tone)
+                      tuple(per_column), tone=tone, effects=band_effects(entry.effects, values))
 
     def unique_bands(self, bands: Iterable[m.Band], item: m.Item) -> None:
         seen: set[str] = set()
@@ -1099,6 +1103,7 @@ class Checker:
         ticks: int | None = None
         ranks: list[tuple[str, int]] = []
         ticks_attr = ranks_attr = None
+        full_effects: tuple[m.Effect, ...] = ()
         for attr in item.attrs:
             value = attr.value
             if attr.name == "levels" and isinstance(value, m.Block):
@@ -1120,6 +1125,11 @@ class Checker:
                     details.append(("size_from", value))
             elif attr.name == "start" and isinstance(value, m.Number):
                 start = value.value
+            elif attr.name == "full" and isinstance(value, m.Block):  # what filling it does: `-> crisis`
+                full_effects = value.effects
+                if value.attrs or value.entries:
+                    self.error(Code.TYPE, "a `full:` block holds effects, one a line (`clear stress`, `-> crisis`)",
+                               value.span, "write `on_full: \"...\"` for the document's words", item.name)
             elif attr.name == "on_full" and not isinstance(value, m.Unknown):
                 on_full = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name == "text":
@@ -1159,7 +1169,7 @@ class Checker:
             ticks, ranks = None, []
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
                        on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
-                       tuple(per_round), ticks, tuple(ranks))
+                       tuple(per_round), ticks, tuple(ranks), full_effects)
 
     def ticks(self, attr: m.Attr, item: m.Item) -> int | None:
         """`ticks: 4`: how many ticks one box of a track holds (Ironsworn's progress tracks: 4)."""
@@ -2279,6 +2289,8 @@ KINDS: dict[str, Kind] = {
     "clock": Kind(Checker.track),
     "die": Kind(Checker.die),
     "deck": Kind(Checker.deck),
+    "condition": Kind(Checker.document),  # `forbids:` the rolls it stops; set and cleared by effects
+    "resource": Kind(Checker.document),  # `start:`, `max:`; gained and spent by effects
 }
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import lark
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -310,16 +310,19 @@ class ToModel(Transformer[Token, Any]):
         return ("lines", (parse_int(children[0]), parse_int(children[1])))
 
     def input(self, meta: Any, children: list[Child]) -> m.Input:
-        name, spec, default, doc = children
+        name, spec, default, doc, source = children
         if isinstance(default, Token):
             default = str(default)
         elif isinstance(default, m.Boolean):
             default = default.value
         return m.Input(str(name), spec, default, decode_string(doc) if doc is not None else None,
-                       span_of(name))
+                       span_of(name), source)
 
     def let(self, meta: Any, children: list[Child]) -> m.Let:
         return m.Let(str(children[0]), children[1], span_of(children[0]))
+
+    def attr_name(self, meta: Any, children: list[Child]) -> Token:
+        return cast(Token, children[0])
 
     def attr(self, meta: Any, children: list[Child]) -> m.Attr:
         name, when, value = children
@@ -328,7 +331,8 @@ class ToModel(Transformer[Token, Any]):
     def block(self, meta: Any, children: list[Child]) -> m.Attr:
         attrs = tuple(c for c in children[1:] if isinstance(c, m.Attr))
         entries = tuple(c for c in children[1:] if isinstance(c, m.Entry))
-        return m.Attr(str(children[0]), m.Block(attrs, entries, span_of(meta)), None, span_of(children[0]))
+        effects = tuple(c for c in children[1:] if isinstance(c, m.Effect))
+        return m.Attr(str(children[0]), m.Block(attrs, entries, span_of(meta), effects), None, span_of(children[0]))
 
     def columns(self, meta: Any, children: list[Child]) -> m.Columns:
         return m.Columns(children[0], tuple(children[1:]), span_of(meta))
@@ -339,7 +343,34 @@ class ToModel(Transformer[Token, Any]):
         key, payload = children[0], children[1]
         ident, cells, chain = payload
         attrs = tuple(c for c in children[2:] if isinstance(c, m.Attr))
-        return m.Entry(key, ident, cells, chain, attrs, span_of(meta))
+        effects = tuple(c for c in children[2:] if isinstance(c, m.Effect))
+        return m.Entry(key, ident, cells, chain, attrs, span_of(meta), effects)
+
+    # ------------------------------------------------------------ effects: what an outcome does to the state
+
+    def mark_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        target, amount, level = children
+        return m.Effect("mark", str(target), amount, level, span=span_of(meta))
+
+    def clear_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        target, amount = children
+        return m.Effect("clear", str(target), amount, span=span_of(meta))
+
+    def gain_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        return m.Effect("gain", str(children[0]), children[1], span=span_of(meta))
+
+    def spend_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        return m.Effect("spend", str(children[0]), children[1], span=span_of(meta))
+
+    def set_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        return m.Effect("set", str(children[0]), span=span_of(meta))
+
+    def carry_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        amount, roll, name = children
+        return m.Effect("carry", str(roll), amount, input=str(name), span=span_of(meta))
+
+    def roll_effect(self, meta: Any, children: list[Child]) -> m.Effect:
+        return m.Effect("roll", None, chain=children[0], span=span_of(meta))
 
     def payload(self, meta: Any, children: list[Child]) -> tuple[str | None, tuple[m.Cell, ...], Any]:
         ident, cells, chain = children

@@ -15,11 +15,12 @@ __all__ = [
     'downtime_action', 'activity_tracker', 'amount_wasted', 'combat_distance', 'surprise', 'initiative', 'spd',
     'movement_dice', 'movement_roll', 'shift', 'attack_roll', 'enhance_impair', 'wounds', 'zero_hp_saving_throw',
     'chase_movement_roll', 'fall_damage_table', 'fall_damage', 'burning', 'hold_breath', 'out_of_breath', 'Exchanges',
-    'Depletion', 'ActivityProgress', 'DeathsDoor', 'ConsignedToTheReaper', 'CARRY', 'DECKS', 'DICE', 'DOCUMENTS',
-    'INPUTS', 'RESOLVERS', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256', 'TITLE', 'TRACKS', 'chain_odds',
-    'flag_odds', 'odds', 'pick', 'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group',
-    'Simulation', 'Session', 'Track', 'Clock', 'Levels', 'Markers', 'TickedTrack', 'Deck', 'Card', 'Document', 'Entry',
-    'Picked', 'Faces',
+    'Depletion', 'ActivityProgress', 'DeathsDoor', 'ConsignedToTheReaper', 'CARRY', 'CONDITIONS', 'DECKS', 'DICE',
+    'DOCUMENTS', 'FULL_EFFECTS', 'INPUTS', 'RESOLVERS', 'RESOURCES', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256',
+    'STATE_INPUTS', 'TITLE', 'TRACKS', 'chain_odds', 'flag_odds', 'game', 'load_game', 'odds', 'pick', 'session',
+    'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track', 'Clock',
+    'Levels', 'Markers', 'TickedTrack', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces', 'Game', 'Turn',
+    'Effect', 'Forbidden',
 ]
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -101,6 +102,22 @@ def held_most(held: Held) -> int:
     return max(held.faces.values(), default=0)
 
 
+class Effect(NamedTuple):
+    """What an outcome does to the game's state (a band's `mark consequence_clock 2`), its amount worked out for
+    the roll that landed there. `Game.roll` applies it; a plain resolver call only reports it.
+
+    `verb` is mark, clear, gain, spend, set, carry or roll; `target` what it acts on (for `carry`, the roll;
+    for `roll`, the table); `amount` None: 1 to mark, all to clear; `level` a harm level; `input` the input of
+    the next roll a `carry` adds to; `words` the effect as the sheet says it."""
+
+    verb: str
+    target: str
+    amount: int | None
+    level: int | None
+    input: str | None
+    words: str
+
+
 _Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
 
 
@@ -124,6 +141,7 @@ class Result(_Generic[_Landed]):
     seed: int | None = None
     rerolled: tuple["AnyResult", ...] = ()  # the first roll, when a `reroll:` rule rolled again
     flags: tuple[str, ...] = ()  # the rule's `flags:` this result raises (a match, a glitch), in the rules' order
+    effects: tuple[Effect, ...] = ()  # what the outcome does to the game's state (Game.roll applies them)
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of a roll (see docs/reference.md)."""
@@ -145,6 +163,7 @@ class Result(_Generic[_Landed]):
             "seed": self.seed,
             "rerolled": [first.as_dict() for first in self.rerolled],
             "flags": list(self.flags),
+            "effects": [effect._asdict() for effect in self.effects],
         }
 
 
@@ -1480,6 +1499,7 @@ class _Rule(_Generic[_Landed]):
     covers: bool = False  # the check proved that a band takes every result (an outcome is never None)
     more: bool = False  # a band's data rolls dice
     chain: Callable[..., "_Links"] | None = None  # the tables a band rolls next (`->`), each with how many times
+    effects: Callable[..., tuple[Effect, ...]] | None = None  # what band b does to the state (takes what `values` does)
 
 
 _RULES: dict[str, _Rule[_Any]] = {}  # every rule of the module, by name (filled after the rules)
@@ -1524,8 +1544,10 @@ def _run(rule: _Rule[_Landed], rng: random.Random | None, inputs: tuple[object, 
     if rule.chain is not None and b >= 0:
         said, chain = _follow(rule, rule.chain(b, *args), rng, given, [0] if links is None else links)
         trace += said
+    effects = rule.effects(b, c, None, total, natural, dice, read, d.zero, *args, *d.held) \
+        if rule.effects is not None and b >= 0 else ()
     return Result(rule.name, given, dice, kept, _whole(total), outcome, values, trace, chain, rerolled=first,
-                  flags=flags)
+                  flags=flags, effects=effects)
 
 
 def _follow(rule: _Rule[_Any], links: _Links, rng: random.Random, given: Mapping[str, object],
@@ -2149,6 +2171,244 @@ class Clock(Track):
 
     def tick(self, segments: int = 1) -> list[str]:
         return self.mark(segments)
+
+
+
+class Forbidden(ValueError):
+    """A roll a condition in force forbids ("Incapacitated: you cannot act")."""
+
+
+class Turn(NamedTuple):
+    """One roll through a game: its result and what it changed, in order (the tables an effect rolled
+    included), each said in words."""
+
+    result: AnyResult
+    changes: tuple[str, ...]
+
+
+# What a ruleset's state is made of, as the generated module lists it: by name,
+# a resource's (label, start, most), a condition's (label, text, the rolls it forbids: "all" for every one),
+# the effects filling a track sets off, and each roll's inputs the state gives (input, function of the game).
+StateSources = Mapping[str, tuple[tuple[str, Callable[["Game"], object]], ...]]
+MAX_TRIGGERED = 64  # effects one roll may set off, chained tables and full tracks included
+
+
+class Game:
+    """A game in play: every track, clock, resource and condition of a ruleset, and rolls that act on them.
+
+    `game = module.game(rng=random.Random(7), sizes={"stress": 9})`; `turn = game.roll("action_roll", dots=2)`
+    rolls with the inputs the state gives (a harm penalty, a carried "+2 to the next roll"; inputs given
+    explicitly win), refuses a roll a condition forbids (`Forbidden`), applies the outcome's effects (marking
+    clocks, setting conditions, spending coin, rolling tables; a track that fills sets off its own) and returns
+    the result with what changed. `game.state()` is the state as JSON data and `Game.load` (the module's
+    `load_game`) makes a game from it again; `undo()` goes back one roll. A plain resolver call stays pure.
+    """
+
+    def __init__(self, ruleset: str, resolvers: Mapping[str, Callable[..., AnyResult]],
+                 inputs: Mapping[str, tuple[InputSpec, ...]], tracks: Mapping[str, type[Track]],
+                 resources: Mapping[str, tuple[str, int, int | None]],
+                 conditions: Mapping[str, tuple[str, str | None, tuple[str, ...]]],
+                 full: Mapping[str, tuple[Effect, ...]], sources: StateSources,
+                 rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> None:
+        self.ruleset = ruleset
+        self.resolvers, self.inputs, self.full, self.sources = resolvers, inputs, full, sources
+        self.resource_specs, self.condition_specs = resources, conditions
+        self.rng = random.Random() if rng is None else _generator(rng)
+        sizes = dict(sizes or {})
+        unknown = sorted(set(sizes) - set(tracks))
+        if unknown:
+            raise ValueError(f"no track or clock named {', '.join(unknown)}; there are: {', '.join(tracks) or 'none'}")
+        self.tracks: dict[str, Track] = {}
+        for name, kind in tracks.items():
+            try:
+                self.tracks[name] = kind(size=sizes[name]) if name in sizes else kind()  # type: ignore[call-arg]
+            except (TypeError, ValueError):
+                continue  # the document gives no size and none was given: effects on it say so
+        self.track_kinds = dict(tracks)
+        self.resources: dict[str, int] = {name: start for name, (_, start, _) in resources.items()}
+        self.conditions: set[str] = set()
+        self.carried: dict[str, dict[str, int]] = {}  # roll -> input -> an amount added to its next roll
+        self.history: list[tuple[str, dict[str, object]]] = []  # (what was rolled, the state before it)
+
+    # ---- what the state gives a roll
+
+    def value(self, name: str) -> int | bool:
+        """A track's or clock's marked boxes, a resource's amount, or whether a condition is in force."""
+        if name in self.condition_specs:
+            return name in self.conditions
+        if name in self.resources:
+            return self.resources[name]
+        return self._track(name).marked
+
+    def level(self, name: str) -> int:
+        """The highest level of harm track `name` with harm marked (0: none)."""
+        track = self._track(name)
+        rows = getattr(track, "rows", {})
+        return max((level for level, marked in rows.items() if marked), default=0)
+
+    def _track(self, name: str) -> Track:
+        if name not in self.tracks:
+            if name in self.track_kinds:
+                raise ValueError(f"{name} has no size: the document gives none; start the game with "
+                                 f"sizes={{{name!r}: N}}")
+            raise ValueError(f"no track, clock, resource or condition named {name!r}")
+        return self.tracks[name]
+
+    def forbidding(self, name: str) -> list[str]:
+        """The conditions in force that forbid roll `name`, as "Label: text"."""
+        return [text if text and text.startswith(label) else f"{label}: {text}" if text else label
+                for condition, (label, text, rolls) in sorted(self.condition_specs.items())
+                if condition in self.conditions and ("all" in rolls or name in rolls)]
+
+    def inputs_for(self, name: str, given: Mapping[str, object]) -> dict[str, object]:
+        """The inputs a roll of `name` takes here: those given, else what the state gives, plus what an earlier
+        outcome carried (kept within each input's range)."""
+        specs = {spec[0]: spec for spec in self.inputs[name]}
+        out = dict(given)
+        for input_name, source in self.sources.get(name, ()):
+            if input_name not in out:
+                out[input_name] = source(self)
+        for input_name, amount in self.carried.get(name, {}).items():
+            _, _, low, high, _, default = specs[input_name]
+            start = out.get(input_name, default)
+            if isinstance(start, int) and not isinstance(start, bool):
+                out[input_name] = max(low if low is not None else start + amount,
+                                      min(high if high is not None else start + amount, start + amount))
+        return out
+
+    # ---- rolling
+
+    def roll(self, name: str, /, **inputs: object) -> Turn:
+        """Roll `name` with the state's inputs and apply what its outcome does; see the class's docstring."""
+        if name not in self.resolvers:
+            raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(self.resolvers)}")
+        forbidding = self.forbidding(name)
+        if forbidding:
+            raise Forbidden(f"{name} cannot be rolled now: " + "; ".join(forbidding))
+        before = self.state()
+        result = self.resolvers[name](**self.inputs_for(name, inputs), rng=self.rng)
+        self.carried.pop(name, None)  # spent by this roll
+        changes: list[str] = []
+        budget = [MAX_TRIGGERED]
+        self.apply(result.effects, changes, budget)
+        self.history.append((name, before))
+        return Turn(result, tuple(changes))
+
+    def apply(self, effects: Iterable[Effect], changes: list[str], budget: list[int] | None = None) -> None:
+        """Apply `effects` in order, adding what each changed to `changes` (a track that fills sets off its own
+        `full:` effects, and a rolled table its outcome's)."""
+        budget = [MAX_TRIGGERED] if budget is None else budget
+        for effect in effects:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ValueError(f"more than {MAX_TRIGGERED} effects set off by one roll: a loop of full tracks "
+                                 "and tables?")
+            changes.extend(self._apply(effect, budget))
+
+    def _apply(self, effect: Effect, budget: list[int]) -> list[str]:
+        verb, target, amount = effect.verb, effect.target, effect.amount
+        if verb == "roll":
+            turn_result = self.resolvers[target](**self.inputs_for(target, {}), rng=self.rng)
+            said = [f"rolled {target}: {turn_result.trace}"]
+            self.apply(turn_result.effects, said, budget)
+            return said
+        if verb in ("gain", "spend"):
+            label, _, most = self.resource_specs[target]
+            change = (amount or 0) * (1 if verb == "gain" else -1)
+            now = max(0, self.resources[target] + change)
+            now = min(now, most) if most is not None else now
+            short = " (not enough: it stops at 0)" if verb == "spend" and self.resources[target] + change < 0 else ""
+            self.resources[target] = now
+            return [f"{label}: {now}{short}"]
+        if verb == "set" or (verb == "clear" and target in self.condition_specs):
+            label = self.condition_specs[target][0]
+            if verb == "set":
+                self.conditions.add(target)
+                return [f"now {label}"]
+            was = target in self.conditions
+            self.conditions.discard(target)
+            return [f"no longer {label}"] if was else []
+        if verb == "carry":
+            assert effect.input is not None
+            pending = self.carried.setdefault(target, {})
+            pending[effect.input] = pending.get(effect.input, 0) + (amount or 0)
+            return [f"next {target}: {effect.input} {pending[effect.input]:+d}"]
+        track = self._track(target)
+        was_full = track.full
+        if verb == "clear" and isinstance(track, Levels):  # all harm, or every harm down a level N times
+            if amount is None:
+                track.rows = {level: [] for level in track.rows}
+                track.marked = 0
+                said = [f"{track.label}: cleared"]
+            else:
+                said = [event for _ in range(amount) for event in track.heal()] or [f"{track.label}: no harm"]
+        elif verb == "clear":
+            track.clear(amount)
+            said = [f"{track.label}: {track.marked} of {track.size}"]
+        elif effect.level is not None and isinstance(track, Levels) and track.rows:
+            said = [event for _ in range(amount or 1) for event in track.add(effect.level)]
+        else:
+            said = track.mark(1 if amount is None else amount) or [f"{track.label}: {track.marked} of {track.size}"]
+        if not was_full and (track.full or any(event.startswith(f"{track.label} is full") for event in said)):
+            self.apply(self.full.get(target, ()), said, budget)
+        return said
+
+    # ---- saving, loading, undoing
+
+    def state(self) -> dict[str, object]:
+        """The state as JSON data: every track's marks, every resource's amount, the conditions in force and
+        what is carried to a next roll."""
+        tracks: dict[str, object] = {}
+        for name, track in self.tracks.items():
+            data: dict[str, object] = {"size": track.size, "marked": track.marked}
+            for extra in ("rows", "at", "ticks"):
+                if hasattr(track, extra):
+                    value = getattr(track, extra)
+                    data[extra] = {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
+            tracks[name] = data
+        return {"ruleset": self.ruleset, "tracks": tracks, "resources": dict(self.resources),
+                "conditions": sorted(self.conditions),
+                "carried": {roll: dict(amounts) for roll, amounts in sorted(self.carried.items())}}
+
+    def restore(self, data: Mapping[str, object]) -> None:
+        """Put the game in state `data` (from `state()`); a ValueError names what does not fit."""
+        if data.get("ruleset") != self.ruleset:
+            raise ValueError(f"this state is of {data.get('ruleset')!r}, not {self.ruleset!r}")
+        tracks = data.get("tracks", {})
+        if not isinstance(tracks, Mapping):
+            raise ValueError("`tracks` is an object of tracks by name")
+        for name, saved in tracks.items():
+            if name not in self.track_kinds or not isinstance(saved, Mapping):
+                raise ValueError(f"no track or clock named {name!r} here")
+            track = self.track_kinds[name](size=saved["size"])
+            track.marked = check_int("marked", saved.get("marked", 0), 0, track.size)
+            if "rows" in saved and isinstance(track, Levels):
+                track.rows = {int(k): list(v) for k, v in saved["rows"].items()}
+            if "at" in saved and isinstance(track, Markers):
+                track.at = dict(saved["at"])
+            if "ticks" in saved and isinstance(track, TickedTrack):
+                track.set_ticks(saved["ticks"])
+            self.tracks[name] = track
+        resources = data.get("resources", {})
+        for name, amount in dict(resources).items():  # type: ignore[call-overload]
+            if name not in self.resource_specs:
+                raise ValueError(f"no resource named {name!r} here")
+            self.resources[name] = check_int(name, amount, 0, None)
+        conditions = set(data.get("conditions", ()))  # type: ignore[call-overload]
+        if conditions - set(self.condition_specs):
+            raise ValueError(f"no condition named {', '.join(sorted(conditions - set(self.condition_specs)))} here")
+        self.conditions = conditions
+        carried = data.get("carried", {})
+        self.carried = {roll: {k: check_int(k, v, None, None) for k, v in dict(amounts).items()}
+                        for roll, amounts in dict(carried).items()}  # type: ignore[call-overload]
+
+    def undo(self) -> str:
+        """Go back to before the last roll; returns what was undone."""
+        if not self.history:
+            raise ValueError("nothing to undo")
+        name, before = self.history.pop()
+        self.restore(before)
+        return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -7007,3 +7267,25 @@ CARRY: dict[str, tuple[tuple[str, str], ...]] = {
 def session(rng: random.Random | None = None) -> Session:
     """Rolls in a row, each carrying what the document says into the next (see Session)."""
     return Session(RESOLVERS, CARRY, rng)
+
+
+RESOURCES: dict[str, tuple[str, int, int | None]] = {  # label, start, most
+}
+CONDITIONS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {  # label, text, rolls forbidden
+}
+FULL_EFFECTS: dict[str, tuple[Effect, ...]] = {  # what filling each track or clock sets off
+}
+STATE_INPUTS: dict[str, tuple[tuple[str, Callable[[Game], object]], ...]] = {  # `input ... from`
+}
+
+
+def game(rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> Game:
+    """A game in play over every track, clock, resource and condition (see Game)."""
+    return Game(RULESET, RESOLVERS, INPUTS, TRACKS, RESOURCES, CONDITIONS, FULL_EFFECTS, STATE_INPUTS, rng, sizes)
+
+
+def load_game(state: Mapping[str, object], rng: random.Random | None = None) -> Game:
+    """A game in the state `state` (from `Game.state()`, saved as JSON)."""
+    played = game(rng)
+    played.restore(state)
+    return played

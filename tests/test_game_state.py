@@ -1,0 +1,199 @@
+"""Rules that act on each other (issue 26): effects on outcomes, state that feeds rolls, conditions that forbid
+them, tracks that set things off when full, and the generated module's `Game` that plays them through."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import jsonschema
+import pytest
+
+from rulecraft.api import load_text
+from rulecraft.backends.python import generate
+from rulecraft.backends.render import JSON_SCHEMA, export_data, to_html
+from rulecraft.diagnostics import CompileError
+from tests.conftest import compile_module
+
+STATE = '''ruleset "State"
+
+clock danger "Danger"
+  size: 4
+  on_full: "Trouble arrives."
+  full:
+    clear danger
+    set hunted
+    -> trouble
+
+track harm "Harm"
+  size: 3
+  levels:
+    - 1: lesser "Lesser"
+        boxes: 2
+        penalty: "-1"
+    - 2: moderate "Moderate"
+        boxes: 1
+        penalty: "-2"
+
+resource coin "Coin"
+  start: 2
+  max: 5
+
+condition hunted "Hunted"
+  text: "Hunted: you cannot rest."
+  forbids: rest
+
+roll act "Act"
+  input dots: 0..4 = 1 "Dots"
+  input hurt: 0..2 = 0 "Harm level" from level(harm)
+  roll: d6 + dots - hurt
+  - 3 or less: miss "Miss"
+      segments: 2
+      mark danger segments
+      mark harm at 1
+  - 4-5: partial "Partial"
+      mark danger 1
+      spend coin 1
+  - 6+: hit "Hit"
+      gain coin 2
+      add 1 to act dots
+      mark: yes
+
+table trouble "Trouble"
+  roll: d6
+  - 1-3: "Ambush"
+      spend coin 1
+  - 4-6: "Storm"
+
+roll rest "Rest"
+  roll: d6
+  - 1-6: done "Rested"
+      clear harm
+      clear hunted
+'''
+
+
+class Faces:
+    """A generator that rolls the faces it is given, in order."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+
+    def randint(self, low: int, high: int) -> int:
+        face = self.faces.pop(0)
+        assert low <= face <= high
+        return face
+
+
+@pytest.fixture(scope="module")
+def module() -> types.ModuleType:
+    return compile_module(generate(load_text(STATE, "state.rules", "state").checked), "state_game")
+
+
+def test_a_resolver_reports_its_effects_and_changes_nothing(module: types.ModuleType) -> None:
+    result = module.act(dots=1, rng=Faces(1))
+    assert result.outcome.id == "miss"
+    assert [(e.verb, e.target, e.amount, e.level) for e in result.effects] == [
+        ("mark", "danger", 2, None), ("mark", "harm", None, 1)]  # `segments` is the band's own datum: 2
+    assert [e.words for e in result.effects] == ["mark 2 segments of Danger", "mark Harm at level 1"]
+    assert result.as_dict()["effects"][0]["verb"] == "mark"
+    assert module.act(dots=1, rng=Faces(6)).values == {"mark": True}  # `mark: yes` stays a datum
+
+
+def test_outcomes_mark_clocks_and_a_full_clock_sets_off_its_effects(module: types.ModuleType) -> None:
+    game = module.game(rng=Faces(1, 1, 5))
+    first = game.roll("act")
+    assert first.result.outcome.id == "miss" and game.tracks["danger"].marked == 2
+    assert "harm recorded at level 1 (Lesser)" in first.changes
+    second = game.roll("act")  # hurt 1 now (level 1 harm): 1 + 1 - 1; danger fills: cleared, hunted, trouble
+    assert second.result.inputs["hurt"] == 1
+    assert game.tracks["danger"].marked == 0 and game.conditions == {"hunted"}
+    assert any(change.startswith("Danger is full") for change in second.changes)
+    assert "now Hunted" in second.changes and any(c.startswith("rolled trouble") for c in second.changes)
+    assert game.resources["coin"] == 2  # the trouble roll was a 5: a storm, which costs nothing
+
+
+def test_a_condition_forbids_a_roll_until_cleared(module: types.ModuleType) -> None:
+    game = module.game(rng=Faces(1, 1, 2, 3))
+    game.roll("act")
+    game.roll("act")  # danger fills: hunted; the trouble roll (2) is an ambush: coin 2 -> 1
+    assert game.resources["coin"] == 1
+    with pytest.raises(module.Forbidden, match="rest cannot be rolled now: Hunted: you cannot rest"):
+        game.roll("rest")
+    game.conditions.discard("hunted")
+    turn = game.roll("rest")
+    assert "Harm: cleared" in turn.changes and game.level("harm") == 0
+
+
+def test_resources_stay_in_range_and_a_carry_feeds_the_next_roll_once(module: types.ModuleType) -> None:
+    game = module.game(rng=Faces(6, 4, 4, 4, 4, 5, 4))
+    hit = game.roll("act", dots=0)
+    assert game.resources["coin"] == 4 and game.carried == {"act": {"dots": 1}} and hit.result.outcome.id == "hit"
+    carried = game.roll("act", dots=0)  # 4 + (0 + 1): a partial
+    assert carried.result.inputs["dots"] == 1 and game.carried == {}
+    for _ in range(3):  # the third fills danger, which rolls trouble (a 5: a storm) before the coin is spent
+        game.roll("act", dots=0)
+    assert game.resources["coin"] == 0 and game.conditions == {"hunted"}
+    assert game.roll("act", dots=0).changes[-1] == "Coin: 0 (not enough: it stops at 0)"
+    game.resources["coin"] = 5
+    game.apply([module.Effect("gain", "coin", 3, None, None, "gain 3 Coin")], [])
+    assert game.resources["coin"] == 5  # at most 5
+
+
+def test_the_state_saves_as_json_loads_and_undoes(module: types.ModuleType) -> None:
+    game = module.game(rng=Faces(1, 4))
+    game.roll("act")
+    game.roll("act")
+    saved = json.loads(json.dumps(game.state()))
+    again = module.load_game(saved)
+    assert again.state() == saved and saved["tracks"]["harm"]["rows"] == {"1": ["harm"], "2": []}
+    assert game.undo() == "act" and game.tracks["danger"].marked == 2 and game.resources["coin"] == 2
+    with pytest.raises(ValueError, match="this state is of 'other'"):
+        module.load_game(dict(saved, ruleset="other"))
+    with pytest.raises(ValueError, match="no resource named 'gold'"):
+        module.load_game(dict(saved, resources={"gold": 1}))
+
+
+def test_the_export_and_the_sheet_say_the_effects(module: types.ModuleType) -> None:
+    data = export_data(load_text(STATE, "state.rules", "state").checked)
+    assert not list(jsonschema.Draft202012Validator(JSON_SCHEMA).iter_errors(json.loads(json.dumps(data))))
+    act = next(d for d in data["definitions"] if d["name"] == "act")
+    assert act["bands"][0]["effects"][0] == {
+        "verb": "mark", "target": "danger", "amount": 2, "level": None, "input": None, "roll": None,
+        "text": "mark danger 2", "words": "mark 2 segments of Danger"}
+    assert act["bands"][2]["effects"][1]["words"] == "+1 to dots of the next Act"
+    assert act["inputs"][1]["source"] == {"expr": "level(harm)", "words": "level of harm"}
+    danger = next(d for d in data["definitions"] if d["name"] == "danger")
+    assert [e["words"] for e in danger["full_effects"]] == ["clear Danger", "now Hunted", "roll Trouble"]
+    html = to_html(data)
+    assert "→ mark 2 segments of Danger" in html and "→ clear Danger · → now Hunted · → roll Trouble" in html
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("      mark coin 1", "`mark coin`: `mark` acts on a track or clock; `coin` is a resource"),
+    ("      set danger", "`set danger`: `set` acts on a condition; `danger` is a clock"),
+    ("      gain gold 1", "`gain gold`: `gain` acts on a resource; this ruleset defines no `gold`"),
+    ("      add 2 to rest bonus", "`add ... to rest bonus`: rest has no whole-number input `bonus`"),
+    ("      mark danger bogus", "`mark`'s amount reads `bogus`, which is not here"),
+    ("      mark danger 1 at 2", "`mark danger at ...`: `at` is a level of a harm track, and danger has no levels"),
+    ("      -> nowhere", "`-> nowhere` names no roll or table"),
+])
+def test_an_effect_on_the_wrong_thing_is_a_located_error(line: str, message: str) -> None:
+    source = STATE.replace("      clear hunted\n", f"      clear hunted\n{line}\n")
+    with pytest.raises(CompileError) as caught:
+        load_text(source, "state.rules", "state")
+    errors = [d for d in caught.value.report.diagnostics if d.severity == "error"]
+    assert [d.message for d in errors] == [message]
+    assert errors[0].span.line == source.splitlines().index(line) + 1
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("forbids: rest", "forbids: resting", "`forbids: resting` names no roll"),
+    ("from level(harm)", "from level(coin)", "`level(coin)` reads a harm track with `levels:`"),
+    ("from level(harm)", "from dots", "`from dots` reads `dots`, which is not state"),
+    ("  max: 5", "  max: many", "a resource's `max:` is a whole number"),
+])
+def test_state_a_roll_reads_or_forbids_is_checked(old: str, new: str, message: str) -> None:
+    with pytest.raises(CompileError) as caught:
+        load_text(STATE.replace(old, new), "state.rules", "state")
+    assert [d.message for d in caught.value.report.diagnostics if d.severity == "error"] == [message]
