@@ -100,3 +100,69 @@ def test_wording_that_names_nothing_is_an_error_naming_what_it_can_reword() -> N
     assert problem.hint == "it rewords one of: roll, rung, low, pass, fail"
     with pytest.raises(CompileError, match="the wording, in quotes"):
         load_text(WORDED.replace('    rung: "how far up the ladder your die sits"', "    rung: 3"), "w.rules", "w")
+
+
+SAID = '''ruleset "S"
+
+roll check "Check" [S-1]
+  text: "Roll a d20: over the DV and under your attribute passes."
+  input attribute: 1..20 = 10
+  input dv: 1..20 = 5
+  let gap = attribute - dv
+  roll: d20
+  words:
+    roll: ""
+    gap: ""
+    pass: ""
+    lucky: ""
+  - when total > dv and total < attribute: pass "Pass"
+  - otherwise: fail "Fail"
+  flags:
+    lucky: total = 20
+
+lookup reach "Reach" [S-2]
+  text: "Your reach is your size plus one."
+  input size: 1..3 = 1
+  key: size + 1
+  words:
+    key: ""
+  - 2: near "Near"
+  - otherwise: far "Far"
+
+formula slots "Slots" [S-3]
+  text: "You have twice your STR in slots."
+  input str: 1..6 = 3
+  value: 2 * str
+  words:
+    value: ""
+'''
+
+
+def test_an_empty_wording_says_the_rule_text_says_it() -> None:
+    """`words:` "" leaves the dice line, a let, a band's key, a flag's condition, the key and the value off the
+    player's and core sheets (the card's text says them); the proof prints the generated words."""
+    from rulecraft.backends.player import player_cards
+
+    data = export_data(load_text(SAID, "s.rules", "s").checked)
+    check, reach, slots = data["definitions"]
+    assert check["wording"] == {"roll": "", "gap": "", "pass": "", "lucky": ""}
+    assert check["bands"][0]["key_words"] == "when total is more than dv and less than attribute"  # the proof's
+    cards = {d["name"]: d for d in player_cards(data["definitions"])}
+    assert cards["check"]["bands"][0]["key_words"] == "" and cards["check"]["lets"] == []
+    assert cards["check"]["flags"][0]["words"] == "" and cards["reach"]["key_words"] == ""
+    assert cards["slots"]["value_words"] == ""
+    for sheet in ("player", "core"):
+        html = to_html(data, sheet=sheet)
+        assert "more than dv" not in html and "total is 20" not in html and "<strong>d20</strong>" not in html
+        assert "size + 1" not in html and "2 × str" not in html
+        assert "Lucky</strong> <span" in html or sheet == "core"  # the flag's name and odds stay
+    proof = to_html(data, sheet="proof")
+    for generated in ("more than dv and less than attribute", "total is 20", "<strong>d20</strong>", "size + 1",
+                      "2 × str"):
+        assert generated in proof
+    assert slots["value_words"] == "2 × str" and reach["key_words"] == "size + 1"
+
+
+def test_an_empty_wording_is_refused_only_for_what_is_not_there() -> None:
+    with pytest.raises(CompileError, match="has no `lucky` to reword"):
+        load_text(SAID.replace("    lucky: total = 20\n", "    luck: total = 20\n"), "s.rules", "s")

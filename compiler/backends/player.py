@@ -136,6 +136,9 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     """A card without the resolver's machinery, which a player does not read:
 
     - its inputs: the dice words, the band keys and the chart's axis name them (the proof lists them);
+    - what the designer worded "" (`words:`, the rule text says it): a let, the key (`by ...`), the value, a
+      band's key, a flag's condition (its name and odds stay); the dice line (`roll: ""`) is left off by the
+      template;
     - a worked-out value (`let`) that none of the card's printed words names;
     - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
       an additional die"), and the card's data (`count: 4`, `step size: 1`) where the card has words; references
@@ -144,7 +147,14 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
     if d.get("inputs"):
         d["inputs"] = []
+    said = {name for name, text in d.get("wording", {}).items() if not text}  # `words:` "": the rule text says it
+    for name in ("key", "value"):
+        if name in said:
+            d[f"{name}_words"] = ""
+    if d.get("flags"):
+        d["flags"] = [dict(flag, words="") if flag["name"] in said else flag for flag in d["flags"]]
     if d.get("lets"):
+        d["lets"] = [let for let in d["lets"] if let["name"] not in said]
         printed = json.dumps({k: v for k, v in d.items() if k != "lets"}, ensure_ascii=False).casefold()
         kept = [let for let in d["lets"] if humanize(let["name"]).casefold() in printed]
         while True:  # a value another kept value's words name is kept too
@@ -177,7 +187,8 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
       "Moving slowly"), unless the designer worded the key.
     - A band whose words are a sentence ("With advantage, roll an additional die and keep the higher result")
       does not list its data again ("additional dice: 1", "keep: higher"). A band said elsewhere on the sheet
-      (`said`, by said_once) counts its words as its own."""
+      (`said`, by said_once) counts its words as its own.
+    - A key the designer worded "" is an empty cell: the card's rule text says when each band applies."""
     row = dict(band)
     words = band["text"] or band.get("said") or ""
     name = band["label"] if band["label"] != band["key"] else None
@@ -186,9 +197,9 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
     if len(words.split()) >= SAID_WORDS:
         row["values"] = {}
     shown = _said(f"{name or ''} {row['text'] or ''}")
-    if band["id"] not in worded and (
+    if worded.get(band["id"]) == "" or (band["id"] not in worded and (
             (band["key_kind"] == "option" and _holds(shown, _said(humanize(band["key"])), 1))
-            or (band["key_kind"] in ("when", "otherwise") and _CONDITIONAL.search(_said(words)))):
+            or (band["key_kind"] in ("when", "otherwise") and _CONDITIONAL.search(_said(words))))):
         row["key_words"] = ""
     return row
 

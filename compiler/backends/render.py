@@ -326,19 +326,19 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "value": m.expr_text(definition.value) if definition.value is not None else None,
             "groups": [{"name": group.name, "dice": m.expr_text(group.expr), "terms": dice_terms(group.expr),
                         "words": words.expr(group.expr)} for group in definition.groups],
-            "flags": [dict(flag, words=wording.get(str(flag["name"]), flag["words"]))
+            "flags": [dict(flag, words=wording.get(str(flag["name"])) or flag["words"])
                       for flag in flags_data(checked, definition, words)],
             "core": definition.core,
             "wording": wording,
             "lets": [{"name": let.name, "expr": m.expr_text(let.expr),
-                      "words": wording.get(let.name, words.expr(let.expr))}
+                      "words": wording.get(let.name) or words.expr(let.expr)}
                      for let in (*definition.lets, *definition.roll_lets)],
             "bands_from": definition.bands_from,
             "columns": [{"id": c.id, "key": m.condition_text(c.condition), **condition_data(c.condition),
                          "label": c.label,
                          "values": {n: expr_value(e, words) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
-            "bands": [dict(band, key_words=wording[band["id"]]) if band["id"] in wording else band
+            "bands": [dict(band, key_words=wording[band["id"]]) if wording.get(band["id"]) else band
                       for band in (band_data(b, definition.columns, words, state_kinds(checked))
                                    for b in definition.bands)],
             "details": {n: expr_value(e, words) for n, e in definition.details},
@@ -346,8 +346,10 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
         })
         for name, expr in (("value", definition.value), ("key", definition.key), ("zero_dice", definition.zero_dice),
                            ("column_by", definition.column_by)):
-            if expr is not None:  # each as the sheet prints it, in words: the designer's (`words:`), else generated
-                base[f"{name}_words"] = wording.get(name, words.expr(expr))
+            # each as the sheet prints it, in words: the designer's (`words:`), else generated (where the wording
+            # is "", the proof prints these and the player's sheet nothing: player.plain)
+            if expr is not None:
+                base[f"{name}_words"] = wording.get(name) or words.expr(expr)
     elif isinstance(definition, m.Document):
         base.update({
             "entries": [entry_data(e, words) for e in definition.entries],

@@ -722,14 +722,17 @@ class Checker:
     def wording(self, block: m.Block, item: m.Item) -> list[tuple[str, str, m.Span]]:
         """`words:` and under it `roll: "..."`, `value:`, `key:`, a let's, a band's or a flag's name: the
         designer's own wording, which the sheets print instead of the generated words (checked against the
-        resolver's names once it is built: `check_wording`)."""
+        resolver's names once it is built: `check_wording`). An empty wording, `roll: ""`, says the rule text
+        already says it: the player's and core sheets print nothing there, the proof the generated words."""
         out = []
         for attr in block.attrs:
-            if isinstance(attr.value, m.Text) and attr.value.value.strip():
-                out.append((attr.name, attr.value.value, attr.span))
+            if isinstance(attr.value, m.Text):
+                out.append((attr.name, " ".join(attr.value.value.split()), attr.span))
             else:
                 self.error(Code.TYPE, f"`{attr.name}:` under `words:` is the wording, in quotes", attr.span,
-                           f'like `{attr.name}: "roll your die, stepped along the ladder"`', item.name)
+                           f'like `{attr.name}: "roll your die, stepped along the ladder"` (`""` where the rule text '
+                           'says it)',
+                           item.name)
         for entry in block.entries:
             self.error(Code.TYPE, "`words:` holds `name: \"wording\"` lines, not entries", entry.span,
                        'like `roll: "roll your die, stepped along the ladder"`', item.name)
