@@ -398,6 +398,57 @@ def test_the_players_sheet_prints_the_words_not_the_machinery() -> None:
     assert 'class="value">Passed' not in player and "Passed" in proof
 
 
+RESTATED = '''ruleset "R"
+
+section "Rolls"
+
+roll test "Test" [R-1]
+  text: "Roll your die, one step up per skill."
+  input die: 4..12 = 6
+  input skills: 0..3 = 0
+  let sides = die + 2 * skills
+  roll: d(sides)
+  words:
+    roll: "Your die, one step up per skill"
+  - 4+: pass "Pass"
+  - otherwise: fail "Fail"
+
+lookup pace "Pace" [R-2]
+  input how: one of slowly "Moving slowly", quickly "Moving quickly" = slowly
+  key: how
+  - slowly: "Moving slowly"
+  - quickly: "Moving quickly"
+
+lookup reach "Reach" [R-3]
+  input size: 1..3 = 1
+  key: size
+  - 1: near "Near"
+  - otherwise: far "Far"
+
+track hp "HP" [R-4]
+  text: "Harm subtracts from HP. Once out of HP, harm becomes critical harm."
+  size: 6
+  on_full: "Once out of HP, harm becomes critical harm."
+'''
+
+
+def test_the_players_sheet_prints_no_machinery_the_words_restate() -> None:
+    """A let named only by the expressions behind worded dice is not printed; a lookup keyed by one input whose
+    rows are its options has no "by how" (but a lookup by numbers keeps its "by size"); a track's words for when
+    it is full that its text holds are not printed again. The proof keeps all of it."""
+    from rulecraft.api import load_text
+    from rulecraft.backends.player import player_cards
+
+    data = export_data(load_text(RESTATED, "r.rules", "r").checked)
+    cards = {d["name"]: d for d in player_cards(data["definitions"])}
+    assert cards["test"]["lets"] == [] and cards["pace"]["key_words"] == ""
+    assert cards["reach"]["key_words"] == "size" and cards["hp"]["on_full"] is None
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    for machinery in ("die + 2 × skills", "<strong>how</strong>", "When full:"):
+        assert machinery not in player and machinery in proof
+    assert "<strong>size</strong>" in player
+
+
 def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
     """Whole words only ("wil" is not said by "will"), and a text of fewer than four words is a name, said
     wherever it names something."""

@@ -6,9 +6,12 @@ sheet (and the core sheet) prints the document's words and the odds, and of the 
 already say; this module makes that choice, on the export's plain data, before the templates see it:
 
 - `said_once`: a text is printed once, where it is said in full; a card whose words another card holds says
-  "As <that card> says", and a band's or step's words that its card's text already holds are left off;
+  "As <that card> says", and a band's or step's words (or a track's words for when it is full) that its card's
+  text already holds are left off;
 - `plain`: the resolver's machinery is left off: its inputs (the dice words, the band keys and the chart's axis
-  name them), the values no printed words use, and the data of a band, entry or card whose words say it;
+  name them), the values no printed words use (words, not the expressions behind them), a lookup's key that is
+  one of its inputs where the rows name it, what the designer worded "" (the rule text says it), and the data
+  of a band, entry or card whose words say it;
 - `shared_outcomes`: rolls that share one set of outcomes and odds print them once, the later ones pointing
   to the first.
 """
@@ -63,7 +66,8 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
       the one that says it (`said_in`); a text said word for word before is left off where it comes again;
     - a band's, an entry's or a prose detail's text that an earlier text, or its own card's text, holds;
     - an input's description after its first card;
-    - a yes/no or number tag that the band's own words already say ("Complication" on "face a complication").
+    - a yes/no or number tag that the band's own words already say ("Complication" on "face a complication");
+    - a track's words for when it is full that its own text or an earlier text holds.
 
     The main roll (`main`) keeps its words: it opens the sheet. The designer's proof keeps everything."""
     said: list[tuple[str, dict[str, Any]]] = []  # (words, the card that printed them)
@@ -103,6 +107,8 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
                           for band in d["bands"]]
         if d.get("entries"):
             d["entries"] = [_entry_said(entry, heard) for entry in d["entries"]]
+        if d.get("on_full") and (heard(d["on_full"]) or _holds(_said(definition["text"] or ""), _said(d["on_full"]))):
+            d["on_full"] = None  # "When full: Once out of HP, ..." where the track's text says it
         prose = _prose(definition)
         if prose:
             d["details"] = {name: None if name in prose and heard(value) else value
@@ -139,7 +145,10 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     - what the designer worded "" (`words:`, the rule text says it): a let, the key (`by ...`), the value, a
       band's key, a flag's condition (its name and odds stay); the dice line (`roll: ""`) is left off by the
       template;
-    - a worked-out value (`let`) that none of the card's printed words names;
+    - a worked-out value (`let`) that none of the card's printed words names (the words, not the expressions
+      behind them: a let named only by dice the designer worded is not printed);
+    - the key of a lookup that is one of its inputs ("by roll with"), where its rows are keyed by that input's
+      options or say when they apply: the rows name it;
     - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
       an additional die"), and the card's data (`count: 4`, `step size: 1`) where the card has words; references
       (`see:`) stay, as links."""
@@ -153,9 +162,12 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
             d[f"{name}_words"] = ""
     if d.get("flags"):
         d["flags"] = [dict(flag, words="") if flag["name"] in said else flag for flag in d["flags"]]
+    bare_key = d.get("key") in {i["name"] for i in definition.get("inputs", ())}
+    if bare_key and d.get("bands") and all(b["key_kind"] in ("option", "when", "otherwise") for b in d["bands"]):
+        d["key_words"] = ""  # "by roll with": the rows name its options, or say when they apply
     if d.get("lets"):
         d["lets"] = [let for let in d["lets"] if let["name"] not in said]
-        printed = json.dumps({k: v for k, v in d.items() if k != "lets"}, ensure_ascii=False).casefold()
+        printed = _printed(d).casefold()
         kept = [let for let in d["lets"] if humanize(let["name"]).casefold() in printed]
         while True:  # a value another kept value's words name is kept too
             named = " ".join(let["words"] for let in kept).casefold()
@@ -172,6 +184,23 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         prose = _prose(definition)
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
     return d
+
+
+def _printed(card: dict[str, Any]) -> str:
+    """The words the sheet prints for a roll's machinery (its dice, flags, key, value, bands and chart), not the
+    expressions behind them: a let is printed where these name it."""
+    wording = card.get("wording", {})
+    dice = [wording["roll"]] if "roll" in wording else [
+        f"{r.get('when_words', '')} {r.get('words', r['roll'])}" for r in card.get("dice", ())]
+    parts = [card["text"] or "", *dice, *(g["words"] for g in card.get("groups", ())),
+             card.get("zero_dice_words") or "", *(f["words"] for f in card.get("flags", ())),
+             *(r.get("when_words", "") for r in card.get("rerolls", ())),
+             card.get("key_words") or "", card.get("value_words") or "", card.get("column_by_words") or "",
+             (card.get("odds") or {}).get("axis") or "",
+             *(json.dumps([b.get("key_words", b["key"]), b["label"], b["text"], b["values"], b.get("next_words")],
+                          ensure_ascii=False) for b in card.get("bands", ())),
+             json.dumps(card.get("details", {}), ensure_ascii=False)]
+    return " ".join(parts)
 
 
 _CONDITIONAL = re.compile(r"\b(if|when|whenever|unless|otherwise|on a)\b")
