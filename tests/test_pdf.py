@@ -271,7 +271,7 @@ SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002
 # words of its document, as they stand: the issue asks for 1.2 at most, which wyrd_wolds and tides_of_gold meet;
 # the others are held where they are, so that a change can only shorten them (see docs/reference.md, "Reference
 # sheets").
-LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.34, "errant": 1.55, "dice_ladder": 1.74}
+LENGTH_CEILING = {"wyrd_wolds": 0.98, "tides_of_gold": 1.17, "everrain": 1.31, "errant": 1.39, "dice_ladder": 1.5}
 
 
 def word_count(text: str) -> int:

@@ -145,8 +145,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     - what the designer worded "" (`words:`, the rule text says it): a let, the key (`by ...`), the value, a
       band's key, a flag's condition (its name and odds stay); the dice line (`roll: ""`) is left off by the
       template;
-    - a worked-out value (`let`) that none of the card's printed words names (the words, not the expressions
-      behind them: a let named only by dice the designer worded is not printed);
+    - a worked-out value (`let`) that none of the card's printed words names, as a whole word ("adv" is not named
+      by "advantage"; the words, not the expressions behind them: a let named only by worded dice is not printed);
     - the key of a lookup that is one of its inputs ("by roll with"), where its rows are keyed by that input's
       options or say when they apply: the rows name it;
     - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
@@ -168,10 +168,10 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     if d.get("lets"):
         d["lets"] = [let for let in d["lets"] if let["name"] not in said]
         printed = _printed(d).casefold()
-        kept = [let for let in d["lets"] if humanize(let["name"]).casefold() in printed]
+        kept = [let for let in d["lets"] if _holds(printed, humanize(let["name"]).casefold(), 1)]
         while True:  # a value another kept value's words name is kept too
             named = " ".join(let["words"] for let in kept).casefold()
-            more = [let for let in d["lets"] if let not in kept and humanize(let["name"]).casefold() in named]
+            more = [let for let in d["lets"] if let not in kept and _holds(named, humanize(let["name"]).casefold(), 1)]
             if not more:
                 break
             kept += more
