@@ -470,12 +470,15 @@ def test_what_a_session_keeps_stays_bounded_over_many_saves(project: Path) -> No
     shutil_source = (ROOT / "rulesets" / "errant.rules").read_text(encoding="utf-8")
     path = project / "rulesets" / "errant.rules"
     path.write_text(shutil_source, encoding="utf-8")
-    preview = Preview(["errant"], project / "output")
 
     def kept() -> tuple[int, int, int]:
         gc.collect()
         rulesets = sum(1 for o in gc.get_objects() if isinstance(o, m.CheckedRuleset))
         return rulesets, len(odds._ANALYSES), len(odds._NAMES)
+
+    # what other tests in this worker process keep (their cached rulesets) is not the session's
+    before = kept()[0]
+    preview = Preview(["errant"], project / "output")
 
     sizes = []
     for save_number in range(8):
@@ -483,4 +486,4 @@ def test_what_a_session_keeps_stays_bounded_over_many_saves(project: Path) -> No
         assert preview.rebuild([path])[0].startswith("rebuilt errant")
         sizes.append(kept())
     assert sizes[-1] == sizes[2], sizes  # nothing more kept after eight saves than after three
-    assert sizes[-1][0] <= 2, sizes
+    assert sizes[-1][0] - before <= 2, sizes
