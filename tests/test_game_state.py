@@ -197,3 +197,17 @@ def test_state_a_roll_reads_or_forbids_is_checked(old: str, new: str, message: s
     with pytest.raises(CompileError) as caught:
         load_text(STATE.replace(old, new), "state.rules", "state")
     assert [d.message for d in caught.value.report.diagnostics if d.severity == "error"] == [message]
+
+
+def test_the_sheet_says_how_many_rolls_fill_a_clock() -> None:
+    """Issue 26, item 5 on the sheet: by hand, at dots 0 a d6 misses (2 segments) on 1-3, is partial (1) on 4-5
+    and hits (0) on 6. E(n), the rolls to mark n more: E(1) = 1 + E(1)/6 = 6/5; E(2) = 1 + E(1)/3 + E(2)/6 =
+    42/25; E(3) = 1 + E(1)/2 + E(2)/3 + E(3)/6 = 324/125; E(4) = 1 + E(2)/2 + E(3)/3 + E(4)/6 = 2028/625."""
+    data = export_data(load_text(STATE, "state.rules", "state").checked)
+    act = next(d for d in data["definitions"] if d["name"] == "act")
+    (danger,) = act["fills"]
+    assert (danger["clock"], danger["size"], danger["axis"]) == ("danger", 4, "dots")
+    assert danger["rows"][0] == {"value": 0, "expected": "2028/625", "mean": 3.24}
+    assert "Rolls to fill Danger</b> (4 segments), on average: 3.2 at dots 0 · " in to_html(data)
+    rest = next(d for d in data["definitions"] if d["name"] == "rest")
+    assert rest["fills"] == []  # it marks nothing

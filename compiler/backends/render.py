@@ -240,6 +240,40 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
     return {"axis": axis, "fixed": fixed, "rows": rows}
 
 
+def fills_data(checked: m.CheckedRuleset, resolver: m.Resolver, odds: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """For each clock (or track) of known size this roll's outcomes mark by a whole number, the exact expected
+    number of rolls to fill it, at each row of the odds (each value of the chart's input): "Rolls to fill
+    Danger: 3.2 at dots 0, 2.6 at 1". Marks that read the roll or the inputs are left out (their step is not
+    one number per outcome)."""
+    from ..semantics.fill import expected_rolls
+
+    sizes = {d.name: (d.size, d.label, d.kind) for d in checked.definitions if isinstance(d, m.Track) and d.size}
+    marked: dict[str, dict[str, int]] = {}  # clock -> band id -> segments it marks
+    for band in resolver.bands:
+        for effect in band.effects:
+            amount = number(effect.amount) if effect.amount is not None else 1
+            if effect.verb == "mark" and effect.level is None and effect.target in sizes and amount is not None:
+                by_band = marked.setdefault(effect.target, {})
+                by_band[band.id] = by_band.get(band.id, 0) + amount
+    if not odds or not marked:
+        return []
+    out = []
+    for clock, by_band in marked.items():
+        size, label, kind = sizes[clock]
+        rows = []
+        for row in odds["rows"]:
+            step: dict[int, Fraction] = {}
+            for outcome in row["outcomes"]:
+                gained = by_band.get(outcome["id"], 0)
+                step[gained] = step.get(gained, Fraction(0)) + Fraction(outcome["probability"])
+            step[0] = step.get(0, Fraction(0)) + 1 - sum(step.values(), Fraction(0))  # results no band takes
+            expected = expected_rolls(step, size) if any(a > 0 and p for a, p in step.items()) else None
+            rows.append({"value": row["value"], "expected": fraction_text(expected) if expected is not None else None,
+                         "mean": round(float(expected), 2) if expected is not None else None})
+        out.append({"clock": clock, "label": label, "kind": kind, "size": size, "axis": odds["axis"], "rows": rows})
+    return out
+
+
 CHART_ROWS = 7  # bars a chart draws at most: a longer range shows a few representative rows
 
 
@@ -344,6 +378,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "details": {n: expr_value(e, words) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })
+        base["fills"] = fills_data(checked, definition, base["odds"])
         for name, expr in (("value", definition.value), ("key", definition.key), ("zero_dice", definition.zero_dice),
                            ("column_by", definition.column_by)):
             # each as the sheet prints it, in words: the designer's (`words:`), else generated (where the wording
