@@ -46,9 +46,33 @@ def test_names_read_as_the_rules_call_them() -> None:
     checked = load_text('ruleset "N"\n\ntype edge: one of none "No edge", minor "Minor edge", major "Major edge"\n\n'
                         'roll push "Push yourself" [N-1]\n  input edge: edge = none\n  roll: 2d6\n'
                         '  - 7+: hit "Hit"\n  - otherwise: miss "Miss"\n', "n.rules", "n").checked
-    words = Words(names_of(checked))
+    words = Words(names_of(checked)).within(checked.resolvers()[0])
     assert (words.name("push"), words.name("minor"), words.name("stress_marked")) == \
         ("Push yourself", "Minor edge", "stress marked")
+
+
+def test_an_option_is_named_by_its_label_only_in_its_own_roll() -> None:
+    """One roll's option `failure` labelled "Sprint, phys Check failed" is not another roll's `failure`, nor
+    an input of that name elsewhere (it had been, the labels being one table for the whole ruleset)."""
+    source = '''ruleset "N"
+
+roll chase "Chase" [N-1]
+  input sprint: one of none "No sprint", failure "Sprint, phys Check failed" = none
+  roll: d6
+  - 4+: hit "Hit"
+  - otherwise: miss "Miss"
+
+formula score "Score" [N-2]
+  input failure: 0..3 = 0
+  value: failure + 1
+'''
+    checked = load_text(source, "n.rules", "n").checked
+    chase, score = checked.resolvers()
+    words = Words(names_of(checked))
+    assert words.within(chase).name("failure") == "Sprint, phys Check failed"
+    assert words.within(score).name("failure") == "failure"
+    data = export_data(checked)
+    assert next(d for d in data["definitions"] if d["name"] == "score")["value_words"] == "failure + 1"
 
 
 @pytest.mark.parametrize(("text", "html"), [

@@ -816,7 +816,7 @@ class ModuleWriter:
         self.band_fn(resolver, compiler)
         self.column_fn(resolver, compiler)
         self.values_fn(resolver, compiler)
-        self.effects_fn(resolver, compiler, Words(names_of(self.checked)))
+        self.effects_fn(resolver, compiler, Words(names_of(self.checked)).within(resolver))
         self.flags_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
         self.chain_fn(resolver, compiler)

@@ -339,6 +339,8 @@ def dice_rule_data(rule: m.DiceRule, words: Words) -> dict[str, object]:
 
 def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: Words | None = None) -> dict[str, Any]:
     words = words or Words(names_of(checked))
+    if isinstance(definition, m.Resolver):
+        words = words.within(definition)
     base: dict[str, Any] = {
         "name": definition.name,
         "kind": definition.kind,

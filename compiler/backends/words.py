@@ -35,16 +35,16 @@ def humanize(name: str) -> str:
 
 
 def names_of(checked: m.CheckedRuleset) -> dict[str, str]:
-    """What the sheet calls each name an expression can hold: a definition by its label, an option of a choice
-    by its label; other names (inputs, lets, groups of dice) are humanized where they are read."""
-    names: dict[str, str] = {}
-    for definition in checked.definitions:
-        if isinstance(definition, m.Resolver):
-            for item in definition.inputs:
-                if isinstance(item.type, m.Choice):
-                    names.update({o.name: o.label for o in item.type.options if o.label})
-    names.update({d.name: d.label for d in checked.definitions})
-    return names
+    """What the sheet calls each definition an expression can name: its label. Other names (inputs, lets,
+    groups of dice) are humanized where they are read, and an option by its label where its roll reads it
+    (`Words.within`)."""
+    return {d.name: d.label for d in checked.definitions}
+
+
+def option_labels(resolver: m.Resolver) -> dict[str, str]:
+    """The labels of the options of a roll's choice inputs: what its expressions call them."""
+    return {o.name: o.label for item in resolver.inputs if isinstance(item.type, m.Choice)
+            for o in item.type.options if o.label}
 
 
 def number(expr: m.Expr) -> int | None:
@@ -87,6 +87,11 @@ class Words:
 
     def name(self, name: str) -> str:
         return self.names.get(name) or humanize(name)
+
+    def within(self, resolver: m.Resolver) -> Words:
+        """These words inside one roll: its options by their labels too (one roll's option `failure` labelled
+        "Sprint, phys Check failed" is not another's band `failure`)."""
+        return Words({**self.names, **option_labels(resolver)})
 
     def expr(self, expr: m.Expr, parent: int = 0) -> str:
         if isinstance(expr, m.Number):
