@@ -1,4 +1,4 @@
-"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fill, fmt, watch, list, completion.
+"""The `rulecraft` command: build, check, diff, roll, odds, simulate, fill, play, fmt, watch, list, completion.
 
 Every user mistake ends as one clear message and exit status 1; no
 traceback reaches a user. `roll` and `odds` go through the compiled
@@ -181,6 +181,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            "ROLL, rolled once each round beside the first")
     fill.add_argument("--json", action="store_true")
     fill.set_defaults(run=cmd_fill)
+
+    play = sub.add_parser("play", help="play a ruleset's game in the terminal: roll, see the state move, undo, "
+                          "save and load")
+    play.add_argument("ruleset")
+    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--load", metavar="FILE", default=None, help="start from a game saved with `save FILE`")
+    play.add_argument("--size", nargs="+", action="extend", default=[], metavar="TRACK=N",
+                      help="the size of a track or clock the document gives none (e.g. --size stress=9)")
+    play.set_defaults(run=cmd_play)
 
     fmt = sub.add_parser("fmt", help="rewrite rulesets in the one canonical layout (comments kept)")
     fmt.add_argument("paths", nargs="*", help="rulesets (ids or .rules files; - reads stdin and writes stdout); "
@@ -792,6 +801,13 @@ def cmd_fill(args: argparse.Namespace) -> int:
         print(f"  expected {'rolls' if both else 'rounds'} until either fills: {ratio(race.expected)} = "
               f"{float(race.expected):.3f}")
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """`rulecraft play my_game --seed 1`: a game in play at a prompt (or fed commands on stdin); see play.py."""
+    from .play import play
+
+    return play(compiled(args.ruleset), parse_inputs, args.seed, args.load, args.size)
 
 
 def ratio(p: Fraction) -> str:
