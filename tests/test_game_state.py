@@ -211,3 +211,15 @@ def test_the_sheet_says_how_many_rolls_fill_a_clock() -> None:
     assert "Rolls to fill Danger</b> (4 segments), on average: 3.2 at dots 0 · " in to_html(data)
     rest = next(d for d in data["definitions"] if d["name"] == "rest")
     assert rest["fills"] == []  # it marks nothing
+
+
+@pytest.mark.parametrize("bad", [[], {"ruleset": "state", "tracks": {"danger": {"marked": 1}}},
+                                 {"ruleset": "state", "resources": 3}, {"ruleset": "state", "conditions": 5}])
+def test_a_malformed_state_is_a_value_error_and_leaves_the_game_as_it_was(module: types.ModuleType,
+                                                                         bad: object) -> None:
+    game = module.game(rng=Faces(1))
+    game.roll("act")
+    before = game.state()
+    with pytest.raises(ValueError, match="not a game state of 'state'|is missing|this state"):
+        game.restore(bad)
+    assert game.state() == before
