@@ -1351,7 +1351,9 @@ def test_every_item_is_cited_and_every_defect_has_an_erratum(tog_loaded: Any) ->
     assert missing == []
     assert not {i for i in cited if i.startswith("TOG-") and not re.fullmatch(r"TOG-(0[1-9]|[1-5]\d|6[0-2])", i)}
     ids = [e.id for e in tog_loaded.checked.errata]
-    assert sorted(ids, key=lambda i: int(i.split("-")[-1])) == [f"D-TOG-{n}" for n in range(1, 29)]
+    # D-TOG-1 .. 28 are the inventory's defects; 29 (coin's start) and 30 (what a game leaves to the table) came
+    # with the game state (issue 26).
+    assert sorted(ids, key=lambda i: int(i.split("-")[-1])) == [f"D-TOG-{n}" for n in range(1, 31)]
     for erratum in tog_loaded.checked.errata:
         assert erratum.text.strip(), erratum.id
 

@@ -2367,7 +2367,25 @@ class Game:
                 "carried": {roll: dict(amounts) for roll, amounts in sorted(self.carried.items())}}
 
     def restore(self, data: Mapping[str, object]) -> None:
-        """Put the game in state `data` (from `state()`); a ValueError names what does not fit."""
+        """Put the game in state `data` (from `state()`); a ValueError names what does not fit, and the game
+        is as it was."""
+        kept = self.state()
+        try:
+            self._restore(data)
+        except KeyError as problem:
+            self._restore(kept)
+            raise ValueError(f"{problem.args[0]!r} is missing") from None
+        except (TypeError, AttributeError) as problem:
+            self._restore(kept)
+            raise ValueError(f"this is not a game state of {self.ruleset!r} (state() gives one): {problem}") \
+                from None
+        except ValueError:
+            self._restore(kept)
+            raise
+
+    def _restore(self, data: Mapping[str, object]) -> None:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a state is an object, not {type(data).__name__}")
         if data.get("ruleset") != self.ruleset:
             raise ValueError(f"this state is of {data.get('ruleset')!r}, not {self.ruleset!r}")
         tracks = data.get("tracks", {})
@@ -2385,6 +2403,8 @@ class Game:
             if "ticks" in saved and isinstance(track, TickedTrack):
                 track.set_ticks(saved["ticks"])
             self.tracks[name] = track
+        for name in set(self.tracks) - set(tracks):  # a track the state leaves out starts empty
+            self.tracks[name] = self.track_kinds[name](size=self.tracks[name].size)
         resources = data.get("resources", {})
         for name, amount in dict(resources).items():  # type: ignore[call-overload]
             if name not in self.resource_specs:
