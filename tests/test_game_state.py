@@ -167,6 +167,11 @@ def test_the_export_and_the_sheet_say_the_effects(module: types.ModuleType) -> N
     assert [e["words"] for e in danger["full_effects"]] == ["clear Danger", "now Hunted", "roll Trouble"]
     html = to_html(data)
     assert "→ mark 2 segments of Danger" in html and "→ clear Danger · → now Hunted · → roll Trouble" in html
+    # the effect says the datum it marks by: the player's sheet does not tag it again; the proof does
+    assert "segments: 2" not in html and "segments: 2" in to_html(data, sheet="proof")
+    unsized = load_text('ruleset "U"\n\nclock quiet "Quiet" [U-1]\n  size: unknown\n', "u.rules", "u").checked
+    assert 'id="quiet"' not in to_html(export_data(unsized))  # nothing to draw or read: left off
+    assert 'id="quiet"' in to_html(export_data(unsized), sheet="proof")
 
 
 @pytest.mark.parametrize(("line", "message"), [
@@ -220,6 +225,6 @@ def test_a_malformed_state_is_a_value_error_and_leaves_the_game_as_it_was(module
     game = module.game(rng=Faces(1))
     game.roll("act")
     before = game.state()
-    with pytest.raises(ValueError, match="not a game state of 'state'|is missing|this state"):
+    with pytest.raises(ValueError, match=r"not a game state of 'state'|is missing|this state"):
         game.restore(bad)
     assert game.state() == before

@@ -103,7 +103,9 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
             d["bands"] = [dict(band, text=None if heard(band["text"]) else band["text"],
                                said=band["text"] if heard(band["text"]) else None,
                                values={name: value for name, value in band["values"].items()
-                                       if not _tag_said(name, value, _said(f"{band['label']} {band['text'] or ''}"))})
+                                       if not _tag_said(name, value, _said(" ".join(
+                                           [band["label"], band["text"] or "",
+                                            *(e["words"] for e in band.get("effects", ()))])))})
                           for band in d["bands"]]
         if d.get("entries"):
             d["entries"] = [_entry_said(entry, heard) for entry in d["entries"]]
@@ -281,7 +283,11 @@ def main_roll(definitions: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def says_something(definition: dict[str, Any]) -> bool:
     """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
-    (`text: unknown`) with nothing else known. The designer's proof shows every definition."""
+    (`text: unknown`) with nothing else known, nor a clock with no size, words or levels (an effect's words
+    name it where it is marked). The designer's proof shows every definition."""
+    if definition["kind"] in ("track", "clock"):  # one the document gives no size, no words and no levels
+        return bool(definition["text"] or definition["size"] or definition["levels"] or definition["markers"]
+                    or definition["on_full"] or definition["full_effects"])
     if definition["kind"] not in ("rule", "list", "procedure", "bands", "priority"):
         return True
     details = any(value is not None for value in definition.get("details", {}).values())
