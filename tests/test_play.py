@@ -202,6 +202,7 @@ def test_at_a_terminal_a_prompt_and_ctrl_c_ends_without_a_traceback(tmp_path: Pa
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command, at a terminal, Ctrl-C not ignored (as it is in a background job)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a test runner's worker may block it
         os.chdir(tmp_path)
         os.execv(sys.executable, [sys.executable, "-m", "rulecraft", "play", "state.rules", "--seed", "1"])
 
