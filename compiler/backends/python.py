@@ -40,7 +40,7 @@ from ..check.state import forbidden
 from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from ..semantics import runtime
 from ..semantics.evaluate import Reads, bands_read, branches, contains_dice, dice_symbols, group_reads, walk
-from .words import Words, names_of
+from .words import Words, kinds_of, names_of
 
 RUNTIME_PATH = Path(runtime.__file__)
 
@@ -698,6 +698,7 @@ class ModuleWriter:
     def __init__(self, checked: m.CheckedRuleset, width: int = LINE_WIDTH) -> None:
         self.checked = checked
         self.names = ModuleNames(checked)
+        self.words = Words(names_of(checked), kinds_of(checked))  # what the module's effects say
         self.w = Writer(width)
         self.at = m.NOWHERE  # the definition being written (where an output too large is reported)
 
@@ -816,7 +817,7 @@ class ModuleWriter:
         self.band_fn(resolver, compiler)
         self.column_fn(resolver, compiler)
         self.values_fn(resolver, compiler)
-        self.effects_fn(resolver, compiler, Words(names_of(self.checked)).within(resolver))
+        self.effects_fn(resolver, compiler, self.words.within(resolver))
         self.flags_fn(resolver, compiler)
         self.rerolls_fn(resolver, compiler)
         self.chain_fn(resolver, compiler)
@@ -985,8 +986,6 @@ class ModuleWriter:
             return
         w = self.w
         params = self.held_params(resolver, compiler)
-        kinds = {d.name: d.kind for d in self.checked.definitions
-                 if isinstance(d, (m.Track, m.Document, m.Resolver))}
         w.line(f"def _effects_{resolver.name}(b: int, c: int, d: None, r_total: {type_text(compiler.total_kinds)}, "
                f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "") + ") -> tuple[Effect, ...]:")
@@ -999,7 +998,7 @@ class ModuleWriter:
                     w.line("return (")
                     with w.indent():
                         for effect in band.effects:
-                            for line in effect_code(effect, words.effect(effect, kinds.get(effect.target or "")),
+                            for line in effect_code(effect, words.effect(effect),
                                                     lambda e: f"int({compiler.number(e)})", compiler.expr):
                                 w.line(line + ",")
                     w.line(")")
@@ -1256,8 +1255,6 @@ class ModuleWriter:
         gives) and `game()` / `load_game()`, which make a `Game` of them."""
         w = self.w
         documents = [d for d in self.checked.definitions if isinstance(d, m.Document)]
-        words = Words(names_of(self.checked))
-        kinds = {d.name: d.kind for d in self.checked.definitions if isinstance(d, (m.Track, m.Document, m.Resolver))}
         w.line("RESOURCES: dict[str, tuple[str, int, int | None]] = {  # label, start, most")
         with w.indent():
             for d in (d for d in documents if d.kind == "resource"):
@@ -1279,7 +1276,7 @@ class ModuleWriter:
                 w.line(f"{track.name!r}: (")
                 with w.indent():
                     for effect in track.full_effects:
-                        for line in effect_code(effect, words.effect(effect, kinds.get(effect.target or "")),
+                        for line in effect_code(effect, self.words.effect(effect),
                                                 lambda e: m.expr_text(e), lambda e: repr(m.expr_text(e))):
                             w.line(line + ",")
                 w.line("),")

@@ -32,7 +32,7 @@ from ..semantics.evaluate import EvalError, walk
 from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
 from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
 from .player import main_roll, player_cards, says_something
-from .words import Words, humanize, names_of, number
+from .words import Words, humanize, kinds_of, names_of, number
 
 # The JSON Schema of the export (compiler/backends/export.schema.json): written by hand, checked by
 # tests/test_schema.py against every export; the build copies it to output/json/schema.json.
@@ -165,7 +165,7 @@ def tone_of(band: m.Band) -> str:
     return "neutral"
 
 
-def effect_data(effect: m.Effect, words: Words, kinds: dict[str, str]) -> dict[str, Any]:
+def effect_data(effect: m.Effect, words: Words) -> dict[str, Any]:
     """An effect as data: its verb, what it acts on, its amount and level (numbers, or an expression with its
     words), the input a `carry` adds to, the tables a `->` rolls, and the effect as written and in words."""
     return {"verb": effect.verb, "target": effect.target,
@@ -173,16 +173,10 @@ def effect_data(effect: m.Effect, words: Words, kinds: dict[str, str]) -> dict[s
             "level": expr_value(effect.level, words) if effect.level is not None else None,
             "input": effect.input,
             "roll": [m.expr_text(link.target) for link in effect.chain.links] if effect.chain is not None else None,
-            "text": m.effect_text(effect), "words": words.effect(effect, kinds.get(effect.target or ""))}
+            "text": m.effect_text(effect), "words": words.effect(effect)}
 
 
-def state_kinds(checked: m.CheckedRuleset) -> dict[str, str]:
-    """The kind of each definition an effect can act on, by name."""
-    return {d.name: d.kind for d in checked.definitions if isinstance(d, (m.Track, m.Document, m.Resolver))}
-
-
-def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words,
-              kinds: dict[str, str] | None = None) -> dict[str, Any]:
+def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict[str, Any]:
     cells = [c if isinstance(c, (str, int)) else None for c in band.cells]
     chained = {} if band.chain is None else {"next_words": words.chain(band.chain)}
     worded = {"key_words": "when " + words.expr(band.condition.test)} if isinstance(band.condition, m.When) and (
@@ -199,7 +193,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words,
         "values": {name: expr_value(expr, words) for name, expr in band.values},
         "next": m.chain_text(band.chain) if band.chain is not None else None,
         **chained,
-        "effects": [effect_data(e, words, kinds or {}) for e in band.effects],
+        "effects": [effect_data(e, words) for e in band.effects],
     }
 
 
@@ -338,7 +332,7 @@ def dice_rule_data(rule: m.DiceRule, words: Words) -> dict[str, object]:
 
 
 def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: Words | None = None) -> dict[str, Any]:
-    words = words or Words(names_of(checked))
+    words = words or Words(names_of(checked), kinds_of(checked))
     if isinstance(definition, m.Resolver):
         words = words.within(definition)
     base: dict[str, Any] = {
@@ -375,8 +369,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
                          "values": {n: expr_value(e, words) for n, e in c.values}} for c in definition.columns],
             "column_by": m.expr_text(definition.column_by) if definition.column_by is not None else None,
             "bands": [dict(band, key_words=wording[band["id"]]) if wording.get(band["id"]) else band
-                      for band in (band_data(b, definition.columns, words, state_kinds(checked))
-                                   for b in definition.bands)],
+                      for band in (band_data(b, definition.columns, words) for b in definition.bands)],
             "details": {n: expr_value(e, words) for n, e in definition.details},
             "odds": odds_data(checked, definition),
         })
@@ -423,7 +416,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "per_round": dict(definition.per_round),
             "ticks": definition.ticks,
             "ranks": [{"name": name, "ticks": ticks} for name, ticks in definition.ranks],
-            "full_effects": [effect_data(e, words, state_kinds(checked)) for e in definition.full_effects],
+            "full_effects": [effect_data(e, words) for e in definition.full_effects],
             "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     return base
@@ -447,7 +440,7 @@ def export_data(checked: m.CheckedRuleset) -> dict[str, Any]:
         "meta": dict(checked.meta),
         "sections": [{"title": s.title, "sources": citation_data(s.citation), "columns": s.columns()}
                      for s in checked.sections],
-        "definitions": [definition_data(checked, d, words) for words in [Words(names_of(checked))]
+        "definitions": [definition_data(checked, d, words) for words in [Words(names_of(checked), kinds_of(checked))]
                         for d in checked.definitions],
         "errata": [
             {"id": e.id, "title": e.title, "sources": citation_data(e.citation), "text": e.text,

@@ -41,6 +41,12 @@ def names_of(checked: m.CheckedRuleset) -> dict[str, str]:
     return {d.name: d.label for d in checked.definitions}
 
 
+def kinds_of(checked: m.CheckedRuleset) -> dict[str, str]:
+    """The kind of each definition an effect can act on, by name (a clock's marks are segments, a track's
+    boxes; a condition is cleared, not emptied)."""
+    return {d.name: d.kind for d in checked.definitions if isinstance(d, (m.Track, m.Document, m.Resolver))}
+
+
 def option_labels(resolver: m.Resolver) -> dict[str, str]:
     """The labels of the options of a roll's choice inputs: what its expressions call them."""
     return {o.name: o.label for item in resolver.inputs if isinstance(item.type, m.Choice)
@@ -82,8 +88,9 @@ def _tighter(old: m.Expr | None, new: m.Expr | None, pick: Callable[[int, int], 
 class Words:
     """Sets expressions in words, naming things as `names` says (see `names_of`)."""
 
-    def __init__(self, names: Mapping[str, str] | None = None) -> None:
+    def __init__(self, names: Mapping[str, str] | None = None, kinds: Mapping[str, str] | None = None) -> None:
         self.names = names or {}
+        self.kinds = kinds or {}  # what an effect acts on, by name (see `kinds_of`)
 
     def name(self, name: str) -> str:
         return self.names.get(name) or humanize(name)
@@ -91,7 +98,7 @@ class Words:
     def within(self, resolver: m.Resolver) -> Words:
         """These words inside one roll: its options by their labels too (one roll's option `failure` labelled
         "Sprint, phys Check failed" is not another's band `failure`)."""
-        return Words({**self.names, **option_labels(resolver)})
+        return Words({**self.names, **option_labels(resolver)}, self.kinds)
 
     def expr(self, expr: m.Expr, parent: int = 0) -> str:
         if isinstance(expr, m.Number):
@@ -249,10 +256,11 @@ class Words:
         return {"count": "dice", "all": "every die", "any": "a die", "none": "no die"}[read.function] + (
             f" of {group} {test}")
 
-    def effect(self, effect: m.Effect, kind: str | None = None) -> str:
+    def effect(self, effect: m.Effect) -> str:
         """An effect in words: "mark 2 segments of Danger", "mark Harm at level 1", "clear Stress", "spend 1
-        Coin", "now Hunted", "no longer Hunted", "+1 to dots of the next Act", "roll Trouble"; `kind` is the
-        kind of what it acts on (a clock's are segments, a track's boxes)."""
+        Coin", "now Hunted", "no longer Hunted", "+1 to dots of the next Act", "roll Trouble" (a clock's marks
+        are segments, a track's boxes: `kinds`)."""
+        kind = self.kinds.get(effect.target or "")
         target = self.name(effect.target) if effect.target else ""
         amount = self.expr(effect.amount, 5) if effect.amount is not None else None
         one = number(effect.amount) == 1 if effect.amount is not None else True
