@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .words import humanize
@@ -100,8 +101,7 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
             d["inputs"] = [dict(i, doc=None) if (i["name"], i["doc"] or "") in docs else i for i in d["inputs"]]
             docs.update((i["name"], i["doc"] or "") for i in definition["inputs"])
         if d.get("bands"):
-            d["bands"] = [dict(band, text=None if heard(band["text"]) else band["text"],
-                               said=band["text"] if heard(band["text"]) else None,
+            d["bands"] = [dict(band, **_once(band["text"], heard),
                                values={name: value for name, value in band["values"].items()
                                        if not _tag_said(name, value, _said(" ".join(
                                            [band["label"], band["text"] or "",
@@ -120,9 +120,14 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
     return out
 
 
-def _entry_said(entry: dict[str, Any], heard: Any) -> dict[str, Any]:
-    return dict(entry, text=None if heard(entry["text"]) else entry["text"],
-                said=entry["text"] if heard(entry["text"]) else None,
+def _once(text: str | None, heard: Callable[[object], bool]) -> dict[str, str | None]:
+    """A band's or entry's `text`, or, where it was said before, `said`: the words, which its row then leaves
+    off (they still count as its own when deciding what else the row need not say)."""
+    return {"text": None, "said": text} if heard(text) else {"text": text, "said": None}
+
+
+def _entry_said(entry: dict[str, Any], heard: Callable[[object], bool]) -> dict[str, Any]:
+    return dict(entry, **_once(entry["text"], heard),
                 children=[_entry_said(child, heard) for child in entry.get("children", [])])
 
 
