@@ -451,6 +451,16 @@ class Effect:
     span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    """`when TEST:` in a roll, effects under it: what every roll does where TEST holds, whatever its outcome
+    (what a choice costs: `when push_or_bargain = push:` then `mark stress 2`). TEST reads what a band reads."""
+
+    test: Expr
+    effects: tuple[Effect, ...]
+    span: Span = _span()
+
+
 def effect_text(effect: Effect) -> str:
     """An effect as the language writes it."""
     if effect.verb == "roll" and effect.chain is not None:
@@ -539,6 +549,7 @@ class Item:
     columns: Columns | None
     section: str | None
     span: Span = _span()
+    guards: tuple[Guarded, ...] = ()  # `when TEST:` blocks of effects
 
     def attr(self, name: str) -> Attr | None:
         return next((a for a in self.attrs if a.name == name), None)
@@ -926,6 +937,7 @@ class Resolver:
     # expression where it is named (bands, data, flags; the roll itself where it reads dice held by name only)
     roll_lets: tuple[Let, ...] = ()
     covers: bool = False  # the check proved that a band takes every result, for every input
+    guards: tuple[Guarded, ...] = ()  # `when TEST:` effects every roll has where TEST holds, whatever its outcome
 
     def map_expressions(self, change: Callable[[Expr], Expr]) -> Resolver:
         """This resolver with `change` applied to every expression `expressions()` gives (and column data)."""
@@ -947,7 +959,8 @@ class Resolver:
             dice=tuple(replace(rule, expr=change(rule.expr), when=maybe(rule.when)) for rule in self.dice),
             rerolls=tuple(replace(r, when=maybe(r.when)) for r in self.rerolls), key=maybe(self.key),
             value=maybe(self.value), zero_dice=maybe(self.zero_dice), column_by=maybe(self.column_by), bands=bands,
-            columns=tuple(replace(c, values=each(c.values)) for c in self.columns))
+            columns=tuple(replace(c, values=each(c.values)) for c in self.columns),
+            guards=tuple(replace(guard, test=change(guard.test)) for guard in self.guards))
 
     def expressions(self) -> Iterator[Expr]:
         """Every expression the resolver evaluates: lets, dice, key, value, band tests, chains and data."""
@@ -966,6 +979,7 @@ class Resolver:
                 yield from band.chain.expressions()
             yield from (value for _, value in band.values)
         yield from (test for _, test in self.flags)
+        yield from (guard.test for guard in self.guards)
 
 
 @dataclass(frozen=True, slots=True)

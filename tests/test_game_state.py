@@ -66,7 +66,10 @@ table trouble "Trouble"
   - 4-6: "Storm"
 
 roll rest "Rest"
+  input paid: flag "Pay for a room"
   roll: d6
+  when paid:
+    spend coin 1
   - 1-6: done "Rested"
       clear harm
       clear hunted
@@ -140,6 +143,19 @@ def test_resources_stay_in_range_and_a_carry_feeds_the_next_roll_once(module: ty
     assert game.resources["coin"] == 5  # at most 5
 
 
+def test_a_when_block_acts_whatever_the_outcome_where_its_test_holds(module: types.ModuleType) -> None:
+    game = module.game(rng=Faces(1, 2))
+    assert game.roll("rest", paid=True).changes == ("Coin: 1", "Harm: cleared")  # its own, then the outcome's
+    assert game.roll("rest").changes == ("Harm: cleared",) and game.resources["coin"] == 1
+    assert [e.verb for e in module.rest(paid=True, rng=Faces(3)).effects] == ["spend", "clear", "clear"]
+    data = export_data(load_text(STATE, "state.rules", "state").checked)
+    rest = next(d for d in data["definitions"] if d["name"] == "rest")
+    assert rest["guards"] == [{"when": "paid", "when_words": "paid", "effects": [{
+        "verb": "spend", "target": "coin", "amount": 1, "level": None, "input": None, "roll": None,
+        "text": "spend coin 1", "words": "spend 1 Coin"}]}]
+    assert "if paid:</span> → spend 1 Coin" in to_html(data)
+
+
 def test_the_state_saves_as_json_loads_and_undoes(module: types.ModuleType) -> None:
     game = module.game(rng=Faces(1, 4))
     game.roll("act")
@@ -182,9 +198,11 @@ def test_the_export_and_the_sheet_say_the_effects(module: types.ModuleType) -> N
     ("      mark danger bogus", "`mark`'s amount reads `bogus`, which is not here"),
     ("      mark danger 1 at 2", "`mark danger at ...`: `at` is a level of a harm track, and danger has no levels"),
     ("      -> nowhere", "`-> nowhere` names no roll or table"),
+    ("    spend coin lots", "`spend`'s amount reads `lots`, which is not here"),
 ])
 def test_an_effect_on_the_wrong_thing_is_a_located_error(line: str, message: str) -> None:
-    source = STATE.replace("      clear hunted\n", f"      clear hunted\n{line}\n")
+    where = "  when paid:\n    spend coin 1\n" if line.startswith("    spend") else "      clear hunted\n"
+    source = STATE.replace(where, f"{where}{line}\n", 1)
     with pytest.raises(CompileError) as caught:
         load_text(source, "state.rules", "state")
     errors = [d for d in caught.value.report.diagnostics if d.severity == "error"]
@@ -197,6 +215,8 @@ def test_an_effect_on_the_wrong_thing_is_a_located_error(line: str, message: str
     ("from level(harm)", "from level(coin)", "`level(coin)` reads a harm track with `levels:`"),
     ("from level(harm)", "from dots", "`from dots` reads `dots`, which is not state"),
     ("  max: 5", "  max: many", "a resource's `max:` is a whole number"),
+    ("  max: 5\n", "  max: 5\n  when yes:\n    gain coin 1\n",
+     "a resource has no `when ...:` effects: they are what a roll does whatever its outcome"),
 ])
 def test_state_a_roll_reads_or_forbids_is_checked(old: str, new: str, message: str) -> None:
     with pytest.raises(CompileError) as caught:

@@ -123,7 +123,7 @@ def test_a_forbidden_roll_is_refused_and_rolls_lists_the_inputs(tmp_path: Path, 
     said = answers(done.stdout)
     assert said["rest"] == [["refused: rest cannot be rolled now: Hunted: you cannot rest."]]
     assert said["rolls"] == [["act (Act): dots=0..4 (1), hurt=0..2 (0) from the state", "trouble (Trouble): no inputs",
-                              "rest (Rest): no inputs; refused now: Hunted: you cannot rest."]]
+                              "rest (Rest): paid=yes/no (no); refused now: Hunted: you cannot rest."]]
     assert "in force: Hunted" in said["state"][0]
 
 

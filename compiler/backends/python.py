@@ -624,6 +624,11 @@ def sets_values(resolver: m.Resolver) -> bool:
                for band in resolver.bands)
 
 
+def has_effects(resolver: m.Resolver) -> bool:
+    """Whether a roll does anything to the game's state: a band's effects, or a `when` block's."""
+    return bool(resolver.guards) or any(band.effects for band in resolver.bands)
+
+
 def rolls_more(resolver: m.Resolver) -> bool:
     """Whether any band's data rolls dice (on a dice source of its own, after the roll)."""
     return any(contains_dice(e) for b in resolver.bands for _, e in b.values)
@@ -980,29 +985,51 @@ class ModuleWriter:
         w.line()
 
     def effects_fn(self, resolver: m.Resolver, compiler: ExprCompiler, words: Words) -> None:
-        """`_effects_x(b, ...)`: what band `b` does to the game's state, its amounts worked out (Game.roll applies
-        them; takes what `_values_x` takes)."""
-        if not any(band.effects for band in resolver.bands):
+        """`_effects_x(b, ...)`: what band `b` does to the game's state, its amounts worked out, after what every
+        roll does where its `when` test holds (Game.roll applies them; takes what `_values_x` takes)."""
+        if not has_effects(resolver):
             return
         w = self.w
         params = self.held_params(resolver, compiler)
         w.line(f"def _effects_{resolver.name}(b: int, c: int, d: None, r_total: {type_text(compiler.total_kinds)}, "
                f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "") + ") -> tuple[Effect, ...]:")
+
+        def effects(listed: tuple[m.Effect, ...]) -> None:
+            for effect in listed:
+                for line in effect_code(effect, words.effect(effect), lambda e: f"int({compiler.number(e)})",
+                                        compiler.expr):
+                    w.line(line + ",")
+
         with w.indent():
-            for index, band in enumerate(resolver.bands):
-                if not band.effects:
-                    continue
-                w.line(f"if b == {index}:")
-                with w.indent():
-                    w.line("return (")
+            if not resolver.guards:
+                for index, band in enumerate(resolver.bands):
+                    if band.effects:
+                        w.line(f"if b == {index}:")
+                        with w.indent():
+                            w.line("return (")
+                            with w.indent():
+                                effects(band.effects)
+                            w.line(")")
+                w.line("return ()")
+            else:
+                w.line("out: list[Effect] = []")
+                for guard in resolver.guards:
+                    w.line(f"if {compiler.expr(guard.test)}:")
                     with w.indent():
-                        for effect in band.effects:
-                            for line in effect_code(effect, words.effect(effect),
-                                                    lambda e: f"int({compiler.number(e)})", compiler.expr):
-                                w.line(line + ",")
-                    w.line(")")
-            w.line("return ()")
+                        w.line("out += (")
+                        with w.indent():
+                            effects(guard.effects)
+                        w.line(")")
+                for index, band in enumerate(resolver.bands):
+                    if band.effects:
+                        w.line(f"if b == {index}:")
+                        with w.indent():
+                            w.line("out += (")
+                            with w.indent():
+                                effects(band.effects)
+                            w.line(")")
+                w.line("return tuple(out)")
         w.line()
         w.line()
 
@@ -1059,7 +1086,7 @@ class ModuleWriter:
             fields.append("more=True")
         if any(b.chain is not None for b in resolver.bands):
             fields.append(f"chain=_chain_{name}")
-        if any(b.effects for b in resolver.bands):
+        if has_effects(resolver):
             fields.append(f"effects=_effects_{name}")
         w.line(f"_RULE_{name}: _Rule[{landed_type(resolver)}] = _Rule(")
         with w.indent():

@@ -219,6 +219,11 @@ class Checker:
                 out.append(self.custom_dice[item.name])
                 continue
             lowered = KINDS[item.kind].lower(self, item)
+            if item.guards and not isinstance(lowered, m.Resolver):
+                self.error(Code.TYPE, f"a {item.kind} has no `when ...:` effects: they are what a roll does "
+                           "whatever its outcome", item.guards[0].span,
+                           "give them to a roll, table, lookup or formula (a track's are its `full:` block)",
+                           item.name)
             if isinstance(lowered, m.Resolver) and any(
                     isinstance(n, m.Dice) and n.explodes for rule in lowered.dice for n in walk(rule.expr)):
                 lowered = self.exploding(lowered, item)
@@ -531,6 +536,7 @@ class Checker:
             rerolls=tuple(rerolls),
             flags=tuple(parts.flags),
             core=parts.core,
+            guards=item.guards,
         )
         resolver = self.options_named_like_dice(resolver)
         resolver = self.dice_reads(resolver, item)

@@ -54,9 +54,9 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
         if isinstance(definition, m.Resolver):
             local = {i.name for i in definition.inputs} | {let.name for let in definition.lets} | ROLL_NAMES
             local |= {let.name for let in definition.roll_lets} | {g.name for g in definition.groups}
-            for band in definition.bands:
-                for effect in band.effects:
-                    _effect(effect, definition.name, local, kinds, tracks, resolvers, error)
+            for effect in (*(e for band in definition.bands for e in band.effects),
+                           *(e for guard in definition.guards for e in guard.effects)):
+                _effect(effect, definition.name, local, kinds, tracks, resolvers, error)
             for item in definition.inputs:
                 if item.source is not None:
                     _source(item, definition.name, kinds, tracks, error)

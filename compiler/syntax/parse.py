@@ -291,8 +291,9 @@ class ToModel(Transformer[Token, Any]):
         attrs = tuple(c for c in rest if isinstance(c, m.Attr))
         entries = tuple(c for c in rest if isinstance(c, m.Entry))
         columns = [c for c in rest if isinstance(c, m.Columns)]
+        guards = tuple(c for c in rest if isinstance(c, m.Guarded))
         return m.Item(kind, str(name), label, citation, inputs, lets, attrs, entries,
-                      columns[0] if columns else None, None, span_of(name))
+                      columns[0] if columns else None, None, span_of(name), guards)
 
     def citation(self, meta: Any, children: list[Child]) -> m.Citation:
         ids = tuple(c[1] for c in children if c[0] == "id")
@@ -371,6 +372,9 @@ class ToModel(Transformer[Token, Any]):
 
     def roll_effect(self, meta: Any, children: list[Child]) -> m.Effect:
         return m.Effect("roll", None, chain=children[0], span=span_of(meta))
+
+    def guarded(self, meta: Any, children: list[Child]) -> m.Guarded:
+        return m.Guarded(children[0], tuple(c for c in children[1:] if isinstance(c, m.Effect)), span_of(meta))
 
     def payload(self, meta: Any, children: list[Child]) -> tuple[str | None, tuple[m.Cell, ...], Any]:
         ident, cells, chain = children
@@ -734,8 +738,7 @@ class ToModel(Transformer[Token, Any]):
 
 
 def _with_section(item: m.Item, section: str | None) -> m.Item:
-    return m.Item(item.kind, item.name, item.label, item.citation, item.inputs, item.lets, item.attrs,
-                  item.entries, item.columns, section, item.span)
+    return replace(item, section=section)
 
 
 class SyntaxProblem(Exception):
