@@ -995,41 +995,27 @@ class ModuleWriter:
                f"r_natural: int | None, r_dice: tuple[int | str, ...], r_kept: tuple[int, ...], r_zero: bool"
                + (f", {params}" if params else "") + ") -> tuple[Effect, ...]:")
 
-        def effects(listed: tuple[m.Effect, ...]) -> None:
-            for effect in listed:
-                for line in effect_code(effect, words.effect(effect), lambda e: f"int({compiler.number(e)})",
-                                        compiler.expr):
-                    w.line(line + ",")
+        def block(head: str, opener: str, listed: tuple[m.Effect, ...]) -> None:
+            w.line(head)
+            with w.indent():
+                w.line(f"{opener} (")
+                with w.indent():
+                    for effect in listed:
+                        for line in effect_code(effect, words.effect(effect),
+                                                lambda e: f"int({compiler.number(e)})", compiler.expr):
+                            w.line(line + ",")
+                w.line(")")
 
-        with w.indent():
-            if not resolver.guards:
-                for index, band in enumerate(resolver.bands):
-                    if band.effects:
-                        w.line(f"if b == {index}:")
-                        with w.indent():
-                            w.line("return (")
-                            with w.indent():
-                                effects(band.effects)
-                            w.line(")")
-                w.line("return ()")
-            else:
+        with w.indent():  # with no `when` block, each band returns its own; else they are gathered in `out`
+            opener = "out +=" if resolver.guards else "return"
+            if resolver.guards:
                 w.line("out: list[Effect] = []")
-                for guard in resolver.guards:
-                    w.line(f"if {compiler.expr(guard.test)}:")
-                    with w.indent():
-                        w.line("out += (")
-                        with w.indent():
-                            effects(guard.effects)
-                        w.line(")")
-                for index, band in enumerate(resolver.bands):
-                    if band.effects:
-                        w.line(f"if b == {index}:")
-                        with w.indent():
-                            w.line("out += (")
-                            with w.indent():
-                                effects(band.effects)
-                            w.line(")")
-                w.line("return tuple(out)")
+            for guard in resolver.guards:
+                block(f"if {compiler.expr(guard.test)}:", opener, guard.effects)
+            for index, band in enumerate(resolver.bands):
+                if band.effects:
+                    block(f"if b == {index}:", opener, band.effects)
+            w.line("return tuple(out)" if resolver.guards else "return ()")
         w.line()
         w.line()
 
