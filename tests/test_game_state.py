@@ -248,3 +248,98 @@ def test_a_malformed_state_is_a_value_error_and_leaves_the_game_as_it_was(module
     with pytest.raises(ValueError, match=r"not a game state of 'state'|is missing|this state"):
         game.restore(bad)
     assert game.state() == before
+
+
+HARM = '''ruleset "Harm"
+
+track harm "Harm"
+  levels:
+    - 1: lesser "Lesser"
+        boxes: 1
+        penalty: "Reduced effect"
+    - 2: moderate "Moderate"
+        boxes: 1
+        penalty: "-1D"
+        note: "Moderate harm hurts."
+    - 3: fatal "Fatal"
+  on_full: "A catastrophe."
+  full:
+    set ruined
+
+condition ruined "Ruined"
+  text: "Ruined."
+
+track stress "Stress"
+  size: 9
+
+condition down "Down"
+  text: "Down: you cannot act unless helped or you push yourself."
+  while: level(harm) >= 2
+  forbids: act
+  unless: help or push = pushed
+
+roll act "Act"
+  input rating: 1..4 = 1 "Rating"
+  input help: flag "Help"
+  input push: one of none "No" (0), pushed "Push (2 stress)" (1) = none "Push?"
+  input hurt: flag "Moderate harm: -1D" from row(harm, 2) > 0
+  roll: (rating + help + push - hurt)d6 highest
+  zero_dice: 2d6 lowest
+  - 6: full "You do it."
+  - 4/5: partial "Consequence."
+  - 1-3: bad "Bad."
+'''
+
+
+@pytest.fixture(scope="module")
+def harmed() -> types.ModuleType:
+    return compile_module(generate(load_text(HARM, "harm.rules", "harm").checked), "harm_game")
+
+
+def test_a_condition_the_state_puts_in_force_forbids_unless_the_inputs_lift_it(harmed: types.ModuleType) -> None:
+    game = harmed.game(rng=Faces(*[6] * 20))
+    assert game.roll("act", rating=2).result.inputs["hurt"] is False and not game.value("down")
+    changes: list[str] = []
+    game.apply([harmed.Effect("mark", "harm", None, 2, None, "")], changes)
+    assert changes == ["harm recorded at level 2 (Moderate)"] and game.value("down") and game.row("harm", 2) == 1
+    with pytest.raises(harmed.Forbidden, match="act cannot be rolled now: Down: you cannot act unless helped"):
+        game.roll("act", rating=2)
+    helped = game.roll("act", rating=2, help=True)  # `unless: help`: allowed, and the harm's -1D is read
+    assert helped.result.inputs["hurt"] is True and len(helped.result.dice) == 2
+    game.roll("act", rating=2, push="pushed")
+    game.apply([harmed.Effect("clear", "harm", 1, None, None, "")], changes)  # every harm down a level
+    assert not game.value("down") and game.roll("act", rating=2).result.inputs["hurt"] is False
+    assert game.state()["conditions"] == []  # in force by the state, never saved as set
+
+
+def test_harm_past_the_top_row_fills_the_track_and_harm_given_at_a_boxless_level_is_named(
+        harmed: types.ModuleType) -> None:
+    game = harmed.game()
+    changes: list[str] = []
+    game.apply([harmed.Effect("mark", "harm", None, 2, None, "")] * 2, changes)
+    assert changes == ["harm recorded at level 2 (Moderate)",
+                       "Harm is full: harm goes past the top row: A catastrophe.", "now Ruined"]
+    assert game.tracks["harm"].add(3) == ["harm at level 3: Fatal"]
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("  while: level(harm) >= 2", "  while: rating > 2", "`while: rating > 2` reads `rating`, which is not state"),
+    ("  while: level(harm) >= 2", "  while: row(harm) > 0", "`while: row(harm) > 0`: the state has no `row(harm)`"),
+    ("  unless: help or push = pushed", "  unless: helper", "`unless: helper` reads `helper`, which act does not take"),
+    ("  forbids: act\n", "  forbids: all\n",
+     "`unless:` reads inputs of the rolls a condition `forbids:`, which it names"),
+    ("  full:\n    set ruined", "  full:\n    set down",
+     "`set down`: `set` acts on a condition; `down` is a condition in force while its test holds"),
+])
+def test_a_condition_in_force_by_the_state_is_checked(old: str, new: str, message: str) -> None:
+    assert old in HARM
+    with pytest.raises(CompileError) as caught:
+        load_text(HARM.replace(old, new), "harm.rules", "harm")
+    assert [d.message for d in caught.value.report.diagnostics if d.severity == "error"] == [message]
+
+
+def test_a_levels_other_lines_reach_the_export_and_the_sheet() -> None:
+    data = export_data(load_text(HARM, "harm.rules", "harm").checked)
+    harm = next(d for d in data["definitions"] if d["name"] == "harm")
+    assert [level["notes"] for level in harm["levels"]] == [{}, {"note": "Moderate harm hurts."}, {}]
+    assert "<b>Moderate:</b> Moderate harm hurts." in to_html(data)

@@ -511,8 +511,11 @@ def test_ww_17_harm_track(ww: Module, published: m.Ruleset) -> None:
     assert track.size == 5
     assert track.mark(4)[-1] == "harm recorded at level 2 (Moderate)"  # two in the bottom row, then up
     assert track.add(3, "Broken Leg") == ["Broken Leg recorded at level 3 (Severe)"]
-    happened = track.add(3, "Impaled")  # the top row is full: past it is level 4, Fatal
-    assert len(happened) == 1 and happened[0].startswith("Impaled goes past the top row: Fatal")
+    happened = track.add(3, "Impaled")  # the top row is full: past it, the catastrophic consequence (D-WW-2)
+    assert happened == ["Harm is full: Impaled goes past the top row: If you run out of spaces on the top row and "
+                        "need to mark harm there, your character suffers a **catastrophic, permanent consequence** "
+                        "(loss of a limb, sudden death, etc., depending on the circumstances)."]
+    assert track.add(4, "Stabbed in the Heart") == ["Stabbed in the Heart at level 4: Fatal"]  # harm given as fatal
     # Level 2 harm: -1D on the action roll.
     assert pool_size(ww, "action_roll", rating=3, moderate_harm=True) == 2
 
@@ -922,14 +925,14 @@ def test_ww_50_playbook_template(loaded: Loaded) -> None:
 
 
 def test_harm_track_overflows_upward_and_heals_down(ww) -> None:  # type: ignore[no-untyped-def]
-    # Lines 507-519: a full row sends harm up a row; past the top row is catastrophic (level 4: Fatal).
+    # Lines 507-519: a full row sends harm up a row; past the top row is catastrophic (D-WW-2's reading).
     harm = ww.Harm()
     assert harm.size == 5  # 2 + 2 + 1 boxes, from the levels
     harm.add(1, "Drained")
     harm.add(1, "Battered")
     assert harm.add(1, "Exhausted") == ["Exhausted recorded at level 2 (Moderate)"]
     assert harm.add(3, "Shattered Right Leg") == ["Shattered Right Leg recorded at level 3 (Severe)"]
-    assert harm.add(3, "Impaled")[0].startswith("Impaled goes past the top row: Fatal")
+    assert harm.add(3, "Impaled")[0].startswith("Harm is full: Impaled goes past the top row: If you run out")
     assert harm.penalties() == ["Reduced Effect", "-1D", "Need Help"]
     harm.heal()  # the healing clock filled: every harm drops a level, level-1 harm clears
     assert harm.rows == {1: ["Exhausted"], 2: ["Shattered Right Leg"], 3: []}

@@ -597,8 +597,8 @@ def state_code(expr: m.Expr) -> str:
         return str(expr.value)
     if isinstance(expr, m.Name):
         return f"g.value({expr.name!r})"
-    if isinstance(expr, m.Call):
-        return f"g.{expr.function}({m.expr_text(expr.args[0])!r})"
+    if isinstance(expr, m.Call):  # `level(harm)`, `row(harm, 2)`: a track by name, then numbers
+        return f"g.{expr.function}({', '.join([repr(m.expr_text(expr.args[0])), *map(state_code, expr.args[1:])])})"
     if isinstance(expr, m.Neg):
         return f"(-{state_code(expr.operand)})"
     if isinstance(expr, m.Not):
@@ -613,6 +613,22 @@ def state_code(expr: m.Expr) -> str:
     if isinstance(expr, m.IfElse):
         return f"({state_code(expr.then)} if {state_code(expr.condition)} else {state_code(expr.otherwise)})"
     raise TypeError(f"state_code has no rule for {type(expr).__name__} nodes")
+
+
+def inputs_code(expr: m.Expr, inputs: set[str]) -> str:
+    """A condition's `unless:` as Python over a roll's inputs `i`: an input is `i[name]`, any other name an
+    option of one (the checker allows no more than these, tests, `and`, `or` and `not`)."""
+    if isinstance(expr, m.Name):
+        return f"i[{expr.name!r}]" if expr.name in inputs else repr(expr.name)
+    if isinstance(expr, (m.Number, m.Boolean)):
+        return str(expr.value)
+    if isinstance(expr, m.Not):
+        return f"(not {inputs_code(expr.operand, inputs)})"
+    if isinstance(expr, m.Logic):
+        return "(" + f" {expr.op} ".join(inputs_code(o, inputs) for o in expr.operands) + ")"
+    if isinstance(expr, m.Compare):
+        return f"({inputs_code(expr.left, inputs)} {expr.op} {inputs_code(expr.right, inputs)})"
+    raise TypeError(f"inputs_code has no rule for {type(expr).__name__} nodes")
 
 
 def sets_values(resolver: m.Resolver) -> bool:
@@ -1276,11 +1292,15 @@ class ModuleWriter:
                 w.line(f"{d.name!r}: ({d.label!r}, {start.value if isinstance(start, m.Number) else 0!r}, "
                        f"{most.value if isinstance(most, m.Number) else None!r}),")
         w.line("}")
-        w.line("CONDITIONS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {  # label, text, rolls forbidden")
+        w.line("CONDITIONS: dict[str, ConditionSpec] = {  # label, text, rolls forbidden, `while:`, `unless:`")
         with w.indent():
             for d in (d for d in documents if d.kind == "condition"):
-                forbids = tuple(name for n, value in d.details if n == "forbids" for name in forbidden(value))
-                w.line(f"{d.name!r}: ({d.label!r}, {d.text!r}, {forbids!r}),")
+                data = dict(d.details)
+                forbids = tuple(forbidden(data["forbids"])) if "forbids" in data else ()
+                inputs = {i.name for r in resolvers if r.name in forbids for i in r.inputs}
+                test = f"lambda g: {state_code(data['while'])}" if "while" in data else "None"
+                unless = f"lambda i: {inputs_code(data['unless'], inputs)}" if "unless" in data else "None"
+                w.line(f"{d.name!r}: ({d.label!r}, {d.text!r}, {forbids!r}, {test}, {unless}),")
         w.line("}")
         tracks = [d for d in self.checked.definitions if isinstance(d, m.Track) and d.full_effects]
         w.line("FULL_EFFECTS: dict[str, tuple[Effect, ...]] = {  # what filling each track or clock sets off")

@@ -412,7 +412,8 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "on_full": definition.on_full,
             "roll_over": definition.roll_over,
             "reset_on_full": definition.reset_on_full,
-            "levels": [{"level": n, "name": name, "boxes": boxes, "penalty": penalty}
+            "levels": [{"level": n, "name": name, "boxes": boxes, "penalty": penalty,
+                        "notes": {key: text for level, key, text in definition.level_notes if level == n}}
                        for n, name, boxes, penalty in definition.levels],
             "markers": [{"name": name, "from": end} for name, end in definition.markers],
             "per_round": dict(definition.per_round),

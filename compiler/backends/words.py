@@ -182,6 +182,8 @@ class Words:
             return f"the sign of {args[0]} (+1 or −1)"
         if expr.function == "step" and len(args) == 2:
             return f"{args[0]} moved {args[1]} steps along the ladder"
+        if expr.function == "row" and len(args) == 2:
+            return f"the harms at level {args[1]} of {args[0]}"
         if expr.function == "rank" and len(args) == 1:
             return f"the rank of {args[0]}"
         return f"{humanize(expr.function)} of {', '.join(args)}"

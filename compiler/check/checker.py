@@ -1113,10 +1113,12 @@ class Checker:
         ranks: list[tuple[str, int]] = []
         ticks_attr = ranks_attr = None
         full_effects: tuple[m.Effect, ...] = ()
+        level_notes: tuple[tuple[int, str, str], ...] = ()
         for attr in item.attrs:
             value = attr.value
             if attr.name == "levels" and isinstance(value, m.Block):
                 levels = self.levels(value, item)
+                level_notes = self.level_notes(value)
             elif attr.name == "markers" and isinstance(value, m.Block):
                 markers = self.markers(value, item)
             elif attr.name == "per_round" and isinstance(value, m.Block):
@@ -1178,7 +1180,7 @@ class Checker:
             ticks, ranks = None, []
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
                        on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
-                       tuple(per_round), ticks, tuple(ranks), full_effects)
+                       tuple(per_round), ticks, tuple(ranks), full_effects, level_notes)
 
     def ticks(self, attr: m.Attr, item: m.Item) -> int | None:
         """`ticks: 4`: how many ticks one box of a track holds (Ironsworn's progress tracks: 4)."""
@@ -1267,6 +1269,15 @@ class Checker:
             out.append((number, name, boxes.value if isinstance(boxes, m.Number) else 0,
                         _plain(penalty) if penalty is not None and not isinstance(penalty, m.Block) else None))
         return out
+
+    @staticmethod
+    def level_notes(block: m.Block) -> tuple[tuple[int, str, str], ...]:
+        """A level's lines besides `boxes:` and `penalty:` (`incapacitated: "..."`): text the outputs keep."""
+        return tuple((entry.key.parts[0].low, attr.name, _plain(attr.value)) for entry in block.entries
+                     if isinstance(entry.key, m.Ranges) and len(entry.key.parts) == 1
+                     and entry.key.parts[0].low is not None
+                     for attr in entry.attrs if isinstance(attr, m.Attr) and attr.name not in ("boxes", "penalty")
+                     and not isinstance(attr.value, m.Block))
 
     def limits(self, definitions: tuple[m.Definition, ...]) -> None:
         """Caps on what the outputs list: options of choice inputs, odds on the sheet, chains of tables."""

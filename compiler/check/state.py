@@ -27,8 +27,12 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "set": ("condition",),
     "carry": ("roll", "table"),
 }
-STATE_KINDS = ("track", "clock", "resource", "condition")  # what `input ... from` may read
-STATE_FUNCTIONS = {"level": "the highest level of a harm track with harm marked (0: none)"}
+# what `input ... from` may read
+STATE_KINDS = ("track", "clock", "resource", "condition", "condition in force while its test holds")
+STATE_FUNCTIONS = {  # name: (arguments, what it reads)
+    "level": (1, "`level(TRACK)`, the highest level of a harm track with harm marked (0: none)"),
+    "row": (2, "`row(TRACK, N)`, how many harms are recorded at level N of a harm track"),
+}
 
 
 def band_effects(effects: tuple[m.Effect, ...], values: Iterable[tuple[str, m.Expr]]) -> tuple[m.Effect, ...]:
@@ -50,6 +54,8 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
     kinds = {d.name: _kind(d) for d in definitions}
     tracks = {d.name: d for d in definitions if isinstance(d, m.Track)}
     resolvers = {d.name: d for d in definitions if isinstance(d, m.Resolver)}
+    kinds |= {d.name: "condition in force while its test holds" for d in definitions  # `set` cannot act on one
+              if isinstance(d, m.Document) and d.kind == "condition" and any(n == "while" for n, _ in d.details)}
     for definition in definitions:
         if isinstance(definition, m.Resolver):
             local = {i.name for i in definition.inputs} | {let.name for let in definition.lets} | ROLL_NAMES
@@ -59,17 +65,26 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
                 _effect(effect, definition.name, local, kinds, tracks, resolvers, error)
             for item in definition.inputs:
                 if item.source is not None:
-                    _source(item, definition.name, kinds, tracks, error)
+                    _source(item.source, item.span, "from", definition.name, kinds, tracks, error)
         elif isinstance(definition, m.Track):
             for effect in definition.full_effects:
                 _effect(effect, definition.name, set(), kinds, tracks, resolvers, error)
         elif isinstance(definition, m.Document) and definition.kind == "condition":
-            for name, value in definition.details:
-                if name == "forbids":
-                    for roll in forbidden(value):
-                        if roll != "all" and roll not in resolvers:
-                            error(Code.UNDEFINED, f"`forbids: {roll}` names no roll", value.span,
-                                  _choices("it names a roll, table or lookup, or `all`", resolvers), definition.name)
+            details = dict(definition.details)
+            for roll in forbidden(details["forbids"]) if "forbids" in details else ():
+                if roll != "all" and roll not in resolvers:
+                    error(Code.UNDEFINED, f"`forbids: {roll}` names no roll", details["forbids"].span,
+                          _choices("it names a roll, table or lookup, or `all`", resolvers), definition.name)
+            if "while" in details:
+                _source(details["while"], details["while"].span, "while:", definition.name, kinds, tracks, error)
+            if "unless" in details:
+                rolls = forbidden(details["forbids"]) if "forbids" in details else []
+                if not rolls or "all" in rolls:
+                    error(Code.TYPE, "`unless:` reads inputs of the rolls a condition `forbids:`, which it names",
+                          details["unless"].span, "name the rolls, like `forbids: act`", definition.name)
+                else:
+                    _exception(details["unless"], details["unless"].span, definition.name,
+                               [resolvers[r] for r in rolls if r in resolvers], error)
         elif isinstance(definition, m.Document) and definition.kind == "resource":
             for name, value in definition.details:
                 if name in ("start", "max") and not isinstance(value, (m.Number, m.Unknown)):
@@ -134,21 +149,38 @@ def _effect(effect: m.Effect, owner: str, local: set[str], kinds: dict[str, str]
                       "or `total`" if local else "a `full:` effect's amount is a whole number", owner)
 
 
-def _source(item: m.ResolvedInput, owner: str, kinds: dict[str, str], tracks: dict[str, m.Track],
-            error: Error) -> None:
-    assert item.source is not None
-    for node in walk(item.source):
+def _source(expr: m.Expr, span: m.Span, said: str, owner: str, kinds: dict[str, str],
+            tracks: dict[str, m.Track], error: Error) -> None:
+    """A reading of the state (an input's `from`, a condition's `while:`): names of state, and its functions."""
+    for node in walk(expr):
         if isinstance(node, m.Call):
-            if node.function not in STATE_FUNCTIONS or len(node.args) != 1 or not isinstance(node.args[0], m.Name):
-                error(Code.UNDEFINED, f"`from {m.expr_text(item.source)}`: the state has no `{node.function}(...)`",
-                      item.span, "; ".join(f"`{n}(track)`: {what}" for n, what in STATE_FUNCTIONS.items()), owner)
+            arity = STATE_FUNCTIONS[node.function][0] if node.function in STATE_FUNCTIONS else 0
+            if (not arity or len(node.args) != arity or not isinstance(node.args[0], m.Name)
+                    or not all(isinstance(a, m.Number) for a in node.args[1:])):
+                error(Code.UNDEFINED, f"`{said} {m.expr_text(expr)}`: the state has no `{m.expr_text(node)}`",
+                      span, "; ".join(f"`{n}`: {what}" for n, (_, what) in STATE_FUNCTIONS.items()), owner)
             elif not tracks.get(node.args[0].name) or not tracks[node.args[0].name].levels:
-                error(Code.TYPE, f"`level({m.expr_text(node.args[0])})` reads a harm track with `levels:`",
-                      item.span, _choices("tracks with levels", (n for n, t in tracks.items() if t.levels)), owner)
-        elif isinstance(node, m.Name) and kinds.get(node.name) not in STATE_KINDS and not _called(item.source, node):
-            error(Code.UNDEFINED, f"`from {m.expr_text(item.source)}` reads `{node.name}`, which is not state",
-                  item.span, _choices("an input reads a track, clock, resource or condition", (
+                error(Code.TYPE, f"`{m.expr_text(node)}` reads a harm track with `levels:`", span,
+                      _choices("tracks with levels", (n for n, t in tracks.items() if t.levels)), owner)
+        elif isinstance(node, m.Name) and kinds.get(node.name) not in STATE_KINDS and not _called(expr, node):
+            error(Code.UNDEFINED, f"`{said} {m.expr_text(expr)}` reads `{node.name}`, which is not state",
+                  span, _choices(f"`{said}` reads a track, clock, resource or condition", (
                       n for n, k in kinds.items() if k in STATE_KINDS)), owner)
+
+
+def _exception(expr: m.Expr, span: m.Span, condition: str, rolls: list[m.Resolver], error: Error) -> None:
+    """A condition's `unless:`: a test of inputs every roll it forbids has (an option by its name)."""
+    for roll in rolls:
+        names = {i.name for i in roll.inputs}
+        options = {o.name for i in roll.inputs if isinstance(i.type, m.Choice) for o in i.type.options}
+        for node in walk(expr):
+            if isinstance(node, m.Name) and node.name not in names | options:
+                error(Code.UNDEFINED, f"`unless: {m.expr_text(expr)}` reads `{node.name}`, which {roll.name} does "
+                      "not take", span, _choices(f"it reads inputs of {roll.name}", names), condition)
+            elif not isinstance(node, (m.Name, m.Number, m.Boolean, m.Compare, m.Logic, m.Not)):
+                error(Code.TYPE, f"`unless: {m.expr_text(expr)}` is a test of the roll's inputs: yes/no inputs, "
+                      "`input = option`, `and`, `or`, `not`", span, "like `unless: help or push`", condition)
+                return
 
 
 def _called(expr: m.Expr, name: m.Name) -> bool:

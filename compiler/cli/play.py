@@ -333,7 +333,7 @@ def state_lines(module: types.ModuleType, game: Any) -> list[str]:
     for name, (label, _, most) in module.RESOURCES.items():
         lines.append(f"{label}: {game.resources[name]}" + (f" (at most {most})" if most is not None else ""))
     if module.CONDITIONS:
-        in_force = [module.CONDITIONS[name][0] for name in module.CONDITIONS if name in game.conditions]
+        in_force = [module.CONDITIONS[name][0] for name in module.CONDITIONS if game.in_force(name)]
         lines.append(f"in force: {', '.join(in_force)}" if in_force else "no condition in force")
     for roll, amounts in sorted(game.carried.items()):
         for key, amount in amounts.items():

@@ -1980,20 +1980,24 @@ class Levels(Track):
         return next(entry for entry in self.LEVELS if entry[0] == level)
 
     def add(self, level: int, what: str = "harm") -> list[str]:
-        """Record harm of `level`; a full row sends it a level up. Returns what happened."""
+        """Record harm of `level`; a full row sends it a level up, and past the top row the track is full (its
+        `on_full`, and what filling it sets off). Harm given at a level with no boxes (fatal) is named as such.
+        Returns what happened."""
         rows = sorted(self.rows)
-        level = max(level, rows[0])
+        asked = level = max(level, rows[0])
         while level in self.rows and len(self.rows[level]) >= self._level(level)[2]:
             level += 1
         if level in self.rows:
             self.rows[level].append(what)
             self.marked += 1
             happened = [f"{what} recorded at level {level} ({self._level(level)[1]})"]
+        elif level > asked:  # moved up past the top row
+            happened = [f"{self.label} is full: {what} goes past the top row"
+                        + (f": {self.on_full}" if self.on_full else "")]
         else:
             beyond = [entry for entry in self.LEVELS if entry[0] >= level and entry[2] == 0]
             name = beyond[0][1] if beyond else "past the last row"
-            happened = [f"{what} goes past the top row: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3]
-                                                                     else "")]
+            happened = [f"{what} at level {level}: {name}" + (f": {beyond[0][3]}" if beyond and beyond[0][3] else "")]
         self.events.extend(happened)
         return happened
 
@@ -2190,6 +2194,10 @@ class Turn(NamedTuple):
 # a resource's (label, start, most), a condition's (label, text, the rolls it forbids: "all" for every one),
 # the effects filling a track sets off, and each roll's inputs the state gives (input, function of the game).
 StateSources = Mapping[str, tuple[tuple[str, Callable[["Game"], object]], ...]]
+# A condition: label, text, the rolls it forbids, a test of the state that puts it in force (`while:`; None: set
+# and cleared by effects), a test of a roll's inputs under which it does not forbid it (`unless:`)
+ConditionSpec = tuple[str, str | None, tuple[str, ...], Callable[["Game"], object] | None,
+                      Callable[[Mapping[str, object]], object] | None]
 MAX_TRIGGERED = 64  # effects one roll may set off, chained tables and full tracks included
 
 
@@ -2207,7 +2215,7 @@ class Game:
     def __init__(self, ruleset: str, resolvers: Mapping[str, Callable[..., AnyResult]],
                  inputs: Mapping[str, tuple[InputSpec, ...]], tracks: Mapping[str, type[Track]],
                  resources: Mapping[str, tuple[str, int, int | None]],
-                 conditions: Mapping[str, tuple[str, str | None, tuple[str, ...]]],
+                 conditions: Mapping[str, ConditionSpec],
                  full: Mapping[str, tuple[Effect, ...]], sources: StateSources,
                  rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> None:
         self.ruleset = ruleset
@@ -2235,10 +2243,14 @@ class Game:
     def value(self, name: str) -> int | bool:
         """A track's or clock's marked boxes, a resource's amount, or whether a condition is in force."""
         if name in self.condition_specs:
-            return name in self.conditions
+            return self.in_force(name)
         if name in self.resources:
             return self.resources[name]
         return self._track(name).marked
+
+    def row(self, name: str, level: int) -> int:
+        """How many harms are recorded at `level` of harm track `name`."""
+        return len(getattr(self._track(name), "rows", {}).get(level, ()))
 
     def level(self, name: str) -> int:
         """The highest level of harm track `name` with harm marked (0: none)."""
@@ -2254,11 +2266,19 @@ class Game:
             raise ValueError(f"no track, clock, resource or condition named {name!r}")
         return self.tracks[name]
 
-    def forbidding(self, name: str) -> list[str]:
-        """The conditions in force that forbid roll `name`, as "Label: text"."""
+    def in_force(self, condition: str) -> bool:
+        """Whether `condition` is in force: set by an effect, or, for one the state puts in force (`while:`),
+        while its test holds."""
+        test = self.condition_specs[condition][3]
+        return condition in self.conditions or (test is not None and bool(test(self)))
+
+    def forbidding(self, name: str, inputs: Mapping[str, object] | None = None) -> list[str]:
+        """The conditions in force that forbid roll `name` (with `inputs`, all of them: an `unless:` of them
+        lifts it), as "Label: text"."""
         return [text if text and text.startswith(label) else f"{label}: {text}" if text else label
-                for condition, (label, text, rolls) in sorted(self.condition_specs.items())
-                if condition in self.conditions and ("all" in rolls or name in rolls)]
+                for condition, (label, text, rolls, _, unless) in sorted(self.condition_specs.items())
+                if ("all" in rolls or name in rolls) and self.in_force(condition)
+                and (unless is None or inputs is None or not unless(inputs))]
 
     def inputs_for(self, name: str, given: Mapping[str, object]) -> dict[str, object]:
         """The inputs a roll of `name` takes here: those given, else what the state gives, plus what an earlier
@@ -2282,11 +2302,12 @@ class Game:
         """Roll `name` with the state's inputs and apply what its outcome does; see the class's docstring."""
         if name not in self.resolvers:
             raise ValueError(f"no roll or table named {name!r}; there are: {', '.join(self.resolvers)}")
-        forbidding = self.forbidding(name)
+        given = self.inputs_for(name, inputs)
+        forbidding = self.forbidding(name, {spec[0]: spec[5] for spec in self.inputs[name]} | given)
         if forbidding:
             raise Forbidden(f"{name} cannot be rolled now: " + "; ".join(forbidding))
         before = self.state()
-        result = self.resolvers[name](**self.inputs_for(name, inputs), rng=self.rng)
+        result = self.resolvers[name](**given, rng=self.rng)
         self.carried.pop(name, None)  # spent by this roll
         changes: list[str] = []
         budget = [MAX_TRIGGERED]
@@ -7291,7 +7312,7 @@ def session(rng: random.Random | None = None) -> Session:
 
 RESOURCES: dict[str, tuple[str, int, int | None]] = {  # label, start, most
 }
-CONDITIONS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {  # label, text, rolls forbidden
+CONDITIONS: dict[str, ConditionSpec] = {  # label, text, rolls forbidden, `while:`, `unless:`
 }
 FULL_EFFECTS: dict[str, tuple[Effect, ...]] = {  # what filling each track or clock sets off
 }
