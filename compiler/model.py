@@ -1033,6 +1033,7 @@ class Track:
     ticks: int | None = None  # `ticks: 4`: ticks one box holds (None: a box is marked whole)
     ranks: tuple[tuple[str, int], ...] = ()  # (rank, ticks): one mark of progress at each rank
     full_effects: tuple[Effect, ...] = ()  # `full:`: what filling it does (`-> crisis`, `clear stress`)
+    marked_effects: tuple[Effect, ...] = ()  # `marked:`: what marking it does (`clear healing_clock`)
     level_notes: tuple[tuple[int, str, str], ...] = ()  # (level, name, text): a level's other lines, as written
 
 

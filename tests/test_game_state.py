@@ -343,3 +343,16 @@ def test_a_levels_other_lines_reach_the_export_and_the_sheet() -> None:
     harm = next(d for d in data["definitions"] if d["name"] == "harm")
     assert [level["notes"] for level in harm["levels"]] == [{}, {"note": "Moderate harm hurts."}, {}]
     assert "<b>Moderate:</b> Moderate harm hurts." in to_html(data)
+
+
+def test_a_tracks_marked_block_acts_each_time_it_is_marked() -> None:
+    source = HARM.replace('  on_full: "A catastrophe."\n', '  on_full: "A catastrophe."\n  marked:\n    clear stress\n')
+    module = compile_module(generate(load_text(source, "harm.rules", "harm").checked), "harm_marked")
+    game = module.game()
+    changes: list[str] = []
+    game.apply([module.Effect("mark", "stress", 4, None, None, ""), module.Effect("mark", "harm", None, 1, None, "")],
+               changes)
+    assert changes == ["Stress: 4 of 9", "harm recorded at level 1 (Lesser)", "Stress: 0 of 9"]
+    data = export_data(load_text(source, "harm.rules", "harm").checked)
+    assert "<b>When marked:</b> → clear Stress" in to_html(data)
+    assert next(d for d in data["definitions"] if d["name"] == "harm")["marked_effects"][0]["words"] == "clear Stress"

@@ -22,7 +22,7 @@ RUNTIME_TYPES = {"Result", "AnyResult", "Outcome", "Group", "Simulation", "Sessi
                  "Effect", "Forbidden"}
 CATALOG = {"RESOLVERS", "INPUTS", "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
            "RULECRAFT_VERSION", "odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick", "RESOURCES",
-           "CONDITIONS", "FULL_EFFECTS", "STATE_INPUTS", "game", "load_game"}
+           "CONDITIONS", "TRIGGERS", "STATE_INPUTS", "game", "load_game"}
 
 BARE = '''ruleset "Bare"
 

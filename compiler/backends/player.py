@@ -292,7 +292,7 @@ def says_something(definition: dict[str, Any]) -> bool:
     name it where it is marked). The designer's proof shows every definition."""
     if definition["kind"] in ("track", "clock"):  # one the document gives no size, no words and no levels
         return bool(definition["text"] or definition["size"] or definition["levels"] or definition["markers"]
-                    or definition["on_full"] or definition["full_effects"])
+                    or definition["on_full"] or definition["full_effects"] or definition["marked_effects"])
     if definition["kind"] not in ("rule", "list", "procedure", "bands", "priority"):
         return True
     details = any(value is not None for value in definition.get("details", {}).values())

@@ -1302,17 +1302,22 @@ class ModuleWriter:
                 unless = f"lambda i: {inputs_code(data['unless'], inputs)}" if "unless" in data else "None"
                 w.line(f"{d.name!r}: ({d.label!r}, {d.text!r}, {forbids!r}, {test}, {unless}),")
         w.line("}")
-        tracks = [d for d in self.checked.definitions if isinstance(d, m.Track) and d.full_effects]
-        w.line("FULL_EFFECTS: dict[str, tuple[Effect, ...]] = {  # what filling each track or clock sets off")
+        tracks = [d for d in self.checked.definitions if isinstance(d, m.Track)]
+        w.line("TRIGGERS: dict[str, dict[str, tuple[Effect, ...]]] = {  # what filling or marking a track sets off")
         with w.indent():
-            for track in tracks:
-                w.line(f"{track.name!r}: (")
+            for track in (t for t in tracks if t.full_effects or t.marked_effects):
+                w.line(f"{track.name!r}: {{")
                 with w.indent():
-                    for effect in track.full_effects:
-                        for line in effect_code(effect, self.words.effect(effect),
-                                                lambda e: m.expr_text(e), lambda e: repr(m.expr_text(e))):
-                            w.line(line + ",")
-                w.line("),")
+                    for event, effects in (("full", track.full_effects), ("marked", track.marked_effects)):
+                        if effects:
+                            w.line(f"{event!r}: (")
+                            with w.indent():
+                                for effect in effects:
+                                    for line in effect_code(effect, self.words.effect(effect), m.expr_text,
+                                                            lambda e: repr(m.expr_text(e))):
+                                        w.line(line + ",")
+                            w.line("),")
+                w.line("},")
         w.line("}")
         w.line("STATE_INPUTS: dict[str, tuple[tuple[str, Callable[[Game], object]], ...]] = {  # `input ... from`")
         with w.indent():
@@ -1331,7 +1336,7 @@ class ModuleWriter:
         w.line("def game(rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> Game:")
         with w.indent():
             w.line('"""A game in play over every track, clock, resource and condition (see Game)."""')
-            w.line("return Game(RULESET, RESOLVERS, INPUTS, TRACKS, RESOURCES, CONDITIONS, FULL_EFFECTS, STATE_INPUTS, "
+            w.line("return Game(RULESET, RESOLVERS, INPUTS, TRACKS, RESOURCES, CONDITIONS, TRIGGERS, STATE_INPUTS, "
                    "rng, sizes)")
         w.line()
         w.line()

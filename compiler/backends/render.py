@@ -420,6 +420,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "ticks": definition.ticks,
             "ranks": [{"name": name, "ticks": ticks} for name, ticks in definition.ranks],
             "full_effects": [effect_data(e, words) for e in definition.full_effects],
+            "marked_effects": [effect_data(e, words) for e in definition.marked_effects],
             "details": {n: expr_value(e, words) for n, e in definition.details},
         })
     return base

@@ -1113,6 +1113,7 @@ class Checker:
         ranks: list[tuple[str, int]] = []
         ticks_attr = ranks_attr = None
         full_effects: tuple[m.Effect, ...] = ()
+        marked_effects: tuple[m.Effect, ...] = ()
         level_notes: tuple[tuple[int, str, str], ...] = ()
         for attr in item.attrs:
             value = attr.value
@@ -1136,11 +1137,15 @@ class Checker:
                     details.append(("size_from", value))
             elif attr.name == "start" and isinstance(value, m.Number):
                 start = value.value
-            elif attr.name == "full" and isinstance(value, m.Block):  # what filling it does: `-> crisis`
-                full_effects = value.effects
+            elif attr.name in ("full", "marked") and isinstance(value, m.Block):  # what filling, marking it does
+                if attr.name == "full":
+                    full_effects = value.effects
+                else:
+                    marked_effects = value.effects
                 if value.attrs or value.entries:
-                    self.error(Code.TYPE, "a `full:` block holds effects, one a line (`clear stress`, `-> crisis`)",
-                               value.span, "write `on_full: \"...\"` for the document's words", item.name)
+                    self.error(Code.TYPE, f"a `{attr.name}:` block holds effects, one a line (`clear stress`, "
+                               "`-> crisis`)", value.span, "write `on_full: \"...\"` for the document's words"
+                               if attr.name == "full" else "put the document's words in `text:`", item.name)
             elif attr.name == "on_full" and not isinstance(value, m.Unknown):
                 on_full = _plain(value) if not isinstance(value, m.Block) else _block_text(value)
             elif attr.name == "text":
@@ -1180,7 +1185,7 @@ class Checker:
             ticks, ranks = None, []
         return m.Track(item.kind, item.name, item.title, item.citation, item.section, text, size, start,  # type: ignore[arg-type]
                        on_full, roll_over, reset, tuple(details), item.span, tuple(levels), tuple(markers),
-                       tuple(per_round), ticks, tuple(ranks), full_effects, level_notes)
+                       tuple(per_round), ticks, tuple(ranks), full_effects, marked_effects, level_notes)
 
     def ticks(self, attr: m.Attr, item: m.Item) -> int | None:
         """`ticks: 4`: how many ticks one box of a track holds (Ironsworn's progress tracks: 4)."""

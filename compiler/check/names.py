@@ -16,7 +16,7 @@ from ..semantics import runtime
 
 MODULE_NAMES = {"odds", "flag_odds", "chain_odds", "totals", "simulate", "session", "pick", "RESOLVERS", "INPUTS",
                 "DOCUMENTS", "TRACKS", "DECKS", "CARRY", "DICE", "RULESET", "TITLE", "SOURCE_SHA256",
-                "RULECRAFT_VERSION", "RESOURCES", "CONDITIONS", "FULL_EFFECTS", "STATE_INPUTS", "game", "load_game",
+                "RULECRAFT_VERSION", "RESOURCES", "CONDITIONS", "TRIGGERS", "STATE_INPUTS", "game", "load_game",
                 "annotations"}
 
 

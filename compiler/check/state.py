@@ -67,7 +67,7 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
                 if item.source is not None:
                     _source(item.source, item.span, "from", definition.name, kinds, tracks, error)
         elif isinstance(definition, m.Track):
-            for effect in definition.full_effects:
+            for effect in (*definition.full_effects, *definition.marked_effects):
                 _effect(effect, definition.name, set(), kinds, tracks, resolvers, error)
         elif isinstance(definition, m.Document) and definition.kind == "condition":
             details = dict(definition.details)

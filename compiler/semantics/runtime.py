@@ -2202,10 +2202,10 @@ class Game:
                  inputs: Mapping[str, tuple[InputSpec, ...]], tracks: Mapping[str, type[Track]],
                  resources: Mapping[str, tuple[str, int, int | None]],
                  conditions: Mapping[str, ConditionSpec],
-                 full: Mapping[str, tuple[Effect, ...]], sources: StateSources,
+                 triggers: Mapping[str, Mapping[str, tuple[Effect, ...]]], sources: StateSources,
                  rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> None:
         self.ruleset = ruleset
-        self.resolvers, self.inputs, self.full, self.sources = resolvers, inputs, full, sources
+        self.resolvers, self.inputs, self.triggers, self.sources = resolvers, inputs, triggers, sources
         self.resource_specs, self.condition_specs = resources, conditions
         self.rng = random.Random() if rng is None else _generator(rng)
         sizes = dict(sizes or {})
@@ -2356,8 +2356,10 @@ class Game:
             said = [event for _ in range(amount or 1) for event in track.add(effect.level)]
         else:
             said = track.mark(1 if amount is None else amount) or [f"{track.label}: {track.marked} of {track.size}"]
+        if verb == "mark" and (amount is None or amount > 0):
+            self.apply(self.triggers.get(target, {}).get("marked", ()), said, budget)
         if not was_full and (track.full or any(event.startswith(f"{track.label} is full") for event in said)):
-            self.apply(self.full.get(target, ()), said, budget)
+            self.apply(self.triggers.get(target, {}).get("full", ()), said, budget)
         return said
 
     # ---- saving, loading, undoing

@@ -19,8 +19,8 @@ __all__ = [
     'modification_requirement', 'Stress', 'ProgressClock', 'DangerClock', 'RacingClock', 'LinkedClock', 'MissionClock',
     'TugOfWarClock', 'LongTermProjectClock', 'FactionClock', 'Heat', 'Harm', 'Armor', 'HeavyArmor', 'Investigation',
     'AttributeXp', 'PlaybookXp', 'PartyXp', 'HealingClock', 'RitualLearning', 'Invention', 'CARRY', 'CONDITIONS',
-    'DECKS', 'DICE', 'DOCUMENTS', 'FULL_EFFECTS', 'INPUTS', 'RESOLVERS', 'RESOURCES', 'RULECRAFT_VERSION', 'RULESET',
-    'SOURCE_SHA256', 'STATE_INPUTS', 'TITLE', 'TRACKS', 'chain_odds', 'flag_odds', 'game', 'load_game', 'odds', 'pick',
+    'DECKS', 'DICE', 'DOCUMENTS', 'INPUTS', 'RESOLVERS', 'RESOURCES', 'RULECRAFT_VERSION', 'RULESET', 'SOURCE_SHA256',
+    'STATE_INPUTS', 'TITLE', 'TRACKS', 'TRIGGERS', 'chain_odds', 'flag_odds', 'game', 'load_game', 'odds', 'pick',
     'session', 'simulate', 'totals', 'Result', 'AnyResult', 'Outcome', 'Group', 'Simulation', 'Session', 'Track',
     'Clock', 'Levels', 'Markers', 'TickedTrack', 'Deck', 'Card', 'Document', 'Entry', 'Picked', 'Faces', 'Game', 'Turn',
     'Effect', 'Forbidden',
@@ -2219,10 +2219,10 @@ class Game:
                  inputs: Mapping[str, tuple[InputSpec, ...]], tracks: Mapping[str, type[Track]],
                  resources: Mapping[str, tuple[str, int, int | None]],
                  conditions: Mapping[str, ConditionSpec],
-                 full: Mapping[str, tuple[Effect, ...]], sources: StateSources,
+                 triggers: Mapping[str, Mapping[str, tuple[Effect, ...]]], sources: StateSources,
                  rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> None:
         self.ruleset = ruleset
-        self.resolvers, self.inputs, self.full, self.sources = resolvers, inputs, full, sources
+        self.resolvers, self.inputs, self.triggers, self.sources = resolvers, inputs, triggers, sources
         self.resource_specs, self.condition_specs = resources, conditions
         self.rng = random.Random() if rng is None else _generator(rng)
         sizes = dict(sizes or {})
@@ -2373,8 +2373,10 @@ class Game:
             said = [event for _ in range(amount or 1) for event in track.add(effect.level)]
         else:
             said = track.mark(1 if amount is None else amount) or [f"{track.label}: {track.marked} of {track.size}"]
+        if verb == "mark" and (amount is None or amount > 0):
+            self.apply(self.triggers.get(target, {}).get("marked", ()), said, budget)
         if not was_full and (track.full or any(event.startswith(f"{track.label} is full") for event in said)):
-            self.apply(self.full.get(target, ()), said, budget)
+            self.apply(self.triggers.get(target, {}).get("full", ()), said, budget)
         return said
 
     # ---- saving, loading, undoing
@@ -9353,7 +9355,7 @@ RESOURCES: dict[str, tuple[str, int, int | None]] = {  # label, start, most
 }
 CONDITIONS: dict[str, ConditionSpec] = {  # label, text, rolls forbidden, `while:`, `unless:`
 }
-FULL_EFFECTS: dict[str, tuple[Effect, ...]] = {  # what filling each track or clock sets off
+TRIGGERS: dict[str, dict[str, tuple[Effect, ...]]] = {  # what filling or marking a track sets off
 }
 STATE_INPUTS: dict[str, tuple[tuple[str, Callable[[Game], object]], ...]] = {  # `input ... from`
 }
@@ -9361,7 +9363,7 @@ STATE_INPUTS: dict[str, tuple[tuple[str, Callable[[Game], object]], ...]] = {  #
 
 def game(rng: random.Random | None = None, sizes: Mapping[str, int] | None = None) -> Game:
     """A game in play over every track, clock, resource and condition (see Game)."""
-    return Game(RULESET, RESOLVERS, INPUTS, TRACKS, RESOURCES, CONDITIONS, FULL_EFFECTS, STATE_INPUTS, rng, sizes)
+    return Game(RULESET, RESOLVERS, INPUTS, TRACKS, RESOURCES, CONDITIONS, TRIGGERS, STATE_INPUTS, rng, sizes)
 
 
 def load_game(state: Mapping[str, object], rng: random.Random | None = None) -> Game:
