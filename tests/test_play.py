@@ -132,8 +132,8 @@ def test_mistakes_are_one_line_and_the_session_goes_on(tmp_path: Path) -> None:
                 "state extra\nroll 'unclosed\nhelp\nstate\nquit\nstate\n", "--seed", "1")
     assert done.returncode == 0 and done.stderr == ""
     said = answers(done.stdout)
-    assert said["bogus"] == [["unknown command 'bogus'; the commands are: roll, state, rolls, undo, save, load, help, "
-                              "quit; or a roll's name: act, trouble, rest"]]
+    assert said["bogus"] == [["unknown command 'bogus'; the commands are: roll, mark, clear, gain, spend, set, state, "
+                              "rolls, undo, save, load, help, quit; or a roll's name: act, trouble, rest"]]
     assert said["act dots=9"] == [["dots must be from 0 to 4, not 9"]]  # what `rulecraft roll` says
     assert said["act luck=2"] == [["act has no input 'luck'; its inputs are: dots, hurt"]]
     assert said["act dots"] == [["write inputs as key=value, not 'dots'"]]
@@ -270,3 +270,21 @@ def test_ctrl_c_at_the_prompt_ends_the_session_and_during_a_command_goes_on(
     assert session.run(interactive=True) == 0
     out = capsys.readouterr().out
     assert "(interrupted)" in out and "Danger" in out and "Traceback" not in out
+
+
+def test_a_ruling_marks_sets_and_spends_without_a_roll_and_undo_takes_it_back(tmp_path: Path) -> None:
+    commands = ("mark harm at 2\nmark danger 4\ngain coin 9\nspend coin\nmark coin 1\nmark harm 1 at x\n"
+                "set hunted\nundo\nstate\n")
+    done = play(tmp_path, commands)
+    assert done.returncode == 0, done.stderr
+    said = answers(done.stdout)
+    assert said["mark harm at 2"] == [["  → harm recorded at level 2 (Moderate)"]]
+    # a full clock sets off its `full:` block: cleared, Hunted, and a Trouble table rolled
+    full = said["mark danger 4"][0]
+    assert full[:3] == ["  → Danger is full: Trouble arrives.", "  → Danger: 0 of 4", "  → now Hunted"]
+    assert full[3].startswith("  → rolled trouble: ")
+    assert said["gain coin 9"][0][-1] == "  → Coin: 5"  # its `max:`
+    assert said["spend coin"] == [["spend takes what it acts on, then an amount: spend NAME N"]]
+    assert said["mark coin 1"] == [["mark acts on one of: danger, harm; not 'coin'"]]
+    assert said["mark harm 1 at x"] == [["mark takes what it acts on, then boxes and a level: mark NAME [N] [at L]"]]
+    assert said["set hunted"] == [["  → now Hunted"]] and said["undo"] == [["undid set hunted"]]

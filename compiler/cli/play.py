@@ -33,6 +33,8 @@ ReadInputs = Callable[[types.ModuleType, str, Sequence[str]], dict[str, object]]
 HELP = """\
 commands:
   roll NAME [key=value ...]   roll a roll or table; its outcome acts on the state (NAME alone does the same)
+  mark|clear NAME [N] [at L]  a ruling, not a roll: mark or clear boxes (`mark harm at 2`: harm of level 2)
+  gain|spend NAME N, set NAME change a resource, set (or `clear`) a condition
   state                       every track and clock, resource, condition in force and carried amount
   rolls                       the rolls and tables, with their inputs (and what the state gives them)
   undo                        go back to before the last roll (or load)
@@ -168,12 +170,14 @@ class Play:
             return False
         if command in self.commands:
             self.commands[command](rest)
+        elif command in ("mark", "clear", "gain", "spend", "set"):
+            self.act(command, rest)
         elif command in self.module.INPUTS or command in getattr(self.module, "DECKS", {}):
             self.cmd_roll(words)
         else:
             rolls = ", ".join(self.module.INPUTS) or "none"
-            raise UsageError(f"unknown command {command!r}; the commands are: roll, state, rolls, undo, save, load, "
-                             f"help, quit; or a roll's name: {rolls}")
+            raise UsageError(f"unknown command {command!r}; the commands are: roll, mark, clear, gain, spend, set, "
+                             f"state, rolls, undo, save, load, help, quit; or a roll's name: {rolls}")
         return True
 
     # ---- rolling
@@ -215,6 +219,32 @@ class Play:
         for change in turn.changes:
             print(f"  → {change}")
         if not turn.changes:
+            print("  → no change to the state")
+
+    def act(self, verb: str, words: list[str]) -> None:
+        """`mark harm at 2`, `clear stress 1`, `gain coin 2`, `set hunted`: one effect a person rules."""
+        usage = f"{verb} takes what it acts on, then " + {"mark": "boxes and a level: mark NAME [N] [at L]",
+                                                          "clear": "boxes: clear NAME [N]", "set": "nothing: set NAME"
+                                                          }.get(verb, f"an amount: {verb} NAME N")
+        numbers: list[int] = []
+        level = None
+        rest = words[1:]
+        if len(rest) >= 2 and rest[-2] == "at" and verb == "mark":
+            level, rest = rest[-1], rest[:-2]
+        try:
+            numbers = [int(word) for word in rest]
+            at = int(level) if level is not None else None
+        except ValueError:
+            raise UsageError(usage) from None
+        if not words or len(numbers) > 1 or (verb in ("gain", "spend") and not numbers) or (verb == "set" and rest):
+            raise UsageError(usage)
+        try:
+            changes = self.game.act(verb, words[0], numbers[0] if numbers else None, at)
+        except ValueError as problem:
+            raise UsageError(str(problem)) from None
+        for change in changes:
+            print(f"  → {change}")
+        if not changes:
             print("  → no change to the state")
 
     # ---- looking

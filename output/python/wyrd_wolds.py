@@ -2318,6 +2318,32 @@ class Game:
         self.history.append((name, before))
         return Turn(result, tuple(changes))
 
+    def act(self, verb: str, target: str, amount: int | None = None, level: int | None = None) -> tuple[str, ...]:
+        """Apply one effect a person rules, not a roll (the GM's "take level 2 harm": `act("mark", "harm",
+        level=2)`), with what it sets off; returns what changed, and `undo()` takes it back."""
+        kinds: dict[str, list[str]] = {"mark": list(self.tracks), "clear": [*self.tracks, *self.condition_specs],
+                                       "gain": list(self.resources), "spend": list(self.resources),
+                                       "set": list(self.condition_specs)}
+        if verb not in kinds:
+            raise ValueError(f"{verb!r} is not an effect here; the effects are: {', '.join(kinds)}")
+        if target not in kinds[verb]:
+            if target in self.track_kinds:
+                self._track(target)  # says it has no size
+            raise ValueError(f"{verb} acts on one of: {', '.join(kinds[verb]) or 'none here'}; not {target!r}")
+        if verb in ("set", "clear") and target in self.condition_specs and self.condition_specs[target][3]:
+            raise ValueError(f"{target} is in force by the state alone: it cannot be set or cleared")
+        if level is not None and not isinstance(self.tracks.get(target), Levels):
+            raise ValueError(f"{target} has no levels: `at` is a level of a harm track")
+        before = self.state()
+        changes: list[str] = []
+        try:
+            self.apply([Effect(verb, target, amount, level, None, f"{verb} {target}")], changes)
+        except ValueError:
+            self.restore(before)
+            raise
+        self.history.append((f"{verb} {target}", before))
+        return tuple(changes)
+
     def apply(self, effects: Iterable[Effect], changes: list[str], budget: list[int] | None = None) -> None:
         """Apply `effects` in order, adding what each changed to `changes` (a track that fills sets off its own
         `full:` effects, and a rolled table its outcome's)."""
