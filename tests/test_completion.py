@@ -118,8 +118,7 @@ def test_inputs_then_their_values(here: Path) -> None:
     assert offered("roll", "star_raiders", "weather", "")[1] == []
     names = offered("odds", "everrain", "expedition_test", "")[1]
     assert {"stat=", "hermit=", "fortuitous="} <= set(names)
-    assert offered("odds", "everrain", "expedition_test", "hermit=")[1] == [
-        "hermit=none", "hermit=with_others", "hermit=alone"]
+    assert offered("odds", "everrain", "abandon_expedition", "card=")[1] == ["card=tests", "card=choices"]
     assert offered("odds", "everrain", "expedition_test", "fortuitous=y")[1] == ["fortuitous=yes"]
     assert offered("roll", "everrain", "sea_event_deck", "") == ("- nospace", ["chapter="])
     assert offered("roll", "everrain", "sea_event_deck", "chapter=")[1] == [f"chapter={n}" for n in range(1, 5)]
@@ -239,7 +238,7 @@ _describe() { local name=$4; shift 4; print -r -- "described ${(j:,:)${(P@)name}
 _files() { print -r -- "files $*"; }
 source "$SCRIPT"
 words=(rulecraft odds star_raiders test ""); CURRENT=5; _rulecraft
-words=(rulecraft roll everrain expedition_test hermit=); CURRENT=5; _rulecraft
+words=(rulecraft roll everrain abandon_expedition card=); CURRENT=5; _rulecraft
 words=(rulecraft check st); CURRENT=3; _rulecraft
 '''
 
@@ -250,6 +249,5 @@ def test_zsh_script_reads_the_callback(game: Path, tmp_path: Path) -> None:
     assert in_shell("zsh", ZSH_ROUND_TRIP, game, tmp_path) == [
         "compdef _rulecraft rulecraft",
         r"described skill=:Skill: -1..3 with [-S ]",
-        "described hermit=none:No Hermit,hermit=with_others:Hermit, someone else is on the Expedition,"
-        "hermit=alone:Hermit, alone on the Expedition with []",
+        "described card=tests:Test,card=choices:Choice with []",
         r"described star_raiders:Star raiders with []", "files -g *.rules"]

@@ -249,12 +249,12 @@ def test_evr_08_expedition_test(loaded: Loaded, game: Any) -> None:
     assert roll(game, "expedition_test", [6], stat=6).outcome.id == "success"  # boundary: equal succeeds
     assert roll(game, "expedition_test", [7], stat=6).outcome.id == "failure"
     # The Crew member with the highest stat takes the test; an Arrogant Crew's stats always are.
-    for a, b, c in [(3, 8, 2), (5, 5, 5), (10, 1, 1), (1, 2, 9)]:
-        for arrogant, tested in [("nobody", max(a, b, c)), ("crew_a", a), ("crew_b", b), ("crew_c", c)]:
-            got = game.odds("expedition_test_crew", a=a, b=b, c=c, arrogant=arrogant)
+    for stat, arrogant in [(8, 3), (5, 5), (10, 1), (9, 0)]:
+        tested = arrogant or stat
+        for crew in (1, 2, 3):
+            got = game.odds("expedition_test", crew=crew, stat=stat, arrogant=arrogant)
             assert got["success"] == Fraction(tested, 10)
-            assert roll(game, "expedition_test_crew", [tested], a=a, b=b, c=c, arrogant=arrogant).outcome.id == \
-                "success"
+        assert roll(game, "expedition_test", [tested], stat=stat, arrogant=arrogant).values["tested"] == tested
 
 
 def test_evr_09_traits_system(loaded: Loaded) -> None:
@@ -297,14 +297,15 @@ def test_evr_10_trait_reference(loaded: Loaded, game: Any) -> None:
     assert [deck[t].get("attack_dice", deck[t].get("combat_dice")) for t in ("brawler", "cannoneer", "clumsy",
                                                                              "cowardly")] == [1, 1, -1, -1]
     assert deck["lazy"]["zones_per_crew_order"] == 1
-    hermits = {"none": 0, "with_others": 1, "alone": -1}
+    # Hermit: +1 if someone else is on the Expedition, -1 if alone (600, D-EVR-13).
+    hermits = {(False, 1): 0, (False, 3): 0, (True, 1): -1, (True, 2): 1, (True, 3): 1}
     for stat in (1, 4, 6, 9, 10):
-        for selfless, hermit, fortuitous, dyspraxic in itertools.product((False, True), hermits, (False, True),
-                                                                          (False, True)):
-            want = expedition_rule(stat, hermits[hermit] - selfless, fortuitous, dyspraxic)
-            got = game.odds("expedition_test", stat=stat, selfless=selfless, hermit=hermit, fortuitous=fortuitous,
-                            dyspraxic=dyspraxic)
-            assert got["success"] == want, (stat, selfless, hermit, fortuitous, dyspraxic)
+        for selfless, (hermit, crew), fortuitous, dyspraxic in itertools.product((False, True), hermits,
+                                                                                  (False, True), (False, True)):
+            want = expedition_rule(stat, hermits[hermit, crew] - selfless, fortuitous, dyspraxic)
+            got = game.odds("expedition_test", crew=crew, stat=stat, selfless=selfless, hermit=hermit,
+                            fortuitous=fortuitous, dyspraxic=dyspraxic)
+            assert got["success"] == want, (stat, selfless, hermit, crew, fortuitous, dyspraxic)
     # Closed forms at stat 6 (p = 3/5): Fortuitous p + (1-p)p, Dyspraxic p², both p (D-EVR-13).
     p = Fraction(3, 5)
     assert game.odds("expedition_test", stat=6, fortuitous=True)["success"] == p + (1 - p) * p
@@ -327,7 +328,8 @@ def test_evr_10_trait_reference(loaded: Loaded, game: Any) -> None:
     totals = game.totals("expedition_test", stat=6, fortuitous=True)
     assert totals == {t: Fraction(1, 10) * (Fraction(4, 10) + (1 if t <= 6 else 0)) for t in range(1, 11)}
     assert roll(game, "expedition_test", [7], stat=6, selfless=True).outcome.id == "success"  # 7 - 1 = 6
-    assert roll(game, "expedition_test", [6], stat=6, hermit="with_others").outcome.id == "failure"  # 6 + 1
+    assert roll(game, "expedition_test", [6], stat=6, hermit=True).outcome.id == "failure"  # 6 + 1, with others
+    assert roll(game, "expedition_test", [7], crew=1, stat=6, hermit=True).outcome.id == "success"  # 7 - 1, alone
     # Charismatic: +5 gold when selling and -5 gold when buying (606).
     for price in (0, 5, 20, 35, 100):
         assert resolve(game, "marketplace_price", price=price, deal="selling", charismatic=True).total == price + 5
@@ -829,7 +831,7 @@ def test_check_is_clean_and_every_defect_has_one_erratum(loaded: Loaded) -> None
         ("PLACEHOLDER", "influence_deck"), ("PLACEHOLDER", "island_exploration_deck"),
         ("PLACEHOLDER", "sea_event_deck"), ("PLACEHOLDER", "treasure_deck")]
     ids = [e.id for e in loaded.checked.errata]
-    assert ids == [f"D-EVR-{n}" for n in range(1, 23)]
+    assert ids == [f"D-EVR-{n}" for n in range(1, 24)]
     cited = {i for d in loaded.checked.definitions if d.citation for i in d.citation.ids}
     assert {f"EVR-{n:02d}" for n in range(1, 45)} <= cited
     assert all(d.notes[0].startswith("resolved by errata D-EVR-") for d in diagnostics if d.severity == "note")
