@@ -459,6 +459,7 @@ class Guarded:
     test: Expr
     effects: tuple[Effect, ...]
     span: Span = _span()
+    label: str | None = None  # `when push = yes "Pushing yourself":` the sheet's words for it ("": none)
 
 
 def effect_text(effect: Effect) -> str:

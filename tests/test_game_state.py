@@ -150,7 +150,7 @@ def test_a_when_block_acts_whatever_the_outcome_where_its_test_holds(module: typ
     assert [e.verb for e in module.rest(paid=True, rng=Faces(3)).effects] == ["spend", "clear", "clear"]
     data = export_data(load_text(STATE, "state.rules", "state").checked)
     rest = next(d for d in data["definitions"] if d["name"] == "rest")
-    assert rest["guards"] == [{"when": "paid", "when_words": "paid", "effects": [{
+    assert rest["guards"] == [{"when": "paid", "when_words": "paid", "label": None, "effects": [{
         "verb": "spend", "target": "coin", "amount": 1, "level": None, "input": None, "roll": None,
         "text": "spend coin 1", "words": "spend 1 Coin"}]}]
     assert "if paid:</span> → spend 1 Coin" in to_html(data)
@@ -356,3 +356,55 @@ def test_a_tracks_marked_block_acts_each_time_it_is_marked() -> None:
     data = export_data(load_text(source, "harm.rules", "harm").checked)
     assert "<b>When marked:</b> → clear Stress" in to_html(data)
     assert next(d for d in data["definitions"] if d["name"] == "harm")["marked_effects"][0]["words"] == "clear Stress"
+
+
+SHARED = '''ruleset "Shared"
+
+clock project "Project"
+  size: 6
+
+clock healing "Healing"
+  size: 4
+
+bands segments "Segments"
+  - 5-6: many "Many"
+      segments: 2
+  - 1-4: few "Few"
+      segments: 1
+
+roll work "Work"
+  input push: flag "Push"
+  roll: d6
+  when push "Push yourself":
+    mark healing 1
+  outcomes: segments
+  every_outcome:
+    mark project segments
+
+roll heal "Heal"
+  roll: d6
+  outcomes: segments
+  every_outcome:
+    mark healing segments
+'''
+
+
+def test_every_outcome_gives_shared_bands_this_rolls_effects_and_a_when_block_its_words() -> None:
+    checked = load_text(SHARED, "shared.rules", "shared").checked
+    module = compile_module(generate(checked), "shared_game")
+    game = module.game(rng=Faces(6, 1, 2))
+    assert game.roll("work").changes == ("Project: 2 of 6",)
+    assert game.roll("heal").changes == ("Healing: 1 of 4",)
+    assert game.roll("work", push=True).changes == ("Healing: 2 of 4", "Project: 3 of 6")
+    data = export_data(checked)
+    html, proof = to_html(data), to_html(data, sheet="proof")
+    assert "Push yourself:</span> → mark 1 segment of Healing" in html
+    assert "Rolls to fill Healing</b> (4 segments), on average: 3.2" in html  # each outcome marks its segments
+    quiet = export_data(load_text(SHARED.replace('"Push yourself"', '""'), "shared.rules", "shared").checked)
+    assert "mark 1 segment of Healing" not in to_html(quiet)
+    assert "if push:</span> → mark 1 segment of Healing" in to_html(quiet, sheet="proof")
+    with pytest.raises(CompileError) as caught:
+        load_text(SHARED.replace("mark healing segments", "mark healing amount"), "shared.rules", "shared")
+    assert [d.message for d in caught.value.report.diagnostics] == [
+        "`mark`'s amount reads `amount`, which is not here"] * 2  # once for each outcome
+    assert "Push yourself" in proof

@@ -352,7 +352,7 @@ def definition_data(checked: m.CheckedRuleset, definition: m.Definition, words: 
             "rerolls": [{"when": m.expr_text(r.when) if r.when is not None else None, "outcomes": list(r.outcomes),
                          **({"when_words": words.expr(r.when)} if r.when is not None else {})}
                         for r in definition.rerolls],
-            "guards": [{"when": m.expr_text(g.test), "when_words": words.expr(g.test),
+            "guards": [{"when": m.expr_text(g.test), "when_words": words.expr(g.test), "label": g.label,
                         "effects": [effect_data(e, words) for e in g.effects]} for g in definition.guards],
             "key": m.expr_text(definition.key) if definition.key is not None else None,
             "value": m.expr_text(definition.value) if definition.value is not None else None,

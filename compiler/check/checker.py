@@ -93,6 +93,7 @@ class _Parts:
     flags: list[tuple[str, m.Expr]] = field(default_factory=list)
     core: bool = False
     wording: list[tuple[str, str, m.Span]] = field(default_factory=list)  # `words:`: the designer's wording
+    every_outcome: tuple[m.Effect, ...] = ()  # `every_outcome:`: effects each band has, read with its data
 
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
@@ -465,6 +466,11 @@ class Checker:
                                item.name)
                 elif attr.name == "words":
                     parts.wording.extend(self.wording(attr.value, item))
+                elif attr.name == "every_outcome":  # effects each band has (`mark healing_clock segments`)
+                    parts.every_outcome = attr.value.effects
+                    if attr.value.attrs or attr.value.entries or not attr.value.effects:
+                        self.error(Code.TYPE, "an `every_outcome:` block holds effects, one a line", attr.value.span,
+                                   "like `mark healing_clock segments`: each outcome's own `segments`", item.name)
                 else:
                     parts.details.append((attr.name, m.Text(_block_text(attr.value), attr.span)))
                 continue
@@ -509,6 +515,9 @@ class Checker:
             for entry in item.columns.entries:
                 columns.append(self.column(entry, item))
         bands = tuple(self.band(entry, item, len(columns), tuple(c.id for c in columns)) for entry in band_entries)
+        if parts.every_outcome:  # shared bands (`outcomes: project_segments`), each marking this roll's own clock
+            bands = tuple(replace(band, effects=band.effects + band_effects(parts.every_outcome, band.values))
+                          for band in bands)
         self.unique_bands(bands, item)
         resolver = m.Resolver(
             kind=item.kind,  # type: ignore[arg-type]

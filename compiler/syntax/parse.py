@@ -374,7 +374,8 @@ class ToModel(Transformer[Token, Any]):
         return m.Effect("roll", None, chain=children[0], span=span_of(meta))
 
     def guarded(self, meta: Any, children: list[Child]) -> m.Guarded:
-        return m.Guarded(children[0], tuple(c for c in children[1:] if isinstance(c, m.Effect)), span_of(meta))
+        label = decode_string(children[1]) if children[1] is not None else None
+        return m.Guarded(children[0], tuple(c for c in children[2:] if isinstance(c, m.Effect)), span_of(meta), label)
 
     def payload(self, meta: Any, children: list[Child]) -> tuple[str | None, tuple[m.Cell, ...], Any]:
         ident, cells, chain = children
