@@ -257,12 +257,13 @@ def test_err_15_travel_event_die(game):  # type: ignore[no-untyped-def]
 
 
 def test_err_16_travel_turn_actions_and_watch(game, loaded):  # type: ignore[no-untyped-def]
-    ids = [i for i, _ in entries(game, "travel_turn_actions")]
+    # a lookup of the Company's action (line 139), so that Orient can carry its -4 (D-ERR-23)
+    ids = [b.id for b in loaded.checked.get("travel_turn_actions").bands]
     assert ids == ["peregrinate", "explore", "orient", "forage", "make_camp", "take_watch", "sleep"]
-    assert data(loaded, "travel_turn_actions", 2)["next_navigation_dv"] == -4
-    assert data(loaded, "travel_turn_actions", 3)["supply"] == 2
-    assert data(loaded, "travel_turn_actions", 6)["travel_turns"] == 2
-    assert texts(game, "travel_turn_actions")[6] == "2 Travel Turns sleeping = night’s Rest."
+    assert game.travel_turn_actions(action="orient").values == {"next_navigation_dv": -4}
+    assert game.travel_turn_actions(action="forage").values == {"supply": 2}
+    assert game.travel_turn_actions(action="sleep").values == {"travel_turns": 2}
+    assert game.travel_turn_actions(action="sleep").outcome.text == "2 Travel Turns sleeping = night’s Rest."
     assert game.take_watch(watchers=2).values == {"exhaustion": False}
     assert game.take_watch(watchers=0).values == {"event_die_5_is_1": True}
     assert game.take_watch(watchers=1).values == {}  # not stated (D-ERR-13)
@@ -679,29 +680,26 @@ def test_err_42_death_and_dying(game):  # type: ignore[no-untyped-def]
 
 
 def chase_expectation(dice: int) -> dict[str, Fraction]:
-    out = Counter()
+    """One side's chance of two 4s (escape) and of doubles (lines 431-432), every face counted."""
+    out: Counter[str] = Counter()
     for faces in product(range(1, 5), repeat=dice):
         counts = Counter(faces)
-        if counts[4] >= 2:
-            out["escapes"] += 1
-        elif any(n >= 2 for n in counts.values()):
-            out["doubles"] += 1
-        else:
-            out["moves"] += 1
+        out["we_escape"] += counts[4] >= 2
+        out["our_doubles"] += any(n >= 2 for n in counts.values())
     total = 4 ** dice
-    return {"no_movement_roll": Fraction(0), "escapes": Fraction(out["escapes"], total),
-            "doubles": Fraction(out["doubles"], total), "moves": Fraction(out["moves"], total)}
+    return {"we_escape": Fraction(out["we_escape"], total), "our_doubles": Fraction(out["our_doubles"], total)}
 
 
 def test_err_43_chases(game):  # type: ignore[no-untyped-def]
+    # chase_turn rolls both sides (D-ERR-19); with no dice on the other side it is one side's movement roll.
     for dice in range(0, 6):
-        assert game.odds("chase_movement_roll", movement_dice=dice) == chase_expectation(dice), dice
-    assert game.odds("chase_movement_roll", movement_dice=2, sprint="success") == chase_expectation(4)
-    assert game.odds("chase_movement_roll", movement_dice=3, sprint="failure")["no_movement_roll"] == 1
-    escaped = game.chase_movement_roll(movement_dice=2, rng=Faces(4, 4))
-    assert escaped.outcome.id == "escapes" and escaped.values == {"doubles": True, "distance": 80}
-    assert game.chase_movement_roll(movement_dice=2, rng=Faces(3, 3)).outcome.id == "doubles"
-    assert game.chase_movement_roll(movement_dice=2, rng=Faces(3, 4)).values == {"doubles": False, "distance": 70}
+        flags = game.flag_odds("chase_turn", our_dice=dice, their_dice=0)
+        found = {name: sum(flags[name].values()) for name in ("we_escape", "our_doubles")}
+        assert found == chase_expectation(dice), dice
+    escaped = game.chase_turn(our_dice=2, their_dice=0, rng=Faces(4, 4))  # the other side, with no dice, is lowest
+    assert escaped.flags == ("we_escape", "our_doubles", "they_rolled_lowest") and escaped.total == 8
+    assert game.chase_turn(our_dice=2, their_dice=0, rng=Faces(3, 3)).flags == ("our_doubles", "they_rolled_lowest")
+    assert game.chase_turn(our_dice=2, their_dice=0, rng=Faces(3, 4)).flags == ("they_rolled_lowest",)
     assert texts(game, "chases")[1] == "If two 4’s are rolled, that side escapes/catches quarry."
 
 
@@ -779,7 +777,8 @@ def test_check_reports_each_published_defect_as_resolved(loaded):  # type: ignor
         ("RANGE-GAP", "hold_breath"),
         ("RANGE-GAP", "take_watch"), ("RANGE-GAP", "illumination"), ("RANGE-GAP", "surprise"),
     }
-    assert [e.id for e in loaded.checked.errata] == [f"D-ERR-{n}" for n in range(1, 23)]  # 22: the title
+    # 22: the title; 23: the navigation DV summed and Orient carried (issue 26)
+    assert [e.id for e in loaded.checked.errata] == [f"D-ERR-{n}" for n in range(1, 24)]
 
 
 def test_every_inventory_item_is_cited(loaded):  # type: ignore[no-untyped-def]
