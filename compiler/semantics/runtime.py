@@ -2376,9 +2376,9 @@ class Game:
             else:
                 said = [event for _ in range(amount) for event in track.heal()] or [f"{track.label}: no harm"]
         elif verb == "clear":
-            was = track.marked
+            marks_before = track.marked
             track.clear(amount)
-            said = [f"{track.label}: {track.marked} of {track.size}"] if track.marked != was else []
+            said = [f"{track.label}: {track.marked} of {track.size}"] if track.marked != marks_before else []
         elif effect.level is not None and isinstance(track, Levels) and track.rows:
             said = [event for _ in range(amount or 1) for event in track.add(effect.level)]
         else:
