@@ -459,3 +459,29 @@ def test_lets_that_read_the_roll_are_worked_out_with_each_roll(dice: int) -> Non
     checked = load_text(ROLL_LETS, "n.rules", "n").checked
     action_data = next(r for r in checked.resolvers() if r.name == "action")
     assert [let.name for let in action_data.roll_lets] == ["beaten"] and not action_data.lets
+
+
+LEVELS = '''ruleset "Levels"
+
+roll level "Fortune level" [C-30]
+  input dice: 1..3 = 2
+  let pool = (dice)d6
+  let result = 4 if count(pool = 6) >= 2 else 3 if highest(pool) = 6 else 2 if highest(pool) >= 4 else 1
+  roll: result
+  - 4: critical "Critical"
+  - 3: full "6"
+  - 2: partial "4/5"
+  - 1: bad "1-3"
+'''
+
+
+@pytest.mark.parametrize("dice", [1, 2, 3])
+def test_an_if_else_between_values_reads_the_dice_once_rolled(dice: int) -> None:
+    # An if-else whose branches hold no dice is worked out with the roll (it once was taken for a choice of
+    # dice, made before the roll, and refused: "`pool` is a group of dice: it is read once the dice are rolled").
+    module = build(LEVELS, f"named_levels_{dice}")
+
+    def band(rolled: list[Faces]) -> str:
+        (pool,) = rolled
+        return "critical" if pool.count(6) >= 2 else "full" if 6 in pool else "partial" if max(pool) >= 4 else "bad"
+    check(LEVELS, "level", {"dice": dice}, enumerate_odds([(dice, 6)], band), module)

@@ -273,7 +273,9 @@ def collect_groups(expr: m.Expr, scope: Scope, resolver: m.Resolver, out: list[G
     if isinstance(expr, m.Dice):
         out.append(group_plan(expr, scope, resolver))
         return
-    if isinstance(expr, m.IfElse):
+    if isinstance(expr, m.IfElse) and (contains_dice(expr.then) or contains_dice(expr.otherwise)):
+        # the test chooses the dice (`2d6 if edge else 3d6`), so it reads the inputs; a test between values (`4 if
+        # count(pool = 6) >= 2 else 1`) may read the roll, and is worked out with it
         branch = expr.then if truthy(evaluate(expr.condition, scope), expr.span) else expr.otherwise
         collect_groups(branch, scope, resolver, out)
         return
