@@ -33,6 +33,9 @@ WORDS = [
     ("d6! + bonus_die", "d6! + bonus die"),
     ("-2 + a * b / 2", "−2 + a × b ÷ 2"),
     ("wil * 1 + 2", "wil + 2"),
+    ("max(price + -2, 0)", "price − 2, at least 0"),  # a band's datum put in: `price + profit`, profit -2
+    ("price - -1", "price + 1"),
+    ("price + 0", "price"),
 ]
 
 

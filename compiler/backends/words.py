@@ -124,8 +124,12 @@ class Words:
         if isinstance(expr, m.Binary):
             if expr.op == "%":
                 level, out = 6, f"the remainder of {self.expr(expr.left, 7)} ÷ {self.expr(expr.right, 7)}"
-            elif expr.op in ("*", "×", "/") and number(expr.right) == 1:  # `wil * 1`: "wil"
+            elif (expr.op in ("*", "×", "/") and number(expr.right) == 1) or (
+                    expr.op in ("+", "-") and number(expr.right) == 0):  # `wil * 1`, `price + 0`: "wil", "price"
                 return self.expr(expr.left, parent)
+            elif expr.op in ("+", "-") and (number(expr.right) or 0) < 0:  # `price + -2`: "price − 2"
+                negated = m.Number(-(number(expr.right) or 0), expr.right.span)
+                return self.expr(m.Binary("-" if expr.op == "+" else "+", expr.left, negated, expr.span), parent)
             else:
                 level = _PRECEDENCE[expr.op]
                 out = f"{self.expr(expr.left, level)} {_ARITHMETIC[expr.op]} {self.expr(expr.right, level + 1)}"
