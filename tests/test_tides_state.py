@@ -7,6 +7,8 @@ Line numbers are `cat -n` lines of ../shared/seeds/000_*.txt."""
 from __future__ import annotations
 
 import types
+from fractions import Fraction
+from itertools import product
 from typing import Any
 
 import pytest
@@ -144,6 +146,28 @@ def test_the_coin_roll_spends_coin_and_a_sea_raid_marks_the_stormfront(tog: type
     assert game.resources["coin"] == 1
     raid = game.roll("sea_raid", wealth=1)
     assert raid.result.outcome.id == "stormfront" and game.tracks["stormfront"].marked == 1
+
+
+def test_a_stormfront_point_re_rolls_the_raid_and_keeps_the_highest(tog: types.ModuleType) -> None:
+    # Line 317: "1 point: Roll an additional raid or re-roll raid and keep highest" (the player's choice).
+    game = tog.game(rng=Faces(6, 6, 2, 5), sizes={"stormfront": 3})
+    game.roll("sea_raid", wealth=1)  # 6 + 6 + 1: raided, nothing marked
+    game.act("mark", "stormfront", 2)
+    turn = game.roll("raid_type", wealth=1, stormfront_reroll=True)  # 2, and 5 rolled again: the 5 is kept
+    assert turn.result.total == 5 and turn.changes == ("Stormfront points: 1 of 3",)
+    whole = {face: Fraction(1, 6) for face in range(1, 7)}
+    best = {k: sum(p * q for (a, p), (b, q) in product(whole.items(), whole.items()) if max(a, b) == k)
+            for k in range(1, 7)}
+    assert tog.totals("raid_type", wealth=1, stormfront_reroll=True) == best
+
+
+def test_a_sale_earns_the_price_less_the_profits_decrease(tog: types.ModuleType) -> None:
+    # Lines 408-420: the seller roll decreases the total profit by 2, 1 or nothing; the sale price is the coin.
+    game = tog.game(rng=Faces(1, 2, 4, 4, 6, 6))
+    assert game.roll("seller_roll", price=15).changes == ("Coin: 13",)
+    assert game.roll("seller_roll", price=15).changes == ("Coin: 27",)
+    assert game.roll("seller_roll", price=1).changes == ("Coin: 28",)
+    assert tog.seller_roll(price=1, rng=Faces(1, 1)).effects[0].amount == 0  # never below nothing
 
 
 def test_a_tides_game_saves_and_loads(tog: types.ModuleType) -> None:
