@@ -65,6 +65,14 @@ def test_harm_at_level_2_lowers_the_action_roll(tog: types.ModuleType) -> None:
     assert healed.result.inputs["harm"] == 0 and healed.result.outcome.id == "heroic"
 
 
+def test_a_ship_trait_caps_the_dots_of_an_action_done_with_the_ship(tog: types.ModuleType) -> None:
+    # Line 94: "ship TRAIT sets the maximum modifer for any actions done with the ship".
+    assert tog.action_roll(dots=3, rng=Faces(3, 4)).total == 10
+    assert tog.action_roll(dots=3, with_ship=True, ship_trait=1, rng=Faces(3, 4)).total == 8
+    assert tog.action_roll(dots=1, with_ship=True, ship_trait=4, rng=Faces(3, 4)).total == 8  # a cap, not a bonus
+    assert tog.odds("action_roll", dots=3, with_ship=True, ship_trait=1) == tog.odds("action_roll", dots=1)
+
+
 def test_the_compare_wealth_modifier_reaches_the_action_roll(tog: types.ModuleType) -> None:
     # Lines 272-274: 3+ higher, +2 on all actions; 1-2 lower, -1.
     higher = tog.compare_wealth(own_wealth=5, enemy_wealth=1).total
