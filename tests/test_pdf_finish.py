@@ -31,7 +31,8 @@ LONG = "\n".join([
     *[line for i in range(1, 15) for line in (f'rule opening_{i} "Opening rule {i}" [line {i}]',
                                                 f'  text: "Rule {i}. {PARAGRAPH}"', '')],
     'section "Closing moves" [lines 41-50]', '',
-    'roll action "Action roll" [line 41]', '  text: "Roll two dice."', '  roll: 2d6',
+    'roll action "Action roll" [line 41]', '  text: "Roll two dice."', '  input dots: 0..2 = 0 "Dots"',
+    '  roll: 2d6 + dots',
     '  - 6 or less: failure "You fail."', '  - 7+: success "You do it."', '',
     'rule closing "Closing rule" [line 45]', '  text: "Then the action roll decides."', '  see: action', '',
 ])
@@ -213,6 +214,25 @@ def test_the_pdf_is_tagged_and_its_structure_reads_the_cards_in_order(long_pdfs:
     labels = ["Action roll"] + [f"Opening rule {i}" for i in range(1, 15)] + ["Closing rule"]  # main roll first
     assert structure(reader, "/H3") == labels
     assert structure(reader, "/H2") == ["Contents", "Opening moves", "Closing moves"]
+
+
+@pytest.mark.pdf
+def test_each_chart_and_picture_is_a_figure_with_its_numbers_as_alternative_text(long_pdfs: dict[str, bytes]) -> None:
+    reader = pypdf.PdfReader(io.BytesIO(long_pdfs["player"]))
+    alts: list[str] = []
+
+    def walk(element: Any) -> None:
+        element = element.get_object()
+        if not hasattr(element, "get"):
+            return
+        if element.get("/S") == "/Figure" and "/Alt" in element:
+            alts.append(str(element["/Alt"]))
+        kids = element.get("/K")
+        for kid in (kids.get_object() if isinstance(kids.get_object(), list) else [kids]) if kids is not None else ():
+            walk(kid)
+    walk(reader.trailer["/Root"]["/StructTreeRoot"])
+    charts = [alt for alt in alts if alt.startswith("Odds by")]
+    assert charts and all("%" in alt for alt in charts), alts  # "Odds by dots: dots 0: Failure 42%, ..."
 
 
 def outline(reader: Any) -> list[tuple[int, str]]:
