@@ -129,15 +129,15 @@ def test_an_opposed_fortune_roll_compares_each_sides_result(ww: types.ModuleType
         return 4 if dice.count(6) >= 2 else 3 if 6 in dice else 2 if max(dice) >= 4 else 1
 
     for ours, theirs in product(range(1, 5), repeat=2):
-        counts = {"first": 0, "level": 0, "other": 0}
+        counts = {"first_side": 0, "even": 0, "other_side": 0}
         for one in product(range(1, 7), repeat=ours):
             for other in product(range(1, 7), repeat=theirs):
                 diff = level(one) - level(other)
-                counts["first" if diff > 0 else "level" if diff == 0 else "other"] += 1
+                counts["first_side" if diff > 0 else "even" if diff == 0 else "other_side"] += 1
         whole = 6 ** (ours + theirs)
         assert ww.odds("opposed_fortune", side_dice=ours, other_dice=theirs) == {
             k: Fraction(v, whole) for k, v in counts.items()}, (ours, theirs)
-    assert ww.opposed_fortune(side_dice=2, other_dice=1, rng=Faces(6, 6, 6)).outcome.id == "first"  # 4 against 3
+    assert ww.opposed_fortune(side_dice=2, other_dice=1, rng=Faces(6, 6, 6)).outcome.id == "first_side"  # 4 against 3
 
 
 def test_the_incapacitated_text_and_what_the_state_does_reach_every_output(loaded: Loaded) -> None:
