@@ -227,3 +227,9 @@ def test_split_lines_keeps_a_multi_line_string_on_its_first_line() -> None:
     lines = split_lines('a: """\n  x\n  """\nb: 1\n')
     assert [len(line.tokens) for line in lines] == [3, 3]
     assert isinstance(lines[0], Line) and lines[0].tokens[2].text == '"""\n  x\n  """'
+
+
+def test_a_minus_after_an_effects_word_stays_a_sign() -> None:
+    text = ('ruleset "E"\n\nroll r "R" [E-1]\n  input n: -4..3 = 1\n  roll: d6 + n\n  when n < 0:\n    add -1 to r n\n'
+            '  - 1+: ok "ok"\n      add -4 to r n\n')
+    assert format_checked(text.replace("add -4", "add  - 4")) == text

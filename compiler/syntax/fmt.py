@@ -43,7 +43,7 @@ _TOKEN = re.compile(
 )
 
 _BINARY = {"+", "-", "*", "/", "%", "×", "=", "==", "!=", ">=", "<=", ">", "<", "≥", "≤", "->", "|"}
-_KEYWORDS = {"if", "else", "and", "or", "not", "to", "in", "by", "of", "keep"}
+_KEYWORDS = {"if", "else", "and", "or", "not", "to", "in", "by", "of", "keep", "add", "at", "when"}
 _TIGHT = {"..", "."}
 _OPENERS = {"roll", "table", "lookup", "bands", "formula", "list", "procedure", "track", "clock", "rule", "die",
             "deck", "priority", "section", "errata"}
