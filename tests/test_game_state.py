@@ -12,7 +12,9 @@ import pytest
 from rulecraft.api import load_text
 from rulecraft.backends.python import generate
 from rulecraft.backends.render import JSON_SCHEMA, export_data, to_html
+from rulecraft.backends.words import Words
 from rulecraft.diagnostics import CompileError
+from rulecraft.model import Effect
 from tests.conftest import compile_module
 
 STATE = '''ruleset "State"
@@ -408,3 +410,11 @@ def test_every_outcome_gives_shared_bands_this_rolls_effects_and_a_when_block_it
     assert [d.message for d in caught.value.report.diagnostics] == [
         "`mark`'s amount reads `amount`, which is not here"] * 2  # once for each outcome
     assert "Push yourself" in proof
+
+
+def test_clear_takes_a_resource_to_nothing(module: types.ModuleType) -> None:
+    game = module.game()
+    assert game.act("clear", "coin") == ("Coin: 0",)
+    game.act("gain", "coin", 4)
+    assert game.act("clear", "coin", 3) == ("Coin: 1",)
+    assert Words(kinds={"coin": "resource"}).effect(Effect("clear", "coin")) == "clear coin"

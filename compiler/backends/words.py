@@ -280,6 +280,8 @@ class Words:
             return f"mark {amount or 1} {unit} of {target}"
         if effect.verb == "clear" and kind == "condition":
             return f"no longer {target}"
+        if effect.verb == "clear" and kind == "resource":
+            return f"clear {target}" if amount is None else f"spend {amount} {target}"
         if effect.verb == "clear":
             return f"clear {target}" if amount is None else f"clear {amount} {unit} of {target}"
         if effect.verb in ("gain", "spend"):

@@ -21,7 +21,7 @@ Error = Callable[[Code, str, m.Span, "str | None", "str | None"], None]
 # What each verb acts on: the kinds of definition its target may be.
 TARGETS: dict[str, tuple[str, ...]] = {
     "mark": ("track", "clock"),
-    "clear": ("track", "clock", "condition"),
+    "clear": ("track", "clock", "condition", "resource"),
     "gain": ("resource",),
     "spend": ("resource",),
     "set": ("condition",),

@@ -2304,7 +2304,8 @@ class Game:
     def act(self, verb: str, target: str, amount: int | None = None, level: int | None = None) -> tuple[str, ...]:
         """Apply one effect a person rules, not a roll (the GM's "take level 2 harm": `act("mark", "harm",
         level=2)`), with what it sets off; returns what changed, and `undo()` takes it back."""
-        kinds: dict[str, list[str]] = {"mark": list(self.tracks), "clear": [*self.tracks, *self.condition_specs],
+        kinds: dict[str, list[str]] = {"mark": list(self.tracks),
+                                       "clear": [*self.tracks, *self.condition_specs, *self.resources],
                                        "gain": list(self.resources), "spend": list(self.resources),
                                        "set": list(self.condition_specs)}
         if verb not in kinds:
@@ -2345,6 +2346,8 @@ class Game:
             said = [f"rolled {target}: {turn_result.trace}"]
             self.apply(turn_result.effects, said, budget)
             return said
+        if verb == "clear" and target in self.resources:  # all of it, or N of it
+            verb, amount = "spend", self.resources[target] if amount is None else amount
         if verb in ("gain", "spend"):
             label, _, most = self.resource_specs[target]
             change = (amount or 0) * (1 if verb == "gain" else -1)
