@@ -94,6 +94,22 @@ def test_a_wide_pool_of_d100_stops_at_the_ruleset_budget_at_once() -> None:
                         found[0][1]), found
 
 
+def test_a_total_is_classified_once_however_many_joint_readings_make_it() -> None:
+    """The highest of three dice of their own sizes, less armor, with an input that moves nothing but the total:
+    the budget charged each of the 1,728 joint readings into the bands for every input (over the limit); the
+    bands read the total, worked out once per set of dice, so each total is charged once."""
+    sizes = 'one of d4 (4), d6 (6), d8 (8), d10 (10), d12 (12) = d6'
+    inputs = "".join(f'  input {name}: {sizes} "{name}"\n' for name in ("a", "b", "c"))
+    inputs += '  input armor: 0..15 = 0 "Armor"\n  input more: 0..3 = 0 "More"\n'
+    text = roll("max(d(a), d(b), d(c)) + more - armor", inputs, '  - 1+: harm "Harm"\n  - 0 or less: none "None"\n')
+    assert errors(text) == []
+    loaded = load_text(text, "limits.rules", "limits")
+    resolver = loaded.checked.resolvers()[0]
+    found = odds.odds(resolver, {"a": "d12", "b": "d12", "c": "d12", "armor": 11, "more": 0},
+                      odds.definition_names(loaded.checked))
+    assert found == {"harm": 1 - Fraction(11, 12) ** 3, "none": Fraction(11, 12) ** 3}  # a 12 on any die
+
+
 def test_counting_successes_on_fifty_dice_is_refused_saying_what_fits() -> None:
     """50d6 counting fives and sixes was refused after 4 s (the walk's own counter); now before the walk."""
     bands = '  - when count(5) + count(6) >= 3: success "Success"\n  - otherwise: failure "Failure"\n'

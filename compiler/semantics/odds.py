@@ -151,7 +151,7 @@ class Budget:
 
     total: int = MAX_ANALYSIS
     spent: int = 0
-    charged: set[tuple[DiceSpec, Reads]] = field(default_factory=set)  # groups whose readings are paid for
+    charged: set[object] = field(default_factory=set)  # groups whose readings are paid for, rolls whose totals are
 
     @property
     def exhausted(self) -> bool:
@@ -168,9 +168,13 @@ class Budget:
     def readings(self, costs: tuple[tuple[DiceSpec, Reads, int], ...], resolver: m.Resolver) -> None:
         """Pay for the readings of each group not paid for yet (the same dice, read alike, are worked out once)."""
         for spec, wanted, cost in costs:
-            if (spec, wanted) not in self.charged:
-                self.charged.add((spec, wanted))
-                self.spend(cost, resolver)
+            self.once((spec, wanted), cost, resolver)
+
+    def once(self, key: object, cost: int, resolver: m.Resolver) -> None:
+        """Pay `cost` for work done once for `key` (a group's readings; a roll's totals, from its joint readings)."""
+        if key not in self.charged:
+            self.charged.add(key)
+            self.spend(cost, resolver)
 
 
 CLASSIFIED = 4  # steps of one reading x band tested on its own (measured: 2.5-7x a plain total's)
@@ -724,7 +728,8 @@ def _distribution(resolver: m.Resolver, scope: Scope, found: Analysis, budget: B
     plan = roll.plan
     if budget is not None:
         alone = roll.totals is None or bool(found.specials)  # each reading, or each total, tested on its own
-        budget.spend(roll.size * max(len(resolver.bands), 1) * (CLASSIFIED if alone else 1), resolver)
+        classified = len(roll.totals) if roll.totals is not None else roll.size  # the bands read each total once
+        budget.spend(classified * max(len(resolver.bands), 1) * (CLASSIFIED if alone else 1), resolver)
     joint: dict[tuple[str | None, object], int] = {}  # (band id, total): integer weight; with flags, (band id,
     # (total, the flags raised))
     specials = bool(found.specials)
@@ -843,6 +848,8 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget 
     if roll is not None:
         if budget is not None:
             budget.readings(roll.costs, resolver)
+            if roll.totals is not None:
+                total_weights(roll.plan, roll.readings, scope, found, budget, resolver)  # its core, paid once
         return roll
     plan = make_plan(resolver, scope)
     wanted = found.group_reads + (found.reads,) * (len(plan.groups) - len(found.group_reads))
@@ -860,24 +867,26 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget 
         raise TooLarge(f"{' and '.join(g.spec.notation for g in plan.groups)} has {count_text(size)} readings to "
                        f"work out exactly; the limit is {MAX_OUTCOMES:,}",
                        plan.expr.span, "use fewer dice or dice with fewer sides")
-    totals = total_weights(plan, readings, scope, found) if found.by_total else None
+    totals = total_weights(plan, readings, scope, found, budget, resolver) if found.by_total else None
     if len(found.rolls) > 100_000:
         found.rolls.clear()
     roll = found.rolls[key] = Roll(plan, readings, size, totals, denominator, costs)
     return roll
 
 
-def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: Scope,
-                  found: Analysis) -> dict[int, int]:
+def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: Scope, found: Analysis,
+                  budget: Budget | None = None, resolver: m.Resolver | None = None) -> dict[int, int]:
     """The weight of each total. What the dice make is worked out reading by reading, once for each
-    set of dice and of values it reads; amounts that roll no dice (`+ dots - 1`) are added to each
-    distinct result after, not to every reading."""
+    set of dice and of values it reads (paid once from `budget`: a step for each joint reading, at most);
+    amounts that roll no dice (`+ dots - 1`) are added to each distinct result after, not to every reading."""
     split = found.splits.get(id(plan.expr))
     if split is None:
         split = found.splits[id(plan.expr)] = split_shifts(plan.expr)
     core, shifts, names = split
     key = (id(core), scope.definitions, *(scope.values.get(name, _ABSENT) for name in names),
            *((id(g.term), g.spec) for g in plan.groups))
+    if budget is not None and resolver is not None:
+        budget.once(("core", *key), math.prod(len(r) for r in readings), resolver)
     weights = found.cores.get(key)
     if weights is None:
         if len(found.cores) > 100_000:
