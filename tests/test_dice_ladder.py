@@ -382,9 +382,10 @@ def test_lad_15_leverage(game, loaded) -> None:  # type: ignore[no-untyped-def]
     assert game.leverage(mine="d8", theirs="d4", rng=Script(3, 3)).values == {"won": True}
 
 
-def attack_by_hand(weapon: str, dice: int, other: str, multiple_weapons: bool, armor: int) -> dict:
-    faces = [range(1, SIDES[weapon] + 1)] + [range(1, SIDES[other] + 1)] * (dice - 1)
-    extra = 0 if multiple_weapons else dice - 1
+def attack_by_hand(dice: tuple[str, ...], multiple_weapons: bool, armor: int) -> dict:
+    """Every face of every die: the highest, plus one for each attacker beyond the first, less armor."""
+    faces = [range(1, SIDES[die] + 1) for die in dice]
+    extra = 0 if multiple_weapons else len(dice) - 1
     outcomes = [max(roll) + extra - armor for roll in itertools.product(*faces)]
     harm = Fraction(sum(1 for h in outcomes if h >= 1), len(outcomes))
     return {"harm": harm, "no_harm": 1 - harm}
@@ -395,16 +396,18 @@ def test_lad_16_attacks_highest_die_plus_one_per_attacker(game) -> None:  # type
     assert game.odds("attack", armor=2) == {"critical": 0, "harm": Fraction(4, 6), "no_harm": Fraction(2, 6)}
     for weapon, armor in itertools.product(LADDER, range(4)):
         assert game.odds("attack", weapon=weapon, armor=armor) == dict(
-            critical=0, **attack_by_hand(weapon, 1, "d4", False, armor))
-    for weapon, other, dice, multiple, armor in itertools.product(LADDER, ("d4", "d12"), (2, 3), (False, True),
-                                                                  range(4)):
-        assert game.odds("several_attackers", weapon=weapon, other=other, dice=dice, multiple_weapons=multiple,
-                         armor=armor) == attack_by_hand(weapon, dice, other, multiple, armor)
+            critical=0, **attack_by_hand((weapon,), False, armor))
+    # line 64: every attacker's (or weapon's) die of its own size
+    for weapon, second, third, multiple, armor in itertools.product(LADDER, ("d4", "d12"), ("none", "d4", "d10"),
+                                                                    (False, True), range(4)):
+        dice = (weapon, second) if third == "none" else (weapon, second, third)
+        assert game.odds("several_attackers", weapon=weapon, second=second, third=third, multiple_weapons=multiple,
+                         armor=armor) == attack_by_hand(dice, multiple, armor)
     # three attackers: highest single die 5, +2 harm, -1 armor = 6
-    three = game.several_attackers(weapon="d6", dice=3, other="d8", armor=1, rng=Script(2, 5, 1))
+    three = game.several_attackers(weapon="d6", second="d8", third="d4", armor=1, rng=Script(2, 5, 1))
     assert three.values == {"harm": 6}
     # one attacker with three weapons: highest die only
-    assert game.several_attackers(weapon="d6", dice=3, other="d8", armor=1, multiple_weapons=True,
+    assert game.several_attackers(weapon="d6", second="d8", third="d4", armor=1, multiple_weapons=True,
                                   rng=Script(2, 5, 1)).values["harm"] == 4
     assert game.attack(weapon="d4", armor=3, rng=Script(3)).values == {"harm": 0}
 

@@ -95,19 +95,23 @@ def test_str_is_read_from_the_game_and_given_inputs_win(lad: types.ModuleType) -
 def test_a_plain_attack_only_reports_its_effects(lad: types.ModuleType) -> None:
     result = lad.attack(weapon="d8", hp=2, rng=Faces(5))
     assert result.outcome.id == "critical"
-    assert [(e.verb, e.target, e.amount) for e in result.effects] == [("spend", "hp", 2), ("roll", "critical_harm",
+    assert [(e.verb, e.target, e.amount) for e in result.effects] == [("clear", "hp", None), ("roll", "critical_harm",
                                                                                             None)]
     assert [(e.verb, e.target, e.amount) for e in lad.attack(weapon="d8", rng=Faces(5)).effects] == [
         ("spend", "hp", 5)]
 
 
-def test_several_attackers_spend_hp_but_leave_critical_harm_to_the_table(lad: types.ModuleType) -> None:
+def test_several_attackers_spend_hp_and_harm_past_it_is_critical(lad: types.ModuleType) -> None:
     # Line 64: "roll all dice and use the highest single die result. Then add one harm for each attacker beyond
-    # the first." D-LAD-15: the other dice share one size, and harm past HP is not made critical here.
-    game = character(lad, 2, 5, 1, hp=4)
-    turn = game.roll("several_attackers", weapon="d6", dice=3, other="d8", armor=1)  # 5 + 2 - 1 = 6 harm
-    assert turn.result.values == {"harm": 6} and turn.changes == ("HP: 0 (not enough: it stops at 0)",)
-    assert game.resources["strength"] == 8 and game.conditions == set()
+    # the first"; line 81: "Once out of HP, harm becomes critical harm".
+    game = character(lad, 2, 3, 1, hp=6)
+    turn = game.roll("several_attackers", weapon="d6", second="d8", third="d4", armor=1)  # 3 + 2 - 1 = 4 harm
+    assert turn.result.values == {"harm": 4} and turn.changes == ("HP: 2",)
+    game = character(lad, 2, 5, 1, 1, hp=4)  # 5 + 2 - 1 = 6 harm on 4 HP; the STR test on the d8 rolls 1
+    turn = game.roll("several_attackers", weapon="d6", second="d8", third="d4", armor=1)
+    assert turn.changes[0].startswith("rolled critical_harm: ")
+    assert turn.changes[-1] == "HP: 0 (not enough: it stops at 0)"
+    assert game.resources["strength"] == 6 and game.conditions == {"taken_out"}
 
 
 def test_leverage_moves_no_reaction(lad: types.ModuleType) -> None:
