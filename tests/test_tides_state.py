@@ -73,6 +73,19 @@ def test_a_ship_trait_caps_the_dots_of_an_action_done_with_the_ship(tog: types.M
     assert tog.odds("action_roll", dots=3, with_ship=True, ship_trait=1) == tog.odds("action_roll", dots=1)
 
 
+def test_harm_past_minus_3_incapacitates_until_the_table_lifts_it(tog: types.ModuleType) -> None:
+    # Line 55: "Become INCAPACITATED if attribute already has -3 harm ...; cannot act until all harm is healed".
+    game = tog.game(rng=Faces(3, 4))
+    assert game.act("mark", "harm", None, 3) == ("harm recorded at level 3 (-3)",)
+    past = game.act("mark", "harm", None, 3)
+    assert past[0].startswith("Harm is full: harm goes past the top row") and past[-1] == "now INCAPACITATED"
+    with pytest.raises(tog.Forbidden, match="action_roll cannot be rolled now: INCAPACITATED: cannot act"):
+        game.roll("action_roll", dots=1)
+    game.act("clear", "harm")
+    game.act("clear", "incapacitated")  # healed (the document heals only by going home, line 395)
+    assert game.roll("action_roll", dots=1).result.total == 8
+
+
 def test_the_compare_wealth_modifier_reaches_the_action_roll(tog: types.ModuleType) -> None:
     # Lines 272-274: 3+ higher, +2 on all actions; 1-2 lower, -1.
     higher = tog.compare_wealth(own_wealth=5, enemy_wealth=1).total
