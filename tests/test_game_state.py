@@ -332,6 +332,8 @@ def test_harm_past_the_top_row_fills_the_track_and_harm_given_at_a_boxless_level
      "`unless:` reads inputs of the rolls a condition `forbids:`, which it names"),
     ("  full:\n    set ruined", "  full:\n    set down",
      "`set down`: `set` acts on a condition; `down` is a condition in force while its test holds"),
+    ("  while: level(harm) >= 2", "  while: down",
+     "`while: down` reads `down`, a condition in force by the state itself"),
 ])
 def test_a_condition_in_force_by_the_state_is_checked(old: str, new: str, message: str) -> None:
     assert old in HARM

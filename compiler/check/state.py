@@ -27,8 +27,9 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "set": ("condition",),
     "carry": ("roll", "table"),
 }
+DERIVED = "condition in force while its test holds"  # a condition with `while:`
 # what `input ... from` may read
-STATE_KINDS = ("track", "clock", "resource", "condition", "condition in force while its test holds")
+STATE_KINDS = ("track", "clock", "resource", "condition", DERIVED)
 STATE_FUNCTIONS = {  # name: (arguments, what it reads)
     "level": (1, "`level(TRACK)`, the highest level of a harm track with harm marked (0: none)"),
     "row": (2, "`row(TRACK, N)`, how many harms are recorded at level N of a harm track"),
@@ -54,7 +55,7 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
     kinds = {d.name: _kind(d) for d in definitions}
     tracks = {d.name: d for d in definitions if isinstance(d, m.Track)}
     resolvers = {d.name: d for d in definitions if isinstance(d, m.Resolver)}
-    kinds |= {d.name: "condition in force while its test holds" for d in definitions  # `set` cannot act on one
+    kinds |= {d.name: DERIVED for d in definitions  # `set` cannot act on one
               if isinstance(d, m.Document) and d.kind == "condition" and any(n == "while" for n, _ in d.details)}
     for definition in definitions:
         if isinstance(definition, m.Resolver):
@@ -77,6 +78,11 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
                           _choices("it names a roll, table or lookup, or `all`", resolvers), definition.name)
             if "while" in details:
                 _source(details["while"], details["while"].span, "while:", definition.name, kinds, tracks, error)
+                for node in walk(details["while"]):  # one in force by the state reads none: no loop of them
+                    if isinstance(node, m.Name) and kinds.get(node.name) == DERIVED:
+                        error(Code.TYPE, f"`while: {m.expr_text(details['while'])}` reads `{node.name}`, a condition "
+                              "in force by the state itself", details["while"].span,
+                              "read the state it reads instead", definition.name)
             if "unless" in details:
                 rolls = forbidden(details["forbids"]) if "forbids" in details else []
                 if not rolls or "all" in rolls:

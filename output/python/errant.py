@@ -2190,9 +2190,9 @@ class Turn(NamedTuple):
     changes: tuple[str, ...]
 
 
-# What a ruleset's state is made of, as the generated module lists it: by name,
-# a resource's (label, start, most), a condition's (label, text, the rolls it forbids: "all" for every one),
-# the effects filling a track sets off, and each roll's inputs the state gives (input, function of the game).
+# What a ruleset's state is made of, as the generated module lists it: by name, a resource's (label, start,
+# most), a condition's (ConditionSpec), what filling or marking a track sets off (TRIGGERS), and each roll's
+# inputs the state gives (input, function of the game).
 StateSources = Mapping[str, tuple[tuple[str, Callable[["Game"], object]], ...]]
 # A condition: label, text, the rolls it forbids, a test of the state that puts it in force (`while:`; None: set
 # and cleared by effects), a test of a roll's inputs under which it does not forbid it (`unless:`)
