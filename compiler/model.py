@@ -436,7 +436,8 @@ EFFECT_VERBS: tuple[EffectVerb, ...] = ("mark", "clear", "gain", "spend", "set",
 class Effect:
     """What an outcome does to the game's state, one line under its band (or in a track's `full:` block):
 
-    `mark consequence_clock segments` (segments of a clock, boxes of a track; `at 2`: harm of level 2),
+    `mark consequence_clock segments` (segments of a clock, boxes of a track; `at 2`: harm of level 2; `by strain`:
+    the marker it moves, on a track with `markers:`),
     `clear stress` (all of it; `clear stress 2`: two boxes; `clear hurt`: a condition), `gain coin 2`,
     `spend coin 1`, `set incapacitated`, `add -4 to navigate dv` (a carry: added to that input of the next roll
     of `navigate`), `-> crisis` (roll it, with its effects). The checker lowers a band value named in an
@@ -449,6 +450,7 @@ class Effect:
     input: str | None = None  # `carry`: the input of the next roll it adds to
     chain: Chain | None = None  # `-> crisis`
     span: Span = _span()
+    marker: str | None = None  # `mark health_strain 2 by strain`: the marker of a track with `markers:` it moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,7 +472,8 @@ def effect_text(effect: Effect) -> str:
         return f"add {expr_text(effect.amount) if effect.amount is not None else 1} to {effect.target} {effect.input}"
     amount = f" {expr_text(effect.amount)}" if effect.amount is not None else ""
     level = f" at {expr_text(effect.level)}" if effect.level is not None else ""
-    return f"{effect.verb} {effect.target}{amount}{level}"
+    marker = f" by {effect.marker}" if effect.marker is not None else ""
+    return f"{effect.verb} {effect.target}{amount}{level}{marker}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ them, tracks that set things off when full, and the generated module's `Game` th
 from __future__ import annotations
 
 import json
+import re
 import types
 
 import jsonschema
@@ -153,7 +154,7 @@ def test_a_when_block_acts_whatever_the_outcome_where_its_test_holds(module: typ
     data = export_data(load_text(STATE, "state.rules", "state").checked)
     rest = next(d for d in data["definitions"] if d["name"] == "rest")
     assert rest["guards"] == [{"when": "paid", "when_words": "paid", "label": None, "effects": [{
-        "verb": "spend", "target": "coin", "amount": 1, "level": None, "input": None, "roll": None,
+        "verb": "spend", "target": "coin", "amount": 1, "level": None, "marker": None, "input": None, "roll": None,
         "text": "spend coin 1", "words": "spend 1 Coin"}]}]
     assert "if paid:</span> → spend 1 Coin" in to_html(data)
 
@@ -177,7 +178,7 @@ def test_the_export_and_the_sheet_say_the_effects(module: types.ModuleType) -> N
     assert not list(jsonschema.Draft202012Validator(JSON_SCHEMA).iter_errors(json.loads(json.dumps(data))))
     act = next(d for d in data["definitions"] if d["name"] == "act")
     assert act["bands"][0]["effects"][0] == {
-        "verb": "mark", "target": "danger", "amount": 2, "level": None, "input": None, "roll": None,
+        "verb": "mark", "target": "danger", "amount": 2, "level": None, "marker": None, "input": None, "roll": None,
         "text": "mark danger 2", "words": "mark 2 segments of Danger"}
     assert act["bands"][2]["effects"][1]["words"] == "+1 to dots of the next Act"
     assert act["inputs"][1]["source"] == {"expr": "level(harm)", "words": "level of harm"}
@@ -420,3 +421,86 @@ def test_clear_takes_a_resource_to_nothing(module: types.ModuleType) -> None:
     game.act("gain", "coin", 4)
     assert game.act("clear", "coin", 3) == ("Coin: 1",)
     assert Words(kinds={"coin": "resource"}).effect(Effect("clear", "coin")) == "clear coin"
+
+
+PEGS = '''ruleset "Pegs"
+
+track crew "Crew"
+  size: 6
+  markers:
+    damage: left
+    strain: right
+  on_full: "The Crew member dies!"
+
+track stress "Stress"
+  size: 4
+
+condition shaken "Shaken"
+  text: "Shaken: the next test is harder."
+
+table hurt "Hurt"
+  input strain: 0..6 = 1 "Strain suffered"
+  roll: d6
+  - 1-3: strained "Strained"
+      mark crew strain * 2 by strain
+  - 4-5: wounded "Wounded"
+      mark crew by damage
+  - 6: first "First marker"
+      mark crew 2
+'''
+
+
+@pytest.fixture(scope="module")
+def pegs() -> types.ModuleType:
+    return compile_module(generate(load_text(PEGS, "pegs.rules", "pegs").checked), "pegs_game")
+
+
+def test_mark_by_a_marker_moves_that_marker_of_a_track_with_markers(pegs: types.ModuleType) -> None:
+    pure = pegs.hurt(strain=2, rng=Faces(1))
+    assert [(e.verb, e.target, e.amount, e.marker) for e in pure.effects] == [("mark", "crew", 4, "strain")]
+    assert pure.effects[0].words == "mark strain × 2 boxes of Crew (strain)"
+    game = pegs.game(rng=Faces(1, 4, 6))
+    assert game.roll("hurt", strain=1).changes == ("Crew: 2 of 6 (strain 2)",)
+    assert game.tracks["crew"].at == {"damage": 0, "strain": 2}  # pegs from the right
+    assert game.roll("hurt").changes == ("Crew: 3 of 6 (damage 1)",)  # no amount: one box
+    assert game.tracks["crew"].at == {"damage": 1, "strain": 2}
+    game.roll("hurt")  # without `by`, the first marker listed (damage) moves, as before
+    assert game.tracks["crew"].at == {"damage": 3, "strain": 2}
+    assert game.act("mark", "crew", 2, marker="strain") == ("Crew is full: The Crew member dies!",)
+    assert game.tracks["crew"].at == {"damage": 3, "strain": 3} and game.undo() == "mark crew"
+    assert game.tracks["crew"].at == {"damage": 3, "strain": 2}
+    for verb, target, marker, message in [
+            ("mark", "crew", "luck", "crew has no marker 'luck'; its markers are damage, strain"),
+            ("mark", "stress", "damage", "stress has no markers: `by` names the marker to move on a track with "
+                                         "markers"),
+            ("clear", "crew", "damage", "`by` names the marker a mark moves; clear takes none"),
+            ("set", "shaken", "damage", "`by` names the marker a mark moves; set takes none")]:
+        with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+            game.act(verb, target, 1, marker=marker)
+    assert game.tracks["crew"].at == {"damage": 3, "strain": 2}
+
+
+def test_mark_by_says_its_marker_in_the_export_and_on_the_sheet() -> None:
+    data = export_data(load_text(PEGS, "pegs.rules", "pegs").checked)
+    assert not list(jsonschema.Draft202012Validator(JSON_SCHEMA).iter_errors(json.loads(json.dumps(data))))
+    hurt = next(d for d in data["definitions"] if d["name"] == "hurt")
+    assert [(e["marker"], e["text"], e["words"]) for band in hurt["bands"] for e in band["effects"]] == [
+        ("strain", "mark crew strain * 2 by strain", "mark strain × 2 boxes of Crew (strain)"),
+        ("damage", "mark crew by damage", "mark 1 box of Crew (damage)"),
+        (None, "mark crew 2", "mark 2 boxes of Crew")]
+    assert "→ mark 1 box of Crew (damage)" in to_html(data)
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("      mark crew 1 by luck", "`mark crew ... by luck`: crew has no marker `luck`"),
+    ("      mark stress 1 by damage", "`mark stress ... by damage`: stress has no markers, so `by` has none to choose"),
+])
+def test_mark_by_a_marker_the_track_lacks_is_a_located_error(line: str, message: str) -> None:
+    source = PEGS.replace("      mark crew 2\n", f"      mark crew 2\n{line}\n")
+    with pytest.raises(CompileError) as caught:
+        load_text(source, "pegs.rules", "pegs")
+    errors = [d for d in caught.value.report.diagnostics if d.severity == "error"]
+    assert [d.message for d in errors] == [message]
+    assert errors[0].span.line == source.splitlines().index(line) + 1
+    assert errors[0].hint == ("its markers are damage, strain" if "luck" in line
+                              else "write `mark stress N`, or give stress `markers:`")

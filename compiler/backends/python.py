@@ -584,8 +584,9 @@ def effect_code(effect: m.Effect, words: str, amount: Callable[[m.Expr], str],
     if effect.verb == "roll" and effect.chain is not None:
         return [f"Effect('roll', {table(link.target)}, None, None, None, {words!r})"
                 for link in effect.chain.links for _ in range(m.chain_times(link.times))]
+    marker = f", {effect.marker!r}" if effect.marker is not None else ""  # none: as before, the first marker
     return [f"Effect({effect.verb!r}, {effect.target!r}, {number(effect.amount)}, {number(effect.level)}, "
-            f"{effect.input!r}, {words!r})"]
+            f"{effect.input!r}, {words!r}{marker})"]
 
 
 def state_code(expr: m.Expr) -> str:

@@ -167,10 +167,12 @@ def tone_of(band: m.Band) -> str:
 
 def effect_data(effect: m.Effect, words: Words) -> dict[str, Any]:
     """An effect as data: its verb, what it acts on, its amount and level (numbers, or an expression with its
-    words), the input a `carry` adds to, the tables a `->` rolls, and the effect as written and in words."""
+    words), the marker a `mark ... by` moves, the input a `carry` adds to, the tables a `->` rolls, and the effect
+    as written and in words."""
     return {"verb": effect.verb, "target": effect.target,
             "amount": expr_value(effect.amount, words) if effect.amount is not None else None,
             "level": expr_value(effect.level, words) if effect.level is not None else None,
+            "marker": effect.marker,
             "input": effect.input,
             "roll": [m.expr_text(link.target) for link in effect.chain.links] if effect.chain is not None else None,
             "text": m.effect_text(effect), "words": words.effect(effect)}

@@ -263,9 +263,10 @@ class Words:
             f" of {group} {test}")
 
     def effect(self, effect: m.Effect) -> str:
-        """An effect in words: "mark 2 segments of Danger", "mark Harm at level 1", "clear Stress", "spend 1
-        Coin", "now Hunted", "no longer Hunted", "+1 to dots of the next Act", "roll Trouble" (a clock's marks
-        are segments, a track's boxes: `kinds`)."""
+        """An effect in words: "mark 2 segments of Danger", "mark Harm at level 1", "mark 2 boxes of Health/Strain
+        track (strain)" (`by strain`: the marker it moves), "clear Stress", "spend 1 Coin", "now Hunted", "no longer
+        Hunted", "+1 to dots of the next Act", "roll Trouble" (a clock's marks are segments, a track's boxes:
+        `kinds`)."""
         kind = self.kinds.get(effect.target or "")
         target = self.name(effect.target) if effect.target else ""
         amount = self.expr(effect.amount, 5) if effect.amount is not None else None
@@ -276,8 +277,9 @@ class Words:
         if effect.verb == "mark" and effect.level is not None:
             times = "" if amount is None or one else f" {amount} times"
             return f"mark {target} at level {self.expr(effect.level, 5)}{times}"
-        if effect.verb == "mark":
-            return f"mark {amount or 1} {unit} of {target}"
+        if effect.verb == "mark":  # `by strain`: the marker of a track with markers it moves, in brackets
+            marker = f" ({humanize(effect.marker)})" if effect.marker is not None else ""
+            return f"mark {amount or 1} {unit} of {target}{marker}"
         if effect.verb == "clear" and kind == "condition":
             return f"no longer {target}"
         if effect.verb == "clear" and kind == "resource":

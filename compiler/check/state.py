@@ -138,6 +138,8 @@ def _effect(effect: m.Effect, owner: str, local: set[str], kinds: dict[str, str]
     if effect.level is not None and not tracks[target].levels:
         error(Code.TYPE, f"`mark {target} at ...`: `at` is a level of a harm track, and {target} has no levels",
               effect.span, "write `mark TRACK N` for boxes, or give the track `levels:`", owner)
+    if effect.verb == "mark":
+        _marker(effect, target, tracks[target], owner, error)
     if effect.verb == "carry":
         roll = resolvers[target]
         spec = next((i for i in roll.inputs if i.name == effect.input), None)
@@ -153,6 +155,19 @@ def _effect(effect: m.Effect, owner: str, local: set[str], kinds: dict[str, str]
                 error(Code.UNDEFINED, f"`{effect.verb}`'s amount reads `{node.name}`, which is not here",
                       effect.span, "an amount is a number, a datum of the band (`segments`), an input, a `let` "
                       "or `total`" if local else "a `full:` effect's amount is a whole number", owner)
+
+
+def _marker(effect: m.Effect, target: str, track: m.Track, owner: str, error: Error) -> None:
+    """`mark TRACK N by MARKER` names a marker of a track with `markers:`; without `by`, the first one moves."""
+    names = [name for name, _ in track.markers]
+    if effect.marker is None or effect.marker in names:
+        return
+    if not names:
+        error(Code.TYPE, f"`mark {target} ... by {effect.marker}`: {target} has no markers, so `by` has none to "
+              "choose", effect.span, f"write `mark {target} N`, or give {target} `markers:`", owner)
+    else:
+        error(Code.UNDEFINED, f"`mark {target} ... by {effect.marker}`: {target} has no marker `{effect.marker}`",
+              effect.span, f"its markers are {', '.join(names)}", owner)
 
 
 def _source(expr: m.Expr, span: m.Span, said: str, owner: str, kinds: dict[str, str],

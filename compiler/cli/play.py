@@ -33,7 +33,8 @@ ReadInputs = Callable[[types.ModuleType, str, Sequence[str]], dict[str, object]]
 HELP = """\
 commands:
   roll NAME [key=value ...]   roll a roll or table; its outcome acts on the state (NAME alone does the same)
-  mark|clear NAME [N] [at L]  a ruling, not a roll: mark or clear boxes (`mark harm at 2`: harm of level 2)
+  mark|clear NAME [N] [at L]  a ruling, not a roll: mark or clear boxes (`mark harm at 2`: harm of level 2;
+                              `mark health_strain 2 by damage`: the marker it moves, on a track with markers)
   gain|spend NAME N, set NAME change a resource, set (or `clear`) a condition
   state                       every track and clock, resource, condition in force and carried amount
   rolls                       the rolls and tables, with their inputs (and what the state gives them)
@@ -222,13 +223,18 @@ class Play:
             print("  → no change to the state")
 
     def act(self, verb: str, words: list[str]) -> None:
-        """`mark harm at 2`, `clear stress 1`, `gain coin 2`, `set hunted`: one effect a person rules."""
+        """`mark harm at 2`, `clear stress 1`, `gain coin 2`, `set hunted`, `mark health_strain 2 by damage`: one
+        effect a person rules."""
         usage = f"{verb} takes what it acts on, then " + {"mark": "boxes and a level: mark NAME [N] [at L]",
                                                           "clear": "boxes: clear NAME [N]", "set": "nothing: set NAME"
                                                           }.get(verb, f"an amount: {verb} NAME N")
         numbers: list[int] = []
-        level = None
+        level = marker = None
         rest = words[1:]
+        if "by" in rest and verb == "mark":  # the marker it moves, last: `mark health_strain 2 by damage`
+            if rest.index("by") != len(rest) - 2:
+                raise UsageError("`by` takes the marker to move, last: mark NAME [N] by MARKER")
+            marker, rest = rest[-1], rest[:-2]
         if len(rest) >= 2 and rest[-2] == "at" and verb == "mark":
             level, rest = rest[-1], rest[:-2]
         try:
@@ -239,7 +245,7 @@ class Play:
         if not words or len(numbers) > 1 or (verb in ("gain", "spend") and not numbers) or (verb == "set" and rest):
             raise UsageError(usage)
         try:
-            changes = self.game.act(verb, words[0], numbers[0] if numbers else None, at)
+            changes = self.game.act(verb, words[0], numbers[0] if numbers else None, at, marker)
         except ValueError as problem:
             raise UsageError(str(problem)) from None
         for change in changes:

@@ -94,7 +94,8 @@ class Effect(NamedTuple):
 
     `verb` is mark, clear, gain, spend, set, carry or roll; `target` what it acts on (for `carry`, the roll;
     for `roll`, the table); `amount` None: 1 to mark, all to clear; `level` a harm level; `input` the input of
-    the next roll a `carry` adds to; `words` the effect as the sheet says it."""
+    the next roll a `carry` adds to; `words` the effect as the sheet says it; `marker` the marker a `mark` moves
+    on a track with several (`mark health_strain 2 by strain`; None: its first)."""
 
     verb: str
     target: str
@@ -102,6 +103,7 @@ class Effect(NamedTuple):
     level: int | None
     input: str | None
     words: str
+    marker: str | None = None
 
 
 _Landed = TypeVar("_Landed", bound="Outcome[str] | None", covariant=True)
@@ -2301,9 +2303,11 @@ class Game:
         self.history.append((name, before))
         return Turn(result, tuple(changes))
 
-    def act(self, verb: str, target: str, amount: int | None = None, level: int | None = None) -> tuple[str, ...]:
+    def act(self, verb: str, target: str, amount: int | None = None, level: int | None = None,
+            marker: str | None = None) -> tuple[str, ...]:
         """Apply one effect a person rules, not a roll (the GM's "take level 2 harm": `act("mark", "harm",
-        level=2)`), with what it sets off; returns what changed, and `undo()` takes it back."""
+        level=2)`; "2 damage": `act("mark", "health_strain", 2, marker="damage")`), with what it sets off;
+        returns what changed, and `undo()` takes it back."""
         kinds: dict[str, list[str]] = {"mark": list(self.tracks),
                                        "clear": [*self.tracks, *self.condition_specs, *self.resources],
                                        "gain": list(self.resources), "spend": list(self.resources),
@@ -2318,10 +2322,17 @@ class Game:
             raise ValueError(f"{target} is in force by the state alone: it cannot be set or cleared")
         if level is not None and not isinstance(self.tracks.get(target), Levels):
             raise ValueError(f"{target} has no levels: `at` is a level of a harm track")
+        if marker is not None:
+            track = self.tracks.get(target)
+            if verb != "mark" or not isinstance(track, Markers):
+                raise ValueError(f"{target} has no markers: `by` names the marker to move on a track with markers"
+                                 if verb == "mark" else f"`by` names the marker a mark moves; {verb} takes none")
+            if marker not in track.at:
+                raise ValueError(f"{target} has no marker {marker!r}; its markers are {', '.join(track.at)}")
         before = self.state()
         changes: list[str] = []
         try:
-            self.apply([Effect(verb, target, amount, level, None, f"{verb} {target}")], changes)
+            self.apply([Effect(verb, target, amount, level, None, f"{verb} {target}", marker)], changes)
         except ValueError:
             self.restore(before)
             raise
@@ -2384,6 +2395,9 @@ class Game:
             said = [f"{track.label}: {track.marked} of {track.size}"] if track.marked != marks_before else []
         elif effect.level is not None and isinstance(track, Levels) and track.rows:
             said = [event for _ in range(amount or 1) for event in track.add(effect.level)]
+        elif effect.marker is not None and isinstance(track, Markers):
+            said = track.move(effect.marker, 1 if amount is None else amount) or [
+                f"{track.label}: {track.marked} of {track.size} ({effect.marker} {track.at[effect.marker]})"]
         else:
             said = track.mark(1 if amount is None else amount) or [f"{track.label}: {track.marked} of {track.size}"]
         if verb == "mark" and (amount is None or amount > 0):

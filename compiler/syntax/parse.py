@@ -350,8 +350,9 @@ class ToModel(Transformer[Token, Any]):
     # ------------------------------------------------------------ effects: what an outcome does to the state
 
     def mark_effect(self, meta: Any, children: list[Child]) -> m.Effect:
-        target, amount, level = children
-        return m.Effect("mark", str(target), amount, level, span=span_of(meta))
+        target, amount, level, marker = children
+        return m.Effect("mark", str(target), amount, level, marker=str(marker) if marker is not None else None,
+                        span=span_of(meta))
 
     def clear_effect(self, meta: Any, children: list[Child]) -> m.Effect:
         target, amount = children
