@@ -220,8 +220,8 @@ def test_evr_07_health_strain(loaded: Loaded, game: Any) -> None:
     assert track.on_full == "If the track ever fills, the Crew member dies!"
     # "When damage is taken, pegs are placed in the left side, and whenever Strain is suffered they are placed
     # in the right. If the track ever fills, the Crew member dies!" (142)
-    # Strain is listed first: an outcome's `mark` moves the first marker (storm_strain marks Strain).
-    assert track.markers == (("strain", "end"), ("damage", "start"))
+    # Damage is listed first, from the left as the document says; an outcome names its marker (`by strain`).
+    assert track.markers == (("damage", "start"), ("strain", "end"))
     with pytest.raises(TypeError):
         game.TRACKS["health_strain"]()  # the length is printed on each Crew token: it must be given
     crew = game.TRACKS["health_strain"](size=6)

@@ -37,16 +37,29 @@ def test_strain_in_a_storm_is_doubled_on_the_health_strain_track(evr: types.Modu
     # suffered they are placed in the right".
     game = evr.game(rng=Faces(), sizes={"health_strain": 10, "loyalty": 5})
     storm = game.roll("storm_strain", strain=2, storm=True)
-    assert storm.result.total == 4 and storm.changes == ("Health/Strain track: 4 of 10",)
+    assert storm.result.total == 4 and storm.changes == ("Health/Strain track: 4 of 10 (strain 4)",)
     crew = game.tracks["health_strain"]
-    assert crew.at == {"strain": 4, "damage": 0}  # Strain pegs, from the right; no damage peg moves
+    # `by strain`: Strain pegs, from the right, though damage (the left side) is the track's first marker
+    assert crew.MARKERS == (("damage", "start"), ("strain", "end"))
+    assert crew.at == {"damage": 0, "strain": 4}
     calm = game.roll("storm_strain", strain=2)  # out of the Storm: as suffered
     assert calm.result.outcome.id == "suffered" and crew.at["strain"] == 6
-    assert game.roll("storm_strain", strain=0, storm=True).changes == ("Health/Strain track: 6 of 10",)
+    assert game.roll("storm_strain", strain=0, storm=True).changes == ("Health/Strain track: 6 of 10 (strain 6)",)
     # A plain call only reports what it would mark.
     pure = evr.storm_strain(strain=3, storm=True)
-    assert [(e.verb, e.target, e.amount) for e in pure.effects] == [("mark", "health_strain", 6)]
-    assert pure.effects[0].words == "mark strain × 2 boxes of Health/Strain track"
+    assert [(e.verb, e.target, e.amount, e.marker) for e in pure.effects] == [("mark", "health_strain", 6, "strain")]
+    assert pure.effects[0].words == "mark strain × 2 boxes of Health/Strain track (strain)"
+
+
+def test_damage_pegs_are_a_ruling_from_the_left(evr: types.ModuleType) -> None:
+    # Line 142: "When damage is taken, pegs are placed in the left side". What lands may still be Countered (533),
+    # so the table rules it rather than crew_attack's `damage_to_crew`.
+    game = evr.game(rng=Faces(), sizes={"health_strain": 6, "loyalty": 5})
+    assert game.act("mark", "health_strain", 2, marker="damage") == ("Health/Strain track: 2 of 6 (damage 2)",)
+    game.roll("storm_strain", strain=1, storm=True)
+    assert game.tracks["health_strain"].at == {"damage": 2, "strain": 2}
+    with pytest.raises(ValueError, match="health_strain has no marker 'hull'; its markers are damage, strain"):
+        game.act("mark", "health_strain", 1, marker="hull")
 
 
 def test_a_crew_member_who_dies_lowers_loyalty_by_1(evr: types.ModuleType) -> None:
@@ -54,7 +67,7 @@ def test_a_crew_member_who_dies_lowers_loyalty_by_1(evr: types.ModuleType) -> No
     # Crew member dies".
     game = evr.game(rng=Faces(), sizes={"health_strain": 6, "loyalty": 5})
     game.tracks["loyalty"].marked = 4  # the document gives no starting Loyalty (D-EVR-8)
-    game.tracks["health_strain"].move("damage", 3)  # damage taken: pegs from the left
+    game.act("mark", "health_strain", 3, marker="damage")  # damage taken: pegs from the left
     turn = game.roll("storm_strain", strain=2, storm=True)  # 4 Strain pegs meet the 3 damage pegs
     assert turn.changes == ("Health/Strain track is full: If the track ever fills, the Crew member dies!",
                             "Loyalty track: 3 of 5")
@@ -63,7 +76,8 @@ def test_a_crew_member_who_dies_lowers_loyalty_by_1(evr: types.ModuleType) -> No
     assert game.tracks["loyalty"].marked == 3 and not any("Loyalty" in c for c in again.changes)
     game.undo()
     game.undo()
-    assert game.tracks["loyalty"].marked == 4 and game.tracks["health_strain"].at == {"strain": 0, "damage": 3}
+    game.undo()
+    assert game.tracks["loyalty"].marked == 4 and game.tracks["health_strain"].at == {"strain": 0, "damage": 0}
 
 
 def test_a_death_asks_for_the_loyalty_tracks_length(evr: types.ModuleType) -> None:
@@ -112,12 +126,14 @@ def test_rulecraft_play_doubles_strain_in_a_storm_and_a_death_lowers_loyalty(tmp
         "health_strain": {"size": 6, "marked": 0, "at": {"strain": 0, "damage": 0}},
         "loyalty": {"size": 5, "marked": 5}}}), encoding="utf-8")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    said = "storm_strain strain=2 storm=yes\nmark health_strain 1 by damage\nstorm_strain strain=2\nstate\n"
     done = subprocess.run([sys.executable, "-m", "rulecraft", "play", str(ROOT / "rulesets" / "everrain.rules"),
-                           "--load", str(start)], input="storm_strain strain=2 storm=yes\nstorm_strain strain=2\n"
-                          "state\n", capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+                           "--load", str(start)], input=said, capture_output=True, text=True, timeout=120, env=env,
+                          cwd=tmp_path)
     assert done.returncode == 0 and done.stderr == ""
     lines = done.stdout.splitlines()
-    assert "  → Health/Strain track: 4 of 6" in lines
+    assert "  → Health/Strain track: 4 of 6 (strain 4)" in lines  # Strain from the right, then a ruled damage peg
+    assert "  → Health/Strain track: 5 of 6 (damage 1)" in lines
     assert "  → Health/Strain track is full: If the track ever fills, the Crew member dies!" in lines
     assert "  → Loyalty track: 4 of 5" in lines and "Loyalty track [####.] 4/5" in lines
 
