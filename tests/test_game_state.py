@@ -195,7 +195,8 @@ def test_the_export_and_the_sheet_say_the_effects(module: types.ModuleType) -> N
 
 @pytest.mark.parametrize(("line", "message"), [
     ("      mark coin 1", "`mark coin`: `mark` acts on a track or clock; `coin` is a resource"),
-    ("      set danger", "`set danger`: `set` acts on a condition; `danger` is a clock"),
+    ("      set danger", "`set danger`: a clock is set to a number of boxes marked"),
+    ("      set coin 2", "`set coin`: `set` acts on a condition or track or clock; `coin` is a resource"),
     ("      gain gold 1", "`gain gold`: `gain` acts on a resource; this ruleset defines no `gold`"),
     ("      add 2 to rest bonus", "`add ... to rest bonus`: rest has no whole-number input `bonus`"),
     ("      mark danger bogus", "`mark`'s amount reads `bogus`, which is not here"),
@@ -332,7 +333,7 @@ def test_harm_past_the_top_row_fills_the_track_and_harm_given_at_a_boxless_level
     ("  forbids: act\n", "  forbids: all\n",
      "`unless:` reads inputs of the rolls a condition `forbids:`, which it names"),
     ("  full:\n    set ruined", "  full:\n    set down",
-     "`set down`: `set` acts on a condition; `down` is a condition in force while its test holds"),
+     "`set down`: `set` acts on a condition or track or clock; `down` is a condition in force while its test holds"),
     ("  while: level(harm) >= 2", "  while: down",
      "`while: down` reads `down`, a condition in force by the state itself"),
 ])

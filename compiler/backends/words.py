@@ -288,6 +288,8 @@ class Words:
             return f"clear {target}" if amount is None else f"clear {amount} {unit} of {target}"
         if effect.verb in ("gain", "spend"):
             return f"{effect.verb} {amount} {target}"
+        if effect.verb == "set" and amount is not None:
+            return f"{target} to {amount}"
         if effect.verb == "set":
             return f"now {target}"
         signed = amount if amount is None or amount.startswith(("−", "-")) else f"+{amount}"

@@ -24,7 +24,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "clear": ("track", "clock", "condition", "resource"),
     "gain": ("resource",),
     "spend": ("resource",),
-    "set": ("condition",),
+    "set": ("condition", "track", "clock"),  # a track or clock to a number of boxes marked
     "carry": ("roll", "table"),
 }
 DERIVED = "condition in force while its test holds"  # a condition with `while:`
@@ -135,6 +135,11 @@ def _effect(effect: m.Effect, owner: str, local: set[str], kinds: dict[str, str]
               f"`{effect.verb} {target}`: `{effect.verb}` acts on a {' or '.join(wanted)}; {found}", effect.span,
               _choices(f"`{effect.verb}` takes one of", have), owner)
         return
+    if effect.verb == "set" and (effect.amount is None) != (kinds[target] == "condition"):
+        error(Code.TYPE, f"`set {target}{' ' + m.expr_text(effect.amount) if effect.amount is not None else ''}`: "
+              + ("a condition is set with no amount" if effect.amount is not None else
+                 f"a {kinds[target]} is set to a number of boxes marked"), effect.span,
+              f"like `set {target}`" if effect.amount is not None else f"like `set {target} 3`", owner)
     if effect.level is not None and not tracks[target].levels:
         error(Code.TYPE, f"`mark {target} at ...`: `at` is a level of a harm track, and {target} has no levels",
               effect.span, "write `mark TRACK N` for boxes, or give the track `levels:`", owner)

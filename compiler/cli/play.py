@@ -226,7 +226,8 @@ class Play:
         """`mark harm at 2`, `clear stress 1`, `gain coin 2`, `set hunted`, `mark health_strain 2 by damage`: one
         effect a person rules."""
         usage = f"{verb} takes what it acts on, then " + {"mark": "boxes and a level: mark NAME [N] [at L]",
-                                                          "clear": "boxes: clear NAME [N]", "set": "nothing: set NAME"
+                                                          "clear": "boxes: clear NAME [N]",
+                                                          "set": "nothing, or a track's boxes: set NAME [N]"
                                                           }.get(verb, f"an amount: {verb} NAME N")
         numbers: list[int] = []
         level = marker = None
@@ -242,7 +243,7 @@ class Play:
             at = int(level) if level is not None else None
         except ValueError:
             raise UsageError(usage) from None
-        if not words or len(numbers) > 1 or (verb in ("gain", "spend") and not numbers) or (verb == "set" and rest):
+        if not words or len(numbers) > 1 or (verb in ("gain", "spend") and not numbers):
             raise UsageError(usage)
         try:
             changes = self.game.act(verb, words[0], numbers[0] if numbers else None, at, marker)

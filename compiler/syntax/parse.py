@@ -365,7 +365,7 @@ class ToModel(Transformer[Token, Any]):
         return m.Effect("spend", str(children[0]), children[1], span=span_of(meta))
 
     def set_effect(self, meta: Any, children: list[Child]) -> m.Effect:
-        return m.Effect("set", str(children[0]), span=span_of(meta))
+        return m.Effect("set", str(children[0]), children[1], span=span_of(meta))
 
     def carry_effect(self, meta: Any, children: list[Child]) -> m.Effect:
         amount, roll, name = children
