@@ -1,6 +1,6 @@
 """The dice-ladder game played through its game state (issue 26, item 6): harm flows from HP to critical harm
-and STR in the generated module's `game()`; what the language cannot yet say (leverage moving a reaction,
-critical harm from several attackers) stays text with its erratum. Line numbers are `cat -n` lines of
+and STR in the generated module's `game()`, from one attacker or several with dice of their own sizes, and the
+reaction roll sets an NPC's reaction that won leverage improves. Line numbers are `cat -n` lines of
 ../shared/seeds/002_*.txt."""
 
 from __future__ import annotations
@@ -114,12 +114,18 @@ def test_several_attackers_spend_hp_and_harm_past_it_is_critical(lad: types.Modu
     assert game.resources["strength"] == 6 and game.conditions == {"taken_out"}
 
 
-def test_leverage_moves_no_reaction(lad: types.ModuleType) -> None:
-    # Line 61: "you may improve an NPC's reaction by winning a WIL contest"; the game has no reaction to move
-    # (D-LAD-9), so a won contest changes nothing.
-    game = character(lad, 6, 2)
-    turn = game.roll("leverage", mine="d6", theirs="d6")
-    assert turn.result.values == {"won": True} and turn.result.effects == () and turn.changes == ()
+def test_the_reaction_roll_sets_the_reaction_and_won_leverage_improves_it(lad: types.ModuleType) -> None:
+    # Lines 53-59: the reaction table; line 61: "you may improve an NPC's reaction by winning a WIL contest"
+    # (D-LAD-9: one row).
+    game = character(lad, 5, 6, 2, 2, 4)
+    assert game.roll("reaction", wil="d6").changes == ("NPC's reaction: 2 of 5",)  # 5: Wary
+    assert game.roll("leverage", mine="d6", theirs="d6").changes == ("NPC's reaction: 3 of 5",)  # 6 against 2
+    assert game.roll("leverage", mine="d6", theirs="d4").changes == ()  # 2 against 4: lost
+    assert lad.leverage(mine="d8", theirs="d6", rng=Faces(3, 3)).effects[0].target == "npc_reaction"  # a tie won
+    assert lad.leverage(mine="d6", theirs="d8", rng=Faces(3, 3)).effects == ()  # a tie lost
+    with pytest.raises(ValueError, match="set npc_reaction takes the boxes to mark"):
+        game.act("set", "npc_reaction")
+    assert game.act("set", "npc_reaction", 5) == ("NPC's reaction: 5 of 5",)
 
 
 def test_a_dice_ladder_game_saves_and_loads(lad: types.ModuleType) -> None:
@@ -152,7 +158,7 @@ def test_rulecraft_play_plays_the_harm_flow(tmp_path: Path, lad: types.ModuleTyp
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[2:4] == ["HP: 2", "STR: 4"]
+    assert lines[2:5] == ["NPC's reaction [.....] 0/5", "HP: 2", "STR: 4"]
     attack = lines.index("play> roll attack weapon=d12")  # seed 3: the d12 rolls 4, past the 2 HP left
     assert lines[attack + 1].startswith("Attacks: rolled d12: 4 → when total > hp: Critical")
     assert lines[attack + 3:attack + 4] == ["  from the state: hp=2"] and lines[attack + 4] == "  → HP: 0"

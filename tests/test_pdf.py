@@ -273,8 +273,8 @@ SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002
 # sheets"). Wyrd Wolds' rose from 0.97 to 0.99 with its game state (issue 26): what pushing, resisting and
 # healing do to stress, harm and the healing clock, and the opposed fortune roll, are new rules on the sheet;
 # Tides of Gold's to 1.19 with the coin a sale earns, the Stormfront re-roll and INCAPACITATED; the dice ladder's
-# to 1.51 with several attackers' critical harm.
-LENGTH_CEILING = {"wyrd_wolds": 0.99, "tides_of_gold": 1.19, "everrain": 1.31, "errant": 1.39, "dice_ladder": 1.51}
+# to 1.53 with several attackers' critical harm and the reaction that leverage improves.
+LENGTH_CEILING = {"wyrd_wolds": 0.99, "tides_of_gold": 1.19, "everrain": 1.31, "errant": 1.39, "dice_ladder": 1.53}
 
 
 def word_count(text: str) -> int:

@@ -2322,7 +2322,7 @@ class Game:
         kinds: dict[str, list[str]] = {"mark": list(self.tracks),
                                        "clear": [*self.tracks, *self.condition_specs, *self.resources],
                                        "gain": list(self.resources), "spend": list(self.resources),
-                                       "set": list(self.condition_specs)}
+                                       "set": [*self.condition_specs, *self.tracks]}
         if verb not in kinds:
             raise ValueError(f"{verb!r} is not an effect here; the effects are: {', '.join(kinds)}")
         if target not in kinds[verb]:
@@ -2340,6 +2340,9 @@ class Game:
                                  if verb == "mark" else f"`by` names the marker a mark moves; {verb} takes none")
             if marker not in track.at:
                 raise ValueError(f"{target} has no marker {marker!r}; its markers are {', '.join(track.at)}")
+        if verb == "set" and (amount is None) == (target in self.tracks):
+            raise ValueError(f"set {target} takes " + ("the boxes to mark: set NAME N" if target in self.tracks
+                                                        else "no amount: a condition is set or not"))
         before = self.state()
         changes: list[str] = []
         try:
@@ -2378,6 +2381,14 @@ class Game:
             short = " (not enough: it stops at 0)" if verb == "spend" and self.resources[target] + change < 0 else ""
             self.resources[target] = now
             return [f"{label}: {now}{short}"]
+        if verb == "set" and target in self.tracks:  # the boxes marked, whatever they were
+            track = self.tracks[target]
+            was_full = track.full
+            track.marked = check_int("amount", amount or 0, 0, track.size)
+            said = [f"{track.label}: {track.marked} of {track.size}"]
+            if not was_full and track.full:
+                self.apply(self.triggers.get(target, {}).get("full", ()), said, budget)
+            return said
         if verb == "set" or (verb == "clear" and target in self.condition_specs):
             label = self.condition_specs[target][0]
             if verb == "set":
