@@ -437,13 +437,14 @@ def test_cap_readings_of_one_roll_at_compile_time_and_at_run_time() -> None:
 
 
 def test_cap_check_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole ruleset's exact odds share one budget: each distinct group's readings (once), then readings x bands."""
+    """The whole ruleset's exact odds share one budget: each distinct group's readings (once), each roll's totals
+    from its readings (once), then totals x bands."""
     monkeypatch.setattr(odds_module, "MAX_ANALYSIS", 300)
     assert runtime.readings_cost(runtime._dice(3, 6)) == 99
-    text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 99 for 3d6, then 16 totals x 2 bands for each of 4 values
-    assert pipeline(text) is None  # 227
-    errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice (3d6 paid): 259, 291, 323
-    assert errors == [("TOO-LARGE", "s with a=2: checking the exact odds of this ruleset takes more than 300 steps "
+    text = roll_with("3d6 + a", "  input a: 0..3 = 0\n")  # 99 for 3d6, 16 for its totals, 16 x 2 bands for 4 values
+    assert pipeline(text) is None  # 243
+    errors = refused(text + text.split("\n\n", 1)[1].replace("roll r ", "roll s "))  # twice (3d6 paid): 291, 323
+    assert errors == [("TOO-LARGE", "s with a=1: checking the exact odds of this ruleset takes more than 300 steps "
                        "(working out dice readings, then reading them into bands, for every input of every roll); "
                        "the limit is reached here", 8, 6)]
 
