@@ -252,21 +252,25 @@ def test_on_a_screen_cards_read_row_by_row_a_dark_mode_and_charts_speak_their_nu
 
 @pytest.mark.pdf
 def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
-    """Issue 25, item 7, on a printed sheet: every roll card's title and the last of its band labels are on one
-    page and in one column (a roll's dice, bands and odds are read at once)."""
+    """Issue 25, item 7, on a printed sheet: every roll card's (and every rolled table's with a chart) title and
+    the last of its band labels are on one page and in one column (a roll's dice, bands and odds are read at
+    once). The dice ladder's reactions table was split across two columns and a page."""
     import pypdfium2 as pdfium
 
-    from rulecraft.backends.render import to_pdf
-
-    data = export_data(load("tides_of_gold").checked)
-    document = pdfium.PdfDocument(to_pdf(to_html(data)))
-    pages = [page.get_textpage().get_text_range() for page in document]
     from rulecraft.backends.player import player_cards
+    from rulecraft.backends.render import chart, to_pdf
 
-    for roll in (d for d in player_cards(data["definitions"]) if d["kind"] == "roll" and d["bands"]):
-        last = roll["bands"][-1]["label"].replace("*", "")
-        found = [n for n, text in enumerate(pages) if roll["label"] in text and last in text]
-        assert found, f"{roll['name']}: its title and last band are not on one page"
+    for rid in ("tides_of_gold", "dice_ladder"):
+        data = export_data(load(rid).checked)
+        document = pdfium.PdfDocument(to_pdf(to_html(data)))
+        pages = [page.get_textpage().get_text_range() for page in document]
+        read_at_once = [d for d in player_cards(data["definitions"]) if d.get("bands") and (
+            d["kind"] == "roll" or chart(d.get("odds")) is not None)]
+        assert any(d["kind"] == "table" for d in read_at_once) or rid != "dice_ladder"
+        for roll in read_at_once:
+            first, last = (band["label"].replace("*", "") for band in (roll["bands"][0], roll["bands"][-1]))
+            found = [n for n, text in enumerate(pages) if roll["label"] in text and first in text and last in text]
+            assert found, f"{rid} {roll['name']}: its title and first and last bands are not on one page"
 
 
 def test_the_players_sheet_says_each_thing_once() -> None:
