@@ -466,3 +466,18 @@ def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
                                              card("name", "WIL"), card("other", "Your will is strong today.")])}
     assert said["short"]["text"] is None and said["short"]["said_in"]["name"] == "long"
     assert said["long"]["text"] and said["name"]["text"] == "WIL" and said["other"]["text"]
+
+
+@pytest.mark.parametrize(("name", "value", "words", "said"), [
+    ("segments", 2, "two segments 2 segments mark 2 segments of danger", True),
+    ("segments", 1, "one segment 1 segment mark 1 segment of danger", True),
+    ("segments", 0, "no segments", True),
+    ("segments", 3, "mark 2 segments of danger", False),
+    ("harm", 0, "no harm left", True),
+    ("harm", 1, "harm", False),
+    ("complication", True, "you face a complication", True),
+])
+def test_a_bands_tag_its_words_say_is_left_off(name: str, value: object, words: str, said: bool) -> None:
+    from rulecraft.backends.player import _tag_said
+
+    assert _tag_said(name, value, words) is said

@@ -133,12 +133,17 @@ def _entry_said(entry: dict[str, Any], heard: Callable[[object], bool]) -> dict[
 
 def _tag_said(name: str, value: object, words: str) -> bool:
     """Whether a band's words already say its datum: a yes whose name they hold, a number they hold beside
-    its name's first word ("segments: 2" in "2 segments")."""
+    its name's first word, singular or plural ("segments: 2" in "2 segments", "segments: 1" in "1 segment",
+    "segments: 0" in "no segments")."""
     named = humanize(name).casefold()
     if value is True:
         return named in words
     if isinstance(value, int) and not isinstance(value, bool):
-        return re.search(rf"\b{value}\b", words) is not None and named.split()[0] in words
+        first = named.split()[0]
+        stem = first[:-1] if first.endswith("s") and len(first) > 3 else first
+        if value == 0 and re.search(rf"\bno {re.escape(stem)}", words):
+            return True
+        return re.search(rf"\b{value}\b", words) is not None and stem in words
     return False
 
 
