@@ -2388,15 +2388,7 @@ class Game:
             short = " (not enough: it stops at 0)" if verb == "spend" and self.resources[target] + change < 0 else ""
             self.resources[target] = now
             return [f"{label}: {now}{short}"]
-        if verb == "set" and target in self.tracks:  # the boxes marked, whatever they were
-            track = self.tracks[target]
-            was_full = track.full
-            track.marked = check_int("amount", amount or 0, 0, track.size)
-            said = [f"{track.label}: {track.marked} of {track.size}"]
-            if not was_full and track.full:
-                self.apply(self.triggers.get(target, {}).get("full", ()), said, budget)
-            return said
-        if verb == "set" or (verb == "clear" and target in self.condition_specs):
+        if verb in ("set", "clear") and target in self.condition_specs:
             label = self.condition_specs[target][0]
             if verb == "set":
                 self.conditions.add(target)
@@ -2418,6 +2410,9 @@ class Game:
                 said = [f"{track.label}: cleared"]
             else:
                 said = [event for _ in range(amount) for event in track.heal()] or [f"{track.label}: no harm"]
+        elif verb == "set":  # the boxes marked, whatever they were
+            track.marked = check_int("amount", amount or 0, 0, track.size)
+            said = [f"{track.label}: {track.marked} of {track.size}"]
         elif verb == "clear":
             marks_before = track.marked
             track.clear(amount)
