@@ -590,46 +590,44 @@ def effect_code(effect: m.Effect, words: str, amount: Callable[[m.Expr], str],
 
 
 def state_code(expr: m.Expr) -> str:
-    """An input's `from ...` as Python over the game `g`: a state name is `g.value(name)`, `level(harm)` is
-    `g.level('harm')` (the checker allows no more than these and arithmetic, tests and choices)."""
-    if isinstance(expr, m.Number):
-        return str(expr.value)
-    if isinstance(expr, m.Boolean):
-        return str(expr.value)
-    if isinstance(expr, m.Name):
-        return f"g.value({expr.name!r})"
-    if isinstance(expr, m.Call):  # `level(harm)`, `row(harm, 2)`: a track by name, then numbers
-        return f"g.{expr.function}({', '.join([repr(m.expr_text(expr.args[0])), *map(state_code, expr.args[1:])])})"
-    if isinstance(expr, m.Neg):
-        return f"(-{state_code(expr.operand)})"
-    if isinstance(expr, m.Not):
-        return f"(not {state_code(expr.operand)})"
-    if isinstance(expr, m.Binary):
-        op = {"×": "*", "/": "//", "%": "%"}.get(expr.op, expr.op)
-        return f"({state_code(expr.left)} {op} {state_code(expr.right)})"
-    if isinstance(expr, m.Logic):
-        return "(" + f" {expr.op} ".join(state_code(o) for o in expr.operands) + ")"
-    if isinstance(expr, m.Compare):
-        return f"({state_code(expr.left)} {expr.op} {state_code(expr.right)})"
-    if isinstance(expr, m.IfElse):
-        return f"({state_code(expr.then)} if {state_code(expr.condition)} else {state_code(expr.otherwise)})"
-    raise TypeError(f"state_code has no rule for {type(expr).__name__} nodes")
+    """An input's `from ...` or a condition's `while:` as Python over the game `g`: a state name is
+    `g.value(name)`, `level(harm)` is `g.level('harm')`."""
+    return test_code(expr, lambda name: f"g.value({name!r})")
 
 
-def inputs_code(expr: m.Expr, inputs: set[str]) -> str:
-    """A condition's `unless:` as Python over a roll's inputs `i`: an input is `i[name]`, any other name an
-    option of one (the checker allows no more than these, tests, `and`, `or` and `not`)."""
-    if isinstance(expr, m.Name):
-        return f"i[{expr.name!r}]" if expr.name in inputs else repr(expr.name)
-    if isinstance(expr, (m.Number, m.Boolean)):
-        return str(expr.value)
-    if isinstance(expr, m.Not):
-        return f"(not {inputs_code(expr.operand, inputs)})"
-    if isinstance(expr, m.Logic):
-        return "(" + f" {expr.op} ".join(inputs_code(o, inputs) for o in expr.operands) + ")"
-    if isinstance(expr, m.Compare):
-        return f"({inputs_code(expr.left, inputs)} {expr.op} {inputs_code(expr.right, inputs)})"
-    raise TypeError(f"inputs_code has no rule for {type(expr).__name__} nodes")
+def test_code(expr: m.Expr, name: Callable[[str], str]) -> str:
+    """A reading of the state or of a roll's inputs as a Python expression, `name` giving each name's code (a
+    condition's `unless:` reads a roll's inputs `i`: `i['help']`, an option by its name); a state function
+    (`level(harm)`, `row(harm, 2)`) is the game's method on a track by name. The checker allows no more than these
+    and arithmetic, tests and choices."""
+    def code(expr: m.Expr) -> str:
+        if isinstance(expr, (m.Number, m.Boolean)):
+            return str(expr.value)
+        if isinstance(expr, m.Name):
+            return name(expr.name)
+        if isinstance(expr, m.Call):
+            return f"g.{expr.function}({', '.join([repr(m.expr_text(expr.args[0])), *map(code, expr.args[1:])])})"
+        if isinstance(expr, m.Neg):
+            return f"(-{code(expr.operand)})"
+        if isinstance(expr, m.Not):
+            return f"(not {code(expr.operand)})"
+        if isinstance(expr, m.Binary):
+            op = {"×": "*", "/": "//", "%": "%"}.get(expr.op, expr.op)
+            return f"({code(expr.left)} {op} {code(expr.right)})"
+        if isinstance(expr, m.Logic):
+            return "(" + f" {expr.op} ".join(code(o) for o in expr.operands) + ")"
+        if isinstance(expr, m.Compare):
+            return f"({code(expr.left)} {expr.op} {code(expr.right)})"
+        if isinstance(expr, m.IfElse):
+            return f"({code(expr.then)} if {code(expr.condition)} else {code(expr.otherwise)})"
+        raise TypeError(f"test_code has no rule for {type(expr).__name__} nodes")
+    return code(expr)
+
+
+def input_code(inputs: set[str]) -> Callable[[str], str]:
+    """A name in a test of a roll's inputs `i` (a condition's `unless:`): an input is `i[name]`, any other name
+    an option of one, by its name."""
+    return lambda name: f"i[{name!r}]" if name in inputs else repr(name)
 
 
 def sets_values(resolver: m.Resolver) -> bool:
@@ -1300,7 +1298,7 @@ class ModuleWriter:
                 forbids = tuple(forbidden(data["forbids"])) if "forbids" in data else ()
                 inputs = {i.name for r in resolvers if r.name in forbids for i in r.inputs}
                 test = f"lambda g: {state_code(data['while'])}" if "while" in data else "None"
-                unless = f"lambda i: {inputs_code(data['unless'], inputs)}" if "unless" in data else "None"
+                unless = f"lambda i: {test_code(data['unless'], input_code(inputs))}" if "unless" in data else "None"
                 w.line(f"{d.name!r}: ({d.label!r}, {d.text!r}, {forbids!r}, {test}, {unless}),")
         w.line("}")
         tracks = [d for d in self.checked.definitions if isinstance(d, m.Track)]
