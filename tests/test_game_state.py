@@ -505,3 +505,12 @@ def test_mark_by_a_marker_the_track_lacks_is_a_located_error(line: str, message:
     assert errors[0].span.line == source.splitlines().index(line) + 1
     assert errors[0].hint == ("its markers are damage, strain" if "luck" in line
                               else "write `mark stress N`, or give stress `markers:`")
+
+
+def test_setting_a_track_the_document_gives_no_size_says_so() -> None:
+    source = ('ruleset "U"\n\nclock quiet "Quiet" [U-1]\n  size: unknown\n\nroll hush "Hush" [U-2]\n  roll: d6\n'
+              '  - 1-6: done "Done"\n      set quiet 2\n')
+    module = compile_module(generate(load_text(source, "u.rules", "u").checked), "unsized_set")
+    with pytest.raises(ValueError, match="quiet has no size: the document gives none"):
+        module.game(rng=Faces(3)).roll("hush")
+    assert module.game(rng=Faces(3), sizes={"quiet": 4}).roll("hush").changes == ("Quiet: 2 of 4",)
