@@ -72,7 +72,8 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
                 _effect(effect, definition.name, set(), kinds, tracks, resolvers, error)
         elif isinstance(definition, m.Document) and definition.kind == "condition":
             details = dict(definition.details)
-            for roll in forbidden(details["forbids"]) if "forbids" in details else ():
+            rolls = forbidden(details["forbids"]) if "forbids" in details else []
+            for roll in rolls:
                 if roll != "all" and roll not in resolvers:
                     error(Code.UNDEFINED, f"`forbids: {roll}` names no roll", details["forbids"].span,
                           _choices("it names a roll, table or lookup, or `all`", resolvers), definition.name)
@@ -84,7 +85,6 @@ def check_state(definitions: tuple[m.Definition, ...], error: Error) -> None:
                               "in force by the state itself", details["while"].span,
                               "read the state it reads instead", definition.name)
             if "unless" in details:
-                rolls = forbidden(details["forbids"]) if "forbids" in details else []
                 if not rolls or "all" in rolls:
                     error(Code.TYPE, "`unless:` reads inputs of the rolls a condition `forbids:`, which it names",
                           details["unless"].span, "name the rolls, like `forbids: act`", definition.name)
