@@ -217,10 +217,7 @@ class Play:
             print(f"  from the state: {', '.join(fed)}")
         if carried:
             print("  carried from before: " + ", ".join(f"{key} {amount:+d}" for key, amount in carried.items()))
-        for change in turn.changes:
-            print(f"  → {change}")
-        if not turn.changes:
-            print("  → no change to the state")
+        print_changes(turn.changes)
 
     def act(self, verb: str, words: list[str]) -> None:
         """`mark harm at 2`, `clear stress 1`, `gain coin 2`, `set hunted`, `mark health_strain 2 by damage`: one
@@ -249,10 +246,7 @@ class Play:
             changes = self.game.act(verb, words[0], numbers[0] if numbers else None, at, marker)
         except ValueError as problem:
             raise UsageError(str(problem)) from None
-        for change in changes:
-            print(f"  → {change}")
-        if not changes:
-            print("  → no change to the state")
+        print_changes(changes)
 
     # ---- looking
 
@@ -307,6 +301,14 @@ class Play:
         self.before_loads.append((path, self.game))
         self.game = game
         print(f"loaded {path}")
+
+
+def print_changes(changes: Sequence[str]) -> None:
+    """What a roll or a ruling changed, a line each."""
+    for change in changes:
+        print(f"  → {change}")
+    if not changes:
+        print("  → no change to the state")
 
 
 def no_arguments(command: str, words: Sequence[str]) -> None:
