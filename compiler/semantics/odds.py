@@ -836,6 +836,7 @@ class Roll:
     totals: dict[int, int] | None  # the weight of each total, when the bands read nothing else of the roll
     denominator: int  # of every weight
     costs: tuple[tuple[DiceSpec, Reads, int], ...]  # each group's readings_cost, with what is read of it
+    core: tuple[object, ...] | None = None  # what its totals were worked out for (totals_core), paid once
 
 
 def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget | None = None) -> Roll:
@@ -848,8 +849,8 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget 
     if roll is not None:
         if budget is not None:
             budget.readings(roll.costs, resolver)
-            if roll.totals is not None:
-                total_weights(roll.plan, roll.readings, scope, found, budget, resolver)  # its core, paid once
+            if roll.core is not None:
+                budget.once(roll.core, roll.size, resolver)
         return roll
     plan = make_plan(resolver, scope)
     wanted = found.group_reads + (found.reads,) * (len(plan.groups) - len(found.group_reads))
@@ -867,26 +868,33 @@ def roll_of(resolver: m.Resolver, scope: Scope, found: Analysis, budget: Budget 
         raise TooLarge(f"{' and '.join(g.spec.notation for g in plan.groups)} has {count_text(size)} readings to "
                        f"work out exactly; the limit is {MAX_OUTCOMES:,}",
                        plan.expr.span, "use fewer dice or dice with fewer sides")
-    totals = total_weights(plan, readings, scope, found, budget, resolver) if found.by_total else None
+    core = totals_core(plan, scope, found) if found.by_total else None
+    if budget is not None and core is not None:  # the totals, from the joint readings: a step each, at most
+        budget.once(core, size, resolver)
+    totals = total_weights(plan, readings, scope, found, core) if core is not None else None
     if len(found.rolls) > 100_000:
         found.rolls.clear()
-    roll = found.rolls[key] = Roll(plan, readings, size, totals, denominator, costs)
+    roll = found.rolls[key] = Roll(plan, readings, size, totals, denominator, costs, core)
     return roll
 
 
-def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: Scope, found: Analysis,
-                  budget: Budget | None = None, resolver: m.Resolver | None = None) -> dict[int, int]:
-    """The weight of each total. What the dice make is worked out reading by reading, once for each
-    set of dice and of values it reads (paid once from `budget`: a step for each joint reading, at most);
-    amounts that roll no dice (`+ dots - 1`) are added to each distinct result after, not to every reading."""
+def totals_core(plan: Plan, scope: Scope, found: Analysis) -> tuple[object, ...]:
+    """What a roll's totals are worked out for: the part that rolls dice, the dice, and the values it reads
+    (amounts added to it, `+ dots - 1`, are not: every value of them shares the work)."""
     split = found.splits.get(id(plan.expr))
     if split is None:
         split = found.splits[id(plan.expr)] = split_shifts(plan.expr)
-    core, shifts, names = split
-    key = (id(core), scope.definitions, *(scope.values.get(name, _ABSENT) for name in names),
-           *((id(g.term), g.spec) for g in plan.groups))
-    if budget is not None and resolver is not None:
-        budget.once(("core", *key), math.prod(len(r) for r in readings), resolver)
+    core, _, names = split
+    return (id(core), scope.definitions, *(scope.values.get(name, _ABSENT) for name in names),
+            *((id(g.term), g.spec) for g in plan.groups))
+
+
+def total_weights(plan: Plan, readings: tuple[tuple[Reading, ...], ...], scope: Scope, found: Analysis,
+                  key: tuple[object, ...]) -> dict[int, int]:
+    """The weight of each total. What the dice make is worked out reading by reading, once for each
+    `totals_core` key; amounts that roll no dice (`+ dots - 1`) are added to each distinct result after, not to
+    every reading."""
+    core, shifts, _ = found.splits[id(plan.expr)]
     weights = found.cores.get(key)
     if weights is None:
         if len(found.cores) > 100_000:
