@@ -1127,8 +1127,7 @@ class Checker:
         for attr in item.attrs:
             value = attr.value
             if attr.name == "levels" and isinstance(value, m.Block):
-                levels = self.levels(value, item)
-                level_notes = self.level_notes(value)
+                levels, level_notes = self.levels(value, item)
             elif attr.name == "markers" and isinstance(value, m.Block):
                 markers = self.markers(value, item)
             elif attr.name == "per_round" and isinstance(value, m.Block):
@@ -1265,9 +1264,12 @@ class Checker:
                 out.append((attr.name, attr.value.value))
         return out
 
-    def levels(self, block: m.Block, item: m.Item) -> list[tuple[int, str, int, str | None]]:
-        """`levels:` entries `- 1: lesser "Lesser"` with `boxes:` and `penalty:`: harm rows by level."""
+    def levels(self, block: m.Block, item: m.Item) -> tuple[list[tuple[int, str, int, str | None]],
+                                                            tuple[tuple[int, str, str], ...]]:
+        """`levels:` entries `- 1: lesser "Lesser"` with `boxes:` and `penalty:`: harm rows by level; and each
+        level's other lines (`incapacitated: "..."`), text the outputs keep."""
         out: list[tuple[int, str, int, str | None]] = []
+        notes: list[tuple[int, str, str]] = []
         for entry in block.entries:
             key = entry.key
             number = key.parts[0].low if isinstance(key, m.Ranges) and len(key.parts) == 1 and \
@@ -1282,16 +1284,9 @@ class Checker:
             name = next((c for c in entry.cells if isinstance(c, str)), None) or entry.id or str(number)
             out.append((number, name, boxes.value if isinstance(boxes, m.Number) else 0,
                         _plain(penalty) if penalty is not None and not isinstance(penalty, m.Block) else None))
-        return out
-
-    @staticmethod
-    def level_notes(block: m.Block) -> tuple[tuple[int, str, str], ...]:
-        """A level's lines besides `boxes:` and `penalty:` (`incapacitated: "..."`): text the outputs keep."""
-        return tuple((entry.key.parts[0].low, attr.name, _plain(attr.value)) for entry in block.entries
-                     if isinstance(entry.key, m.Ranges) and len(entry.key.parts) == 1
-                     and entry.key.parts[0].low is not None
-                     for attr in entry.attrs if isinstance(attr, m.Attr) and attr.name not in ("boxes", "penalty")
-                     and not isinstance(attr.value, m.Block))
+            notes.extend((number, line, _plain(value)) for line, value in data.items()
+                         if line not in ("boxes", "penalty") and not isinstance(value, m.Block))
+        return out, tuple(notes)
 
     def limits(self, definitions: tuple[m.Definition, ...]) -> None:
         """Caps on what the outputs list: options of choice inputs, odds on the sheet, chains of tables."""
