@@ -43,7 +43,8 @@ def _holds(seen: str, words: str, least: int = SAID_WORDS) -> bool:
     shorter text counts as said only where it is all of `seen`)."""
     if len(words.split()) < least:
         return seen == words
-    return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", seen) is not None
+    # most texts are not in most others: a plain search first, the whole-word pattern only where it is
+    return words in seen and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", seen) is not None
 
 
 def _texts(definition: dict[str, Any]) -> list[str]:
