@@ -292,7 +292,7 @@ roll contest "Contest" [S-3]
   text: "You each roll a die. The highest wins."
   input bonus: 0..2 = 0 "Your bonus"
   roll: d6 + bonus
-  - 4+: win "You face a complication."
+  - 4+: win "You win, but you face a complication."
       complication: yes
       won: yes
   - otherwise: lose "You lose."
@@ -300,8 +300,13 @@ roll contest "Contest" [S-3]
 roll other "Other" [S-4]
   input bonus: 0..2 = 0 "Your bonus"
   roll: d6 + bonus
-  - 4+: win "You face a complication."
+  - 4+: win "You win, but you face a complication."
   - otherwise: lose "You lose."
+
+table event "Event" [S-5]
+  roll: d6
+  - 1-3: "You lose."
+  - 4-6: "You win, but you face a complication."
 '''
     data = export_data(load_text(source, "s.rules", "s").checked)
     said = {d["name"]: d for d in said_once(data["definitions"])}
@@ -309,11 +314,16 @@ roll other "Other" [S-4]
     assert said["contest"]["text"] is None and said["contest"]["said_in"]["label"] == "Contests"
     assert said["contest"]["bands"][0]["values"] == {"won": True}  # "complication" is in its words
     assert said["other"]["bands"][0]["text"] is None and said["other"]["inputs"][0]["doc"] is None
+    # a row named by nothing but its key keeps its words, said before or not: the table is not left blank
+    assert [band["text"] for band in said["event"]["bands"]] == ["You lose.", "You win, but you face a complication."]
     player, proof = to_html(data), to_html(data, sheet="proof")
-    # the player's sheet opens with the main roll (contest), said in full: the rule cards that only repeat it go
-    assert 'id="again"' not in player and 'id="contest_rule"' not in player and 'id="again"' in proof
+    # the player's sheet opens with the main roll (contest), said in full: the rule cards that only repeat it
+    # go, and a link to one comes to the card that says its words
+    assert not re.search(r'<article[^>]* id="(again|contest_rule)"', player) and 'id="again"' in proof
+    assert re.search(r'<article[^>]* id="contest">\s*<span id="contest_rule"></span><span id="again"></span>', player)
     assert player.count("You each roll a die. The highest wins.") == 1
-    assert player.count("You face a complication.") == 1 and proof.count("You face a complication.") == 2
+    assert player.count("You face a complication.") == 0  # the shared outcomes are printed once, and the table
+    assert player.count("you face a complication.") == 2 and proof.count("you face a complication.") == 3
 
 
 @pytest.mark.parametrize("rid", RULESET_IDS)
@@ -402,6 +412,60 @@ def test_the_players_sheet_prints_the_words_not_the_machinery() -> None:
     assert 'class="value">Passed' not in player and "Passed" in proof
 
 
+POINTERS = '''ruleset "L"
+
+section "Ship"
+
+rule loyalty "Loyalty track" [L-1]
+  text: "Loyalty falls by one when a Crew member dies, and the Crew mutinies at zero."
+
+rule exploring "Exploring" [L-2]
+  text: "Roll the Attack die to explore."
+
+list dashboard "Dashboard" [L-3]
+  - loyalty: "Loyalty track - This is used to track the loyalty of your Crew."
+      see: loyalty
+  - attack: "Roll it when you fight."
+      label: "Attack"
+      see: attack_die
+  - mutiny: "The Crew mutinies when the track is empty."
+      see: loyalty
+  - lost: "A lost rule."
+      see: lost
+
+rule attack_die "Attack die" [L-4]
+  text: "Roll the Attack die"
+
+rule lost "Lost" [L-5]
+  text: unknown
+'''
+
+
+def test_a_see_says_no_more_than_a_player_needs() -> None:
+    """A `see:` whose card the entry's name or first words name makes that name the link; a card pointed to
+    again in one list is named once; a card the sheet leaves off is not pointed to; and a card with nothing but
+    a pointer to the card that says its words is left off, links to it going to that card."""
+    from rulecraft.api import load_text
+
+    data = export_data(load_text(POINTERS, "l.rules", "l").checked)
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    assert '<a href="#attack_die"><b>Attack</b></a>' in player  # its name, the link
+    assert 'of your Crew. <a class="see-mark" href="#loyalty" aria-label="See Loyalty track">' in player
+    assert player.count(">Loyalty track</a>") == 0 and proof.count(">Loyalty track</a>") == 2
+    assert 'href="#lost"' not in player and "see: " not in player.replace("see: <a", "")
+    # "Roll the Attack die" is said by "Exploring": its card goes, and its name leads there
+    assert not re.search(r'<article[^>]* id="attack_die"', player)
+    assert re.search(r'<article[^>]* id="exploring">\s*<span id="attack_die"></span>', player)
+
+
+def test_every_link_on_a_sheet_leads_to_something_on_it(sheet_html: dict[tuple[str, str, str], str]) -> None:
+    """A `see:`, a "See X" and an "Outcomes and odds: see X" link to a card the sheet prints (or the card that
+    says its words): the core sheet's links stay among its own rolls."""
+    for key, html in sheet_html.items():
+        ids = set(re.findall(r'\bid="([^"]+)"', html))
+        assert set(re.findall(r'href="#([^"]+)"', html)) <= ids, key
+
+
 RESTATED = '''ruleset "R"
 
 section "Rolls"
@@ -476,6 +540,11 @@ def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
     ("harm", 0, "no harm left", True),
     ("harm", 1, "harm", False),
     ("complication", True, "you face a complication", True),
+    ("dv", -2, "dv -2", True),
+    ("dv", 2, "dv -2", False),
+    ("disposition", -1, "failure: disposition −1.", True),
+    ("monster", {"expr": "tier_ii", "words": "Tier II"}, "tier ii monster", True),
+    ("state", "spiked", "strange sequence", False),
 ])
 def test_a_bands_tag_its_words_say_is_left_off(name: str, value: object, words: str, said: bool) -> None:
     from rulecraft.backends.player import _tag_said

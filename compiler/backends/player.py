@@ -102,7 +102,7 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
             d["inputs"] = [dict(i, doc=None) if (i["name"], i["doc"] or "") in docs else i for i in d["inputs"]]
             docs.update((i["name"], i["doc"] or "") for i in definition["inputs"])
         if d.get("bands"):
-            d["bands"] = [dict(band, **_once(band["text"], heard),
+            d["bands"] = [dict(band, **_once(band["text"], heard, _named(band)),
                                values={name: value for name, value in band["values"].items()
                                        if not _tag_said(name, value, _said(" ".join(
                                            [band["label"], band["text"] or "",
@@ -121,21 +121,30 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
     return out
 
 
-def _once(text: str | None, heard: Callable[[object], bool]) -> dict[str, str | None]:
+def _once(text: str | None, heard: Callable[[object], bool], named: bool) -> dict[str, str | None]:
     """A band's or entry's `text`, or, where it was said before, `said`: the words, which its row then leaves
-    off (they still count as its own when deciding what else the row need not say)."""
-    return {"text": None, "said": text} if heard(text) else {"text": text, "said": None}
+    off (they still count as its own when deciding what else the row need not say). Only a sentence is left
+    off, and only on a row `named` by more than a number or its words ("Pass", "Moving quickly"): a row that
+    another table has too ("Encounter" on a 1) is its own table's, which would otherwise be left blank."""
+    sentence = named and len(str(text or "").split()) >= SENTENCE_WORDS
+    return {"text": None, "said": text} if sentence and heard(text) else {"text": text, "said": None}
+
+
+def _named(band: dict[str, Any]) -> bool:
+    """Whether a band's row names it by more than a number: a name of its own, or an option ("Moving quickly")."""
+    return bool(band["label"] != band["key"] or band["key_kind"] == "option")
 
 
 def _entry_said(entry: dict[str, Any], heard: Callable[[object], bool]) -> dict[str, Any]:
-    return dict(entry, **_once(entry["text"], heard),
+    return dict(entry, **_once(entry["text"], heard, bool(entry["label"]) and entry["label"] != entry["text"]),
                 children=[_entry_said(child, heard) for child in entry.get("children", [])])
 
 
 def _tag_said(name: str, value: object, words: str) -> bool:
-    """Whether a band's words already say its datum: a yes whose name they hold, a number they hold beside
+    """Whether a band's words already say its datum: a yes whose name they hold; a number they hold beside
     its name's first word, singular or plural ("segments: 2" in "2 segments", "segments: 1" in "1 segment",
-    "segments: 0" in "no segments")."""
+    "segments: 0" in "no segments", "dv: -2" in "DV -2"); a name or a choice they hold ("monster: Tier II" in
+    "Tier II Monster"); a value that is only its own name."""
     named = humanize(name).casefold()
     if value is True:
         return named in words
@@ -144,8 +153,16 @@ def _tag_said(name: str, value: object, words: str) -> bool:
         stem = first[:-1] if first.endswith("s") and len(first) > 3 else first
         if value == 0 and re.search(rf"\bno {re.escape(stem)}", words):
             return True
-        return re.search(rf"\b{value}\b", words) is not None and stem in words
-    return False
+        number = rf"[-−]{-value}" if value < 0 else rf"(?<![-−]){value}"
+        return re.search(rf"(?<!\w){number}(?!\w)", words) is not None and stem in words
+    if isinstance(value, dict) and "expr" in value:
+        value = value.get("words", value["expr"])
+        if _said(humanize(str(value))) == named:  # `tested: tested`, the value worked out under its own name
+            return True
+    return isinstance(value, str) and _holds(words, _said(value), 1)
+
+
+SENTENCE_WORDS = 6  # a row's words this long are a sentence, which a row named otherwise need not say twice
 
 
 LINKS = ("see",)  # data that is a reference to another card: kept as a link wherever it is
@@ -193,6 +210,13 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         d["bands"] = [_plain_band(band, d.get("wording", {})) for band in d["bands"]]
     if d.get("entries"):
         d["entries"] = [_plain_entry(entry) for entry in d["entries"]]
+        seen: set[str] = set()
+        for entry in d["entries"]:  # a card a list points to again and again is named at its first entry
+            see = entry["values"].get("see")
+            if isinstance(see, dict) and "expr" in see:
+                if see["expr"] in seen:
+                    entry["values"] = {k: v for k, v in entry["values"].items() if k != "see"}
+                seen.add(see["expr"])
     if d.get("details") and has_words:
         prose = _prose(definition)
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
@@ -223,7 +247,8 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
     """A band's row, each thing said once: its words, else its name (the template shows a name that is not the
     key), else its key.
 
-    - Words that are its name ("Hostile", from `- 1-3: hostile "Hostile"`) are said once.
+    - Words that are its name ("Hostile", from `- 1-3: hostile "Hostile"`) are said once, and words that start
+      with its name in bold ("**Calm seas** - If at least 1 Crew ...") need no name before them (`label_said`).
     - Words that say when the band applies ("If you meet or exceed the difficulty number, the test passes") are
       not keyed again in words ("when total is at least dn"), nor is an option its words hold ("slowly" on
       "Moving slowly"), unless the designer worded the key.
@@ -236,6 +261,8 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
     name = band["label"] if band["label"] != band["key"] else None
     if name and band["text"] and _said(band["text"]) == _said(name):
         row["text"] = None
+    elif name and band["text"] and _said(band["text"]).startswith(f"**{_said(name)}**"):
+        row["label_said"] = True  # "**Calm seas** - If at least 1 Crew ...": its words name it, in bold
     if len(words.split()) >= SAID_WORDS:
         row["values"] = {}
     shown = _said(f"{name or ''} {row['text'] or ''}")
@@ -246,20 +273,31 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
     return row
 
 
-LEAD_WORDS = 8  # an entry's text that names it within its first words needs no name before it
+LEAD_WORDS = 8  # a row's or entry's text that names it within its first words needs no name before it
+
+
+def _leads(text: str, name: str) -> bool:
+    """Whether `text` names `name` within its first words."""
+    return _holds(_said(" ".join(text.split()[:LEAD_WORDS])), _said(name), 1)
 
 
 def _plain_entry(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry without data its words say, and without a name its words start with ("Game board – The stage
-    where ...", not "Game board — Game board – The stage where ...")."""
+    where ...", not "Game board — Game board – The stage where ..."); `see_named` where its name or first words
+    name the card it points to."""
     words = entry["text"] or entry.get("said") or ""
     values = {k: v for k, v in entry["values"].items() if k in LINKS} if len(words.split()) >= SAID_WORDS \
         else entry["values"]
     label = entry["label"]
-    if label and entry["text"] and _holds(_said(" ".join(entry["text"].split()[:LEAD_WORDS])), _said(label), 1):
+    if label and entry["text"] and _leads(entry["text"], label):
         label = None
+    see = values.get("see")
+    # the card it points to is the one its name or first words name ("Loyalty track This is used ...", "see:
+    # Loyalty track"; "Attack", "see: Attack die"): the name is the link, not a "see:" after the words
+    named = isinstance(see, dict) and bool(see.get("words")) and (
+        (bool(entry["label"]) and _leads(str(see["words"]), entry["label"])) or _leads(words, str(see["words"])))
     children = [_plain_entry(child) for child in entry.get("children", [])]
-    return dict(entry, label=label, values=values, children=children)
+    return dict(entry, label=label, values=values, children=children, see_named=named)
 
 
 def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -293,13 +331,20 @@ def main_roll(definitions: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def says_something(definition: dict[str, Any]) -> bool:
-    """Whether a definition gives a player anything to read: not a rule whose text the document leaves out
-    (`text: unknown`) with nothing else known, nor a clock with no size, words or levels (an effect's words
-    name it where it is marked). The designer's proof shows every definition."""
-    if definition["kind"] in ("track", "clock"):  # one the document gives no size, no words and no levels
-        return bool(definition["text"] or definition["size"] or definition["levels"] or definition["markers"]
-                    or definition["on_full"] or definition["full_effects"] or definition["marked_effects"])
-    if definition["kind"] not in ("rule", "list", "procedure", "bands", "priority"):
+    """Whether a card gives a player anything to read beyond its title and a pointer to the card that says its
+    words (`said_in`): not a rule whose text the document leaves out (`text: unknown`) with nothing else known,
+    nor a clock with no size, words or levels (an effect's words name it where it is marked), nor a value whose
+    words the rule text says (`words: ""`). The designer's proof shows every definition."""
+    if definition["text"]:
+        return True
+    kind = definition["kind"]
+    if kind in ("track", "clock"):
+        return bool(definition["size"] or definition["levels"] or definition["markers"] or definition["on_full"]
+                    or definition["full_effects"] or definition["marked_effects"])
+    if kind in ("die", "deck"):
         return True
     details = any(value is not None for value in definition.get("details", {}).values())
-    return bool(definition["text"] or definition.get("entries") or details)
+    printed = (definition.get(name) for name in ("entries", "bands", "dice", "lets", "flags", "guards", "rerolls"))
+    key = definition.get("key") and definition.get("key_words", definition.get("key"))
+    value = definition.get("value") and definition.get("value_words", definition.get("value"))
+    return bool(details or any(printed) or key or value)

@@ -694,12 +694,18 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     # (and said first, so that it is the card that says its words in full)
     main = main_roll(data["definitions"]) if sheet == "player" else None
     ordered = data["definitions"] if main is None else [main, *(d for d in data["definitions"] if d is not main)]
+    if sheet == "core":  # the core sheet's cards say their words among themselves
+        ordered = [d for d in ordered if d["name"] in core]
     definitions = ordered if sheet == "proof" else player_cards(ordered, main)
     main_card = definitions[0] if main is not None else None
+    # a card with nothing to print but a pointer to the card that says its words is left off; links to it go
+    # to that card, which carries its name as an anchor (`aliases`)
+    aliases: dict[str, list[str]] = {}
     for definition in definitions[1:] if main is not None else definitions:
         key = definition["section"] if sheet != "core" else "Core rolls"
-        if (sheet == "core" and definition["name"] not in core) or (
-                sheet != "proof" and not says_something(definition)):
+        if sheet != "proof" and not says_something(definition):
+            if definition.get("said_in"):
+                aliases.setdefault(definition["said_in"]["name"], []).append(definition["name"])
             continue
         if key not in by_title:
             section = next((s for s in data["sections"] if s["title"] == key and sheet != "core"),
@@ -730,9 +736,13 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     template = env.get_template("sheet.html.j2")
     parts: list[str] = []
     size = 0
-    card_ids = {definition["name"] for definition in data["definitions"]}  # `see: x` links to the card of x
+    # `see: x` links to the card of x where the sheet prints it (or the card that says its words)
+    printed = {d["name"] for section in sections for d in section["definitions"]}
+    printed |= {main_card["name"]} if main_card is not None else set()
+    aliases = {holder: names for holder, names in aliases.items() if holder in printed}
+    card_ids = printed | {name for names in aliases.values() for name in names}
     for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
-                                  card_ids=card_ids,
+                                  card_ids=card_ids, aliases=aliases,
                                   page_size=PAGE_SIZES[page], sheet=sheet, proof=sheet == "proof",
                                   main_roll=main_card):
         size += len(part)
