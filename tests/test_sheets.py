@@ -458,6 +458,28 @@ def test_a_see_says_no_more_than_a_player_needs() -> None:
     assert re.search(r'<article[^>]* id="exploring">\s*<span id="attack_die"></span>', player)
 
 
+def test_an_options_row_is_named_by_the_options_name() -> None:
+    """A lookup keyed by an option prints the option's name ("10’"), never its identifier (`ft10`), and once
+    where the row's name is the same."""
+    from rulecraft.api import load_text
+    from rulecraft.backends.player import player_cards
+
+    source = '''ruleset "F"
+
+type height: one of ft10 "10’" (1), ft20 "20’" (2)
+
+lookup fall "Fall damage" [F-1]
+  input drop: height = ft10 "Height"
+  key: drop
+  - ft10: "1D6"
+      label: "10’"
+  - ft20: "2D6"
+'''
+    bands = {d["name"]: d for d in player_cards(export_data(load_text(source, "f.rules", "f").checked)["definitions"])}
+    assert [band["key_words"] for band in bands["fall"]["bands"]] == ["", "20’"]
+    assert "ft10" not in to_html(export_data(load_text(source, "f.rules", "f").checked))
+
+
 def test_every_link_on_a_sheet_leads_to_something_on_it(sheet_html: dict[tuple[str, str, str], str]) -> None:
     """A `see:`, a "See X" and an "Outcomes and odds: see X" link to a card the sheet prints (or the card that
     says its words): the core sheet's links stay among its own rolls."""
@@ -545,6 +567,11 @@ def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
     ("disposition", -1, "failure: disposition −1.", True),
     ("monster", {"expr": "tier_ii", "words": "Tier II"}, "tier ii monster", True),
     ("state", "spiked", "strange sequence", False),
+    ("sides", 4, "d4", True),
+    ("sides", 4, "d6", False),
+    ("damage", {"expr": "d6 * d4", "words": "d6 × d4"}, "20’ — 1d6 × 1d4", True),
+    ("distance", {"expr": "total", "words": "total"}, "distance", True),
+    ("tested", {"expr": "tested", "words": "tested"}, "failure", True),
 ])
 def test_a_bands_tag_its_words_say_is_left_off(name: str, value: object, words: str, said: bool) -> None:
     from rulecraft.backends.player import _tag_said

@@ -144,7 +144,8 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     """Whether a band's words already say its datum: a yes whose name they hold; a number they hold beside
     its name's first word, singular or plural ("segments: 2" in "2 segments", "segments: 1" in "1 segment",
     "segments: 0" in "no segments", "dv: -2" in "DV -2"); a name or a choice they hold ("monster: Tier II" in
-    "Tier II Monster"); a value that is only its own name."""
+    "Tier II Monster"); a value that is only its own name, or the total its name names ("Damage", `damage:
+    total`); a die's sides its name says ("d4", `sides: 4`)."""
     named = humanize(name).casefold()
     if value is True:
         return named in words
@@ -153,13 +154,18 @@ def _tag_said(name: str, value: object, words: str) -> bool:
         stem = first[:-1] if first.endswith("s") and len(first) > 3 else first
         if value == 0 and re.search(rf"\bno {re.escape(stem)}", words):
             return True
+        if name == "sides" and re.search(rf"(?<!\w)d{value}(?!\w)", words):
+            return True  # "sides: 4" on a d4
         number = rf"[-−]{-value}" if value < 0 else rf"(?<![-−]){value}"
         return re.search(rf"(?<!\w){number}(?!\w)", words) is not None and stem in words
     if isinstance(value, dict) and "expr" in value:
         value = value.get("words", value["expr"])
         if _said(humanize(str(value))) == named:  # `tested: tested`, the value worked out under its own name
             return True
-    return isinstance(value, str) and _holds(words, _said(value), 1)
+        if value == "total" and _holds(words, named, 1):  # "Distance", `distance: total`: the roll gives it
+            return True
+    one_die = re.sub(r"(?<!\w)1d(?=\d)", "d", words)  # "1D6 × 1D4" says `d6 × d4`
+    return isinstance(value, str) and _holds(one_die, _said(value), 1)
 
 
 SENTENCE_WORDS = 6  # a row's words this long are a sentence, which a row named otherwise need not say twice
@@ -207,7 +213,9 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
             kept += more
         d["lets"] = [let for let in d["lets"] if let in kept]
     if d.get("bands"):
-        d["bands"] = [_plain_band(band, d.get("wording", {})) for band in d["bands"]]
+        options = next((i.get("choice_labels") or {} for i in definition.get("inputs", ())
+                        if i["name"] == d.get("key")), {})
+        d["bands"] = [_plain_band(band, d.get("wording", {}), options) for band in d["bands"]]
     if d.get("entries"):
         d["entries"] = [_plain_entry(entry) for entry in d["entries"]]
         seen: set[str] = set()
@@ -243,7 +251,7 @@ def _printed(card: dict[str, Any]) -> str:
 _CONDITIONAL = re.compile(r"\b(if|when|whenever|unless|otherwise|on a)\b")
 
 
-def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
+def _plain_band(band: dict[str, Any], worded: dict[str, str], options: dict[str, str]) -> dict[str, Any]:
     """A band's row, each thing said once: its words, else its name (the template shows a name that is not the
     key), else its key.
 
@@ -255,8 +263,11 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
     - A band whose words are a sentence ("With advantage, roll an additional die and keep the higher result")
       does not list its data again ("additional dice: 1", "keep: higher"). A band said elsewhere on the sheet
       (`said`, by said_once) counts its words as its own.
-    - A key the designer worded "" is an empty cell: the card's rule text says when each band applies."""
+    - A key the designer worded "" is an empty cell: the card's rule text says when each band applies.
+    - An option's key is its name (`options`: "10’", not `ft10`), said once where the row's name is the same."""
     row = dict(band)
+    if band["key_kind"] == "option" and options.get(band["key"]) and "key_words" not in band:
+        row["key_words"] = options[band["key"]]
     words = band["text"] or band.get("said") or ""
     name = band["label"] if band["label"] != band["key"] else None
     if name and band["text"] and _said(band["text"]) == _said(name):
@@ -267,6 +278,7 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str]) -> dict[str, Any]:
         row["values"] = {}
     shown = _said(f"{name or ''} {row['text'] or ''}")
     if worded.get(band["id"]) == "" or (band["id"] not in worded and (
+            (band["key_kind"] == "option" and _said(options.get(band["key"], "")) == _said(band["label"])) or
             (band["key_kind"] == "option" and _holds(shown, _said(humanize(band["key"])), 1))
             or (band["key_kind"] in ("when", "otherwise") and _CONDITIONAL.search(_said(words))))):
         row["key_words"] = ""
