@@ -102,7 +102,7 @@ def test_each_card_title_links_to_its_own_card_on_screen_only(tmp_path: Path) ->
     assert len(cards) == 16
     for card_id, title in cards:
         assert f'<a class="permalink" href="#{card_id}"' in title
-    assert re.search(r"@media print \{ \.permalink \{ display: none; \} \}", html)
+    assert re.search(r"@media print \{ \.permalink, \.see-mark \{ display: none; \} \}", html)
 
 
 # ---- the PDF
