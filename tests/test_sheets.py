@@ -252,20 +252,22 @@ def test_on_a_screen_cards_read_row_by_row_a_dark_mode_and_charts_speak_their_nu
 
 @pytest.mark.pdf
 def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
-    """Issue 25, item 7, on a printed sheet: every roll card's (and every rolled table's with a chart) title and
-    the last of its band labels are on one page and in one column (a roll's dice, bands and odds are read at
-    once). The dice ladder's reactions table was split across two columns and a page."""
+    """Issue 25, item 7, on a printed sheet: every roll card's (and every rolled table's with a chart, or of a
+    dozen rows or fewer) title and the last of its band labels are on one page and in one column (a roll's dice,
+    bands and odds are read at once). The dice ladder's reactions table was split across two columns and a page,
+    and Errant's downtime events left "1 Encounter" alone at a column's foot."""
     import pypdfium2 as pdfium
 
     from rulecraft.backends.player import player_cards
-    from rulecraft.backends.render import chart, to_pdf
+    from rulecraft.backends.render import ROLLED_TABLE_ROWS, chart, to_pdf
 
-    for rid in ("tides_of_gold", "dice_ladder"):
+    for rid in ("tides_of_gold", "dice_ladder", "errant"):
         data = export_data(load(rid).checked)
         document = pdfium.PdfDocument(to_pdf(to_html(data)))
         pages = [page.get_textpage().get_text_range() for page in document]
         read_at_once = [d for d in player_cards(data["definitions"]) if d.get("bands") and (
-            d["kind"] == "roll" or chart(d.get("odds")) is not None)]
+            d["kind"] == "roll" or chart(d.get("odds")) is not None
+            or (d["kind"] == "table" and len(d["bands"]) <= ROLLED_TABLE_ROWS))]
         assert any(d["kind"] == "table" for d in read_at_once) or rid != "dice_ladder"
         for roll in read_at_once:
             first, last = (band["label"].replace("*", "") for band in (roll["bands"][0], roll["bands"][-1]))
@@ -478,6 +480,21 @@ lookup fall "Fall damage" [F-1]
     bands = {d["name"]: d for d in player_cards(export_data(load_text(source, "f.rules", "f").checked)["definitions"])}
     assert [band["key_words"] for band in bands["fall"]["bands"]] == ["", "20’"]
     assert "ft10" not in to_html(export_data(load_text(source, "f.rules", "f").checked))
+
+
+def test_data_every_row_has_is_set_in_columns() -> None:
+    """A table whose rows all carry the same data (a lock's sequence and state) heads a column with each name
+    once, rather than naming it on every row; rows that differ keep their tags."""
+    from rulecraft.api import load_text
+
+    rows = "\n".join(f'  - {n}: "Lock {n}"\n      sequence: "Tap, Turn"\n      state: "Spiked"' for n in range(1, 5))
+    source = f'ruleset "K"\n\ntable locks "Locks" [K-1]\n  roll: d4\n{rows}\n'
+    player = to_html(export_data(load_text(source, "k.rules", "k").checked))
+    assert "<th>Sequence</th><th>State</th>" in player and "sequence:" not in player.casefold()
+    assert player.count('<td class="datum">Spiked</td>') == 4
+    uneven = source.replace('      state: "Spiked"\n  - 2', '  - 2', 1)
+    player = to_html(export_data(load_text(uneven, "k.rules", "k").checked))
+    assert "<th>Sequence</th>" not in player and "sequence:" in player.casefold()
 
 
 def test_every_link_on_a_sheet_leads_to_something_on_it(sheet_html: dict[tuple[str, str, str], str]) -> None:

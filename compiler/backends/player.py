@@ -216,6 +216,7 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         options = next((i.get("choice_labels") or {} for i in definition.get("inputs", ())
                         if i["name"] == d.get("key")), {})
         d["bands"] = [_plain_band(band, d.get("wording", {}), options) for band in d["bands"]]
+        d["tag_columns"] = tag_columns(d["bands"]) if not d.get("columns") else []
     if d.get("entries"):
         d["entries"] = [_plain_entry(entry) for entry in d["entries"]]
         seen: set[str] = set()
@@ -229,6 +230,21 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         prose = _prose(definition)
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
     return d
+
+
+TAG_COLUMN_ROWS = 3  # a table this long whose rows all carry the same data sets it in columns
+
+
+def tag_columns(bands: list[dict[str, Any]]) -> list[str]:
+    """The names of the data every one of a table's rows carries (a lock's sequence and state), which the sheet
+    sets as columns under one heading each rather than naming them on every row; none where the rows differ,
+    where a datum is a yes or no (a tag: "Advantage token"), or where the table is short."""
+    names = [list(band["values"]) for band in bands]
+    values = [value for band in bands for value in band["values"].values()]
+    if len(bands) < TAG_COLUMN_ROWS or not names[0] or any(n != names[0] for n in names) or any(
+            isinstance(value, bool) or value is None for value in values):
+        return []
+    return names[0]
 
 
 def _printed(card: dict[str, Any]) -> str:

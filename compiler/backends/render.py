@@ -574,6 +574,15 @@ def card_lines(definition: dict[str, Any]) -> int:
     return count + (3 + len(drawn["rows"]) if drawn else 0)
 
 
+ROLLED_TABLE_ROWS = 12  # a rolled table this long is read at once, like a roll: it is never split
+
+
+def short_card(definition: dict[str, Any]) -> bool:
+    """Whether a card is kept whole on a sheet: a short one, or a rolled table of a few rows (a d6 of events)."""
+    rolled = definition["kind"] == "table" and len(definition.get("bands", ())) <= ROLLED_TABLE_ROWS
+    return rolled or card_lines(definition) <= SHORT_CARD
+
+
 def wide_card(definition: dict[str, Any]) -> bool:
     """A card whose table has three or more columns, which one column of two would set a word or two a line."""
     return len(definition.get("columns") or ()) >= 3
@@ -628,7 +637,7 @@ def environment(extra_templates: Path | None = None) -> Any:
     env.globals["palette"] = PALETTE
     env.globals["tone_colours"] = TONE_COLOURS
     env.globals["chart"] = chart
-    env.globals["short_card"] = lambda definition: card_lines(definition) <= SHORT_CARD
+    env.globals["short_card"] = short_card
     env.globals["rank_words"] = rank_words
     env.globals["cos"] = math.cos
     env.globals["sin"] = math.sin
