@@ -277,8 +277,9 @@ SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002
 # Session 18 cut them to where they stand now: a card that only points to another left off, an entry's name as
 # its link, tags the words say, the contents unnumbered (the body's sections are not numbered either). Tides of
 # Gold's rose a little (1.17 to 1.18) where its cargo rows name their option ("Armaments / Knowledge", not "arms"),
-# and Wyrd Wolds' (0.99 to 1.00) with the "(cont.)" that heads each of its 12 pages opening inside a card.
-LENGTH_CEILING = {"wyrd_wolds": 1.00, "tides_of_gold": 1.18, "everrain": 1.28, "errant": 1.38, "dice_ladder": 1.49}
+# and Wyrd Wolds' (0.99 to 1.00) with the "(cont.)" that heads each of its 12 pages opening inside a card; the
+# dice ladder's stands at 1.490 ("Forbids every roll", not "Forbids all").
+LENGTH_CEILING = {"wyrd_wolds": 1.00, "tides_of_gold": 1.18, "everrain": 1.28, "errant": 1.38, "dice_ladder": 1.50}
 
 
 def word_count(text: str) -> int:

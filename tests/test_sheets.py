@@ -497,6 +497,16 @@ def test_data_every_row_has_is_set_in_columns() -> None:
     assert "<th>Sequence</th>" not in player and "sequence:" in player.casefold()
 
 
+def test_a_condition_that_forbids_every_roll_says_so() -> None:
+    from rulecraft.api import load_text
+
+    source = 'ruleset "D"\n\nroll test "Test" [D-1]\n  roll: d6\n  - 4+: pass\n  - otherwise: fail\n\n' \
+             'condition dead "Dead" [D-2]\n  forbids: all\n'
+    data = export_data(load_text(source, "d.rules", "d").checked)
+    assert "<dt>Forbids</dt> <dd>every roll</dd>" in to_html(data)
+    assert "<dt>Forbids</dt> <dd>all</dd>" in to_html(data, sheet="proof")
+
+
 def test_every_link_on_a_sheet_leads_to_something_on_it(sheet_html: dict[tuple[str, str, str], str]) -> None:
     """A `see:`, a "See X" and an "Outcomes and odds: see X" link to a card the sheet prints (or the card that
     says its words): the core sheet's links stay among its own rolls."""
@@ -585,6 +595,8 @@ def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
     ("monster", {"expr": "tier_ii", "words": "Tier II"}, "tier ii monster", True),
     ("state", "spiked", "strange sequence", False),
     ("sides", 4, "d4", True),
+    ("number", 17, "enemies — 17 enemy miniatures", True),
+    ("number", 17, "enemies — 18 enemy miniatures", False),
     ("sides", 4, "d6", False),
     ("damage", {"expr": "d6 * d4", "words": "d6 × d4"}, "20’ — 1d6 × 1d4", True),
     ("distance", {"expr": "total", "words": "total"}, "distance", True),

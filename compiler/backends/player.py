@@ -140,6 +140,9 @@ def _entry_said(entry: dict[str, Any], heard: Callable[[object], bool]) -> dict[
                 children=[_entry_said(child, heard) for child in entry.get("children", [])])
 
 
+COUNTS = ("number", "count")  # a datum's name that says no more than its number
+
+
 def _tag_said(name: str, value: object, words: str) -> bool:
     """Whether a band's words already say its datum: a yes whose name they hold; a number they hold beside
     its name's first word, singular or plural ("segments: 2" in "2 segments", "segments: 1" in "1 segment",
@@ -157,7 +160,8 @@ def _tag_said(name: str, value: object, words: str) -> bool:
         if name == "sides" and re.search(rf"(?<!\w)d{value}(?!\w)", words):
             return True  # "sides: 4" on a d4
         number = rf"[-−]{-value}" if value < 0 else rf"(?<![-−]){value}"
-        return re.search(rf"(?<!\w){number}(?!\w)", words) is not None and stem in words
+        # a datum named only "number" or "count" ("17 Enemy miniatures", `number: 17`) is said by the number
+        return re.search(rf"(?<!\w){number}(?!\w)", words) is not None and (stem in words or named in COUNTS)
     if isinstance(value, dict) and "expr" in value:
         value = value.get("words", value["expr"])
         if _said(humanize(str(value))) == named:  # `tested: tested`, the value worked out under its own name
@@ -187,7 +191,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
       options or say when they apply: the rows name it;
     - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
       an additional die"), and the card's data (`count: 4`, `step size: 1`) where the card has words; references
-      (`see:`) stay, as links."""
+      (`see:`) stay, as links;
+    - a condition's `forbids: all` reads "Forbids every roll"."""
     d = dict(definition)
     has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
     if d.get("inputs"):
@@ -229,6 +234,9 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     if d.get("details") and has_words:
         prose = _prose(definition)
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
+    forbids = d.get("details", {}).get("forbids")
+    if d["kind"] == "condition" and isinstance(forbids, dict) and forbids.get("expr") == "all":
+        d["details"] = dict(d["details"], forbids=dict(forbids, words="every roll"))  # "Forbids every roll"
     return d
 
 
@@ -238,11 +246,11 @@ TAG_COLUMN_ROWS = 3  # a table this long whose rows all carry the same data sets
 def tag_columns(bands: list[dict[str, Any]]) -> list[str]:
     """The names of the data every one of a table's rows carries (a lock's sequence and state), which the sheet
     sets as columns under one heading each rather than naming them on every row; none where the rows differ,
-    where a datum is a yes or no (a tag: "Advantage token"), or where the table is short."""
+    where a datum is a yes or no (a tag: "Advantage token") or a link (`see:`), or where the table is short."""
     names = [list(band["values"]) for band in bands]
     values = [value for band in bands for value in band["values"].values()]
     if len(bands) < TAG_COLUMN_ROWS or not names[0] or any(n != names[0] for n in names) or any(
-            isinstance(value, bool) or value is None for value in values):
+            isinstance(value, bool) or value is None for value in values) or set(names[0]) & set(LINKS):
         return []
     return names[0]
 
@@ -314,8 +322,9 @@ def _plain_entry(entry: dict[str, Any]) -> dict[str, Any]:
     where ...", not "Game board — Game board – The stage where ..."); `see_named` where its name or first words
     name the card it points to."""
     words = entry["text"] or entry.get("said") or ""
+    said = _said(f"{entry['label'] or ''} {words}")
     values = {k: v for k, v in entry["values"].items() if k in LINKS} if len(words.split()) >= SAID_WORDS \
-        else entry["values"]
+        else {k: v for k, v in entry["values"].items() if k in LINKS or not _tag_said(k, v, said)}
     label = entry["label"]
     if label and entry["text"] and _leads(entry["text"], label):
         label = None
