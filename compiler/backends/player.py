@@ -168,8 +168,10 @@ def _tag_said(name: str, value: object, words: str) -> bool:
             return True
         if value == "total" and _holds(words, named, 1):  # "Distance", `distance: total`: the roll gives it
             return True
+    if not isinstance(value, str):
+        return False
     one_die = re.sub(r"(?<!\w)1d(?=\d)", "d", words)  # "1D6 × 1D4" says `d6 × d4`
-    return isinstance(value, str) and _holds(one_die, _said(value), 1)
+    return _holds(one_die, _said(value), 1)
 
 
 SENTENCE_WORDS = 6  # a row's words this long are a sentence, which a row named otherwise need not say twice
@@ -302,8 +304,8 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str], options: dict[str,
         row["values"] = {}
     shown = _said(f"{name or ''} {row['text'] or ''}")
     if worded.get(band["id"]) == "" or (band["id"] not in worded and (
-            (band["key_kind"] == "option" and _said(options.get(band["key"], "")) == _said(band["label"])) or
-            (band["key_kind"] == "option" and _holds(shown, _said(humanize(band["key"])), 1))
+            (band["key_kind"] == "option" and (_said(options.get(band["key"], "")) == _said(band["label"])
+                                               or _holds(shown, _said(humanize(band["key"])), 1)))
             or (band["key_kind"] in ("when", "otherwise") and _CONDITIONAL.search(_said(words))))):
         row["key_words"] = ""
     return row
