@@ -11,7 +11,8 @@ from itertools import pairwise
 import pytest
 
 from rulecraft.api import load, load_text
-from rulecraft.backends.render import CHART_ROWS, TONE_COLOURS, chart, export_data, to_html
+from rulecraft.backends.player import CHART_ROWS, chart
+from rulecraft.backends.render import TONE_COLOURS, export_data, to_html
 from rulecraft.diagnostics import CompileError
 
 from .conftest import RULESET_IDS

@@ -258,8 +258,8 @@ def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
     and Errant's downtime events left "1 Encounter" alone at a column's foot."""
     import pypdfium2 as pdfium
 
-    from rulecraft.backends.player import player_cards
-    from rulecraft.backends.render import ROLLED_TABLE_ROWS, chart, to_pdf
+    from rulecraft.backends.player import chart, player_cards
+    from rulecraft.backends.render import ROLLED_TABLE_ROWS, to_pdf
 
     for rid in ("tides_of_gold", "dice_ladder", "errant"):
         data = export_data(load(rid).checked)
@@ -409,7 +409,7 @@ def test_the_players_sheet_prints_the_words_not_the_machinery() -> None:
     title = '<h3 class="card-title" data-bookmark="Tests">'
     assert title not in player and title in proof  # the banner names it: the card does not again
     assert "Difficulty number" not in player and "Difficulty number" in proof
-    assert 'see <a href="#test">Test</a>' in player.replace("see: <a", "see <a")
+    assert '→ <a href="#test">Test</a>' in player and 'see: <a href="#test">Test</a>' in proof
     assert "Outcomes and odds: see" in player and "Outcomes and odds" not in proof
     assert 'class="value">Passed' not in player and "Passed" in proof
 
@@ -581,6 +581,95 @@ def test_a_text_said_in_a_longer_card_later_is_said_there() -> None:
     assert said["long"]["text"] and said["name"]["text"] == "WIL" and said["other"]["text"]
 
 
+ONCE = '''ruleset "O"
+
+section "Tests"
+
+roll test "Test" [O-1]
+  text: "Roll a d6 against the difficulty."
+  input dn: 1..6 = 4 "Difficulty number"
+  roll: d6
+  - when total >= dn: pass "Pass"
+  - otherwise: fail "Fail"
+
+roll cast "Cast" [O-2]
+  text: "To cast a spell in a hurry, roll a test."
+  input dn: 1..6 = 4 "Difficulty number"
+  roll: d6
+  - when total >= dn: cast "Cast"
+  - otherwise: fizzle "Fizzle"
+
+resource hp "HP" [O-3]
+  start: 10
+
+condition taken_out "Taken out" [O-4]
+  text: "taken out of the fight"
+
+roll harm "Critical harm" [O-5]
+  text: "When you take critical harm, roll a d6."
+  roll: d6
+  - 4+: shrug "You shrug it off."
+  - otherwise: lowered "If you fail, you are taken out of the fight and will die without treatment."
+      spend hp 2
+      set taken_out
+
+section "Luck"
+
+roll luck "Luck die" [O-6]
+  text: "When the world's reaction is uncertain, the referee rolls a luck die."
+  roll: d6
+  - 1+: luck "Higher is better. Lower is worse."
+      luck: total
+
+roll distance "Distance" [O-7]
+  text: "Roll a d6 for the distance."
+  roll: d6
+  - 1+: distance "Distance"
+      distance: total
+
+lookup rounds "Rounds" [O-8]
+  input time: one of encounter "During an encounter", travel "When traveling" = encounter "When"
+  key: time
+  - encounter: "During an encounter, a round lasts about ten seconds."
+      label: "Encounter"
+      length: "about ten seconds"
+      order: "PCs act first and as a group, taking their turns together."
+  - travel: "When traveling, a round lasts about one hour."
+      label: "Traveling"
+'''
+
+
+def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None:
+    """Issue 25, item 6: bars a chart drew already are pointed to (the chances, not the outcomes' names, are
+    the same); a roll with one outcome has no table, its sentence going on from the card's words; a row's
+    sentence stands for its effects; a condition whose words a row says is that row's; a sentence the document
+    kept as a row's data goes on from the row's words. The proof keeps all of it."""
+    from rulecraft.api import load_text
+    from rulecraft.backends.player import player_cards
+
+    data = export_data(load_text(ONCE, "o.rules", "o").checked)
+    cards = {d["name"]: d for d in player_cards(data["definitions"])}
+    assert cards["test"]["odds"] is not None and "odds_as" not in cards["test"]
+    assert cards["cast"]["odds"] is None and cards["cast"]["odds_as"]["name"] == "test"
+    assert [b["label"] for b in cards["cast"]["bands"]] == ["Cast", "Fizzle"]  # its own outcomes, still
+    assert cards["luck"]["bands"] == []
+    assert cards["luck"]["text"].endswith("a luck die. Higher is better. Lower is worse.")
+    assert cards["distance"]["bands"] == [] and cards["distance"]["text"] == "Roll a d6 for the distance."
+    lowered = cards["harm"]["bands"][1]
+    assert lowered["effects"] == [] and lowered["values"] == {}
+    assert cards["taken_out"]["text"] is None and cards["taken_out"]["said_in"]["name"] == "harm"
+    encounter = cards["rounds"]["bands"][0]
+    assert encounter["text"] == ("During an encounter, a round lasts about ten seconds. PCs act first and as a group,"
+                                 " taking their turns together.") and encounter["values"] == {}
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    assert 'Odds by dn: as for <a href="#test">Test</a>.' in player and 'class="odds-as"' not in proof
+    assert player.count('<figure class="odds">') == 1 and proof.count('<figure class="odds">') == 2
+    assert "spend" not in player and "spend" in proof
+    # the condition says nothing the row does not: it goes, and a link to it lands on the row's card
+    assert not re.search(r'<article[^>]* id="taken_out"', player)
+    assert re.search(r'<article[^>]* id="harm">\s*<span id="taken_out"></span>', player)
+
+
 @pytest.mark.parametrize(("name", "value", "words", "said"), [
     ("segments", 2, "two segments 2 segments mark 2 segments of danger", True),
     ("segments", 1, "one segment 1 segment mark 1 segment of danger", True),
@@ -606,3 +695,79 @@ def test_a_bands_tag_its_words_say_is_left_off(name: str, value: object, words: 
     from rulecraft.backends.player import _tag_said
 
     assert _tag_said(name, value, words) is said
+
+
+NEARBY = '''ruleset "N"
+
+section "Travel"
+
+lookup actions "Actions" [N-1]
+  input action: one of peregrinate "Peregrinate", make_camp "Make camp" = peregrinate "The action"
+  key: action
+  - peregrinate: "Pathfinder makes a navigation Check."
+  - make_camp: "Pathfinder finds a campsite."
+
+rule exchanges "Exchanges" [N-2]
+  text: "Roll a die for the exchange, and read its row below."
+
+roll exchange "Giving exchange" [N-3]
+  text: "Roll a die for the exchange"
+  roll: d6
+  words:
+    roll: ""
+  - 4+: success "Success: disposition +1."
+  - when total = 3: move "Move on."
+  - otherwise: failure "Failure: disposition -1."
+  words:
+    move: "a three"
+
+rule movement "Movement" [N-4]
+  text: "Roll your movement dice and move that far."
+
+procedure travel_steps "Travel steps" [N-7]
+  - settle: "Settle up."
+      see: actions
+  - port: "Go to the port."
+      see: haggle
+
+section "Chases"
+
+roll movement_roll "Movement roll" [N-5]
+  text: "Roll your movement dice"
+  roll: 2d4
+  words:
+    roll: ""
+  - 2+: moved "Moved"
+
+roll haggle "Haggle" [N-6]
+  text: "Roll a die for the exchange"
+  roll: d8
+  - 5+: bargain "Bargain"
+  - otherwise: no_deal "No deal"
+'''
+
+
+def test_a_card_points_only_where_a_reader_needs_it() -> None:
+    """A row named by its option alone keeps the option's name ("Peregrinate"); a row whose words start with
+    its name is not named twice ("Success: disposition +1."); a card whose words another card of its section
+    says does not point there, one in another section does, and a `see:` is printed only to another section; a
+    roll whose dice the text says (`roll: ""`), with one outcome and its words said elsewhere, has nothing left
+    and is left off; a band named `move` is worded."""
+    from rulecraft.api import load_text
+
+    data = export_data(load_text(NEARBY, "n.rules", "n").checked)
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    assert ">Peregrinate</th>" in player and ">Make camp</th>" in player
+    assert "<strong>Success</strong>: disposition +1." in player and '<b class="band-label">Success</b>' not in player
+    assert '<b class="band-label">Success</b>' in proof
+    def card(name: str) -> str:
+        found = re.search(rf'<article[^>]* id="{name}">.*?</article>', player, re.S)
+        assert found is not None, name
+        return found.group(0)
+    assert "See" not in card("exchange")  # its words are the card's above it, in its section
+    assert 'See <a href="#exchanges">Exchanges</a>.' in card("haggle")  # another section's
+    assert not re.search(r'<article[^>]* id="movement_roll"', player)  # its words are Movement's
+    assert re.search(r'<article[^>]* id="movement">\s*<span id="movement_roll"></span>', player)
+    assert ">a three</th>" in player
+    assert '→ <a href="#actions">' not in player and '→ <a href="#haggle">Haggle</a>' in player  # another section
+    assert 'see: <a href="#actions">' in proof

@@ -16,7 +16,7 @@ WORDS = [
     ("total % 2 != 0", "total is odd"),
     ("count(6) >= 2", "at least 2 dice show 6"),
     ("count(6) = 1", "exactly 1 die shows 6"),
-    ("count(6) + count(5)", "the number of dice showing 6 + the number of dice showing 5"),
+    ("count(6) + count(5)", "dice showing 6 + dice showing 5"),
     ("a >= 3 and not b", "a is at least 3 and not b"),
     ("x < 1 or y > 2", "x is less than 1 or y is more than 2"),
     ("total > dv and total < attribute", "total is more than dv and less than attribute"),

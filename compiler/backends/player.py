@@ -31,6 +31,12 @@ def player_cards(definitions: list[dict[str, Any]], main: dict[str, Any] | None 
     return [plain(d) for d in said_once(shared_outcomes(definitions), main)]
 
 
+def _one_outcome(definition: dict[str, Any]) -> bool:
+    """Whether a card is a roll with one outcome, which leads to no other roll: every roll gives it."""
+    bands = definition.get("bands") or []
+    return definition["kind"] == "roll" and len(bands) == 1 and not bands[0].get("next")
+
+
 def _said(text: object) -> str:
     return " ".join(str(text).split()).casefold()
 
@@ -73,7 +79,7 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
 
     The main roll (`main`) keeps its words: it opens the sheet. The designer's proof keeps everything."""
     said: list[tuple[str, dict[str, Any]]] = []  # (words, the card that printed them)
-    whole = [(_said(d["text"]), d) for d in definitions if d["text"]]
+    whole = [(_said(text), d) for d in definitions for text in _texts(d)]  # a card's words, its rows' and entries'
 
     def holder(text: object, definition: dict[str, Any]) -> dict[str, Any] | None:
         words = _said(text)
@@ -194,7 +200,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
       an additional die"), and the card's data (`count: 4`, `step size: 1`) where the card has words; references
       (`see:`) stay, as links;
-    - a condition's `forbids: all` reads "Forbids every roll"."""
+    - a condition's `forbids: all` reads "Forbids every roll";
+    - a roll with one outcome (`_one_outcome`) has no table."""
     d = dict(definition)
     has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
     if d.get("inputs"):
@@ -219,6 +226,12 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
                 break
             kept += more
         d["lets"] = [let for let in d["lets"] if let in kept]
+    if _one_outcome(d):
+        # no table: its one row says nothing but that it is what the roll gives ("1+ Damage"); its sentence, if
+        # it has one not said before, goes on from the card's words ("... a luck die. Higher is better. ...")
+        words = d["bands"][0]["text"] or ""
+        words = words if len(words.split()) >= SENTENCE_WORDS else ""
+        d["text"], d["bands"], d["odds"] = f"{d['text'] or ''} {words}".strip() or None, [], None
     if d.get("bands"):
         options = next((i.get("choice_labels") or {} for i in definition.get("inputs", ())
                         if i["name"] == d.get("key")), {})
@@ -236,6 +249,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     if d.get("details") and has_words:
         prose = _prose(definition)
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
+    if d.get("said_in") and (d.get("details", {}).get("see") or {}).get("expr") == d["said_in"]["name"]:
+        d["details"] = {name: value for name, value in d["details"].items() if name != "see"}  # "See X" says it
     forbids = d.get("details", {}).get("forbids")
     if d["kind"] == "condition" and isinstance(forbids, dict) and forbids.get("expr") == "all":
         d["details"] = dict(d["details"], forbids=dict(forbids, words="every roll"))  # "Forbids every roll"
@@ -282,15 +297,20 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str], options: dict[str,
     key), else its key.
 
     - Words that are its name ("Hostile", from `- 1-3: hostile "Hostile"`) are said once, and words that start
-      with its name in bold ("**Calm seas** - If at least 1 Crew ...") need no name before them (`label_said`).
+      with its name as written, in bold or not ("**Calm seas** - If at least 1 Crew ...", "Success: disposition
+      +1.", but not "failure, face a complication"), need no name before them (`label_said`): the name they
+      start with is set in bold.
     - Words that say when the band applies ("If you meet or exceed the difficulty number, the test passes") are
       not keyed again in words ("when total is at least dn"), nor is an option its words hold ("slowly" on
       "Moving slowly"), unless the designer worded the key.
     - A band whose words are a sentence ("With advantage, roll an additional die and keep the higher result")
-      does not list its data again ("additional dice: 1", "keep: higher"). A band said elsewhere on the sheet
-      (`said`, by said_once) counts its words as its own.
+      does not list its data or its effects again ("additional dice: 1", "keep: higher"; "If you fail, lower the
+      attribute one step", "→ spend 2 STR"), only a sentence of the document kept as data that they do not hold,
+      and the roll it leads to (a link), unless they name it. A band said elsewhere on the sheet (`said`, by
+      said_once) counts its words as its own.
     - A key the designer worded "" is an empty cell: the card's rule text says when each band applies.
-    - An option's key is its name (`options`: "10’", not `ft10`), said once where the row's name is the same."""
+    - An option's key is its name (`options`: "10’", not `ft10`), said once where the row's name beside it is
+      the same (a row named by its option alone keeps its key: "Peregrinate")."""
     row = dict(band)
     if band["key_kind"] == "option" and options.get(band["key"]) and "key_words" not in band:
         row["key_words"] = options[band["key"]]
@@ -298,17 +318,31 @@ def _plain_band(band: dict[str, Any], worded: dict[str, str], options: dict[str,
     name = band["label"] if band["label"] != band["key"] else None
     if name and band["text"] and _said(band["text"]) == _said(name):
         row["text"] = None
-    elif name and band["text"] and _said(band["text"]).startswith(f"**{_said(name)}**"):
-        row["label_said"] = True  # "**Calm seas** - If at least 1 Crew ...": its words name it, in bold
+    elif name and band["text"] and re.match(rf"(\*\*)?{re.escape(name)}\b", band["text"].strip()):
+        row["label_said"] = True  # "**Calm seas** - If at least 1 Crew ...", "Success: disposition +1.": named
+        if not band["text"].strip().startswith("**"):  # the name in bold, as a row's name is
+            row["text"] = f"**{name}**{band['text'].strip()[len(name):]}"
     if len(words.split()) >= SAID_WORDS:
-        row["values"] = {}
+        # the document's sentences kept as data go on from its words ("... about ten seconds. PCs act first ...")
+        kept = _unsaid_sentences(band["values"], _said(words)).values()
+        row["text"] = " ".join([row["text"] or "", *kept]).strip() or None
+        row["values"], row["effects"] = {}, []
+        if band.get("next") and _holds(_said(words), _said(band["next_words"].removeprefix("roll ")), 1):
+            row["next"] = None  # "If you win, roll your WIL to see what the surviving enemies do"
     shown = _said(f"{name or ''} {row['text'] or ''}")
     if worded.get(band["id"]) == "" or (band["id"] not in worded and (
-            (band["key_kind"] == "option" and (_said(options.get(band["key"], "")) == _said(band["label"])
+            (band["key_kind"] == "option" and ((name and _said(options.get(band["key"], "")) == _said(name))
                                                or _holds(shown, _said(humanize(band["key"])), 1)))
             or (band["key_kind"] in ("when", "otherwise") and _CONDITIONAL.search(_said(words))))):
         row["key_words"] = ""
     return row
+
+
+def _unsaid_sentences(values: dict[str, Any], words: str) -> dict[str, Any]:
+    """The data of a row with words of its own that those words do not say: the document's sentences kept as
+    data ("order: PCs act first and as a group ..." on the encounter round)."""
+    return {name: value for name, value in values.items() if isinstance(value, str)
+            and len(value.split()) >= SENTENCE_WORDS and not _holds(words, _said(value))}
 
 
 LEAD_WORDS = 8  # a row's or entry's text that names it within its first words needs no name before it
@@ -341,23 +375,109 @@ def _plain_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rolls with the same outcomes (the same keys and words: `outcomes: contest_results`, or written out twice)
-    and the same odds print the table and chart once: a later one names the first (`outcomes_as`). A `bands` card
-    whose outcomes a roll prints keeps only its words."""
+    and the same odds print the table and chart once: a later one names the first (`outcomes_as`). Rolls whose
+    charts draw the same bars (`_bars`: a spell cast as a WIL test, by DN, and the test) draw them once: a
+    later one keeps its table and names the first for its odds (`odds_as`). A `bands` card whose outcomes a
+    roll prints keeps only its words."""
     first: dict[str, dict[str, Any]] = {}
+    drawn: dict[str, dict[str, Any]] = {}
     printed = {d["bands_from"] for d in definitions if d.get("bands_from")}
     out = []
     for definition in definitions:
         d = definition
-        if d["kind"] == "roll" and d.get("bands") and d.get("odds"):
+        if d.get("bands") and d.get("odds") and not _one_outcome(d):
             odds = d["odds"]
             key = json.dumps([[(b["key"], b["label"], b["text"]) for b in d["bands"]], odds["axis"],
                               [row["outcomes"] for row in odds["rows"]]], ensure_ascii=False)
-            if key in first:
+            bars = _bars(d)
+            if key in first and d["kind"] == "roll":
                 d = dict(d, bands=[], odds=None, outcomes_as={"name": first[key]["name"], "label": first[key]["label"]})
             else:
-                first[key] = d
+                first.setdefault(key, d)
+                if bars in drawn:
+                    d = dict(d, odds=None, odds_as={"name": drawn[bars]["name"], "label": drawn[bars]["label"],
+                                                    "axis": odds["axis"]})
+                elif bars:
+                    drawn[bars] = d
         elif d["kind"] == "bands" and d["name"] in printed:
             d = dict(d, entries=[])
+        out.append(d)
+    return out
+
+
+CHART_ROWS = 7  # bars a chart draws at most: a longer range shows a few representative rows
+
+
+def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The chart a card draws of its odds, or None where one would say nothing: a single row (the table gives
+    its percentages), the same odds on every row, every row certain of one outcome (a lookup, not a chance), or
+    every row even shares (a d6 table whose input moves which row a face reads, not how likely a row is).
+    Neighbouring rows with the same odds are one bar ("3–7"); a range still longer than CHART_ROWS shows
+    evenly spaced rows, its first and last among them."""
+    if not odds or len(odds["rows"]) < 2:
+        return None
+    rows = odds["rows"]
+    shares = [tuple((o["id"], o["probability"]) for o in row["outcomes"]) for row in rows]
+    if len(set(shares)) == 1 or all(any(o["probability"] == "1" for o in row["outcomes"]) for row in rows):
+        return None
+    if all(len({o["probability"] for o in row["outcomes"] if o["probability"] != "0"}) == 1 for row in rows):
+        return None  # every row a fair die's even shares: the table's die says it, and the bars would all look alike
+    bars: list[dict[str, Any]] = []
+    for row, share in zip(rows, shares, strict=True):
+        if bars and bars[-1]["share"] == share:
+            bars[-1]["last"] = row["value"]
+        else:
+            bars.append({"share": share, "first": row["value"], "last": row["value"], "outcomes": row["outcomes"]})
+    if len(bars) > CHART_ROWS:
+        step = (len(bars) - 1) / (CHART_ROWS - 1)
+        bars = [bars[round(index * step)] for index in range(CHART_ROWS)]
+    for bar in bars:
+        same = bar["first"] == bar["last"] or not isinstance(bar["first"], int)
+        bar["value"] = bar["first"] if same else f"{bar['first']}–{bar['last']}".replace("-", "−")  # minus signs
+    return {"axis": odds["axis"], "fixed": odds["fixed"], "rows": bars}
+
+
+def _bars(roll: dict[str, Any]) -> str:
+    """What a roll's chart draws, as a key ("" where it draws none): each bar's value ("d8") and its chances,
+    in the order of the outcomes, leaving out those that cannot happen. Neither the axis's name nor the
+    outcomes' are in it: a WIL contest draws the bars of a contest by "your die", and a saving throw by PHYS
+    those of a PHYS check to force a door, where what the first outcome is called differs, not its chance."""
+    drawn = chart(roll["odds"])
+    if drawn is None:
+        return ""
+    return json.dumps([[bar["value"], [o["probability"] for o in bar["outcomes"] if o["probability"] != "0"]]
+                       for bar in drawn["rows"]])
+
+
+def within_section(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A section's cards without their pointers to one another, which a reader of the section has in front of
+    them: a card whose words another card of the section says does not say "See <it>" ("See Morale" under
+    Morale), and a `see:` to a card of the section is not printed ("→ Travel Turn Quick Reference" on a step
+    of that section's procedure), unless it is the name of the entry that makes it (a link, not a word more)."""
+    names = {card["name"] for card in cards}
+
+    def far(values: dict[str, Any], named: bool = False) -> dict[str, Any]:
+        see = values.get("see")
+        if named or not (isinstance(see, dict) and see.get("expr") in names):
+            return values
+        return {name: value for name, value in values.items() if name != "see"}
+
+    def entry(item: dict[str, Any]) -> dict[str, Any]:
+        see = item["values"].get("see")
+        named = isinstance(see, dict) and (see.get("words") == item["label"] or bool(item.get("see_named")))
+        return dict(item, values=far(item["values"], named), children=[entry(c) for c in item.get("children", [])])
+
+    out = []
+    for card in cards:
+        d = dict(card)
+        if (d.get("said_in") or {}).get("name") in names:
+            d["said_in"] = None
+        if d.get("details"):
+            d["details"] = far(d["details"])
+        if d.get("entries"):
+            d["entries"] = [entry(item) for item in d["entries"]]
+        if d.get("bands"):
+            d["bands"] = [dict(band, values=far(band["values"])) for band in d["bands"]]
         out.append(d)
     return out
 
@@ -372,8 +492,9 @@ def main_roll(definitions: list[dict[str, Any]]) -> dict[str, Any] | None:
 def says_something(definition: dict[str, Any]) -> bool:
     """Whether a card gives a player anything to read beyond its title and a pointer to the card that says its
     words (`said_in`): not a rule whose text the document leaves out (`text: unknown`) with nothing else known,
-    nor a clock with no size, words or levels (an effect's words name it where it is marked), nor a value whose
-    words the rule text says (`words: ""`). The designer's proof shows every definition."""
+    nor a clock with no size, words or levels (an effect's words name it where it is marked), nor a value or
+    dice whose words the rule text says (`words: ""`); a roll that points to another's outcomes and odds says
+    that much ("Navigation Check: outcomes and odds: see Check"). The designer's proof shows every definition."""
     if definition["text"]:
         return True
     kind = definition["kind"]
@@ -383,7 +504,9 @@ def says_something(definition: dict[str, Any]) -> bool:
     if kind in ("die", "deck"):
         return True
     details = any(value is not None for value in definition.get("details", {}).values())
-    printed = (definition.get(name) for name in ("entries", "bands", "dice", "lets", "flags", "guards", "rerolls"))
+    unworded = ("dice",) if definition.get("wording", {}).get("roll") == "" else ()  # `roll: ""`: the text says them
+    printed = (definition.get(name) for name in ("entries", "bands", "dice", "lets", "flags", "guards", "rerolls")
+               if name not in unworded)
     key = definition.get("key") and definition.get("key_words", definition.get("key"))
     value = definition.get("value") and definition.get("value_words", definition.get("value"))
-    return bool(details or any(printed) or key or value)
+    return bool(details or any(printed) or key or value or definition.get("outcomes_as"))

@@ -31,7 +31,7 @@ from ..resources import CARD_SIZES, export_schema_text, templates_dir
 from ..semantics.evaluate import EvalError, walk
 from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
 from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
-from .player import main_roll, player_cards, says_something
+from .player import chart, main_roll, player_cards, says_something, within_section
 from .words import Words, humanize, kinds_of, names_of, number
 
 # The JSON Schema of the export (compiler/backends/export.schema.json): written by hand, checked by
@@ -268,38 +268,6 @@ def fills_data(checked: m.CheckedRuleset, resolver: m.Resolver, odds: dict[str, 
                          "mean": round(float(expected), 2) if expected is not None else None})
         out.append({"clock": clock, "label": label, "kind": kind, "size": size, "axis": odds["axis"], "rows": rows})
     return out
-
-
-CHART_ROWS = 7  # bars a chart draws at most: a longer range shows a few representative rows
-
-
-def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The chart a card draws of its odds, or None where one would say nothing: a single row (the table gives
-    its percentages), the same odds on every row, every row certain of one outcome (a lookup, not a chance), or
-    every row even shares (a d6 table whose input moves which row a face reads, not how likely a row is).
-    Neighbouring rows with the same odds are one bar ("3–7"); a range still longer than CHART_ROWS shows
-    evenly spaced rows, its first and last among them."""
-    if not odds or len(odds["rows"]) < 2:
-        return None
-    rows = odds["rows"]
-    shares = [tuple((o["id"], o["probability"]) for o in row["outcomes"]) for row in rows]
-    if len(set(shares)) == 1 or all(any(o["probability"] == "1" for o in row["outcomes"]) for row in rows):
-        return None
-    if all(len({o["probability"] for o in row["outcomes"] if o["probability"] != "0"}) == 1 for row in rows):
-        return None  # every row a fair die's even shares: the table's die says it, and the bars would all look alike
-    bars: list[dict[str, Any]] = []
-    for row, share in zip(rows, shares, strict=True):
-        if bars and bars[-1]["share"] == share:
-            bars[-1]["last"] = row["value"]
-        else:
-            bars.append({"share": share, "first": row["value"], "last": row["value"], "outcomes": row["outcomes"]})
-    if len(bars) > CHART_ROWS:
-        step = (len(bars) - 1) / (CHART_ROWS - 1)
-        bars = [bars[round(index * step)] for index in range(CHART_ROWS)]
-    for bar in bars:
-        same = bar["first"] == bar["last"] or not isinstance(bar["first"], int)
-        bar["value"] = bar["first"] if same else f"{bar['first']}–{bar['last']}".replace("-", "−")  # minus signs
-    return {"axis": odds["axis"], "fixed": odds["fixed"], "rows": bars}
 
 
 def flags_data(checked: m.CheckedRuleset, resolver: m.Resolver, words: Words) -> list[dict[str, object]]:
@@ -724,6 +692,8 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
             sections.append(by_title[key])
         by_title[key]["definitions"].append(definition)
     for section in sections:
+        if sheet != "proof":
+            section["definitions"] = within_section(section["definitions"])
         # The ruleset's choice; else three dense columns on the core sheet, else two, but one for a lone card
         # of up to 30 lines, which two balanced columns would cut in half.
         lone = len(section["definitions"]) == 1 and card_lines(section["definitions"][0]) <= 30
@@ -769,15 +739,27 @@ def to_pdf(html: str, base_url: str | None = None) -> bytes:
     The PDF is tagged (`pdf_tags`): its structure tree holds the sheet's headings, paragraphs, lists and
     tables in the HTML's order, so a screen reader or a copy reads the cards column by column. Its Title,
     Author, Subject, Keywords and Creator come from the HTML's head (`sheet.html.j2`), with no date.
+    A short sheet is laid out again without its contents (CONTENTS_PAGES).
     """
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    from weasyprint import HTML
+    from weasyprint import CSS, HTML
 
     pdf_subsetter()
-    document = HTML(string=html, base_url=base_url)
-    pdf: bytes = document.write_pdf(pdf_identifier=b"rulecraft", uncompressed_pdf=False, pdf_tags=True,
-                                    font_config=font_config(html))
+    options: dict[str, Any] = {"pdf_identifier": b"rulecraft", "uncompressed_pdf": False, "pdf_tags": True}
+    config = font_config(html)
+    document = HTML(string=html, base_url=base_url).render(font_config=config, **options)
+    if len(document.pages) <= CONTENTS_PAGES and 'class="contents"' in html:
+        document = HTML(string=html, base_url=base_url).render(
+            font_config=config, stylesheets=[CSS(string=NO_CONTENTS, font_config=config)], **options)
+    pdf: bytes = document.write_pdf(**options)
     return pdf
+
+
+# A sheet of this many pages or fewer is read by leafing through it, as a rulebook's quick reference is: its
+# printed contents is left off (on page 1 it would stand above the main roll), while the PDF's bookmarks and
+# the pages' running heads still name its sections. The HTML keeps its contents, for moving around a screen.
+CONTENTS_PAGES = 8
+NO_CONTENTS = "nav.contents { display: none !important }"
 
 
 def pdf_subsetter() -> str:

@@ -178,8 +178,8 @@ class Words:
         args = [self.expr(a, 5) for a in expr.args]
         if expr.function in ("min", "max", "clamp"):
             return self.capped(expr)
-        if expr.function == "count" and len(args) == 1:
-            return f"the number of dice showing {args[0]}"
+        if expr.function == "count" and len(args) == 1:  # a count, as a pool's players say it: "dice showing hit"
+            return f"dice showing {args[0]}"
         if expr.function == "abs" and len(args) == 1:
             return f"the size of {args[0]}"
         if expr.function == "sign" and len(args) == 1:
