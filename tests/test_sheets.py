@@ -771,3 +771,33 @@ def test_a_card_points_only_where_a_reader_needs_it() -> None:
     assert ">a three</th>" in player
     assert '→ <a href="#actions">' not in player and '→ <a href="#haggle">Haggle</a>' in player  # another section
     assert 'see: <a href="#actions">' in proof
+
+
+def test_a_card_says_neither_its_title_nor_its_entries_numbers_twice() -> None:
+    """Words that are the card's title are its title alone; `priority: 2` on the second entry of a numbered
+    list is said by its number (a priority that is not its place stays). The proof keeps both."""
+    from rulecraft.api import load_text
+
+    source = '''ruleset "T"
+
+section "Loyalty"
+
+list loyalty_falls "Loyalty decreases by 1 when" [T-1]
+  text: "Loyalty decreases by 1 when:"
+  - dies: "A Crew member dies"
+  - unpaid: "Crew are not paid"
+
+priority targeting "Targeting priority" [T-2]
+  text: "The enemy attacks the nearest target, ties in this order:"
+  - captain: "Captain"
+      priority: 1
+  - mate: "First mate"
+      priority: 2
+  - nodes: "Blue nodes"
+      priority: 4
+'''
+    data = export_data(load_text(source, "t.rules", "t").checked)
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    assert "Loyalty decreases by 1 when:" not in player and "Loyalty decreases by 1 when:" in proof
+    assert "priority: 1" not in player and "priority: 2" not in player and "priority: 4" in player
+    assert "priority: 1" in proof

@@ -183,6 +183,7 @@ def _tag_said(name: str, value: object, words: str) -> bool:
 SENTENCE_WORDS = 6  # a row's words this long are a sentence, which a row named otherwise need not say twice
 
 
+ORDINALS = ("priority", "order", "rank", "step")  # data an entry's number in a numbered list says
 LINKS = ("see",)  # data that is a reference to another card: kept as a link wherever it is
 
 
@@ -200,10 +201,14 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     - a band's or an entry's data where it has words of its own, which say it ("additional dice: 1" beside "roll
       an additional die"), and the card's data (`count: 4`, `step size: 1`) where the card has words; references
       (`see:`) stay, as links;
+    - an entry's place in a numbered list (`priority: 2` on the second);
+    - words that are the card's title ("Loyalty decreases by 1 when:") are its title alone;
     - a condition's `forbids: all` reads "Forbids every roll";
     - a roll with one outcome (`_one_outcome`) has no table."""
     d = dict(definition)
     has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
+    if d["text"] and _said(d["text"]).rstrip(":.") == _said(d["label"]).rstrip(":."):
+        d["text"] = None  # "Loyalty decreases by 1 when:" under its title "Loyalty decreases by 1 when"
     if d.get("inputs"):
         d["inputs"] = []
     said = {name for name, text in d.get("wording", {}).items() if not text}  # `words:` "": the rule text says it
@@ -239,6 +244,10 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         d["tag_columns"] = tag_columns(d["bands"]) if not d.get("columns") else []
     if d.get("entries"):
         d["entries"] = [_plain_entry(entry) for entry in d["entries"]]
+        if d["kind"] in ("priority", "procedure"):  # "priority: 2" on the second of a numbered list: its number
+            d["entries"] = [dict(entry, values={name: value for name, value in entry["values"].items()
+                                                if not (name in ORDINALS and value == number)})
+                            for number, entry in enumerate(d["entries"], start=1)]
         seen: set[str] = set()
         for entry in d["entries"]:  # a card a list points to again and again is named at its first entry
             see = entry["values"].get("see")
