@@ -31,8 +31,8 @@ SHEET_IDS = [".".join(key) for key in SHEETS]
 PAGES: dict[tuple[str, str], dict[str, tuple[int, int]]] = {
     ("player", "a4"): {"dice_ladder": (6, 9), "errant": (8, 11), "everrain": (13, 16), "tides_of_gold": (10, 12),
                        "wyrd_wolds": (23, 26)},
-    ("proof", "a4"): {"dice_ladder": (10, 14), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
-                      "wyrd_wolds": (26, 32)},
+    ("proof", "a4"): {"dice_ladder": (10, 15), "errant": (12, 17), "everrain": (19, 25), "tides_of_gold": (14, 18),
+                      "wyrd_wolds": (26, 33)},
     # the core sheet is one page, in A4 and in Letter (issue 25, item 5)
     ("core", "a4"): {"dice_ladder": (1, 1), "errant": (1, 1), "everrain": (1, 1), "tides_of_gold": (1, 1),
                      "wyrd_wolds": (1, 1)},

@@ -150,7 +150,7 @@ def test_the_core_sheet_holds_the_rolls_and_nothing_else(sheet_html: dict[tuple[
     data = export_data(load("tides_of_gold").checked)
     html = sheet_html["tides_of_gold", "core", "a4"]
     rolls = [d["name"] for d in core_rolls(data["definitions"])]  # the main rolls, in order: what fits one page
-    cards = re.findall(r'<article class="card kind-(\w+)(?: short)?" id="(\w+)"', html)
+    cards = re.findall(r'<article class="card kind-(\w+)[^"]*" id="(\w+)"', html)
     assert cards == [("roll", name) for name in rolls] and "action_roll" in rolls
     assert '<body class="sheet-core">' in html and 'class="section cols-3"' in html
     assert "<nav" not in html and 'id="errata"' not in html and 'href="#erratum-' not in html
@@ -253,9 +253,10 @@ def test_on_a_screen_cards_read_row_by_row_a_dark_mode_and_charts_speak_their_nu
 @pytest.mark.pdf
 def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
     """Issue 25, item 7, on a printed sheet: every roll card's (and every rolled table's with a chart, or of a
-    dozen rows or fewer) title and the last of its band labels are on one page and in one column (a roll's dice,
-    bands and odds are read at once). The dice ladder's reactions table was split across two columns and a page,
-    and Errant's downtime events left "1 Encounter" alone at a column's foot."""
+    dozen rows or fewer, as is a lookup's) title and the last of its band labels are on one page and in one column
+    (a roll's dice, bands and odds are read at once). The dice ladder's reactions table was split across two
+    columns and a page, Errant's downtime events left "1 Encounter" alone at a column's foot, and the dice
+    ladder's rounds left "Traveling" at the head of the next column."""
     import pypdfium2 as pdfium
 
     from rulecraft.backends.player import chart, player_cards
@@ -267,11 +268,12 @@ def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
         pages = [page.get_textpage().get_text_range() for page in document]
         read_at_once = [d for d in player_cards(data["definitions"]) if d.get("bands") and (
             d["kind"] == "roll" or chart(d.get("odds")) is not None
-            or (d["kind"] == "table" and len(d["bands"]) <= ROLLED_TABLE_ROWS))]
+            or (d["kind"] in ("table", "lookup") and len(d["bands"]) <= ROLLED_TABLE_ROWS))]
         assert any(d["kind"] == "table" for d in read_at_once) or rid != "dice_ladder"
         for roll in read_at_once:
-            first, last = (band["label"].replace("*", "") for band in (roll["bands"][0], roll["bands"][-1]))
-            found = [n for n, text in enumerate(pages) if roll["label"] in text and first in text and last in text]
+            first, last = (band["label"].replace("*", "").casefold() for band in (roll["bands"][0], roll["bands"][-1]))
+            found = [n for n, text in enumerate(pages)
+                     if roll["label"] in text and first in text.casefold() and last in text.casefold()]
             assert found, f"{rid} {roll['name']}: its title and first and last bands are not on one page"
 
 
@@ -665,6 +667,11 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     assert 'Odds by dn: as for <a href="#test">Test</a>.' in player and 'class="odds-as"' not in proof
     assert player.count('<figure class="odds">') == 1 and proof.count('<figure class="odds">') == 2
     assert "spend" not in player and "spend" in proof
+    # the core sheet leaves a roll's words to its table; one with no table shows them
+    core = to_html(data, sheet="core")
+    assert re.search(r'<article class="[^"]*untabled[^"]*" id="luck">', core)
+    assert not re.search(r'<article class="[^"]*untabled[^"]*" id="test">', core)
+    assert ".sheet-core .untabled .rule-text { display: block; }" in core
     # the condition says nothing the row does not: it goes, and a link to it lands on the row's card
     assert not re.search(r'<article[^>]* id="taken_out"', player)
     assert re.search(r'<article[^>]* id="harm">\s*<span id="taken_out"></span>', player)
@@ -801,3 +808,29 @@ priority targeting "Targeting priority" [T-2]
     assert "Loyalty decreases by 1 when:" not in player and "Loyalty decreases by 1 when:" in proof
     assert "priority: 1" not in player and "priority: 2" not in player and "priority: 4" in player
     assert "priority: 1" in proof
+
+
+def test_a_grids_rows_keep_their_names_and_its_numbers_their_thousands() -> None:
+    """A grid's row whose name is its option's shows the name (Errant's supply table printed no settlement);
+    a number in thousands is set as print sets it ("1,280", as the document writes it)."""
+    from rulecraft.api import load_text
+
+    source = '''ruleset "G"
+
+section "Supply"
+
+lookup supply "Supply" [G-1]
+  input settlement: one of town "Town", city "City" = town "Settlement"
+  input column: 1..2 = 1 "Column"
+  key: settlement
+  columns by column:
+    - 1: c1 "1"
+    - 2: c2 "2"
+  - town: 640 | —
+      label: "Town"
+  - city: 1,280 | 2,560
+      label: "City"
+'''
+    player = to_html(export_data(load_text(source, "g.rules", "g").checked))
+    assert ">Town</th>" in player and ">City</th>" in player
+    assert "<td>1,280</td>" in player and "<td>640</td>" in player and "<td>—</td>" in player

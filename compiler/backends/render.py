@@ -546,8 +546,9 @@ ROLLED_TABLE_ROWS = 12  # a rolled table this long is read at once, like a roll:
 
 
 def short_card(definition: dict[str, Any]) -> bool:
-    """Whether a card is kept whole on a sheet: a short one, or a rolled table of a few rows (a d6 of events)."""
-    rolled = definition["kind"] == "table" and len(definition.get("bands", ())) <= ROLLED_TABLE_ROWS
+    """Whether a card is kept whole on a sheet: a short one, or a table of a few rows (a d6 of events, the
+    rounds of a game's time), which a reader reads at once."""
+    rolled = definition["kind"] in ("table", "lookup") and len(definition.get("bands", ())) <= ROLLED_TABLE_ROWS
     return rolled or card_lines(definition) <= SHORT_CARD
 
 
