@@ -253,17 +253,22 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
             see = entry["values"].get("see")
             if isinstance(see, dict) and "expr" in see:
                 if see["expr"] in seen:
-                    entry["values"] = {k: v for k, v in entry["values"].items() if k != "see"}
+                    entry["values"] = _without(entry["values"], "see")
                 seen.add(see["expr"])
     if d.get("details") and has_words:
         prose = _prose(definition)
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
     if d.get("said_in") and (d.get("details", {}).get("see") or {}).get("expr") == d["said_in"]["name"]:
-        d["details"] = {name: value for name, value in d["details"].items() if name != "see"}  # "See X" says it
+        d["details"] = _without(d["details"], "see")  # "See X" says it
     forbids = d.get("details", {}).get("forbids")
     if d["kind"] == "condition" and isinstance(forbids, dict) and forbids.get("expr") == "all":
         d["details"] = dict(d["details"], forbids=dict(forbids, words="every roll"))  # "Forbids every roll"
     return d
+
+
+def _without(values: dict[str, Any], name: str) -> dict[str, Any]:
+    """A card's, row's or entry's data without one datum (a `see:` said another way)."""
+    return {key: value for key, value in values.items() if key != name}
 
 
 TAG_COLUMN_ROWS = 3  # a table this long whose rows all carry the same data sets it in columns
@@ -398,11 +403,11 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             odds = d["odds"]
             key = json.dumps([[(b["key"], b["label"], b["text"]) for b in d["bands"]], odds["axis"],
                               [row["outcomes"] for row in odds["rows"]]], ensure_ascii=False)
-            bars = _bars(d)
             if key in first and d["kind"] == "roll":
                 d = dict(d, bands=[], odds=None, outcomes_as={"name": first[key]["name"], "label": first[key]["label"]})
             else:
                 first.setdefault(key, d)
+                bars = _bars(d)
                 if bars in drawn:
                     d = dict(d, odds=None, odds_as={"name": drawn[bars]["name"], "label": drawn[bars]["label"],
                                                     "axis": odds["axis"]})
@@ -469,7 +474,7 @@ def within_section(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
         see = values.get("see")
         if named or not (isinstance(see, dict) and see.get("expr") in names):
             return values
-        return {name: value for name, value in values.items() if name != "see"}
+        return _without(values, "see")
 
     def entry(item: dict[str, Any]) -> dict[str, Any]:
         see = item["values"].get("see")

@@ -748,10 +748,11 @@ def to_pdf(html: str, base_url: str | None = None) -> bytes:
     pdf_subsetter()
     options: dict[str, Any] = {"pdf_identifier": b"rulecraft", "uncompressed_pdf": False, "pdf_tags": True}
     config = font_config(html)
-    document = HTML(string=html, base_url=base_url).render(font_config=config, **options)
+    sheet = HTML(string=html, base_url=base_url)
+    document = sheet.render(font_config=config, **options)
     if len(document.pages) <= CONTENTS_PAGES and 'class="contents"' in html:
-        document = HTML(string=html, base_url=base_url).render(
-            font_config=config, stylesheets=[CSS(string=NO_CONTENTS, font_config=config)], **options)
+        document = sheet.render(font_config=config, stylesheets=[CSS(string=NO_CONTENTS, font_config=config)],
+                                **options)
     pdf: bytes = document.write_pdf(**options)
     return pdf
 
