@@ -45,7 +45,8 @@ def test_running_headers_and_contents_page_numbers_come_from_the_sheet(data: dic
     sections = [s["title"] for s in data["sections"]]  # type: ignore[index, union-attr]
     for title in sections:
         assert f'data-running="{escape(title)}"' in html
-    assert "string-set: section attr(data-running)" in html and "@top-right { content: string(section, start)" in html
+    assert "h2.section-title .running { string-set: section attr(data-running); }" in html
+    assert "@top-right { content: string(section, start)" in html
     # ... and each contents line points at its section, whose page number the PDF fills in.
     assert "target-counter(attr(href), page)" in html
     assert html.count('<li><a href="#section-') == len(sections)
@@ -601,6 +602,20 @@ roll cast "Cast" [O-2]
   - when total >= dn: cast "Cast"
   - otherwise: fizzle "Fizzle"
 
+roll ward "Ward" [O-9]
+  text: "Roll a d6 against the threat."
+  input threat: 2..5 = 3 "Threat"
+  roll: d6
+  - when total >= threat: held "Held"
+  - otherwise: broken "Broken"
+
+roll dodge "Dodge" [O-10]
+  text: "Roll a d6 over the threat."
+  input threat: 2..5 = 3 "Threat"
+  roll: d6
+  - when total > threat: dodged "Dodged"
+  - otherwise: hit "Hit"
+
 resource hp "HP" [O-3]
   start: 10
 
@@ -643,9 +658,10 @@ lookup rounds "Rounds" [O-8]
 
 def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None:
     """Issue 25, item 6: bars a chart drew already are pointed to (the chances, not the outcomes' names, are
-    the same); a roll with one outcome has no table, its sentence going on from the card's words; a row's
-    sentence stands for its effects; a condition whose words a row says is that row's; a sentence the document
-    kept as a row's data goes on from the row's words. The proof keeps all of it."""
+    the same), as are chances a chart drew at each value of a roll's input by another name; a roll with one
+    outcome has no table, its sentence going on from the card's words; a row's sentence stands for its effects;
+    a condition whose words a row says is that row's; a sentence the document kept as a row's data goes on from
+    the row's words. The proof keeps all of it."""
     from rulecraft.api import load_text
     from rulecraft.backends.player import player_cards
 
@@ -654,6 +670,9 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     assert cards["test"]["odds"] is not None and "odds_as" not in cards["test"]
     assert cards["cast"]["odds"] is None and cards["cast"]["odds_as"]["name"] == "test"
     assert [b["label"] for b in cards["cast"]["bands"]] == ["Cast", "Fizzle"]  # its own outcomes, still
+    assert cards["ward"]["odds"] is None and cards["ward"]["odds_as"] == {"name": "test", "label": "Test",
+                                                                           "axis": "threat"}
+    assert cards["dodge"]["odds"] is not None and "odds_as" not in cards["dodge"]  # other chances at each threat
     assert cards["luck"]["bands"] == []
     assert cards["luck"]["text"].endswith("a luck die. Higher is better. Lower is worse.")
     assert cards["distance"]["bands"] == [] and cards["distance"]["text"] == "Roll a d6 for the distance."
@@ -665,7 +684,12 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
                                  " taking their turns together.") and encounter["values"] == {}
     player, proof = to_html(data), to_html(data, sheet="proof")
     assert 'Odds by dn: as for <a href="#test">Test</a>.' in player and 'class="odds-as"' not in proof
-    assert player.count('<figure class="odds">') == 1 and proof.count('<figure class="odds">') == 2
+    assert 'Odds by threat: as for <a href="#test">Test</a>.' in player
+    # a bar of two shares figures the first: the other is the rest
+    bars = re.search(r'<article[^>]* id="test">.*?(<svg class="bars".*?</svg>)', player, flags=re.S)
+    assert bars is not None and re.findall(r">(\d+%)</text>", bars.group(1)) == ["100%", "83%", "67%", "50%", "33%",
+                                                                                  "17%"]
+    assert player.count('<figure class="odds">') == 2 and proof.count('<figure class="odds">') == 4
     assert "spend" not in player and "spend" in proof
     # the core sheet leaves a roll's words to its table; one with no table shows them
     core = to_html(data, sheet="core")
@@ -834,3 +858,94 @@ lookup supply "Supply" [G-1]
     player = to_html(export_data(load_text(source, "g.rules", "g").checked))
     assert ">Town</th>" in player and ">City</th>" in player
     assert "<td>1,280</td>" in player and "<td>640</td>" in player and "<td>—</td>" in player
+
+
+LISTED = '''ruleset "L"
+
+section "Dice"
+
+lookup ladder "Dice Ladder" [L-1]
+  text: """
+    Move up or down the rungs of the ladder:
+    d4 → d6 → d8
+    """
+  input steps: -2..2 = 0 "Steps"
+  key: steps + 2
+  - less than 1: below "If a die would be lowered below a d4, you cannot roll it."
+  - 1: rung_d4 "d4"
+      sides: 4
+  - 2: rung_d6 "d6"
+      sides: 6
+  - 3: rung_d8 "d8"
+      sides: 8
+  - more than 3: above "If it would be raised above a d8, gain advantage."
+      advantage: yes
+
+lookup sizes "Sizes" [L-2]
+  text: "Small, medium or large."
+  input size: 1..3 = 1 "Size"
+  key: size
+  - 1: small "Small"
+      slots: 1
+  - 2: medium "Medium"
+      slots: 2
+  - 3: large "Large"
+      slots: 4
+
+lookup order "Order" [L-3]
+  text: "Rank, file or line."
+  input place: 1..3 = 1 "Place"
+  key: place
+  - 1: file "File"
+  - 2: rank "Rank"
+  - 3: line "Line"
+
+section "Contests"
+
+roll contest "Contest" [L-4]
+  text: "Each side rolls a d6; the higher wins."
+  roll: d6 - d6
+  - 1+: win "Win"
+  - otherwise: lose "Lose"
+
+roll surprise "Surprise" [L-5]
+  text: "When surprised, roll a DEX contest."
+  roll: d6 - d6
+  - 1+: win "Win"
+  - otherwise: lose "Lose"
+
+rule unwilling "Unwilling targets" [L-6]
+  text: "They may turn your test into a contest."
+  see: contest
+
+rule group "Group contest" [L-7]
+  text: "One side rolls for everyone."
+  see: contest
+'''
+
+
+def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again() -> None:
+    """A lookup whose words name its rows in order (the dice ladder's rungs) has no table, the sentences of its
+    other rows going on from its words; one whose rows carry data, or that its words name out of order, keeps
+    it. A card whose words name the card it points to makes the name the link, with no "See Contest" or
+    "Outcomes and odds: see Contest" under it; a card named after its target keeps the pointer. The proof keeps
+    everything."""
+    from rulecraft.api import load_text
+
+    data = export_data(load_text(LISTED, "l.rules", "l").checked)
+    player, proof = to_html(data), to_html(data, sheet="proof")
+
+    def card(name: str) -> str:
+        found = re.search(rf'<article[^>]* id="{name}">.*?</article>', player, re.S)
+        assert found is not None, name
+        return found.group(0)
+    assert "<table" not in card("ladder") and "by</span>" not in card("ladder")
+    assert ("d4 → d6 → d8<br>If a die would be lowered below a d4, you cannot roll it.<br>If it would be raised"
+            " above a d8, gain advantage.</p>") in card("ladder")
+    assert "<table" in card("sizes") and "<table" in card("order")
+    assert '<table' in proof.split('id="ladder"')[1].split("</article>")[0]
+    assert 'roll a DEX <a class="term" href="#contest">contest</a>.' in card("surprise")
+    assert "Outcomes and odds" not in card("surprise") and "<table" not in card("surprise")
+    assert 'into a <a class="term" href="#contest">contest</a>.' in card("unwilling")
+    assert "See" not in card("unwilling") and 'class="term"' not in proof
+    assert 'class="term"' not in card("group") and '<a href="#contest">Contest</a>' in card("group")

@@ -204,7 +204,9 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     - an entry's place in a numbered list (`priority: 2` on the second);
     - words that are the card's title ("Loyalty decreases by 1 when:") are its title alone;
     - a condition's `forbids: all` reads "Forbids every roll";
-    - a roll with one outcome (`_one_outcome`) has no table."""
+    - a roll with one outcome (`_one_outcome`) has no table, nor has a lookup whose words list its rows
+      (`_listed`);
+    - a pointer to a card its words name is a link on the name (`_pointers_in_words`)."""
     d = dict(definition)
     has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
     if d["text"] and _said(d["text"]).rstrip(":.") == _said(d["label"]).rstrip(":."):
@@ -242,6 +244,10 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
                         if i["name"] == d.get("key")), {})
         d["bands"] = [_plain_band(band, d.get("wording", {}), options) for band in d["bands"]]
         d["tag_columns"] = tag_columns(d["bands"]) if not d.get("columns") else []
+    if d["kind"] == "lookup" and not d.get("columns") and _listed(d):
+        # no table: its words list the rows; the sentences of the others go on from them
+        rows = [band["text"] for band in d["bands"] if len(str(band["text"]).split()) >= SENTENCE_WORDS]
+        d["text"], d["bands"], d["key_words"] = ("\n" if "\n" in d["text"] else " ").join([d["text"], *rows]), [], ""
     if d.get("entries"):
         d["entries"] = [_plain_entry(entry) for entry in d["entries"]]
         if d["kind"] in ("priority", "procedure"):  # "priority: 2" on the second of a numbered list: its number
@@ -260,10 +266,52 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
     if d.get("said_in") and (d.get("details", {}).get("see") or {}).get("expr") == d["said_in"]["name"]:
         d["details"] = _without(d["details"], "see")  # "See X" says it
+    d = _pointers_in_words(d)
     forbids = d.get("details", {}).get("forbids")
     if d["kind"] == "condition" and isinstance(forbids, dict) and forbids.get("expr") == "all":
         d["details"] = dict(d["details"], forbids=dict(forbids, words="every roll"))  # "Forbids every roll"
     return d
+
+
+LISTED_ROWS = 3  # a lookup's words that name this many of its rows in order list them
+
+
+def _listed(card: dict[str, Any]) -> bool:
+    """Whether a lookup's words list its rows ("move up or down the rungs of the dice ladder: d4 → d6 → d8 → d10
+    → d12"): LISTED_ROWS or more rows whose only words are a name the text holds, in the rows' order, the others
+    sentences (which go on from the text) or said elsewhere. A row with data, effects or a roll to go on to has
+    more to say than its name."""
+    text = _said(card["text"] or "")
+    at = listed = 0
+    for band in card["bands"]:
+        if band["values"] or band["effects"] or band.get("next"):
+            return False
+        words = _said(band["text"] or (band["label"] if band["label"] != band["key"] else ""))
+        if (band["text"] is None and band.get("said")) or len(words.split()) >= SENTENCE_WORDS:
+            continue
+        found = re.compile(rf"(?<!\w){re.escape(words)}(?!\w)").search(text, at) if words else None
+        if found is None:
+            return False
+        at, listed = found.end(), listed + 1
+    return listed >= LISTED_ROWS
+
+
+def _pointers_in_words(card: dict[str, Any]) -> dict[str, Any]:
+    """A card whose words name the card it points to (`see: contest`, or outcomes as for Contest) makes the name
+    in its words the link (`text_links`: "they may turn your test into a **contest**", "roll a DEX **contest**"),
+    not a line of its own ("See Contest", "Outcomes and odds: see Contest"): the reader meets the word before
+    any pointer, and it names the card it means."""
+    words = _said(card["text"] or "")
+    see = card.get("details", {}).get("see")
+    pointers = [("outcomes_as", card.get("outcomes_as") or {}),
+                ("see", {"name": see.get("expr"), "label": see.get("words")} if isinstance(see, dict) else {})]
+    links = []
+    for kind, target in pointers:
+        named = _said(target.get("label") or "")
+        if named and named not in _said(card["label"]) and _holds(words, named, 1):  # not "Group stealth"
+            links.append({"name": target["name"], "words": target["label"]})
+            card = dict(card, details=_without(card["details"], "see")) if kind == "see" else _without(card, kind)
+    return dict(card, text_links=links) if links else card
 
 
 def _without(values: dict[str, Any], name: str) -> dict[str, Any]:
@@ -389,12 +437,13 @@ def _plain_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rolls with the same outcomes (the same keys and words: `outcomes: contest_results`, or written out twice)
-    and the same odds print the table and chart once: a later one names the first (`outcomes_as`). Rolls whose
-    charts draw the same bars (`_bars`: a spell cast as a WIL test, by DN, and the test) draw them once: a
-    later one keeps its table and names the first for its odds (`odds_as`). A `bands` card whose outcomes a
-    roll prints keeps only its words."""
+    and the same odds print the table and chart once: a later one names the first (`outcomes_as`). A roll whose
+    chances at each value of its input are those of a chart drawn earlier at that value (`_chances`: a spell
+    cast as a WIL test, by DN, and the test; a saving throw by threat, whose DV the threat is, and the check by
+    DV) draws none: it keeps its table and names the first for its odds (`odds_as`). A `bands` card whose
+    outcomes a roll prints keeps only its words."""
     first: dict[str, dict[str, Any]] = {}
-    drawn: dict[str, dict[str, Any]] = {}
+    drawn: list[tuple[dict[str, tuple[str, ...]], dict[str, Any]]] = []
     printed = {d["bands_from"] for d in definitions if d.get("bands_from")}
     out = []
     for definition in definitions:
@@ -407,12 +456,13 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 d = dict(d, bands=[], odds=None, outcomes_as={"name": first[key]["name"], "label": first[key]["label"]})
             else:
                 first.setdefault(key, d)
-                bars = _bars(d)
-                if bars in drawn:
-                    d = dict(d, odds=None, odds_as={"name": drawn[bars]["name"], "label": drawn[bars]["label"],
+                chances = _chances(d)
+                earlier = next((e for seen, e in drawn if chances.items() <= seen.items()), None) if chances else None
+                if earlier:
+                    d = dict(d, odds=None, odds_as={"name": earlier["name"], "label": earlier["label"],
                                                     "axis": odds["axis"]})
-                elif bars:
-                    drawn[bars] = d
+                elif chances:
+                    drawn.append((chances, d))
         elif d["kind"] == "bands" and d["name"] in printed:
             d = dict(d, entries=[])
         out.append(d)
@@ -451,16 +501,15 @@ def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"axis": odds["axis"], "fixed": odds["fixed"], "rows": bars}
 
 
-def _bars(roll: dict[str, Any]) -> str:
-    """What a roll's chart draws, as a key ("" where it draws none): each bar's value ("d8") and its chances,
-    in the order of the outcomes, leaving out those that cannot happen. Neither the axis's name nor the
-    outcomes' are in it: a WIL contest draws the bars of a contest by "your die", and a saving throw by PHYS
-    those of a PHYS check to force a door, where what the first outcome is called differs, not its chance."""
-    drawn = chart(roll["odds"])
-    if drawn is None:
-        return ""
-    return json.dumps([[bar["value"], [o["probability"] for o in bar["outcomes"] if o["probability"] != "0"]]
-                       for bar in drawn["rows"]])
+def _chances(roll: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """A roll's chances at each value of its chart's input ("d8", or 4), in the order of its outcomes, leaving out
+    those that cannot happen; none where it draws no chart. Neither the input's name nor the outcomes' are in
+    it: a WIL contest has the chances of a contest by "your die", and a saving throw by PHYS those of a PHYS
+    check to force a door, where what the first outcome is called differs, not its chance."""
+    if chart(roll["odds"]) is None:
+        return {}
+    return {json.dumps(row["value"]): tuple(o["probability"] for o in row["outcomes"] if o["probability"] != "0")
+            for row in roll["odds"]["rows"]}
 
 
 def within_section(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:

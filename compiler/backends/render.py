@@ -479,6 +479,25 @@ def rich(text: object) -> Markup:
     return Markup(escaped.replace("\n", "<br>").replace("\u2028", "<br>").replace("\u2029", "<br><br>"))
 
 
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def linked(text: Markup, links: list[dict[str, str]]) -> Markup:
+    """Rule text (set by `rich`) with the first mention of each card it points to as a link to it ("roll a DEX
+    contest": `text_links`), whole words in any case, never inside a tag."""
+    html = str(text)
+    for link in links:
+        words = re.compile(rf"(?<!\w){re.escape(str(escape(link['words'])))}(?!\w)", re.IGNORECASE)
+        anchor = f'<a class="term" href="#{escape(link["name"])}">\\g<0></a>'
+        parts = _TAG.split(html)
+        for index in range(0, len(parts), 2):  # the text between tags
+            parts[index], found = words.subn(anchor, parts[index], 1)
+            if found:
+                break
+        html = "".join(parts)
+    return Markup(html)
+
+
 def separators_as_spaces(value: object) -> object:
     """Every `{{ }}` of a sheet: a line or paragraph separator (U+2028, U+2029) in a title or a label is a
     space, as a browser shows it; no font has a glyph for one, and a PDF's text would lose its way after it.
@@ -578,8 +597,8 @@ def core_rolls(definitions: list[dict[str, Any]], page: str = "a4") -> list[dict
 
 
 JINJA_OPTIONS: dict[str, Any] = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
-FILTERS: dict[str, Callable[[object], object]] = {
-    "rich": rich, "show": show, "citation": citation,
+FILTERS: dict[str, Callable[..., object]] = {
+    "rich": rich, "linked": linked, "show": show, "citation": citation,
     "human": lambda name: Markup(humanize(name)) if isinstance(name, Markup) else humanize(str(name)),  # "a b"
     "sentence": lambda text: str(text)[:1].upper() + str(text)[1:],  # "Special ability" (the rest as it is)
 }
