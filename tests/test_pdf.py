@@ -266,6 +266,19 @@ def test_no_type_on_a_core_sheet_is_below_7_points(pdfs: dict[Key, bytes]) -> No
             assert min(type_sizes(pdf)) >= 6.95, (rid, page)
 
 
+@pytest.mark.pdf
+def test_a_core_sheet_spreads_its_rolls_over_its_three_columns(pdfs: dict[Key, bytes]) -> None:
+    """Balanced, not filled one after another: the dice ladder's rolls fit in one column, and filled, two thirds
+    of the page were blank. Two columns or three hold text (Wyrd Wolds' three rolls: one tall, two that share
+    a column), and none runs less than half as far down as the longest."""
+    for (rid, sheet, page), pdf in pdfs.items():
+        if sheet == "core":
+            bottoms = {column: found[-1][0] for _, column, found in lines(pdf, 3) if found}
+            height = pdfium.PdfDocument(pdf)[0].get_size()[1]
+            used = [height - MARGIN_TOP - bottom for bottom in bottoms.values()]
+            assert len(used) >= 2 and min(used) >= max(used) / 2, (rid, page, used)
+
+
 SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002", "errant": "003", "everrain": "004"}
 # Words of each player's sheet (its printed text, chart labels, running heads and contents included) over the
 # words of its document: the issue asks for 1.2 at most, which wyrd_wolds, tides_of_gold and everrain meet; the

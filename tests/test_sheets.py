@@ -900,6 +900,25 @@ lookup order "Order" [L-3]
   - 2: rank "Rank"
   - 3: line "Line"
 
+lookup carrying "Carrying" [L-8]
+  text: "You have twice your STR in item slots. When carrying more, you have disadvantage."
+  input filled: 0..20 = 0 "Slots filled"
+  key: filled
+  words:
+    within: ""
+    over: ""
+  - 0-10: within "You have twice your STR in item slots."
+  - 11-20: over "When carrying more, you have disadvantage."
+
+lookup detachments "Detachments" [L-9]
+  text: "Groups of NPCs acting together are a detachment."
+  input attacker: one of individual, detachment = individual "Who attacks"
+  key: attacker
+  - when attacker = detachment: detachment_attacks "Their attacks have advantage against individuals."
+      advantage: yes
+  - otherwise: no_change
+      label: "Neither"
+
 section "Contests"
 
 roll contest "Contest" [L-4]
@@ -921,6 +940,28 @@ rule unwilling "Unwilling targets" [L-6]
 rule group "Group contest" [L-7]
   text: "One side rolls for everyone."
   see: contest
+
+section "Harm"
+
+roll crit "Critical harm" [L-10]
+  text: "Roll a d6 against the danger; a 6 is a critical."
+  roll: d6
+  words:
+    pass: "4 or more"
+  flags:
+    critical: total = 6
+    fumble: total = 1
+  - 4+: pass
+      passed: yes
+  - otherwise: fail "Fail"
+
+roll sure "Sure" [L-11]
+  text: "Roll a d6: a 4 or more passes."
+  roll: d6
+  words:
+    passes: ""
+  - 4+: passes "Passes"
+  - otherwise: fails "Fails"
 '''
 
 
@@ -949,3 +990,13 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     assert 'into a <a class="term" href="#contest">contest</a>.' in card("unwilling")
     assert "See" not in card("unwilling") and 'class="term"' not in proof
     assert 'class="term"' not in card("group") and '<a href="#contest">Contest</a>' in card("group")
+    # rows that only name what the card's words say, and an "otherwise" that says nothing, are not printed
+    assert "<table" not in card("carrying") and ">Within<" not in card("carrying") and ">Within<" in proof
+    assert "Their attacks have advantage" in card("detachments") and "Neither" not in card("detachments")
+    assert "Neither" in proof
+    # a yes its row's name says as a verb ("Pass", `passed: yes`); "of rolls" said once on a card's flags
+    assert "Passed" not in card("crit") and "Passed" in proof
+    assert re.search(r"— 16\.7% of rolls</span>.*— 16\.7%</span>", card("crit"), re.S)
+    assert proof.count("16.7% of rolls") == 2
+    # the other rows keyed by their words alone: "otherwise" says nothing more
+    assert ">otherwise</th>" not in card("sure") and ">otherwise</th>" in card("crit")

@@ -156,8 +156,9 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     "Tier II Monster"); a value that is only its own name, or the total its name names ("Damage", `damage:
     total`); a die's sides its name says ("d4", `sides: 4`)."""
     named = humanize(name).casefold()
-    if value is True:
-        return named in words
+    if value is True:  # "passed" on "Pass", "lowered" on "lower the attribute"
+        past = named.endswith("ed") and len(named) > 5 and re.search(rf"\b{re.escape(named[:-2])}", words)
+        return named in words or bool(past)
     if isinstance(value, int) and not isinstance(value, bool):
         first = named.split()[0]
         stem = first[:-1] if first.endswith("s") and len(first) > 3 else first
@@ -243,7 +244,14 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         options = next((i.get("choice_labels") or {} for i in definition.get("inputs", ())
                         if i["name"] == d.get("key")), {})
         d["bands"] = [_plain_band(band, d.get("wording", {}), options) for band in d["bands"]]
+        if all(band.get("key_words") == "" for band in d["bands"] if band["key_kind"] != "otherwise"):
+            # "otherwise" of rows keyed by nothing but their words: its own words or name say it
+            d["bands"] = [dict(band, key_words="") if band["key_kind"] == "otherwise" else band for band in d["bands"]]
         d["tag_columns"] = tag_columns(d["bands"]) if not d.get("columns") else []
+    if d["kind"] in ("lookup", "formula") and d.get("bands"):
+        d["bands"] = [band for band in d["bands"] if not _nothing_else(band)]  # "otherwise: Neither"
+        if all(_said_by_card(band) for band in d["bands"]):
+            d["bands"] = []  # "Within", "Over", "Never": names of what the card's words say, and when
     if d["kind"] == "lookup" and not d.get("columns") and _listed(d):
         # no table: its words list the rows; the sentences of the others go on from them
         rows = [band["text"] for band in d["bands"] if len(str(band["text"]).split()) >= SENTENCE_WORDS]
@@ -273,6 +281,23 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _bare(band: dict[str, Any]) -> bool:
+    """Whether a row has nothing but its name, its key and its words: no data, effects or roll to go on to."""
+    return not (band["values"] or band["effects"] or band.get("next"))
+
+
+def _nothing_else(band: dict[str, Any]) -> bool:
+    """Whether a lookup's row is the `otherwise` of the others that says nothing but its name ("Neither"): what
+    the other rows do not say does not happen."""
+    return band["key_kind"] == "otherwise" and _bare(band) and not (band["text"] or band.get("said"))
+
+
+def _said_by_card(band: dict[str, Any]) -> bool:
+    """Whether a lookup's row is a name for words its card says, and for when: no key of its own ("" where the
+    designer worded it), its words said (`said`), nothing else."""
+    return band.get("key_words") == "" and band["text"] is None and bool(band.get("said")) and _bare(band)
+
+
 LISTED_ROWS = 3  # a lookup's words that name this many of its rows in order list them
 
 
@@ -284,7 +309,7 @@ def _listed(card: dict[str, Any]) -> bool:
     text = _said(card["text"] or "")
     at = listed = 0
     for band in card["bands"]:
-        if band["values"] or band["effects"] or band.get("next"):
+        if not _bare(band):
             return False
         words = _said(band["text"] or (band["label"] if band["label"] != band["key"] else ""))
         if (band["text"] is None and band.get("said")) or len(words.split()) >= SENTENCE_WORDS:
