@@ -273,8 +273,9 @@ def test_a_roll_card_is_never_split_across_columns_or_pages() -> None:
         assert any(d["kind"] == "table" for d in read_at_once) or rid != "dice_ladder"
         for roll in read_at_once:
             first, last = (band["label"].replace("*", "").casefold() for band in (roll["bands"][0], roll["bands"][-1]))
+            title = roll.get("run_in", roll["label"])  # a card's words that open with its name head it
             found = [n for n, text in enumerate(pages)
-                     if roll["label"] in text and first in text.casefold() and last in text.casefold()]
+                     if title in text and first in text.casefold() and last in text.casefold()]
             assert found, f"{rid} {roll['name']}: its title and first and last bands are not on one page"
 
 
@@ -955,6 +956,40 @@ roll crit "Critical harm" [L-10]
       passed: yes
   - otherwise: fail "Fail"
 
+rule breath "Hold breath" [L-12]
+  text: "Hold your breath for a while. After, 1D6 damage per turn."
+
+roll out_of_breath "Out of breath" [L-13]
+  text: "After, 1D6 damage per turn."
+  roll: 1D6
+  - 1-6: damage
+      damage: total
+
+roll distance "Distance" [L-14]
+  text: "Roll a d6 for the distance."
+  roll: d6
+  - 1+: distance "Distance"
+      distance: total
+
+rule burning "Burning" [L-15]
+  text: "Burning = 1D6 damage per turn on fire."
+
+rule bribes "Bribes" [L-16]
+  text: "**Bribes**: Pay your Wealth to avoid a raid."
+
+rule checks "Check" [L-17]
+  text: "Check’s DV is set by the Guide."
+
+formula hold "Hold breath" [L-18]
+  text: "Hold breath # Turns = phys - 10."
+  input phys: 1..20 = 10 "phys"
+  value: phys - 10
+  words:
+    value: ""
+  - 1+: turns
+      turns: phys - 10
+      breath: phys
+
 roll sure "Sure" [L-11]
   text: "Roll a d6: a 4 or more passes."
   roll: d6
@@ -1000,3 +1035,16 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     assert proof.count("16.7% of rolls") == 2
     # the other rows keyed by their words alone: "otherwise" says nothing more
     assert ">otherwise</th>" not in card("sure") and ">otherwise</th>" in card("crit")
+    # dice the words say ("1D6 damage", "a d6") are not said again: a card with nothing else is left off
+    assert not re.search(r'<article[^>]* id="out_of_breath"', player)
+    assert re.search(r'<article[^>]* id="breath">\s*<span id="out_of_breath"></span>', player)
+    assert 'class="dice"' not in card("distance") and 'class="dice"' in card("contest")
+    assert re.search(r'<article[^>]* id="out_of_breath"', proof)
+    # a card whose words open with its name is headed by them, as written, its words going on from there
+    assert re.search(r'<h3 class="card-title" data-bookmark="Burning">Burning<a.*?</h3>.*?'
+                     r'<p class="rule-text"> = 1D6 damage per turn on fire.</p>', card("burning"), re.S)
+    assert 'class="card run-in' in card("burning") and 'class="card run-in' not in proof
+    assert re.search(r'data-bookmark="Bribes">Bribes:<a.*?<p class="rule-text"> Pay your Wealth', card("bribes"), re.S)
+    assert 'run-in' not in card("checks") and "Check’s DV is set by the Guide." in card("checks")
+    # a row's worked-out datum the card's words state, name and expression, is theirs to say
+    assert "turns: phys" not in card("hold") and "breath: phys" in card("hold") and "turns: phys" in proof

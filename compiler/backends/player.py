@@ -28,7 +28,21 @@ from .words import humanize
 
 def player_cards(definitions: list[dict[str, Any]], main: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The definitions as the player's sheet prints them, in order (`main`, the main roll, first if given)."""
-    return [plain(d) for d in said_once(shared_outcomes(definitions), main)]
+    cards = [plain(d) for d in said_once(shared_outcomes(definitions), main)]
+    return [card if main is not None and index == 0 else run_in(card) for index, card in enumerate(cards)]
+
+
+def run_in(card: dict[str, Any]) -> dict[str, Any]:
+    """A card whose words open with its name, as a glossary's do ("Burning = 1D6 damage / Initiative Turn on
+    fire.", "Bribes: Pay your Wealth ..."), is headed by those words, as written, and its words go on from them
+    on the heading's line (`run_in`, `run_in_rest`): the name is not said twice. The main roll keeps its
+    heading: it opens the sheet."""
+    text = (card["text"] or "").strip()
+    # the name, as written (in bold or not), with the stop that follows it ("Bribes:"), then a space
+    lead = re.match(rf"(\*\*)?({re.escape(card['label'])})(?(1)\*\*)([:,;.]?)(?=\s)", text, flags=re.IGNORECASE)
+    if not lead:
+        return card
+    return dict(card, run_in=lead.group(2) + lead.group(3), run_in_rest=text[lead.end():])
 
 
 def _one_outcome(definition: dict[str, Any]) -> bool:
@@ -102,6 +116,8 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
         source = holder(d["text"], definition)
         if source is not None:
             d["text"], d["said_in"] = None, {"name": source["name"], "label": source["label"]}
+            if _dice_said(definition, source["text"]):  # "After, 1D6 damage per Initiative Turn." says the d6
+                d["wording"] = dict(d.get("wording", {}), roll="")
         if definition["text"]:
             said.append((_said(definition["text"]), definition))
         if d.get("inputs"):
@@ -112,7 +128,8 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
                                values={name: value for name, value in band["values"].items()
                                        if not _tag_said(name, value, _said(" ".join(
                                            [band["label"], band["text"] or "",
-                                            *(e["words"] for e in band.get("effects", ()))])))})
+                                            *(e["words"] for e in band.get("effects", ()))])))
+                                       and not _formula_said(name, value, definition["text"])})
                           for band in d["bands"]]
         if d.get("entries"):
             d["entries"] = [_entry_said(entry, heard) for entry in d["entries"]]
@@ -125,6 +142,17 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
         said.extend((_said(text), definition) for text in _texts(definition)[1 if definition["text"] else 0:])
         out.append(d)
     return out
+
+
+def _dice_said(definition: dict[str, Any], text: str | None) -> bool:
+    """Whether a text says a roll's dice: one line of dice, with no condition, whose words it holds ("d6" in
+    "1D6 damage per Initiative Turn")."""
+    dice = definition.get("dice") or []
+    if len(dice) != 1 or dice[0].get("when") or not text or "roll" in definition.get("wording", {}):
+        return False
+    def one_die(words: str) -> str:  # "1D6" is a d6
+        return re.sub(r"(?<!\w)1d(?=\d)", "d", _said(words))
+    return _holds(one_die(text), one_die(dice[0].get("words", dice[0]["roll"])), 1)
 
 
 def _once(text: str | None, heard: Callable[[object], bool], named: bool) -> dict[str, str | None]:
@@ -181,6 +209,16 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     return _holds(one_die, _said(value), 1)
 
 
+def _formula_said(name: str, value: object, text: str | None) -> bool:
+    """Whether a card's words state a row's worked-out datum as "<name> = <expression>" ("Hold breath #
+    Initiative Turns = phys - 10" states `initiative_turns: phys - 10`)."""
+    if not (isinstance(value, dict) and "expr" in value and text):
+        return False
+    words = _said(text).replace("−", "-")
+    expression = _said(str(value.get("words", value["expr"]))).replace("−", "-")
+    return _holds(words, f"{humanize(name).casefold()} = {expression}", 1)
+
+
 SENTENCE_WORDS = 6  # a row's words this long are a sentence, which a row named otherwise need not say twice
 
 
@@ -193,8 +231,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
 
     - its inputs: the dice words, the band keys and the chart's axis name them (the proof lists them);
     - what the designer worded "" (`words:`, the rule text says it): a let, the key (`by ...`), the value, a
-      band's key, a flag's condition (its name and odds stay); the dice line (`roll: ""`) is left off by the
-      template;
+      band's key, a flag's condition (its name and odds stay); the dice line (`roll: ""`, or dice the words
+      say: `_dice_said`) is left off by the template;
     - a worked-out value (`let`) that none of the card's printed words names, as a whole word ("adv" is not named
       by "advantage"; the words, not the expressions behind them: a let named only by worded dice is not printed);
     - the key of a lookup that is one of its inputs ("by roll with"), where its rows are keyed by that input's
@@ -214,6 +252,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         d["text"] = None  # "Loyalty decreases by 1 when:" under its title "Loyalty decreases by 1 when"
     if d.get("inputs"):
         d["inputs"] = []
+    if _dice_said(definition, d["text"]):  # "Roll a d6 for the distance.": no "d6" under it
+        d["wording"] = dict(d.get("wording", {}), roll="")
     said = {name for name, text in d.get("wording", {}).items() if not text}  # `words:` "": the rule text says it
     for name in ("key", "value"):
         if name in said:
