@@ -990,6 +990,13 @@ formula hold "Hold breath" [L-18]
       turns: phys - 10
       breath: phys
 
+rule split "Split" [L-19]
+  text: """
+    They may turn it into a group
+    contest of wills.
+    """
+  see: group
+
 roll sure "Sure" [L-11]
   text: "Roll a d6: a 4 or more passes."
   roll: d6
@@ -1025,6 +1032,8 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     assert 'into a <a class="term" href="#contest">contest</a>.' in card("unwilling")
     assert "See" not in card("unwilling") and 'class="term"' not in proof
     assert 'class="term"' not in card("group") and '<a href="#contest">Contest</a>' in card("group")
+    # a name broken over two lines of the words is not one to link: the pointer stays
+    assert 'class="term"' not in card("split") and '<a href="#group">Group contest</a>' in card("split")
     # rows that only name what the card's words say, and an "otherwise" that says nothing, are not printed
     assert "<table" not in card("carrying") and ">Within<" not in card("carrying") and ">Within<" in proof
     assert "Their attacks have advantage" in card("detachments") and "Neither" not in card("detachments")

@@ -366,14 +366,15 @@ def _pointers_in_words(card: dict[str, Any]) -> dict[str, Any]:
     in its words the link (`text_links`: "they may turn your test into a **contest**", "roll a DEX **contest**"),
     not a line of its own ("See Contest", "Outcomes and odds: see Contest"): the reader meets the word before
     any pointer, and it names the card it means."""
-    words = _said(card["text"] or "")
+    words = card["text"] or ""  # as printed: a name broken over two lines is not a link (`render.linked`)
     see = card.get("details", {}).get("see")
     pointers = [("outcomes_as", card.get("outcomes_as") or {}),
                 ("see", {"name": see.get("expr"), "label": see.get("words")} if isinstance(see, dict) else {})]
     links = []
     for kind, target in pointers:
-        named = _said(target.get("label") or "")
-        if named and named not in _said(card["label"]) and _holds(words, named, 1):  # not "Group stealth"
+        named = target.get("label") or ""
+        if named and _said(named) not in _said(card["label"]) and re.search(  # not "Group stealth"
+                rf"(?<!\w){re.escape(named)}(?!\w)", words, flags=re.IGNORECASE):
             links.append({"name": target["name"], "words": target["label"]})
             card = dict(card, details=_without(card["details"], "see")) if kind == "see" else _without(card, kind)
     return dict(card, text_links=links) if links else card
