@@ -150,9 +150,12 @@ def _dice_said(definition: dict[str, Any], text: str | None) -> bool:
     dice = definition.get("dice") or []
     if len(dice) != 1 or dice[0].get("when") or not text or "roll" in definition.get("wording", {}):
         return False
-    def one_die(words: str) -> str:  # "1D6" is a d6
-        return re.sub(r"(?<!\w)1d(?=\d)", "d", _said(words))
-    return _holds(one_die(text), one_die(dice[0].get("words", dice[0]["roll"])), 1)
+    return _holds(_one_die(_said(text)), _one_die(_said(dice[0].get("words", dice[0]["roll"]))), 1)
+
+
+def _one_die(words: str) -> str:
+    """Words with one die written as a die ("1D6 × 1D4" says `d6 × d4`); `words` as `_said` gives them."""
+    return re.sub(r"(?<!\w)1d(?=\d)", "d", words)
 
 
 def _once(text: str | None, heard: Callable[[object], bool], named: bool) -> dict[str, str | None]:
@@ -205,8 +208,7 @@ def _tag_said(name: str, value: object, words: str) -> bool:
             return True
     if not isinstance(value, str):
         return False
-    one_die = re.sub(r"(?<!\w)1d(?=\d)", "d", words)  # "1D6 × 1D4" says `d6 × d4`
-    return _holds(one_die, _said(value), 1)
+    return _holds(_one_die(words), _said(value), 1)
 
 
 def _formula_said(name: str, value: object, text: str | None) -> bool:
