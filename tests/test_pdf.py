@@ -283,7 +283,7 @@ SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002
 # Words of each player's sheet (its printed text, chart labels, running heads and contents included) over the
 # words of its document: the issue asks for 1.2 at most, which wyrd_wolds, tides_of_gold and everrain meet; the
 # others are held where they stand, so that a change can only shorten them (how each got there is in the log).
-LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.2, "errant": 1.25, "dice_ladder": 1.29}
+LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.2, "errant": 1.24, "dice_ladder": 1.25}
 
 
 def word_count(text: str) -> int:

@@ -496,6 +496,14 @@ def test_data_every_row_has_is_set_in_columns() -> None:
     player = to_html(export_data(load_text(source, "k.rules", "k").checked))
     assert "<th>Sequence</th><th>State</th>" in player and "sequence:" not in player.casefold()
     assert player.count('<td class="datum">Spiked</td>') == 4
+    # a track every row sets, each to its own value: a column under the track's name
+    moods = "\n".join(f'  - {n}: "Mood {n}"\n      set mood {n}' for n in range(1, 4))
+    sets = f'ruleset "K"\n\ntrack mood "Mood" [K-2]\n  size: 3\n\ntable meet "Meet" [K-3]\n  roll: d3\n{moods}\n'
+    player = to_html(export_data(load_text(sets, "k.rules", "k").checked))
+    assert "<th>→ Mood</th>" in player and "Mood to" not in player
+    assert [cell for cell in re.findall(r'<td class="datum">(\d)</td>', player)] == ["1", "2", "3"]
+    player = to_html(export_data(load_text(sets.replace("set mood 3", "mark mood 1"), "k.rules", "k").checked))
+    assert "<th>→ Mood</th>" not in player and "Mood to 1" in player
     uneven = source.replace('      state: "Spiked"\n  - 2', '  - 2', 1)
     player = to_html(export_data(load_text(uneven, "k.rules", "k").checked))
     assert "<th>Sequence</th>" not in player and "sequence:" in player.casefold()
@@ -617,6 +625,16 @@ roll dodge "Dodge" [O-10]
   - when total > threat: dodged "Dodged"
   - otherwise: hit "Hit"
 
+roll guard "Guard" [O-11]
+  text: "Roll a d6 against the threat to stand guard."
+  input threat: 2..5 = 3 "Threat"
+  roll: d6
+  words:
+    kept: ""
+  - when total >= threat: kept "Kept"
+  - otherwise: lost "Lost"
+      kept: no
+
 resource hp "HP" [O-3]
   start: 10
 
@@ -669,11 +687,14 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     data = export_data(load_text(ONCE, "o.rules", "o").checked)
     cards = {d["name"]: d for d in player_cards(data["definitions"])}
     assert cards["test"]["odds"] is not None and "odds_as" not in cards["test"]
-    assert cards["cast"]["odds"] is None and cards["cast"]["odds_as"]["name"] == "test"
+    assert cards["cast"]["odds"] is None and cards["cast"]["text_links"] == [{"name": "test", "words": "Test"}]
     assert [b["label"] for b in cards["cast"]["bands"]] == ["Cast", "Fizzle"]  # its own outcomes, still
     assert cards["ward"]["odds"] is None and cards["ward"]["odds_as"] == {"name": "test", "label": "Test",
                                                                            "axis": "threat"}
     assert cards["dodge"]["odds"] is not None and "odds_as" not in cards["dodge"]  # other chances at each threat
+    # rows that say nothing but their names, under no chart of their own: the chart pointed to names them
+    assert cards["guard"]["bands"] == [] and cards["guard"]["odds_as"]["name"] == "test"
+    assert [b["label"] for b in cards["ward"]["bands"]] == ["Held", "Broken"]  # keyed: they say when
     assert cards["luck"]["bands"] == []
     assert cards["luck"]["text"].endswith("a luck die. Higher is better. Lower is worse.")
     assert cards["distance"]["bands"] == [] and cards["distance"]["text"] == "Roll a d6 for the distance."
@@ -684,19 +705,23 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     assert encounter["text"] == ("During an encounter, a round lasts about ten seconds. PCs act first and as a group,"
                                  " taking their turns together.") and encounter["values"] == {}
     player, proof = to_html(data), to_html(data, sheet="proof")
-    assert 'Odds by dn: as for <a href="#test">Test</a>.' in player and 'class="odds-as"' not in proof
+    # a card whose words name the roll whose chart it shares links the name: no line "Odds by dn: as for Test"
+    assert 'roll a <a class="term" href="#test">test</a>.' in player and 'Odds by dn: as for <a' not in player
+    assert 'class="odds-as"' not in proof
     assert 'Odds by threat: as for <a href="#test">Test</a>.' in player
     # a bar of two shares figures the first: the other is the rest
     bars = re.search(r'<article[^>]* id="test">.*?(<svg class="bars".*?</svg>)', player, flags=re.S)
     assert bars is not None and re.findall(r">(\d+%)</text>", bars.group(1)) == ["100%", "83%", "67%", "50%", "33%",
                                                                                   "17%"]
-    assert player.count('<figure class="odds">') == 2 and proof.count('<figure class="odds">') == 4
+    assert player.count('<figure class="odds">') == 2 and proof.count('<figure class="odds">') == 5
     assert "spend" not in player and "spend" in proof
     # the core sheet leaves a roll's words to its table; one with no table shows them
     core = to_html(data, sheet="core")
     assert re.search(r'<article class="[^"]*untabled[^"]*" id="luck">', core)
     assert not re.search(r'<article class="[^"]*untabled[^"]*" id="test">', core)
     assert ".sheet-core .untabled .rule-text { display: block; }" in core
+    # where a roll's words are not printed (the core sheet's cards with a table), its pointer is
+    assert 'Odds by dn: as for <a href="#test">Test</a>.' in core and 'class="term"' not in core
     # the condition says nothing the row does not: it goes, and a link to it lands on the row's card
     assert not re.search(r'<article[^>]* id="taken_out"', player)
     assert re.search(r'<article[^>]* id="harm">\s*<span id="taken_out"></span>', player)
@@ -719,6 +744,8 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     ("number", 17, "enemies — 17 enemy miniatures", True),
     ("number", 17, "enemies — 18 enemy miniatures", False),
     ("sides", 4, "d6", False),
+    ("sides", 1, "one 1", True),  # a die of one face, written as it: Errant's lowest rung
+    ("sides", 1, "d12", False),
     ("damage", {"expr": "d6 * d4", "words": "d6 × d4"}, "20’ — 1d6 × 1d4", True),
     ("distance", {"expr": "total", "words": "total"}, "distance", True),
     ("tested", {"expr": "tested", "words": "tested"}, "failure", True),
@@ -882,6 +909,17 @@ lookup ladder "Dice Ladder" [L-1]
   - more than 3: above "If it would be raised above a d8, gain advantage."
       advantage: yes
 
+lookup rungs "Rungs" [L-20]
+  text: "1 - D4 - D6"
+  input rung: 1..3 = 1 "Rung"
+  key: rung
+  - 1: one "1"
+      sides: 1
+  - 2: d4 "D4"
+      sides: 4
+  - 3: d6 "D6"
+      sides: 6
+
 lookup sizes "Sizes" [L-2]
   text: "Small, medium or large."
   input size: 1..3 = 1 "Size"
@@ -936,6 +974,10 @@ roll surprise "Surprise" [L-5]
 
 rule unwilling "Unwilling targets" [L-6]
   text: "They may turn your test into a contest."
+  see: contest
+
+rule contests "Contests" [L-21]
+  text: "When someone opposes you, roll a contest."
   see: contest
 
 rule group "Group contest" [L-7]
@@ -1026,12 +1068,14 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     assert ("d4 → d6 → d8<br>If a die would be lowered below a d4, you cannot roll it.<br>If it would be raised"
             " above a d8, gain advantage.</p>") in card("ladder")
     assert "<table" in card("sizes") and "<table" in card("order")
+    assert "<table" not in card("rungs")  # its rows' sides are their names': "D4", and "1", a die of one face
     assert '<table' in proof.split('id="ladder"')[1].split("</article>")[0]
     assert 'roll a DEX <a class="term" href="#contest">contest</a>.' in card("surprise")
     assert "Outcomes and odds" not in card("surprise") and "<table" not in card("surprise")
     assert 'into a <a class="term" href="#contest">contest</a>.' in card("unwilling")
     assert "See" not in card("unwilling") and 'class="term"' not in proof
     assert 'class="term"' not in card("group") and '<a href="#contest">Contest</a>' in card("group")
+    assert 'roll a <a class="term" href="#contest">contest</a>.' in card("contests")  # named as its plural
     # a name broken over two lines of the words is not one to link: the pointer stays
     assert 'class="term"' not in card("split") and '<a href="#group">Group contest</a>' in card("split")
     # rows that only name what the card's words say, and an "otherwise" that says nothing, are not printed

@@ -26,9 +26,11 @@ from typing import Any
 from .words import humanize
 
 
-def player_cards(definitions: list[dict[str, Any]], main: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The definitions as the player's sheet prints them, in order (`main`, the main roll, first if given)."""
-    cards = [plain(d) for d in said_once(shared_outcomes(definitions), main)]
+def player_cards(definitions: list[dict[str, Any]], main: dict[str, Any] | None = None,
+                 core: bool = False) -> list[dict[str, Any]]:
+    """The definitions as the player's sheet prints them, in order (`main`, the main roll, first if given), or
+    the core sheet (`core`), which prints a roll's words only where it has no table."""
+    cards = [plain(d, core) for d in said_once(shared_outcomes(definitions), main)]
     return [card if main is not None and index == 0 else run_in(card) for index, card in enumerate(cards)]
 
 
@@ -185,7 +187,7 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     its name's first word, singular or plural ("segments: 2" in "2 segments", "segments: 1" in "1 segment",
     "segments: 0" in "no segments", "dv: -2" in "DV -2"); a name or a choice they hold ("monster: Tier II" in
     "Tier II Monster"); a value that is only its own name, or the total its name names ("Damage", `damage:
-    total`); a die's sides its name says ("d4", `sides: 4`)."""
+    total`); a die's sides its name says ("d4", `sides: 4`; "1", `sides: 1`)."""
     named = humanize(name).casefold()
     if value is True:  # "passed" on "Pass", "lowered" on "lower the attribute"
         past = named.endswith("ed") and len(named) > 5 and re.search(rf"\b{re.escape(named[:-2])}", words)
@@ -195,8 +197,8 @@ def _tag_said(name: str, value: object, words: str) -> bool:
         stem = first[:-1] if first.endswith("s") and len(first) > 3 else first
         if value == 0 and re.search(rf"\bno {re.escape(stem)}", words):
             return True
-        if name == "sides" and re.search(rf"(?<!\w)d{value}(?!\w)", words):
-            return True  # "sides: 4" on a d4
+        if name == "sides" and re.search(rf"(?<!\w)d{value}(?!\w)" if value != 1 else r"(?<!\w)1(?!\w)", words):
+            return True  # "sides: 4" on a d4; "sides: 1" on a "1", a die with one face (Errant's lowest rung)
         number = rf"[-−]{-value}" if value < 0 else rf"(?<![-−]){value}"
         # a datum named only "number" or "count" ("17 Enemy miniatures", `number: 17`) is said by the number
         return re.search(rf"(?<!\w){number}(?!\w)", words) is not None and (stem in words or named in COUNTS)
@@ -228,7 +230,7 @@ ORDINALS = ("priority", "order", "rank", "step")  # data an entry's number in a 
 LINKS = ("see",)  # data that is a reference to another card: kept as a link wherever it is
 
 
-def plain(definition: dict[str, Any]) -> dict[str, Any]:
+def plain(definition: dict[str, Any], core: bool = False) -> dict[str, Any]:
     """A card without the resolver's machinery, which a player does not read:
 
     - its inputs: the dice words, the band keys and the chart's axis name them (the proof lists them);
@@ -247,7 +249,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
     - a condition's `forbids: all` reads "Forbids every roll";
     - a roll with one outcome (`_one_outcome`) has no table, nor has a lookup whose words list its rows
       (`_listed`);
-    - a pointer to a card its words name is a link on the name (`_pointers_in_words`)."""
+    - a pointer to a card its words name is a link on the name (`_pointers_in_words`), where the words are
+      printed (not on a `core` sheet's card with a table)."""
     d = dict(definition)
     has_words = bool(definition["text"] or d.get("said_in") or d.get("entries"))
     if d["text"] and _said(d["text"]).rstrip(":.") == _said(d["label"]).rstrip(":."):
@@ -290,6 +293,13 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
             # "otherwise" of rows keyed by nothing but their words: its own words or name say it
             d["bands"] = [dict(band, key_words="") if band["key_kind"] == "otherwise" else band for band in d["bands"]]
         d["tag_columns"] = tag_columns(d["bands"]) if not d.get("columns") else []
+        track = set_column(d["bands"]) if not d.get("columns") else None
+        if track:  # "→ NPC's reaction to 1", "... to 2", ... on every row: one column headed by the track
+            d["set_column"] = track
+            d["bands"] = [dict(band, effects=[], set_to=band["effects"][0]["words"].rsplit(" to ", 1)[1])
+                          for band in d["bands"]]
+    if d.get("odds_as") and all(_name_only(band) for band in d.get("bands", ())):
+        d["bands"] = []  # "Success", "Failure" with no chart: the chart the card points to names them
     if d["kind"] in ("lookup", "formula") and d.get("bands"):
         d["bands"] = [band for band in d["bands"] if not _nothing_else(band)]  # "otherwise: Neither"
         if all(_said_by_card(band) for band in d["bands"]):
@@ -316,7 +326,8 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
         d["details"] = {name: value for name, value in d["details"].items() if name in LINKS or name in prose}
     if d.get("said_in") and (d.get("details", {}).get("see") or {}).get("expr") == d["said_in"]["name"]:
         d["details"] = _without(d["details"], "see")  # "See X" says it
-    d = _pointers_in_words(d)
+    if not (core and d.get("bands")):
+        d = _pointers_in_words(d)
     forbids = d.get("details", {}).get("forbids")
     if d["kind"] == "condition" and isinstance(forbids, dict) and forbids.get("expr") == "all":
         d["details"] = dict(d["details"], forbids=dict(forbids, words="every roll"))  # "Forbids every roll"
@@ -326,6 +337,14 @@ def plain(definition: dict[str, Any]) -> dict[str, Any]:
 def _bare(band: dict[str, Any]) -> bool:
     """Whether a row has nothing but its name, its key and its words: no data, effects or roll to go on to."""
     return not (band["values"] or band["effects"] or band.get("next"))
+
+
+def _name_only(band: dict[str, Any]) -> bool:
+    """Whether a row says nothing but its name: no key (the designer worded it "", or the words say when),
+    no words, no data the sheet prints (a no is not printed: `success: no` on "Failure"), nothing else."""
+    return (band.get("key_words") == "" and not (band["text"] or band.get("said") or band["effects"]
+                                                  or band.get("next"))
+            and all(value is False or value is None for value in band["values"].values()))
 
 
 def _nothing_else(band: dict[str, Any]) -> bool:
@@ -364,20 +383,22 @@ def _listed(card: dict[str, Any]) -> bool:
 
 
 def _pointers_in_words(card: dict[str, Any]) -> dict[str, Any]:
-    """A card whose words name the card it points to (`see: contest`, or outcomes as for Contest) makes the name
-    in its words the link (`text_links`: "they may turn your test into a **contest**", "roll a DEX **contest**"),
-    not a line of its own ("See Contest", "Outcomes and odds: see Contest"): the reader meets the word before
-    any pointer, and it names the card it means."""
+    """A card whose words name the card it points to (`see: contest`, outcomes or odds as for Contest) makes the
+    name in its words the link (`text_links`: "they may turn your test into a **contest**", "roll a DEX
+    **contest**", "you must roll a WIL **test**"), not a line of its own ("See Contest", "Outcomes and odds: see
+    Contest", "Odds by dn: as for Test"): the reader meets the word before any pointer, and it names the card it
+    means."""
     words = card["text"] or ""  # as printed: a name broken over two lines is not a link (`render.linked`)
     see = card.get("details", {}).get("see")
-    pointers = [("outcomes_as", card.get("outcomes_as") or {}),
+    pointers = [("outcomes_as", card.get("outcomes_as") or {}), ("odds_as", card.get("odds_as") or {}),
                 ("see", {"name": see.get("expr"), "label": see.get("words")} if isinstance(see, dict) else {})]
-    links = []
+    links: list[dict[str, Any]] = []
     for kind, target in pointers:
         named = target.get("label") or ""
-        if named and _said(named) not in _said(card["label"]) and re.search(  # not "Group stealth"
+        if named and not _holds(_said(card["label"]), _said(named), 1) and re.search(  # not "Group stealth"
                 rf"(?<!\w){re.escape(named)}(?!\w)", words, flags=re.IGNORECASE):
-            links.append({"name": target["name"], "words": target["label"]})
+            if all(link["name"] != target["name"] for link in links):
+                links.append({"name": target["name"], "words": target["label"]})
             card = dict(card, details=_without(card["details"], "see")) if kind == "see" else _without(card, kind)
     return dict(card, text_links=links) if links else card
 
@@ -400,6 +421,16 @@ def tag_columns(bands: list[dict[str, Any]]) -> list[str]:
             isinstance(value, bool) or value is None for value in values) or set(names[0]) & set(LINKS):
         return []
     return names[0]
+
+
+def set_column(bands: list[dict[str, Any]]) -> str | None:
+    """The name of the track or clock every one of a table's rows sets, each to its own value ("→ NPC's
+    reaction to 1" on Hostile, "to 2" on Wary, ...), which the sheet sets as a column under that name rather
+    than saying on every row; None where a row does more or other, or where the table is short."""
+    said = [re.fullmatch(r"(.+) to (\S+)", band["effects"][0]["words"])
+            if len(band["effects"]) == 1 and band["effects"][0]["verb"] == "set" else None for band in bands]
+    names = {found.group(1) if found else None for found in said}
+    return names.pop() if len(bands) >= TAG_COLUMN_ROWS and len(names) == 1 and None not in names else None
 
 
 def _printed(card: dict[str, Any]) -> str:

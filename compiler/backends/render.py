@@ -693,7 +693,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     ordered = data["definitions"] if main is None else [main, *(d for d in data["definitions"] if d is not main)]
     if sheet == "core":  # the core sheet's cards say their words among themselves
         ordered = [d for d in ordered if d["name"] in core]
-    definitions = ordered if sheet == "proof" else player_cards(ordered, main)
+    definitions = ordered if sheet == "proof" else player_cards(ordered, main, core=sheet == "core")
     main_card = definitions[0] if main is not None else None
     # a card with nothing to print but a pointer to the card that says its words is left off; links to it go
     # to that card, which carries its name as an anchor (`aliases`)
