@@ -270,20 +270,21 @@ def test_no_type_on_a_core_sheet_is_below_7_points(pdfs: dict[Key, bytes]) -> No
 def test_a_core_sheet_spreads_its_rolls_over_its_three_columns(pdfs: dict[Key, bytes]) -> None:
     """Balanced, not filled one after another: the dice ladder's rolls fit in one column, and filled, two thirds
     of the page were blank. Two columns or three hold text (Wyrd Wolds' three rolls: one tall, two that share
-    a column), and none runs less than half as far down as the longest."""
+    a column), and none holds more than two thirds of it (a roll is never split, so one tall roll may leave
+    the last column short: the dice ladder's test beside five short rolls)."""
     for (rid, sheet, page), pdf in pdfs.items():
         if sheet == "core":
             bottoms = {column: found[-1][0] for _, column, found in lines(pdf, 3) if found}
             height = pdfium.PdfDocument(pdf)[0].get_size()[1]
             used = [height - MARGIN_TOP - bottom for bottom in bottoms.values()]
-            assert len(used) >= 2 and min(used) >= max(used) / 2, (rid, page, used)
+            assert len(used) >= 2 and max(used) <= 2 / 3 * sum(used), (rid, page, used)
 
 
 SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002", "errant": "003", "everrain": "004"}
 # Words of each player's sheet (its printed text, chart labels, running heads and contents included) over the
-# words of its document: the issue asks for 1.2 at most, which wyrd_wolds, tides_of_gold and everrain meet; the
-# others are held where they stand, so that a change can only shorten them (how each got there is in the log).
-LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.2, "errant": 1.24, "dice_ladder": 1.25}
+# words of its document: the issue asks for 1.2 at most, which all but errant meet; errant is held where it
+# stands, so that a change can only shorten it (how each got there is in the log).
+LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.2, "errant": 1.24, "dice_ladder": 1.2}
 
 
 def word_count(text: str) -> int:

@@ -1101,3 +1101,46 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     assert 'run-in' not in card("checks") and "Check’s DV is set by the Guide." in card("checks")
     # a row's worked-out datum the card's words state, name and expression, is theirs to say
     assert "turns: phys" not in card("hold") and "breath: phys" in card("hold") and "turns: phys" in proof
+
+
+FACES = '''ruleset "F"
+
+type ladder: one of d4 (4), d6 (6), d8 (8), d10 (10), d12 (12)
+
+table reaction "Reaction" [F-1]
+  text: "Roll your WIL die."
+  input wil: ladder = d6 "Your WIL die"
+  roll: d(wil)
+  - 1-3: hostile "Hostile"
+  - 4-5: wary "Wary"
+  - 6-12: friendly "Friendly"
+
+table weather "Weather" [F-2]
+  roll: d8
+  - 1-2: rain "Rain"
+  - 3-8: sun "Sun"
+
+table pushed "Pushed" [F-3]
+  input push: 0..2 = 0 "Push"
+  roll: d6 + push
+  - 1-3: hostile "Hostile"
+  - 4+: wary "Wary"
+'''
+
+
+def test_a_table_read_off_one_die_prints_no_odds_its_rows_say() -> None:
+    """A table read off one plain die by ranges of its faces, at any size of the die, draws no chart and
+    gives no percentages: "1-3" on a d8 is three faces of eight. A die with a modifier is charted; the proof
+    keeps every chart."""
+    from rulecraft.api import load_text
+
+    data = export_data(load_text(FACES, "f.rules", "f").checked)
+    player, proof = to_html(data), to_html(data, sheet="proof")
+
+    def card(name: str) -> str:
+        found = re.search(rf'<article[^>]* id="{name}">.*?</article>', player, re.S)
+        assert found is not None, name
+        return found.group(0)
+    assert '<figure class="odds">' not in card("reaction") and 'class="pct"' not in card("weather")
+    assert '<figure class="odds">' in card("pushed")
+    assert proof.count('<figure class="odds">') == 2 and 'class="pct"' in proof

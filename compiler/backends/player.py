@@ -111,6 +111,11 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
         words = _said(text)
         return bool(words) and any(_holds(seen, words) for seen, _ in said)
 
+    rows: list[str] = []  # the words of a card's rows so far: "Lose" need not say "Whoever has ..." after "Win"
+
+    def heard_here(text: object) -> bool:
+        return heard(text) or _said(text) in rows
+
     docs: set[tuple[str, str]] = set()
     out = []
     for definition in definitions:
@@ -126,13 +131,17 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
             d["inputs"] = [dict(i, doc=None) if (i["name"], i["doc"] or "") in docs else i for i in d["inputs"]]
             docs.update((i["name"], i["doc"] or "") for i in definition["inputs"])
         if d.get("bands"):
-            d["bands"] = [dict(band, **_once(band["text"], heard, _named(band)),
-                               values={name: value for name, value in band["values"].items()
-                                       if not _tag_said(name, value, _said(" ".join(
-                                           [band["label"], band["text"] or "",
-                                            *(e["words"] for e in band.get("effects", ()))])))
-                                       and not _formula_said(name, value, definition["text"])})
-                          for band in d["bands"]]
+            rows.clear()
+            bands = []
+            for band in d["bands"]:
+                bands.append(dict(band, **_once(band["text"], heard_here, _named(band)),
+                                  values={name: value for name, value in band["values"].items()
+                                          if not _tag_said(name, value, _said(" ".join(
+                                              [band["label"], band["text"] or "",
+                                               *(e["words"] for e in band.get("effects", ()))])))
+                                          and not _formula_said(name, value, definition["text"])}))
+                rows.append(_said(band["text"] or ""))
+            d["bands"] = bands
         if d.get("entries"):
             d["entries"] = [_entry_said(entry, heard) for entry in d["entries"]]
         if d.get("on_full") and (heard(d["on_full"]) or _holds(_said(definition["text"] or ""), _said(d["on_full"]))):
@@ -540,7 +549,8 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     chances at each value of its input are those of a chart drawn earlier at that value (`_chances`: a spell
     cast as a WIL test, by DN, and the test; a saving throw by threat, whose DV the threat is, and the check by
     DV) draws none: it keeps its table and names the first for its odds (`odds_as`). A `bands` card whose
-    outcomes a roll prints keeps only its words."""
+    outcomes a roll prints keeps only its words. A table read off one die by its faces (`_read_off_the_die`)
+    prints no odds: its rows say them."""
     first: dict[str, dict[str, Any]] = {}
     drawn: list[tuple[dict[str, tuple[str, ...]], dict[str, Any]]] = []
     printed = {d["bands_from"] for d in definitions if d.get("bands_from")}
@@ -555,7 +565,9 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 d = dict(d, bands=[], odds=None, outcomes_as={"name": first[key]["name"], "label": first[key]["label"]})
             else:
                 first.setdefault(key, d)
-                chances = _chances(d)
+                read_off = _read_off_the_die(d)  # its rows say its odds: it shares its outcomes, not a chart
+                chances = _chances(d) if not read_off else {}
+                d = dict(d, odds=None) if read_off else d
                 earlier = next((e for seen, e in drawn if chances.items() <= seen.items()), None) if chances else None
                 if earlier:
                     d = dict(d, odds=None, odds_as={"name": earlier["name"], "label": earlier["label"],
@@ -566,6 +578,19 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             d = dict(d, entries=[])
         out.append(d)
     return out
+
+
+def _read_off_the_die(definition: dict[str, Any]) -> bool:
+    """Whether a table is read off one plain die by ranges of its faces ("1-3 Hostile" on your WIL die): its
+    odds are the faces of each range over the die's, at any size of the die, which its rows say; the sheet
+    draws no chart of them (a custom die's faces, modifiers, several dice or rows on conditions are charted)."""
+    dice, bands = definition.get("dice") or [], definition.get("bands") or []
+    if len(dice) != 1 or dice[0].get("when") or definition.get("rerolls") or definition.get("zero_dice"):
+        return False
+    terms = dice[0].get("terms") or []
+    plain_die = (len(terms) == 1 and terms[0]["text"] == dice[0]["roll"] and terms[0]["count"] == 1
+                 and not terms[0]["ops"] and terms[0]["die"] is None)
+    return plain_die and bool(bands) and all(band["key_kind"] == "ranges" for band in bands)
 
 
 CHART_ROWS = 7  # bars a chart draws at most: a longer range shows a few representative rows
