@@ -284,7 +284,7 @@ SOURCE_WORDS = {"tides_of_gold": "000", "wyrd_wolds": "001", "dice_ladder": "002
 # Words of each player's sheet (its printed text, chart labels, running heads and contents included) over the
 # words of its document: the issue asks for 1.2 at most, which all but errant meet; errant is held where it
 # stands, so that a change can only shorten it (how each got there is in the log).
-LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.2, "errant": 1.24, "dice_ladder": 1.2}
+LENGTH_CEILING = {"wyrd_wolds": 1.2, "tides_of_gold": 1.2, "everrain": 1.2, "errant": 1.23, "dice_ladder": 1.2}
 
 
 def word_count(text: str) -> int:

@@ -504,9 +504,22 @@ def test_data_every_row_has_is_set_in_columns() -> None:
     assert [cell for cell in re.findall(r'<td class="datum">(\d)</td>', player)] == ["1", "2", "3"]
     player = to_html(export_data(load_text(sets.replace("set mood 3", "mark mood 1"), "k.rules", "k").checked))
     assert "<th>→ Mood</th>" not in player and "Mood to 1" in player
+    # a datum most rows carry is a column still, a row without it an empty cell; one that half carry is a tag
     uneven = source.replace('      state: "Spiked"\n  - 2', '  - 2', 1)
     player = to_html(export_data(load_text(uneven, "k.rules", "k").checked))
-    assert "<th>Sequence</th>" not in player and "sequence:" in player.casefold()
+    assert "<th>Sequence</th><th>State</th>" in player and player.count('<td class="datum"></td>') == 1
+    half = uneven.replace('      state: "Spiked"\n  - 3', '  - 3', 1)
+    player = to_html(export_data(load_text(half, "k.rules", "k").checked))
+    assert "<th>State</th>" not in player and "state:" in player.casefold() and "<th>Sequence</th>" in player
+    # a row whose words are a sentence keeps its datum in the column (Errant's pace beside "+1 positive Event Die.")
+    worded = source.replace('"Lock 2"', '"Lock 2 opens with a long sequence of turns."')
+    player = to_html(export_data(load_text(worded, "k.rules", "k").checked))
+    assert player.count('<td class="datum">Spiked</td>') == 4
+    # a row named by the number a datum of it is says it ("1" — Minor Advantage, `size: 1`)
+    sized = 'ruleset "K"\n\nlookup goals "Goals" [K-4]\n  input goal: 1..2 = 1 "Goal"\n  key: goal\n' + "".join(
+        f'  - {n}: "Advantage {n}"\n      label: "{n}"\n      size: {n}\n' for n in (1, 2))
+    player = to_html(export_data(load_text(sized, "k.rules", "k").checked))
+    assert ">size:" not in player.casefold() and "Advantage 2" in player
 
 
 def test_a_condition_that_forbids_every_roll_says_so() -> None:
@@ -745,6 +758,9 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     ("number", 17, "enemies — 18 enemy miniatures", False),
     ("sides", 4, "d6", False),
     ("sides", 1, "one 1", True),  # a die of one face, written as it: Errant's lowest rung
+    ("cant_get_lost", True, "road can’t get lost", True),
+    ("initiative_turns", 0, "no turns (not stated)", True),
+    ("initiative_turns", 0, "turns", False),
     ("sides", 1, "d12", False),
     ("damage", {"expr": "d6 * d4", "words": "d6 × d4"}, "20’ — 1d6 × 1d4", True),
     ("distance", {"expr": "total", "words": "total"}, "distance", True),

@@ -139,6 +139,7 @@ def said_once(definitions: list[dict[str, Any]], main: dict[str, Any] | None = N
                                           if not _tag_said(name, value, _said(" ".join(
                                               [band["label"], band["text"] or "",
                                                *(e["words"] for e in band.get("effects", ()))])))
+                                          and not _named_by_number(band, value)
                                           and not _formula_said(name, value, definition["text"])}))
                 rows.append(_said(band["text"] or ""))
             d["bands"] = bands
@@ -198,14 +199,14 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     "Tier II Monster"); a value that is only its own name, or the total its name names ("Damage", `damage:
     total`); a die's sides its name says ("d4", `sides: 4`; "1", `sides: 1`)."""
     named = humanize(name).casefold()
-    if value is True:  # "passed" on "Pass", "lowered" on "lower the attribute"
+    if value is True:  # "passed" on "Pass", "lowered" on "lower the attribute", "cant get lost" on "Can’t get lost"
         past = named.endswith("ed") and len(named) > 5 and re.search(rf"\b{re.escape(named[:-2])}", words)
-        return named in words or bool(past)
+        return named in re.sub(r"[’']", "", words) or bool(past)
     if isinstance(value, int) and not isinstance(value, bool):
-        first = named.split()[0]
-        stem = first[:-1] if first.endswith("s") and len(first) > 3 else first
-        if value == 0 and re.search(rf"\bno {re.escape(stem)}", words):
-            return True
+        stems = [word[:-1] if word.endswith("s") and len(word) > 3 else word for word in named.split()]
+        stem = stems[0]
+        if value == 0 and any(re.search(rf"\bno {re.escape(word)}", words) for word in stems):
+            return True  # "initiative turns: 0" on "No turns"
         if name == "sides" and re.search(rf"(?<!\w)d{value}(?!\w)" if value != 1 else r"(?<!\w)1(?!\w)", words):
             return True  # "sides: 4" on a d4; "sides: 1" on a "1", a die with one face (Errant's lowest rung)
         number = rf"[-−]{-value}" if value < 0 else rf"(?<![-−]){value}"
@@ -220,6 +221,11 @@ def _tag_said(name: str, value: object, words: str) -> bool:
     if not isinstance(value, str):
         return False
     return _holds(_one_die(words), _said(value), 1)
+
+
+def _named_by_number(band: dict[str, Any], value: object) -> bool:
+    """Whether a row is named by the number a datum of it is ("1" — Minor Advantage, `size: 1`)."""
+    return isinstance(value, int) and not isinstance(value, bool) and band["label"] == str(value)
 
 
 def _formula_said(name: str, value: object, text: str | None) -> bool:
@@ -297,11 +303,21 @@ def plain(definition: dict[str, Any], core: bool = False) -> dict[str, Any]:
     if d.get("bands"):
         options = next((i.get("choice_labels") or {} for i in definition.get("inputs", ())
                         if i["name"] == d.get("key")), {})
-        d["bands"] = [_plain_band(band, d.get("wording", {}), options) for band in d["bands"]]
+        plain_rows = [_plain_band(band, d.get("wording", {}), options) for band in d["bands"]]
+        # a row's sentence says its data, but not a short text it does not hold: Errant's pace "x/+1" beside "+1
+        # positive Event Die.", which goes in the column of a datum most rows carry
+        unsaid = [{name: value for name, value in band["values"].items() if isinstance(value, str)
+                   and len(value.split()) < SENTENCE_WORDS and name not in row["values"]
+                   and not _holds(_said(band["text"] or band.get("said") or ""), _said(value), 1)}
+                  for band, row in zip(d["bands"], plain_rows, strict=True)]
+        carried = [dict(row, values={**more, **row["values"]}) for row, more in zip(plain_rows, unsaid, strict=True)]
+        columns = tag_columns(carried) if not d.get("columns") else []
+        d["bands"] = [dict(row, values={**{name: more[name] for name in columns if name in more}, **row["values"]})
+                      for row, more in zip(plain_rows, unsaid, strict=True)]
         if all(band.get("key_words") == "" for band in d["bands"] if band["key_kind"] != "otherwise"):
             # "otherwise" of rows keyed by nothing but their words: its own words or name say it
             d["bands"] = [dict(band, key_words="") if band["key_kind"] == "otherwise" else band for band in d["bands"]]
-        d["tag_columns"] = tag_columns(d["bands"]) if not d.get("columns") else []
+        d["tag_columns"] = columns
         track = set_column(d["bands"]) if not d.get("columns") else None
         if track:  # "→ NPC's reaction to 1", "... to 2", ... on every row: one column headed by the track
             d["set_column"] = track
@@ -421,15 +437,17 @@ TAG_COLUMN_ROWS = 3  # a table this long whose rows all carry the same data sets
 
 
 def tag_columns(bands: list[dict[str, Any]]) -> list[str]:
-    """The names of the data every one of a table's rows carries (a lock's sequence and state), which the sheet
-    sets as columns under one heading each rather than naming them on every row; none where the rows differ,
-    where a datum is a yes or no (a tag: "Advantage token") or a link (`see:`), or where the table is short."""
-    names = [list(band["values"]) for band in bands]
-    values = [value for band in bands for value in band["values"].values()]
-    if len(bands) < TAG_COLUMN_ROWS or not names[0] or any(n != names[0] for n in names) or any(
-            isinstance(value, bool) or value is None for value in values) or set(names[0]) & set(LINKS):
-        return []
-    return names[0]
+    """The names of the data most of a table's rows carry (a lock's sequence and state; the pace of nine of
+    Errant's twelve Pace rows), which the sheet sets as columns under one heading each rather than naming them
+    on every row, a row without one leaving its cell empty; none for a datum that is a yes or no (a tag:
+    "Advantage token") or a link (`see:`), nor in a short table."""
+    names = list(dict.fromkeys(name for band in bands for name in band["values"]))
+
+    def column(name: str) -> bool:
+        values = [band["values"][name] for band in bands if name in band["values"]]
+        return (len(values) >= TAG_COLUMN_ROWS and 2 * len(values) > len(bands) and name not in LINKS
+                and not any(isinstance(value, bool) or value is None for value in values))
+    return [name for name in names if column(name)] if len(bands) >= TAG_COLUMN_ROWS else []
 
 
 def set_column(bands: list[dict[str, Any]]) -> str | None:
