@@ -78,6 +78,13 @@ SHEET_IDS = [".".join(key) for key in SHEETS]
 FONTS = ROOT / "templates" / "fonts"
 
 
+def article(html: str, name: str) -> str:
+    """The card with id `name` on a sheet, as HTML."""
+    found = re.search(rf'<article[^>]* id="{name}">.*?</article>', html, re.S)
+    assert found is not None, name
+    return found.group(0)
+
+
 def visible_text(html: str) -> str:
     """What a reader sees: the body without its tags, entities decoded (SVG labels included)."""
     body = re.sub(r"<style>.*?</style>|<title>.*?</title>", " ", html, flags=re.S)
@@ -836,9 +843,7 @@ def test_a_card_points_only_where_a_reader_needs_it() -> None:
     assert "<strong>Success</strong>: disposition +1." in player and '<b class="band-label">Success</b>' not in player
     assert '<b class="band-label">Success</b>' in proof
     def card(name: str) -> str:
-        found = re.search(rf'<article[^>]* id="{name}">.*?</article>', player, re.S)
-        assert found is not None, name
-        return found.group(0)
+        return article(player, name)
     assert "See" not in card("exchange")  # its words are the card's above it, in its section
     assert 'See <a href="#exchanges">Exchanges</a>.' in card("haggle")  # another section's
     assert not re.search(r'<article[^>]* id="movement_roll"', player)  # its words are Movement's
@@ -1077,9 +1082,7 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     player, proof = to_html(data), to_html(data, sheet="proof")
 
     def card(name: str) -> str:
-        found = re.search(rf'<article[^>]* id="{name}">.*?</article>', player, re.S)
-        assert found is not None, name
-        return found.group(0)
+        return article(player, name)
     assert "<table" not in card("ladder") and "by</span>" not in card("ladder")
     assert ("d4 → d6 → d8<br>If a die would be lowered below a d4, you cannot roll it.<br>If it would be raised"
             " above a d8, gain advantage.</p>") in card("ladder")
@@ -1154,9 +1157,7 @@ def test_a_table_read_off_one_die_prints_no_odds_its_rows_say() -> None:
     player, proof = to_html(data), to_html(data, sheet="proof")
 
     def card(name: str) -> str:
-        found = re.search(rf'<article[^>]* id="{name}">.*?</article>', player, re.S)
-        assert found is not None, name
-        return found.group(0)
+        return article(player, name)
     assert '<figure class="odds">' not in card("reaction") and 'class="pct"' not in card("weather")
     assert '<figure class="odds">' in card("pushed")
     assert proof.count('<figure class="odds">') == 2 and 'class="pct"' in proof

@@ -318,11 +318,10 @@ def plain(definition: dict[str, Any], core: bool = False) -> dict[str, Any]:
             # "otherwise" of rows keyed by nothing but their words: its own words or name say it
             d["bands"] = [dict(band, key_words="") if band["key_kind"] == "otherwise" else band for band in d["bands"]]
         d["tag_columns"] = columns
-        track = set_column(d["bands"]) if not d.get("columns") else None
+        track, values = set_column(d["bands"]) if not d.get("columns") else (None, [])
         if track:  # "→ NPC's reaction to 1", "... to 2", ... on every row: one column headed by the track
             d["set_column"] = track
-            d["bands"] = [dict(band, effects=[], set_to=band["effects"][0]["words"].rsplit(" to ", 1)[1])
-                          for band in d["bands"]]
+            d["bands"] = [dict(band, effects=[], set_to=value) for band, value in zip(d["bands"], values, strict=True)]
     if d.get("odds_as") and all(_name_only(band) for band in d.get("bands", ())):
         d["bands"] = []  # "Success", "Failure" with no chart: the chart the card points to names them
     if d["kind"] in ("lookup", "formula") and d.get("bands"):
@@ -450,14 +449,17 @@ def tag_columns(bands: list[dict[str, Any]]) -> list[str]:
     return [name for name in names if column(name)] if len(bands) >= TAG_COLUMN_ROWS else []
 
 
-def set_column(bands: list[dict[str, Any]]) -> str | None:
+def set_column(bands: list[dict[str, Any]]) -> tuple[str | None, list[str]]:
     """The name of the track or clock every one of a table's rows sets, each to its own value ("→ NPC's
-    reaction to 1" on Hostile, "to 2" on Wary, ...), which the sheet sets as a column under that name rather
-    than saying on every row; None where a row does more or other, or where the table is short."""
+    reaction to 1" on Hostile, "to 2" on Wary, ...), and those values, which the sheet sets as a column under
+    that name rather than saying on every row; no name where a row does more or other, or where the table is
+    short."""
     said = [re.fullmatch(r"(.+) to (\S+)", band["effects"][0]["words"])
             if len(band["effects"]) == 1 and band["effects"][0]["verb"] == "set" else None for band in bands]
     names = {found.group(1) if found else None for found in said}
-    return names.pop() if len(bands) >= TAG_COLUMN_ROWS and len(names) == 1 and None not in names else None
+    if len(bands) < TAG_COLUMN_ROWS or len(names) != 1 or None in names:
+        return None, []
+    return names.pop(), [found.group(2) for found in said if found]
 
 
 def _printed(card: dict[str, Any]) -> str:
