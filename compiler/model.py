@@ -487,6 +487,7 @@ class Entry:
     attrs: tuple[Attr, ...]
     span: Span = _span()
     effects: tuple[Effect, ...] = ()
+    erratum: str | None = None  # the errata entry that added it (`add to ...:`): a row the document does not have
 
     def attr(self, name: str) -> Attr | None:
         return next((a for a in self.attrs if a.name == name), None)
@@ -833,6 +834,7 @@ class Band:
     written: str | None = None  # the key as the rules write it, where the checker put a roll let's expression in
     tone: str | None = None  # `tone: partial`: how the sheet colours it (one of TONES); None: inferred from its words
     effects: tuple[Effect, ...] = ()  # what the outcome does to the game's state (`mark consequence_clock 2`)
+    erratum: str | None = None  # the errata entry that added the row: the proof marks it, the player's sheet does not
 
     @property
     def key_text(self) -> str:

@@ -768,6 +768,9 @@ def test_the_players_sheet_draws_each_chart_and_says_each_outcome_once() -> None
     ("cant_get_lost", True, "road can’t get lost", True),
     ("initiative_turns", 0, "no turns (not stated)", True),
     ("initiative_turns", 0, "turns", False),
+    ("debt_multiplier", 2, "company debt doubles.", True),  # a two said as a multiple
+    ("debt_multiplier", 3, "company debt doubles.", False),
+    ("debt_multiplier", 2, "the company doubles.", False),  # the datum's name is not said
     ("sides", 1, "d12", False),
     ("damage", {"expr": "d6 * d4", "words": "d6 × d4"}, "20’ — 1d6 × 1d4", True),
     ("distance", {"expr": "total", "words": "total"}, "distance", True),
@@ -1120,6 +1123,60 @@ def test_a_lookup_its_words_list_and_a_pointer_its_words_make_are_not_said_again
     assert 'run-in' not in card("checks") and "Check’s DV is set by the Guide." in card("checks")
     # a row's worked-out datum the card's words state, name and expression, is theirs to say
     assert "turns: phys" not in card("hold") and "breath: phys" in card("hold") and "turns: phys" in proof
+
+
+WATCH = '''ruleset "W"
+
+lookup actions "Travel Turn Actions" [W-1]
+  input action: one of forage "Forage", take_watch "Take watch" = forage "The action"
+  key: action
+  - forage: "Each Errant forages."
+  - take_watch: "2 characters keep watch = no Exhaustion. No characters keep watch = a 5 is a 1."
+      see: take_watch
+
+lookup take_watch "Take watch" [W-2]
+  input watchers: 0..2 = 2 "Characters keeping watch"
+  key: watchers
+  - 2: no_exhaustion "2 characters keep watch = no Exhaustion."
+      exhaustion: no
+  - 0: no_watch "No characters keep watch = a 5 is a 1."
+
+table surprise "Surprise" [W-3]
+  roll: d6
+  - 1-2: npcs "NPCs"
+  - 5-6: company "Company"
+
+errata D-W-1 "Surprise on a 3 or 4" [W-3]
+  text: "The document gives no result for 3-4."
+  add to surprise:
+    - 3-4: no_surprise
+        label: "No surprise"
+
+errata D-W-2 "Take watch with 1 watcher" [W-2]
+  text: "The document says nothing of 1 watcher."
+  add to take_watch:
+    - 1: one_watcher
+        label: "1 character"
+'''
+
+
+def test_rows_an_erratum_adds_are_marked_on_the_proof_and_rows_said_elsewhere_not_printed() -> None:
+    """A row an erratum adds (`add to ...:`) is read as the designer labels it on the player's sheet; the proof
+    marks it "added by <erratum>", linked to the erratum, and the export says which erratum added it. A lookup
+    whose rows are another card's words, with nothing more than their names, is not printed on the player's
+    sheet (nor the pointer to it); the proof keeps it."""
+    from rulecraft.api import load_text
+
+    data = export_data(load_text(WATCH, "w.rules", "w").checked)
+    player, proof = to_html(data), to_html(data, sheet="proof")
+    surprise = next(d for d in data["definitions"] if d["name"] == "surprise")
+    assert [b.get("erratum") for b in surprise["bands"]] == [None, None, "D-W-1"]
+    assert "No surprise" in article(player, "surprise") and "added by" not in player
+    assert '<a class="added-by" href="#erratum-D-W-1">added by D-W-1</a>' in article(proof, "surprise")
+    assert 'id="erratum-D-W-1"' in proof
+    assert not re.search(r'<article[^>]* id="take_watch"', player)
+    assert 'href="#take_watch"' not in player and "Each Errant forages." in player
+    assert re.search(r'<article[^>]* id="take_watch"', proof) and "added by D-W-2" in proof
 
 
 FACES = '''ruleset "F"

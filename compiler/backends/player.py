@@ -192,12 +192,16 @@ def _entry_said(entry: dict[str, Any], heard: Callable[[object], bool]) -> dict[
 COUNTS = ("number", "count")  # a datum's name that says no more than its number
 
 
+MULTIPLES = {2: "doubles?|doubled|twice", 3: "triples?|tripled|thrice"}  # a number its words say as a multiple
+
+
 def _tag_said(name: str, value: object, words: str) -> bool:
     """Whether a band's words already say its datum: a yes whose name they hold; a number they hold beside
     its name's first word, singular or plural ("segments: 2" in "2 segments", "segments: 1" in "1 segment",
     "segments: 0" in "no segments", "dv: -2" in "DV -2"); a name or a choice they hold ("monster: Tier II" in
     "Tier II Monster"); a value that is only its own name, or the total its name names ("Damage", `damage:
-    total`); a die's sides its name says ("d4", `sides: 4`; "1", `sides: 1`)."""
+    total`); a die's sides its name says ("d4", `sides: 4`; "1", `sides: 1`); a two or a three said as a
+    multiple ("debt multiplier: 2" in "debt doubles")."""
     named = humanize(name).casefold()
     if value is True:  # "passed" on "Pass", "lowered" on "lower the attribute", "cant get lost" on "Can’t get lost"
         past = named.endswith("ed") and len(named) > 5 and re.search(rf"\b{re.escape(named[:-2])}", words)
@@ -210,6 +214,8 @@ def _tag_said(name: str, value: object, words: str) -> bool:
         if name == "sides" and re.search(rf"(?<!\w)d{value}(?!\w)" if value != 1 else r"(?<!\w)1(?!\w)", words):
             return True  # "sides: 4" on a d4; "sides: 1" on a "1", a die with one face (Errant's lowest rung)
         number = rf"[-−]{-value}" if value < 0 else rf"(?<![-−]){value}"
+        if value in MULTIPLES:  # "debt multiplier: 2" on "Company debt doubles"
+            number = rf"(?:{number}|{MULTIPLES[value]})"
         # a datum named only "number" or "count" ("17 Enemy miniatures", `number: 17`) is said by the number
         return re.search(rf"(?<!\w){number}(?!\w)", words) is not None and (stem in words or named in COUNTS)
     if isinstance(value, dict) and "expr" in value:
@@ -700,7 +706,8 @@ def says_something(definition: dict[str, Any]) -> bool:
     """Whether a card gives a player anything to read beyond its title and a pointer to the card that says its
     words (`said_in`): not a rule whose text the document leaves out (`text: unknown`) with nothing else known,
     nor a clock with no size, words or levels (an effect's words name it where it is marked), nor a value or
-    dice whose words the rule text says (`words: ""`); a roll that points to another's outcomes and odds says
+    dice whose words the rule text says (`words: ""`), nor a lookup whose rows other cards say
+    (`_rows_said_elsewhere`); a roll that points to another's outcomes and odds says
     that much ("Navigation Check: outcomes and odds: see Check"). The designer's proof shows every definition."""
     if definition["text"]:
         return True
@@ -710,6 +717,8 @@ def says_something(definition: dict[str, Any]) -> bool:
                     or definition["full_effects"] or definition["marked_effects"])
     if kind in ("die", "deck"):
         return True
+    if kind == "lookup" and _rows_said_elsewhere(definition):
+        return False
     details = any(value is not None for value in definition.get("details", {}).values())
     unworded = ("dice",) if definition.get("wording", {}).get("roll") == "" else ()  # `roll: ""`: the text says them
     printed = (definition.get(name) for name in ("entries", "bands", "dice", "lets", "flags", "guards", "rerolls")
@@ -717,3 +726,12 @@ def says_something(definition: dict[str, Any]) -> bool:
     key = definition.get("key") and definition.get("key_words", definition.get("key"))
     value = definition.get("value") and definition.get("value_words", definition.get("value"))
     return bool(details or any(printed) or key or value or definition.get("outcomes_as"))
+
+
+def _rows_said_elsewhere(lookup: dict[str, Any]) -> bool:
+    """Whether a lookup's rows are words other cards say, left with nothing but their names: Errant's "Take watch"
+    by watchers, whose two rows are the Travel Turn action's own sentence, and whose third (1 watcher, added by
+    an erratum) the document says nothing of. A row with words, data, effects or a roll to go on to says more."""
+    bands = lookup.get("bands") or []
+    return (not lookup.get("columns") and any(band.get("said") for band in bands)
+            and all(band["text"] is None and _bare(band) for band in bands))

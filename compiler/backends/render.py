@@ -196,6 +196,7 @@ def band_data(band: m.Band, columns: tuple[m.Column, ...], words: Words) -> dict
         "next": m.chain_text(band.chain) if band.chain is not None else None,
         **chained,
         "effects": [effect_data(e, words) for e in band.effects],
+        **({"erratum": band.erratum} if band.erratum else {}),
     }
 
 

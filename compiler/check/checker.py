@@ -900,7 +900,7 @@ class Checker:
         if label is None:
             label = entry.id.replace("_", " ").capitalize() if entry.id else m.condition_text(key)
         return m.Band(ident, label, text, key, entry.cells, entry.chain, tuple(values), entry.span,
-                      tuple(per_column), tone=tone, effects=band_effects(entry.effects, values))
+                      tuple(per_column), tone=tone, effects=band_effects(entry.effects, values), erratum=entry.erratum)
 
     def unique_bands(self, bands: Iterable[m.Band], item: m.Item) -> None:
         seen: set[str] = set()
@@ -1968,7 +1968,7 @@ class Checker:
 
     def apply_fix(self, item: m.Item, fix: m.Fix, erratum: m.Errata) -> m.Item | None:
         if isinstance(fix, m.FixAdd):
-            return replace(item, entries=item.entries + fix.entries)
+            return replace(item, entries=item.entries + tuple(replace(e, erratum=erratum.id) for e in fix.entries))
         path = fix.path
         if path.selector is None:
             if isinstance(fix, m.FixSet) and path.member is not None:
