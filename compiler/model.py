@@ -936,6 +936,9 @@ class Resolver:
     # `flags:` yes/no tests a result carries beside its outcome (`match: doubles(challenge)`), by name
     flags: tuple[tuple[str, Expr], ...] = ()
     core: bool = False  # `core: yes`: on the core sheet (which, with none marked, takes the rolls that fit)
+    # `chart:` the inputs the sheet's chart runs along: rows, then (a grid of the chance of success) columns;
+    # () where the sheet picks (the first number whose value moves the odds)
+    chart: tuple[str, ...] = ()
     # `words:` the designer's wording of its `roll`, `value`, `key`, lets, bands (their keys) and flags, by name:
     # the sheets print it instead of the generated words
     wording: tuple[tuple[str, str], ...] = ()

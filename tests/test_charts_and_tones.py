@@ -11,7 +11,7 @@ from itertools import pairwise
 import pytest
 
 from rulecraft.api import load, load_text
-from rulecraft.backends.player import CHART_ROWS, chart
+from rulecraft.backends.player import CHART_ROWS, GRID_ROWS, chart
 from rulecraft.backends.render import TONE_COLOURS, export_data, to_html
 from rulecraft.diagnostics import CompileError
 
@@ -49,7 +49,10 @@ def test_no_drawn_chart_on_a_bundled_sheet_is_flat_or_long(rid: str) -> None:
     data = export_data(load(rid).checked)
     for definition in data["definitions"]:
         drawn = chart(definition.get("odds"))
-        if drawn is not None:
+        if drawn is not None and drawn.get("grid"):
+            assert 2 <= len(drawn["rows"]) <= GRID_ROWS and 2 <= len(drawn["columns"]) <= GRID_ROWS
+            assert len({tuple(row["cells"]) for row in drawn["rows"]}) == len(drawn["rows"])
+        elif drawn is not None:
             assert 2 <= len(drawn["rows"]) <= CHART_ROWS
             assert len({tuple(o["probability"] for o in bar["outcomes"]) for bar in drawn["rows"]}) > 1
 
@@ -104,3 +107,84 @@ def test_a_band_sets_its_tone_and_a_wrong_one_is_an_error_at_its_line() -> None:
     (problem,) = error.value.report.diagnostics
     assert (problem.code, problem.span.line, problem.span.column) == ("TYPE", 6, 7)
     assert problem.message == "`tone:` is one of critical, success, partial, failure, neutral"
+
+
+CHECKS = '''ruleset "G"
+
+roll check "Check"
+  text: "Check = D20 > DV and < Attribute."
+  input dv: -2..22 = 4 "DV"
+  input attribute: 1..20 = 10 "Attribute"
+  roll: d20
+  chart:
+    rows: dv
+    columns: attribute
+  - when dv < 0: automatic_success "If DV < 0, Check automatically succeeds."
+  - when total > dv and total < attribute: success "Success"
+  - otherwise: failure "Failure"
+
+roll stealth "Stealth"
+  text: "Skill Check, DV = Encumbrance."
+  input skill: 1..20 = 10 "Skill"
+  input encumbrance: 0..12 = 0 "Encumbrance"
+  roll: d20
+  - when total > encumbrance and total < skill: success "Success"
+  - otherwise: failure "Failure"
+
+roll sneak "Sneak"
+  text: "Roll a d20 over your Encumbrance."
+  input skill: 1..20 = 10 "Skill"
+  roll: d20
+  - when total > skill: success "Success"
+  - otherwise: failure "Failure"
+'''
+
+
+def chance(dv: int, attribute: int) -> Fraction:
+    """A Check's chance of success by counting the d20's faces: the automatic success below DV 0, else
+    DV < face < Attribute."""
+    return Fraction(1) if dv < 0 else Fraction(sum(dv < face < attribute for face in range(1, 21)), 20)
+
+
+def test_a_roll_charted_by_two_inputs_draws_a_grid_of_its_chance_of_success() -> None:
+    """`chart:` with `rows:` and `columns:` gives the exact chance of success at every value of both inputs
+    (checked against counting faces), the sheet draws a few of each, headed as the card's words write them,
+    and a roll whose chances are a line of the grid (Stealth at DV 0, by skill) points to it, its words
+    making the link, while one whose chances are not (Sneak) keeps its own chart."""
+    data = export_data(load_text(CHECKS, "g.rules", "g").checked)
+    check = data["definitions"][0]
+    grid = check["odds"]["grid"]
+    assert (check["odds"]["axis"], grid["axis"], grid["outcomes"]) == ("dv", "attribute", ["automatic_success",
+                                                                                            "success"])
+    assert grid["values"] == list(range(1, 21)) and "attribute" not in check["odds"]["fixed"]
+    assert [row["value"] for row in check["odds"]["rows"]] == list(range(-2, 23))
+    assert all(Fraction(grid["cells"][i][j]) == chance(dv, attribute)
+               for i, dv in enumerate(range(-2, 23)) for j, attribute in enumerate(range(1, 21)))
+    drawn = chart(check["odds"])
+    assert drawn is not None and drawn["grid"] and len(drawn["rows"]) == len(drawn["columns"]) == GRID_ROWS
+    # always below DV 0 and never from DV 19: certain rows the grid leaves to the table; attribute 1 never
+    assert [r["value"] for r in drawn["rows"]][::4] == [0, 18] and drawn["columns"][::4] == [2, 20]
+    assert drawn["rows"][0]["cells"] == ["5%", "25%", "50%", "75%", "95%"]
+    html = to_html(data)
+    card = html.split('id="check"')[1].split("</article>")[0]
+    assert '<caption>Chance of success</caption>' in card and "<svg" not in card
+    assert '<th scope="colgroup" colspan="5">Attribute</th>' in card and '<th scope="col">DV</th>' in card
+    assert re.search(r'<th scope="row">0</th><td>5%</td><td>25%</td>', card)
+    stealth_card = html.split('id="stealth"')[1].split("</article>")[0]
+    assert 'Skill <a class="term" href="#check">Check</a>' in stealth_card and "<svg" not in stealth_card
+    assert "<svg" in html.split('id="sneak"')[1].split("</article>")[0]
+
+
+@pytest.mark.parametrize(("chart_lines", "message", "line", "column"), [
+    ("    rows: skill\n", "`rows: skill` names no number, yes/no or choice input of `check`", 9, 11),
+    ("    columns: attribute\n", "a chart with `columns:` needs `rows:` too", 8, 3),
+    ("    rows: dv\n    columns: dv\n", "the chart's rows and columns are both `dv`", 10, 5),
+    ("    rows: dv\n    across: attribute\n", "`chart:` has no `across:`", 10, 5),
+])
+def test_a_chart_names_the_rolls_inputs_or_is_an_error_at_its_line(chart_lines: str, message: str, line: int,
+                                                                   column: int) -> None:
+    source = CHECKS.replace("    rows: dv\n    columns: attribute\n", chart_lines)
+    with pytest.raises(CompileError) as error:
+        load_text(source, "g.rules", "g")
+    problems = [d for d in error.value.report.diagnostics if d.severity == "error"]
+    assert [(p.message, p.span.line, p.span.column) for p in problems] == [(message, line, column)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from .words import humanize
@@ -579,6 +580,7 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     prints no odds: its rows say them."""
     first: dict[str, dict[str, Any]] = {}
     drawn: list[tuple[dict[str, tuple[str, ...]], dict[str, Any]]] = []
+    grids: list[tuple[dict[str, Fraction], dict[str, Any]]] = []  # each line of a grid drawn, and its roll
     printed = {d["bands_from"] for d in definitions if d.get("bands_from")}
     out = []
     for definition in definitions:
@@ -595,11 +597,14 @@ def shared_outcomes(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 chances = _chances(d) if not read_off else {}
                 d = dict(d, odds=None) if read_off else d
                 earlier = next((e for seen, e in drawn if chances.items() <= seen.items()), None) if chances else None
+                wins = _success_chances(d) if chances and not earlier else {}
+                earlier = earlier or next((g for line, g in grids if wins and wins.items() <= line.items()), None)
                 if earlier:
                     d = dict(d, odds=None, odds_as={"name": earlier["name"], "label": earlier["label"],
                                                     "axis": odds["axis"]})
                 elif chances:
                     drawn.append((chances, d))
+                    grids += [(line, d) for line in _grid_lines(d)]
         elif d["kind"] == "bands" and d["name"] in printed:
             d = dict(d, entries=[])
         out.append(d)
@@ -630,6 +635,8 @@ def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
     evenly spaced rows, its first and last among them."""
     if not odds or len(odds["rows"]) < 2:
         return None
+    if odds.get("grid"):
+        return grid_chart(odds)
     rows = odds["rows"]
     shares = [tuple((o["id"], o["probability"]) for o in row["outcomes"]) for row in rows]
     if len(set(shares)) == 1 or all(any(o["probability"] == "1" for o in row["outcomes"]) for row in rows):
@@ -642,13 +649,90 @@ def chart(odds: dict[str, Any] | None) -> dict[str, Any] | None:
             bars[-1]["last"] = row["value"]
         else:
             bars.append({"share": share, "first": row["value"], "last": row["value"], "outcomes": row["outcomes"]})
-    if len(bars) > CHART_ROWS:
-        step = (len(bars) - 1) / (CHART_ROWS - 1)
-        bars = [bars[round(index * step)] for index in range(CHART_ROWS)]
+    bars = _representative(bars, CHART_ROWS)
     for bar in bars:
-        same = bar["first"] == bar["last"] or not isinstance(bar["first"], int)
-        bar["value"] = bar["first"] if same else f"{bar['first']}–{bar['last']}".replace("-", "−")  # minus signs
+        bar["value"] = _span_text(bar["first"], bar["last"])
     return {"axis": odds["axis"], "fixed": odds["fixed"], "rows": bars}
+
+
+GRID_ROWS = 5  # rows and columns a grid of the chance of success shows at most: a few representative values
+
+
+def grid_chart(odds: dict[str, Any]) -> dict[str, Any]:
+    """The grid a roll charted by two inputs draws (`chart:` with `columns:`): its chance of success at a few
+    values of each. A row or a column the same certainty all along (DV below 0: always; DV 19 and up: never)
+    is left out, the table's rows say it; neighbouring values with the same chances are one ("1–2"), and a
+    longer run shows GRID_ROWS evenly spaced values, its first and last among them."""
+    grid = odds["grid"]
+    cells = [[Fraction(cell) for cell in row] for row in grid["cells"]]
+    row_values = [row["value"] for row in odds["rows"]]
+    kept_rows = [i for i, row in enumerate(cells) if len(set(row)) > 1 or row[0] not in (0, 1)]
+    kept_columns = [j for j in range(len(grid["values"]))
+                    if len({cells[i][j] for i in kept_rows}) > 1 or cells[kept_rows[0]][j] not in (0, 1)] \
+        if kept_rows else []
+
+    def runs(indices: list[int], values: list[Any], line: Callable[[int], tuple[Fraction, ...]]) -> list[list[Any]]:
+        out: list[list[Any]] = []  # [first value, last value, index]
+        for index in indices:
+            if out and line(out[-1][2]) == line(index):
+                out[-1][1] = values[index]
+            else:
+                out.append([values[index], values[index], index])
+        return _representative(out, GRID_ROWS)
+
+    rows = runs(kept_rows, row_values, lambda i: tuple(cells[i][j] for j in kept_columns))
+    columns = runs(kept_columns, grid["values"], lambda j: tuple(cells[i][j] for i in kept_rows))
+    return {"grid": True, "axis": odds["axis"], "columns_axis": grid["axis"], "outcomes": grid["outcomes"],
+            "columns": [_span_text(first, last) for first, last, _ in columns],
+            "rows": [{"value": _span_text(first, last), "cells": [percent_text(cells[i][j]) for _, _, j in columns]}
+                     for first, last, i in rows]}
+
+
+def _representative(items: list[Any], most: int) -> list[Any]:
+    """At most `most` of a run, evenly spaced, its first and last among them."""
+    if len(items) <= most:
+        return items
+    step = (len(items) - 1) / (most - 1)
+    return [items[round(index * step)] for index in range(most)]
+
+
+def _span_text(first: Any, last: Any) -> Any:
+    """A run of whole numbers as a range, with minus signs ("−10–−1"); one value as itself."""
+    return first if first == last or not isinstance(first, int) else f"{first}–{last}".replace("-", "−")
+
+
+def percent_text(chance: Fraction) -> str:
+    """A chance as a whole percent, as the bars print it; never 0% or 100% for what may or may not happen."""
+    if 0 < chance < Fraction(1, 200):
+        return "<1%"
+    if Fraction(199, 200) <= chance < 1:
+        return ">99%"
+    return f"{round(chance * 100)}%"
+
+
+def _success_chances(roll: dict[str, Any]) -> dict[str, Fraction]:
+    """A roll's chance of success at each value of its chart's input, where each of its outcomes succeeds or
+    fails (toned success or critical, or failure); none otherwise, or where it draws no chart."""
+    tones = {band["id"]: band["tone"] for band in roll.get("bands") or []}
+    if not tones or not set(tones.values()) <= {"success", "critical", "failure"} or chart(roll["odds"]) is None:
+        return {}
+    return {json.dumps(row["value"]): sum((Fraction(o["probability"]) for o in row["outcomes"]
+                                           if tones.get(o["id"]) in ("success", "critical")), Fraction(0))
+            for row in roll["odds"]["rows"]}
+
+
+def _grid_lines(roll: dict[str, Any]) -> list[dict[str, Fraction]]:
+    """Each row and each column of a roll's grid, as a roll charted along that line would give its chance of
+    success at each value: a Stealth check by skill at DV 0 is the grid's row DV 0."""
+    grid = (roll.get("odds") or {}).get("grid")
+    if not grid:
+        return []
+    cells = [[Fraction(cell) for cell in row] for row in grid["cells"]]
+    row_keys = [json.dumps(row["value"]) for row in roll["odds"]["rows"]]
+    column_keys = [json.dumps(value) for value in grid["values"]]
+    lines = [dict(zip(column_keys, row, strict=True)) for row in cells]
+    lines += [{key: cells[i][j] for i, key in enumerate(row_keys)} for j in range(len(column_keys))]
+    return lines
 
 
 def _chances(roll: dict[str, Any]) -> dict[str, tuple[str, ...]]:

@@ -29,7 +29,7 @@ from .. import model as m
 from ..diagnostics import MAX_OUTPUT_BYTES, output_too_large
 from ..resources import CARD_SIZES, export_schema_text, templates_dir
 from ..semantics.evaluate import EvalError, walk
-from ..semantics.odds import defaults, definition_names, distribution, odds, odds_table
+from ..semantics.odds import defaults, definition_names, distribution, input_values, odds, odds_table
 from ..semantics.runtime import OPERATORS, _face_runs, explode_parts
 from .player import chart, main_roll, player_cards, says_something, within_section
 from .words import Words, humanize, kinds_of, names_of, number
@@ -213,7 +213,7 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
     candidates += [i.name for i in resolver.inputs if isinstance(i.type, (m.Flag, m.Choice))]
     table: list[tuple[dict[str, object], dict[str, Fraction]]] = []
     axis: str | None = None
-    for axis in [*candidates[:AXES_TRIED], None] if candidates else [None]:
+    for axis in resolver.chart[:1] or ([*candidates[:AXES_TRIED], None] if candidates else [None]):
         try:
             table = odds_table(checked, resolver, axis)
         except EvalError:
@@ -234,7 +234,32 @@ def odds_data(checked: m.CheckedRuleset, resolver: m.Resolver) -> dict[str, Any]
             ],
         })
     fixed = {k: v for k, v in defaults(resolver).items() if k != axis}
-    return {"axis": axis, "fixed": fixed, "rows": rows}
+    grid = grid_data(checked, resolver, table) if len(resolver.chart) == 2 else None
+    if grid is not None:
+        fixed.pop(grid["axis"], None)
+    return {"axis": axis, "fixed": fixed, "rows": rows, **({"grid": grid} if grid else {})}
+
+
+def grid_data(checked: m.CheckedRuleset, resolver: m.Resolver,
+              table: list[tuple[dict[str, object], dict[str, Fraction]]]) -> dict[str, Any] | None:
+    """A roll's chance of success at each value of its chart's rows and of its columns (`chart:` with
+    `columns:`): a Check by DV and Attribute in one grid. Success is the outcomes toned success or critical;
+    a roll with none has no grid. `cells[i][j]` is the chance at the i-th row's value and the j-th column's."""
+    rows_axis, columns_axis = resolver.chart
+    wins = [band.id for band in resolver.bands if tone_of(band) in ("success", "critical")]
+    spec = next(i.type for i in resolver.inputs if i.name == columns_axis)
+    if not wins or not isinstance(spec, (m.IntRange, m.Flag, m.Choice)):
+        return None
+    values = input_values(spec)
+    cells: list[list[str]] = [[] for _ in table]
+    for value in values:
+        try:
+            column = odds_table(checked, resolver, rows_axis, {columns_axis: value})
+        except EvalError:
+            return None
+        for cell, (_, probabilities) in zip(cells, column, strict=True):
+            cell.append(fraction_text(sum((probabilities[win] for win in wins), Fraction(0))))
+    return {"axis": columns_axis, "values": values, "outcomes": wins, "cells": cells}
 
 
 def fills_data(checked: m.CheckedRuleset, resolver: m.Resolver, odds: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -602,7 +627,16 @@ FILTERS: dict[str, Callable[..., object]] = {
     "rich": rich, "linked": linked, "show": show, "citation": citation,
     "human": lambda name: Markup(humanize(name)) if isinstance(name, Markup) else humanize(str(name)),  # "a b"
     "sentence": lambda text: str(text)[:1].upper() + str(text)[1:],  # "Special ability" (the rest as it is)
+    "as_written": lambda name, text: as_written(str(name), text),
 }
+
+
+def as_written(name: str, text: object) -> str:
+    """An input's name as a card's words write it ("DV", "Attribute" in "Check = D20 > DV and < Attribute"),
+    else in words, capitalised: a heading of a chart."""
+    words = humanize(name)
+    found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", str(text or ""), re.I)
+    return found.group(0) if found else words[:1].upper() + words[1:]
 PROSE_WORDS = 12  # a detail of more words is the document's prose, set as rules text on the player's sheet
 TESTS: dict[str, Callable[[object], bool]] = {
     "die_name": lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value))),  # `d8`: drawn as a die

@@ -94,6 +94,7 @@ class _Parts:
     core: bool = False
     wording: list[tuple[str, str, m.Span]] = field(default_factory=list)  # `words:`: the designer's wording
     every_outcome: tuple[m.Effect, ...] = ()  # `every_outcome:`: effects each band has, read with its data
+    chart: tuple[str, ...] = ()  # `chart:` the inputs its chart runs along: `rows:`, then `columns:`
 
 class Checker:
     def __init__(self, ruleset: m.Ruleset, report: Report) -> None:
@@ -466,6 +467,8 @@ class Checker:
                                item.name)
                 elif attr.name == "words":
                     parts.wording.extend(self.wording(attr.value, item))
+                elif attr.name == "chart":
+                    parts.chart = self.chart_axes(attr.value, item, inputs)
                 elif attr.name == "every_outcome":  # effects each band has (`mark healing_clock segments`)
                     parts.every_outcome = attr.value.effects
                     if attr.value.attrs or attr.value.entries or not attr.value.effects:
@@ -546,6 +549,7 @@ class Checker:
             flags=tuple(parts.flags),
             core=parts.core,
             guards=item.guards,
+            chart=parts.chart,
         )
         resolver = self.options_named_like_dice(resolver)
         resolver = self.dice_reads(resolver, item)
@@ -752,6 +756,40 @@ class Checker:
             self.error(Code.TYPE, "`words:` holds `name: \"wording\"` lines, not entries", entry.span,
                        'like `roll: "roll your die, stepped along the ladder"`', item.name)
         return out
+
+    def chart_axes(self, block: m.Block, item: m.Item, inputs: tuple[m.ResolvedInput, ...]) -> tuple[str, ...]:
+        """`chart:` and under it `rows: INPUT` and, for a grid of the chance of success, `columns: INPUT`: the
+        inputs the sheet's chart of a roll's odds runs along, where the first number is not the one a player
+        reads it by. Each names a whole-number, yes/no or choice input of the roll."""
+        axes: dict[str, str] = {}
+        usable = {i.name: i for i in inputs if isinstance(i.type, (m.IntRange, m.Flag, m.Choice))}
+        for attr in block.attrs:
+            if attr.name not in ("rows", "columns"):
+                self.error(Code.TYPE, f"`chart:` has no `{attr.name}:`", attr.span,
+                           "give `rows: INPUT` and, for a grid, `columns: INPUT`", item.name)
+            elif not (isinstance(attr.value, m.Name) and attr.value.name in usable):
+                value = attr.value
+                named = value.name if isinstance(value, m.Name) else "..." if isinstance(value, m.Block) \
+                    else m.expr_text(value)
+                self.error(Code.UNDEFINED, f"`{attr.name}: {named}` names no number, yes/no or choice input of "
+                           f"`{item.name}`", attr.value.span, did_you_mean(named, list(usable))
+                           or f"its inputs: {', '.join(usable) or 'none'}", item.name)
+            elif attr.value.name in axes.values():
+                self.error(Code.TYPE, f"the chart's rows and columns are both `{attr.value.name}`", attr.span,
+                           "a grid runs along two different inputs", item.name)
+            else:
+                axes[attr.name] = attr.value.name
+        for entry in block.entries:
+            self.error(Code.TYPE, "`chart:` holds `rows:` and `columns:` lines, not entries", entry.span,
+                       "like `rows: attribute`", item.name)
+        if item.kind not in ("roll", "table"):
+            self.error(Code.TYPE, f"a {item.kind} has no chart: `chart:` is for a roll or a table", block.span,
+                       "give the chart to the roll whose odds it draws", item.name)
+        if "columns" in axes and "rows" not in axes:
+            self.error(Code.TYPE, "a chart with `columns:` needs `rows:` too", block.span,
+                       "like `rows: dv` above `columns: attribute`", item.name)
+            return ()
+        return tuple(axes[name] for name in ("rows", "columns") if name in axes)
 
     def check_wording(self, resolver: m.Resolver, wording: list[tuple[str, str, m.Span]],
                       item: m.Item) -> tuple[tuple[str, str], ...]:

@@ -1083,9 +1083,10 @@ def definition_names(checked: m.CheckedRuleset) -> frozenset[str]:
 _NAMES: dict[int, tuple[m.CheckedRuleset, frozenset[str]]] = {}
 
 
-def odds_table(checked: m.CheckedRuleset, resolver: m.Resolver, axis: str | None = None) -> OddsRows:
-    """Odds for each value of one input (others at their defaults), for the sheets."""
-    base = defaults(resolver)
+def odds_table(checked: m.CheckedRuleset, resolver: m.Resolver, axis: str | None = None,
+               fixed: Mapping[str, object] | None = None) -> OddsRows:
+    """Odds for each value of one input (others at their defaults, or as `fixed`), for the sheets."""
+    base = dict(defaults(resolver), **(fixed or {}))
     names = definition_names(checked)
     rows: OddsRows = []
     chosen = next((i for i in resolver.inputs if i.name == axis), None)
