@@ -188,3 +188,17 @@ def test_a_chart_names_the_rolls_inputs_or_is_an_error_at_its_line(chart_lines: 
         load_text(source, "g.rules", "g")
     problems = [d for d in error.value.report.diagnostics if d.severity == "error"]
     assert [(p.message, p.span.line, p.span.column) for p in problems] == [(message, line, column)]
+
+
+def test_a_chart_names_an_abbreviation_as_the_rules_write_it() -> None:
+    """An input a chart names is in words, an abbreviation the rules write in two or three capitals in capitals
+    ("Odds by DN", "their WIL"), a term set in capitals for emphasis ("GOSSIP") not."""
+    from rulecraft.backends.render import as_written, capitals_of
+
+    capitals = capitals_of({"definitions": [{"text": "Roll your WIL die against the DN, with GOSSIP.",
+                                             "bands": [{"text": "Lose 1 HP."}], "entries": []}]})
+    assert capitals == {"WIL", "DN", "HP"}
+    assert [as_written(name, capitals) for name in ("dn", "their_wil", "gossip", "hp_left")] == [
+        "DN", "their WIL", "gossip", "HP left"]
+    html = to_html(export_data(load("dice_ladder").checked))
+    assert "Odds by DN" in html and "Odds by dn" not in html

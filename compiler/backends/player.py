@@ -417,7 +417,7 @@ def _pointers_in_words(card: dict[str, Any]) -> dict[str, Any]:
     """A card whose words name the card it points to (`see: contest`, outcomes or odds as for Contest) makes the
     name in its words the link (`text_links`: "they may turn your test into a **contest**", "roll a DEX
     **contest**", "you must roll a WIL **test**"), not a line of its own ("See Contest", "Outcomes and odds: see
-    Contest", "Odds by dn: as for Test"): the reader meets the word before any pointer, and it names the card it
+    Contest", "Odds by DN: as for Test"): the reader meets the word before any pointer, and it names the card it
     means."""
     words = card["text"] or ""  # as printed: a name broken over two lines is not a link (`render.linked`)
     see = card.get("details", {}).get("see")

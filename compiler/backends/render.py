@@ -627,16 +627,27 @@ FILTERS: dict[str, Callable[..., object]] = {
     "rich": rich, "linked": linked, "show": show, "citation": citation,
     "human": lambda name: Markup(humanize(name)) if isinstance(name, Markup) else humanize(str(name)),  # "a b"
     "sentence": lambda text: str(text)[:1].upper() + str(text)[1:],  # "Special ability" (the rest as it is)
-    "as_written": lambda name, text: as_written(str(name), text),
+    "as_written": lambda name, capitals: as_written(str(name), capitals),
 }
 
 
-def as_written(name: str, text: object) -> str:
-    """An input's name as a card's words write it ("DV", "Attribute" in "Check = D20 > DV and < Attribute"),
-    else in words, capitalised: a heading of a chart."""
-    words = humanize(name)
-    found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", str(text or ""), re.I)
-    return found.group(0) if found else words[:1].upper() + words[1:]
+def as_written(name: str, capitals: frozenset[str]) -> str:
+    """An input's name in words, each in capitals where the rules write it so (`capitals_of`): "DV", "their
+    WIL", "HP": a chart's caption and headings name an abbreviation as the rules do."""
+    return " ".join(word.upper() if word.upper() in capitals else word for word in humanize(name).split(" "))
+
+
+def capitals_of(data: dict[str, Any]) -> frozenset[str]:
+    """The abbreviations a ruleset's rules text, rows and entries write in capitals: words of two or three
+    capitals ("DN", "WIL", "HP"; not Tides of Gold's "GOSSIP", a term set in capitals for emphasis)."""
+    texts = []
+    for definition in data["definitions"]:
+        texts.append(definition["text"] or "")
+        texts += [band["text"] or "" for band in definition.get("bands") or []]
+        texts += [entry["text"] or "" for entry in definition.get("entries") or []]
+    return frozenset(re.findall(r"\b[A-Z]{2,3}\b", " ".join(texts)))
+
+
 PROSE_WORDS = 12  # a detail of more words is the document's prose, set as rules text on the player's sheet
 TESTS: dict[str, Callable[[object], bool]] = {
     "die_name": lambda value: bool(re.fullmatch(r"[dD][0-9]+", str(value))),  # `d8`: drawn as a die
@@ -776,7 +787,7 @@ def to_html(data: dict[str, Any], extra_templates: Path | None = None, page: str
     aliases = {holder: names for holder, names in aliases.items() if holder in printed}
     card_ids = printed | {name for names in aliases.values() for name in names}
     for part in template.generate(data=data, sections=sections, css=Markup(css), errata_by_item=errata_by_item,
-                                  card_ids=card_ids, aliases=aliases,
+                                  card_ids=card_ids, aliases=aliases, capitals=capitals_of(data),
                                   page_size=PAGE_SIZES[page], sheet=sheet, proof=sheet == "proof",
                                   main_roll=main_card):
         size += len(part)
